@@ -1,0 +1,70 @@
+/* gb_harness: the measurement method every benchmark shares (the device
+ * tool's METHOD.md): CUDA events around the timed region, warm-up, repetitions
+ * up to a count or a time budget, median/min/max/stddev, optional CUDA-graph
+ * replay for short kernels, and random (never zero) inputs. */
+#ifndef GB_HARNESS_H
+#define GB_HARNESS_H
+
+#include <cuda_runtime_api.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gb_error.h"
+#include "gb_stats.h"
+
+/* Enqueues one timed operation on stream s. iter counts every call (warm-up
+ * included) so the callee can rotate input buffers. Must not synchronize. */
+typedef gb_err (*gb_launch_fn)(void *ctx, cudaStream_t s, long iter);
+
+typedef struct gb_measure_opts {
+  int warmup;            /* untimed operations first (default 3) */
+  int min_samples;       /* at least this many timed samples (default 10) */
+  int max_samples;       /* at most this many (default 100) */
+  double budget_s;       /* stop after min_samples once this much time is spent (default 1.0) */
+  int ops_per_sample;    /* operations between the two events of one sample (default 1) */
+  bool graph;            /* capture ops_per_sample operations into a graph and time its replay */
+} gb_measure_opts;
+
+/* Defaults above. */
+gb_measure_opts gb_measure_defaults(void);
+
+typedef struct gb_samples {
+  size_t n;
+  double *sec; /* seconds per operation, one entry per sample (malloc'd) */
+  gb_stats st; /* of sec */
+} gb_samples;
+
+/* Times launch per the options on stream s. On success out->sec holds the
+ * seconds per operation of each sample. Errors of launch or CUDA propagate. */
+gb_err gb_measure(const gb_measure_opts *o, cudaStream_t s, gb_launch_fn launch, void *ctx, gb_samples *out);
+
+void gb_samples_free(gb_samples *s);
+
+/* Converts timing samples to a rate: value = work / seconds / scale for each
+ * sample; returns the stats of the rates (median of rates, min, max...).
+ * E.g. bytes and 1e9 give GB/s; flops and 1e12 give TFLOP/s. */
+gb_stats gb_samples_rate(const gb_samples *s, double work, double scale);
+
+/* Element types the random fill supports. */
+typedef enum gb_dtype {
+  GB_DT_F64, GB_DT_F32, GB_DT_F16, GB_DT_BF16, GB_DT_F8E4M3, GB_DT_F8E5M2, GB_DT_I8, GB_DT_I32
+} gb_dtype;
+
+size_t gb_dtype_size(gb_dtype t);
+const char *gb_dtype_name(gb_dtype t); /* results-schema names: fp64 ... int32 */
+
+/* Fills n elements at dst with uniform random values in [lo, hi) (integer
+ * types: integers in [lo, hi]), drawn on the device from seed (a counter-
+ * based hash, so the same seed gives the same data). lo..hi must exclude a
+ * degenerate all-zero range. Asynchronous on s. */
+gb_err gb_fill_random(void *dst, size_t n, gb_dtype t, double lo, double hi, uint64_t seed, cudaStream_t s);
+
+/* Fills n elements with the constant v (for STREAM-style known values). */
+gb_err gb_fill_const(void *dst, size_t n, gb_dtype t, double v, cudaStream_t s);
+
+/* The value gb_fill_random writes at index i, computed on the host (for
+ * references and tests); integer types return the integer as a double. */
+double gb_random_value(size_t i, gb_dtype t, double lo, double hi, uint64_t seed);
+
+#endif

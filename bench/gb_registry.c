@@ -1,0 +1,21 @@
+/* gb_registry: the table of benchmarks `gpubench run --bench` knows.
+ *
+ * To add a benchmark: write bench/bench_<name>.c defining
+ * `const gb_bench gb_bench_<name>`, declare it below and add it to the table.
+ * Keep the table sorted by name (a test checks it). */
+#include <string.h>
+
+#include "gb_bench.h"
+
+extern const gb_bench gb_bench_fma;
+
+const gb_bench *const gb_benches[] = {
+    &gb_bench_fma,
+    NULL,
+};
+
+const gb_bench *gb_bench_find(const char *name) {
+  for (size_t i = 0; gb_benches[i]; i++)
+    if (strcmp(gb_benches[i]->name, name) == 0) return gb_benches[i];
+  return NULL;
+}

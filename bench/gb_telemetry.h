@@ -1,0 +1,35 @@
+/* gb_telemetry: NVML sampling on a thread while a case runs: SM and memory
+ * clocks, temperature, power and clock-event (throttle) reasons, summarized
+ * per case window. */
+#ifndef GB_TELEMETRY_H
+#define GB_TELEMETRY_H
+
+#include <stdbool.h>
+
+#include "gb_error.h"
+
+typedef struct gb_telemetry gb_telemetry;
+
+typedef struct gb_telemetry_summary {
+  int nsamples;           /* 0 when NVML gave nothing */
+  double sm_clock_mhz;    /* medians over the window; NaN when none */
+  double mem_clock_mhz;
+  double temp_c;
+  double power_w;
+  bool throttled;         /* power or heat reasons active in over half the samples */
+  char reasons[128];      /* union of the reasons seen ("sw_power_cap+hw_slowdown") */
+} gb_telemetry_summary;
+
+/* Starts sampling the GPU with the given PCI bus id every period_ms. With no
+ * NVML, returns GB_OK and a sampler whose summaries are empty. */
+gb_err gb_telemetry_start(const char *pci_bus_id, int period_ms, gb_telemetry **out);
+
+/* Begins a window (forgets earlier samples). */
+void gb_telemetry_begin(gb_telemetry *t);
+
+/* Ends the window and summarizes it (takes one sample now if none yet). */
+gb_telemetry_summary gb_telemetry_end(gb_telemetry *t);
+
+void gb_telemetry_stop(gb_telemetry *t);
+
+#endif

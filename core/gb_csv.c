@@ -1,0 +1,371 @@
+/* gb_csv: libcsv-based table reader with line tracking, and field writers. */
+#include "gb_csv.h"
+
+#include <csv.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gb_num.h"
+
+/* ---- growable buffer ---- */
+
+gb_err gb_buf_append(gb_buf *b, const char *s, size_t n) {
+  if (b->len + n + 1 > b->cap) {
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + n + 1) {
+      if (cap > SIZE_MAX / 2) return gb_fail(GB_E_NOMEM, "buffer too large");
+      cap *= 2;
+    }
+    char *p = realloc(b->data, cap);
+    if (!p) return gb_fail(GB_E_NOMEM, "out of memory growing a buffer to %zu bytes", cap);
+    b->data = p;
+    b->cap = cap;
+  }
+  if (n) memcpy(b->data + b->len, s, n);
+  b->len += n;
+  b->data[b->len] = '\0';
+  return GB_OK;
+}
+
+gb_err gb_buf_puts(gb_buf *b, const char *s) { return gb_buf_append(b, s, strlen(s)); }
+
+gb_err gb_buf_printf(gb_buf *b, const char *fmt, ...) {
+  char small[512];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  if (n < 0) return gb_fail(GB_E_INTERNAL, "format error");
+  if ((size_t)n < sizeof small) return gb_buf_append(b, small, (size_t)n);
+  char *big = malloc((size_t)n + 1);
+  if (!big) return gb_fail(GB_E_NOMEM, "out of memory formatting text");
+  va_start(ap, fmt);
+  vsnprintf(big, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  gb_err e = gb_buf_append(b, big, (size_t)n);
+  free(big);
+  return e;
+}
+
+void gb_buf_free(gb_buf *b) {
+  free(b->data);
+  b->data = NULL;
+  b->len = b->cap = 0;
+}
+
+/* ---- field writing ---- */
+
+static bool needs_quotes(const char *s) {
+  size_t n = strlen(s);
+  if (n == 0) return false;
+  if (s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' || s[n - 1] == '\t') return true;
+  return strpbrk(s, ",\"\r\n") != NULL;
+}
+
+gb_err gb_csv_put_field(gb_buf *b, const char *field, char sep) {
+  gb_err e;
+  if (sep && (e = gb_buf_append(b, &sep, 1))) return e;
+  if (!field) return GB_OK;
+  size_t n = strlen(field);
+  if (!needs_quotes(field)) return gb_buf_append(b, field, n);
+  size_t need = csv_write(NULL, 0, field, n);
+  char *tmp = malloc(need + 1);
+  if (!tmp) return gb_fail(GB_E_NOMEM, "out of memory quoting a CSV field");
+  csv_write(tmp, need, field, n);
+  e = gb_buf_append(b, tmp, need);
+  free(tmp);
+  return e;
+}
+
+gb_err gb_csv_put_double(gb_buf *b, double v, char sep) {
+  char num[64];
+  gb_fmt_double(num, sizeof num, v);
+  return gb_csv_put_field(b, num, sep);
+}
+
+/* ---- reading ---- */
+
+typedef struct parse_ctx {
+  gb_csv_table *t;
+  gb_buf arena;
+  size_t *rec;       /* offsets of the fields of the record being read */
+  size_t rec_n, rec_cap;
+  size_t *offs;      /* committed offsets */
+  size_t offs_n, offs_cap;
+  long *lines;
+  size_t lines_n, lines_cap;
+  long line;         /* physical line being fed */
+  long rec_line;     /* line the current record started on (0 = none yet) */
+  gb_err err;
+} parse_ctx;
+
+static bool utf8_valid(const unsigned char *s, size_t n, size_t *bad) {
+  size_t i = 0;
+  while (i < n) {
+    unsigned c = s[i];
+    size_t len;
+    unsigned min;
+    if (c < 0x80) { i++; continue; }
+    else if ((c & 0xE0) == 0xC0) { len = 2; min = 0x80; c &= 0x1F; }
+    else if ((c & 0xF0) == 0xE0) { len = 3; min = 0x800; c &= 0x0F; }
+    else if ((c & 0xF8) == 0xF0) { len = 4; min = 0x10000; c &= 0x07; }
+    else { *bad = i; return false; }
+    if (i + len > n) { *bad = i; return false; }
+    for (size_t j = 1; j < len; j++) {
+      if ((s[i + j] & 0xC0) != 0x80) { *bad = i; return false; }
+      c = (c << 6) | (s[i + j] & 0x3F);
+    }
+    if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) { *bad = i; return false; }
+    i += len;
+  }
+  return true;
+}
+
+static void on_field(void *s, size_t len, void *data) {
+  parse_ctx *c = data;
+  if (c->err) return;
+  long col = (long)c->rec_n + 1;
+  if (len > GB_CSV_MAX_FIELD) {
+    c->err = gb_fail(GB_E_INPUT, "%s:%ld:%ld: field of %zu bytes is longer than the %u-byte limit",
+                     c->t->name, c->rec_line, col, len, GB_CSV_MAX_FIELD);
+    return;
+  }
+  if (len && memchr(s, '\0', len)) {
+    c->err = gb_fail(GB_E_INPUT, "%s:%ld:%ld: field holds a NUL byte", c->t->name, c->rec_line, col);
+    return;
+  }
+  size_t bad;
+  if (!utf8_valid(s, len, &bad)) {
+    c->err = gb_fail(GB_E_INPUT, "%s:%ld:%ld: field is not valid UTF-8 (byte %zu)", c->t->name,
+                     c->rec_line, col, bad + 1);
+    return;
+  }
+  if (c->rec_n == c->rec_cap) {
+    size_t cap = c->rec_cap ? c->rec_cap * 2 : 32;
+    size_t *p = realloc(c->rec, cap * sizeof *p);
+    if (!p) { c->err = gb_fail(GB_E_NOMEM, "out of memory reading %s", c->t->name); return; }
+    c->rec = p;
+    c->rec_cap = cap;
+  }
+  c->rec[c->rec_n++] = c->arena.len;
+  if ((c->err = gb_buf_append(&c->arena, s ? s : "", s ? len : 0))) return;
+  c->err = gb_buf_append(&c->arena, "", 1); /* the cell's terminating NUL */
+}
+
+static gb_err push_sizes(size_t **arr, size_t *n, size_t *cap, size_t v) {
+  if (*n == *cap) {
+    size_t nc = *cap ? *cap * 2 : 1024;
+    size_t *p = realloc(*arr, nc * sizeof *p);
+    if (!p) return gb_fail(GB_E_NOMEM, "out of memory reading a CSV table");
+    *arr = p;
+    *cap = nc;
+  }
+  (*arr)[(*n)++] = v;
+  return GB_OK;
+}
+
+static void on_record(int term, void *data) {
+  (void)term;
+  parse_ctx *c = data;
+  if (c->err) return;
+  gb_csv_table *t = c->t;
+  long line = c->rec_line ? c->rec_line : c->line;
+  if (c->lines_n == 0) {
+    /* header */
+    t->ncols = c->rec_n;
+    for (size_t i = 0; i < c->rec_n; i++) {
+      const char *h = c->arena.data + c->rec[i];
+      if (h[0] == '\0') {
+        c->err = gb_fail(GB_E_INPUT, "%s:%ld:%zu: empty column name in the header", t->name, line, i + 1);
+        return;
+      }
+      for (size_t j = 0; j < i; j++)
+        if (strcmp(h, c->arena.data + c->rec[j]) == 0) {
+          c->err = gb_fail(GB_E_INPUT, "%s:%ld:%zu: duplicate column \"%s\" in the header", t->name,
+                           line, i + 1, h);
+          return;
+        }
+    }
+  } else if (c->rec_n != t->ncols) {
+    c->err = gb_fail(GB_E_INPUT, "%s:%ld: %zu fields where the header has %zu", t->name, line,
+                     c->rec_n, t->ncols);
+    return;
+  }
+  for (size_t i = 0; i < c->rec_n; i++)
+    if ((c->err = push_sizes(&c->offs, &c->offs_n, &c->offs_cap, c->rec[i]))) return;
+  if (c->lines_n == c->lines_cap) {
+    size_t nc = c->lines_cap ? c->lines_cap * 2 : 1024;
+    long *p = realloc(c->lines, nc * sizeof *p);
+    if (!p) { c->err = gb_fail(GB_E_NOMEM, "out of memory reading %s", t->name); return; }
+    c->lines = p;
+    c->lines_cap = nc;
+  }
+  c->lines[c->lines_n++] = line;
+  c->rec_n = 0;
+  c->rec_line = 0;
+}
+
+static bool blank_line(const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (s[i] != '\r' && s[i] != '\n') return false;
+  return true;
+}
+
+gb_err gb_csv_read_mem(const char *name, const char *data, size_t len, gb_csv_table *out) {
+  memset(out, 0, sizeof *out);
+  out->name = strdup(name ? name : "<memory>");
+  if (!out->name) return gb_fail(GB_E_NOMEM, "out of memory");
+  if (len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0) {
+    data += 3;
+    len -= 3;
+  }
+  parse_ctx c = {.t = out};
+  struct csv_parser p;
+  if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) {
+    gb_csv_free(out);
+    return gb_fail(GB_E_NOMEM, "csv_init failed");
+  }
+  size_t pos = 0;
+  c.line = 0;
+  while (pos < len && !c.err) {
+    const char *nl = memchr(data + pos, '\n', len - pos);
+    size_t n = nl ? (size_t)(nl - (data + pos)) + 1 : len - pos;
+    c.line++;
+    if (c.rec_line == 0 && c.rec_n == 0 && !blank_line(data + pos, n)) c.rec_line = c.line;
+    if (csv_parse(&p, data + pos, n, on_field, on_record, &c) != n && !c.err)
+      c.err = gb_fail(GB_E_INPUT, "%s:%ld: malformed CSV (%s): check quotes", out->name, c.line,
+                      csv_strerror(csv_error(&p)));
+    pos += n;
+  }
+  if (!c.err && csv_fini(&p, on_field, on_record, &c) != 0 && !c.err)
+    c.err = gb_fail(GB_E_INPUT, "%s:%ld: malformed CSV at end of file (%s): unterminated quote?",
+                    out->name, c.rec_line ? c.rec_line : c.line, csv_strerror(csv_error(&p)));
+  csv_free(&p);
+  free(c.rec);
+  if (!c.err && c.lines_n == 0)
+    c.err = gb_fail(GB_E_INPUT, "%s: empty file: expected a header row", out->name);
+  if (c.err) {
+    free(c.offs);
+    free(c.lines);
+    gb_buf_free(&c.arena);
+    gb_csv_free(out);
+    return c.err;
+  }
+  out->arena = c.arena.data ? c.arena.data : calloc(1, 1);
+  out->offs = c.offs;
+  out->lines = c.lines;
+  out->nrows = c.lines_n - 1;
+  return GB_OK;
+}
+
+gb_err gb_csv_read_file(const char *path, gb_csv_table *out) {
+  memset(out, 0, sizeof *out);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return gb_fail(GB_E_IO, "%s: cannot open: %s", path, strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return gb_fail(GB_E_IO, "%s: not a regular file", path);
+  }
+  size_t cap = (size_t)st.st_size + 1, len = 0;
+  char *buf = malloc(cap);
+  if (!buf) {
+    close(fd);
+    return gb_fail(GB_E_NOMEM, "%s: out of memory reading %lld bytes", path, (long long)st.st_size);
+  }
+  for (;;) {
+    if (len == cap) {
+      char *p = realloc(buf, cap * 2);
+      if (!p) { free(buf); close(fd); return gb_fail(GB_E_NOMEM, "%s: out of memory", path); }
+      buf = p;
+      cap *= 2;
+    }
+    ssize_t r = read(fd, buf + len, cap - len);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      int e = errno;
+      free(buf);
+      close(fd);
+      return gb_fail(GB_E_IO, "%s: read failed: %s", path, strerror(e));
+    }
+    if (r == 0) break;
+    len += (size_t)r;
+  }
+  close(fd);
+  gb_err e = gb_csv_read_mem(path, buf, len, out);
+  free(buf);
+  return e;
+}
+
+void gb_csv_free(gb_csv_table *t) {
+  if (!t) return;
+  free(t->name);
+  free(t->arena);
+  free(t->offs);
+  free(t->lines);
+  memset(t, 0, sizeof *t);
+}
+
+int gb_csv_col(const gb_csv_table *t, const char *name) {
+  for (size_t i = 0; i < t->ncols; i++)
+    if (strcmp(t->arena + t->offs[i], name) == 0) return (int)i;
+  return -1;
+}
+
+const char *gb_csv_header(const gb_csv_table *t, size_t c) { return t->arena + t->offs[c]; }
+
+const char *gb_csv_cell(const gb_csv_table *t, size_t r, int c) {
+  if (c < 0 || (size_t)c >= t->ncols || r >= t->nrows) return "";
+  return t->arena + t->offs[(r + 1) * t->ncols + (size_t)c];
+}
+
+long gb_csv_line(const gb_csv_table *t, size_t r) { return t->lines[r + 1]; }
+
+/* ---- atomic whole-file writes ---- */
+
+gb_err gb_write_file_atomic(const char *path, const char *data, size_t len) {
+  size_t n = strlen(path) + 32;
+  char *tmp = malloc(n);
+  if (!tmp) return gb_fail(GB_E_NOMEM, "out of memory");
+  snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    gb_err e = gb_fail(GB_E_IO, "%s: cannot write: %s", path, strerror(errno));
+    free(tmp);
+    return e;
+  }
+  size_t off = 0;
+  while (off < len) {
+    ssize_t w = write(fd, data + off, len - off);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      gb_err e = gb_fail(GB_E_IO, "%s: write failed: %s", path, strerror(errno));
+      close(fd);
+      unlink(tmp);
+      free(tmp);
+      return e;
+    }
+    off += (size_t)w;
+  }
+  if (fsync(fd) != 0 || close(fd) != 0) {
+    gb_err e = gb_fail(GB_E_IO, "%s: write failed: %s", path, strerror(errno));
+    unlink(tmp);
+    free(tmp);
+    return e;
+  }
+  if (rename(tmp, path) != 0) {
+    gb_err e = gb_fail(GB_E_IO, "%s: cannot replace: %s", path, strerror(errno));
+    unlink(tmp);
+    free(tmp);
+    return e;
+  }
+  free(tmp);
+  return GB_OK;
+}

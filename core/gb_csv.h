@@ -1,0 +1,72 @@
+/* gb_csv: RFC 4180 tables read and written through libcsv.
+ *
+ * A table is read whole: a header row, then data rows, each remembering the
+ * physical line it starts on, so every error names file:line:column. A UTF-8
+ * byte-order mark is skipped; CRLF and LF line ends are both accepted; quoted
+ * fields may hold commas, quotes and newlines. Cells live in one arena owned
+ * by the table. */
+#ifndef GB_CSV_H
+#define GB_CSV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gb_error.h"
+
+/* Longest field accepted by the reader: a larger one is an input error. */
+#define GB_CSV_MAX_FIELD (1u << 20)
+
+typedef struct gb_csv_table {
+  char *name;        /* file name used in messages */
+  size_t ncols;      /* header fields */
+  size_t nrows;      /* data rows (header excluded) */
+  char *arena;       /* every cell's text, NUL-terminated */
+  size_t *offs;      /* (nrows + 1) * ncols offsets into arena; row 0 = header */
+  long *lines;       /* nrows + 1 physical start lines; [0] = header line */
+} gb_csv_table;
+
+/* Reads and validates a CSV file. Errors (GB_E_IO, GB_E_INPUT) carry
+ * "path:line:column: what" in gb_errmsg(). An empty file is an input error;
+ * a header-only file is a valid table of 0 rows. On error *out is empty. */
+gb_err gb_csv_read_file(const char *path, gb_csv_table *out);
+
+/* Same, from memory; name is used in messages. */
+gb_err gb_csv_read_mem(const char *name, const char *data, size_t len, gb_csv_table *out);
+
+void gb_csv_free(gb_csv_table *t);
+
+/* Column index of a header name, or -1. */
+int gb_csv_col(const gb_csv_table *t, const char *name);
+
+/* Header name of column c. */
+const char *gb_csv_header(const gb_csv_table *t, size_t c);
+
+/* Cell text of data row r (0-based) in column c; "" when c < 0. */
+const char *gb_csv_cell(const gb_csv_table *t, size_t r, int c);
+
+/* Physical line a data row starts on (1-based). */
+long gb_csv_line(const gb_csv_table *t, size_t r);
+
+/* A growable byte buffer. */
+typedef struct gb_buf {
+  char *data;
+  size_t len, cap;
+} gb_buf;
+
+gb_err gb_buf_append(gb_buf *b, const char *s, size_t n);
+gb_err gb_buf_puts(gb_buf *b, const char *s);
+gb_err gb_buf_printf(gb_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void gb_buf_free(gb_buf *b);
+
+/* Appends one CSV field to b, quoted through libcsv only when it must be
+ * (comma, quote, CR, LF or surrounding blanks); sep != 0 is written first. */
+gb_err gb_csv_put_field(gb_buf *b, const char *field, char sep);
+
+/* Appends a number field (C locale, round-trip precision; NaN = empty). */
+gb_err gb_csv_put_double(gb_buf *b, double v, char sep);
+
+/* Writes all of buf to path atomically (temp file + rename); nothing is left
+ * at path on failure. */
+gb_err gb_write_file_atomic(const char *path, const char *data, size_t len);
+
+#endif

@@ -1,0 +1,112 @@
+/* gb_results: the results CSV of ../shared/results-schema.md (version 1).
+ *
+ * One row per measured point and metric. The writer appends whole cases and
+ * syncs them to disk, so a kill loses at most the case in flight and leaves a
+ * file that parses; the reader validates every field and names file:line:column
+ * on bad input. Readers find columns by name and ignore unknown ones. */
+#ifndef GB_RESULTS_H
+#define GB_RESULTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gb_csv.h"
+#include "gb_error.h"
+
+#define GB_SCHEMA_VERSION 1
+#define GB_NA INT64_MIN /* an empty integer field */
+
+typedef enum gb_status {
+  GB_STATUS_OK = 0,
+  GB_STATUS_INVALID,   /* the result check failed */
+  GB_STATUS_ERROR,     /* the case could not run */
+  GB_STATUS_THROTTLED  /* ran, but clocks were held down by power or heat */
+} gb_status;
+
+const char *gb_status_name(gb_status s);
+bool gb_status_parse(const char *s, gb_status *out);
+
+/* One results row. Strings are borrowed (the writer copies them out at once;
+ * rows from the reader point into their table). Empty integers are GB_NA,
+ * empty doubles NaN, an absent rep -1. */
+typedef struct gb_row {
+  const char *run_id, *timestamp, *host, *gpu_type, *gpu_name, *driver, *cuda;
+  int gpu_count;
+  const char *benchmark, *case_name, *dtype;
+  int64_t m, n, k, bytes;
+  const char *metric, *unit;
+  double value;
+  int64_t samples;
+  double min, max, stddev;
+  gb_status status;
+  const char *detail;
+  double sm_clock_mhz, mem_clock_mhz, temp_c, power_w;
+  int rep;
+  const char *variant;
+  double peak;
+  const char *git_sha;
+  /* where a read row came from (not written) */
+  const char *file;
+  long line;
+} gb_row;
+
+/* A row with every optional field empty (NaN, GB_NA, "" and rep -1). */
+gb_row gb_row_empty(void);
+
+/* The identity of a measured case, used by --resume and by the regression
+ * gate: benchmark, case, dtype, m, n, k, bytes, gpu_count and rep, '|'-joined.
+ * With with_metric, the metric is appended too. */
+void gb_row_case_key(const gb_row *r, bool with_metric, char *buf, size_t n);
+
+/* ---- reading ---- */
+
+typedef struct gb_results {
+  size_t nrows;
+  gb_row *rows;
+  size_t ntables;
+  gb_csv_table *tables; /* owns the text the rows point into */
+} gb_results;
+
+/* Reads and validates one results file and appends its rows to *res (which
+ * starts zeroed). On error nothing is appended and gb_errmsg() names
+ * file:line:column. */
+gb_err gb_results_read(const char *path, gb_results *res);
+
+/* Same, from memory (tests and fuzzing). */
+gb_err gb_results_read_mem(const char *name, const char *data, size_t len, gb_results *res);
+
+void gb_results_free(gb_results *res);
+
+/* ---- writing ---- */
+
+typedef struct gb_results_writer {
+  char *path;
+  int fd;
+  gb_buf pending;   /* rows of the case in flight */
+  size_t pending_rows;
+  size_t written;   /* rows committed so far by this writer */
+} gb_results_writer;
+
+/* Opens path for appending results. A missing or empty file gets the header;
+ * an existing one must be a valid results file (a torn last line left by a
+ * kill is cut off first). Fails before any measurement if path cannot be
+ * written. "-" writes to standard output. */
+gb_err gb_writer_open(gb_results_writer *w, const char *path);
+
+/* Queues one row; nothing reaches the file before gb_writer_commit. */
+gb_err gb_writer_add(gb_results_writer *w, const gb_row *r);
+
+/* Writes the queued rows with one write() and syncs them to disk. */
+gb_err gb_writer_commit(gb_results_writer *w);
+
+/* Drops the queued rows (the case in flight) and closes the file. */
+gb_err gb_writer_close(gb_results_writer *w);
+
+/* Appends the header line to b (the column order every writer uses). */
+gb_err gb_results_put_header(gb_buf *b);
+
+/* Appends one row as a CSV line to b. */
+gb_err gb_results_put_row(gb_buf *b, const gb_row *r);
+
+#endif

@@ -1,0 +1,23 @@
+/* gb_runinfo: identity of this program and of a campaign run (run id, host,
+ * timestamps, git revision). */
+#ifndef GB_RUNINFO_H
+#define GB_RUNINFO_H
+
+#include <stddef.h>
+#include <time.h>
+
+/* gpubench's version ("0.1.0") and git revision ("unknown" outside git). */
+const char *gb_version(void);
+const char *gb_git_sha(void);
+
+/* Host name (never NULL; "unknown" when it cannot be read). */
+const char *gb_hostname(void);
+
+/* ISO 8601 UTC time, e.g. 2026-12-02T13:40:24Z. */
+void gb_iso8601_utc(time_t t, char *buf, size_t n);
+
+/* A run id unique across machines: UTC start time, host and 6 random hex
+ * digits, e.g. 20261202T134024Z-gpu07-3fa9c1. */
+void gb_make_run_id(char *buf, size_t n);
+
+#endif

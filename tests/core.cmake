@@ -1,0 +1,4 @@
+gb_add_check_test(check_csv check_csv.c)
+gb_add_check_test(check_results check_results.c)
+gb_add_check_test(check_num check_num.c)
+gb_add_check_test(check_stats check_stats.c)
