@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -12,6 +13,15 @@
 #ifndef GB_VERSION
 #define GB_VERSION "0.0.0"
 #endif
+
+#ifndef GB_DATA_DIR
+#define GB_DATA_DIR "data"
+#endif
+
+const char *gb_data_dir(void) {
+  const char *d = getenv("GPUBENCH_DATA_DIR");
+  return d && *d ? d : GB_DATA_DIR;
+}
 
 const char *gb_version(void) { return GB_VERSION; }
 const char *gb_git_sha(void) { return GB_GIT_SHA; }

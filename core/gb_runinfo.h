@@ -20,4 +20,9 @@ void gb_iso8601_utc(time_t t, char *buf, size_t n);
  * digits, e.g. 20261202T134024Z-gpu07-3fa9c1. */
 void gb_make_run_id(char *buf, size_t n);
 
+/* Directory of the shipped data (gpu_specs.csv, prices.csv, workloads/,
+ * measured/): $GPUBENCH_DATA_DIR if set, else the source tree's data/ as
+ * configured at build time. */
+const char *gb_data_dir(void);
+
 #endif
