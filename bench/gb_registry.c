@@ -7,10 +7,14 @@
 
 #include "gb_bench.h"
 
+extern const gb_bench gb_bench_copy;
 extern const gb_bench gb_bench_fma;
+extern const gb_bench gb_bench_membw;
 
 const gb_bench *const gb_benches[] = {
+    &gb_bench_copy,
     &gb_bench_fma,
+    &gb_bench_membw,
     NULL,
 };
 
