@@ -354,8 +354,8 @@ static gb_err launch_setup(membw_state *st, const gb_membw_kernel *k, gb_dtype t
   GB_TRY(kernel_get(st, kname, &lc->fn));
   int res = resident_blocks(st, lc->fn, v->block);
   int64_t grid = gb_membw_grid(v, n, gb_membw_elem_bytes(t), st->sm_count, res);
-  lc->grid = (dim3){(unsigned)grid, 1, 1};
-  lc->block = (dim3){(unsigned)v->block, 1, 1};
+  lc->grid = gb_dim1((unsigned)grid);
+  lc->block = gb_dim1((unsigned)v->block);
   lc->n = (unsigned long long)n;
   return GB_OK;
 }

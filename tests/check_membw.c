@@ -331,7 +331,9 @@ START_TEST(test_check_catches_unwritten_and_fp64_rounding) {
   ck_assert_ptr_nonnull(strstr(msg, "2 of 8"));
   /* an fp32 triad computed in fp64 (the wrong precision) is caught */
   const gb_membw_kernel *triad = gb_membw_kernel_find("triad");
-  gb_membw_sample w = {0, 1.1f, 1.3f, 1.1f, 1.3f, (double)1.1f + 0.4 * (double)1.3f};
+  /* 1.1f + 0.4f*1.1f = 1.5400000810623169 in fp32; fp64 gives 1.540000033378601 */
+  ck_assert_double_eq(gb_membw_expected(triad, GB_DT_F32, 0.4, 1.1f, 1.1f), 1.5400000810623169);
+  gb_membw_sample w = {0, 1.1f, 1.1f, 1.1f, 1.1f, (double)1.1f + 0.4 * (double)1.1f};
   ck_assert(!gb_membw_check_samples(triad, GB_DT_F32, 0.4, &w, 1, msg, sizeof msg));
 }
 END_TEST
