@@ -22,7 +22,7 @@
 #define GB_MEMBW_MAX_SIZES 48
 #define GB_MEMBW_MAX_SETS 512   /* most array sets one cold case rotates through */
 #define GB_MEMBW_MAX_OPS 1024   /* most operations in one timed sample */
-#define GB_MEMBW_MAX_VARIANTS 128
+#define GB_MEMBW_MAX_VARIANTS 256
 
 typedef enum gb_membw_op {
   GB_MEMBW_COPY, GB_MEMBW_MUL, GB_MEMBW_ADD, GB_MEMBW_TRIAD, GB_MEMBW_DOT, GB_MEMBW_READ, GB_MEMBW_WRITE
@@ -99,21 +99,23 @@ typedef struct gb_membw_variant {
   int width_bytes; /* bytes per thread access: 4, 8 or 16 */
   int unroll;      /* independent accesses per thread per trip (e in the name) */
   bool streaming;  /* st.global.cs stores */
+  bool prefetch;   /* loads with the .L2::256B prefetch hint */
   int block;       /* threads per block */
   bool persistent; /* grid = SMs x resident blocks; else one trip covers the array */
 } gb_membw_variant;
 
-/* The variants auto-tuned for kernel k and type t in profile p: widths (fp64
- * 8 and 16 bytes; fp32 4, 8 and 16), unroll 1, 2 and 4, streaming stores at
- * 16 bytes for kernels that write, block sizes (quick 256 and 1024; full 128,
- * 256, 512 and 1024) and both grids (reductions: persistent only). Returns
- * the count written to out (at most cap). */
+/* The variants auto-tuned for kernel k and type t in profile p: access widths
+ * (quick: 16 bytes only; full: fp64 8 and 16, fp32 4, 8 and 16), unroll 1, 2
+ * and 4, at 16 bytes streaming stores (kernels that write) and prefetch-hinted
+ * loads (kernels that read), each on and off, block sizes (quick 256 and 1024;
+ * full 128, 256, 512 and 1024) and both grids (reductions: persistent only).
+ * Returns the count written to out (at most cap). */
 size_t gb_membw_variants(const gb_membw_kernel *k, gb_dtype t, gb_profile p, gb_membw_variant *out, size_t cap);
 
-/* The extern "C" name in kernels/stream.cu: "triad_f64_w16_e2_cs". */
+/* The extern "C" name in kernels/stream.cu: "triad_f64_w16_e2_cs_pf". */
 void gb_membw_kernel_name(const gb_membw_kernel *k, gb_dtype t, const gb_membw_variant *v, char *buf, size_t n);
 
-/* The `variant` column: "w16_e2_cs_b256_persistent" / "..._cover". */
+/* The `variant` column: "w16_e2_cs_pf_b256_persistent" / "..._cover". */
 void gb_membw_variant_name(const gb_membw_variant *v, char *buf, size_t n);
 
 /* Blocks to launch for n elements: the covering grid is

@@ -103,36 +103,40 @@ int gb_membw_ops_per_sample(int64_t bytes_moved, int sets) {
 /* ---- variants ---- */
 
 size_t gb_membw_variants(const gb_membw_kernel *k, gb_dtype t, gb_profile p, gb_membw_variant *out, size_t cap) {
-  static const int widths_f64[] = {8, 16}, widths_f32[] = {4, 8, 16};
+  static const int widths_f64[] = {8, 16}, widths_f32[] = {4, 8, 16}, widths_quick[] = {16};
   static const int unrolls[] = {1, 2, 4};
   static const int blocks_quick[] = {256, 1024}, blocks_full[] = {128, 256, 512, 1024};
-  const int *widths = t == GB_DT_F32 ? widths_f32 : widths_f64;
-  size_t nwidths = t == GB_DT_F32 ? 3 : 2;
-  const int *blocks = p == GB_PROFILE_FULL ? blocks_full : blocks_quick;
-  size_t nblocks = p == GB_PROFILE_FULL ? 4 : 2;
+  bool full = p == GB_PROFILE_FULL;
+  const int *widths = !full ? widths_quick : t == GB_DT_F32 ? widths_f32 : widths_f64;
+  size_t nwidths = !full ? 1 : t == GB_DT_F32 ? 3 : 2;
+  const int *blocks = full ? blocks_full : blocks_quick;
+  size_t nblocks = full ? 4 : 2;
   size_t n = 0;
   for (size_t w = 0; w < nwidths; w++)
-    for (int cs = 0; cs <= 1; cs++) {
-      if (cs && (widths[w] != 16 || !k->writes_z)) continue;
-      for (size_t u = 0; u < 3; u++)
-        for (size_t b = 0; b < nblocks; b++)
-          for (int pers = 1; pers >= 0; pers--) {
-            if (!pers && k->reduction) continue;
-            if (n == cap) return n;
-            out[n++] = (gb_membw_variant){widths[w], unrolls[u], cs == 1, blocks[b], pers == 1};
-          }
-    }
+    for (int cs = 0; cs <= 1; cs++)
+      for (int pf = 0; pf <= 1; pf++) {
+        /* the hints exist at 16 bytes, for kernels that store / load */
+        if (cs && (widths[w] != 16 || !k->writes_z)) continue;
+        if (pf && (widths[w] != 16 || !k->reads_x)) continue;
+        for (size_t u = 0; u < 3; u++)
+          for (size_t b = 0; b < nblocks; b++)
+            for (int pers = 1; pers >= 0; pers--) {
+              if (!pers && k->reduction) continue;
+              if (n == cap) return n;
+              out[n++] = (gb_membw_variant){widths[w], unrolls[u], cs == 1, pf == 1, blocks[b], pers == 1};
+            }
+      }
   return n;
 }
 
 void gb_membw_kernel_name(const gb_membw_kernel *k, gb_dtype t, const gb_membw_variant *v, char *buf, size_t n) {
-  snprintf(buf, n, "%s_%s_w%d_e%d%s", k->name, t == GB_DT_F32 ? "f32" : "f64", v->width_bytes, v->unroll,
-           v->streaming ? "_cs" : "");
+  snprintf(buf, n, "%s_%s_w%d_e%d%s%s", k->name, t == GB_DT_F32 ? "f32" : "f64", v->width_bytes, v->unroll,
+           v->streaming ? "_cs" : "", v->prefetch ? "_pf" : "");
 }
 
 void gb_membw_variant_name(const gb_membw_variant *v, char *buf, size_t n) {
-  snprintf(buf, n, "w%d_e%d%s_b%d_%s", v->width_bytes, v->unroll, v->streaming ? "_cs" : "", v->block,
-           v->persistent ? "persistent" : "cover");
+  snprintf(buf, n, "w%d_e%d%s%s_b%d_%s", v->width_bytes, v->unroll, v->streaming ? "_cs" : "",
+           v->prefetch ? "_pf" : "", v->block, v->persistent ? "persistent" : "cover");
 }
 
 int64_t gb_membw_grid(const gb_membw_variant *v, int64_t n_elems, size_t elem_bytes, int sm_count,

@@ -15,9 +15,10 @@
  *   (const T *x, const T *y, T *z, T s, unsigned long long n,
  *    double *partial, unsigned *counter, double *result)
  * so the host builds one argument list; each kernel ignores what it does not use.
- * Names: <op>_<f64|f32>_w<bytes per access>_e<accesses per thread per trip>[_cs],
- * e.g. triad_f64_w16_e2_cs. _cs kernels store with st.global.cs (streaming,
- * evict-first). Loads go through ld.global.nc (read-only path). Every access is a
+ * Names: <op>_<f64|f32>_w<bytes per access>_e<accesses per thread per trip>
+ * [_cs][_pf], e.g. triad_f64_w16_e2_cs. _cs kernels store with st.global.cs
+ * (streaming, evict-first); _pf kernels load with the .L2::256B prefetch hint
+ * (both at 16 bytes only). Loads go through ld.global.nc (read-only path). Every access is a
  * whole vector of w bytes; a warp's accesses are contiguous (coalesced), and the
  * e accesses of one thread are a grid-stride apart and independent, so e loads
  * per input are in flight before the first use. The loops are grid-stride, so
@@ -35,23 +36,41 @@ template <typename T, int N> struct alignas(sizeof(T) * N) gb_vec {
   T v[N];
 };
 
-/* ---- loads through the read-only path ---- */
-__device__ __forceinline__ void gb_ld(gb_vec<double, 1> &r, const gb_vec<double, 1> *p) {
-  asm("ld.global.nc.f64 %0, [%1];" : "=d"(r.v[0]) : "l"(p));
+/* ---- loads through the read-only path; PF adds the .L2::256B prefetch hint
+ * (the L2 fetches the whole 256-byte block on a miss) ---- */
+template <bool PF> __device__ __forceinline__ void gb_ld(gb_vec<double, 1> &r, const gb_vec<double, 1> *p) {
+  if (PF)
+    asm("ld.global.nc.L2::256B.f64 %0, [%1];" : "=d"(r.v[0]) : "l"(p));
+  else
+    asm("ld.global.nc.f64 %0, [%1];" : "=d"(r.v[0]) : "l"(p));
 }
-__device__ __forceinline__ void gb_ld(gb_vec<double, 2> &r, const gb_vec<double, 2> *p) {
-  asm("ld.global.nc.v2.f64 {%0, %1}, [%2];" : "=d"(r.v[0]), "=d"(r.v[1]) : "l"(p));
+template <bool PF> __device__ __forceinline__ void gb_ld(gb_vec<double, 2> &r, const gb_vec<double, 2> *p) {
+  if (PF)
+    asm("ld.global.nc.L2::256B.v2.f64 {%0, %1}, [%2];" : "=d"(r.v[0]), "=d"(r.v[1]) : "l"(p));
+  else
+    asm("ld.global.nc.v2.f64 {%0, %1}, [%2];" : "=d"(r.v[0]), "=d"(r.v[1]) : "l"(p));
 }
-__device__ __forceinline__ void gb_ld(gb_vec<float, 1> &r, const gb_vec<float, 1> *p) {
-  asm("ld.global.nc.f32 %0, [%1];" : "=f"(r.v[0]) : "l"(p));
+template <bool PF> __device__ __forceinline__ void gb_ld(gb_vec<float, 1> &r, const gb_vec<float, 1> *p) {
+  if (PF)
+    asm("ld.global.nc.L2::256B.f32 %0, [%1];" : "=f"(r.v[0]) : "l"(p));
+  else
+    asm("ld.global.nc.f32 %0, [%1];" : "=f"(r.v[0]) : "l"(p));
 }
-__device__ __forceinline__ void gb_ld(gb_vec<float, 2> &r, const gb_vec<float, 2> *p) {
-  asm("ld.global.nc.v2.f32 {%0, %1}, [%2];" : "=f"(r.v[0]), "=f"(r.v[1]) : "l"(p));
+template <bool PF> __device__ __forceinline__ void gb_ld(gb_vec<float, 2> &r, const gb_vec<float, 2> *p) {
+  if (PF)
+    asm("ld.global.nc.L2::256B.v2.f32 {%0, %1}, [%2];" : "=f"(r.v[0]), "=f"(r.v[1]) : "l"(p));
+  else
+    asm("ld.global.nc.v2.f32 {%0, %1}, [%2];" : "=f"(r.v[0]), "=f"(r.v[1]) : "l"(p));
 }
-__device__ __forceinline__ void gb_ld(gb_vec<float, 4> &r, const gb_vec<float, 4> *p) {
-  asm("ld.global.nc.v4.f32 {%0, %1, %2, %3}, [%4];"
-      : "=f"(r.v[0]), "=f"(r.v[1]), "=f"(r.v[2]), "=f"(r.v[3])
-      : "l"(p));
+template <bool PF> __device__ __forceinline__ void gb_ld(gb_vec<float, 4> &r, const gb_vec<float, 4> *p) {
+  if (PF)
+    asm("ld.global.nc.L2::256B.v4.f32 {%0, %1, %2, %3}, [%4];"
+        : "=f"(r.v[0]), "=f"(r.v[1]), "=f"(r.v[2]), "=f"(r.v[3])
+        : "l"(p));
+  else
+    asm("ld.global.nc.v4.f32 {%0, %1, %2, %3}, [%4];"
+        : "=f"(r.v[0]), "=f"(r.v[1]), "=f"(r.v[2]), "=f"(r.v[3])
+        : "l"(p));
 }
 
 /* ---- stores: default write-back, or streaming (.cs) ---- */
@@ -104,7 +123,7 @@ template <int OP> __device__ __forceinline__ bool gb_reads_y() {
 }
 
 /* copy, mul, add, triad, write: z[i] = op(x[i], y[i]) for i < n. */
-template <int OP, typename T, int N, int E, bool CS>
+template <int OP, typename T, int N, int E, bool CS, bool PF>
 __device__ __forceinline__ void gb_stream_elementwise(const T *x, const T *y, T *z, T s, gb_u64 n) {
   typedef gb_vec<T, N> V;
   const V *xv = (const V *)x;
@@ -119,8 +138,8 @@ __device__ __forceinline__ void gb_stream_elementwise(const T *x, const T *y, T 
     V a[E], b[E];
 #pragma unroll
     for (int e = 0; e < E; e++) {
-      if (gb_reads_x<OP>()) gb_ld(a[e], xv + i + e * stride);
-      if (gb_reads_y<OP>()) gb_ld(b[e], yv + i + e * stride);
+      if (gb_reads_x<OP>()) gb_ld<PF>(a[e], xv + i + e * stride);
+      if (gb_reads_y<OP>()) gb_ld<PF>(b[e], yv + i + e * stride);
     }
 #pragma unroll
     for (int e = 0; e < E; e++) {
@@ -136,8 +155,8 @@ __device__ __forceinline__ void gb_stream_elementwise(const T *x, const T *y, T 
   }
   for (; i < nv; i += stride) {
     V a, b, r;
-    if (gb_reads_x<OP>()) gb_ld(a, xv + i);
-    if (gb_reads_y<OP>()) gb_ld(b, yv + i);
+    if (gb_reads_x<OP>()) gb_ld<PF>(a, xv + i);
+    if (gb_reads_y<OP>()) gb_ld<PF>(b, yv + i);
 #pragma unroll
     for (int k = 0; k < N; k++) {
       T xa = gb_reads_x<OP>() ? a.v[k] : s;
@@ -187,7 +206,7 @@ template <int OP> __device__ __forceinline__ double gb_term(double x, double y) 
  * partial sum; the last block to finish (atomic ticket) adds the partials in
  * index order, writes *result and resets *counter to 0 for the next launch.
  * partial must hold gridDim.x doubles. */
-template <int OP, typename T, int N, int E>
+template <int OP, typename T, int N, int E, bool PF>
 __device__ __forceinline__ void gb_stream_reduce(const T *x, const T *y, gb_u64 n, double *partial,
                                                  unsigned *counter, double *result) {
   typedef gb_vec<T, N> V;
@@ -206,8 +225,8 @@ __device__ __forceinline__ void gb_stream_reduce(const T *x, const T *y, gb_u64 
     V a[E], b[E];
 #pragma unroll
     for (int e = 0; e < E; e++) {
-      gb_ld(a[e], xv + i + e * stride);
-      if (gb_reads_y<OP>()) gb_ld(b[e], yv + i + e * stride);
+      gb_ld<PF>(a[e], xv + i + e * stride);
+      if (gb_reads_y<OP>()) gb_ld<PF>(b[e], yv + i + e * stride);
     }
 #pragma unroll
     for (int e = 0; e < E; e++)
@@ -217,8 +236,8 @@ __device__ __forceinline__ void gb_stream_reduce(const T *x, const T *y, gb_u64 
   }
   for (; i < nv; i += stride) {
     V a, b;
-    gb_ld(a, xv + i);
-    if (gb_reads_y<OP>()) gb_ld(b, yv + i);
+    gb_ld<PF>(a, xv + i);
+    if (gb_reads_y<OP>()) gb_ld<PF>(b, yv + i);
 #pragma unroll
     for (int k = 0; k < N; k++) acc[0] += gb_term<OP>((double)a.v[k], gb_reads_y<OP>() ? (double)b.v[k] : 0.0);
   }
@@ -251,46 +270,54 @@ __device__ __forceinline__ void gb_stream_reduce(const T *x, const T *y, gb_u64 
 }
 
 /* ---- the extern "C" kernels ---- */
-#define GB_EW_KERNEL(op, OPC, tn, T, w, N, e, cs, CS)                                                  \
-  extern "C" __global__ void op##_##tn##_w##w##_e##e##cs(const T *x, const T *y, T *z, T s, gb_u64 n, \
-                                                         double *partial, unsigned *counter,          \
-                                                         double *result) {                            \
-    gb_stream_elementwise<OPC, T, N, e, CS>(x, y, z, s, n);                                           \
+#define GB_EW_KERNEL(op, OPC, tn, T, w, N, e, sfx, CS, PF)                                             \
+  extern "C" __global__ void op##_##tn##_w##w##_e##e##sfx(const T *x, const T *y, T *z, T s, gb_u64 n, \
+                                                          double *partial, unsigned *counter,          \
+                                                          double *result) {                            \
+    gb_stream_elementwise<OPC, T, N, e, CS, PF>(x, y, z, s, n);                                        \
   }
 
-#define GB_RED_KERNEL(op, OPC, tn, T, w, N, e)                                                   \
-  extern "C" __global__ void op##_##tn##_w##w##_e##e(const T *x, const T *y, T *z, T s, gb_u64 n, \
-                                                    double *partial, unsigned *counter,          \
-                                                    double *result) {                            \
-    gb_stream_reduce<OPC, T, N, e>(x, y, n, partial, counter, result);                           \
+#define GB_RED_KERNEL(op, OPC, tn, T, w, N, e, sfx, PF)                                                 \
+  extern "C" __global__ void op##_##tn##_w##w##_e##e##sfx(const T *x, const T *y, T *z, T s, gb_u64 n, \
+                                                          double *partial, unsigned *counter,          \
+                                                          double *result) {                            \
+    gb_stream_reduce<OPC, T, N, e, PF>(x, y, n, partial, counter, result);                             \
   }
 
-#define GB_EW_E(op, OPC, tn, T, w, N, cs, CS)   \
-  GB_EW_KERNEL(op, OPC, tn, T, w, N, 1, cs, CS) \
-  GB_EW_KERNEL(op, OPC, tn, T, w, N, 2, cs, CS) \
-  GB_EW_KERNEL(op, OPC, tn, T, w, N, 4, cs, CS)
+#define GB_EW_E(op, OPC, tn, T, w, N, sfx, CS, PF)   \
+  GB_EW_KERNEL(op, OPC, tn, T, w, N, 1, sfx, CS, PF) \
+  GB_EW_KERNEL(op, OPC, tn, T, w, N, 2, sfx, CS, PF) \
+  GB_EW_KERNEL(op, OPC, tn, T, w, N, 4, sfx, CS, PF)
 
-/* fp64: 8- and 16-byte accesses; fp32: 4, 8 and 16; streaming stores at 16. */
-#define GB_EW_OP(op, OPC)                            \
-  GB_EW_E(op, OPC, f64, double, 8, 1, , false)      \
-  GB_EW_E(op, OPC, f64, double, 16, 2, , false)     \
-  GB_EW_E(op, OPC, f64, double, 16, 2, _cs, true)   \
-  GB_EW_E(op, OPC, f32, float, 4, 1, , false)       \
-  GB_EW_E(op, OPC, f32, float, 8, 2, , false)       \
-  GB_EW_E(op, OPC, f32, float, 16, 4, , false)      \
-  GB_EW_E(op, OPC, f32, float, 16, 4, _cs, true)
+/* 16-byte kernels in four flavours: plain, streaming stores (_cs), L2
+ * prefetch-hinted loads (_pf), both (_cs_pf) */
+#define GB_EW_W16(op, OPC, tn, T, N)                   \
+  GB_EW_E(op, OPC, tn, T, 16, N, , false, false)       \
+  GB_EW_E(op, OPC, tn, T, 16, N, _cs, true, false)     \
+  GB_EW_E(op, OPC, tn, T, 16, N, _pf, false, true)     \
+  GB_EW_E(op, OPC, tn, T, 16, N, _cs_pf, true, true)
 
-#define GB_RED_E(op, OPC, tn, T, w, N) \
-  GB_RED_KERNEL(op, OPC, tn, T, w, N, 1) \
-  GB_RED_KERNEL(op, OPC, tn, T, w, N, 2) \
-  GB_RED_KERNEL(op, OPC, tn, T, w, N, 4)
+/* fp64: 8- and 16-byte accesses; fp32: 4, 8 and 16 */
+#define GB_EW_OP(op, OPC)                                 \
+  GB_EW_E(op, OPC, f64, double, 8, 1, , false, false)    \
+  GB_EW_W16(op, OPC, f64, double, 2)                     \
+  GB_EW_E(op, OPC, f32, float, 4, 1, , false, false)     \
+  GB_EW_E(op, OPC, f32, float, 8, 2, , false, false)     \
+  GB_EW_W16(op, OPC, f32, float, 4)
 
-#define GB_RED_OP(op, OPC)                 \
-  GB_RED_E(op, OPC, f64, double, 8, 1)    \
-  GB_RED_E(op, OPC, f64, double, 16, 2)   \
-  GB_RED_E(op, OPC, f32, float, 4, 1)     \
-  GB_RED_E(op, OPC, f32, float, 8, 2)     \
-  GB_RED_E(op, OPC, f32, float, 16, 4)
+#define GB_RED_E(op, OPC, tn, T, w, N, sfx, PF) \
+  GB_RED_KERNEL(op, OPC, tn, T, w, N, 1, sfx, PF) \
+  GB_RED_KERNEL(op, OPC, tn, T, w, N, 2, sfx, PF) \
+  GB_RED_KERNEL(op, OPC, tn, T, w, N, 4, sfx, PF)
+
+#define GB_RED_OP(op, OPC)                            \
+  GB_RED_E(op, OPC, f64, double, 8, 1, , false)      \
+  GB_RED_E(op, OPC, f64, double, 16, 2, , false)     \
+  GB_RED_E(op, OPC, f64, double, 16, 2, _pf, true)   \
+  GB_RED_E(op, OPC, f32, float, 4, 1, , false)       \
+  GB_RED_E(op, OPC, f32, float, 8, 2, , false)       \
+  GB_RED_E(op, OPC, f32, float, 16, 4, , false)      \
+  GB_RED_E(op, OPC, f32, float, 16, 4, _pf, true)
 
 GB_EW_OP(copy, GB_OP_COPY)
 GB_EW_OP(mul, GB_OP_MUL)

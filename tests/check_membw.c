@@ -146,18 +146,24 @@ END_TEST
 
 START_TEST(test_variants) {
   gb_membw_variant v[GB_MEMBW_MAX_VARIANTS];
-  const gb_membw_kernel *triad = gb_membw_kernel_find("triad"), *dot = gb_membw_kernel_find("dot");
-  /* fp64 quick triad: w8 (3 unroll x 2 blocks x 2 grids = 12) + w16 (12) +
-   * w16 streaming (12) = 36 */
-  ck_assert_uint_eq(gb_membw_variants(triad, GB_DT_F64, GB_PROFILE_QUICK, v, GB_MEMBW_MAX_VARIANTS), 36);
-  /* fp32 quick: w4, w8, w16 and w16 streaming: 4 x 12 = 48 */
+  const gb_membw_kernel *triad = gb_membw_kernel_find("triad"), *dot = gb_membw_kernel_find("dot"),
+                        *wr = gb_membw_kernel_find("write");
+  /* quick triad: 16 bytes in 4 flavours (plain, _cs, _pf, _cs_pf) x 3 unroll
+   * x 2 blocks x 2 grids = 48, fp64 and fp32 alike */
+  ck_assert_uint_eq(gb_membw_variants(triad, GB_DT_F64, GB_PROFILE_QUICK, v, GB_MEMBW_MAX_VARIANTS), 48);
   ck_assert_uint_eq(gb_membw_variants(triad, GB_DT_F32, GB_PROFILE_QUICK, v, GB_MEMBW_MAX_VARIANTS), 48);
-  /* full: 4 block sizes: 3 x 3 x 4 x 2 = 72 */
-  ck_assert_uint_eq(gb_membw_variants(triad, GB_DT_F64, GB_PROFILE_FULL, v, GB_MEMBW_MAX_VARIANTS), 72);
-  /* dot: no streaming stores, persistent grid only: 2 x 3 x 2 = 12 */
+  /* full fp64 triad: w8 (3 x 4 blocks x 2 grids = 24) + w16 (4 x 24) = 120 */
+  ck_assert_uint_eq(gb_membw_variants(triad, GB_DT_F64, GB_PROFILE_FULL, v, GB_MEMBW_MAX_VARIANTS), 120);
+  /* full fp32 triad: w4 24 + w8 24 + w16 96 = 144 */
+  ck_assert_uint_eq(gb_membw_variants(triad, GB_DT_F32, GB_PROFILE_FULL, v, GB_MEMBW_MAX_VARIANTS), 144);
+  /* dot: no streaming stores, persistent grid only: quick 2 flavours x 3 x 2 = 12 */
   size_t n = gb_membw_variants(dot, GB_DT_F64, GB_PROFILE_QUICK, v, GB_MEMBW_MAX_VARIANTS);
   ck_assert_uint_eq(n, 12);
   for (size_t i = 0; i < n; i++) ck_assert(v[i].persistent && !v[i].streaming);
+  /* write loads nothing: no prefetch flavour; quick 2 x 12 = 24 */
+  n = gb_membw_variants(wr, GB_DT_F64, GB_PROFILE_QUICK, v, GB_MEMBW_MAX_VARIANTS);
+  ck_assert_uint_eq(n, 24);
+  for (size_t i = 0; i < n; i++) ck_assert(!v[i].prefetch);
   /* the cap */
   ck_assert_uint_eq(gb_membw_variants(triad, GB_DT_F64, GB_PROFILE_FULL, v, 5), 5);
 }
@@ -169,12 +175,17 @@ START_TEST(test_variant_names_in_source) {
    * exactly widths 8/16 (fp64), 4/8/16 (fp32), e 1/2/4, _cs at 16 bytes */
   const gb_membw_kernel *triad = gb_membw_kernel_find("triad");
   char buf[64];
-  gb_membw_variant v = {16, 2, true, 256, true};
+  gb_membw_variant v = {16, 2, true, false, 256, true};
   gb_membw_kernel_name(triad, GB_DT_F64, &v, buf, sizeof buf);
   ck_assert_str_eq(buf, "triad_f64_w16_e2_cs");
   gb_membw_variant_name(&v, buf, sizeof buf);
   ck_assert_str_eq(buf, "w16_e2_cs_b256_persistent");
-  gb_membw_variant w = {4, 1, false, 1024, false};
+  v.prefetch = true;
+  gb_membw_kernel_name(triad, GB_DT_F32, &v, buf, sizeof buf);
+  ck_assert_str_eq(buf, "triad_f32_w16_e2_cs_pf");
+  gb_membw_variant_name(&v, buf, sizeof buf);
+  ck_assert_str_eq(buf, "w16_e2_cs_pf_b256_persistent");
+  gb_membw_variant w = {4, 1, false, false, 1024, false};
   gb_membw_kernel_name(gb_membw_kernel_find("read"), GB_DT_F32, &w, buf, sizeof buf);
   ck_assert_str_eq(buf, "read_f32_w4_e1");
   gb_membw_variant_name(&w, buf, sizeof buf);
@@ -184,23 +195,24 @@ START_TEST(test_variant_names_in_source) {
   snprintf(path, sizeof path, "%s/kernels/stream.cu", GB_SOURCE_ROOT);
   char *src = gb_test_slurp(path, &len);
   ck_assert_ptr_nonnull(src);
-  ck_assert_ptr_nonnull(strstr(src, "GB_EW_E(op, OPC, f64, double, 16, 2, _cs, true)"));
-  ck_assert_ptr_nonnull(strstr(src, "GB_EW_E(op, OPC, f32, float, 4, 1, , false)"));
-  ck_assert_ptr_nonnull(strstr(src, "GB_RED_E(op, OPC, f32, float, 16, 4)"));
+  ck_assert_ptr_nonnull(strstr(src, "GB_EW_E(op, OPC, tn, T, 16, N, _cs_pf, true, true)"));
+  ck_assert_ptr_nonnull(strstr(src, "GB_EW_W16(op, OPC, f64, double, 2)"));
+  ck_assert_ptr_nonnull(strstr(src, "GB_EW_E(op, OPC, f32, float, 4, 1, , false, false)"));
+  ck_assert_ptr_nonnull(strstr(src, "GB_RED_E(op, OPC, f32, float, 16, 4, _pf, true)"));
   ck_assert_ptr_nonnull(strstr(src, "GB_RED_OP(read, GB_OP_READ)"));
   free(src);
 }
 END_TEST
 
 START_TEST(test_grid) {
-  gb_membw_variant v = {16, 2, false, 256, true};
+  gb_membw_variant v = {16, 2, false, false, 256, true};
   /* 2^28 doubles, 16-byte accesses: 2^27 vectors; 256 threads x 2 = 512 per
    * block -> cover 262144 blocks; persistent: 132 SMs x 8 = 1056 */
   ck_assert_int_eq(gb_membw_grid(&v, (int64_t)1 << 28, 8, 132, 8), 1056);
   v.persistent = false;
   ck_assert_int_eq(gb_membw_grid(&v, (int64_t)1 << 28, 8, 132, 8), 262144);
   /* 1000 floats in 16-byte vectors: 250 vectors, one block */
-  gb_membw_variant s = {16, 1, false, 256, true};
+  gb_membw_variant s = {16, 1, false, false, 256, true};
   ck_assert_int_eq(gb_membw_grid(&s, 1000, 4, 132, 8), 1);
   /* 1001 floats: 251 vectors (the tail element rides along), still 1 block */
   ck_assert_int_eq(gb_membw_grid(&s, 1001, 4, 132, 8), 1);
