@@ -7,9 +7,11 @@
 
 #include "gb_bench.h"
 
+extern const gb_bench gb_bench_collective;
 extern const gb_bench gb_bench_fma;
 
 const gb_bench *const gb_benches[] = {
+    &gb_bench_collective,
     &gb_bench_fma,
     NULL,
 };
