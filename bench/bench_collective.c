@@ -159,7 +159,7 @@ static gb_err coll_parent_alive(coll_state *st) {
 static void coll_break(coll_state *st, const char *why) {
   if (!st->broken) {
     st->broken = true;
-    snprintf(st->broken_msg, sizeof st->broken_msg, "collective: communicators aborted after: %s", why);
+    snprintf(st->broken_msg, sizeof st->broken_msg, "collective: communicators aborted after: %.900s", why);
   }
   for (int s = 0; s < st->ncommsets; s++)
     for (int i = 0; i < st->commsets[s].nlocal; i++)
@@ -279,11 +279,8 @@ static dim3 coll_grid(const coll_local *l, uint64_t n) {
   uint64_t blocks = (n + 255) / 256;
   uint64_t cap = (uint64_t)l->sm_count * 16;
   if (blocks > cap) blocks = cap;
-  dim3 g = {blocks ? (unsigned)blocks : 1u, 1, 1};
-  return g;
+  return gb_dim1(blocks ? (unsigned)blocks : 1u);
 }
-
-static const dim3 coll_block = {256, 1, 1};
 
 /* buf[0..n) = input(rank, first_idx + i) of dtype, or NaN when poison. */
 static gb_err coll_fill(coll_local *l, void *buf, uint64_t n, int dtype, int rank, uint64_t first_idx, uint32_t seed,
@@ -293,7 +290,7 @@ static gb_err coll_fill(coll_local *l, void *buf, uint64_t n, int dtype, int ran
   unsigned int seed_arg = seed;
   void *args[] = {&buf, &n_arg, &dtype, &rank, &first_arg, &seed_arg, &poison};
   GB_CUDA(cudaSetDevice(l->dev));
-  GB_CUDA(cudaLaunchKernel((const void *)l->k_fill, coll_grid(l, n), coll_block, args, 0, l->stream));
+  GB_CUDA(cudaLaunchKernel((const void *)l->k_fill, coll_grid(l, n), gb_dim1(256), args, 0, l->stream));
   GB_CUDA(cudaGetLastError());
   return GB_OK;
 }
@@ -442,7 +439,7 @@ static gb_err coll_execute(coll_state *st, coll_commset *cs, const coll_cmd *cmd
     unsigned long long *wrong_ptr = (unsigned long long *)(l->ctl + COLL_CTL_WRONG);
     void *args[] = {&out, &n_arg, &dt, &coll, &rank, &nranks, &count_arg, &seed, &wrong_ptr};
     GB_CUDA(cudaSetDevice(l->dev));
-    GB_CUDA(cudaLaunchKernel((const void *)l->k_check, coll_grid(l, n_arg), coll_block, args, 0, l->stream));
+    GB_CUDA(cudaLaunchKernel((const void *)l->k_check, coll_grid(l, n_arg), gb_dim1(256), args, 0, l->stream));
     GB_CUDA(cudaGetLastError());
     checked += (uint64_t)p.check_elems;
   }
@@ -695,11 +692,11 @@ static gb_err collective_plan(const gb_run_ctx *ctx, gb_case_list *out) {
   return e;
 }
 
-static gb_err collective_setup(gb_run_ctx *ctx) {
+static void collective_teardown(gb_run_ctx *ctx);
+
+static gb_err collective_setup_state(gb_run_ctx *ctx) {
   const gb_run_config *cfg = ctx->cfg;
-  coll_state *st = calloc(1, sizeof *st);
-  if (!st) return gb_fail(GB_E_NOMEM, "collective: out of memory");
-  ctx->state = st;
+  coll_state *st = ctx->state;
   st->ppid = getppid();
   GB_TRY(gb_coll_opts_parse(cfg->bench_opts, &st->opts));
   GB_TRY(gb_coll_launch_resolve(&st->opts, environ, &st->launch));
@@ -748,6 +745,24 @@ static gb_err collective_setup(gb_run_ctx *ctx) {
     unlink(st->launch.id_file);
   if (st->launch.rank != 0) return coll_worker_loop(st);
   return GB_OK;
+}
+
+/* The runner calls teardown only after a successful setup, so a failed
+ * setup releases what it made itself (communicators, buffers, the ranks it
+ * started). */
+static gb_err collective_setup(gb_run_ctx *ctx) {
+  coll_state *st = calloc(1, sizeof *st);
+  if (!st) return gb_fail(GB_E_NOMEM, "collective: out of memory");
+  ctx->state = st;
+  gb_err e = collective_setup_state(ctx);
+  if (e != GB_OK) {
+    char msg[2048];
+    snprintf(msg, sizeof msg, "%s", gb_errmsg());
+    if (!st->broken) coll_break(st, msg); /* peers may be waiting in NCCL: abort, never destroy */
+    collective_teardown(ctx);
+    gb_fail(e, "%s", msg);
+  }
+  return e;
 }
 
 /* Appends the three rows of a measured case. */
@@ -897,6 +912,8 @@ static void collective_summarize(const gb_run_ctx *ctx, const gb_row *rows, size
 const gb_bench gb_bench_collective = {
     .name = "collective",
     .summary = "NCCL all_reduce, reduce_scatter, all_gather, broadcast: time, algbw, busbw as nccl-tests defines them",
+    .metric = "busbw_gbps",
+    .unit = "GB/s",
     .plan = collective_plan,
     .setup = collective_setup,
     .run = collective_run,

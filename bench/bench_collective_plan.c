@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bench_collective.h"
+#include "gb_cuda.h" /* GB_TRY (no CUDA calls here) */
 #include "gb_num.h"
 
 static const char *const coll_names[GB_COLL_COUNT] = {"all_reduce", "reduce_scatter", "all_gather", "broadcast"};
