@@ -179,8 +179,15 @@ START_TEST(test_two_processes_end_to_end) {
     return;
   }
   const char *dir = gb_test_tmpdir();
-  char exe[600], out[700], log[700];
-  snprintf(exe, sizeof exe, "%s/gpubench", GB_BINARY_DIR);
+  /* gpubench beside the tests' folder (build/ and .devbuild/ both hold tests/ and gpubench) */
+  char exe[4200], self[4096], out[700], log[700];
+  ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+  ck_assert_int_gt(len, 0);
+  self[len] = '\0';
+  char *slash = strrchr(self, '/');
+  *slash = '\0';
+  snprintf(exe, sizeof exe, "%s/../gpubench", self);
+  if (access(exe, X_OK) != 0) snprintf(exe, sizeof exe, "%s/gpubench", GB_BINARY_DIR);
   snprintf(out, sizeof out, "%s/mp.csv", dir);
   snprintf(log, sizeof log, "%s/mp.log", dir);
   char *argv[] = {exe, "run", "--bench", "collective", "--devices", "0,1", "--iters", "3", "--out", out, "--opt",
