@@ -778,7 +778,13 @@ static gb_err coll_rows(const gb_run_ctx *ctx, const coll_state *st, const gb_ca
   }
   char detail[2048];
   const char *one_gpu_note = "";
-  if (n == 1)
+  if (n == 1 && cmd->inplace)
+    one_gpu_note = coll == GB_COLL_BROADCAST
+                       ? "; broadcast busbw factor is 1 (nccl-tests), also on one GPU; one rank in place: NCCL moves "
+                         "no data, the time is its enqueue only"
+                       : "; busbw is 0 on one GPU by definition; one rank in place: NCCL moves no data, the time is "
+                         "its enqueue only";
+  else if (n == 1)
     one_gpu_note = coll == GB_COLL_BROADCAST ? "; broadcast busbw factor is 1 (nccl-tests), also on one GPU"
                                              : "; busbw is 0 on one GPU by definition";
   snprintf(detail, sizeof detail,
