@@ -384,8 +384,10 @@ static gb_err coll_ctl_allreduce(coll_state *st, coll_commset *cs, size_t off, v
   GB_CUDA(cudaSetDevice(l->dev));
   GB_CUDA(cudaMemcpyAsync(l->ctl + off, host, n * elem, cudaMemcpyHostToDevice, l->stream));
   COLL_NCCL(ncclAllReduce(l->ctl + off, l->ctl + off, n, type, op, cs->comm[0], l->stream));
-  GB_CUDA(cudaMemcpyAsync(host, l->ctl + off, n * elem, cudaMemcpyDeviceToHost, l->stream));
-  return coll_sync(st, cs, false);
+  /* poll first: a copy to pageable memory would block the host until the peers arrive */
+  GB_TRY(coll_sync(st, cs, false));
+  GB_CUDA(cudaMemcpy(host, l->ctl + off, n * elem, cudaMemcpyDeviceToHost));
+  return GB_OK;
 }
 
 typedef struct coll_outcome {
@@ -500,8 +502,8 @@ static gb_err coll_bcast_cmd(coll_state *st, coll_commset *cs, coll_cmd *cmd, bo
   if (st->launch.rank == 0)
     GB_CUDA(cudaMemcpyAsync(l->ctl + COLL_CTL_CMD, words, sizeof words, cudaMemcpyHostToDevice, l->stream));
   COLL_NCCL(ncclBroadcast(l->ctl + COLL_CTL_CMD, l->ctl + COLL_CTL_CMD, 16, ncclInt64, 0, cs->comm[0], l->stream));
-  GB_CUDA(cudaMemcpyAsync(words, l->ctl + COLL_CTL_CMD, sizeof words, cudaMemcpyDeviceToHost, l->stream));
-  GB_TRY(coll_sync(st, cs, idle_wait));
+  GB_TRY(coll_sync(st, cs, idle_wait)); /* polled: rank 0 may take its time between cases */
+  GB_CUDA(cudaMemcpy(words, l->ctl + COLL_CTL_CMD, sizeof words, cudaMemcpyDeviceToHost));
   memcpy(cmd, words, sizeof *cmd);
   return GB_OK;
 }
