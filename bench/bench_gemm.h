@@ -147,7 +147,6 @@ typedef struct gb_gemm_speedup {
   char case_name[64];   /* "<precision>_vs_<reference>", e.g. "bf16_vs_fp32" */
   char dtype[16];       /* the precision's dtype */
   int64_t m, n, k;
-  int rep;              /* repetition both rows share (-1: none) */
   double value;         /* rate(precision) / rate(reference), in x */
   double rate, ref_rate;
   char detail[160];
@@ -155,9 +154,11 @@ typedef struct gb_gemm_speedup {
 
 /* From throughput rows of the gemm benchmark (other rows, and rows whose
  * status is not ok, are ignored): for every precision and shape with an ok
- * row, one speedup against fp32 and one against fp64 at the same m, n, k and
- * rep, when that reference row is ok too (a reference is not compared with
- * itself). *out is malloc'd (NULL when none); the caller frees it. */
+ * row, one speedup against fp32 and one against fp64 at the same m, n, k,
+ * when the reference has an ok row there too (a reference is not compared
+ * with itself). With --repeat, each side is the median over its repetitions,
+ * so there is one speedup per precision, reference and shape. *out is
+ * malloc'd (NULL when none); the caller frees it. */
 gb_err gb_gemm_speedups(const gb_row *rows, size_t n, gb_gemm_speedup **out, size_t *nout);
 
 /* Prints the end-of-run table: per precision its rate at 8192^3 (or, when

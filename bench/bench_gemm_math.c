@@ -233,15 +233,29 @@ static bool is_throughput(const gb_row *r) {
          gb_gemm_prec_find(r->case_name) && r->status == GB_STATUS_OK && isfinite(r->value) && r->value > 0;
 }
 
-static const gb_row *find_ok(const gb_row *rows, size_t n, const char *prec, int64_t m, int64_t nn, int64_t k,
-                             int rep) {
+/* Median of the ok rates of precision prec at m x n x k over every rep (NaN
+ * when there is none). */
+static double median_rate(const gb_row *rows, size_t n, const char *prec, int64_t m, int64_t nn, int64_t k) {
+  double *v = malloc((n + 1) * sizeof *v);
+  if (!v) return NAN;
+  size_t nv = 0;
   for (size_t i = 0; i < n; i++) {
     const gb_row *r = &rows[i];
-    if (is_throughput(r) && strcmp(r->case_name, prec) == 0 && r->m == m && r->n == nn && r->k == k &&
-        r->rep == rep)
-      return r;
+    if (is_throughput(r) && strcmp(r->case_name, prec) == 0 && r->m == m && r->n == nn && r->k == k)
+      v[nv++] = r->value;
   }
-  return NULL;
+  double med = gb_median(v, nv);
+  free(v);
+  return med;
+}
+
+/* True when an earlier row than i is an ok row of the same precision and shape. */
+static bool seen_before(const gb_row *rows, size_t i) {
+  for (size_t j = 0; j < i; j++)
+    if (is_throughput(&rows[j]) && strcmp(rows[j].case_name, rows[i].case_name) == 0 && rows[j].m == rows[i].m &&
+        rows[j].n == rows[i].n && rows[j].k == rows[i].k)
+      return true;
+  return false;
 }
 
 gb_err gb_gemm_speedups(const gb_row *rows, size_t n, gb_gemm_speedup **out, size_t *nout) {
@@ -251,12 +265,13 @@ gb_err gb_gemm_speedups(const gb_row *rows, size_t n, gb_gemm_speedup **out, siz
   size_t cap = 0;
   for (size_t i = 0; i < n; i++) {
     const gb_row *r = &rows[i];
-    if (!is_throughput(r)) continue;
+    if (!is_throughput(r) || seen_before(rows, i)) continue;
     const gb_gemm_prec *p = gb_gemm_prec_find(r->case_name);
+    double rate = median_rate(rows, n, p->name, r->m, r->n, r->k);
     for (size_t j = 0; j < 2; j++) {
       if (strcmp(p->name, refs[j]) == 0) continue;
-      const gb_row *q = find_ok(rows, n, refs[j], r->m, r->n, r->k, r->rep);
-      if (!q) continue;
+      double ref = median_rate(rows, n, refs[j], r->m, r->n, r->k);
+      if (!(ref > 0) || !(rate > 0)) continue;
       if (*nout == cap) {
         size_t ncap = cap ? 2 * cap : 32;
         gb_gemm_speedup *v = realloc(*out, ncap * sizeof *v);
@@ -276,12 +291,11 @@ gb_err gb_gemm_speedups(const gb_row *rows, size_t n, gb_gemm_speedup **out, siz
       s->m = r->m;
       s->n = r->n;
       s->k = r->k;
-      s->rep = r->rep;
-      s->rate = r->value;
-      s->ref_rate = q->value;
-      s->value = r->value / q->value; /* speedup = rate(precision) / rate(reference), same shape */
-      gb_snprintf_c(s->detail, sizeof s->detail, "%s %.1f %s / %s %.1f TFLOP/s", p->name, r->value,
-                    gb_gemm_unit(p), refs[j], q->value);
+      s->rate = rate;
+      s->ref_rate = ref;
+      s->value = rate / ref; /* speedup = rate(precision) / rate(reference), same shape */
+      gb_snprintf_c(s->detail, sizeof s->detail, "%s %.1f %s / %s %.1f TFLOP/s (medians over repetitions)",
+                    p->name, rate, gb_gemm_unit(p), refs[j], ref);
     }
   }
   return GB_OK;
@@ -289,22 +303,18 @@ gb_err gb_gemm_speedups(const gb_row *rows, size_t n, gb_gemm_speedup **out, siz
 
 /* ---- the end-of-run table ---- */
 
-/* Median rate of precision p's ok rows at the square size s (NaN if none),
- * and the status of its last row there (for precisions that did not run). */
-static double summary_rate(const gb_row *rows, size_t n, const char *p, int64_t s, const char **status) {
-  double v[64];
-  size_t nv = 0;
-  *status = NULL;
+/* The status of precision p's last throughput row at the square size s, or
+ * NULL when it has none there. */
+static const char *summary_status(const gb_row *rows, size_t n, const char *p, int64_t s) {
+  const char *st = NULL;
   for (size_t i = 0; i < n; i++) {
     const gb_row *r = &rows[i];
-    if (!r->benchmark || strcmp(r->benchmark, "gemm") != 0 || !r->case_name || strcmp(r->case_name, p) != 0 ||
-        r->m != s || r->n != s || r->k != s || !r->metric ||
-        (strcmp(r->metric, "tflops") != 0 && strcmp(r->metric, "tops") != 0))
-      continue;
-    *status = gb_status_name(r->status);
-    if (is_throughput(r) && nv < 64) v[nv++] = r->value;
+    if (r->benchmark && strcmp(r->benchmark, "gemm") == 0 && r->case_name && strcmp(r->case_name, p) == 0 &&
+        r->m == s && r->n == s && r->k == s && r->metric &&
+        (strcmp(r->metric, "tflops") == 0 || strcmp(r->metric, "tops") == 0))
+      st = gb_status_name(r->status);
   }
-  return gb_median(v, nv);
+  return st;
 }
 
 void gb_gemm_summary_table(const gb_row *rows, size_t n, FILE *fp) {
@@ -322,17 +332,17 @@ void gb_gemm_summary_table(const gb_row *rows, size_t n, FILE *fp) {
     fprintf(fp, "gemm: no square shape measured ok; no summary\n");
     return;
   }
-  const char *st;
-  double fp32 = summary_rate(rows, n, "fp32", size, &st);
-  double fp64 = summary_rate(rows, n, "fp64", size, &st);
+  double fp32 = median_rate(rows, n, "fp32", size, size, size);
+  double fp64 = median_rate(rows, n, "fp64", size, size, size);
   fprintf(fp, "gemm at %lldx%lldx%lld (median rate; speedup = rate / rate of fp32 or fp64, same shape)\n",
           (long long)size, (long long)size, (long long)size);
   fprintf(fp, "%-22s %10s %-8s %8s %8s\n", "precision", "rate", "unit", "vs fp32", "vs fp64");
   size_t np;
   const gb_gemm_prec *precs = gb_gemm_precs(&np);
   for (size_t i = 0; i < np; i++) {
-    double v = summary_rate(rows, n, precs[i].name, size, &st);
+    const char *st = summary_status(rows, n, precs[i].name, size);
     if (!st) continue;
+    double v = median_rate(rows, n, precs[i].name, size, size, size);
     char buf[3][32];
     if (isnan(v)) {
       fprintf(fp, "%-22s %10s %-8s\n", precs[i].name, st, "");

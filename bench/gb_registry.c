@@ -8,9 +8,11 @@
 #include "gb_bench.h"
 
 extern const gb_bench gb_bench_fma;
+extern const gb_bench gb_bench_gemm;
 
 const gb_bench *const gb_benches[] = {
     &gb_bench_fma,
+    &gb_bench_gemm,
     NULL,
 };
 
