@@ -153,9 +153,9 @@ typedef struct gb_gemm_speedup {
 } gb_gemm_speedup;
 
 /* From throughput rows of the gemm benchmark (other rows, and rows whose
- * status is not ok, are ignored): for every precision and shape with an ok
- * row, one speedup against fp32 and one against fp64 at the same m, n, k,
- * when the reference has an ok row there too (a reference is not compared
+ * status is not ok or throttled, are ignored): for every precision and shape
+ * with such a row, one speedup against fp32 and one against fp64 at the same m, n, k,
+ * when the reference has one there too (a reference is not compared
  * with itself). With --repeat, each side is the median over its repetitions,
  * so there is one speedup per precision, reference and shape. *out is
  * malloc'd (NULL when none); the caller frees it. */

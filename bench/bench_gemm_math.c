@@ -227,10 +227,13 @@ gb_gemm_timing gb_gemm_timing_plan(gb_profile profile, double t_op_s) {
 
 /* ---- speedups ---- */
 
+/* A measured throughput row of the gemm benchmark: ok, or throttled (it ran
+ * and was checked; its status already says the clocks were held down). */
 static bool is_throughput(const gb_row *r) {
   return r->benchmark && strcmp(r->benchmark, "gemm") == 0 && r->metric &&
          (strcmp(r->metric, "tflops") == 0 || strcmp(r->metric, "tops") == 0) && r->case_name &&
-         gb_gemm_prec_find(r->case_name) && r->status == GB_STATUS_OK && isfinite(r->value) && r->value > 0;
+         gb_gemm_prec_find(r->case_name) && (r->status == GB_STATUS_OK || r->status == GB_STATUS_THROTTLED) &&
+         isfinite(r->value) && r->value > 0;
 }
 
 /* Median of the ok rates of precision prec at m x n x k over every rep (NaN
