@@ -2,9 +2,8 @@
  * small shapes of every precision run through cuBLASLt come out `ok` against
  * the fp64 reference (or `error` with a reason where the device lacks the
  * precision), and an output overwritten through the test-only hook comes out
- * `invalid`. Check runs these tests without forking (CK_FORK=no): a CUDA
- * driver initialised before a fork (the device probe in main) is unusable in
- * the child. */
+ * `invalid`. Runs in one process (testutil_gpu.h: no CUDA state crosses a
+ * fork). */
 #include <cuda_runtime_api.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +11,7 @@
 #include "bench_gemm.h"
 #include "gb_bench.h"
 #include "gb_device.h"
-#include "testutil.h"
+#include "testutil_gpu.h"
 
 extern const gb_bench gb_bench_gemm;
 
@@ -136,7 +135,6 @@ END_TEST
 static Suite *suite(void) {
   Suite *s = suite_create("gemm_gpu");
   TCase *tc = tcase_create("gpu");
-  tcase_set_timeout(tc, 300);
   tcase_add_test(tc, test_every_precision_ok);
   tcase_add_test(tc, test_corrupt_output_invalid);
   tcase_add_test(tc, test_derive_rows);
@@ -144,9 +142,4 @@ static Suite *suite(void) {
   return s;
 }
 
-int main(void) {
-  setenv("CK_FORK", "no", 1);
-  int ndev = 0;
-  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) return 77;
-  return gb_test_run_suite(suite());
-}
+int main(void) { return gb_test_run_gpu_suite(suite()); }
