@@ -217,7 +217,7 @@ static gb_err gemm_pick_algo(gemm_op *o, const gb_device_info *dev, const gb_gem
       }
       snprintf(last_failure, sizeof last_failure, "%s", gb_errmsg());
       gb_errclear();
-      cudaGetLastError(); /* clear a non-sticky launch error */
+      (void)cudaGetLastError(); /* clear a non-sticky launch error */
       out->failed++;
       continue;
     }
