@@ -8,7 +8,7 @@
 #include <string.h>
 
 gb_cp_options gb_cp_defaults(void) {
-  gb_cp_options o = {.min_segment = 3, .permutations = 999, .alpha = 0.01, .seed = 1, .max_changes = 8};
+  gb_cp_options o = {.min_segment = 3, .permutations = 1999, .alpha = 0.001, .seed = 1, .max_changes = 8};
   return o;
 }
 
@@ -46,19 +46,22 @@ double gb_cp_best_split(const double *x, size_t n, size_t min_segment, double *P
     }
   }
 #define BLOCK(a0, a1, b0, b1) (P[(a1) * w + (b1)] - P[(a0) * w + (b1)] - P[(a1) * w + (b0)] + P[(a0) * w + (b0)])
+  /* Matteson and James: Y may end before the segment does (kappa), so a
+   * shift that comes back (a bump) is found as well as a step. */
   double best = -INFINITY;
-  for (size_t t = min_segment; t + min_segment <= n; t++) {
-    double m = (double)t, k = (double)(n - t);
-    double between = BLOCK(0, t, t, n);      /* sum |x_i - y_j| */
-    double within_x = BLOCK(0, t, 0, t) / 2; /* each pair counted twice */
-    double within_y = BLOCK(t, n, t, n) / 2;
-    double e = 2.0 * between / (m * k) - within_x / (m * (m - 1) / 2) - within_y / (k * (k - 1) / 2);
-    double q = m * k / (m + k) * e;
-    if (q > best) {
-      best = q;
-      *tau = t;
+  for (size_t t = min_segment; t + min_segment <= n; t++)
+    for (size_t kap = t + min_segment; kap <= n; kap++) {
+      double m = (double)t, k = (double)(kap - t);
+      double between = BLOCK(0, t, t, kap);      /* sum |x_i - y_j| */
+      double within_x = BLOCK(0, t, 0, t) / 2;   /* each pair counted twice */
+      double within_y = BLOCK(t, kap, t, kap) / 2;
+      double e = 2.0 * between / (m * k) - within_x / (m * (m - 1) / 2) - within_y / (k * (k - 1) / 2);
+      double q = m * k / (m + k) * e;
+      if (q > best) {
+        best = q;
+        *tau = t;
+      }
     }
-  }
 #undef BLOCK
   return best;
 }

@@ -2,12 +2,14 @@
  * James 2014, as used by Apache Otava / Hunter), with a permutation test for
  * significance and a minimum segment length, so one spike is never a change.
  *
- * Procedure: within each current segment find the split tau maximizing
- *   Q(tau) = m n / (m + n) * ( 2/(m n) sum_i,j |x_i - y_j|
- *                              - 1/C(m,2) sum_i<k |x_i - x_k|
- *                              - 1/C(n,2) sum_j<k |y_j - y_k| )
- * (X = the m values before tau, Y = the n values from tau on, both at least
- * min_segment long). The segment with the largest Q is tested: its values are
+ * Procedure: within each current segment find the split tau maximizing over
+ * kappa
+ *   Q(tau, kappa) = m n / (m + n) * ( 2/(m n) sum_i,j |x_i - y_j|
+ *                                     - 1/C(m,2) sum_i<k |x_i - x_k|
+ *                                     - 1/C(n,2) sum_j<k |y_j - y_k| )
+ * (X = the m values before tau, Y = the n values from tau up to kappa, both
+ * at least min_segment long; kappa < the segment's end lets a shift that
+ * returns, a bump, be found as well as a step). The segment with the largest Q is tested: its values are
  * shuffled `permutations` times (a seeded generator, so results repeat) and
  * p = (1 + #{shuffles whose best Q >= the observed Q}) / (1 + permutations).
  * If p <= alpha the split is accepted and the search goes on in the pieces;
@@ -22,8 +24,9 @@
 
 typedef struct gb_cp_options {
   size_t min_segment;   /* values on each side of a change, at least 2 (default 3) */
-  size_t permutations;  /* shuffles per significance test (default 999) */
-  double alpha;         /* accept a change when p <= alpha (default 0.01) */
+  size_t permutations;  /* shuffles per significance test (default 1999) */
+  double alpha;         /* accept a change when p <= alpha (default 0.001: with hundreds of series
+                         * a history must not cry wolf) */
   uint64_t seed;        /* shuffles' generator seed (default 1) */
   size_t max_changes;   /* stop after this many (default 8) */
 } gb_cp_options;
@@ -45,7 +48,8 @@ typedef struct gb_change_point {
  * Errors: GB_E_INPUT (bad options, non-finite value), GB_E_NOMEM. */
 gb_err gb_changepoints(const double *x, size_t n, const gb_cp_options *opt, gb_change_point *out, size_t *nout);
 
-/* The best split of x[0..n) with both sides >= min_segment: returns its Q and
+/* The best split of x[0..n) with both sides >= min_segment: returns its Q
+ * (maximized over kappa) and
  * writes the split index (first value of the second part) to *tau; returns
  * -INFINITY when n < 2 * min_segment. scratch holds (n+1)*(n+1) doubles. */
 double gb_cp_best_split(const double *x, size_t n, size_t min_segment, double *scratch, size_t *tau);
