@@ -1,13 +1,17 @@
 /* gpubench history: reads many results files (or directories of them),
  * builds each figure's series over runs and names the runs where a figure
  * shifted (E-divisive means with a permutation test). */
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "gb_cli.h"
 #include "gb_history.h"
 #include "gb_num.h"
+#include "gb_plot.h"
 
 static void usage(FILE *fp) {
   gb_cp_options d = gb_cp_defaults();
@@ -27,7 +31,11 @@ static void usage(FILE *fp) {
           "  --permutations N  shuffles per significance test (default %zu)\n"
           "  --alpha A         accept a change when p <= A (default %g)\n"
           "  --seed N          seed of the shuffles, for repeatable results (default %llu)\n"
-          "  --all             list every series, not only those with a change\n"
+          "  --all             list (and with --plot, plot) every series, not only those\n"
+          "                    with a change\n"
+          "  --plot DIR        trend plots: DIR/history-<figure>.{dat,gp,png,svg}, the runs\n"
+          "                    in time order, each segment's mean, a line at each change\n"
+          "                    (gnuplot; without it only .dat and .gp are written)\n"
           "  -h, --help        show this help\n"
           "\n"
           "Exit codes: 0 analyzed (change points or not); 2 bad usage or input; 3 no series\n"
@@ -54,6 +62,83 @@ static int parse_count(const char *cmd, const char *opt, const char *v, int64_t 
   return 0;
 }
 
+/* One trend plot: x = run number in time order (1-based), the figure's
+ * value per run, each segment's mean as a line (NaN breaks it between
+ * segments) and a vertical marker at each change labelled with its run id. */
+static gb_err plot_series(const char *dir, const gb_history *h, const gb_history_series *s, bool render) {
+  size_t n = s->n, m = n + s->nchanges;
+  double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+  double *mx = malloc(m * sizeof *mx), *my = malloc(m * sizeof *my);
+  gb_plot_marker *mk = calloc(s->nchanges ? s->nchanges : 1, sizeof *mk);
+  char *stem = malloc(strlen(s->stem) + 16), *ylabel = malloc(strlen(s->metric) + strlen(s->unit) + 8);
+  gb_err e = GB_OK;
+  if (!x || !y || !mx || !my || !mk || !stem || !ylabel) {
+    e = gb_fail(GB_E_NOMEM, "out of memory for a plot");
+    goto done;
+  }
+  size_t j = 0, c = 0;
+  for (size_t i = 0; i < n; i++) {
+    x[i] = (double)(s->run[i] + 1);
+    y[i] = s->value[i];
+    if (c < s->nchanges && s->changes[c].index == i) {
+      mx[j] = my[j] = NAN; /* a break in the segment-mean line */
+      j++;
+      mk[c].axis = 'x';
+      mk[c].at = x[i] - 0.5;
+      mk[c].label = h->runs[s->run[i]].run_id;
+      c++;
+    }
+    /* the segment holding point i: between the changes around it */
+    size_t lo = 0, hi = n;
+    for (size_t k = 0; k < s->nchanges; k++) {
+      if (s->changes[k].index <= i) lo = s->changes[k].index;
+      else if (s->changes[k].index < hi) hi = s->changes[k].index;
+    }
+    double sum = 0;
+    for (size_t k = lo; k < hi; k++) sum += s->value[k];
+    mx[j] = x[i];
+    my[j++] = sum / (double)(hi - lo);
+  }
+  snprintf(stem, strlen(s->stem) + 16, "history-%s", s->stem);
+  snprintf(ylabel, strlen(s->metric) + strlen(s->unit) + 8, "%s (%s)", s->metric, s->unit);
+  gb_plot_series ser[2] = {
+      {.title = "per run (median of repetitions)", .n = n, .x = x, .y = y, .style = GB_PLOT_LINESPOINTS},
+      {.title = "segment mean", .n = j, .x = mx, .y = my, .style = GB_PLOT_LINES, .emphasis = true},
+  };
+  gb_plot_spec spec = {.stem = stem, .title = s->key, .xlabel = "run (in time order)", .ylabel = ylabel,
+                       .markers = mk, .nmarkers = s->nchanges};
+  e = render ? gb_plot_lines(dir, &spec, ser, 2) : gb_plot_lines_script(dir, &spec, ser, 2);
+done:
+  free(x);
+  free(y);
+  free(mx);
+  free(my);
+  free(mk);
+  free(stem);
+  free(ylabel);
+  return e;
+}
+
+/* Plots the series with a change (every series with all) into dir. */
+static gb_err plot_history(const char *dir, const gb_history *h, bool all, size_t *nplots) {
+  *nplots = 0;
+  struct stat st;
+  if (stat(dir, &st) != 0 && mkdir(dir, 0777) != 0)
+    return gb_fail(GB_E_IO, "%s: cannot create the plot directory: %s", dir, strerror(errno));
+  bool render = gb_gnuplot_available();
+  if (!render)
+    fprintf(stderr, "gpubench history: %s not found: writing .dat and .gp only (run gnuplot on them later)\n",
+            gb_gnuplot_program());
+  for (size_t i = 0; i < h->nseries; i++) {
+    const gb_history_series *s = &h->series[i];
+    if ((!all && s->nchanges == 0) || s->n < 2) continue;
+    gb_err e = plot_series(dir, h, s, render);
+    if (e) return e;
+    (*nplots)++;
+  }
+  return GB_OK;
+}
+
 int gb_cmd_history(int argc, char **argv) {
   const char *cmd = "history";
   if (gb_cli_wants_help(argc, argv)) {
@@ -65,6 +150,7 @@ int gb_cmd_history(int argc, char **argv) {
   if (!inputs) return 2;
   size_t ninputs = 0;
   int all = 0, rc = 2;
+  const char *plot_dir = NULL;
   for (int i = 1; i < argc; i++) {
     int missing = 0;
     int64_t v64;
@@ -83,6 +169,8 @@ int gb_cmd_history(int argc, char **argv) {
         rc = gb_cli_usage_error(cmd, "--alpha: not a number between 0 and 1: \"%s\"", v);
         goto out;
       }
+    } else if ((v = opt_value(argc, argv, &i, "--plot", &missing))) {
+      plot_dir = v;
     } else if (missing) {
       rc = gb_cli_usage_error(cmd, "%s needs a value", argv[i]);
       goto out;
@@ -110,10 +198,13 @@ int gb_cmd_history(int argc, char **argv) {
   for (size_t i = 0; i < npaths && !e; i++) e = gb_results_read(paths[i], &res);
   if (!e) e = gb_history_build(&res, &opt, &h);
   if (!e) e = gb_history_format_text(&h, all, &text);
+  size_t nplots = 0;
+  if (!e && plot_dir) e = plot_history(plot_dir, &h, all, &nplots);
   if (e) {
     fprintf(stderr, "gpubench history: %s\n", gb_errmsg());
   } else {
     fwrite(text.data, 1, text.len, stdout);
+    if (plot_dir) printf("history: %zu trend plot%s in %s\n", nplots, nplots == 1 ? "" : "s", plot_dir);
     fflush(stdout);
     rc = h.nanalyzed ? 0 : 3;
     if (rc == 3)

@@ -14,6 +14,7 @@
 #include "gb_cli.h"
 #include "gb_gate.h"
 #include "gb_history.h"
+#include "gb_plot.h"
 #include "testutil.h"
 
 /* ---- helpers ---- */
@@ -725,6 +726,22 @@ START_TEST(test_cli_history_exit_codes) {
   write_history(dir, 30, 20);
   const char *ok[] = {"history", dir, "--permutations", "199", "--alpha", "0.01"};
   ck_assert_int_eq(run_cmd(gb_cmd_history, 6, ok), 0);
+  /* trend plots of the one series with a change: .dat and .gp always, the
+   * pictures when gnuplot is installed */
+  char plots[4300], stem[4400];
+  snprintf(plots, sizeof plots, "%s/plots", dir);
+  const char *plot[] = {"history", dir, "--plot", plots};
+  ck_assert_int_eq(run_cmd(gb_cmd_history, 4, plot), 0);
+  const char *exts[] = {"dat", "gp", "png", "svg"};
+  struct stat st;
+  for (int i = 0; i < (gb_gnuplot_available() ? 4 : 2); i++) {
+    snprintf(stem, sizeof stem, "%s/history-H200-SXM-141GB_x1_membw_case003_fp32_bytes_1048576_gbps.%s", plots, exts[i]);
+    ck_assert_msg(stat(stem, &st) == 0 && st.st_size > 0, "%s missing", stem);
+  }
+  char *gp = gb_test_slurp(stem, NULL);
+  free(gp);
+  snprintf(stem, sizeof stem, "%s/history-H200-SXM-141GB_x1_membw_case001_fp32_bytes_1048576_gbps.dat", plots);
+  ck_assert_int_ne(stat(stem, &st), 0); /* no change there: not plotted without --all */
   snprintf(shortdir, sizeof shortdir, "%s", gb_test_tmpdir());
   write_history(shortdir, 4, 1000); /* 4 runs < 2 x 3: nothing to test */
   const char *too_short[] = {"history", shortdir};
