@@ -568,7 +568,7 @@ END_TEST
 static void write_history(const char *dir, int nruns, int shift_at) {
   for (int r = 0; r < nruns; r++) {
     char path[4200], run[16], ts[32];
-    snprintf(path, sizeof path, "%s/run%02d.csv", dir, r);
+    snprintf(path, sizeof path, "%.4000s/run%02d.csv", dir, r);
     snprintf(run, sizeof run, "run%02d", r);
     snprintf(ts, sizeof ts, "2026-11-%02dT08:00:00Z", r + 1);
     gen_spec g = {run, ts, "580.159.04", 6, 3, 0.005, r >= shift_at ? 3 : -1, 0.92, 1000 + (uint64_t)r};
