@@ -2,6 +2,7 @@
 #include "gb_perf.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

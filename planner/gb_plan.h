@@ -180,7 +180,7 @@ size_t gb_plan_hybrid(const gb_plan *plan, const gb_perf *perf, const gb_prices 
 gb_err gb_plan_load_measured_dir(const char *dir, gb_results *res, size_t *nfiles);
 
 /* Runs the no-argument plan (data/workloads/training-7b.ini, data/prices.csv,
- * data/gpu_specs.csv, data/measured/*.csv under gb_data_dir(), default
+ * data/gpu_specs.csv, every CSV in data/measured/ under gb_data_dir(), default
  * options) and writes the plan CSV and the sensitivity CSV (either may be
  * NULL to skip it). */
 gb_err gb_plan_default(const char *plan_csv, const char *sensitivity_csv);

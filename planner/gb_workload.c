@@ -179,7 +179,7 @@ typedef struct ini_src {
   bool at_line_start;
 } ini_src;
 
-static char *ini_reader(char *str, int num, void *stream) {
+static char *wl_ini_reader(char *str, int num, void *stream) {
   ini_src *s = stream;
   if (num < 2) return NULL;
   if (s->f) {
@@ -208,7 +208,7 @@ typedef struct ini_ctx {
   gb_err err;
 } ini_ctx;
 
-static int ini_handler(void *user, const char *section, const char *key, const char *value) {
+static int wl_ini_handler(void *user, const char *section, const char *key, const char *value) {
   ini_ctx *c = user;
   if (c->err) return 0;
   long line = c->src->line;
@@ -229,7 +229,7 @@ static int ini_handler(void *user, const char *section, const char *key, const c
 
 static gb_err read_src(const char *name, ini_src *src, gb_workload *w) {
   ini_ctx c = {w, src, name, GB_OK};
-  int rc = ini_parse_stream(ini_reader, src, ini_handler, &c);
+  int rc = ini_parse_stream(wl_ini_reader, src, wl_ini_handler, &c);
   if (c.err) return c.err;
   if (rc == -2) return gb_fail(GB_E_NOMEM, "%s: out of memory", name);
   if (rc > 0) return gb_fail(GB_E_INPUT, "%s:%d: syntax error: expected key = value or [workload]", name, rc);
