@@ -403,8 +403,8 @@ int gb_cmd_plan(int argc, char **argv) {
            "      (GEMM %.2f, HBM %.2f, all-reduce %.2f of datasheet). Run 'gpubench run' and plan again.\n",
            perf.gemm_ratio, perf.hbm_ratio, perf.comm_ratio);
   else
-    printf("Projection ratios (measured / datasheet, over measured types): GEMM %.3f (%zu types), HBM %.3f (%zu), "
-           "all-reduce %.3f (%zu; 0 = default)\n",
+    printf("Projection ratios, measured / datasheet (number of measured types; 0 = default ratio): GEMM %.3f (%zu), "
+           "HBM %.3f (%zu), all-reduce %.3f (%zu)\n",
            perf.gemm_ratio, perf.gemm_ratio_types, perf.hbm_ratio, perf.hbm_ratio_types, perf.comm_ratio,
            perf.comm_ratio_types);
   if (perf.notes.len) fprintf(stderr, "gpubench plan: warning: %.*s", (int)perf.notes.len, perf.notes.data);
