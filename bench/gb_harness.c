@@ -48,6 +48,10 @@ gb_err gb_measure(const gb_measure_opts *o, cudaStream_t s, gb_launch_fn launch,
   GB_CUDA_GOTO(cudaStreamSynchronize(s), err, done);
   GB_CUDA_GOTO(cudaGetLastError(), err, done);
 
+  if (o->graph && s == 0) {
+    err = gb_fail(GB_E_INTERNAL, "graph replay needs a created stream, not the legacy default stream");
+    goto done;
+  }
   if (o->graph) {
     GB_CUDA_GOTO(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), err, done);
     for (int i = 0; i < ops; i++) {

@@ -99,7 +99,9 @@ START_TEST(test_measure) {
   o.max_samples = 20;
   o.budget_s = 0.05;
   gb_samples s;
-  ck_assert_int_eq(gb_measure(&o, 0, launch_fill, &f, &s), GB_OK);
+  cudaStream_t st;
+  ck_assert_int_eq(cudaStreamCreate(&st), cudaSuccess);
+  ck_assert_int_eq(gb_measure(&o, st, launch_fill, &f, &s), GB_OK);
   ck_assert_uint_ge(s.n, 5);
   ck_assert_double_gt(s.st.median, 0);
   ck_assert(s.st.min <= s.st.median && s.st.median <= s.st.max);
@@ -109,9 +111,12 @@ START_TEST(test_measure) {
   gb_samples_free(&s);
   o.graph = true;
   o.ops_per_sample = 4;
-  ck_assert_int_eq(gb_measure(&o, 0, launch_fill, &f, &s), GB_OK);
+  ck_assert_msg(gb_measure(&o, st, launch_fill, &f, &s) == GB_OK, "%s", gb_errmsg());
   ck_assert_uint_ge(s.n, 5);
   gb_samples_free(&s);
+  /* the legacy stream cannot be captured: a clear error, not a stuck capture */
+  ck_assert_int_eq(gb_measure(&o, 0, launch_fill, &f, &s), GB_E_INTERNAL);
+  cudaStreamDestroy(st);
   cudaFree(f.d);
 }
 END_TEST
