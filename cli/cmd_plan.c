@@ -419,7 +419,7 @@ int gb_cmd_plan(int argc, char **argv) {
            plan.oldest_price->date, plan.oldest_price->provider, gb_offering_name(plan.oldest_price->offering),
            plan.oldest_price->gpu_type, plan.oldest_price->line, prices.path);
   if (a.csv && (e = gb_plan_write_csv(&plan, a.csv))) goto done;
-  if (a.sensitivity_csv && (e = gb_plan_write_sensitivity_csv(sens, GB_SENSITIVITY_ROWS, &plan, a.sensitivity_csv)))
+  if (a.sensitivity_csv && (e = gb_plan_write_sensitivity_csv(sens, GB_SENSITIVITY_ROWS, a.sensitivity_csv)))
     goto done;
   if (a.csv) printf("Wrote %s\n", a.csv);
   if (a.sensitivity_csv) printf("Wrote %s\n", a.sensitivity_csv);

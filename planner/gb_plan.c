@@ -592,9 +592,7 @@ gb_err gb_plan_sensitivity(const gb_workload *w, const gb_perf *perf, const gb_p
   return GB_OK;
 }
 
-gb_err gb_plan_write_sensitivity_csv(const gb_sensitivity_row *rows, size_t n, const gb_plan *base,
-                                     const char *path) {
-  (void)base;
+gb_err gb_plan_write_sensitivity_csv(const gb_sensitivity_row *rows, size_t n, const char *path) {
   static const char *const cols[] = {"factor",       "change_pct",  "top_gpu_type", "top_gpu_count", "top_provider",
                                      "top_offering", "hours",       "cost_usd",     "changed"};
   gb_buf b = {0};

@@ -140,8 +140,7 @@ typedef struct gb_sensitivity_row {
 
 gb_err gb_plan_sensitivity(const gb_workload *w, const gb_perf *perf, const gb_prices *prices, const gb_plan_opts *o,
                            gb_sensitivity_row out[GB_SENSITIVITY_ROWS]);
-gb_err gb_plan_write_sensitivity_csv(const gb_sensitivity_row *rows, size_t n, const gb_plan *base,
-                                     const char *path);
+gb_err gb_plan_write_sensitivity_csv(const gb_sensitivity_row *rows, size_t n, const char *path);
 
 /* ---- rent versus buy ---- */
 

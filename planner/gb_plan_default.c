@@ -76,7 +76,7 @@ gb_err gb_plan_default(const char *plan_csv, const char *sensitivity_csv) {
   if (sensitivity_csv) {
     gb_sensitivity_row sens[GB_SENSITIVITY_ROWS];
     if ((e = gb_plan_sensitivity(&w, &perf, &prices, &o, sens))) goto done;
-    e = gb_plan_write_sensitivity_csv(sens, GB_SENSITIVITY_ROWS, &plan, sensitivity_csv);
+    e = gb_plan_write_sensitivity_csv(sens, GB_SENSITIVITY_ROWS, sensitivity_csv);
   }
 done:
   gb_plan_free(&plan);

@@ -639,7 +639,7 @@ START_TEST(test_sensitivity_and_csv) {
   snprintf(plan_csv, sizeof plan_csv, "%s/plan.csv", dir);
   snprintf(sens_csv, sizeof sens_csv, "%s/sens.csv", dir);
   ck_assert_int_eq(gb_plan_write_csv(&p, plan_csv), GB_OK);
-  ck_assert_int_eq(gb_plan_write_sensitivity_csv(s, GB_SENSITIVITY_ROWS, &p, sens_csv), GB_OK);
+  ck_assert_int_eq(gb_plan_write_sensitivity_csv(s, GB_SENSITIVITY_ROWS, sens_csv), GB_OK);
   gb_csv_table t;
   ck_assert_int_eq(gb_csv_read_file(plan_csv, &t), GB_OK);
   ck_assert_uint_eq(t.nrows, p.n);
