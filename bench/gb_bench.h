@@ -44,7 +44,8 @@ typedef struct gb_case_list {
 gb_err gb_case_list_add(gb_case_list *l, const gb_case *c);
 void gb_case_list_free(gb_case_list *l);
 
-/* Rows a case produced. gb_rowset_add deep-copies the row's strings, so a
+/* Rows a case produced. Every row keeps its case's key fields (start from
+ * gb_case_row), so --resume can tell which cases are done. gb_rowset_add deep-copies the row's strings, so a
  * benchmark may pass stack buffers. */
 typedef struct gb_rowset {
   gb_row *v;
@@ -86,6 +87,8 @@ typedef struct gb_run_ctx {
 typedef struct gb_bench {
   const char *name;    /* --bench name and the `benchmark` column */
   const char *summary; /* one line for --help */
+  const char *metric;  /* metric and unit of the row written when a case */
+  const char *unit;    /* cannot run (status error); "none" when NULL */
 
   /* Appends the cases of the configured profile. Required. */
   gb_err (*plan)(const gb_run_ctx *ctx, gb_case_list *out);

@@ -62,6 +62,13 @@ gb_err gb_nccl_fail(int e, const char *expr, const char *file, int line);
     if ((err) != GB_OK) goto label;                                                     \
   } while (0)
 
+/* dim3 for C callers of cudaLaunchKernel. */
+static inline dim3 gb_dim3(unsigned x, unsigned y, unsigned z) {
+  dim3 d = {x, y, z};
+  return d;
+}
+static inline dim3 gb_dim1(unsigned x) { return gb_dim3(x, 1, 1); }
+
 /* True when the CUDA context is broken (a sticky error such as an illegal
  * address): no further work can run in this process. */
 int gb_cuda_context_broken(void);

@@ -36,9 +36,9 @@ typedef struct gb_system_info {
   char driver[32];          /* "580.159.04" (NVML), else from the CUDA driver version */
   char cuda_runtime[16];    /* "13.0" */
   char cuda_driver[16];     /* highest CUDA version the driver supports */
-  char cublaslt[16];        /* "13.0.2" */
-  char nvrtc[16];
-  char nccl[16];
+  char cublaslt[48];        /* "13.0.2" */
+  char nvrtc[48];
+  char nccl[48];
   int ndev;
   gb_device_info dev[GB_MAX_GPUS];
   /* peer[i][j]: 1 when device i can access device j's memory */

@@ -1,4 +1,4 @@
-/* gb_kernels: the kernels/*.cu sources embedded in the binary at build time
+/* gb_kernels: the kernels/ sources, embedded in the binary at build time
  * (cmake/embed_kernels.cmake). */
 #ifndef GB_KERNELS_H
 #define GB_KERNELS_H

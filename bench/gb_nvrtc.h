@@ -1,4 +1,4 @@
-/* gb_nvrtc: compiles embedded kernels/*.cu with NVRTC for the exact
+/* gb_nvrtc: compiles the embedded kernels/ sources with NVRTC for the exact
  * architecture of a device, caches the CUBIN on disk (keyed by source hash,
  * architecture, options and NVRTC version) and loads it with the runtime's
  * library API (cudaLibraryLoadData), so the binary needs no nvcc and starts

@@ -32,23 +32,15 @@ static const struct {
     {"RTX 4090", "RTX4090-PCIE"},
 };
 
-/* Marketing GB from bytes: H200 reports 143771 MiB (141 GB), H100 81559 MiB (80). */
+/* Marketing size from the memory the driver reports: the smallest listed
+ * size at or above it (less 1.5 GiB of reserved memory), as vendors round
+ * up: H200 reports 140.4 GiB (141 GB), H100 79.6 GiB (80), L40S 45 GiB (48). */
 static unsigned marketing_gb(uint64_t bytes) {
-  static const unsigned sizes[] = {16, 24, 32, 40, 48, 80, 94, 96, 120, 141, 144, 180, 188, 192, 288};
+  static const unsigned sizes[] = {8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 94, 96, 120, 141, 144, 180, 188, 192, 256, 288};
   double gib = (double)bytes / (1024.0 * 1024.0 * 1024.0);
-  unsigned best = 0;
-  double best_d = 1e30;
-  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-    /* a card's usable memory is a little under its marketing size in GB */
-    double d = (double)sizes[i] * 1e9 / (1024.0 * 1024.0 * 1024.0) - gib;
-    if (d < 0) d = -d * 1.5;
-    if (d < best_d) {
-      best_d = d;
-      best = sizes[i];
-    }
-  }
-  if (best_d > 6.0) return (unsigned)(bytes / 1000000000ULL + ((bytes % 1000000000ULL) ? 1 : 0));
-  return best;
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+    if ((double)sizes[i] >= gib - 1.5) return sizes[i] - gib <= 8.0 ? sizes[i] : (unsigned)(gib + 0.5);
+  return (unsigned)(gib + 0.5);
 }
 
 void gb_gpu_type_from_name(const char *name, uint64_t mem_bytes, char *buf, size_t n) {

@@ -50,9 +50,10 @@ void gb_make_run_id(char *buf, size_t n) {
   }
   if (rnd == 0) rnd = (unsigned)getpid() * 2654435761u ^ (unsigned)time(NULL);
   char host[64];
-  snprintf(host, sizeof host, "%s", gb_hostname());
-  for (char *p = host; *p; p++)
-    if (*p == '.') { *p = '\0'; break; }
+  size_t hl = strcspn(gb_hostname(), ".");
+  if (hl > sizeof host - 1) hl = sizeof host - 1;
+  memcpy(host, gb_hostname(), hl);
+  host[hl] = '\0';
   struct tm tm;
   time_t now = time(NULL);
   gmtime_r(&now, &tm);

@@ -1,4 +1,6 @@
 /* Tests for gb_csv: parsing through libcsv, line tracking, errors, quoting. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gb_csv.h"

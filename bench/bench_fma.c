@@ -1,0 +1,287 @@
+/* bench_fma: the CUDA-core arithmetic peak, from long independent FMA chains
+ * (kernels/fma.cu) in fp32, fp64, fp16x2 and bf16x2.
+ *
+ * Formula: TFLOP/s = threads * iters * 8 chains * 2 fma * 2 flop * lanes
+ *          / seconds / 1e12; peak = SMs * FMA lanes per SM per clock * 2 *
+ *          the SM clock measured while it ran. */
+#include "bench_fma.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gb_bench.h"
+#include "gb_cuda.h"
+#include "gb_harness.h"
+#include "gb_nvml.h"
+#include "gb_nvrtc.h"
+
+#define FMA_CHAINS 8 /* NACC in kernels/fma.cu */
+
+static const char *const k_names[FMA_KINDS] = {"fp32", "fp64", "fp16x2", "bf16x2"};
+static const char *const k_kernels[FMA_KINDS] = {"fma_fp32", "fma_fp64", "fma_fp16x2", "fma_bf16x2"};
+static const char *const k_dtypes[FMA_KINDS] = {"fp32", "fp64", "fp16", "bf16"};
+
+const char *fma_kind_name(fma_kind k) { return (unsigned)k < FMA_KINDS ? k_names[k] : "?"; }
+
+int fma_per_sm_per_clock(fma_kind k, int major, int minor) {
+  int cc = major * 10 + minor;
+  switch (k) {
+  case FMA_FP32:
+    if (cc == 70 || cc == 72 || cc == 75 || cc == 80) return 64;
+    return cc >= 60 ? 128 : 0;
+  case FMA_FP64:
+    if (cc == 70 || cc == 80) return 32;
+    if (cc == 90 || cc == 100) return 64;
+    return cc >= 60 ? 2 : 0;
+  case FMA_FP16X2:
+  case FMA_BF16X2:
+    if (k == FMA_BF16X2 && cc < 80) return 0;
+    if (cc == 70) return 128;
+    if (cc == 80 || cc == 90 || cc == 100) return 256;
+    return cc >= 60 ? 128 : 0;
+  default:
+    return 0;
+  }
+}
+
+double fma_clock_peak_tflops(fma_kind k, int major, int minor, int sms, double clock_mhz) {
+  return (double)sms * fma_per_sm_per_clock(k, major, minor) * 2.0 * clock_mhz * 1e6 / 1e12;
+}
+
+double fma_launch_flops(fma_kind k, uint64_t threads, long iters, int chains) {
+  double lanes = (k == FMA_FP16X2 || k == FMA_BF16X2) ? 2.0 : 1.0;
+  return (double)threads * (double)iters * chains * 2.0 * 2.0 * lanes;
+}
+
+/* fp16 / bf16 bits of v * 0.25 for v in 0..255 (exact in both formats) */
+static uint16_t f16_quarter(unsigned v) {
+  if (!v) return 0;
+  float f = v * 0.25f;
+  uint32_t bits;
+  memcpy(&bits, &f, 4);
+  int e = (int)((bits >> 23) & 0xFF) - 127 + 15;
+  return (uint16_t)((e << 10) | ((bits >> 13) & 0x3FF));
+}
+
+static uint16_t bf16_quarter(unsigned v) {
+  float f = v * 0.25f;
+  uint32_t bits;
+  memcpy(&bits, &f, 4);
+  return (uint16_t)(bits >> 16);
+}
+
+uint64_t fma_expected_bits(fma_kind k, unsigned tid, int j) {
+  unsigned v = (tid + (unsigned)j) & 255;
+  switch (k) {
+  case FMA_FP32: {
+    float f = (float)v * 0.25f;
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    return b;
+  }
+  case FMA_FP64: {
+    double d = (double)v * 0.25;
+    uint64_t b;
+    memcpy(&b, &d, 8);
+    return b;
+  }
+  case FMA_FP16X2: {
+    uint32_t h = f16_quarter(v);
+    return h | (h << 16);
+  }
+  case FMA_BF16X2: {
+    uint32_t h = bf16_quarter(v);
+    return h | (h << 16);
+  }
+  default:
+    return 0;
+  }
+}
+
+/* ---- GPU side ---- */
+
+typedef struct fma_state {
+  gb_module mod;
+  cudaKernel_t kern[FMA_KINDS];
+  cudaStream_t stream;
+} fma_state;
+
+typedef struct fma_launch {
+  cudaKernel_t k;
+  fma_kind kind;
+  void *out;
+  long iters;
+  unsigned grid, block;
+} fma_launch;
+
+static gb_err launch_fma(void *ctx, cudaStream_t s, long iter) {
+  (void)iter;
+  fma_launch *l = ctx;
+  float a32 = 2.0f, b32 = 0.5f, c32 = 0.5f, d32 = -0.25f;
+  double a64 = 2.0, b64 = 0.5, c64 = 0.5, d64 = -0.25;
+  /* half2 / bfloat162 constants, both lanes: 2, 0.5, 0.5, -0.25 */
+  unsigned ah = 0x40004000u, bh = 0x38003800u, ch = 0x38003800u, dh = 0xB400B400u;
+  unsigned ab = 0x40004000u, bb = 0x3F003F00u, cb = 0x3F003F00u, db = 0xBE80BE80u;
+  void *args32[] = {&l->out, &l->iters, &a32, &b32, &c32, &d32};
+  void *args64[] = {&l->out, &l->iters, &a64, &b64, &c64, &d64};
+  void *argsh[] = {&l->out, &l->iters, &ah, &bh, &ch, &dh};
+  void *argsb[] = {&l->out, &l->iters, &ab, &bb, &cb, &db};
+  void **args = l->kind == FMA_FP32 ? args32 : l->kind == FMA_FP64 ? args64 : l->kind == FMA_FP16X2 ? argsh : argsb;
+  GB_CUDA(cudaLaunchKernel((const void *)l->k, gb_dim1(l->grid), gb_dim1(l->block), args, 0, s));
+  return GB_OK;
+}
+
+static gb_err fma_plan(const gb_run_ctx *ctx, gb_case_list *out) {
+  for (int k = 0; k < FMA_KINDS; k++) {
+    if (fma_per_sm_per_clock((fma_kind)k, ctx->dev->cc_major, ctx->dev->cc_minor) == 0) continue;
+    gb_case c = gb_case_init(k_names[k], k_dtypes[k]);
+    c.param[0] = k;
+    GB_TRY(gb_case_list_add(out, &c));
+  }
+  return GB_OK;
+}
+
+static gb_err fma_setup(gb_run_ctx *ctx) {
+  fma_state *st = calloc(1, sizeof *st);
+  if (!st) return gb_fail(GB_E_NOMEM, "out of memory");
+  gb_err err = gb_module_load("fma.cu", NULL, 0, &st->mod);
+  for (int k = 0; k < FMA_KINDS && !err; k++) err = gb_module_kernel(&st->mod, k_kernels[k], &st->kern[k]);
+  if (!err) {
+    cudaError_t e = cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking);
+    if (e != cudaSuccess) err = gb_cuda_fail(e, "cudaStreamCreateWithFlags", __FILE__, __LINE__);
+  }
+  if (err) {
+    gb_module_unload(&st->mod);
+    free(st);
+    return err;
+  }
+  ctx->state = st;
+  return GB_OK;
+}
+
+static void fma_teardown(gb_run_ctx *ctx) {
+  fma_state *st = ctx->state;
+  if (!st) return;
+  if (st->stream) cudaStreamDestroy(st->stream);
+  gb_module_unload(&st->mod);
+  free(st);
+  ctx->state = NULL;
+}
+
+/* Current SM clock of the device, MHz (NaN when NVML cannot say). */
+static double sm_clock_now(const gb_device_info *d) {
+  unsigned mhz;
+  gb_nvml_dev *nd = gb_nvml_device_by_pci(d->pci_bus_id);
+  return nd && gb_nvml_clock_sm_mhz(nd, &mhz) ? (double)mhz : NAN;
+}
+
+static gb_err fma_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
+  fma_state *st = ctx->state;
+  fma_kind kind = (fma_kind)c->param[0];
+  const gb_device_info *d = ctx->dev;
+  unsigned block = 256;
+  /* 8 resident blocks of 256 threads per SM (2048 threads), times 4 waves */
+  unsigned grid = (unsigned)d->sm_count * 8 * 4;
+  uint64_t threads = (uint64_t)grid * block;
+  size_t elem = kind == FMA_FP64 ? 8 : 4;
+  size_t bytes = threads * FMA_CHAINS * elem;
+  void *dout = NULL;
+  unsigned char *host = NULL;
+  gb_err err = GB_OK;
+  gb_samples samp = {0};
+  GB_CUDA_GOTO(cudaMalloc(&dout, bytes), err, done);
+  GB_CUDA_GOTO(cudaMemsetAsync(dout, 0xFF, bytes, st->stream), err, done); /* poison */
+
+  /* iterations sized for about 20 ms per launch at the clock-allowed peak */
+  double peak_max = fma_clock_peak_tflops(kind, d->cc_major, d->cc_minor, d->sm_count, d->max_sm_clock_mhz);
+  double per_iter = fma_launch_flops(kind, threads, 1, FMA_CHAINS);
+  long iters = (long)(peak_max * 1e12 * 0.020 / per_iter);
+  if (iters < 64) iters = 64;
+  fma_launch l = {.k = st->kern[kind], .kind = kind, .out = dout, .iters = iters, .grid = grid, .block = block};
+  gb_measure_opts o = gb_measure_defaults();
+  o.warmup = ctx->cfg->warmup >= 0 ? ctx->cfg->warmup : 5;
+  o.min_samples = ctx->cfg->iters > 0 ? ctx->cfg->iters : 20;
+  o.max_samples = o.min_samples > 50 ? o.min_samples : 50;
+  o.budget_s = ctx->cfg->profile == GB_PROFILE_FULL ? 2.0 : 0.6;
+  GB_TRY_GOTO(gb_measure(&o, st->stream, launch_fma, &l, &samp), err, done);
+  double clock = sm_clock_now(d); /* right after the timed launches, while clocks are still up */
+
+  /* check every chain of a sample of threads, and that every thread wrote */
+  host = malloc(bytes);
+  if (!host) {
+    err = gb_fail(GB_E_NOMEM, "out of memory");
+    goto done;
+  }
+  GB_CUDA_GOTO(cudaMemcpyAsync(host, dout, bytes, cudaMemcpyDeviceToHost, st->stream), err, done);
+  GB_CUDA_GOTO(cudaStreamSynchronize(st->stream), err, done);
+  size_t wrong = 0, first_bad = (size_t)-1;
+  for (uint64_t t = 0; t < threads; t++)
+    for (int j = 0; j < FMA_CHAINS; j++) {
+      uint64_t want = fma_expected_bits(kind, (unsigned)t, j), got = 0;
+      memcpy(&got, host + (t * FMA_CHAINS + (uint64_t)j) * elem, elem);
+      if (got != want) {
+        if (!wrong) first_bad = t * FMA_CHAINS + (uint64_t)j;
+        wrong++;
+      }
+    }
+
+  gb_stats rate = gb_samples_rate(&samp, fma_launch_flops(kind, threads, iters, FMA_CHAINS), 1e12);
+  double use_clock = isnan(clock) ? d->max_sm_clock_mhz : clock;
+  double peak = fma_clock_peak_tflops(kind, d->cc_major, d->cc_minor, d->sm_count, use_clock);
+  char detail[512], variant[64];
+  snprintf(variant, sizeof variant, "chains%d_block%u_grid%u", FMA_CHAINS, block, grid);
+  gb_row r = gb_case_row("fma", c);
+  r.metric = "tflops";
+  r.unit = "TFLOP/s";
+  r.value = rate.median;
+  r.samples = (int64_t)rate.n;
+  r.min = rate.min;
+  r.max = rate.max;
+  r.stddev = rate.stddev;
+  r.peak = peak;
+  r.variant = variant;
+  r.sm_clock_mhz = clock;
+  if (wrong) {
+    r.status = GB_STATUS_INVALID;
+    snprintf(detail, sizeof detail, "check failed: %zu of %llu chain results differ from their start value (first at %zu)",
+             wrong, (unsigned long long)threads * FMA_CHAINS, first_bad);
+  } else {
+    snprintf(detail, sizeof detail,
+             "%.1f%% of the %.1f TFLOP/s the %.0f MHz SM clock allows (%d FMA lanes/SM/clk); %ld iterations, "
+             "all %llu chains checked",
+             100.0 * rate.median / peak, peak, use_clock, fma_per_sm_per_clock(kind, d->cc_major, d->cc_minor),
+             iters, (unsigned long long)threads * FMA_CHAINS);
+  }
+  r.detail = detail;
+  err = gb_rowset_add(out, &r);
+done:
+  gb_samples_free(&samp);
+  free(host);
+  if (dout) cudaFree(dout);
+  return err;
+}
+
+static void fma_summarize(const gb_run_ctx *ctx, const gb_row *rows, size_t n, FILE *fp) {
+  (void)ctx;
+  fprintf(fp, "\nCUDA-core peak (fma)\n%-8s %12s %12s %8s  %s\n", "case", "TFLOP/s", "clock peak", "share", "status");
+  for (size_t i = 0; i < n; i++) {
+    const gb_row *r = &rows[i];
+    if (strcmp(r->metric, "tflops") != 0) continue;
+    fprintf(fp, "%-8s %12.2f %12.2f %7.1f%%  %s\n", r->case_name, r->value, r->peak,
+            r->peak > 0 ? 100.0 * r->value / r->peak : 0.0, gb_status_name(r->status));
+  }
+}
+
+const gb_bench gb_bench_fma = {
+    .name = "fma",
+    .summary = "CUDA-core FMA peak in fp32, fp64, fp16x2, bf16x2 (the roofline's non-tensor ceiling)",
+    .metric = "tflops",
+    .unit = "TFLOP/s",
+    .plan = fma_plan,
+    .setup = fma_setup,
+    .run = fma_run,
+    .summarize = fma_summarize,
+    .teardown = fma_teardown,
+};

@@ -1,0 +1,98 @@
+/* gb_bench: case lists and row sets shared by the benchmarks and the runner. */
+#include "gb_bench.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+gb_case gb_case_init(const char *name, const char *dtype) {
+  gb_case c;
+  memset(&c, 0, sizeof c);
+  snprintf(c.name, sizeof c.name, "%s", name ? name : "");
+  snprintf(c.dtype, sizeof c.dtype, "%s", dtype ? dtype : "");
+  c.m = c.n = c.k = c.bytes = GB_NA;
+  c.gpu_count = 1;
+  return c;
+}
+
+gb_err gb_case_list_add(gb_case_list *l, const gb_case *c) {
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? l->cap * 2 : 64;
+    gb_case *v = realloc(l->v, cap * sizeof *v);
+    if (!v) return gb_fail(GB_E_NOMEM, "out of memory planning cases");
+    l->v = v;
+    l->cap = cap;
+  }
+  l->v[l->n++] = *c;
+  return GB_OK;
+}
+
+void gb_case_list_free(gb_case_list *l) {
+  free(l->v);
+  memset(l, 0, sizeof *l);
+}
+
+static const char *keep(gb_rowset *rs, const char *s, gb_err *err) {
+  if (!s) return "";
+  if (rs->nstrs == rs->capstrs) {
+    size_t cap = rs->capstrs ? rs->capstrs * 2 : 64;
+    char **v = realloc(rs->strs, cap * sizeof *v);
+    if (!v) {
+      *err = gb_fail(GB_E_NOMEM, "out of memory");
+      return "";
+    }
+    rs->strs = v;
+    rs->capstrs = cap;
+  }
+  char *copy = strdup(s);
+  if (!copy) {
+    *err = gb_fail(GB_E_NOMEM, "out of memory");
+    return "";
+  }
+  rs->strs[rs->nstrs++] = copy;
+  return copy;
+}
+
+gb_err gb_rowset_add(gb_rowset *rs, const gb_row *r) {
+  if (rs->n == rs->cap) {
+    size_t cap = rs->cap ? rs->cap * 2 : 16;
+    gb_row *v = realloc(rs->v, cap * sizeof *v);
+    if (!v) return gb_fail(GB_E_NOMEM, "out of memory");
+    rs->v = v;
+    rs->cap = cap;
+  }
+  gb_err err = GB_OK;
+  gb_row c = *r;
+  const char **fields[] = {&c.run_id, &c.timestamp, &c.host,   &c.gpu_type, &c.gpu_name, &c.driver,
+                           &c.cuda,   &c.benchmark, &c.case_name, &c.dtype, &c.metric,   &c.unit,
+                           &c.detail, &c.variant,   &c.git_sha};
+  for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) *fields[i] = keep(rs, *fields[i], &err);
+  if (err) return err;
+  rs->v[rs->n++] = c;
+  return GB_OK;
+}
+
+void gb_rowset_clear(gb_rowset *rs) {
+  for (size_t i = 0; i < rs->nstrs; i++) free(rs->strs[i]);
+  rs->nstrs = 0;
+  rs->n = 0;
+}
+
+void gb_rowset_free(gb_rowset *rs) {
+  gb_rowset_clear(rs);
+  free(rs->strs);
+  free(rs->v);
+  memset(rs, 0, sizeof *rs);
+}
+
+gb_row gb_case_row(const char *benchmark, const gb_case *c) {
+  gb_row r = gb_row_empty();
+  r.benchmark = benchmark;
+  r.case_name = c->name;
+  r.dtype = c->dtype;
+  r.m = c->m;
+  r.n = c->n;
+  r.k = c->k;
+  r.bytes = c->bytes;
+  r.gpu_count = c->gpu_count;
+  return r;
+}

@@ -1,0 +1,232 @@
+/* gb_harness: timing with CUDA events, warm-up, repetitions, statistics, and
+ * the random fills (kernels/fill.cu) with their host-side twin. */
+#include "gb_harness.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gb_cuda.h"
+#include "gb_nvrtc.h"
+
+gb_measure_opts gb_measure_defaults(void) {
+  gb_measure_opts o = {.warmup = 3, .min_samples = 10, .max_samples = 100, .budget_s = 1.0, .ops_per_sample = 1, .graph = false};
+  return o;
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void gb_samples_free(gb_samples *s) {
+  free(s->sec);
+  memset(s, 0, sizeof *s);
+}
+
+gb_err gb_measure(const gb_measure_opts *o, cudaStream_t s, gb_launch_fn launch, void *ctx, gb_samples *out) {
+  memset(out, 0, sizeof *out);
+  gb_err err = GB_OK;
+  cudaEvent_t ev0 = NULL, ev1 = NULL;
+  cudaGraph_t graph = NULL;
+  cudaGraphExec_t exec = NULL;
+  int ops = o->ops_per_sample > 0 ? o->ops_per_sample : 1;
+  int max_samples = o->max_samples > 0 ? o->max_samples : 100;
+  int min_samples = o->min_samples > 0 ? o->min_samples : 1;
+  if (min_samples > max_samples) min_samples = max_samples;
+  long iter = 0;
+
+  out->sec = malloc((size_t)max_samples * sizeof *out->sec);
+  if (!out->sec) return gb_fail(GB_E_NOMEM, "out of memory for timing samples");
+  GB_CUDA_GOTO(cudaEventCreate(&ev0), err, done);
+  GB_CUDA_GOTO(cudaEventCreate(&ev1), err, done);
+
+  for (int w = 0; w < o->warmup; w++) GB_TRY_GOTO(launch(ctx, s, iter++), err, done);
+  GB_CUDA_GOTO(cudaStreamSynchronize(s), err, done);
+  GB_CUDA_GOTO(cudaGetLastError(), err, done);
+
+  if (o->graph && s == 0) {
+    err = gb_fail(GB_E_INTERNAL, "graph replay needs a created stream, not the legacy default stream");
+    goto done;
+  }
+  if (o->graph) {
+    GB_CUDA_GOTO(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), err, done);
+    for (int i = 0; i < ops; i++) {
+      err = launch(ctx, s, iter++);
+      if (err) {
+        cudaStreamEndCapture(s, &graph);
+        goto done;
+      }
+    }
+    GB_CUDA_GOTO(cudaStreamEndCapture(s, &graph), err, done);
+    GB_CUDA_GOTO(cudaGraphInstantiate(&exec, graph, 0), err, done);
+    GB_CUDA_GOTO(cudaGraphLaunch(exec, s), err, done); /* one warm replay */
+    GB_CUDA_GOTO(cudaStreamSynchronize(s), err, done);
+  }
+
+  double t_start = now_s();
+  while ((int)out->n < max_samples) {
+    GB_CUDA_GOTO(cudaEventRecord(ev0, s), err, done);
+    if (exec) {
+      GB_CUDA_GOTO(cudaGraphLaunch(exec, s), err, done);
+    } else {
+      for (int i = 0; i < ops; i++) GB_TRY_GOTO(launch(ctx, s, iter++), err, done);
+    }
+    GB_CUDA_GOTO(cudaEventRecord(ev1, s), err, done);
+    GB_CUDA_GOTO(cudaEventSynchronize(ev1), err, done);
+    GB_CUDA_GOTO(cudaGetLastError(), err, done);
+    float ms = 0;
+    GB_CUDA_GOTO(cudaEventElapsedTime(&ms, ev0, ev1), err, done);
+    out->sec[out->n++] = (double)ms * 1e-3 / ops;
+    if ((int)out->n >= min_samples && now_s() - t_start >= o->budget_s) break;
+  }
+  out->st = gb_stats_of(out->sec, out->n);
+done:
+  if (exec) cudaGraphExecDestroy(exec);
+  if (graph) cudaGraphDestroy(graph);
+  if (ev0) cudaEventDestroy(ev0);
+  if (ev1) cudaEventDestroy(ev1);
+  if (err) gb_samples_free(out);
+  return err;
+}
+
+gb_stats gb_samples_rate(const gb_samples *s, double work, double scale) {
+  double *r = malloc((s->n ? s->n : 1) * sizeof *r);
+  if (!r) return gb_stats_of(NULL, 0);
+  for (size_t i = 0; i < s->n; i++) r[i] = s->sec[i] > 0 ? work / s->sec[i] / scale : 0.0;
+  gb_stats st = gb_stats_of(r, s->n);
+  free(r);
+  return st;
+}
+
+/* ---- element types ---- */
+
+size_t gb_dtype_size(gb_dtype t) {
+  switch (t) {
+  case GB_DT_F64: return 8;
+  case GB_DT_F32: case GB_DT_I32: return 4;
+  case GB_DT_F16: case GB_DT_BF16: return 2;
+  case GB_DT_F8E4M3: case GB_DT_F8E5M2: case GB_DT_I8: return 1;
+  }
+  return 0;
+}
+
+const char *gb_dtype_name(gb_dtype t) {
+  static const char *names[] = {"fp64", "fp32", "fp16", "bf16", "fp8e4m3", "fp8e5m2", "int8", "int32"};
+  return (unsigned)t < 8 ? names[t] : "?";
+}
+
+/* ---- host twin of kernels/fill.cu ---- */
+
+static uint64_t splitmix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+/* Rounds x to a small float format exactly as kernels/fill.cu encode_small
+ * does, and returns the rounded value (not the bits). */
+static double round_small(double x, int mbits, int bias, double maxv) {
+  double sign = 1.0;
+  if (x < 0) {
+    sign = -1.0;
+    x = -x;
+  }
+  if (x == 0.0) return 0.0;
+  int emin = 1 - bias, e;
+  frexp(x, &e);
+  e -= 1;
+  if (e < emin) e = emin;
+  double quantum = ldexp(1.0, e - mbits);
+  double q = rint(x / quantum) * quantum;
+  if (q > maxv) q = maxv;
+  return sign * q;
+}
+
+double gb_random_value(size_t i, gb_dtype t, double lo, double hi, uint64_t seed) {
+  uint64_t h = splitmix64(seed ^ splitmix64((uint64_t)i));
+  double u = (double)(h >> 11) * (1.0 / 9007199254740992.0);
+  if (t == GB_DT_I8 || t == GB_DT_I32) {
+    double v = floor(lo + u * (hi - lo + 1.0));
+    return v > hi ? hi : v;
+  }
+  double v = lo + u * (hi - lo);
+  switch (t) {
+  case GB_DT_F64: return v;
+  case GB_DT_F32: return (double)(float)v;
+  case GB_DT_F16: return round_small((double)(float)v, 10, 15, 65504.0);
+  case GB_DT_BF16: return round_small((double)(float)v, 7, 127, 3.3895313892515355e38);
+  case GB_DT_F8E4M3: return round_small((double)(float)v, 3, 7, 448.0);
+  case GB_DT_F8E5M2: return round_small((double)(float)v, 2, 15, 57344.0);
+  default: return v;
+  }
+}
+
+/* ---- device fills (one module per device, loaded on first use) ---- */
+
+typedef struct fill_module {
+  int device;
+  int loaded;
+  gb_module mod;
+  cudaKernel_t k_random, k_const;
+} fill_module;
+
+static fill_module g_fill[64];
+static pthread_mutex_t g_fill_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static gb_err fill_kernels(fill_module **out) {
+  int dev = 0;
+  GB_CUDA(cudaGetDevice(&dev));
+  if (dev < 0 || dev >= 64) return gb_fail(GB_E_INTERNAL, "device ordinal %d out of range", dev);
+  pthread_mutex_lock(&g_fill_lock);
+  fill_module *f = &g_fill[dev];
+  gb_err err = GB_OK;
+  if (!f->loaded) {
+    static const char *const opts[] = {"--fmad=false"};
+    err = gb_module_load("fill.cu", opts, 1, &f->mod);
+    if (!err) err = gb_module_kernel(&f->mod, "gb_fill_random", &f->k_random);
+    if (!err) err = gb_module_kernel(&f->mod, "gb_fill_const", &f->k_const);
+    if (!err) f->loaded = 1;
+  }
+  pthread_mutex_unlock(&g_fill_lock);
+  *out = f;
+  return err;
+}
+
+static void fill_grid(size_t n, unsigned *grid, unsigned *block) {
+  *block = 256;
+  size_t g = (n + 255) / 256;
+  if (g > 65536) g = 65536;
+  if (g == 0) g = 1;
+  *grid = (unsigned)g;
+}
+
+gb_err gb_fill_random(void *dst, size_t n, gb_dtype t, double lo, double hi, uint64_t seed, cudaStream_t s) {
+  if (!(hi > lo) && !(t == GB_DT_I8 || t == GB_DT_I32))
+    return gb_fail(GB_E_INTERNAL, "gb_fill_random: empty range [%g, %g)", lo, hi);
+  fill_module *f = NULL;
+  GB_TRY(fill_kernels(&f));
+  unsigned long long nn = n, sd = seed;
+  int dt = (int)t;
+  void *args[] = {&dst, &nn, &dt, &lo, &hi, &sd};
+  unsigned grid, block;
+  fill_grid(n, &grid, &block);
+  GB_CUDA(cudaLaunchKernel((const void *)f->k_random, gb_dim1(grid), gb_dim1(block), args, 0, s));
+  return GB_OK;
+}
+
+gb_err gb_fill_const(void *dst, size_t n, gb_dtype t, double v, cudaStream_t s) {
+  fill_module *f = NULL;
+  GB_TRY(fill_kernels(&f));
+  unsigned long long nn = n;
+  int dt = (int)t;
+  void *args[] = {&dst, &nn, &dt, &v};
+  unsigned grid, block;
+  fill_grid(n, &grid, &block);
+  GB_CUDA(cudaLaunchKernel((const void *)f->k_const, gb_dim1(grid), gb_dim1(block), args, 0, s));
+  return GB_OK;
+}

@@ -1,0 +1,365 @@
+/* gb_runner: runs registered benchmarks case by case into the results CSV,
+ * with progress, telemetry, --resume, --repeat and clean stops on signals. */
+#include "gb_runner.h"
+
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gb_cuda.h"
+#include "gb_num.h"
+#include "gb_runinfo.h"
+#include "gb_telemetry.h"
+
+static volatile sig_atomic_t g_stop;
+
+void gb_campaign_request_stop(void) { g_stop = 1; }
+
+static void on_signal(int sig) {
+  g_stop = 1;
+  signal(sig, SIG_DFL); /* a second signal ends the process at once; rows are on disk */
+}
+
+/* ---- a set of case keys (open addressing over strdup'd strings) ---- */
+
+typedef struct keyset {
+  char **slot;
+  size_t cap, n;
+} keyset;
+
+static uint64_t hash_str(const char *s) {
+  uint64_t h = 14695981039346656037ULL;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+  return h;
+}
+
+static bool keyset_has(const keyset *k, const char *s) {
+  if (!k->cap) return false;
+  for (size_t i = hash_str(s) & (k->cap - 1);; i = (i + 1) & (k->cap - 1)) {
+    if (!k->slot[i]) return false;
+    if (strcmp(k->slot[i], s) == 0) return true;
+  }
+}
+
+static gb_err keyset_add(keyset *k, const char *s) {
+  if (keyset_has(k, s)) return GB_OK;
+  if ((k->n + 1) * 2 > k->cap) {
+    size_t cap = k->cap ? k->cap * 2 : 256;
+    char **slot = calloc(cap, sizeof *slot);
+    if (!slot) return gb_fail(GB_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < k->cap; i++)
+      if (k->slot[i]) {
+        size_t j = hash_str(k->slot[i]) & (cap - 1);
+        while (slot[j]) j = (j + 1) & (cap - 1);
+        slot[j] = k->slot[i];
+      }
+    free(k->slot);
+    k->slot = slot;
+    k->cap = cap;
+  }
+  size_t j = hash_str(s) & (k->cap - 1);
+  while (k->slot[j]) j = (j + 1) & (k->cap - 1);
+  k->slot[j] = strdup(s);
+  if (!k->slot[j]) return gb_fail(GB_E_NOMEM, "out of memory");
+  k->n++;
+  return GB_OK;
+}
+
+static void keyset_free(keyset *k) {
+  for (size_t i = 0; i < k->cap; i++) free(k->slot[i]);
+  free(k->slot);
+  memset(k, 0, sizeof *k);
+}
+
+/* ---- progress ---- */
+
+static void progress(const gb_campaign *c, size_t done, size_t total, const char *bench, const gb_case *cs,
+                     const char *result) {
+  if (!c->progress) return;
+  char what[160], size[32] = "";
+  if (cs->bytes != GB_NA) gb_fmt_size(size, sizeof size, cs->bytes);
+  if (cs->m != GB_NA)
+    snprintf(what, sizeof what, "%s %s %lldx%lldx%lld", bench, cs->name, (long long)cs->m, (long long)cs->n,
+             (long long)cs->k);
+  else
+    snprintf(what, sizeof what, "%s %s%s%s%s%s", bench, cs->name, cs->dtype[0] ? " " : "", cs->dtype,
+             size[0] ? " " : "", size);
+  if (c->progress_bar) {
+    int width = 30, fill = total ? (int)(width * done / total) : width;
+    char bar[64];
+    for (int i = 0; i < width; i++) bar[i] = i < fill ? '#' : '.';
+    bar[width] = '\0';
+    fprintf(c->progress, "\r\033[K[%s] %zu/%zu %s%s%s", bar, done, total, what, result ? ": " : "",
+            result ? result : "");
+  } else if (result) {
+    fprintf(c->progress, "[%zu/%zu] %s: %s\n", done, total, what, result);
+  }
+  fflush(c->progress);
+}
+
+/* ---- the run ---- */
+
+typedef struct run_state {
+  const gb_campaign *c;
+  const gb_system_info *sys;
+  const gb_device_info *dev;
+  gb_results_writer w;
+  char run_id[128];
+  keyset done;
+  gb_telemetry *tel;
+  gb_campaign_result *res;
+} run_state;
+
+static void count_row(gb_campaign_result *res, const gb_row *r) {
+  res->rows_written++;
+  switch (r->status) {
+  case GB_STATUS_OK: res->rows_ok++; break;
+  case GB_STATUS_INVALID: res->rows_invalid++; break;
+  case GB_STATUS_ERROR: res->rows_error++; break;
+  case GB_STATUS_THROTTLED: res->rows_throttled++; break;
+  }
+}
+
+static void fill_identity(run_state *st, gb_row *r, int rep, const gb_telemetry_summary *tel) {
+  static char ts[32];
+  gb_iso8601_utc(time(NULL), ts, sizeof ts);
+  r->run_id = st->run_id;
+  r->timestamp = ts;
+  r->host = gb_hostname();
+  r->gpu_type = st->dev->gpu_type;
+  r->gpu_name = st->dev->name;
+  r->driver = st->sys->driver;
+  r->cuda = st->sys->cuda_runtime;
+  r->git_sha = gb_git_sha();
+  r->rep = rep;
+  if (tel && tel->nsamples > 0) {
+    if (isnan(r->sm_clock_mhz)) r->sm_clock_mhz = tel->sm_clock_mhz;
+    if (isnan(r->mem_clock_mhz)) r->mem_clock_mhz = tel->mem_clock_mhz;
+    if (isnan(r->temp_c)) r->temp_c = tel->temp_c;
+    if (isnan(r->power_w)) r->power_w = tel->power_w;
+    if (tel->throttled && r->status == GB_STATUS_OK) r->status = GB_STATUS_THROTTLED;
+  }
+}
+
+/* Appends "; clock events: ..." to a row's detail when power/heat reasons showed up. */
+static void note_reasons(gb_row *r, const gb_telemetry_summary *tel, char *buf, size_t n) {
+  if (!tel || !tel->reasons[0]) return;
+  snprintf(buf, n, "%.4000s%sclock events: %s", r->detail, r->detail[0] ? "; " : "", tel->reasons);
+  r->detail = buf;
+}
+
+static gb_err write_case_rows(run_state *st, gb_rowset *rows, int rep, const gb_telemetry_summary *tel) {
+  for (size_t i = 0; i < rows->n; i++) {
+    gb_row r = rows->v[i];
+    char detail[4200];
+    fill_identity(st, &r, rep, tel);
+    note_reasons(&r, tel, detail, sizeof detail);
+    GB_TRY(gb_writer_add(&st->w, &r));
+    count_row(st->res, &r);
+  }
+  return gb_writer_commit(&st->w);
+}
+
+static void case_key(const char *bench, const gb_case *cs, int rep, char *buf, size_t n) {
+  gb_row r = gb_case_row(bench, cs);
+  r.rep = rep;
+  gb_row_case_key(&r, false, buf, n);
+}
+
+/* Rows of this run and benchmark now in the output file. */
+static gb_err rows_of_run(run_state *st, const char *bench, gb_results *all, gb_row **out, size_t *n) {
+  *out = NULL;
+  *n = 0;
+  if (strcmp(st->c->out_path, "-") == 0) return GB_OK;
+  GB_TRY(gb_results_read(st->c->out_path, all));
+  gb_row *v = malloc((all->nrows + 1) * sizeof *v);
+  if (!v) return gb_fail(GB_E_NOMEM, "out of memory");
+  for (size_t i = 0; i < all->nrows; i++)
+    if (strcmp(all->rows[i].run_id, st->run_id) == 0 && strcmp(all->rows[i].benchmark, bench) == 0)
+      v[(*n)++] = all->rows[i];
+  *out = v;
+  return GB_OK;
+}
+
+static gb_err finish_bench(run_state *st, const gb_bench *b, gb_run_ctx *ctx) {
+  if (!b->derive && !b->summarize) return GB_OK;
+  gb_results all = {0};
+  gb_row *rows = NULL;
+  size_t n = 0;
+  gb_err err = rows_of_run(st, b->name, &all, &rows, &n);
+  if (err) goto done;
+  if (b->derive && n) {
+    gb_rowset derived = {0};
+    err = b->derive(ctx, rows, n, &derived);
+    if (!err) {
+      /* on --resume, derived rows of this run may already be in the file */
+      keyset have = {0};
+      char key[512];
+      for (size_t i = 0; i < n && !err; i++) {
+        gb_row_case_key(&rows[i], true, key, sizeof key);
+        err = keyset_add(&have, key);
+      }
+      gb_rowset fresh = {0};
+      for (size_t i = 0; i < derived.n && !err; i++) {
+        gb_row r = derived.v[i];
+        r.rep = -1;
+        gb_row_case_key(&r, true, key, sizeof key);
+        if (!keyset_has(&have, key)) err = gb_rowset_add(&fresh, &r);
+      }
+      if (!err) err = write_case_rows(st, &fresh, -1, NULL);
+      gb_rowset_free(&fresh);
+      keyset_free(&have);
+    }
+    gb_rowset_free(&derived);
+    if (err) goto done;
+    free(rows);
+    gb_results_free(&all);
+    err = rows_of_run(st, b->name, &all, &rows, &n);
+    if (err) goto done;
+  }
+  if (b->summarize && n && st->c->table) b->summarize(ctx, rows, n, st->c->table);
+done:
+  free(rows);
+  gb_results_free(&all);
+  return err;
+}
+
+static gb_err run_bench(run_state *st, const gb_bench *b, size_t *done_cases, size_t total_cases,
+                        gb_case_list *cases, bool *broken) {
+  const gb_campaign *c = st->c;
+  gb_run_ctx ctx = {.sys = st->sys, .cfg = &c->run, .dev = st->dev, .state = NULL};
+  gb_err setup_err = b->setup ? b->setup(&ctx) : GB_OK;
+  char setup_msg[2048] = "";
+  if (setup_err) snprintf(setup_msg, sizeof setup_msg, "%s", gb_errmsg());
+  gb_rowset rows = {0};
+  gb_err err = GB_OK;
+  int reps = c->run.repeat > 0 ? c->run.repeat : 1;
+  for (size_t i = 0; i < cases->n && !g_stop && !*broken; i++) {
+    for (int rep = 0; rep < reps && !g_stop && !*broken; rep++) {
+      const gb_case *cs = &cases->v[i];
+      int rep_col = reps > 1 ? rep : -1;
+      char key[512];
+      case_key(b->name, cs, rep_col, key, sizeof key);
+      (*done_cases)++;
+      if (keyset_has(&st->done, key)) {
+        st->res->cases_skipped++;
+        continue;
+      }
+      progress(c, *done_cases - 1, total_cases, b->name, cs, NULL);
+      gb_telemetry_begin(st->tel);
+      gb_rowset_clear(&rows);
+      gb_errclear();
+      gb_err e = setup_err ? setup_err : b->run(&ctx, cs, &rows);
+      gb_telemetry_summary tel = gb_telemetry_end(st->tel);
+      char result[256];
+      if (e) {
+        const char *why = setup_err ? setup_msg : gb_errmsg();
+        gb_rowset_clear(&rows);
+        gb_row r = gb_case_row(b->name, cs);
+        r.metric = b->metric ? b->metric : "none";
+        r.unit = b->unit ? b->unit : "";
+        r.status = GB_STATUS_ERROR;
+        char detail[2200];
+        snprintf(detail, sizeof detail, "%s: %.2100s", gb_strerror(e), why[0] ? why : "no detail");
+        r.detail = detail;
+        if ((err = gb_rowset_add(&rows, &r))) break;
+        snprintf(result, sizeof result, "error: %.200s", why);
+        if (e == GB_E_CUDA && gb_cuda_context_broken()) *broken = true;
+      } else {
+        const gb_row *first = rows.n ? &rows.v[0] : NULL;
+        if (first)
+          gb_snprintf_c(result, sizeof result, "%.4g %s %s%s", first->value, first->unit,
+                        gb_status_name(first->status),
+                        tel.throttled && first->status == GB_STATUS_OK ? " (throttled)" : "");
+        else
+          snprintf(result, sizeof result, "no rows");
+      }
+      if ((err = write_case_rows(st, &rows, rep_col, &tel))) break;
+      if ((err = keyset_add(&st->done, key))) break;
+      st->res->cases_run++;
+      progress(c, *done_cases, total_cases, b->name, cs, result);
+    }
+    if (err) break;
+  }
+  if (c->progress && c->progress_bar) fputc('\n', c->progress);
+  gb_rowset_free(&rows);
+  if (!err && !*broken && !g_stop) err = finish_bench(st, b, &ctx);
+  if (b->teardown && !setup_err) b->teardown(&ctx);
+  return err;
+}
+
+gb_err gb_campaign_run(const gb_campaign *c, const gb_system_info *sys, gb_campaign_result *res) {
+  memset(res, 0, sizeof *res);
+  g_stop = 0;
+  run_state st = {.c = c, .sys = sys, .res = res};
+  if (c->run.ndevices < 1) return gb_fail(GB_E_USAGE, "no device selected");
+  int ord = c->run.devices[0];
+  if (ord < 0 || ord >= sys->ndev) return gb_fail(GB_E_USAGE, "device %d does not exist", ord);
+  st.dev = &sys->dev[ord];
+
+  /* the output must be writable before anything is measured */
+  GB_TRY(gb_writer_open(&st.w, c->out_path));
+  gb_err err = GB_OK;
+  gb_make_run_id(st.run_id, sizeof st.run_id);
+  if (c->resume && strcmp(c->out_path, "-") != 0) {
+    gb_results prev = {0};
+    err = gb_results_read(c->out_path, &prev);
+    if (err) goto done;
+    for (size_t i = 0; i < prev.nrows && !err; i++) {
+      char key[512];
+      gb_row_case_key(&prev.rows[i], false, key, sizeof key);
+      err = keyset_add(&st.done, key);
+    }
+    if (prev.nrows) snprintf(st.run_id, sizeof st.run_id, "%s", prev.rows[prev.nrows - 1].run_id);
+    gb_results_free(&prev);
+    if (err) goto done;
+  }
+
+  GB_CUDA_GOTO(cudaSetDevice(ord), err, done);
+  GB_TRY_GOTO(gb_telemetry_start(st.dev->pci_bus_id, 50, &st.tel), err, done);
+
+  /* plan every benchmark first, so progress knows the total */
+  gb_case_list lists[32];
+  memset(lists, 0, sizeof lists);
+  size_t total = 0;
+  int reps = c->run.repeat > 0 ? c->run.repeat : 1;
+  for (int i = 0; i < c->nbenches; i++) {
+    gb_run_ctx ctx = {.sys = sys, .cfg = &c->run, .dev = st.dev};
+    if ((err = c->benches[i]->plan(&ctx, &lists[i]))) {
+      for (int j = 0; j <= i; j++) gb_case_list_free(&lists[j]);
+      goto done;
+    }
+    total += lists[i].n * (size_t)reps;
+  }
+
+  struct sigaction sa, old_int, old_term;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+
+  size_t done_cases = 0;
+  bool broken = false;
+  for (int i = 0; i < c->nbenches && !err && !g_stop && !broken; i++)
+    err = run_bench(&st, c->benches[i], &done_cases, total, &lists[i], &broken);
+  for (int i = 0; i < c->nbenches; i++) gb_case_list_free(&lists[i]);
+
+  sigaction(SIGINT, &old_int, NULL);
+  sigaction(SIGTERM, &old_term, NULL);
+  res->interrupted = g_stop != 0;
+  if (!err && broken)
+    err = gb_fail(GB_E_CUDA, "the CUDA context broke (a kernel faulted); the campaign stopped and every finished "
+                             "row is in %s: rerun with --resume %s to continue", c->out_path, c->out_path);
+  if (!err && res->interrupted)
+    err = gb_fail(GB_E_INTERRUPTED, "interrupted: every finished case is in %s; continue with --resume %s",
+                  c->out_path, c->out_path);
+done:
+  gb_telemetry_stop(st.tel);
+  keyset_free(&st.done);
+  gb_err ce = gb_writer_close(&st.w);
+  return err ? err : ce;
+}

@@ -1,0 +1,118 @@
+/* gb_telemetry: a sampling thread reading NVML while cases run. */
+#include "gb_telemetry.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gb_nvml.h"
+#include "gb_stats.h"
+
+#define MAX_SAMPLES 4096
+
+typedef struct sample {
+  double sm, mem, temp, power;
+  unsigned long long reasons;
+} sample;
+
+struct gb_telemetry {
+  gb_nvml_dev *dev;
+  int period_ms;
+  pthread_t thread;
+  int running;
+  pthread_mutex_t lock;
+  sample s[MAX_SAMPLES];
+  int n;
+  volatile int stop;
+};
+
+static sample read_now(gb_nvml_dev *d) {
+  sample s = {NAN, NAN, NAN, NAN, 0};
+  unsigned v;
+  double w;
+  if (gb_nvml_clock_sm_mhz(d, &v)) s.sm = v;
+  if (gb_nvml_clock_mem_mhz(d, &v)) s.mem = v;
+  if (gb_nvml_temp_c(d, &v)) s.temp = v;
+  if (gb_nvml_power_w(d, &w)) s.power = w;
+  unsigned long long r;
+  if (gb_nvml_clock_reasons(d, &r)) s.reasons = r;
+  return s;
+}
+
+static void add(gb_telemetry *t, sample s) {
+  pthread_mutex_lock(&t->lock);
+  if (t->n < MAX_SAMPLES) t->s[t->n++] = s;
+  else t->s[(size_t)rand() % MAX_SAMPLES] = s; /* reservoir-ish: keep the window covered */
+  pthread_mutex_unlock(&t->lock);
+}
+
+static void *loop(void *arg) {
+  gb_telemetry *t = arg;
+  struct timespec ts = {t->period_ms / 1000, (long)(t->period_ms % 1000) * 1000000L};
+  while (!t->stop) {
+    add(t, read_now(t->dev));
+    nanosleep(&ts, NULL);
+  }
+  return NULL;
+}
+
+gb_err gb_telemetry_start(const char *pci_bus_id, int period_ms, gb_telemetry **out) {
+  gb_telemetry *t = calloc(1, sizeof *t);
+  if (!t) return gb_fail(GB_E_NOMEM, "out of memory");
+  pthread_mutex_init(&t->lock, NULL);
+  t->period_ms = period_ms > 0 ? period_ms : 50;
+  t->dev = pci_bus_id ? gb_nvml_device_by_pci(pci_bus_id) : NULL;
+  if (t->dev && pthread_create(&t->thread, NULL, loop, t) == 0) t->running = 1;
+  *out = t;
+  return GB_OK;
+}
+
+void gb_telemetry_begin(gb_telemetry *t) {
+  if (!t) return;
+  pthread_mutex_lock(&t->lock);
+  t->n = 0;
+  pthread_mutex_unlock(&t->lock);
+}
+
+static double median_of(const sample *s, int n, size_t off) {
+  double v[MAX_SAMPLES];
+  int k = 0;
+  for (int i = 0; i < n; i++) {
+    double x = *(const double *)((const char *)&s[i] + off);
+    if (!isnan(x)) v[k++] = x;
+  }
+  return k ? gb_median(v, (size_t)k) : NAN;
+}
+
+gb_telemetry_summary gb_telemetry_end(gb_telemetry *t) {
+  gb_telemetry_summary r = {0, NAN, NAN, NAN, NAN, false, ""};
+  if (!t || !t->dev) return r;
+  if (t->n == 0) add(t, read_now(t->dev));
+  pthread_mutex_lock(&t->lock);
+  int n = t->n;
+  r.nsamples = n;
+  r.sm_clock_mhz = median_of(t->s, n, offsetof(sample, sm));
+  r.mem_clock_mhz = median_of(t->s, n, offsetof(sample, mem));
+  r.temp_c = median_of(t->s, n, offsetof(sample, temp));
+  r.power_w = median_of(t->s, n, offsetof(sample, power));
+  unsigned long long all = 0;
+  int held = 0;
+  for (int i = 0; i < n; i++) {
+    all |= t->s[i].reasons;
+    if (t->s[i].reasons & GB_NVML_REASONS_THROTTLE) held++;
+  }
+  pthread_mutex_unlock(&t->lock);
+  r.throttled = n > 0 && 2 * held > n;
+  gb_nvml_reason_names(all & ~GB_NVML_REASON_GPU_IDLE, r.reasons, sizeof r.reasons);
+  return r;
+}
+
+void gb_telemetry_stop(gb_telemetry *t) {
+  if (!t) return;
+  t->stop = 1;
+  if (t->running) pthread_join(t->thread, NULL);
+  pthread_mutex_destroy(&t->lock);
+  free(t);
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine, from the repository root, with .devbuild/ carried
+# there (scripts/build-for-device.sh makes it). Usage:
+#   scripts/device-run.sh tests            GPU test programs + gpubench info
+#   scripts/device-run.sh bench LIST ARGS  gpubench run --bench LIST ARGS
+#   scripts/device-run.sh ref NAME...      scripts/device/NAME_ref.py (PyTorch references)
+# Output files go to $OUT (or ./out when unset). Never changes clocks, power
+# limits or MIG and leaves NCCL's environment as the machine sets it.
+set -u
+out=${OUT:-out}
+mkdir -p "$out"
+export GPUBENCH_CACHE_DIR=${GPUBENCH_CACHE_DIR:-/tmp/gpubench-cache}
+export PYTHONUNBUFFERED=1
+bin=.devbuild/gpubench
+what=${1:-tests}
+shift || true
+case "$what" in
+  tests)
+    $bin info | tee "$out/info.txt"
+    pass=0 fail=0 skip=0
+    for t in .devbuild/tests/check_*_gpu; do
+      name=$(basename "$t")
+      "$t" >"$out/$name.log" 2>&1
+      rc=$?
+      tail -n 3 "$out/$name.log"
+      case $rc in
+        0) pass=$((pass + 1)); echo "$name: passed" ;;
+        77) skip=$((skip + 1)); echo "$name: SKIPPED" ;;
+        *) fail=$((fail + 1)); echo "$name: FAILED (rc=$rc)"; tail -n 30 "$out/$name.log" ;;
+      esac
+    done
+    echo "GPU tests: $pass passed, $fail failed, $skip skipped"
+    [ "$fail" -eq 0 ]
+    ;;
+  bench)
+    list=$1
+    shift
+    $bin run --bench "$list" --out "$out/$list.csv" "$@"
+    ;;
+  ref)
+    for name in "$@"; do
+      python3 "scripts/device/${name}_ref.py" | tee "$out/${name}_ref.txt"
+    done
+    ;;
+  *)
+    echo "usage: $0 tests | bench LIST [ARGS] | ref NAME..." >&2
+    exit 2
+    ;;
+esac

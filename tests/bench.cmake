@@ -1,0 +1,7 @@
+# GPU-library suites: CPU parts run everywhere, GPU parts skip (77) without a GPU.
+gb_add_check_test(check_kernels check_kernels.c LIBS gb_bench)
+gb_add_check_test(check_fma check_fma.c LIBS gb_bench)
+gb_add_check_test(check_harness check_harness.c LIBS gb_bench)
+gb_add_check_test(check_registry check_registry.c LIBS gb_bench)
+gb_add_check_test(check_gputype check_gputype.c)
+gb_add_check_test(check_foundation_gpu check_foundation_gpu.c LIBS gb_bench GPU)
