@@ -22,6 +22,7 @@ int gb_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((for
 int gb_cli_wants_help(int argc, char **argv);
 
 int gb_cmd_info(int argc, char **argv);
+int gb_cmd_plan(int argc, char **argv);
 int gb_cmd_report(int argc, char **argv);
 int gb_cmd_run(int argc, char **argv);
 

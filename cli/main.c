@@ -12,6 +12,7 @@
  * line here. */
 const gb_command gb_commands[] = {
     {"info", "show the driver, libraries and GPUs (exit 3 with no usable GPU)", gb_cmd_info},
+    {"plan", "rank GPU configurations for a workload by cost under a deadline and a budget", gb_cmd_plan},
     {"report", "write a report (Markdown, HTML, gnuplot plots) from results and a plan", gb_cmd_report},
     {"run", "run benchmarks into a results CSV", gb_cmd_run},
     {NULL, NULL, NULL},
