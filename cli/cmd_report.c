@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "gb_cli.h"
+#include "gb_plan.h"
 #include "gb_plot.h"
 #include "gb_report.h"
 #include "gb_runinfo.h"
@@ -18,7 +19,9 @@ static void usage(FILE *fp) {
           "(.gp) next to it: re-run one with `gnuplot NAME.gp` in DIR. Several results files\n"
           "(GPU types, runs) are compared side by side.\n"
           "\n"
-          "With no RESULTS.csv, reports on the shipped measurements (%s/measured/*.csv).\n"
+          "With no RESULTS.csv and no --plan, reports on the shipped measurements\n"
+          "(%s/measured/*.csv) and the default plan (as `gpubench plan` with no\n"
+          "arguments), whose CSVs are written to DIR/plan.csv and DIR/plan_sensitivity.csv.\n"
           "\n"
           "Options:\n"
           "  --out DIR                output directory, created if missing (default: report)\n"
@@ -75,7 +78,14 @@ int gb_cmd_report(int argc, char **argv) {
   gb_report_summary sum;
   gb_err e;
   if (nfiles == 0 && !o.plan_path) {
-    e = gb_report_shipped(NULL, NULL, o.out_dir, &sum);
+    /* the README's first command: the shipped measurements and the default
+     * plan (planner/gb_plan.h), whose CSVs are kept in DIR with the report */
+    char plan[4096], sens[4096];
+    snprintf(plan, sizeof plan, "%s/plan.csv", o.out_dir);
+    snprintf(sens, sizeof sens, "%s/plan_sensitivity.csv", o.out_dir);
+    e = gb_report_make_dir(o.out_dir);
+    if (e == GB_OK) e = gb_plan_default(plan, sens);
+    if (e == GB_OK) e = gb_report_shipped(plan, sens, o.out_dir, &sum);
   } else {
     o.results = files;
     o.nresults = nfiles;

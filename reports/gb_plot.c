@@ -448,7 +448,20 @@ static gb_err bars_files(const char *dir, const gb_plot_spec *p, const char *con
     e = put_gp_string(&g, cats[j]);
     if (!e) e = put_c(&g, " %zu%s", j, j + 1 < ncat ? ", " : ")\n");
   }
-  if (!e && ncat > 8) e = gb_buf_puts(&g, "set xtics rotate by -30\n");
+  /* long or many category names: slanted, ending at their tick */
+  size_t chars = 0, longest = 0;
+  for (size_t j = 0; j < ncat; j++) {
+    chars += strlen(cats[j]) + 2;
+    if (strlen(cats[j]) > longest) longest = strlen(cats[j]);
+  }
+  if (!e && chars > 90) {
+    /* the first name runs left of the plot by about cos(30) = 0.87 of its
+     * length: widen the left margin (in characters) to keep it whole */
+    int lmargin = (int)((double)longest * 0.87) - 2;
+    if (lmargin < 10) lmargin = 10;
+    if (lmargin > 40) lmargin = 40;
+    e = put_c(&g, "set xtics rotate by 30 right\nset lmargin %d\n", lmargin);
+  }
   if (!e) e = gb_buf_puts(&g, "plot \\\n");
   for (size_t i = 0; i < ns && !e; i++) {
     e = put_c(&g, "  '%s.dat' index %zu using 1:2 with boxes lc %zu title ", p->stem, i, i + 1);

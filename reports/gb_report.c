@@ -527,7 +527,7 @@ static gb_err table_headline(gb_rep *r) {
 
 /* ---- the whole report ---- */
 
-static gb_err make_dir(const char *dir) {
+gb_err gb_report_make_dir(const char *dir) {
   char path[4096];
   snprintf(path, sizeof path, "%s", dir);
   for (char *p = path + 1; *p; p++) {
@@ -622,7 +622,7 @@ gb_err gb_report_write(const gb_report_options *o, gb_report_summary *sum) {
   gb_err e = read_inputs(&r);
   if (!e) e = find_sources(&r);
   if (!e) e = find_points(&r);
-  if (!e) e = make_dir(o->out_dir);
+  if (!e) e = gb_report_make_dir(o->out_dir);
   sum->rows = r.res.nrows;
   if (!e) sum->gnuplot = gb_gnuplot_available();
   if (!e) e = compose(&r);
@@ -646,6 +646,7 @@ gb_err gb_report_shipped_results(char ***paths, size_t *n) {
   char dir[4096];
   snprintf(dir, sizeof dir, "%s/measured", gb_data_dir());
   DIR *d = opendir(dir);
+  if (!d && errno == ENOENT) return GB_OK; /* no shipped measurements: no files */
   if (!d) return gb_fail(GB_E_IO, "%s: cannot open the shipped results: %s", dir, strerror(errno));
   size_t cap = 0;
   gb_err e = GB_OK;

@@ -38,8 +38,13 @@ typedef struct gb_report_summary {
  * and counted in sum->plots_failed, and the call still succeeds. */
 gb_err gb_report_write(const gb_report_options *o, gb_report_summary *sum);
 
+/* Creates dir and its missing parents (mkdir -p); GB_E_IO naming the path
+ * when it cannot, or when it exists and is not a directory. */
+gb_err gb_report_make_dir(const char *dir);
+
 /* The shipped measured results: gb_data_dir()/measured/ *.csv in name
- * order. *paths is malloc'd (free each and the vector); *n may be 0. */
+ * order. *paths is malloc'd (free each and the vector); *n may be 0, also
+ * when the directory does not exist. */
 gb_err gb_report_shipped_results(char ***paths, size_t *n);
 
 /* The report `gpubench report` writes with no results files: the shipped

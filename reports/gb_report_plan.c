@@ -13,6 +13,7 @@
 
 #define PLAN_TABLE_MAX 40 /* configurations listed in the ranked table */
 #define PLAN_BARS_MAX 15  /* configurations in the efficiency bars */
+#define PLAN_PARETO_LABELS 6 /* frontier points named in the time-cost plot */
 
 static void config_name(const gb_planfile_row *p, char *buf, size_t n) {
   snprintf(buf, n, "%dx %s %s %s", p->gpu_count, p->gpu_type, p->provider, p->offering);
@@ -133,10 +134,14 @@ static gb_err plan_efficiency_bars(gb_rep *r) {
   for (size_t i = 0; i < r->plan.n && n < PLAN_BARS_MAX; i++) {
     const gb_planfile_row *p = &r->plan.rows[i];
     if (!p->feasible || !isfinite(p->efficiency)) continue;
-    char c[160];
-    config_name(p, c, sizeof c);
-    if (p->rank >= 0) snprintf(names[n], sizeof names[0], "#%d %s", p->rank, c);
-    else snprintf(names[n], sizeof names[0], "%s", c);
+    /* short: "#1 32x MI300X TensorWave on-demand" (the type up to its first '-') */
+    char type[64];
+    snprintf(type, sizeof type, "%s", p->gpu_type);
+    char *dash = strchr(type, '-');
+    if (dash) *dash = '\0';
+    if (p->rank >= 0)
+      snprintf(names[n], sizeof names[0], "#%d %dx %s %s %s", p->rank, p->gpu_count, type, p->provider, p->offering);
+    else snprintf(names[n], sizeof names[0], "%dx %s %s %s", p->gpu_count, type, p->provider, p->offering);
     cats[n] = names[n];
     vals[n] = p->efficiency;
     unit = p->efficiency_unit;
@@ -202,6 +207,18 @@ static gb_err plan_time_cost(gb_rep *r) {
       pl[b] = pl[b - 1];
       pl[b - 1] = l;
     }
+  /* label at most PLAN_PARETO_LABELS frontier points, spread along it:
+   * indices round(k (np - 1) / (L - 1)), k = 0 .. L-1 */
+  if (np > PLAN_PARETO_LABELS) {
+    const char **keep = calloc(np, sizeof *keep);
+    if (!keep) e = gb_fail(GB_E_NOMEM, "out of memory");
+    for (size_t k = 0; k < PLAN_PARETO_LABELS && !e; k++) {
+      size_t j = (size_t)llround((double)k * (double)(np - 1) / (PLAN_PARETO_LABELS - 1));
+      keep[j] = pl[j];
+    }
+    if (!e) memcpy(pl, keep, np * sizeof *pl);
+    free(keep);
+  }
   gb_plot_series s[3];
   size_t ns = 0;
   if (nf) s[ns++] = (gb_plot_series){.title = "feasible", .n = nf, .x = fx, .y = fy, .style = GB_PLOT_POINTS};

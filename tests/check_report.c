@@ -79,9 +79,9 @@ static const struct {
     {"collective_all-gather_H200-SXM-141GB", {"2 GPUs, out-of-place", "4 GPUs, out-of-place", "all_gather", ""}},
     {"collective_all-reduce_A100-SXM-80GB", {"2 GPUs, out-of-place", "8 GPUs, out-of-place", "", ""}},
     {"roofline_H200-SXM-141GB", {"memory (membw): 4310 GB/s", "GEMM bf16: 740.7 TFLOP/s", "CUDA-core fp32: 59 TFLOP/s",
-                                 "measured kernels"}},
+                                 "STREAM kernels (largest arrays)"}},
     {"roofline_A100-SXM-80GB", {"memory (membw): 1790 GB/s", "GEMM int8: 560 TOP/s", "triad fp64", "GEMM tf32"}},
-    {"plan_efficiency", {"efficiency (EFLOP per 1000 USD)", "#1 8x H100-SXM-80GB runpod secure", "", ""}},
+    {"plan_efficiency", {"efficiency (EFLOP per 1000 USD)", "#1 8x H100 runpod secure", "", ""}},
     {"plan_time_cost", {"Pareto frontier", "deadline 200 h", "budget 20000 USD", "infeasible (deadline, budget or memory)"}},
 };
 #define NPLOTS (sizeof k_plots / sizeof k_plots[0])
