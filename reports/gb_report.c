@@ -482,7 +482,7 @@ static gb_err table_headline(gb_rep *r) {
       if (!gb_rep_is(p, kinds[k].bench, kinds[k].metric)) continue;
       e = gb_rep_names_add(&cases, p->row->case_name);
     }
-    if (!e && strcmp(kinds[k].bench, "gemm") == 0) qsort(cases.v, cases.n, sizeof *cases.v, gb_rep_cmp_precision);
+    if (!e && cases.n > 1 && strcmp(kinds[k].bench, "gemm") == 0) qsort(cases.v, cases.n, sizeof *cases.v, gb_rep_cmp_precision);
     for (size_t c = 0; c < cases.n && !e; c++) {
       char title[160];
       snprintf(title, sizeof title, kinds[k].title, cases.v[c]);

@@ -232,7 +232,7 @@ static gb_err gemm_speedup(gb_rep *r) {
   double *vals = calloc(nc * ns + 1, sizeof *vals);
   gb_plot_series *s = calloc(ns + 1, sizeof *s);
   if (!e && (!vals || !s)) e = gb_fail(GB_E_NOMEM, "out of memory");
-  if (!e) qsort(cats.v, nc, sizeof *cats.v, gb_rep_cmp_precision);
+  if (!e && nc > 1) qsort(cats.v, nc, sizeof *cats.v, gb_rep_cmp_precision);
   bool any = false;
   for (size_t i = 0; i < ns && !e; i++) {
     for (size_t j = 0; j < nc; j++) {
@@ -264,7 +264,7 @@ gb_err gb_rep_section_gemm(gb_rep *r) {
     gb_rep_names_free(&prec);
     return e;
   }
-  if (!e) qsort(prec.v, prec.n, sizeof *prec.v, gb_rep_cmp_precision);
+  if (!e && prec.n > 1) qsort(prec.v, prec.n, sizeof *prec.v, gb_rep_cmp_precision);
   gb_plot_spec p = {.stem = "gemm_precision", .title = "GEMM throughput per precision (best shape)",
                     .xlabel = "precision", .ylabel = "throughput (TFLOP/s; TOP/s for int8)",
                     .ref_title = "datasheet peak (dense)"};
@@ -307,7 +307,7 @@ gb_err gb_rep_section_fma(gb_rep *r) {
     return GB_OK; /* the roofline notes a missing CUDA-core ceiling */
   }
   if (!e) e = gb_doc_heading(&r->doc, 2, "CUDA-core FMA peak");
-  if (!e) qsort(cases.v, cases.n, sizeof *cases.v, gb_rep_cmp_precision);
+  if (!e && cases.n > 1) qsort(cases.v, cases.n, sizeof *cases.v, gb_rep_cmp_precision);
   gb_plot_spec p = {.stem = "fma", .title = "CUDA-core FMA throughput", .xlabel = "data type",
                     .ylabel = "throughput (TFLOP/s)", .ref_title = "datasheet peak"};
   if (!e)
