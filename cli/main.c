@@ -14,6 +14,7 @@ const gb_command gb_commands[] = {
     {"history", "per-figure series over many runs, and the runs where a figure shifted", gb_cmd_history},
     {"info", "show the driver, libraries and GPUs (exit 3 with no usable GPU)", gb_cmd_info},
     {"plan", "rank GPU configurations for a workload by cost under a deadline and a budget", gb_cmd_plan},
+    {"report", "write a report (Markdown, HTML, gnuplot plots) from results and a plan", gb_cmd_report},
     {"run", "run benchmarks into a results CSV", gb_cmd_run},
     {NULL, NULL, NULL},
 };

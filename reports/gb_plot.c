@@ -288,6 +288,20 @@ static bool first_point(const gb_plot_spec *p, const gb_plot_series *s, size_t n
   return false;
 }
 
+static bool series_has_bar(const gb_plot_series *s, size_t ncat) {
+  for (size_t j = 0; j < ncat; j++)
+    if (isfinite(s->y[j])) return true;
+  return false;
+}
+
+/* A plottable point with a non-empty label (see series_has_bar). */
+static bool series_has_label(const gb_plot_spec *p, const gb_plot_series *s) {
+  if (!s->labels) return false;
+  for (size_t j = 0; j < s->n; j++)
+    if (point_ok(p, s->x[j], s->y[j]) && s->labels[j] && s->labels[j][0]) return true;
+  return false;
+}
+
 static gb_err check_spec(const gb_plot_spec *p) {
   if (!p || !stem_ok(p->stem))
     return gb_fail(GB_E_INPUT, "plot stem \"%s\" is not a plain file name", p && p->stem ? p->stem : "");
@@ -349,7 +363,7 @@ static gb_err lines_files(const char *dir, const gb_plot_spec *p, const gb_plot_
     e = put_c(&g, "  '%s.dat' index %zu using 1:2 with %s lw %s lc %zu title ", p->stem, i, with,
               s[i].emphasis ? "3" : "1.5", i + 1);
     if (!e) e = put_gp_string(&g, s[i].title);
-    if (!e && s[i].labels)
+    if (!e && series_has_label(p, &s[i]))
       e = put_c(&g, ", \\\n  '%s.dat' index %zu using 1:2:3 with labels left offset 0.8,0.4 font ',9' notitle",
                 p->stem, i);
     if (!e) e = gb_buf_puts(&g, ", \\\n");
@@ -434,12 +448,27 @@ static gb_err bars_files(const char *dir, const gb_plot_spec *p, const char *con
     e = put_gp_string(&g, cats[j]);
     if (!e) e = put_c(&g, " %zu%s", j, j + 1 < ncat ? ", " : ")\n");
   }
-  if (!e && ncat > 8) e = gb_buf_puts(&g, "set xtics rotate by -30\n");
+  /* long or many category names: slanted, ending at their tick */
+  size_t chars = 0, longest = 0;
+  for (size_t j = 0; j < ncat; j++) {
+    chars += strlen(cats[j]) + 2;
+    if (strlen(cats[j]) > longest) longest = strlen(cats[j]);
+  }
+  if (!e && chars > 90) {
+    /* the first name runs left of the plot by about cos(30) = 0.87 of its
+     * length: widen the left margin (in characters) to keep it whole */
+    int lmargin = (int)((double)longest * 0.87) - 2;
+    if (lmargin < 10) lmargin = 10;
+    if (lmargin > 40) lmargin = 40;
+    e = put_c(&g, "set xtics rotate by 30 right\nset lmargin %d\n", lmargin);
+  }
   if (!e) e = gb_buf_puts(&g, "plot \\\n");
   for (size_t i = 0; i < ns && !e; i++) {
     e = put_c(&g, "  '%s.dat' index %zu using 1:2 with boxes lc %zu title ", p->stem, i, i + 1);
     if (!e) e = put_gp_string(&g, s[i].title);
-    if (!e && value_labels)
+    /* labels only over real bars: gnuplot 5.4 crashes (SIGSEGV) drawing
+     * "with labels" from a block whose only point is undefined */
+    if (!e && value_labels && series_has_bar(&s[i], ncat))
       e = put_c(&g, ", \\\n  '%s.dat' index %zu using 1:2:5 with labels offset 0,0.6 font ',8' notitle", p->stem, i);
     if (!e) e = gb_buf_puts(&g, i + 1 < ns || any_ref ? ", \\\n" : "\n");
   }

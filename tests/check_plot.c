@@ -96,6 +96,29 @@ START_TEST(test_bars_render) {
 }
 END_TEST
 
+/* Regression: a bar series with no value at all made gnuplot 5.4 crash
+ * (SIGSEGV) on its value labels; it now renders with the series in the key. */
+START_TEST(test_bars_empty_series) {
+  const char *dir = gb_test_tmpdir();
+  const char *cats[] = {"bf16_vs_fp32", "fp8e4m3_vs_fp32"};
+  const double a[] = {14.5, 25.7}, b[] = {NAN, NAN};
+  gb_plot_series s[] = {{.title = "has bars", .n = 2, .y = a}, {.title = "no bars", .n = 2, .y = b}};
+  gb_plot_spec p = {.stem = "empty_series", .title = "t", .xlabel = "x", .ylabel = "speedup (x)"};
+  ck_assert_int_eq(gb_plot_bars(dir, &p, cats, 2, s, 2), GB_OK);
+  const char *texts[] = {"has bars", "no bars", "14.5"};
+  check_rendered(dir, "empty_series", 1000, 600, texts, 3);
+  /* likewise point labels of a series with no plottable point */
+  const double x[] = {1, 2}, y[] = {3, 4}, nx[] = {NAN}, ny[] = {NAN};
+  const char *labels[] = {"L1", "L2"}, *nl[] = {"never"};
+  gb_plot_series ls[] = {{.title = "pts", .n = 2, .x = x, .y = y, .labels = labels},
+                         {.title = "none", .n = 1, .x = nx, .y = ny, .labels = nl}};
+  p.stem = "empty_labels";
+  ck_assert_int_eq(gb_plot_lines(dir, &p, ls, 2), GB_OK);
+  const char *texts2[] = {"L1", "L2", "none"};
+  check_rendered(dir, "empty_labels", 1000, 600, texts2, 3);
+}
+END_TEST
+
 /* Under a comma-decimal locale the data and script still use '.'. */
 START_TEST(test_c_locale_numbers) {
   const char *loc = gb_test_comma_locale();
@@ -188,6 +211,7 @@ int main(void) {
     tcase_set_timeout(tr, 60);
     tcase_add_test(tr, test_lines_render);
     tcase_add_test(tr, test_bars_render);
+    tcase_add_test(tr, test_bars_empty_series);
     tcase_add_test(tr, test_c_locale_numbers);
     tcase_add_test(tr, test_gnuplot_error_captured);
     suite_add_tcase(s, tr);
