@@ -18,13 +18,13 @@
 
 static char *slurp_in(const char *dir, const char *name) {
   char path[4096];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
+  snprintf(path, sizeof path, "%.3000s/%.1000s", dir, name);
   return gb_test_slurp(path, NULL);
 }
 
 static bool exists_in(const char *dir, const char *name) {
   char path[4096];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
+  snprintf(path, sizeof path, "%.3000s/%.1000s", dir, name);
   return gb_test_file_nonempty(path);
 }
 
