@@ -9,10 +9,12 @@
 
 extern const gb_bench gb_bench_collective;
 extern const gb_bench gb_bench_fma;
+extern const gb_bench gb_bench_gemm;
 
 const gb_bench *const gb_benches[] = {
     &gb_bench_collective,
     &gb_bench_fma,
+    &gb_bench_gemm,
     NULL,
 };
 
