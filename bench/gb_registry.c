@@ -7,13 +7,17 @@
 
 #include "gb_bench.h"
 
+extern const gb_bench gb_bench_collective;
 extern const gb_bench gb_bench_copy;
 extern const gb_bench gb_bench_fma;
+extern const gb_bench gb_bench_gemm;
 extern const gb_bench gb_bench_membw;
 
 const gb_bench *const gb_benches[] = {
+    &gb_bench_collective,
     &gb_bench_copy,
     &gb_bench_fma,
+    &gb_bench_gemm,
     &gb_bench_membw,
     NULL,
 };

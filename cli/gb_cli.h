@@ -21,7 +21,11 @@ int gb_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((for
 /* True when argv holds -h or --help before any "--". */
 int gb_cli_wants_help(int argc, char **argv);
 
+int gb_cmd_compare(int argc, char **argv);
+int gb_cmd_history(int argc, char **argv);
 int gb_cmd_info(int argc, char **argv);
+int gb_cmd_plan(int argc, char **argv);
+int gb_cmd_report(int argc, char **argv);
 int gb_cmd_run(int argc, char **argv);
 
 #endif

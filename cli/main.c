@@ -1,6 +1,5 @@
 /* gpubench: entry point and subcommand dispatch. */
 #include <locale.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,28 +10,14 @@
  * int gb_cmd_<name>(int argc, char **argv), declare it in gb_cli.h and add a
  * line here. */
 const gb_command gb_commands[] = {
+    {"compare", "compare results with a baseline: the CI regression gate (exit 1 on a regression)", gb_cmd_compare},
+    {"history", "per-figure series over many runs, and the runs where a figure shifted", gb_cmd_history},
     {"info", "show the driver, libraries and GPUs (exit 3 with no usable GPU)", gb_cmd_info},
+    {"plan", "rank GPU configurations for a workload by cost under a deadline and a budget", gb_cmd_plan},
+    {"report", "write a report (Markdown, HTML, gnuplot plots) from results and a plan", gb_cmd_report},
     {"run", "run benchmarks into a results CSV", gb_cmd_run},
     {NULL, NULL, NULL},
 };
-
-int gb_cli_usage_error(const char *cmd, const char *fmt, ...) {
-  va_list ap;
-  fprintf(stderr, "gpubench %s: ", cmd);
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fprintf(stderr, "\nTry 'gpubench %s --help'.\n", cmd);
-  return 2;
-}
-
-int gb_cli_wants_help(int argc, char **argv) {
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--") == 0) return 0;
-    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) return 1;
-  }
-  return 0;
-}
 
 static void usage(FILE *fp) {
   fprintf(fp,
@@ -46,7 +31,8 @@ static void usage(FILE *fp) {
   fprintf(fp,
           "\n"
           "Run 'gpubench COMMAND --help' for a command's options.\n"
-          "Exit codes: 0 success, 1 a check failed, 2 bad usage or input, 3 no usable GPU.\n");
+          "Exit codes: 0 success, 1 a check failed or a regression, 2 bad usage or input,\n"
+          "3 no usable GPU, or nothing the gate could compare.\n");
 }
 
 int main(int argc, char **argv) {

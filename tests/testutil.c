@@ -14,13 +14,13 @@ int gb_test_run_suite(Suite *s) {
 }
 
 const char *gb_fixture(const char *name) {
-  static char path[4096];
+  static char path[1024];
   snprintf(path, sizeof path, "%s/%s", GB_FIXTURES, name);
   return path;
 }
 
 const char *gb_test_tmpdir(void) {
-  static char dir[4096];
+  static char dir[1024];
   const char *base = getenv("TMPDIR");
   snprintf(dir, sizeof dir, "%s/gbtest.XXXXXX", base && *base ? base : "/tmp");
   if (!mkdtemp(dir)) return NULL;

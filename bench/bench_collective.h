@@ -1,0 +1,272 @@
+/* bench_collective: the pure parts of the NCCL collective benchmark, testable
+ * on a machine with no GPU: nccl-tests' byte and bus-bandwidth accounting per
+ * collective, the message-size sweep and case plan, the known per-rank input
+ * values and the expected result of each collective (the host twin of
+ * kernels/collective_check.cu), the `--opt` keys, and the multi-process
+ * bootstrap (launcher environment, NCCL unique id through a file or a hex
+ * environment variable, spawning local ranks).
+ *
+ * Definitions (nccl-tests src/<coll>.cu *GetBw; ../shared/reference/benchmarks.md):
+ *   n = ranks (GPUs) in the communicator, count = elements per rank as below
+ *   all_reduce      S = count * typesize           busbw = algbw * 2(n-1)/n
+ *   reduce_scatter  S = count * typesize * n        busbw = algbw * (n-1)/n
+ *                   (count = elements each rank receives)
+ *   all_gather      S = count * typesize * n        busbw = algbw * (n-1)/n
+ *                   (count = elements each rank sends)
+ *   broadcast       S = count * typesize           busbw = algbw * 1
+ *   algbw = S / time (GB/s, 1e9 bytes), time = the slowest rank's time per op. */
+#ifndef BENCH_COLLECTIVE_H
+#define BENCH_COLLECTIVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "gb_error.h"
+#include "gb_results.h"
+
+/* ---- collectives, element types, accounting ---- */
+
+typedef enum gb_coll {
+  GB_COLL_ALL_REDUCE = 0, /* sum */
+  GB_COLL_REDUCE_SCATTER, /* sum */
+  GB_COLL_ALL_GATHER,
+  GB_COLL_BROADCAST,      /* root 0 */
+  GB_COLL_COUNT
+} gb_coll;
+
+typedef enum gb_coll_dtype { GB_COLL_FP32 = 0, GB_COLL_BF16, GB_COLL_FP16, GB_COLL_DTYPE_COUNT } gb_coll_dtype;
+
+/* "all_reduce", "reduce_scatter", "all_gather", "broadcast". */
+const char *gb_coll_name(gb_coll c);
+/* Parses one of those names; false when unknown. */
+bool gb_coll_parse(const char *s, gb_coll *out);
+
+/* "fp32", "bf16", "fp16" (results-schema names) and their sizes in bytes. */
+const char *gb_coll_dtype_name(gb_coll_dtype t);
+int gb_coll_dtype_size(gb_coll_dtype t);
+bool gb_coll_dtype_parse(const char *s, gb_coll_dtype *out);
+
+/* nccl-tests' bus-bandwidth factor for n ranks (n >= 1): 2(n-1)/n for
+ * all_reduce, (n-1)/n for reduce_scatter and all_gather, 1 for broadcast.
+ * So busbw is 0 on one GPU except for broadcast, where nccl-tests keeps 1. */
+double gb_coll_busbw_factor(gb_coll c, int n);
+
+/* Per-rank element count nccl-tests uses for a sweep size of size_bytes
+ * (the largest buffer of the operation): all_reduce and broadcast
+ * size/typesize, reduce_scatter and all_gather size/typesize/n (rounded
+ * down). 0 when the size is too small for one element per rank. */
+int64_t gb_coll_count_for_size(gb_coll c, int64_t size_bytes, int typesize, int n);
+
+/* S in bytes (the `bytes` column and algbw's numerator) for a per-rank
+ * count: count*typesize, times n for reduce_scatter and all_gather. */
+int64_t gb_coll_bytes(gb_coll c, int64_t count, int typesize, int n);
+
+/* Elements in the send and receive buffer of one rank for a per-rank count
+ * (all_reduce c/c, reduce_scatter n*c/c, all_gather c/n*c, broadcast c/c). */
+void gb_coll_buffer_elems(gb_coll c, int64_t count, int n, int64_t *send_elems, int64_t *recv_elems);
+
+/* algbw in GB/s (1e9 bytes) of S bytes in time_s seconds; busbw = algbw *
+ * gb_coll_busbw_factor. */
+double gb_coll_algbw_gbps(int64_t bytes, double time_s);
+double gb_coll_busbw_gbps(gb_coll c, int n, int64_t bytes, double time_s);
+
+/* `case` column: "<collective>_outofplace" or "<collective>_inplace", with
+ * "_mp" appended in the multi-process modes (one process per GPU), so rows
+ * of both modes in one file keep distinct keys. */
+void gb_coll_case_name(gb_coll c, bool inplace, bool multiprocess, char *buf, size_t n);
+
+/* ---- sizes and plan ---- */
+
+/* Message sizes from min_bytes, multiplied by factor (an integer >= 2, as
+ * nccl-tests -f) while <= max_bytes; max_bytes is appended when the
+ * geometric steps miss it, so the sweep always ends there. Writes at most
+ * cap sizes to out and returns how many there are (0 on bad arguments:
+ * min < 1, max < min, factor < 2). */
+size_t gb_coll_size_sweep(int64_t min_bytes, int64_t max_bytes, int factor, int64_t *out, size_t cap);
+
+/* The GPU counts of the single-process mode: 1, 2, 4, 8 ... up to ndev,
+ * plus ndev itself when it is not a power of two. Returns how many (<= cap). */
+int gb_coll_gpu_counts(int ndev, int *out, int cap);
+
+/* One planned measurement. */
+typedef struct gb_coll_point {
+  gb_coll coll;
+  gb_coll_dtype dtype;
+  bool inplace;
+  int nranks;
+  int64_t size_bytes; /* the sweep size it came from */
+  int64_t count;      /* per-rank count (gb_coll_count_for_size) */
+  int64_t bytes;      /* S */
+} gb_coll_point;
+
+#define GB_COLL_MP_LAUNCHER (-1) /* opts.mp: rank and world size from a launcher */
+#define GB_COLL_MAX_SIZES 64
+
+/* `--opt` keys this benchmark reads (each may also be written with a
+ * "collective." prefix; unknown keys without the prefix belong to other
+ * benchmarks and are ignored, unknown prefixed keys are an error). */
+typedef struct gb_coll_opts {
+  int mp;              /* 0: one process drives the selected GPUs; N >= 1: start N
+                          local processes, one per GPU; GB_COLL_MP_LAUNCHER (mp=launcher):
+                          this process is one rank started by srun/mpirun */
+  int64_t min_bytes;   /* min=SIZE (default 8) */
+  int64_t max_bytes;   /* max=SIZE (default 1G) */
+  int factor;          /* factor=F (default 2) */
+  int ops;             /* ops=N operations per timed sample, nccl-tests -n (default 20) */
+  unsigned colls;      /* colls=all_reduce:broadcast (bit per gb_coll; default all) */
+  unsigned dtypes;     /* dtypes=fp32:bf16 (bit per gb_coll_dtype; default all) */
+  unsigned placements; /* place=outofplace:inplace (bit 0 out-of-place, bit 1 in-place) */
+  char id_file[1024];  /* id_file=PATH: the NCCL unique id file (mp modes) */
+  double timeout_s;    /* timeout=SECONDS: bootstrap and per-sync deadline (default 300) */
+} gb_coll_opts;
+
+/* Defaults above (mp 0, all collectives, dtypes and placements). */
+gb_coll_opts gb_coll_opts_default(void);
+
+/* Parses "key=value,key=value" (NULL or "" = defaults) into *o, starting
+ * from the defaults. Errors name the key and the accepted values. */
+gb_err gb_coll_opts_parse(const char *s, gb_coll_opts *o);
+
+/* The measurement points of a profile for the GPU counts given, in run
+ * order: collective (all_reduce first), dtype, GPU count, size, then
+ * out-of-place before in-place (as nccl-tests prints them). The full
+ * profile is every selected combination; the quick one is all_reduce fp32
+ * over the whole sweep and both placements, plus all_reduce bf16/fp16,
+ * reduce_scatter, all_gather and broadcast fp32 out-of-place at 64 KiB,
+ * 16 MiB and the largest size (those within the sweep). Points whose size
+ * gives no element per rank are left out. Returns the number of points
+ * (written up to cap). */
+size_t gb_coll_plan_points(const gb_coll_opts *o, bool full, const int *counts, int ncounts, gb_coll_point *out,
+                           size_t cap);
+
+/* ---- known inputs and expected results ---- */
+
+/* The value rank r holds at element idx of its input: a hashed integer in
+ * {-4..-1, 1..4}, never 0, so every partial sum of up to 64 ranks is an
+ * integer exact in bf16 (8 significant bits), fp16 and fp32. */
+int gb_coll_input_value(int rank, uint64_t idx, uint32_t seed);
+
+/* The value rank `rank` must hold at element k of its output (the checked
+ * region: all_reduce count, reduce_scatter count, all_gather n*count,
+ * broadcast count elements):
+ *   all_reduce      sum over q of input(q, k)
+ *   reduce_scatter  sum over q of input(q, rank*count + k)
+ *   all_gather      input(k / count, k % count)
+ *   broadcast       input(0, k) */
+int gb_coll_expected(gb_coll c, int rank, int n, int64_t count, uint64_t k, uint32_t seed);
+
+/* Element conversions (bit manipulation, round to nearest even). */
+uint16_t gb_coll_f32_to_bf16(float f);
+uint16_t gb_coll_f32_to_f16(float f);
+float gb_coll_bf16_to_f32(uint16_t h);
+float gb_coll_f16_to_f32(uint16_t h);
+
+/* Writes input(rank, first_idx + i) for i < nelems into buf as dtype t. */
+void gb_coll_fill_host(void *buf, int64_t nelems, gb_coll_dtype t, int rank, uint64_t first_idx, uint32_t seed);
+
+/* Counts the elements of out (the checked region of rank `rank`, nelems
+ * elements of dtype t) that differ from gb_coll_expected; NaN never
+ * matches. The host twin of the coll_check kernel. */
+uint64_t gb_coll_count_wrong_host(gb_coll c, gb_coll_dtype t, int rank, int n, int64_t count, uint32_t seed,
+                                  const void *out, int64_t nelems);
+
+/* `ok` when no element is wrong, else `invalid`. */
+gb_status gb_coll_status_of(uint64_t wrong);
+
+/* ---- the end-of-run table ---- */
+
+/* Prints collective, dtype, GPU count, size, algbw and busbw for the
+ * busbw_gbps rows of this benchmark at up to five sizes per (case, dtype,
+ * GPU count): the ones nearest 64 KiB, 1 MiB, 16 MiB, 256 MiB and the
+ * largest. Prints nothing when there are no such rows. */
+void gb_coll_summary_print(const gb_row *rows, size_t n, FILE *fp);
+
+/* ---- multi-process bootstrap ---- */
+
+typedef enum gb_coll_mode {
+  GB_COLL_MODE_SINGLE = 0, /* one process, ncclCommInitAll over the selected GPUs */
+  GB_COLL_MODE_SELF_LAUNCH, /* rank 0 that starts ranks 1..N-1 itself */
+  GB_COLL_MODE_LAUNCHED     /* one rank of a launcher (srun, mpirun, or our self-launch) */
+} gb_coll_mode;
+
+typedef struct gb_coll_launch {
+  gb_coll_mode mode;
+  int rank, world, local_rank;
+  const char *source;       /* which variables gave rank/world: "GPUBENCH", "SLURM", "OMPI", "mp option" */
+  char id_file[1024];       /* where the unique id is exchanged ("" when id_hex is used) */
+  char id_hex[2 * 128 + 1]; /* GPUBENCH_NCCL_ID, when the launcher passes the id itself */
+} gb_coll_launch;
+
+/* Value of variable name in a NULL-terminated "NAME=value" array, or NULL. */
+const char *gb_coll_env_get(char *const *envp, const char *name);
+
+/* Decides how this process takes part, from the options and the
+ * environment envp (environ in production, a literal array in tests):
+ *   - GPUBENCH_RANK and GPUBENCH_WORLD_SIZE set (our self-launch, or any
+ *     launcher told to set them; GPUBENCH_LOCAL_RANK defaults to the rank):
+ *     LAUNCHED;
+ *   - else opts mp=launcher: SLURM_PROCID/SLURM_NTASKS/SLURM_LOCALID, else
+ *     OMPI_COMM_WORLD_RANK/SIZE/LOCAL_RANK: LAUNCHED (an error when neither
+ *     is set);
+ *   - else mp=N >= 1: SELF_LAUNCH with rank 0 of N;
+ *   - else SINGLE.
+ * Launcher variables are not read without mp=launcher, so a batch script's
+ * SLURM_PROCID cannot make a plain run wait for ranks that never start.
+ * The id comes from GPUBENCH_NCCL_ID (hex), else from the file named by
+ * opts id_file, else GPUBENCH_NCCL_ID_FILE, else (SLURM) the file
+ * gpubench-nccl-id.<SLURM_JOB_ID>.<SLURM_STEP_ID> in the working directory.
+ * SELF_LAUNCH leaves id_file empty (the caller makes a private directory).
+ * Errors (GB_E_USAGE) name the variable and the value. */
+gb_err gb_coll_launch_resolve(const gb_coll_opts *o, char *const *envp, gb_coll_launch *out);
+
+/* The CUDA ordinal a launched rank drives: the only selected device when
+ * one is selected (a launcher that sets CUDA_VISIBLE_DEVICES per rank, or
+ * --devices), else devices[local_rank]. GB_E_USAGE when local_rank is out
+ * of range. */
+gb_err gb_coll_rank_device(const int *devices, int ndevices, int local_rank, int *ordinal);
+
+/* Lower-case hex of n bytes into out (2n+1 bytes needed; GB_E_INTERNAL when
+ * outsz is too small). */
+gb_err gb_coll_hex_encode(const void *bytes, size_t n, char *out, size_t outsz);
+
+/* Exactly 2n hex digits (either case) into n bytes; GB_E_INPUT names what
+ * is wrong (length, the first bad character). `what` names the source in
+ * the message (a variable or a file). */
+gb_err gb_coll_hex_decode(const char *hex, void *bytes, size_t n, const char *what);
+
+/* Writes the id file "gpubench-nccl-id 1 <hex>\n" atomically (temp file +
+ * rename), so a reader never sees a partial id. */
+gb_err gb_coll_id_write(const char *path, const void *id, size_t n);
+
+/* Waits until path holds a complete id file and reads the n-byte id; polls
+ * every 10 ms. GB_E_IO after timeout_s seconds (the message says what to
+ * check), GB_E_INPUT when the file is complete but malformed. */
+gb_err gb_coll_id_read_wait(const char *path, void *id, size_t n, double timeout_s);
+
+/* Argument vector for local rank r of a self-launch: exe run --bench
+ * collective --devices <ordinal> --out <out_path>. Strings are written
+ * into store (one buffer of storesz bytes); argv gets up to 16 entries,
+ * NULL-terminated. */
+gb_err gb_coll_child_argv(const char *exe, int ordinal, const char *out_path, char *store, size_t storesz,
+                          char **argv, int cap);
+
+/* Environment for rank r of world: every entry of envp except the GPUBENCH_
+ * rank variables, then GPUBENCH_RANK, GPUBENCH_WORLD_SIZE,
+ * GPUBENCH_LOCAL_RANK, GPUBENCH_NCCL_ID_FILE. Returns a malloc'd
+ * NULL-terminated array whose strings are malloc'd too
+ * (gb_coll_env_free). NULL on out-of-memory. */
+char **gb_coll_child_env(char *const *envp, int rank, int world, const char *id_file);
+void gb_coll_env_free(char **env);
+
+/* Starts argv[0] with argv and envp (posix_spawn, no shell), its stdin from
+ * /dev/null and its stdout and stderr appended to log_path. */
+gb_err gb_coll_spawn(char *const *argv, char *const *envp, const char *log_path, pid_t *pid);
+
+/* Waits for pid up to timeout_s (polling waitpid); *status gets the wait
+ * status. GB_E_IO with a message on timeout (the process is left running). */
+gb_err gb_coll_wait_child(pid_t pid, double timeout_s, int *status);
+
+#endif

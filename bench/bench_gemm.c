@@ -1,0 +1,630 @@
+/* bench_gemm: matrix-product throughput per precision through cuBLASLt, with
+ * every result checked against an fp64 reference and mixed-precision speedup
+ * rows derived at the end of the run.
+ *
+ * Formula: TFLOP/s (TOP/s for int8) = 2 m n k / seconds per product / 1e12.
+ * Layout: D (m x n, row-major) = A (m x k, row-major) * B (n x k, row-major)^T,
+ * issued to cuBLASLt as the column-major TN product described in
+ * bench/bench_gemm.h. Per case: random inputs in the operand type (rotated
+ * among several sets when they fit in L2), cuBLASLt's heuristic asked for 8
+ * candidates with a 64 MiB workspace, the fastest of the timed candidates
+ * kept, then warm-up and the median of many products timed with events, then
+ * one product on poisoned output checked against kernels/gemm_ref.cu. */
+#include "bench_gemm.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gb_bench.h"
+#include "gb_cuda.h"
+#include "gb_harness.h"
+#include "gb_num.h"
+#include "gb_nvrtc.h"
+
+/* kernels/gemm_ref.cu decodes elements by these codes */
+_Static_assert(GB_DT_F64 == 0 && GB_DT_F32 == 1 && GB_DT_F16 == 2 && GB_DT_BF16 == 3 && GB_DT_F8E4M3 == 4 &&
+                   GB_DT_F8E5M2 == 5 && GB_DT_I8 == 6 && GB_DT_I32 == 7,
+               "gb_dtype codes changed: update kernels/gemm_ref.cu");
+
+#define GEMM_WORKSPACE_BYTES (64u << 20) /* >= 32 MiB: Hopper's best kernels want large workspaces */
+#define GEMM_HEUR_MAX 8                  /* heuristic candidates asked for */
+#define GEMM_MAX_CHECK_ROWS 256
+#define GEMM_REF_WARPS 8                 /* columns per reference block */
+#define GEMM_REF_ROWS 8                  /* GEMM_REF_ROWS in kernels/gemm_ref.cu */
+#define GEMM_AMAX_UNSET -1.0f            /* amax_D before the checked product */
+
+static bool g_corrupt_output;
+
+void gb_gemm_test_corrupt_output(bool on) { g_corrupt_output = on; }
+
+typedef struct gemm_state {
+  cublasLtHandle_t lt;
+  cudaStream_t stream;
+  void *workspace;
+  gb_module mod;
+  bool mod_loaded;
+  cudaKernel_t k_scan;
+} gemm_state;
+
+/* One case's operation: descriptors, buffers and the chosen algorithm. */
+typedef struct gemm_op {
+  const gb_gemm_prec *p;
+  int64_t m, n, k;
+  cublasLtHandle_t lt;
+  cublasLtMatmulDesc_t desc;
+  cublasLtMatrixLayout_t la, lb, ld; /* cuBLASLt's A' (our B), B' (our A), C = D */
+  cublasLtMatmulAlgo_t algo;
+  void *ws;
+  size_t ws_bytes;
+  unsigned char *a, *b; /* input sets, set s at a + s * a_stride */
+  uint64_t a_stride, b_stride;
+  int sets;
+  void *d;
+  uint64_t d_bytes;
+  float *scales; /* device, fp8 only: scale of A, of B, of D, amax of D */
+  bool d_scales; /* D scale and amax pointers set on the descriptor */
+  unsigned char alpha[8], beta[8];
+} gemm_op;
+
+/* ---- cuBLASLt descriptors ---- */
+
+static void gemm_op_destroy_desc(gemm_op *o) {
+  if (o->desc) cublasLtMatmulDescDestroy(o->desc);
+  if (o->la) cublasLtMatrixLayoutDestroy(o->la);
+  if (o->lb) cublasLtMatrixLayoutDestroy(o->lb);
+  if (o->ld) cublasLtMatrixLayoutDestroy(o->ld);
+  o->desc = NULL;
+  o->la = o->lb = o->ld = NULL;
+}
+
+/* alpha = 1, beta = 0 in the scale type */
+static void gemm_scalars(gemm_op *o) {
+  memset(o->alpha, 0, sizeof o->alpha);
+  memset(o->beta, 0, sizeof o->beta);
+  switch (o->p->scale_cuda) {
+  case CUDA_R_64F: {
+    double one = 1.0;
+    memcpy(o->alpha, &one, sizeof one);
+    break;
+  }
+  case CUDA_R_16F: {
+    uint16_t one = 0x3C00; /* fp16 1.0 */
+    memcpy(o->alpha, &one, sizeof one);
+    break;
+  }
+  case CUDA_R_32I: {
+    int32_t one = 1;
+    memcpy(o->alpha, &one, sizeof one);
+    break;
+  }
+  default: {
+    float one = 1.0f;
+    memcpy(o->alpha, &one, sizeof one);
+    break;
+  }
+  }
+}
+
+/* Builds the TN descriptor (bench/bench_gemm.h). For fp8 the A and B scale
+ * pointers are always set; with_d_scales adds the D scale and amax of D. */
+static gb_err gemm_op_create_desc(gemm_op *o, bool with_d_scales) {
+  gb_err err = GB_OK;
+  const gb_gemm_prec *p = o->p;
+  cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+  GB_CUBLAS_GOTO(cublasLtMatmulDescCreate(&o->desc, p->compute, p->scale_cuda), err, fail);
+  GB_CUBLAS_GOTO(cublasLtMatmulDescSetAttribute(o->desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta), err, fail);
+  GB_CUBLAS_GOTO(cublasLtMatmulDescSetAttribute(o->desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb), err, fail);
+  o->d_scales = false;
+  if (p->fp8) {
+    int8_t fast = (int8_t)p->fast_accum;
+    const float *sa = &o->scales[1], *sb = &o->scales[0]; /* A' is our B, B' our A */
+    const float *sd = &o->scales[2];
+    float *amax = &o->scales[3];
+    GB_CUBLAS_GOTO(cublasLtMatmulDescSetAttribute(o->desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast),
+                   err, fail);
+    GB_CUBLAS_GOTO(cublasLtMatmulDescSetAttribute(o->desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa),
+                   err, fail);
+    GB_CUBLAS_GOTO(cublasLtMatmulDescSetAttribute(o->desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb),
+                   err, fail);
+    if (with_d_scales) {
+      GB_CUBLAS_GOTO(
+          cublasLtMatmulDescSetAttribute(o->desc, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, &sd, sizeof sd), err, fail);
+      GB_CUBLAS_GOTO(
+          cublasLtMatmulDescSetAttribute(o->desc, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, &amax, sizeof amax), err,
+          fail);
+      o->d_scales = true;
+    }
+  }
+  /* A' = B stored k x n (ld k), B' = A stored k x m (ld k), D n x m (ld n) */
+  GB_CUBLAS_GOTO(cublasLtMatrixLayoutCreate(&o->la, p->b_cuda, (uint64_t)o->k, (uint64_t)o->n, o->k), err, fail);
+  GB_CUBLAS_GOTO(cublasLtMatrixLayoutCreate(&o->lb, p->a_cuda, (uint64_t)o->k, (uint64_t)o->m, o->k), err, fail);
+  GB_CUBLAS_GOTO(cublasLtMatrixLayoutCreate(&o->ld, p->d_cuda, (uint64_t)o->n, (uint64_t)o->m, o->n), err, fail);
+  return GB_OK;
+fail:
+  gemm_op_destroy_desc(o);
+  return err;
+}
+
+/* One product on input set iter % sets. */
+static gb_err gemm_launch(void *ctx, cudaStream_t s, long iter) {
+  gemm_op *o = ctx;
+  long set = iter % o->sets;
+  const void *a = o->a + (uint64_t)set * o->a_stride;
+  const void *b = o->b + (uint64_t)set * o->b_stride;
+  cublasStatus_t st = cublasLtMatmul(o->lt, o->desc, o->alpha, b, o->la, a, o->lb, o->beta, o->d, o->ld, o->d,
+                                     o->ld, &o->algo, o->ws, o->ws_bytes, s);
+  if (st != CUBLAS_STATUS_SUCCESS) return gb_cublas_fail((int)st, "cublasLtMatmul", __FILE__, __LINE__);
+  return GB_OK;
+}
+
+/* ---- algorithm choice ---- */
+
+typedef struct gemm_pick {
+  int returned;        /* candidates the heuristic returned */
+  int timed;           /* candidates timed successfully */
+  int failed;          /* candidates that would not run */
+  double t_best_s;     /* median seconds per product of the one kept */
+  size_t ws_needed;
+  float waves;
+} gemm_pick;
+
+/* Asks the heuristic for up to 8 candidates, times the first plan->candidates
+ * of them briefly and keeps the fastest in o->algo. GB_E_UNSUPPORTED (with the
+ * reason) when the heuristic has nothing or no candidate runs. */
+static gb_err gemm_pick_algo(gemm_op *o, const gb_device_info *dev, const gb_gemm_timing *plan, cudaStream_t s,
+                             gemm_pick *out) {
+  gb_err err = GB_OK;
+  cublasLtMatmulPreference_t pref = NULL;
+  cublasLtMatmulHeuristicResult_t res[GEMM_HEUR_MAX];
+  int got = 0;
+  uint64_t ws = o->ws_bytes;
+  memset(out, 0, sizeof *out);
+  memset(res, 0, sizeof res);
+  GB_CUBLAS_GOTO(cublasLtMatmulPreferenceCreate(&pref), err, done);
+  GB_CUBLAS_GOTO(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws),
+                 err, done);
+  cublasStatus_t hs =
+      cublasLtMatmulAlgoGetHeuristic(o->lt, o->desc, o->la, o->lb, o->ld, o->ld, pref, GEMM_HEUR_MAX, res, &got);
+  if (hs != CUBLAS_STATUS_SUCCESS || got <= 0) {
+    err = gb_fail(GB_E_UNSUPPORTED,
+                  "%s: cuBLASLt has no algorithm for %s (A %s, B %s, D %s, TN) at %lldx%lldx%lld on sm_%d%d: %s",
+                  o->p->name, o->p->compute_name, gb_dtype_name(o->p->a_type), gb_dtype_name(o->p->b_type),
+                  gb_dtype_name(o->p->d_type), (long long)o->m, (long long)o->n, (long long)o->k, dev->cc_major,
+                  dev->cc_minor,
+                  hs != CUBLAS_STATUS_SUCCESS ? cublasLtGetStatusString(hs) : "the heuristic returned no candidate");
+    goto done;
+  }
+  out->returned = got;
+  int ncand = got < plan->candidates ? got : plan->candidates;
+  int best = -1;
+  double best_t = INFINITY;
+  char last_failure[512] = "";
+  for (int i = 0; i < ncand; i++) {
+    if (res[i].state != CUBLAS_STATUS_SUCCESS) continue;
+    o->algo = res[i].algo;
+    gb_measure_opts mo = gb_measure_defaults();
+    mo.warmup = 1;
+    mo.min_samples = mo.max_samples = plan->search_reps;
+    mo.budget_s = 0;
+    mo.ops_per_sample = plan->ops_per_sample;
+    gb_samples samp = {0};
+    gb_err e = gb_measure(&mo, s, gemm_launch, o, &samp);
+    if (e) {
+      if (e == GB_E_CUDA && gb_cuda_context_broken()) {
+        err = e;
+        goto done;
+      }
+      snprintf(last_failure, sizeof last_failure, "%s", gb_errmsg());
+      gb_errclear();
+      (void)cudaGetLastError(); /* clear a non-sticky launch error */
+      out->failed++;
+      continue;
+    }
+    out->timed++;
+    if (samp.st.median < best_t) {
+      best_t = samp.st.median;
+      best = i;
+    }
+    gb_samples_free(&samp);
+  }
+  if (best < 0) {
+    err = gb_fail(GB_E_UNSUPPORTED, "%s: none of the %d cuBLASLt candidates ran at %lldx%lldx%lld: %s", o->p->name,
+                  ncand, (long long)o->m, (long long)o->n, (long long)o->k,
+                  last_failure[0] ? last_failure : "every candidate was marked unusable");
+    goto done;
+  }
+  o->algo = res[best].algo;
+  out->t_best_s = best_t;
+  out->ws_needed = res[best].workspaceSize;
+  out->waves = res[best].wavesCount;
+done:
+  if (pref) cublasLtMatmulPreferenceDestroy(pref);
+  return err;
+}
+
+/* "algo=.. tile=.. stages=.. splitk=.. ..." for detail and a short variant. */
+static void gemm_describe_algo(const cublasLtMatmulAlgo_t *algo, char *detail, size_t dn, char *variant,
+                               size_t vn) {
+  int32_t id = -1, splitk = -1;
+  uint32_t tile = 0, stages = 0, reduction = 0, swizzle = 0;
+  uint16_t cluster = 0;
+  size_t w = 0;
+  /* a read that fails leaves the field at its "unknown" value */
+  if (cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof id, &w)) id = -1;
+  if (cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile, &w)) tile = 0;
+  if (cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages, sizeof stages, &w))
+    stages = 0;
+  if (cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk, sizeof splitk, &w))
+    splitk = -1;
+  if (cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &reduction,
+                                           sizeof reduction, &w))
+    reduction = 0;
+  if (cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, &swizzle, sizeof swizzle, &w))
+    swizzle = 0;
+  if (cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, &cluster, sizeof cluster,
+                                           &w))
+    cluster = 0;
+  char tb[24], sb[24], cb[24];
+  const char *tn = gb_gemm_tile_name(tile, tb, sizeof tb);
+  const char *sn = gb_gemm_stages_name(stages, sb, sizeof sb);
+  const char *cn = gb_gemm_cluster_name(cluster, cb, sizeof cb);
+  snprintf(detail, dn, "algo=%d tile=%s stages=%s splitk=%d reduction=%u swizzle=%u cluster=%s", (int)id, tn, sn,
+           (int)splitk, (unsigned)reduction, (unsigned)swizzle, cn);
+  snprintf(variant, vn, "tile%s_stages%s_splitk%d_cluster%s", tn, sn, (int)splitk, cn);
+}
+
+/* ---- the check ---- */
+
+typedef struct gemm_check {
+  size_t rows;           /* rows compared (all of them when m <= 256) */
+  double rel_err;
+  double tol;
+  unsigned long long nonfinite;
+  double max_abs_out;    /* over all of D */
+  double amax_d;         /* fp8: what cuBLASLt wrote (GEMM_AMAX_UNSET: nothing) */
+  gb_status status;
+  char note[160];        /* why it failed, beyond the error figure */
+} gemm_check;
+
+/* Poisons D with NaN bytes, runs one product on input set 0 and compares the
+ * sampled rows with the fp64 reference computed from the same inputs. */
+static gb_err gemm_run_check(gemm_state *st, gemm_op *o, const gb_device_info *dev, gemm_check *out) {
+  gb_err err = GB_OK;
+  cudaStream_t s = st->stream;
+  const gb_gemm_prec *p = o->p;
+  int64_t rows[GEMM_MAX_CHECK_ROWS];
+  size_t nrows = gb_gemm_sample_rows(o->m, rows, GEMM_MAX_CHECK_ROWS);
+  size_t nvals = nrows * (size_t)o->n;
+  long long *d_rows = NULL;
+  double *d_ref = NULL, *d_got = NULL, *h_ref = NULL, *h_got = NULL;
+  unsigned long long *d_scan = NULL; /* [0] non-finite count, [1] low word: absmax fp32 bits */
+  unsigned long long h_scan[2] = {0, 0};
+  long long h_rows[GEMM_MAX_CHECK_ROWS];
+  memset(out, 0, sizeof *out);
+  out->rows = nrows;
+  out->amax_d = GEMM_AMAX_UNSET;
+  for (size_t i = 0; i < nrows; i++) h_rows[i] = (long long)rows[i];
+
+  char kname[64];
+  snprintf(kname, sizeof kname, "gemm_ref_%s_%s", gb_dtype_name(p->a_type), gb_dtype_name(p->b_type));
+  cudaKernel_t k_ref;
+  GB_TRY_GOTO(gb_module_kernel(&st->mod, kname, &k_ref), err, done);
+
+  GB_CUDA_GOTO(cudaMalloc((void **)&d_rows, nrows * sizeof *d_rows), err, done);
+  GB_CUDA_GOTO(cudaMalloc((void **)&d_ref, nvals * sizeof *d_ref), err, done);
+  GB_CUDA_GOTO(cudaMalloc((void **)&d_got, nvals * sizeof *d_got), err, done);
+  GB_CUDA_GOTO(cudaMalloc((void **)&d_scan, sizeof h_scan), err, done);
+  h_ref = malloc(nvals * sizeof *h_ref);
+  h_got = malloc(nvals * sizeof *h_got);
+  if (!h_ref || !h_got) {
+    err = gb_fail(GB_E_NOMEM, "gemm check: out of host memory for %zu reference values", nvals);
+    goto done;
+  }
+  GB_CUDA_GOTO(cudaMemcpyAsync(d_rows, h_rows, nrows * sizeof *d_rows, cudaMemcpyHostToDevice, s), err, done);
+  GB_CUDA_GOTO(cudaMemsetAsync(d_scan, 0, sizeof h_scan, s), err, done);
+  if (p->fp8) {
+    float unset = GEMM_AMAX_UNSET;
+    GB_CUDA_GOTO(cudaMemcpyAsync(&o->scales[3], &unset, sizeof unset, cudaMemcpyHostToDevice, s), err, done);
+  }
+  GB_CUDA_GOTO(cudaMemsetAsync(o->d, 0xFF, o->d_bytes, s), err, done); /* NaN in every float format */
+  GB_TRY_GOTO(gemm_launch(o, s, 0), err, done);
+  if (g_corrupt_output) GB_CUDA_GOTO(cudaMemsetAsync(o->d, 0x3F, o->d_bytes, s), err, done);
+
+  {
+    double scale = p->scale_a * p->scale_b; /* scale_D is 1 */
+    int d_type = (int)p->d_type;
+    long long n = o->n, k = o->k;
+    int nr = (int)nrows;
+    void *args[] = {&o->a, &o->b, &o->d, &d_type, &d_rows, &nr, &n, &k, &scale, &d_ref, &d_got};
+    unsigned gx = (unsigned)((o->n + GEMM_REF_WARPS - 1) / GEMM_REF_WARPS);
+    unsigned gy = (unsigned)((nrows + GEMM_REF_ROWS - 1) / GEMM_REF_ROWS);
+    GB_CUDA_GOTO(cudaLaunchKernel((const void *)k_ref, gb_dim3(gx, gy, 1), gb_dim1(32 * GEMM_REF_WARPS), args, 0, s),
+                 err, done);
+    GB_CUDA_GOTO(cudaGetLastError(), err, done);
+  }
+  {
+    unsigned long long count = (unsigned long long)o->m * (unsigned long long)o->n;
+    int d_type = (int)p->d_type;
+    unsigned long long *nonfinite = &d_scan[0];
+    unsigned int *absmax = (unsigned int *)&d_scan[1];
+    void *args[] = {&o->d, &d_type, &count, &nonfinite, &absmax};
+    unsigned grid = (unsigned)(dev->sm_count > 0 ? dev->sm_count * 4 : 128);
+    GB_CUDA_GOTO(cudaLaunchKernel((const void *)st->k_scan, gb_dim1(grid), gb_dim1(256), args, 0, s), err, done);
+    GB_CUDA_GOTO(cudaGetLastError(), err, done);
+  }
+  GB_CUDA_GOTO(cudaMemcpyAsync(h_ref, d_ref, nvals * sizeof *h_ref, cudaMemcpyDeviceToHost, s), err, done);
+  GB_CUDA_GOTO(cudaMemcpyAsync(h_got, d_got, nvals * sizeof *h_got, cudaMemcpyDeviceToHost, s), err, done);
+  GB_CUDA_GOTO(cudaMemcpyAsync(h_scan, d_scan, sizeof h_scan, cudaMemcpyDeviceToHost, s), err, done);
+  float amax = GEMM_AMAX_UNSET;
+  if (p->fp8)
+    GB_CUDA_GOTO(cudaMemcpyAsync(&amax, &o->scales[3], sizeof amax, cudaMemcpyDeviceToHost, s), err, done);
+  GB_CUDA_GOTO(cudaStreamSynchronize(s), err, done);
+
+  out->rel_err = gb_gemm_rel_error(h_got, h_ref, nvals);
+  out->tol = gb_gemm_tolerance(p, o->k);
+  out->nonfinite = h_scan[0];
+  {
+    uint32_t bits = (uint32_t)(h_scan[1] & 0xFFFFFFFFu); /* little-endian: the word atomicMax wrote */
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    out->max_abs_out = f;
+  }
+  out->amax_d = amax;
+  out->status = gb_gemm_check_decide(p, o->k, out->rel_err, out->nonfinite);
+  if (out->nonfinite)
+    snprintf(out->note, sizeof out->note, "%llu of %lld outputs NaN or infinite (unwritten or overflowed)",
+             out->nonfinite, (long long)(o->m * o->n));
+  if (p->fp8 && o->d_scales && amax != GEMM_AMAX_UNSET && !gb_gemm_amax_agrees(amax, out->max_abs_out)) {
+    out->status = GB_STATUS_INVALID;
+    gb_snprintf_c(out->note, sizeof out->note, "amax_D %.6g disagrees with max|D| %.6g", (double)amax,
+                  out->max_abs_out);
+  }
+done:
+  free(h_ref);
+  free(h_got);
+  if (d_rows) cudaFree(d_rows);
+  if (d_ref) cudaFree(d_ref);
+  if (d_got) cudaFree(d_got);
+  if (d_scan) cudaFree(d_scan);
+  return err;
+}
+
+/* ---- the benchmark ---- */
+
+gb_case gb_gemm_make_case(const gb_gemm_prec *p, int64_t m, int64_t n, int64_t k) {
+  gb_case c = gb_case_init(p->name, p->dtype);
+  c.m = m;
+  c.n = n;
+  c.k = k;
+  c.spec = p;
+  return c;
+}
+
+static gb_err gemm_plan(const gb_run_ctx *ctx, gb_case_list *out) {
+  size_t nshapes = gb_gemm_shapes(ctx->cfg->profile, NULL, 0);
+  gb_gemm_shape *shapes = malloc(nshapes * sizeof *shapes);
+  if (!shapes) return gb_fail(GB_E_NOMEM, "gemm: out of memory planning cases");
+  gb_gemm_shapes(ctx->cfg->profile, shapes, nshapes);
+  size_t np;
+  const gb_gemm_prec *precs = gb_gemm_precs(&np);
+  gb_err err = GB_OK;
+  /* shape-major, so the precisions of one shape run close together in time */
+  for (size_t s = 0; s < nshapes && !err; s++)
+    for (size_t i = 0; i < np && !err; i++) {
+      gb_case c = gb_gemm_make_case(&precs[i], shapes[s].m, shapes[s].n, shapes[s].k);
+      err = gb_case_list_add(out, &c);
+    }
+  free(shapes);
+  return err;
+}
+
+static void gemm_teardown(gb_run_ctx *ctx) {
+  gemm_state *st = ctx->state;
+  if (!st) return;
+  if (st->workspace) cudaFree(st->workspace);
+  if (st->stream) cudaStreamDestroy(st->stream);
+  if (st->lt) cublasLtDestroy(st->lt);
+  if (st->mod_loaded) gb_module_unload(&st->mod);
+  free(st);
+  ctx->state = NULL;
+}
+
+static gb_err gemm_setup(gb_run_ctx *ctx) {
+  gb_err err = GB_OK;
+  gemm_state *st = calloc(1, sizeof *st);
+  if (!st) return gb_fail(GB_E_NOMEM, "gemm: out of host memory");
+  ctx->state = st;
+  GB_CUBLAS_GOTO(cublasLtCreate(&st->lt), err, fail);
+  GB_CUDA_GOTO(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking), err, fail);
+  GB_CUDA_GOTO(cudaMalloc(&st->workspace, GEMM_WORKSPACE_BYTES), err, fail);
+  GB_TRY_GOTO(gb_module_load("gemm_ref.cu", NULL, 0, &st->mod), err, fail);
+  st->mod_loaded = true;
+  GB_TRY_GOTO(gb_module_kernel(&st->mod, "gemm_scan_output", &st->k_scan), err, fail);
+  return GB_OK;
+fail:
+  gemm_teardown(ctx);
+  return err;
+}
+
+/* A seed per case and input set, so every case checks fresh data. */
+static uint64_t gemm_seed(const gb_gemm_prec *p, int64_t m, int64_t n, int64_t k, int set, int operand) {
+  uint64_t h = 0x243F6A8885A308D3ull;
+  for (const char *c = p->name; *c; c++) h = (h ^ (unsigned char)*c) * 0x100000001B3ull;
+  h ^= (uint64_t)m * 0x9E3779B97F4A7C15ull;
+  h ^= (uint64_t)n * 0xC2B2AE3D27D4EB4Full;
+  h ^= (uint64_t)k * 0x165667B19E3779F9ull;
+  return h + (uint64_t)set * 2 + (uint64_t)operand;
+}
+
+static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
+  gemm_state *st = ctx->state;
+  const gb_gemm_prec *p = c->spec;
+  const gb_device_info *dev = ctx->dev;
+  cudaStream_t s = st->stream;
+  gb_err err = GB_OK;
+  gemm_op o = {.p = p, .m = c->m, .n = c->n, .k = c->k, .lt = st->lt, .ws = st->workspace,
+               .ws_bytes = GEMM_WORKSPACE_BYTES};
+  gb_samples samp = {0};
+  char why[256];
+  if (!gb_gemm_supported(p, dev->cc_major, dev->cc_minor, why, sizeof why))
+    return gb_fail(GB_E_UNSUPPORTED, "%s", why);
+
+  /* memory: the input sets, D, the check's reference rows, a margin */
+  uint64_t set_bytes = gb_gemm_input_bytes(p, o.m, o.n, o.k);
+  o.d_bytes = gb_gemm_output_bytes(p, o.m, o.n);
+  uint64_t check_bytes = 2ull * (o.m <= GEMM_MAX_CHECK_ROWS ? (uint64_t)o.m : 128u) * (uint64_t)o.n * 8u;
+  size_t free_b = 0, total_b = 0;
+  GB_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  uint64_t margin = 256ull << 20;
+  uint64_t fixed = o.d_bytes + check_bytes + margin;
+  if (fixed + set_bytes > free_b)
+    return gb_fail(GB_E_OOM, "%s at %lldx%lldx%lld needs %.2f GiB of device memory; %.2f GiB free", p->name,
+                   (long long)o.m, (long long)o.n, (long long)o.k, (double)(fixed + set_bytes) / (1ull << 30),
+                   (double)free_b / (1ull << 30));
+  o.sets = gb_gemm_input_sets(set_bytes, (uint64_t)dev->l2_bytes, (free_b - fixed) / 2);
+  o.a_stride = gb_gemm_input_bytes(p, o.m, 0, o.k);
+  o.b_stride = gb_gemm_input_bytes(p, 0, o.n, o.k);
+  gemm_scalars(&o);
+
+  GB_CUDA_GOTO(cudaMalloc((void **)&o.a, o.a_stride * (uint64_t)o.sets), err, done);
+  GB_CUDA_GOTO(cudaMalloc((void **)&o.b, o.b_stride * (uint64_t)o.sets), err, done);
+  GB_CUDA_GOTO(cudaMalloc(&o.d, o.d_bytes), err, done);
+  for (int set = 0; set < o.sets; set++) {
+    GB_TRY_GOTO(gb_fill_random(o.a + (uint64_t)set * o.a_stride, (size_t)(o.m * o.k), p->a_type, p->a_lo, p->a_hi,
+                               gemm_seed(p, o.m, o.n, o.k, set, 0), s),
+                err, done);
+    GB_TRY_GOTO(gb_fill_random(o.b + (uint64_t)set * o.b_stride, (size_t)(o.n * o.k), p->b_type, p->b_lo, p->b_hi,
+                               gemm_seed(p, o.m, o.n, o.k, set, 1), s),
+                err, done);
+  }
+  if (p->fp8) {
+    /* scale of A, of B, of D (1: the reference then holds whatever cuBLASLt
+     * does with a D scale on a bf16 output), amax of D */
+    float h_scales[4] = {(float)p->scale_a, (float)p->scale_b, 1.0f, GEMM_AMAX_UNSET};
+    GB_CUDA_GOTO(cudaMalloc((void **)&o.scales, sizeof h_scales), err, done);
+    GB_CUDA_GOTO(cudaMemcpyAsync(o.scales, h_scales, sizeof h_scales, cudaMemcpyHostToDevice, s), err, done);
+  }
+  GB_CUDA_GOTO(cudaStreamSynchronize(s), err, done);
+
+  /* algorithm choice: timing plan from an estimate (FLOPs over a typical
+   * rate, or bytes over ~3 TB/s for skinny shapes, whichever is longer) */
+  double flops = gb_gemm_flops(o.m, o.n, o.k);
+  double t_est = fmax(flops / (p->est_tflops * 1e12), (double)(set_bytes + o.d_bytes) / 3e12);
+  gb_gemm_timing search = gb_gemm_timing_plan(ctx->cfg->profile, t_est);
+  gemm_pick pick;
+  char scale_note[200] = "";
+  GB_TRY_GOTO(gemm_op_create_desc(&o, p->fp8), err, done);
+  err = gemm_pick_algo(&o, dev, &search, s, &pick);
+  if (err && p->fp8 && (err == GB_E_UNSUPPORTED || err == GB_E_CUDA) && !gb_cuda_context_broken()) {
+    /* the D scale / amax pointers may be refused with a bf16 output: retry with A and B scales only */
+    snprintf(scale_note, sizeof scale_note, " (D scale and amax pointers refused: %.120s)", gb_errmsg());
+    gb_errclear();
+    gemm_op_destroy_desc(&o);
+    GB_TRY_GOTO(gemm_op_create_desc(&o, false), err, done);
+    err = gemm_pick_algo(&o, dev, &search, s, &pick);
+  }
+  if (err) goto done;
+
+  /* measurement */
+  gb_gemm_timing plan = gb_gemm_timing_plan(ctx->cfg->profile, pick.t_best_s);
+  gb_measure_opts mo = gb_measure_defaults();
+  mo.warmup = ctx->cfg->warmup >= 0 ? ctx->cfg->warmup : plan.warmup;
+  mo.min_samples = ctx->cfg->iters > 0 ? ctx->cfg->iters : plan.min_samples;
+  mo.max_samples = ctx->cfg->iters > 0 ? ctx->cfg->iters : plan.max_samples;
+  mo.budget_s = plan.budget_s;
+  mo.ops_per_sample = plan.ops_per_sample;
+  mo.graph = ctx->cfg->graph;
+  GB_TRY_GOTO(gb_measure(&mo, s, gemm_launch, &o, &samp), err, done);
+  gb_stats rate = gb_samples_rate(&samp, flops, 1e12);
+
+  gemm_check chk;
+  GB_TRY_GOTO(gemm_run_check(st, &o, dev, &chk), err, done);
+
+  /* the row */
+  char algo_desc[256], variant[128], check_desc[320], fp8_desc[400] = "", detail[1400];
+  gemm_describe_algo(&o.algo, algo_desc, sizeof algo_desc, variant, sizeof variant);
+  gb_snprintf_c(check_desc, sizeof check_desc, "rel_err=%.3g tol=%.3g over %s%zu rows x %lld cols%s%s",
+                chk.rel_err, chk.tol, chk.rows == (size_t)o.m ? "all " : "", chk.rows, (long long)o.n,
+                chk.note[0] ? "; " : "", chk.note);
+  if (p->fp8) {
+    char amax_txt[64];
+    if (!o.d_scales) snprintf(amax_txt, sizeof amax_txt, "not set");
+    else if (chk.amax_d == GEMM_AMAX_UNSET) snprintf(amax_txt, sizeof amax_txt, "not written");
+    else gb_snprintf_c(amax_txt, sizeof amax_txt, "%.6g (max|D| %.6g)", chk.amax_d, chk.max_abs_out);
+    gb_snprintf_c(fp8_desc, sizeof fp8_desc, "; fp8: fast_accum=%d scale_a=%g scale_b=%g scale_d=%s amax_d=%s%s",
+                  p->fast_accum, p->scale_a, p->scale_b, o.d_scales ? "1" : "unset", amax_txt, scale_note);
+  }
+  char timing_desc[256];
+  gb_snprintf_c(timing_desc, sizeof timing_desc,
+                "fastest of %d timed (%d from the heuristic, %d failed), ws %zu of %u B, waves %.2f; %d input "
+                "set%s, %d product%s per sample",
+                pick.timed, pick.returned, pick.failed, pick.ws_needed, GEMM_WORKSPACE_BYTES, (double)pick.waves,
+                o.sets, o.sets == 1 ? "" : "s", mo.ops_per_sample, mo.ops_per_sample == 1 ? "" : "s");
+  snprintf(detail, sizeof detail, "%s%s %s x %s -> %s, TN; %s; %s; check: %s%s",
+           chk.status == GB_STATUS_OK ? "" : "check failed: ", p->compute_name, gb_dtype_name(p->a_type),
+           gb_dtype_name(p->b_type), gb_dtype_name(p->d_type), algo_desc, timing_desc, check_desc, fp8_desc);
+
+  gb_row r = gb_case_row("gemm", c);
+  r.metric = gb_gemm_metric(p);
+  r.unit = gb_gemm_unit(p);
+  r.value = rate.median;
+  r.samples = (int64_t)rate.n;
+  r.min = rate.min;
+  r.max = rate.max;
+  r.stddev = rate.stddev;
+  r.status = chk.status;
+  r.detail = detail;
+  r.variant = variant;
+  err = gb_rowset_add(out, &r);
+done:
+  gb_samples_free(&samp);
+  gemm_op_destroy_desc(&o);
+  if (o.scales) cudaFree(o.scales);
+  if (o.d) cudaFree(o.d);
+  if (o.b) cudaFree(o.b);
+  if (o.a) cudaFree(o.a);
+  return err;
+}
+
+static gb_err gemm_derive(gb_run_ctx *ctx, const gb_row *rows, size_t n, gb_rowset *out) {
+  (void)ctx;
+  gb_gemm_speedup *v = NULL;
+  size_t nv = 0;
+  GB_TRY(gb_gemm_speedups(rows, n, &v, &nv));
+  gb_err err = GB_OK;
+  for (size_t i = 0; i < nv && !err; i++) {
+    gb_case c = gb_case_init(v[i].case_name, v[i].dtype);
+    c.m = v[i].m;
+    c.n = v[i].n;
+    c.k = v[i].k;
+    gb_row r = gb_case_row("gemm", &c);
+    r.metric = "speedup";
+    r.unit = "x";
+    r.value = v[i].value;
+    r.status = GB_STATUS_OK;
+    r.detail = v[i].detail;
+    err = gb_rowset_add(out, &r);
+  }
+  free(v);
+  return err;
+}
+
+static void gemm_summarize(const gb_run_ctx *ctx, const gb_row *rows, size_t n, FILE *fp) {
+  (void)ctx;
+  fputc('\n', fp);
+  gb_gemm_summary_table(rows, n, fp);
+}
+
+const gb_bench gb_bench_gemm = {
+    .name = "gemm",
+    .summary = "cuBLASLt GEMM per precision (fp64 .. fp8, int8), checked against fp64, with speedup rows",
+    .metric = "tflops",
+    .unit = "TFLOP/s",
+    .plan = gemm_plan,
+    .setup = gemm_setup,
+    .run = gemm_run,
+    .derive = gemm_derive,
+    .summarize = gemm_summarize,
+    .teardown = gemm_teardown,
+};

@@ -1,0 +1,188 @@
+/* bench_gemm: the pure parts of the GEMM benchmark (bench/bench_gemm.c), so
+ * they can be tested on a machine with no GPU: the precision table with its
+ * cuBLASLt types, FLOP accounting, the shape plan per profile, the accuracy
+ * check and its per-precision thresholds, the unsupported-precision decision,
+ * the timing plan, the mixed-precision speedup derivation and the end-of-run
+ * table. Implemented in bench/bench_gemm_math.c (and the cuBLASLt enum names
+ * in bench/bench_gemm_names.c); nothing here touches a device.
+ *
+ * Layout convention (every precision, so speedups compare like with like):
+ * A is m x k row-major (activations), B is n x k row-major (weights), and
+ * D = A * B^T is m x n row-major, i.e. PyTorch's Linear. In cuBLASLt's
+ * column-major terms that is D^T (n x m, ldd = n) = op(A') op(B') with
+ * A' = B (k x n, lda = k, CUBLAS_OP_T) and B' = A (k x m, ldb = k,
+ * CUBLAS_OP_N): the "TN" layout, both operands K-major, as Hopper's fp8 and
+ * int8 tensor-core kernels require. cuBLASLt's m' is our n, its n' our m. */
+#ifndef BENCH_GEMM_H
+#define BENCH_GEMM_H
+
+#include <cublasLt.h>
+#include <library_types.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gb_bench.h"
+#include "gb_error.h"
+#include "gb_harness.h"
+#include "gb_results.h"
+
+/* One measured precision: a `case` value and everything needed to issue it. */
+typedef struct gb_gemm_prec {
+  const char *name;          /* `case` column: "bf16", "fp8e4m3_fastacc", "int8" */
+  const char *dtype;         /* `dtype` column: the operand type ("fp8e4m3", "tf32") */
+  gb_dtype a_type, b_type;   /* operand element types (random fill, reference) */
+  gb_dtype d_type;           /* output element type */
+  cudaDataType_t a_cuda, b_cuda, d_cuda;
+  cublasComputeType_t compute;
+  cudaDataType_t scale_cuda; /* type of alpha and beta */
+  const char *compute_name;  /* "COMPUTE_32F_FAST_TF32", written to detail */
+  double a_lo, a_hi;         /* random range of A (integers: inclusive) */
+  double b_lo, b_hi;         /* random range of B */
+  bool fp8;                  /* per-tensor scale pointers and amax of D */
+  int fast_accum;            /* CUBLASLT_MATMUL_DESC_FAST_ACCUM: -1 not applicable, 0, 1 */
+  double scale_a, scale_b;   /* fp8 per-tensor dequantisation scales (1 otherwise) */
+  bool integer;              /* integer product: metric tops, exact check */
+  int min_cc;                /* lowest compute capability, major*10 + minor */
+  double tol;                /* ||out - ref|| / ||ref|| threshold */
+  double tol_per_sqrt_k;     /* extra threshold per sqrt(k) (fp16 accumulation) */
+  double est_tflops;         /* rough H100/H200-class rate, only to plan timing */
+} gb_gemm_prec;
+
+/* The precision table, in the order cases run and the summary prints. */
+const gb_gemm_prec *gb_gemm_precs(size_t *n);
+
+/* A precision by case name, or NULL. */
+const gb_gemm_prec *gb_gemm_prec_find(const char *name);
+
+/* FLOP of one product: 2*m*n*k (one multiply and one add per term; the
+ * beta*C term is not counted, as in cuBLAS and the peers). For int8 these are
+ * integer operations, reported as TOP/s. */
+double gb_gemm_flops(int64_t m, int64_t n, int64_t k);
+
+/* `metric` and `unit` of a precision's throughput row: tflops/TFLOP/s, or
+ * tops/TOP/s for integer products. */
+const char *gb_gemm_metric(const gb_gemm_prec *p);
+const char *gb_gemm_unit(const gb_gemm_prec *p);
+
+/* ---- shapes ---- */
+
+typedef struct gb_gemm_shape {
+  int64_t m, n, k;
+  const char *family; /* "square", "transformer", "decode" */
+} gb_gemm_shape;
+
+/* Writes the shapes of a profile into out (at most cap) and returns how many
+ * the profile has (call with cap 0 to count). Quick: 8192^3 plus a transformer
+ * MLP pair and one decode shape. Full: squares 1024..16384 (6144 and 12288
+ * among them), M = 4096 and 16384 tokens against (N, K) from hidden 4096/8192
+ * and MLP widths 14336/28672 both ways, and decode M = 1, 8, 64. */
+size_t gb_gemm_shapes(gb_profile profile, gb_gemm_shape *out, size_t cap);
+
+/* Bytes of one input set (A and B) and of the output, each rounded up to 256
+ * bytes (the alignment cuBLASLt assumes), for precision p at m x n x k. */
+uint64_t gb_gemm_input_bytes(const gb_gemm_prec *p, int64_t m, int64_t n, int64_t k);
+uint64_t gb_gemm_output_bytes(const gb_gemm_prec *p, int64_t m, int64_t n);
+
+/* Input sets to rotate among so that consecutive products never find their
+ * operands in L2: 1 when one set is at least three times the L2, else enough
+ * sets to cover three L2s, at most 32 (and never more than max_bytes allows,
+ * and at least 1). */
+int gb_gemm_input_sets(uint64_t set_bytes, uint64_t l2_bytes, uint64_t max_bytes);
+
+/* Rows of D the check compares: every row when m <= 256 (the full product),
+ * else 128 rows spread evenly from the first to the last. Writes at most cap
+ * indices to rows and returns how many there are. */
+size_t gb_gemm_sample_rows(int64_t m, int64_t *rows, size_t cap);
+
+/* ---- support ---- */
+
+/* Whether precision p can run on a device of compute capability
+ * major.minor. When it cannot, why gets the reason (fp8 needs 8.9). */
+bool gb_gemm_supported(const gb_gemm_prec *p, int cc_major, int cc_minor, char *why, size_t why_n);
+
+/* ---- the check ---- */
+
+/* ||out - ref||_2 / ||ref||_2 over n values; NaN when any value is not
+ * finite or ref is all zeros (so NaN never passes). */
+double gb_gemm_rel_error(const double *out, const double *ref, size_t n);
+
+/* The threshold for p at inner dimension k: tol + tol_per_sqrt_k * sqrt(k).
+ * fp64 1e-12; fp32 5e-5 (TF32 lands near 3e-4, so a silent TF32 fails);
+ * tf32 2e-3; fp16/bf16 with fp32 accumulation 1e-2; fp16 accumulation
+ * 1e-2 + 2^-11 sqrt(k) (a random walk of fp16 rounding over k terms); fp8
+ * with bf16 output 5e-2; int8 0 (exact). */
+double gb_gemm_tolerance(const gb_gemm_prec *p, int64_t k);
+
+/* OK when rel_err is a number no larger than the threshold and no output
+ * element was left non-finite; INVALID otherwise (NaN never passes). */
+gb_status gb_gemm_check_decide(const gb_gemm_prec *p, int64_t k, double rel_err, uint64_t nonfinite);
+
+/* The fp8 amax check: amax_d (what cuBLASLt wrote, before output rounding)
+ * against max|D| measured over the bf16 output: they may differ by the output
+ * rounding, 2^-8 relative; true when they agree within 1%. */
+bool gb_gemm_amax_agrees(double amax_d, double max_abs_out);
+
+/* ---- timing ---- */
+
+typedef struct gb_gemm_timing {
+  int candidates;        /* heuristic candidates to time (1..8) */
+  int search_reps;       /* timed samples per candidate */
+  int warmup;            /* untimed products before the measurement */
+  int min_samples, max_samples;
+  double budget_s;       /* measurement time budget */
+  int ops_per_sample;    /* products between the two events of a sample */
+} gb_gemm_timing;
+
+/* The timing plan for one case from an estimate of one product's time
+ * t_op_s: short products get several per sample (>= 100 us a sample), huge
+ * ones fewer samples (at least 5) and fewer candidates, so that the full
+ * profile stays under 10 minutes and the quick one under 60 s. */
+gb_gemm_timing gb_gemm_timing_plan(gb_profile profile, double t_op_s);
+
+/* ---- mixed-precision speedups ---- */
+
+typedef struct gb_gemm_speedup {
+  char case_name[64];   /* "<precision>_vs_<reference>", e.g. "bf16_vs_fp32" */
+  char dtype[16];       /* the precision's dtype */
+  int64_t m, n, k;
+  double value;         /* rate(precision) / rate(reference), in x */
+  double rate, ref_rate;
+  char detail[160];
+} gb_gemm_speedup;
+
+/* From throughput rows of the gemm benchmark (other rows, and rows whose
+ * status is not ok or throttled, are ignored): for every precision and shape
+ * with such a row, one speedup against fp32 and one against fp64 at the same m, n, k,
+ * when the reference has one there too (a reference is not compared
+ * with itself). With --repeat, each side is the median over its repetitions,
+ * so there is one speedup per precision, reference and shape. *out is
+ * malloc'd (NULL when none); the caller frees it. */
+gb_err gb_gemm_speedups(const gb_row *rows, size_t n, gb_gemm_speedup **out, size_t *nout);
+
+/* Prints the end-of-run table: per precision its rate at 8192^3 (or, when
+ * that shape was not run, at the largest square measured), the speedup over
+ * fp32 and over fp64 at that shape. */
+void gb_gemm_summary_table(const gb_row *rows, size_t n, FILE *fp);
+
+/* ---- cuBLASLt algorithm names (bench/bench_gemm_names.c) ---- */
+
+/* "128x256" for a cublasLtMatmulTile_t, "64x4" for cublasLtMatmulStages_t,
+ * "2x1x1" for cublasLtClusterShape_t; "auto"/"undefined" for 0 and "#<id>"
+ * for an id newer than this table (written to buf). */
+const char *gb_gemm_tile_name(unsigned id, char *buf, size_t n);
+const char *gb_gemm_stages_name(unsigned id, char *buf, size_t n);
+const char *gb_gemm_cluster_name(unsigned id, char *buf, size_t n);
+
+/* ---- the benchmark (bench/bench_gemm.c) ---- */
+
+/* A gemm case for precision p at m x n x k (what plan() makes), for tests. */
+gb_case gb_gemm_make_case(const gb_gemm_prec *p, int64_t m, int64_t n, int64_t k);
+
+/* Test-only hook: when on, every case overwrites its output after the
+ * checked product and before the check reads it, so the check must report
+ * `invalid`. Off by default; not thread-safe. */
+void gb_gemm_test_corrupt_output(bool on);
+
+#endif

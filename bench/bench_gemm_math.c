@@ -1,0 +1,361 @@
+/* bench_gemm_math: the pure parts of the GEMM benchmark declared in
+ * bench/bench_gemm.h (precision table, FLOPs, shapes, the check, timing plan,
+ * speedups, the end-of-run table). No CUDA calls: tested on the CPU. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_gemm.h"
+#include "gb_num.h"
+#include "gb_stats.h"
+
+/* Random ranges. Floating operands are uniform in [-1, 1): a product of k
+ * terms then has a standard deviation of sqrt(k/9) (each term has variance
+ * 1/9), at most ~60 for k = 28672, far inside fp16 (65504) and bf16. fp8
+ * operands are drawn in [-4, 4) and dequantised by a per-tensor scale of
+ * 0.25, as a real recipe scales a tensor into the fp8 range and back. int8
+ * operands are integers in [-8, 8]: |sum| <= 64 k = 1.8e6 for k = 28672,
+ * far inside int32. */
+#define FP8_RANGE 4.0
+#define FP8_SCALE 0.25
+
+static const gb_gemm_prec gb_gemm_prec_table[] = {
+    {.name = "fp64", .dtype = "fp64", .a_type = GB_DT_F64, .b_type = GB_DT_F64, .d_type = GB_DT_F64,
+     .a_cuda = CUDA_R_64F, .b_cuda = CUDA_R_64F, .d_cuda = CUDA_R_64F, .compute = CUBLAS_COMPUTE_64F,
+     .scale_cuda = CUDA_R_64F, .compute_name = "COMPUTE_64F", .a_lo = -1, .a_hi = 1, .b_lo = -1, .b_hi = 1,
+     .fast_accum = -1, .scale_a = 1, .scale_b = 1, .min_cc = 0, .tol = 1e-12, .est_tflops = 50},
+    {.name = "fp32", .dtype = "fp32", .a_type = GB_DT_F32, .b_type = GB_DT_F32, .d_type = GB_DT_F32,
+     .a_cuda = CUDA_R_32F, .b_cuda = CUDA_R_32F, .d_cuda = CUDA_R_32F, .compute = CUBLAS_COMPUTE_32F,
+     .scale_cuda = CUDA_R_32F, .compute_name = "COMPUTE_32F", .a_lo = -1, .a_hi = 1, .b_lo = -1, .b_hi = 1,
+     .fast_accum = -1, .scale_a = 1, .scale_b = 1, .min_cc = 0, .tol = 5e-5, .est_tflops = 45},
+    {.name = "tf32", .dtype = "tf32", .a_type = GB_DT_F32, .b_type = GB_DT_F32, .d_type = GB_DT_F32,
+     .a_cuda = CUDA_R_32F, .b_cuda = CUDA_R_32F, .d_cuda = CUDA_R_32F, .compute = CUBLAS_COMPUTE_32F_FAST_TF32,
+     .scale_cuda = CUDA_R_32F, .compute_name = "COMPUTE_32F_FAST_TF32", .a_lo = -1, .a_hi = 1, .b_lo = -1,
+     .b_hi = 1, .fast_accum = -1, .scale_a = 1, .scale_b = 1, .min_cc = 80, .tol = 2e-3, .est_tflops = 350},
+    {.name = "fp16", .dtype = "fp16", .a_type = GB_DT_F16, .b_type = GB_DT_F16, .d_type = GB_DT_F16,
+     .a_cuda = CUDA_R_16F, .b_cuda = CUDA_R_16F, .d_cuda = CUDA_R_16F, .compute = CUBLAS_COMPUTE_32F,
+     .scale_cuda = CUDA_R_32F, .compute_name = "COMPUTE_32F", .a_lo = -1, .a_hi = 1, .b_lo = -1, .b_hi = 1,
+     .fast_accum = -1, .scale_a = 1, .scale_b = 1, .min_cc = 53, .tol = 1e-2, .est_tflops = 650},
+    {.name = "bf16", .dtype = "bf16", .a_type = GB_DT_BF16, .b_type = GB_DT_BF16, .d_type = GB_DT_BF16,
+     .a_cuda = CUDA_R_16BF, .b_cuda = CUDA_R_16BF, .d_cuda = CUDA_R_16BF, .compute = CUBLAS_COMPUTE_32F,
+     .scale_cuda = CUDA_R_32F, .compute_name = "COMPUTE_32F", .a_lo = -1, .a_hi = 1, .b_lo = -1, .b_hi = 1,
+     .fast_accum = -1, .scale_a = 1, .scale_b = 1, .min_cc = 80, .tol = 1e-2, .est_tflops = 650},
+    /* fp16 accumulation: rounding to 11 bits at every partial sum is a random
+     * walk whose relative size grows like 2^-11 sqrt(k) (0.044 at k = 8192). */
+    {.name = "fp16acc16", .dtype = "fp16", .a_type = GB_DT_F16, .b_type = GB_DT_F16, .d_type = GB_DT_F16,
+     .a_cuda = CUDA_R_16F, .b_cuda = CUDA_R_16F, .d_cuda = CUDA_R_16F, .compute = CUBLAS_COMPUTE_16F,
+     .scale_cuda = CUDA_R_16F, .compute_name = "COMPUTE_16F", .a_lo = -1, .a_hi = 1, .b_lo = -1, .b_hi = 1,
+     .fast_accum = -1, .scale_a = 1, .scale_b = 1, .min_cc = 53, .tol = 1e-2, .tol_per_sqrt_k = 1.0 / 2048,
+     .est_tflops = 650},
+#define GB_GEMM_FP8(NAME, BT, BCUDA, FAST)                                                                     \
+  {.name = NAME, .dtype = "fp8e4m3", .a_type = GB_DT_F8E4M3, .b_type = BT, .d_type = GB_DT_BF16,               \
+   .a_cuda = CUDA_R_8F_E4M3, .b_cuda = BCUDA, .d_cuda = CUDA_R_16BF, .compute = CUBLAS_COMPUTE_32F,            \
+   .scale_cuda = CUDA_R_32F, .compute_name = "COMPUTE_32F", .a_lo = -FP8_RANGE, .a_hi = FP8_RANGE,             \
+   .b_lo = -FP8_RANGE, .b_hi = FP8_RANGE, .fp8 = true, .fast_accum = FAST, .scale_a = FP8_SCALE,               \
+   .scale_b = FP8_SCALE, .min_cc = 89, .tol = 5e-2, .est_tflops = 1200}
+    GB_GEMM_FP8("fp8e4m3_slowacc", GB_DT_F8E4M3, CUDA_R_8F_E4M3, 0),
+    GB_GEMM_FP8("fp8e4m3_fastacc", GB_DT_F8E4M3, CUDA_R_8F_E4M3, 1),
+    GB_GEMM_FP8("fp8e4m3xe5m2_slowacc", GB_DT_F8E5M2, CUDA_R_8F_E5M2, 0),
+    GB_GEMM_FP8("fp8e4m3xe5m2_fastacc", GB_DT_F8E5M2, CUDA_R_8F_E5M2, 1),
+#undef GB_GEMM_FP8
+    {.name = "int8", .dtype = "int8", .a_type = GB_DT_I8, .b_type = GB_DT_I8, .d_type = GB_DT_I32,
+     .a_cuda = CUDA_R_8I, .b_cuda = CUDA_R_8I, .d_cuda = CUDA_R_32I, .compute = CUBLAS_COMPUTE_32I,
+     .scale_cuda = CUDA_R_32I, .compute_name = "COMPUTE_32I", .a_lo = -8, .a_hi = 8, .b_lo = -8, .b_hi = 8,
+     .fast_accum = -1, .scale_a = 1, .scale_b = 1, .integer = true, .min_cc = 75, .tol = 0,
+     .est_tflops = 1000},
+};
+
+#define NPRECS (sizeof gb_gemm_prec_table / sizeof gb_gemm_prec_table[0])
+
+const gb_gemm_prec *gb_gemm_precs(size_t *n) {
+  *n = NPRECS;
+  return gb_gemm_prec_table;
+}
+
+const gb_gemm_prec *gb_gemm_prec_find(const char *name) {
+  for (size_t i = 0; i < NPRECS; i++)
+    if (strcmp(gb_gemm_prec_table[i].name, name) == 0) return &gb_gemm_prec_table[i];
+  return NULL;
+}
+
+/* FLOP = 2 m n k: m n dot products of length k, one multiply and one add per term. */
+double gb_gemm_flops(int64_t m, int64_t n, int64_t k) { return 2.0 * (double)m * (double)n * (double)k; }
+
+const char *gb_gemm_metric(const gb_gemm_prec *p) { return p->integer ? "tops" : "tflops"; }
+
+const char *gb_gemm_unit(const gb_gemm_prec *p) { return p->integer ? "TOP/s" : "TFLOP/s"; }
+
+/* ---- shapes ---- */
+
+static size_t put_shape(gb_gemm_shape *out, size_t cap, size_t i, int64_t m, int64_t n, int64_t k,
+                        const char *family) {
+  if (i < cap) out[i] = (gb_gemm_shape){.m = m, .n = n, .k = k, .family = family};
+  return i + 1;
+}
+
+size_t gb_gemm_shapes(gb_profile profile, gb_gemm_shape *out, size_t cap) {
+  size_t i = 0;
+  if (profile == GB_PROFILE_QUICK) {
+    i = put_shape(out, cap, i, 8192, 8192, 8192, "square");
+    i = put_shape(out, cap, i, 4096, 14336, 4096, "transformer"); /* MLP up, 8B-class model */
+    i = put_shape(out, cap, i, 4096, 4096, 14336, "transformer"); /* MLP down */
+    i = put_shape(out, cap, i, 8, 14336, 4096, "decode");
+    return i;
+  }
+  static const int64_t squares[] = {1024, 2048, 3072, 4096, 6144, 8192, 12288, 16384};
+  for (size_t s = 0; s < sizeof squares / sizeof *squares; s++)
+    i = put_shape(out, cap, i, squares[s], squares[s], squares[s], "square");
+  /* (N, K) of the MLP projections of hidden 4096 (width 14336) and hidden
+   * 8192 (width 28672), up (N = width) and down (K = width). */
+  static const int64_t nk[][2] = {{14336, 4096}, {4096, 14336}, {28672, 8192}, {8192, 28672}};
+  static const int64_t tokens[] = {4096, 16384};
+  for (size_t t = 0; t < 2; t++)
+    for (size_t j = 0; j < 4; j++) i = put_shape(out, cap, i, tokens[t], nk[j][0], nk[j][1], "transformer");
+  static const int64_t decode[] = {1, 8, 64};
+  for (size_t t = 0; t < 3; t++)
+    for (size_t j = 0; j < 4; j++) i = put_shape(out, cap, i, decode[t], nk[j][0], nk[j][1], "decode");
+  return i;
+}
+
+static uint64_t round256(uint64_t b) { return (b + 255) / 256 * 256; }
+
+/* Bytes of one element of t (kept here so this file needs no device code). */
+static uint64_t elem_bytes(gb_dtype t) {
+  switch (t) {
+  case GB_DT_F64: return 8;
+  case GB_DT_F32:
+  case GB_DT_I32: return 4;
+  case GB_DT_F16:
+  case GB_DT_BF16: return 2;
+  case GB_DT_F8E4M3:
+  case GB_DT_F8E5M2:
+  case GB_DT_I8: return 1;
+  }
+  return 8;
+}
+
+uint64_t gb_gemm_input_bytes(const gb_gemm_prec *p, int64_t m, int64_t n, int64_t k) {
+  return round256((uint64_t)m * (uint64_t)k * elem_bytes(p->a_type)) +
+         round256((uint64_t)n * (uint64_t)k * elem_bytes(p->b_type));
+}
+
+uint64_t gb_gemm_output_bytes(const gb_gemm_prec *p, int64_t m, int64_t n) {
+  return round256((uint64_t)m * (uint64_t)n * elem_bytes(p->d_type));
+}
+
+int gb_gemm_input_sets(uint64_t set_bytes, uint64_t l2_bytes, uint64_t max_bytes) {
+  if (set_bytes == 0) return 1;
+  uint64_t want = 3 * l2_bytes;
+  uint64_t sets = set_bytes >= want ? 1 : (want + set_bytes - 1) / set_bytes;
+  if (sets > 32) sets = 32;
+  if (max_bytes / set_bytes < sets) sets = max_bytes / set_bytes;
+  return sets < 1 ? 1 : (int)sets;
+}
+
+size_t gb_gemm_sample_rows(int64_t m, int64_t *rows, size_t cap) {
+  size_t nrows = m <= 256 ? (size_t)m : 128;
+  for (size_t i = 0; i < nrows && i < cap; i++)
+    rows[i] = nrows == (size_t)m ? (int64_t)i : (int64_t)i * (m - 1) / (int64_t)(nrows - 1);
+  return nrows;
+}
+
+/* ---- support ---- */
+
+bool gb_gemm_supported(const gb_gemm_prec *p, int cc_major, int cc_minor, char *why, size_t why_n) {
+  int cc = cc_major * 10 + cc_minor;
+  if (cc >= p->min_cc) return true;
+  const char *what = p->fp8       ? "fp8 tensor-core GEMM"
+                     : p->integer ? "int8 tensor-core GEMM (TN, int32 accumulation)"
+                                  : "this precision";
+  snprintf(why, why_n, "%s: %s needs compute capability %d.%d or newer; this device is %d.%d", p->name, what,
+           p->min_cc / 10, p->min_cc % 10, cc_major, cc_minor);
+  return false;
+}
+
+/* ---- the check ---- */
+
+/* rel = sqrt(sum (out_i - ref_i)^2) / sqrt(sum ref_i^2) */
+double gb_gemm_rel_error(const double *out, const double *ref, size_t n) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!isfinite(out[i]) || !isfinite(ref[i])) return NAN;
+    double d = out[i] - ref[i];
+    num += d * d;
+    den += ref[i] * ref[i];
+  }
+  if (!(den > 0)) return NAN;
+  return sqrt(num) / sqrt(den);
+}
+
+double gb_gemm_tolerance(const gb_gemm_prec *p, int64_t k) {
+  return p->tol + p->tol_per_sqrt_k * sqrt((double)k);
+}
+
+gb_status gb_gemm_check_decide(const gb_gemm_prec *p, int64_t k, double rel_err, uint64_t nonfinite) {
+  if (nonfinite > 0) return GB_STATUS_INVALID;
+  if (!(rel_err <= gb_gemm_tolerance(p, k))) return GB_STATUS_INVALID; /* NaN fails too */
+  return GB_STATUS_OK;
+}
+
+bool gb_gemm_amax_agrees(double amax_d, double max_abs_out) {
+  if (!isfinite(amax_d) || !isfinite(max_abs_out)) return false;
+  if (max_abs_out == 0) return amax_d == 0;
+  return fabs(amax_d - max_abs_out) <= 0.01 * max_abs_out;
+}
+
+/* ---- timing ---- */
+
+gb_gemm_timing gb_gemm_timing_plan(gb_profile profile, double t_op_s) {
+  bool quick = profile == GB_PROFILE_QUICK;
+  double search_budget_s = quick ? 0.08 : 0.25;
+  gb_gemm_timing t = {.budget_s = quick ? 0.2 : 0.5, .max_samples = 200};
+  if (!(t_op_s > 0)) t_op_s = 1e-3;
+  /* at least 100 us between the two events of a sample */
+  t.ops_per_sample = 1;
+  if (t_op_s < 100e-6) {
+    t.ops_per_sample = (int)ceil(100e-6 / t_op_s);
+    if (t.ops_per_sample > 64) t.ops_per_sample = 64;
+  }
+  double t_sample = t_op_s * t.ops_per_sample;
+  t.search_reps = t_sample < 1e-3 ? 5 : t_sample < 10e-3 ? 3 : 2;
+  double cand = floor(search_budget_s / ((t.search_reps + 1) * t_sample));
+  t.candidates = cand < 1 ? 1 : cand > 8 ? 8 : (int)cand;
+  t.warmup = t_sample < 10e-3 ? 3 : 1;
+  t.min_samples = t_sample > 50e-3 ? 5 : 10;
+  return t;
+}
+
+/* ---- speedups ---- */
+
+/* A measured throughput row of the gemm benchmark: ok, or throttled (it ran
+ * and was checked; its status already says the clocks were held down). */
+static bool is_throughput(const gb_row *r) {
+  return r->benchmark && strcmp(r->benchmark, "gemm") == 0 && r->metric &&
+         (strcmp(r->metric, "tflops") == 0 || strcmp(r->metric, "tops") == 0) && r->case_name &&
+         gb_gemm_prec_find(r->case_name) && (r->status == GB_STATUS_OK || r->status == GB_STATUS_THROTTLED) &&
+         isfinite(r->value) && r->value > 0;
+}
+
+/* Median of the ok rates of precision prec at m x n x k over every rep (NaN
+ * when there is none). */
+static double median_rate(const gb_row *rows, size_t n, const char *prec, int64_t m, int64_t nn, int64_t k) {
+  double *v = malloc((n + 1) * sizeof *v);
+  if (!v) return NAN;
+  size_t nv = 0;
+  for (size_t i = 0; i < n; i++) {
+    const gb_row *r = &rows[i];
+    if (is_throughput(r) && strcmp(r->case_name, prec) == 0 && r->m == m && r->n == nn && r->k == k)
+      v[nv++] = r->value;
+  }
+  double med = gb_median(v, nv);
+  free(v);
+  return med;
+}
+
+/* True when an earlier row than i is an ok row of the same precision and shape. */
+static bool seen_before(const gb_row *rows, size_t i) {
+  for (size_t j = 0; j < i; j++)
+    if (is_throughput(&rows[j]) && strcmp(rows[j].case_name, rows[i].case_name) == 0 && rows[j].m == rows[i].m &&
+        rows[j].n == rows[i].n && rows[j].k == rows[i].k)
+      return true;
+  return false;
+}
+
+gb_err gb_gemm_speedups(const gb_row *rows, size_t n, gb_gemm_speedup **out, size_t *nout) {
+  static const char *const refs[] = {"fp32", "fp64"};
+  *out = NULL;
+  *nout = 0;
+  size_t cap = 0;
+  for (size_t i = 0; i < n; i++) {
+    const gb_row *r = &rows[i];
+    if (!is_throughput(r) || seen_before(rows, i)) continue;
+    const gb_gemm_prec *p = gb_gemm_prec_find(r->case_name);
+    double rate = median_rate(rows, n, p->name, r->m, r->n, r->k);
+    for (size_t j = 0; j < 2; j++) {
+      if (strcmp(p->name, refs[j]) == 0) continue;
+      double ref = median_rate(rows, n, refs[j], r->m, r->n, r->k);
+      if (!(ref > 0) || !(rate > 0)) continue;
+      if (*nout == cap) {
+        size_t ncap = cap ? 2 * cap : 32;
+        gb_gemm_speedup *v = realloc(*out, ncap * sizeof *v);
+        if (!v) {
+          free(*out);
+          *out = NULL;
+          *nout = 0;
+          return gb_fail(GB_E_NOMEM, "gemm speedups: out of host memory");
+        }
+        *out = v;
+        cap = ncap;
+      }
+      gb_gemm_speedup *s = &(*out)[(*nout)++];
+      memset(s, 0, sizeof *s);
+      snprintf(s->case_name, sizeof s->case_name, "%s_vs_%s", p->name, refs[j]);
+      snprintf(s->dtype, sizeof s->dtype, "%s", p->dtype);
+      s->m = r->m;
+      s->n = r->n;
+      s->k = r->k;
+      s->rate = rate;
+      s->ref_rate = ref;
+      s->value = rate / ref; /* speedup = rate(precision) / rate(reference), same shape */
+      gb_snprintf_c(s->detail, sizeof s->detail, "%s %.1f %s / %s %.1f TFLOP/s (medians over repetitions)",
+                    p->name, rate, gb_gemm_unit(p), refs[j], ref);
+    }
+  }
+  return GB_OK;
+}
+
+/* ---- the end-of-run table ---- */
+
+/* The status of precision p's last throughput row at the square size s, or
+ * NULL when it has none there. */
+static const char *summary_status(const gb_row *rows, size_t n, const char *p, int64_t s) {
+  const char *st = NULL;
+  for (size_t i = 0; i < n; i++) {
+    const gb_row *r = &rows[i];
+    if (r->benchmark && strcmp(r->benchmark, "gemm") == 0 && r->case_name && strcmp(r->case_name, p) == 0 &&
+        r->m == s && r->n == s && r->k == s && r->metric &&
+        (strcmp(r->metric, "tflops") == 0 || strcmp(r->metric, "tops") == 0))
+      st = gb_status_name(r->status);
+  }
+  return st;
+}
+
+void gb_gemm_summary_table(const gb_row *rows, size_t n, FILE *fp) {
+  int64_t size = 0;
+  for (size_t i = 0; i < n; i++) {
+    const gb_row *r = &rows[i];
+    if (!is_throughput(r) || r->m != r->n || r->n != r->k) continue;
+    if (r->m == 8192) {
+      size = 8192;
+      break;
+    }
+    if (r->m > size) size = r->m;
+  }
+  if (size == 0) {
+    fprintf(fp, "gemm: no square shape measured ok; no summary\n");
+    return;
+  }
+  double fp32 = median_rate(rows, n, "fp32", size, size, size);
+  double fp64 = median_rate(rows, n, "fp64", size, size, size);
+  fprintf(fp, "gemm at %lldx%lldx%lld (median rate; speedup = rate / rate of fp32 or fp64, same shape)\n",
+          (long long)size, (long long)size, (long long)size);
+  fprintf(fp, "%-22s %10s %-8s %8s %8s\n", "precision", "rate", "unit", "vs fp32", "vs fp64");
+  size_t np;
+  const gb_gemm_prec *precs = gb_gemm_precs(&np);
+  for (size_t i = 0; i < np; i++) {
+    const char *st = summary_status(rows, n, precs[i].name, size);
+    if (!st) continue;
+    double v = median_rate(rows, n, precs[i].name, size, size, size);
+    char buf[3][32];
+    if (isnan(v)) {
+      fprintf(fp, "%-22s %10s %-8s\n", precs[i].name, st, "");
+      continue;
+    }
+    gb_snprintf_c(buf[0], sizeof buf[0], "%.1f", v);
+    if (isnan(fp32)) snprintf(buf[1], sizeof buf[1], "-");
+    else gb_snprintf_c(buf[1], sizeof buf[1], "%.2f", v / fp32);
+    if (isnan(fp64)) snprintf(buf[2], sizeof buf[2], "-");
+    else gb_snprintf_c(buf[2], sizeof buf[2], "%.2f", v / fp64);
+    fprintf(fp, "%-22s %10s %-8s %8s %8s\n", precs[i].name, buf[0], gb_gemm_unit(&precs[i]), buf[1], buf[2]);
+  }
+}

@@ -1,0 +1,220 @@
+/* gpubench history: reads many results files (or directories of them),
+ * builds each figure's series over runs and names the runs where a figure
+ * shifted (E-divisive means with a permutation test). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "gb_cli.h"
+#include "gb_history.h"
+#include "gb_num.h"
+#include "gb_plot.h"
+
+static void usage(FILE *fp) {
+  gb_cp_options d = gb_cp_defaults();
+  fprintf(fp,
+          "Usage: gpubench history CSV...|DIR... [OPTIONS]\n"
+          "\n"
+          "Groups the rows of every file (a directory contributes its *.csv files) by run_id,\n"
+          "orders the runs by time, and for each figure (gpu_type, gpu_count, benchmark, case,\n"
+          "dtype, m, n, k, bytes, metric) takes the median of its ok rows in each run. Each\n"
+          "series is tested for change points by E-divisive means (as Apache Otava does):\n"
+          "the strongest split is accepted when a permutation test finds it significant, and\n"
+          "the search goes on in the pieces. Each side of a change holds at least\n"
+          "--min-segment runs, so a one-run spike is never a change.\n"
+          "\n"
+          "Options:\n"
+          "  --min-segment N   runs on each side of a change (default %zu, at least 2)\n"
+          "  --permutations N  shuffles per significance test (default %zu)\n"
+          "  --alpha A         accept a change when p <= A (default %g)\n"
+          "  --seed N          seed of the shuffles, for repeatable results (default %llu)\n"
+          "  --all             list (and with --plot, plot) every series, not only those\n"
+          "                    with a change\n"
+          "  --plot DIR        trend plots: DIR/history-<figure>.{dat,gp,png,svg}, the runs\n"
+          "                    in time order, each segment's mean, a line at each change\n"
+          "                    (gnuplot; without it only .dat and .gp are written)\n"
+          "  -h, --help        show this help\n"
+          "\n"
+          "Exit codes: 0 analyzed (change points or not); 2 bad usage or input; 3 no series\n"
+          "had enough runs to test (2 x --min-segment).\n",
+          d.min_segment, d.permutations, d.alpha, (unsigned long long)d.seed);
+}
+
+static const char *opt_value(int argc, char **argv, int *i, const char *name, int *missing) {
+  size_t n = strlen(name);
+  if (strncmp(argv[*i], name, n) != 0) return NULL;
+  if (argv[*i][n] == '=') return argv[*i] + n + 1;
+  if (argv[*i][n] != '\0') return NULL;
+  if (*i + 1 >= argc) {
+    *missing = 1;
+    return NULL;
+  }
+  return argv[++*i];
+}
+
+static int parse_count(const char *cmd, const char *opt, const char *v, int64_t lo, int64_t hi, int64_t *out) {
+  if (!gb_parse_i64(v, out) || *out < lo || *out > hi)
+    return gb_cli_usage_error(cmd, "%s: not a whole number from %lld to %lld: \"%s\"", opt, (long long)lo,
+                              (long long)hi, v);
+  return 0;
+}
+
+/* One trend plot: x = run number in time order (1-based), the figure's
+ * value per run, each segment's mean as a line (NaN breaks it between
+ * segments) and a vertical marker at each change labelled with its run id. */
+static gb_err plot_series(const char *dir, const gb_history *h, const gb_history_series *s, bool render) {
+  size_t n = s->n, m = n + s->nchanges;
+  double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+  double *mx = malloc(m * sizeof *mx), *my = malloc(m * sizeof *my);
+  gb_plot_marker *mk = calloc(s->nchanges ? s->nchanges : 1, sizeof *mk);
+  char *stem = malloc(strlen(s->stem) + 16), *ylabel = malloc(strlen(s->metric) + strlen(s->unit) + 8);
+  gb_err e = GB_OK;
+  if (!x || !y || !mx || !my || !mk || !stem || !ylabel) {
+    e = gb_fail(GB_E_NOMEM, "out of memory for a plot");
+    goto done;
+  }
+  size_t j = 0, c = 0;
+  for (size_t i = 0; i < n; i++) {
+    x[i] = (double)(s->run[i] + 1);
+    y[i] = s->value[i];
+    if (c < s->nchanges && s->changes[c].index == i) {
+      mx[j] = my[j] = NAN; /* a break in the segment-mean line */
+      j++;
+      mk[c].axis = 'x';
+      mk[c].at = x[i] - 0.5;
+      mk[c].label = h->runs[s->run[i]].run_id;
+      c++;
+    }
+    /* the segment holding point i: between the changes around it */
+    size_t lo = 0, hi = n;
+    for (size_t k = 0; k < s->nchanges; k++) {
+      if (s->changes[k].index <= i) lo = s->changes[k].index;
+      else if (s->changes[k].index < hi) hi = s->changes[k].index;
+    }
+    double sum = 0;
+    for (size_t k = lo; k < hi; k++) sum += s->value[k];
+    mx[j] = x[i];
+    my[j++] = sum / (double)(hi - lo);
+  }
+  snprintf(stem, strlen(s->stem) + 16, "history-%s", s->stem);
+  snprintf(ylabel, strlen(s->metric) + strlen(s->unit) + 8, "%s (%s)", s->metric, s->unit);
+  gb_plot_series ser[2] = {
+      {.title = "per run (median of repetitions)", .n = n, .x = x, .y = y, .style = GB_PLOT_LINESPOINTS},
+      {.title = "segment mean", .n = j, .x = mx, .y = my, .style = GB_PLOT_LINES, .emphasis = true},
+  };
+  gb_plot_spec spec = {.stem = stem, .title = s->key, .xlabel = "run (in time order)", .ylabel = ylabel,
+                       .markers = mk, .nmarkers = s->nchanges};
+  e = render ? gb_plot_lines(dir, &spec, ser, 2) : gb_plot_lines_script(dir, &spec, ser, 2);
+done:
+  free(x);
+  free(y);
+  free(mx);
+  free(my);
+  free(mk);
+  free(stem);
+  free(ylabel);
+  return e;
+}
+
+/* Plots the series with a change (every series with all) into dir. */
+static gb_err plot_history(const char *dir, const gb_history *h, bool all, size_t *nplots) {
+  *nplots = 0;
+  struct stat st;
+  if (stat(dir, &st) != 0 && mkdir(dir, 0777) != 0)
+    return gb_fail(GB_E_IO, "%s: cannot create the plot directory: %s", dir, strerror(errno));
+  bool render = gb_gnuplot_available();
+  if (!render)
+    fprintf(stderr, "gpubench history: %s not found: writing .dat and .gp only (run gnuplot on them later)\n",
+            gb_gnuplot_program());
+  for (size_t i = 0; i < h->nseries; i++) {
+    const gb_history_series *s = &h->series[i];
+    if ((!all && s->nchanges == 0) || s->n < 2) continue;
+    gb_err e = plot_series(dir, h, s, render);
+    if (e) return e;
+    (*nplots)++;
+  }
+  return GB_OK;
+}
+
+int gb_cmd_history(int argc, char **argv) {
+  const char *cmd = "history";
+  if (gb_cli_wants_help(argc, argv)) {
+    usage(stdout);
+    return 0;
+  }
+  gb_cp_options opt = gb_cp_defaults();
+  char **inputs = calloc((size_t)argc, sizeof *inputs);
+  if (!inputs) return 2;
+  size_t ninputs = 0;
+  int all = 0, rc = 2;
+  const char *plot_dir = NULL;
+  for (int i = 1; i < argc; i++) {
+    int missing = 0;
+    int64_t v64;
+    const char *v;
+    if ((v = opt_value(argc, argv, &i, "--min-segment", &missing))) {
+      if ((rc = parse_count(cmd, "--min-segment", v, 2, 1000000, &v64))) goto out;
+      opt.min_segment = (size_t)v64;
+    } else if ((v = opt_value(argc, argv, &i, "--permutations", &missing))) {
+      if ((rc = parse_count(cmd, "--permutations", v, 1, 1000000, &v64))) goto out;
+      opt.permutations = (size_t)v64;
+    } else if ((v = opt_value(argc, argv, &i, "--seed", &missing))) {
+      if ((rc = parse_count(cmd, "--seed", v, 0, INT64_MAX, &v64))) goto out;
+      opt.seed = (uint64_t)v64;
+    } else if ((v = opt_value(argc, argv, &i, "--alpha", &missing))) {
+      if (!gb_parse_double(v, &opt.alpha) || !(opt.alpha > 0 && opt.alpha < 1)) {
+        rc = gb_cli_usage_error(cmd, "--alpha: not a number between 0 and 1: \"%s\"", v);
+        goto out;
+      }
+    } else if ((v = opt_value(argc, argv, &i, "--plot", &missing))) {
+      plot_dir = v;
+    } else if (missing) {
+      rc = gb_cli_usage_error(cmd, "%s needs a value", argv[i]);
+      goto out;
+    } else if (strcmp(argv[i], "--all") == 0) {
+      all = 1;
+    } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+      rc = gb_cli_usage_error(cmd, "unknown option \"%s\"", argv[i]);
+      goto out;
+    } else {
+      inputs[ninputs++] = argv[i];
+    }
+  }
+  rc = 2;
+  if (ninputs == 0) {
+    rc = gb_cli_usage_error(cmd, "needs at least one results CSV or directory");
+    goto out;
+  }
+  char **paths = NULL;
+  size_t npaths = 0;
+  gb_results res = {0};
+  gb_history h;
+  memset(&h, 0, sizeof h);
+  gb_buf text = {0};
+  gb_err e = gb_history_collect_paths(inputs, ninputs, &paths, &npaths);
+  for (size_t i = 0; i < npaths && !e; i++) e = gb_results_read(paths[i], &res);
+  if (!e) e = gb_history_build(&res, &opt, &h);
+  if (!e) e = gb_history_format_text(&h, all, &text);
+  size_t nplots = 0;
+  if (!e && plot_dir) e = plot_history(plot_dir, &h, all, &nplots);
+  if (e) {
+    fprintf(stderr, "gpubench history: %s\n", gb_errmsg());
+  } else {
+    fwrite(text.data, 1, text.len, stdout);
+    if (plot_dir) printf("history: %zu trend plot%s in %s\n", nplots, nplots == 1 ? "" : "s", plot_dir);
+    fflush(stdout);
+    rc = h.nanalyzed ? 0 : 3;
+    if (rc == 3)
+      fprintf(stderr, "gpubench history: no figure has %zu runs (2 x --min-segment) to test\n", 2 * opt.min_segment);
+  }
+  gb_buf_free(&text);
+  gb_history_free(&h);
+  gb_results_free(&res);
+  gb_history_free_paths(paths, npaths);
+out:
+  free(inputs);
+  return rc;
+}

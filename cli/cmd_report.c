@@ -1,0 +1,111 @@
+/* gpubench report: campaign and procurement reports with gnuplot plots. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gb_cli.h"
+#include "gb_plan.h"
+#include "gb_plot.h"
+#include "gb_report.h"
+#include "gb_runinfo.h"
+
+static void usage(FILE *fp) {
+  fprintf(fp,
+          "Usage: gpubench report [RESULTS.csv...] [--plan PLAN.csv] [--plan-sensitivity S.csv]\n"
+          "                       [--specs GPU_SPECS.csv] [--title TEXT] [--out DIR]\n"
+          "\n"
+          "Writes DIR/report.md, DIR/report.html (one self-contained file, plots inlined as\n"
+          "SVG) and every plot as PNG and SVG, each with its data (.dat) and gnuplot script\n"
+          "(.gp) next to it: re-run one with `gnuplot NAME.gp` in DIR. Several results files\n"
+          "(GPU types, runs) are compared side by side.\n"
+          "\n"
+          "With no RESULTS.csv and no --plan, reports on the shipped measurements\n"
+          "(%s/measured/*.csv) and the default plan (as `gpubench plan` with no\n"
+          "arguments), whose CSVs are written to DIR/plan.csv and DIR/plan_sensitivity.csv.\n"
+          "\n"
+          "Options:\n"
+          "  --out DIR                output directory, created if missing (default: report)\n"
+          "  --plan PLAN.csv          a ranked plan written by the planner: adds its tables and plots\n"
+          "  --plan-sensitivity S.csv the plan's sensitivity table\n"
+          "  --specs FILE             datasheet peaks (default: %s/gpu_specs.csv)\n"
+          "  --title TEXT             the report's title\n"
+          "  -h, --help               this help\n"
+          "\n"
+          "Plots need gnuplot with the pngcairo and svg terminals (Debian: gnuplot-nox); it\n"
+          "is looked up in PATH, or set GPUBENCH_GNUPLOT to the program to run. Without it\n"
+          "the report has its tables and says the plots need gnuplot.\n"
+          "Exit codes: 0 written, 1 a plot or file could not be written, 2 bad usage or input.\n",
+          gb_data_dir(), gb_data_dir());
+}
+
+int gb_cmd_report(int argc, char **argv) {
+  const char *cmd = "report";
+  if (gb_cli_wants_help(argc, argv)) {
+    usage(stdout);
+    return 0;
+  }
+  const char **files = calloc((size_t)argc + 1, sizeof *files);
+  if (!files) {
+    fprintf(stderr, "gpubench report: out of memory\n");
+    return 1;
+  }
+  size_t nfiles = 0;
+  gb_report_options o = {.out_dir = "report"};
+  int rc = 0;
+  bool opts_done = false;
+  for (int i = 1; i < argc && rc == 0; i++) {
+    const char *a = argv[i];
+    const char **target = NULL;
+    if (!opts_done && strcmp(a, "--") == 0) opts_done = true;
+    else if (!opts_done && strcmp(a, "--out") == 0) target = &o.out_dir;
+    else if (!opts_done && strcmp(a, "--plan") == 0) target = &o.plan_path;
+    else if (!opts_done && strcmp(a, "--plan-sensitivity") == 0) target = &o.sensitivity_path;
+    else if (!opts_done && strcmp(a, "--specs") == 0) target = &o.specs_path;
+    else if (!opts_done && strcmp(a, "--title") == 0) target = &o.title;
+    else if (!opts_done && a[0] == '-' && a[1] != '\0') rc = gb_cli_usage_error(cmd, "unknown option '%s'", a);
+    else files[nfiles++] = a;
+    if (target) {
+      if (i + 1 >= argc || argv[i + 1][0] == '\0') rc = gb_cli_usage_error(cmd, "%s needs a value", a);
+      else *target = argv[++i];
+    }
+  }
+  if (rc == 0 && o.sensitivity_path && !o.plan_path)
+    rc = gb_cli_usage_error(cmd, "--plan-sensitivity needs --plan (the plan it belongs to)");
+  if (rc != 0) {
+    free(files);
+    return rc;
+  }
+  gb_report_summary sum;
+  gb_err e;
+  if (nfiles == 0 && !o.plan_path) {
+    /* the README's first command: the shipped measurements and the default
+     * plan (planner/gb_plan.h), whose CSVs are kept in DIR with the report */
+    char plan[4096], sens[4096];
+    snprintf(plan, sizeof plan, "%s/plan.csv", o.out_dir);
+    snprintf(sens, sizeof sens, "%s/plan_sensitivity.csv", o.out_dir);
+    e = gb_report_make_dir(o.out_dir);
+    if (e == GB_OK) e = gb_plan_default(plan, sens);
+    if (e == GB_OK) e = gb_report_shipped(plan, sens, o.out_dir, &sum);
+  } else {
+    o.results = files;
+    o.nresults = nfiles;
+    e = gb_report_write(&o, &sum);
+  }
+  free(files);
+  if (e != GB_OK) {
+    fprintf(stderr, "gpubench report: %s\n", gb_errmsg()[0] ? gb_errmsg() : gb_strerror(e));
+    return gb_exit_code(e);
+  }
+  printf("wrote %s/report.md and %s/report.html: %zu rows, %zu plots", o.out_dir, o.out_dir, sum.rows, sum.plots);
+  if (sum.plots_skipped) printf(", %zu left out for lack of data", sum.plots_skipped);
+  printf("\n");
+  if (!sum.gnuplot)
+    fprintf(stderr, "gpubench report: gnuplot (%s) not found: tables only; the plots' .gp scripts are in %s\n",
+            gb_gnuplot_program(), o.out_dir);
+  if (sum.plots_failed) {
+    fprintf(stderr, "gpubench report: %zu plot(s) could not be rendered; see the notes in %s/report.md\n",
+            sum.plots_failed, o.out_dir);
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,57 @@
+/* gb_changepoint: change points in a series by E-divisive means (Matteson and
+ * James 2014, as used by Apache Otava / Hunter), with a permutation test for
+ * significance and a minimum segment length, so one spike is never a change.
+ *
+ * Procedure: within each current segment find the split tau maximizing over
+ * kappa
+ *   Q(tau, kappa) = m n / (m + n) * ( 2/(m n) sum_i,j |x_i - y_j|
+ *                                     - 1/C(m,2) sum_i<k |x_i - x_k|
+ *                                     - 1/C(n,2) sum_j<k |y_j - y_k| )
+ * (X = the m values before tau, Y = the n values from tau up to kappa, both
+ * at least min_segment long; kappa < the segment's end lets a shift that
+ * returns, a bump, be found as well as a step). The segment with the largest Q is tested: its values are
+ * shuffled `permutations` times (a seeded generator, so results repeat) and
+ * p = (1 + #{shuffles whose best Q >= the observed Q}) / (1 + permutations).
+ * If p <= alpha the split is accepted and the search goes on in the pieces;
+ * otherwise it stops. */
+#ifndef GB_CHANGEPOINT_H
+#define GB_CHANGEPOINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gb_error.h"
+
+typedef struct gb_cp_options {
+  size_t min_segment;   /* values on each side of a change, at least 2 (default 3) */
+  size_t permutations;  /* shuffles per significance test (default 1999) */
+  double alpha;         /* accept a change when p <= alpha (default 0.001: with hundreds of series
+                         * a history must not cry wolf) */
+  uint64_t seed;        /* shuffles' generator seed (default 1) */
+  size_t max_changes;   /* stop after this many (default 8) */
+} gb_cp_options;
+
+/* The defaults above. */
+gb_cp_options gb_cp_defaults(void);
+
+typedef struct gb_change_point {
+  size_t index;       /* first value of the new segment (0-based) */
+  double p_value;     /* of the permutation test that accepted it */
+  double q;           /* the statistic Q at the split */
+  double mean_before; /* of the adjacent segment before the change */
+  double mean_after;  /* of the adjacent segment after the change */
+} gb_change_point;
+
+/* Finds change points in x[0..n) (not modified). Writes up to opt->max_changes
+ * points, sorted by index, into out (caller's array of at least max_changes)
+ * and their count into *nout. A series shorter than 2 * min_segment has none.
+ * Errors: GB_E_INPUT (bad options, non-finite value), GB_E_NOMEM. */
+gb_err gb_changepoints(const double *x, size_t n, const gb_cp_options *opt, gb_change_point *out, size_t *nout);
+
+/* The best split of x[0..n) with both sides >= min_segment: returns its Q
+ * (maximized over kappa) and
+ * writes the split index (first value of the second part) to *tau; returns
+ * -INFINITY when n < 2 * min_segment. scratch holds (n+1)*(n+1) doubles. */
+double gb_cp_best_split(const double *x, size_t n, size_t min_segment, double *scratch, size_t *tau);
+
+#endif

@@ -1,0 +1,268 @@
+/* gb_history: per-key series over runs and their change points. */
+#include "gb_history.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "gb_gate.h"
+#include "gb_stats.h"
+
+typedef struct hist_row {
+  char *key;
+  size_t run;
+  const gb_row *row;
+} hist_row;
+
+static int cmp_run(const void *a, const void *b) {
+  const gb_history_run *x = a, *y = b;
+  int c = strcmp(x->timestamp, y->timestamp);
+  return c ? c : strcmp(x->run_id, y->run_id);
+}
+
+static int cmp_hist_row(const void *a, const void *b) {
+  const hist_row *x = a, *y = b;
+  int c = strcmp(x->key, y->key);
+  if (c) return c;
+  return (x->run > y->run) - (x->run < y->run);
+}
+
+static char *make_key(const gb_row *r) {
+  gb_buf b = {0};
+  gb_buf_printf(&b, "%s x%d %s/%s", r->gpu_type, r->gpu_count, r->benchmark, r->case_name);
+  if (r->dtype[0]) gb_buf_printf(&b, " %s", r->dtype);
+  if (r->m != GB_NA) gb_buf_printf(&b, " m=%lld", (long long)r->m);
+  if (r->n != GB_NA) gb_buf_printf(&b, " n=%lld", (long long)r->n);
+  if (r->k != GB_NA) gb_buf_printf(&b, " k=%lld", (long long)r->k);
+  if (r->bytes != GB_NA) gb_buf_printf(&b, " bytes=%lld", (long long)r->bytes);
+  gb_buf_printf(&b, " %s", r->metric);
+  if (gb_buf_append(&b, "", 1)) {
+    gb_buf_free(&b);
+    return NULL;
+  }
+  return b.data;
+}
+
+/* A file-name stem: letters, digits, '-', '.', '_' kept, the rest '_'. */
+static char *make_stem(const char *key) {
+  size_t n = strlen(key);
+  char *s = malloc(n + 1);
+  if (!s) return NULL;
+  for (size_t i = 0; i <= n; i++) {
+    char c = key[i];
+    s[i] = (c == '\0' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+            c == '.' || c == '_')
+               ? c
+               : '_';
+  }
+  return s;
+}
+
+/* FNV-1a: mixes the key into the seed. */
+static uint64_t hash_str(const char *s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+void gb_history_free(gb_history *h) {
+  for (size_t i = 0; i < h->nseries; i++) {
+    gb_history_series *s = &h->series[i];
+    free(s->key);
+    free(s->stem);
+    free(s->run);
+    free(s->value);
+    free(s->changes);
+  }
+  free(h->series);
+  free(h->runs);
+  memset(h, 0, sizeof *h);
+}
+
+static gb_err find_runs(const gb_results *res, gb_history *h, size_t *run_of_row) {
+  h->runs = calloc(res->nrows ? res->nrows : 1, sizeof *h->runs);
+  if (!h->runs) return gb_fail(GB_E_NOMEM, "out of memory for runs");
+  for (size_t i = 0; i < res->nrows; i++) {
+    const gb_row *r = &res->rows[i];
+    size_t j;
+    for (j = 0; j < h->nruns; j++)
+      if (strcmp(h->runs[j].run_id, r->run_id) == 0) break;
+    if (j == h->nruns) {
+      h->runs[j].run_id = r->run_id;
+      h->runs[j].timestamp = r->timestamp;
+      h->nruns++;
+    } else if (strcmp(r->timestamp, h->runs[j].timestamp) < 0) {
+      h->runs[j].timestamp = r->timestamp;
+    }
+  }
+  qsort(h->runs, h->nruns, sizeof *h->runs, cmp_run);
+  for (size_t i = 0; i < res->nrows; i++)
+    for (size_t j = 0; j < h->nruns; j++)
+      if (strcmp(h->runs[j].run_id, res->rows[i].run_id) == 0) {
+        run_of_row[i] = j;
+        break;
+      }
+  return GB_OK;
+}
+
+gb_err gb_history_build(const gb_results *res, const gb_cp_options *opt, gb_history *h) {
+  memset(h, 0, sizeof *h);
+  if (opt->min_segment < 2 || opt->permutations < 1 || !(opt->alpha > 0 && opt->alpha < 1) || opt->max_changes < 1)
+    return gb_fail(GB_E_INPUT, "history: min segment must be >= 2, permutations >= 1, 0 < alpha < 1");
+  size_t n = res->nrows;
+  size_t *run_of_row = calloc(n ? n : 1, sizeof *run_of_row);
+  hist_row *hr = calloc(n ? n : 1, sizeof *hr);
+  double *vals = calloc(n ? n : 1, sizeof *vals);
+  gb_err e = GB_OK;
+  if (!run_of_row || !hr || !vals) e = gb_fail(GB_E_NOMEM, "out of memory for %zu rows", n);
+  if (!e) e = find_runs(res, h, run_of_row);
+  size_t nh = 0;
+  for (size_t i = 0; i < n && !e; i++) {
+    if (res->rows[i].status != GB_STATUS_OK) continue;
+    hr[nh].row = &res->rows[i];
+    hr[nh].run = run_of_row[i];
+    if (!(hr[nh].key = make_key(hr[nh].row))) e = gb_fail(GB_E_NOMEM, "out of memory for keys");
+    else nh++;
+  }
+  if (!e) qsort(hr, nh, sizeof *hr, cmp_hist_row);
+  size_t nkeys = 0;
+  for (size_t i = 0; i < nh; i++)
+    if (i == 0 || strcmp(hr[i].key, hr[i - 1].key)) nkeys++;
+  if (!e && nkeys && !(h->series = calloc(nkeys, sizeof *h->series)))
+    e = gb_fail(GB_E_NOMEM, "out of memory for %zu series", nkeys);
+  for (size_t i = 0; i < nh && !e;) {
+    size_t j = i;
+    while (j < nh && strcmp(hr[j].key, hr[i].key) == 0) j++;
+    gb_history_series *s = &h->series[h->nseries++];
+    s->benchmark = hr[i].row->benchmark;
+    s->metric = hr[i].row->metric;
+    s->unit = hr[i].row->unit;
+    s->direction = gb_metric_direction(s->metric);
+    s->key = hr[i].key;
+    hr[i].key = NULL; /* moved */
+    s->stem = make_stem(s->key);
+    s->run = malloc((j - i) * sizeof *s->run);
+    s->value = malloc((j - i) * sizeof *s->value);
+    s->changes = malloc(opt->max_changes * sizeof *s->changes);
+    if (!s->stem || !s->run || !s->value || !s->changes) {
+      e = gb_fail(GB_E_NOMEM, "out of memory for a series");
+      break;
+    }
+    /* one point per run: the median of the run's repetitions */
+    for (size_t a = i; a < j;) {
+      size_t b = a, nv = 0;
+      while (b < j && hr[b].run == hr[a].run) vals[nv++] = hr[b++].row->value;
+      s->run[s->n] = hr[a].run;
+      s->value[s->n++] = gb_median(vals, nv);
+      a = b;
+    }
+    gb_cp_options o = *opt;
+    o.seed = opt->seed ^ hash_str(s->key);
+    if (s->n >= 2 * opt->min_segment) h->nanalyzed++;
+    e = gb_changepoints(s->value, s->n, &o, s->changes, &s->nchanges);
+    if (!e && s->nchanges) h->nchanged++;
+    i = j;
+  }
+  for (size_t i = 0; i < nh; i++) free(hr[i].key);
+  free(hr);
+  free(vals);
+  free(run_of_row);
+  if (e) gb_history_free(h);
+  return e;
+}
+
+gb_err gb_history_format_text(const gb_history *h, bool all, gb_buf *out) {
+  gb_err e = GB_OK;
+  for (size_t i = 0; i < h->nseries && !e; i++) {
+    const gb_history_series *s = &h->series[i];
+    if (all)
+      e = gb_buf_printf(out, "series  %s: %zu runs, %zu change%s\n", s->key, s->n, s->nchanges,
+                        s->nchanges == 1 ? "" : "s");
+    for (size_t c = 0; c < s->nchanges && !e; c++) {
+      const gb_change_point *cp = &s->changes[c];
+      const gb_history_run *run = &h->runs[s->run[cp->index]];
+      const gb_history_run *prev = &h->runs[s->run[cp->index - 1]];
+      double pct = (cp->mean_after / cp->mean_before - 1.0) * 100.0;
+      const char *how = s->direction == 0 ? "changed" : (pct * s->direction < 0 ? "worse" : "better");
+      e = gb_buf_printf(out,
+                        "change  %s: shifted at run %s (%s, point %zu of %zu, after run %s): mean %.6g -> %.6g "
+                        "(%+.2f%%, %s), p=%.3g\n",
+                        s->key, run->run_id, run->timestamp, cp->index + 1, s->n, prev->run_id, cp->mean_before,
+                        cp->mean_after, pct, how, cp->p_value);
+    }
+  }
+  if (!e)
+    e = gb_buf_printf(out, "history: %zu runs, %zu series, %zu long enough to test, %zu with a change point\n",
+                      h->nruns, h->nseries, h->nanalyzed, h->nchanged);
+  return e;
+}
+
+static int cmp_path(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+void gb_history_free_paths(char **paths, size_t npaths) {
+  for (size_t i = 0; i < npaths; i++) free(paths[i]);
+  free(paths);
+}
+
+static gb_err push_path(char ***paths, size_t *n, size_t *cap, const char *dir, const char *name) {
+  if (*n == *cap) {
+    size_t nc = *cap ? *cap * 2 : 16;
+    char **p = realloc(*paths, nc * sizeof *p);
+    if (!p) return gb_fail(GB_E_NOMEM, "out of memory for file names");
+    *paths = p;
+    *cap = nc;
+  }
+  size_t len = (dir ? strlen(dir) + 1 : 0) + strlen(name) + 1;
+  char *s = malloc(len);
+  if (!s) return gb_fail(GB_E_NOMEM, "out of memory for file names");
+  if (dir)
+    snprintf(s, len, "%s/%s", dir, name);
+  else
+    snprintf(s, len, "%s", name);
+  (*paths)[(*n)++] = s;
+  return GB_OK;
+}
+
+gb_err gb_history_collect_paths(char *const *inputs, size_t ninputs, char ***paths, size_t *npaths) {
+  *paths = NULL;
+  *npaths = 0;
+  size_t cap = 0;
+  gb_err e = GB_OK;
+  for (size_t i = 0; i < ninputs && !e; i++) {
+    struct stat st;
+    if (stat(inputs[i], &st) != 0) {
+      e = gb_fail(GB_E_IO, "%s: cannot read: %s", inputs[i], strerror(errno));
+      break;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      e = push_path(paths, npaths, &cap, NULL, inputs[i]);
+      continue;
+    }
+    DIR *d = opendir(inputs[i]);
+    if (!d) {
+      e = gb_fail(GB_E_IO, "%s: cannot open the directory: %s", inputs[i], strerror(errno));
+      break;
+    }
+    size_t first = *npaths;
+    struct dirent *de;
+    while (!e && (de = readdir(d))) {
+      size_t len = strlen(de->d_name);
+      if (len > 4 && strcmp(de->d_name + len - 4, ".csv") == 0 && de->d_name[0] != '.')
+        e = push_path(paths, npaths, &cap, inputs[i], de->d_name);
+    }
+    closedir(d);
+    if (!e && *npaths == first) e = gb_fail(GB_E_INPUT, "%s: no .csv file in this directory", inputs[i]);
+    if (!e) qsort(*paths + first, *npaths - first, sizeof **paths, cmp_path);
+  }
+  if (e) {
+    gb_history_free_paths(*paths, *npaths);
+    *paths = NULL;
+    *npaths = 0;
+  }
+  return e;
+}

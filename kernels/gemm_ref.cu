@@ -1,0 +1,158 @@
+/* gemm_ref: the fp64 reference of the gemm benchmark's check, computed on the
+ * GPU from the same typed inputs cuBLASLt read.
+ *
+ * Layout (bench/bench_gemm.h): A is m x k row-major, B is n x k row-major,
+ * D = A * B^T is m x n row-major. Operands and outputs are decoded to double
+ * by bit manipulation (no headers: NVRTC compiles this file as it is).
+ * Element type codes mirror gb_dtype in bench/gb_harness.h:
+ * 0 fp64, 1 fp32, 2 fp16, 3 bf16, 4 fp8 e4m3, 5 fp8 e5m2, 6 int8, 7 int32. */
+
+#define GEMM_REF_ROWS 8 /* sampled rows per block: each B column read once per 8 rows */
+
+__device__ __forceinline__ double gemm_bits_f64(unsigned long long b) { return __longlong_as_double((long long)b); }
+
+/* fp16: 1 sign, 5 exponent (bias 15), 10 mantissa bits. */
+__device__ __forceinline__ double gemm_dec_f16(unsigned int h) {
+  unsigned long long s = (unsigned long long)(h >> 15) << 63;
+  unsigned int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  if (e == 0) {
+    double v = (double)m * 5.9604644775390625e-08; /* subnormal: m * 2^-24 */
+    return s ? -v : v;
+  }
+  if (e == 31) return gemm_bits_f64(s | 0x7ff0000000000000ULL | (m ? 0x0008000000000000ULL : 0));
+  return gemm_bits_f64(s | ((unsigned long long)(e - 15 + 1023) << 52) | ((unsigned long long)m << 42));
+}
+
+/* bf16: the upper half of an fp32. */
+__device__ __forceinline__ double gemm_dec_bf16(unsigned int h) { return (double)__int_as_float((int)(h << 16)); }
+
+/* fp8 e4m3 (OCP): 1 sign, 4 exponent (bias 7), 3 mantissa bits; no infinity,
+ * S.1111.111 is NaN. */
+__device__ __forceinline__ double gemm_dec_e4m3(unsigned int b) {
+  unsigned long long s = (unsigned long long)(b >> 7) << 63;
+  unsigned int e = (b >> 3) & 0xf, m = b & 7;
+  if (e == 15 && m == 7) return gemm_bits_f64(0x7ff8000000000000ULL);
+  if (e == 0) {
+    double v = (double)m * 0.001953125; /* subnormal: m * 2^-9 */
+    return s ? -v : v;
+  }
+  return gemm_bits_f64(s | ((unsigned long long)(e - 7 + 1023) << 52) | ((unsigned long long)m << 49));
+}
+
+/* fp8 e5m2: 1 sign, 5 exponent (bias 15), 2 mantissa bits, IEEE-like. */
+__device__ __forceinline__ double gemm_dec_e5m2(unsigned int b) {
+  unsigned long long s = (unsigned long long)(b >> 7) << 63;
+  unsigned int e = (b >> 2) & 0x1f, m = b & 3;
+  if (e == 31) return gemm_bits_f64(s | 0x7ff0000000000000ULL | (m ? 0x0008000000000000ULL : 0));
+  if (e == 0) {
+    double v = (double)m * 1.52587890625e-05; /* subnormal: m * 2^-16 */
+    return s ? -v : v;
+  }
+  return gemm_bits_f64(s | ((unsigned long long)(e - 15 + 1023) << 52) | ((unsigned long long)m << 50));
+}
+
+template <int T> __device__ __forceinline__ double gemm_load(const void *p, unsigned long long i) {
+  if (T == 0) return ((const double *)p)[i];
+  if (T == 1) return (double)((const float *)p)[i];
+  if (T == 2) return gemm_dec_f16(((const unsigned short *)p)[i]);
+  if (T == 3) return gemm_dec_bf16(((const unsigned short *)p)[i]);
+  if (T == 4) return gemm_dec_e4m3(((const unsigned char *)p)[i]);
+  if (T == 5) return gemm_dec_e5m2(((const unsigned char *)p)[i]);
+  if (T == 6) return (double)((const signed char *)p)[i];
+  return (double)((const int *)p)[i];
+}
+
+__device__ double gemm_load_rt(const void *p, int t, unsigned long long i) {
+  switch (t) {
+  case 0: return gemm_load<0>(p, i);
+  case 1: return gemm_load<1>(p, i);
+  case 2: return gemm_load<2>(p, i);
+  case 3: return gemm_load<3>(p, i);
+  case 4: return gemm_load<4>(p, i);
+  case 5: return gemm_load<5>(p, i);
+  case 6: return gemm_load<6>(p, i);
+  default: return gemm_load<7>(p, i);
+  }
+}
+
+/* ref[r][j] = scale * sum_p A[rows[r]][p] * B[j][p] in fp64, and
+ * got[r][j] = D[rows[r]][j] decoded, for r < nrows and j < n.
+ * One warp per column j (lanes split k, so B is read coalesced), GEMM_REF_ROWS
+ * rows per block in y. Grid: (ceil(n / warps per block), ceil(nrows / 8)). */
+template <int TA, int TB>
+__device__ void gemm_ref_rows(const void *A, const void *B, const void *D, int d_type, const long long *rows,
+                              int nrows, long long n, long long k, double scale, double *ref, double *got) {
+  const int lane = threadIdx.x & 31;
+  const long long j = (long long)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+  const int r0 = blockIdx.y * GEMM_REF_ROWS;
+  if (j >= n) return; /* whole warps only: j is uniform in a warp */
+  long long ri[GEMM_REF_ROWS];
+  double acc[GEMM_REF_ROWS];
+#pragma unroll
+  for (int q = 0; q < GEMM_REF_ROWS; q++) {
+    ri[q] = r0 + q < nrows ? rows[r0 + q] : -1;
+    acc[q] = 0.0;
+  }
+  const unsigned long long bj = (unsigned long long)j * (unsigned long long)k;
+  for (long long p = lane; p < k; p += 32) {
+    const double b = gemm_load<TB>(B, bj + p);
+#pragma unroll
+    for (int q = 0; q < GEMM_REF_ROWS; q++)
+      if (ri[q] >= 0) acc[q] += gemm_load<TA>(A, (unsigned long long)ri[q] * k + p) * b;
+  }
+#pragma unroll
+  for (int q = 0; q < GEMM_REF_ROWS; q++)
+    for (int off = 16; off > 0; off >>= 1) acc[q] += __shfl_down_sync(0xffffffffu, acc[q], off);
+  if (lane != 0) return;
+#pragma unroll
+  for (int q = 0; q < GEMM_REF_ROWS; q++) {
+    if (ri[q] < 0) continue;
+    const unsigned long long o = (unsigned long long)(r0 + q) * n + j;
+    ref[o] = acc[q] * scale;
+    got[o] = gemm_load_rt(D, d_type, (unsigned long long)ri[q] * n + j);
+  }
+}
+
+#define GEMM_REF_KERNEL(NAME, TA, TB)                                                                           \
+  extern "C" __global__ void NAME(const void *A, const void *B, const void *D, int d_type, const long long *rows, \
+                                  int nrows, long long n, long long k, double scale, double *ref, double *got) {  \
+    gemm_ref_rows<TA, TB>(A, B, D, d_type, rows, nrows, n, k, scale, ref, got);                                  \
+  }
+
+GEMM_REF_KERNEL(gemm_ref_fp64_fp64, 0, 0)
+GEMM_REF_KERNEL(gemm_ref_fp32_fp32, 1, 1)
+GEMM_REF_KERNEL(gemm_ref_fp16_fp16, 2, 2)
+GEMM_REF_KERNEL(gemm_ref_bf16_bf16, 3, 3)
+GEMM_REF_KERNEL(gemm_ref_fp8e4m3_fp8e4m3, 4, 4)
+GEMM_REF_KERNEL(gemm_ref_fp8e4m3_fp8e5m2, 4, 5)
+GEMM_REF_KERNEL(gemm_ref_int8_int8, 6, 6)
+
+/* Over all count elements of D: *nonfinite += elements that are NaN or
+ * infinite (the output is poisoned with NaN bytes before the checked product,
+ * so an element cuBLASLt never wrote shows here), and *absmax_bits = the fp32
+ * bits of max |D| (non-negative floats order like their bit patterns, so an
+ * unsigned atomicMax works). Start both at 0. Grid-stride. */
+extern "C" __global__ void gemm_scan_output(const void *D, int d_type, unsigned long long count,
+                                            unsigned long long *nonfinite, unsigned int *absmax_bits) {
+  unsigned long long bad = 0;
+  float mx = 0.0f;
+  for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < count;
+       i += (unsigned long long)gridDim.x * blockDim.x) {
+    const double v = gemm_load_rt(D, d_type, i);
+    if (((__double_as_longlong(v) >> 52) & 0x7ff) == 0x7ff) {
+      bad++;
+    } else {
+      const float a = (float)(v < 0 ? -v : v);
+      mx = a > mx ? a : mx;
+    }
+  }
+  for (int off = 16; off > 0; off >>= 1) {
+    bad += __shfl_down_sync(0xffffffffu, bad, off);
+    const float o = __shfl_down_sync(0xffffffffu, mx, off);
+    mx = o > mx ? o : mx;
+  }
+  if ((threadIdx.x & 31) == 0) {
+    if (bad) atomicAdd(nonfinite, bad);
+    atomicMax(absmax_bits, __float_as_uint(mx));
+  }
+}

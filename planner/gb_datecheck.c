@@ -1,0 +1,18 @@
+/* gb_datecheck: dates of price and datasheet rows. */
+#include "gb_datecheck.h"
+
+#include <ctype.h>
+#include <string.h>
+
+bool gb_date_valid(const char *s) {
+  if (strlen(s) != 10 || s[4] != '-' || s[7] != '-') return false;
+  for (int i = 0; i < 10; i++)
+    if (i != 4 && i != 7 && !isdigit((unsigned char)s[i])) return false;
+  int y = (s[0] - '0') * 1000 + (s[1] - '0') * 100 + (s[2] - '0') * 10 + (s[3] - '0');
+  int m = (s[5] - '0') * 10 + (s[6] - '0');
+  int d = (s[8] - '0') * 10 + (s[9] - '0');
+  static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (y < 1990 || y > 2100 || m < 1 || m > 12 || d < 1) return false;
+  int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  return d <= days[m - 1] + (m == 2 && leap);
+}

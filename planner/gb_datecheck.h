@@ -1,0 +1,11 @@
+/* gb_datecheck: validation of the YYYY-MM-DD dates carried by data rows. */
+#ifndef GB_DATECHECK_H
+#define GB_DATECHECK_H
+
+#include <stdbool.h>
+
+/* True for a calendar date YYYY-MM-DD with year 1990..2100 (days checked
+ * against the month, leap years included). */
+bool gb_date_valid(const char *s);
+
+#endif

@@ -1,0 +1,82 @@
+/* gb_perf: the performance figures the planner needs per GPU type, taken
+ * from measured results where they exist and projected from datasheet
+ * figures where they do not.
+ *
+ * - GEMM TFLOP/s at the workload's precision: rows benchmark=gemm,
+ *   metric=tflops, status=ok, dtype=precision, interpolated linearly in
+ *   log(cbrt(m*n*k)) between the two measured shapes nearest gemm_size.
+ * - HBM GB/s: rows benchmark=membw, metric=gbps, status=ok; case triad if
+ *   measured, else copy, else any; the median at the largest array size.
+ * - All-reduce busbw GB/s: rows benchmark=collective, case all_reduce*,
+ *   metric=busbw_gbps, status=ok, by gpu_count, interpolated in log bytes.
+ * - A type without measurements gets datasheet x ratio, the ratio being the
+ *   mean measured/datasheet ratio over the measured types (or a default when
+ *   nothing is measured), and is marked projected. */
+#ifndef GB_PERF_H
+#define GB_PERF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gb_csv.h"
+#include "gb_error.h"
+#include "gb_results.h"
+#include "gb_specs.h"
+
+/* Datasheet-to-sustained ratios used when no type is measured: cuBLAS GEMM
+ * reaches about 70-80% of dense peak on large shapes, STREAM-like triad about
+ * 90% of HBM peak, NCCL ring all-reduce about 80% of the one-way NVLink
+ * rate (docs/planner.md). */
+#define GB_DEFAULT_GEMM_RATIO 0.75
+#define GB_DEFAULT_HBM_RATIO 0.90
+#define GB_DEFAULT_COMM_RATIO 0.80
+
+typedef struct gb_perf_curve {
+  int gpu_count;
+  size_t n;
+  double *log_bytes, *busbw_gbps; /* sorted by size */
+} gb_perf_curve;
+
+typedef struct gb_perf_type {
+  const gb_gpu_spec *spec;
+  double peak_tflops;  /* datasheet dense peak at the precision (NaN: none) */
+  double gemm_tflops;  /* sustained GEMM rate (NaN: precision not available) */
+  bool gemm_measured;
+  double hbm_gbps;
+  bool hbm_measured;
+  size_t ncurves;      /* measured all-reduce curves, by gpu_count ascending */
+  gb_perf_curve *curves;
+  double comm_plateau_gbps; /* projected intra-node busbw when no curve */
+} gb_perf_type;
+
+typedef struct gb_perf {
+  char precision[16];
+  size_t n;
+  gb_perf_type *v;             /* one per specs row, same order */
+  double gemm_ratio, hbm_ratio, comm_ratio;
+  size_t gemm_ratio_types, hbm_ratio_types, comm_ratio_types; /* measured types behind each ratio (0: default) */
+  size_t measured_rows_used;   /* rows that fed a figure */
+  gb_buf notes;                /* warnings, one per line, for the front end to print */
+} gb_perf;
+
+/* Builds the figures for every type in specs from measured (may be NULL or
+ * hold no rows) at precision, interpolating GEMM shapes around gemm_size.
+ * Measured types missing from specs are noted and skipped. */
+gb_err gb_perf_build(const gb_specs *specs, const gb_results *measured, const char *precision, double gemm_size,
+                     gb_perf *out);
+
+const gb_perf_type *gb_perf_find(const gb_perf *p, const char *gpu_type);
+
+/* All-reduce bus bandwidth for gpu_count GPUs on nodes of gpus_per_node at
+ * message size bytes. Measured at that count within one node: interpolated
+ * in log size (clamped at the measured ends). Otherwise the ring formula
+ * keeps busbw flat in n, so the nearest measured count (or the projected
+ * plateau) is used; across nodes it is capped by nic_gbps per GPU. Sets
+ * *projected when the figure is not a measurement at this count. Infinity
+ * for one GPU. */
+double gb_perf_busbw_gbps(const gb_perf *p, const gb_perf_type *t, int gpu_count, int gpus_per_node, double bytes,
+                          double nic_gbps, bool *projected);
+
+void gb_perf_free(gb_perf *p);
+
+#endif

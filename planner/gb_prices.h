@@ -1,0 +1,58 @@
+/* gb_prices: offerings and prices from data/prices.csv.
+ *
+ * One row per (provider, offering, gpu_type, gpus_per_node): a rental rate in
+ * USD per GPU-hour (offering on-demand, spot or reserved) or a purchase price
+ * in USD per GPU (offering purchase; the GPU's share of a whole server), each
+ * with the date it was read, its source and a confidence tag (V read in a
+ * primary source or dated catalog, S secondary, M from memory). */
+#ifndef GB_PRICES_H
+#define GB_PRICES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gb_error.h"
+#include "gb_specs.h"
+
+typedef enum gb_offering { GB_OFFER_ON_DEMAND, GB_OFFER_SPOT, GB_OFFER_RESERVED, GB_OFFER_PURCHASE } gb_offering;
+
+typedef struct gb_price {
+  char provider[64];
+  gb_offering offering;
+  char gpu_type[64];
+  int gpus_per_node;
+  double price_usd_per_gpu_hour; /* NaN for purchase rows */
+  double purchase_usd_per_gpu;   /* NaN for rental rows */
+  char date[16];
+  char source[512];
+  char confidence[4];
+  long line;
+} gb_price;
+
+typedef struct gb_prices {
+  size_t n;
+  gb_price *v;
+  char path[512];
+} gb_prices;
+
+/* Largest accepted values: above them a number is a typo or a unit slip. */
+#define GB_PRICE_MAX_USD_PER_GPU_HOUR 1000.0
+#define GB_PURCHASE_MAX_USD_PER_GPU 5e6
+#define GB_GPUS_PER_NODE_MAX 1024
+
+/* Reads a prices CSV. Every row needs provider, offering (on-demand, spot,
+ * reserved or purchase), gpu_type, gpus_per_node (1..1024), exactly the price
+ * column of its offering (> 0 and below the maxima above), date YYYY-MM-DD,
+ * source and confidence (V, S or M). With specs non-NULL, a gpu_type missing
+ * from it is an error. A duplicate (provider, offering, gpu_type,
+ * gpus_per_node) is an error naming both lines. Errors are GB_E_INPUT with
+ * path:line:column. On error *out is empty. */
+gb_err gb_prices_read(const char *path, const gb_specs *specs, gb_prices *out);
+
+void gb_prices_free(gb_prices *p);
+
+/* "on-demand", "spot", "reserved", "purchase". */
+const char *gb_offering_name(gb_offering o);
+bool gb_offering_parse(const char *s, gb_offering *out);
+
+#endif

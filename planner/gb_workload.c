@@ -1,0 +1,366 @@
+/* gb_workload: workload keys, the INI reader (libinih) and defaults. */
+#include "gb_workload.h"
+
+#include <ini.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gb_num.h"
+
+typedef enum key_type { K_NUM, K_BOOL, K_KIND, K_PRECISION, K_NAME } key_type;
+
+#define KT (1u << GB_WL_TRAINING)
+#define KI (1u << GB_WL_INFERENCE)
+#define KG (1u << GB_WL_GENERIC)
+#define KALL (KT | KI | KG)
+
+/* Every key: name, type, the kinds it applies to, where it goes, the accepted
+ * range (min exclusive when min_open), whether it must be whole, the default
+ * ("" = required or derived) and its meaning (for --help and the docs). */
+typedef struct wl_key {
+  const char *name;
+  key_type type;
+  unsigned kinds;
+  size_t off;
+  double min, max;
+  bool min_open, whole;
+  const char *dflt, *help;
+} wl_key;
+
+#define F(field) offsetof(gb_workload, field)
+static const wl_key k_keys[] = {
+    {"type", K_KIND, KALL, 0, 0, 0, false, false, "", "training, inference or generic"},
+    {"name", K_NAME, KALL, F(name), 0, 0, false, false, "file name", "label shown in the plan"},
+    {"precision", K_PRECISION, KALL, F(precision), 0, 0, false, false, "bf16",
+     "fp64 fp32 tf32 fp16 bf16 fp8e4m3 fp8e5m2 int8 (GEMM rows of this dtype are used)"},
+    {"gemm_size", K_NUM, KALL, F(gemm_size), 1, 1e6, false, false, "8192",
+     "representative GEMM edge m=n=k; measured shapes nearest it are interpolated"},
+    {"fixed_hours", K_NUM, KALL, F(fixed_hours), 0, 1e5, false, false, "0",
+     "hours added to every run: provisioning, data loading, checkpoints, eval"},
+    {"usable_memory_fraction", K_NUM, KALL, F(usable_memory_fraction), 0, 1, true, false, "0.9",
+     "share of device memory the job may fill (runtime, fragmentation)"},
+    {"max_hours", K_NUM, KALL, F(max_hours), 0, 1e6, true, false, "none", "deadline in hours (--max-hours)"},
+    {"budget_usd", K_NUM, KALL, F(budget_usd), 0, 1e12, true, false, "none", "budget in USD (--budget)"},
+    {"params", K_NUM, KT | KI, F(params), 0, 1e15, true, false, "", "model parameters"},
+    {"tokens", K_NUM, KT, F(tokens), 0, 1e17, true, false, "", "training tokens"},
+    {"flops_per_token", K_NUM, KT, F(flops_per_token), 0, 1e18, true, false, "6 x params",
+     "model FLOPs per token (forward + backward)"},
+    {"tokens_per_step", K_NUM, KT, F(tokens_per_step), 0, 1e12, true, false, "", "global batch in tokens"},
+    {"grad_bytes", K_NUM, KT, F(grad_bytes), 0, 1e16, true, false, "params x bytes_per_grad_element",
+     "gradient bytes all-reduced per step"},
+    {"bytes_per_grad_element", K_NUM, KT, F(bytes_per_grad_element), 0, 16, true, false,
+     "2 (4 for fp32/tf32, 8 for fp64)", "bytes per gradient element"},
+    {"memory_bytes_per_param", K_NUM, KT, F(memory_bytes_per_param), 0, 1024, true, false, "16",
+     "weights + gradients + optimizer state per parameter (16 = mixed-precision Adam)"},
+    {"sharded", K_BOOL, KT, F(sharded), 0, 0, false, false, "false",
+     "model state sharded across GPUs (FSDP/ZeRO-3: memory / n, communication x 1.5)"},
+    {"activation_gb_per_gpu", K_NUM, KT, F(activation_gb_per_gpu), 0, 1e5, false, false, "0",
+     "activation memory per GPU in GB"},
+    {"bucket_bytes", K_NUM, KT, F(bucket_bytes), 0, 1e12, true, false, "25e6",
+     "all-reduce message size (DDP bucket) for the busbw lookup"},
+    {"model_bytes", K_NUM, KI, F(model_bytes), 0, 1e16, true, false, "params x precision bytes",
+     "bytes of weights read per decode step"},
+    {"tokens_per_second", K_NUM, KI, F(tokens_per_second), 0, 1e12, true, false, "",
+     "output tokens per second to serve"},
+    {"batch_size", K_NUM, KI, F(batch_size), 1, 1e6, false, true, "", "sequences decoded together per replica"},
+    {"prompt_tokens", K_NUM, KI, F(prompt_tokens), 0, 1e8, false, true, "0", "prompt tokens per request (prefill)"},
+    {"output_tokens", K_NUM, KI, F(output_tokens), 1, 1e8, false, true, "256", "output tokens per request"},
+    {"serve_hours", K_NUM, KI, F(serve_hours), 0, 1e6, true, false, "720", "hours of service to pay for"},
+    {"kv_bytes_per_sequence", K_NUM, KI, F(kv_bytes_per_sequence), 0, 1e13, false, false, "0",
+     "KV-cache bytes per sequence (read every decode step, held in memory)"},
+    {"layers", K_NUM, KI, F(layers), 0, 1e5, false, true, "0",
+     "layers, for tensor-parallel all-reduces (0: not modeled)"},
+    {"hidden_size", K_NUM, KI, F(hidden_size), 0, 1e7, false, true, "0", "hidden size, same use"},
+    {"max_token_latency_ms", K_NUM, KI, F(max_token_latency_ms), 0, 1e7, true, false, "none",
+     "per-token latency limit of a decode step"},
+    {"total_flops", K_NUM, KG, F(total_flops), 0, 1e30, true, false, "", "total FLOPs at the precision"},
+    {"total_bytes", K_NUM, KG, F(total_bytes), 0, 1e30, false, false, "0", "total device-memory traffic in bytes"},
+    {"allreduce_bytes", K_NUM, KG, F(allreduce_bytes), 0, 1e16, false, false, "0", "bytes per all-reduce"},
+    {"allreduce_count", K_NUM, KG, F(allreduce_count), 0, 1e12, false, true, "0", "number of all-reduces"},
+    {"memory_gb", K_NUM, KG, F(memory_gb), 0, 1e9, false, false, "0",
+     "working set in GB, split evenly across the GPUs"},
+};
+#undef F
+#define NKEYS (sizeof k_keys / sizeof k_keys[0])
+_Static_assert(sizeof k_keys / sizeof k_keys[0] <= GB_WL_MAX_KEYS, "raise GB_WL_MAX_KEYS");
+
+static const char *const k_dtypes[] = {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8e4m3", "fp8e5m2", "int8"};
+static const int k_dtype_bytes[] = {8, 4, 4, 2, 2, 1, 1, 1};
+
+int gb_dtype_bytes(const char *dtype) {
+  for (size_t i = 0; i < sizeof k_dtypes / sizeof k_dtypes[0]; i++)
+    if (strcmp(dtype, k_dtypes[i]) == 0) return k_dtype_bytes[i];
+  return 0;
+}
+
+const char *gb_workload_kind_name(gb_workload_kind k) {
+  switch (k) {
+  case GB_WL_TRAINING: return "training";
+  case GB_WL_INFERENCE: return "inference";
+  case GB_WL_GENERIC: return "generic";
+  default: return "none";
+  }
+}
+
+void gb_workload_init(gb_workload *w) {
+  memset(w, 0, sizeof *w);
+  for (size_t i = 0; i < NKEYS; i++) {
+    if (k_keys[i].type == K_NUM) *(double *)((char *)w + k_keys[i].off) = NAN;
+  }
+  for (size_t i = 0; i < GB_WL_MAX_KEYS; i++) w->key_line[i] = -1;
+}
+
+/* Index of a key, '-' read as '_'; -1 when unknown. */
+static int key_index(const char *key) {
+  char norm[64];
+  size_t n = strlen(key);
+  if (n >= sizeof norm) return -1;
+  for (size_t i = 0; i <= n; i++) norm[i] = key[i] == '-' ? '_' : key[i];
+  for (size_t i = 0; i < NKEYS; i++)
+    if (strcmp(norm, k_keys[i].name) == 0) return (int)i;
+  return -1;
+}
+
+bool gb_workload_is_key(const char *key) { return key_index(key) >= 0; }
+
+gb_err gb_workload_set(gb_workload *w, const char *key, const char *value, const char *where, long line) {
+  int i = key_index(key);
+  if (i < 0)
+    return gb_fail(GB_E_INPUT, "%s: %s: unknown key (see docs/planner.md or 'gpubench plan --help')", where, key);
+  const wl_key *k = &k_keys[i];
+  w->key_line[i] = line;
+  switch (k->type) {
+  case K_KIND:
+    if (strcmp(value, "training") == 0) w->kind = GB_WL_TRAINING;
+    else if (strcmp(value, "inference") == 0) w->kind = GB_WL_INFERENCE;
+    else if (strcmp(value, "generic") == 0) w->kind = GB_WL_GENERIC;
+    else return gb_fail(GB_E_INPUT, "%s: type: \"%s\" is not training, inference or generic", where, value);
+    return GB_OK;
+  case K_NAME:
+    if (!*value || strlen(value) >= sizeof w->name)
+      return gb_fail(GB_E_INPUT, "%s: name: must be 1 to %zu characters", where, sizeof w->name - 1);
+    snprintf(w->name, sizeof w->name, "%s", value);
+    return GB_OK;
+  case K_PRECISION:
+    if (!gb_dtype_bytes(value))
+      return gb_fail(GB_E_INPUT, "%s: precision: \"%s\" is not one of fp64 fp32 tf32 fp16 bf16 fp8e4m3 fp8e5m2 int8",
+                     where, value);
+    snprintf(w->precision, sizeof w->precision, "%s", value);
+    return GB_OK;
+  case K_BOOL: {
+    bool *b = (bool *)((char *)w + k->off);
+    if (strcmp(value, "true") == 0 || strcmp(value, "yes") == 0 || strcmp(value, "1") == 0) *b = true;
+    else if (strcmp(value, "false") == 0 || strcmp(value, "no") == 0 || strcmp(value, "0") == 0) *b = false;
+    else return gb_fail(GB_E_INPUT, "%s: %s: \"%s\" is not true or false", where, k->name, value);
+    return GB_OK;
+  }
+  case K_NUM: break;
+  }
+  double v;
+  if (!gb_parse_double(value, &v))
+    return gb_fail(GB_E_INPUT, "%s: %s: not a number: \"%s\"", where, k->name, value);
+  if (k->min_open ? v <= k->min : v < k->min)
+    return gb_fail(GB_E_INPUT, "%s: %s: must be %s %g: %s", where, k->name, k->min_open ? ">" : ">=", k->min, value);
+  if (v > k->max) return gb_fail(GB_E_INPUT, "%s: %s: absurd value %s (above %g)", where, k->name, value, k->max);
+  if (k->whole && v != floor(v)) return gb_fail(GB_E_INPUT, "%s: %s: must be a whole number: %s", where, k->name, value);
+  *(double *)((char *)w + k->off) = v;
+  return GB_OK;
+}
+
+/* ---- INI through libinih, with our own line count: the reader hands inih
+ * one physical line (or a piece of a very long one) at a time. ---- */
+
+typedef struct ini_src {
+  FILE *f;          /* file, or NULL when reading text */
+  const char *text; /* remaining text */
+  long line;        /* line of the piece handed out last */
+  bool at_line_start;
+} ini_src;
+
+static char *wl_ini_reader(char *str, int num, void *stream) {
+  ini_src *s = stream;
+  if (num < 2) return NULL;
+  if (s->f) {
+    if (!fgets(str, num, s->f)) return NULL;
+  } else {
+    if (!*s->text) return NULL;
+    int n = 0;
+    while (n < num - 1 && s->text[n]) {
+      n++;
+      if (s->text[n - 1] == '\n') break;
+    }
+    memcpy(str, s->text, (size_t)n);
+    str[n] = '\0';
+    s->text += n;
+  }
+  if (s->at_line_start) s->line++;
+  size_t len = strlen(str);
+  s->at_line_start = len > 0 && str[len - 1] == '\n';
+  return str;
+}
+
+typedef struct ini_ctx {
+  gb_workload *w;
+  ini_src *src;
+  const char *name;
+  gb_err err;
+} ini_ctx;
+
+static int wl_ini_handler(void *user, const char *section, const char *key, const char *value) {
+  ini_ctx *c = user;
+  if (c->err) return 0;
+  long line = c->src->line;
+  if (*section && strcmp(section, "workload") != 0) {
+    c->err = gb_fail(GB_E_INPUT, "%s:%ld: [%s]: unknown section (use [workload] or none)", c->name, line, section);
+    return 0;
+  }
+  char where[600];
+  snprintf(where, sizeof where, "%s:%ld", c->name, line);
+  int i = key_index(key);
+  if (i >= 0 && c->w->key_line[i] > 0) {
+    c->err = gb_fail(GB_E_INPUT, "%s: %s: given twice (first on line %ld)", where, key, c->w->key_line[i]);
+    return 0;
+  }
+  c->err = gb_workload_set(c->w, key, value, where, line);
+  return c->err ? 0 : 1;
+}
+
+static gb_err read_src(const char *name, ini_src *src, gb_workload *w) {
+  ini_ctx c = {w, src, name, GB_OK};
+  int rc = ini_parse_stream(wl_ini_reader, src, wl_ini_handler, &c);
+  if (c.err) return c.err;
+  if (rc == -2) return gb_fail(GB_E_NOMEM, "%s: out of memory", name);
+  if (rc > 0) return gb_fail(GB_E_INPUT, "%s:%d: syntax error: expected key = value or [workload]", name, rc);
+  if (rc < 0) return gb_fail(GB_E_IO, "%s: cannot be read", name);
+  snprintf(w->origin, sizeof w->origin, "%s", name);
+  if (!w->name[0]) {
+    const char *base = strrchr(name, '/');
+    base = base ? base + 1 : name;
+    snprintf(w->name, sizeof w->name, "%.*s", (int)strcspn(base, "."), base);
+  }
+  return GB_OK;
+}
+
+gb_err gb_workload_read(const char *path, gb_workload *w) {
+  FILE *f = fopen(path, "r");
+  if (!f) return gb_fail(GB_E_INPUT, "%s: cannot open the workload file", path);
+  ini_src src = {f, NULL, 0, true};
+  gb_err e = read_src(path, &src, w);
+  fclose(f);
+  return e;
+}
+
+gb_err gb_workload_read_mem(const char *name, const char *text, gb_workload *w) {
+  ini_src src = {NULL, text, 0, true};
+  return read_src(name, &src, w);
+}
+
+/* Sets a number to its default when unset. */
+static void dflt(double *v, double d) {
+  if (isnan(*v)) *v = d;
+}
+
+/* "file:line" or "--key" for a message about key i. */
+static void key_where(const gb_workload *w, int i, char *buf, size_t n) {
+  if (w->key_line[i] > 0) snprintf(buf, n, "%s:%ld", w->origin, w->key_line[i]);
+  else snprintf(buf, n, "--%s", k_keys[i].name);
+}
+
+gb_err gb_workload_finish(gb_workload *w) {
+  const char *origin = w->origin[0] ? w->origin : "command line";
+  if (w->kind == GB_WL_NONE)
+    return gb_fail(GB_E_INPUT, "%s: type: missing; set type = training, inference or generic (or --type)", origin);
+  unsigned bit = 1u << w->kind;
+  for (size_t i = 0; i < NKEYS; i++) {
+    if (w->key_line[i] < 0 || (k_keys[i].kinds & bit)) continue;
+    char where[600];
+    key_where(w, (int)i, where, sizeof where);
+    return gb_fail(GB_E_INPUT, "%s: %s: does not apply to a %s workload", where, k_keys[i].name,
+                   gb_workload_kind_name(w->kind));
+  }
+  if (!w->precision[0]) snprintf(w->precision, sizeof w->precision, "bf16");
+  if (!w->name[0]) snprintf(w->name, sizeof w->name, "%s", gb_workload_kind_name(w->kind));
+  dflt(&w->gemm_size, 8192);
+  dflt(&w->fixed_hours, 0);
+  dflt(&w->usable_memory_fraction, 0.9);
+  int eb = gb_dtype_bytes(w->precision);
+  const char *need = NULL;
+  switch (w->kind) {
+  case GB_WL_TRAINING:
+    if (isnan(w->params)) need = "params";
+    else if (isnan(w->tokens)) need = "tokens";
+    else if (isnan(w->tokens_per_step)) need = "tokens_per_step";
+    if (need) break;
+    if (w->tokens_per_step > w->tokens)
+      return gb_fail(GB_E_INPUT, "%s: tokens_per_step: %g is more than tokens %g", origin, w->tokens_per_step,
+                     w->tokens);
+    dflt(&w->flops_per_token, 6 * w->params);
+    /* gradients: bf16/fp16/fp8 training all-reduces 2-byte gradients */
+    dflt(&w->bytes_per_grad_element, eb > 2 ? eb : 2);
+    dflt(&w->grad_bytes, w->params * w->bytes_per_grad_element);
+    dflt(&w->memory_bytes_per_param, 16);
+    dflt(&w->activation_gb_per_gpu, 0);
+    dflt(&w->bucket_bytes, 25e6);
+    break;
+  case GB_WL_INFERENCE:
+    if (isnan(w->params) && isnan(w->model_bytes)) need = "params (or model_bytes)";
+    else if (isnan(w->tokens_per_second)) need = "tokens_per_second";
+    else if (isnan(w->batch_size)) need = "batch_size";
+    if (need) break;
+    dflt(&w->model_bytes, w->params * eb);
+    dflt(&w->params, w->model_bytes / eb);
+    dflt(&w->prompt_tokens, 0);
+    dflt(&w->output_tokens, 256);
+    dflt(&w->serve_hours, 720);
+    dflt(&w->kv_bytes_per_sequence, 0);
+    dflt(&w->layers, 0);
+    dflt(&w->hidden_size, 0);
+    break;
+  case GB_WL_GENERIC:
+    if (isnan(w->total_flops)) need = "total_flops";
+    if (need) break;
+    dflt(&w->total_bytes, 0);
+    dflt(&w->allreduce_bytes, 0);
+    dflt(&w->allreduce_count, 0);
+    dflt(&w->memory_gb, 0);
+    break;
+  default: break;
+  }
+  if (need)
+    return gb_fail(GB_E_INPUT, "%s: %s: missing; a %s workload needs it", origin, need,
+                   gb_workload_kind_name(w->kind));
+  return GB_OK;
+}
+
+double gb_workload_total_flops(const gb_workload *w) {
+  switch (w->kind) {
+  case GB_WL_TRAINING: return w->flops_per_token * w->tokens;
+  case GB_WL_GENERIC: return w->total_flops;
+  case GB_WL_INFERENCE: {
+    double served = w->tokens_per_second * w->serve_hours * 3600.0;
+    return 2.0 * w->params * (1.0 + w->prompt_tokens / w->output_tokens) * served;
+  }
+  default: return NAN;
+  }
+}
+
+void gb_workload_keys_help(char *buf, size_t n) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < NKEYS && used < n; i++) {
+    const wl_key *k = &k_keys[i];
+    char kinds[32] = "";
+    if (k->kinds == KALL) snprintf(kinds, sizeof kinds, "all");
+    else
+      snprintf(kinds, sizeof kinds, "%s%s%s", k->kinds & KT ? "training " : "", k->kinds & KI ? "inference " : "",
+               k->kinds & KG ? "generic " : "");
+    size_t kl = strlen(kinds);
+    if (kl && kinds[kl - 1] == ' ') kinds[kl - 1] = '\0';
+    int w = snprintf(buf + used, n - used, "  --%-24s %s [%s; default %s]\n", k->name, k->help, kinds,
+                     *k->dflt ? k->dflt : "required");
+    if (w < 0) break;
+    used += (size_t)w;
+  }
+}

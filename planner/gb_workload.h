@@ -1,0 +1,85 @@
+/* gb_workload: what the planner plans for, read from a small INI file
+ * (libinih) or set key by key from command-line flags.
+ *
+ * Three kinds: training (parameters, tokens, precision, ...), inference
+ * (model bytes, tokens per second to serve, batch ...) and generic (total
+ * FLOPs, bytes and all-reduces). Keys and defaults: docs/planner.md. Numbers
+ * are unset (NaN) until given; gb_workload_finish fills derived defaults and
+ * checks that every required key is there. */
+#ifndef GB_WORKLOAD_H
+#define GB_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gb_error.h"
+
+typedef enum gb_workload_kind { GB_WL_NONE = 0, GB_WL_TRAINING, GB_WL_INFERENCE, GB_WL_GENERIC } gb_workload_kind;
+
+#define GB_WL_MAX_KEYS 48
+
+typedef struct gb_workload {
+  char origin[512]; /* file the keys came from ("" when flags only) */
+  char name[64];
+  gb_workload_kind kind;
+  char precision[16]; /* a results dtype: bf16, fp16, fp8e4m3, ... */
+  /* all kinds */
+  double gemm_size;              /* representative GEMM edge (m = n = k) for interpolation */
+  double fixed_hours;            /* provisioning, data loading, checkpoints, eval */
+  double usable_memory_fraction; /* share of device memory the job may use */
+  double max_hours, budget_usd;  /* constraints (NaN: none) */
+  /* training */
+  double params, tokens, flops_per_token, tokens_per_step;
+  double grad_bytes, bytes_per_grad_element, memory_bytes_per_param, activation_gb_per_gpu, bucket_bytes;
+  bool sharded;
+  /* inference */
+  double model_bytes, tokens_per_second, batch_size, prompt_tokens, output_tokens, serve_hours;
+  double kv_bytes_per_sequence, layers, hidden_size, max_token_latency_ms;
+  /* generic */
+  double total_flops, total_bytes, allreduce_bytes, allreduce_count, memory_gb;
+  /* where each key was set: line in origin, 0 from a flag, -1 unset */
+  long key_line[GB_WL_MAX_KEYS];
+} gb_workload;
+
+/* A workload with every key unset. */
+void gb_workload_init(gb_workload *w);
+
+/* Sets one key from text. where names the source for messages
+ * ("data/w.ini:12" or "--params"). Unknown keys, numbers that do not parse,
+ * NaN, zero or negative where a positive value is needed, and absurd values
+ * are GB_E_INPUT: "<where>: <key>: <what>". line is stored for later
+ * messages (0 for flags). */
+gb_err gb_workload_set(gb_workload *w, const char *key, const char *value, const char *where, long line);
+
+/* True when key (with '-' read as '_') is a workload key. */
+bool gb_workload_is_key(const char *key);
+
+/* Reads an INI file: optional [workload] section, key = value lines, ';' or
+ * '#' comments. Errors name path:line:key. Keys already set in w are
+ * overwritten. */
+gb_err gb_workload_read(const char *path, gb_workload *w);
+
+/* Same from a string (tests); name is used in messages. */
+gb_err gb_workload_read_mem(const char *name, const char *text, gb_workload *w);
+
+/* Applies defaults (flops_per_token = 6 x params, grad_bytes = params x bytes
+ * per gradient element, model_bytes = params x precision bytes, ...) and
+ * checks the kind's required keys and that no key of another kind was given. */
+gb_err gb_workload_finish(gb_workload *w);
+
+/* Bytes per element of a results dtype (fp64 8, fp32/tf32 4, fp16/bf16 2,
+ * fp8/int8 1); 0 for an unknown name. */
+int gb_dtype_bytes(const char *dtype);
+
+const char *gb_workload_kind_name(gb_workload_kind k);
+
+/* Total useful FLOPs of the workload (training: flops_per_token x tokens;
+ * generic: total_flops; inference: 2 x params x (prompt + output) tokens per
+ * served output token x tokens served). */
+double gb_workload_total_flops(const gb_workload *w);
+
+/* Writes a description of every key (name, kinds, default, meaning), one per
+ * line, to buf, for --help. */
+void gb_workload_keys_help(char *buf, size_t n);
+
+#endif

@@ -1,0 +1,66 @@
+/* gb_planfile: reading the planner's output for reports -- the ranked plan
+ * CSV and the sensitivity CSV (columns found by header name through
+ * core/gb_csv; unknown columns ignored). Strings point into the table. */
+#ifndef GB_PLANFILE_H
+#define GB_PLANFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gb_csv.h"
+#include "gb_error.h"
+
+/* One ranked configuration. Empty numbers are NaN, empty integers -1. */
+typedef struct gb_planfile_row {
+  long line;
+  int rank;
+  const char *gpu_type;
+  int gpu_count, nodes, gpus_per_node;
+  const char *provider, *offering, *basis;
+  bool feasible;
+  const char *reason;
+  double hours, cost_usd, efficiency;
+  const char *efficiency_unit, *bottleneck;
+  double compute_hours, memory_hours, comm_hours;
+  bool pareto;
+  double price_usd_per_gpu_hour, purchase_usd_per_gpu;
+  const char *price_date, *price_source;
+  double utilization, pue, electricity_usd_per_kwh, mfu, overlap, max_hours, budget_usd;
+  const char *workload;
+} gb_planfile_row;
+
+typedef struct gb_planfile {
+  gb_csv_table table;
+  size_t n;
+  gb_planfile_row *rows;
+} gb_planfile;
+
+/* Reads a plan CSV. Required columns: rank, gpu_type, gpu_count, provider,
+ * offering, feasible, hours, cost_usd, efficiency, efficiency_unit, pareto;
+ * the others may be absent. Errors name file:line:column. */
+gb_err gb_planfile_read(const char *path, gb_planfile *out);
+void gb_planfile_free(gb_planfile *p);
+
+/* One sensitivity row: a factor changed by change_pct and the top pick then. */
+typedef struct gb_sensfile_row {
+  long line;
+  const char *factor;
+  double change_pct;
+  const char *top_gpu_type;
+  int top_gpu_count;
+  const char *top_provider, *top_offering;
+  double hours, cost_usd;
+  bool changed;
+} gb_sensfile_row;
+
+typedef struct gb_sensfile {
+  gb_csv_table table;
+  size_t n;
+  gb_sensfile_row *rows;
+} gb_sensfile;
+
+/* Reads a sensitivity CSV (every column of the contract is required). */
+gb_err gb_sensfile_read(const char *path, gb_sensfile *out);
+void gb_sensfile_free(gb_sensfile *s);
+
+#endif

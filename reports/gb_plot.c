@@ -1,0 +1,505 @@
+/* gb_plot: writes gnuplot data and scripts and runs gnuplot on them. */
+/* posix_spawn_file_actions_addchdir_np (glibc 2.29+) */
+#define _GNU_SOURCE
+#include "gb_plot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <locale.h>
+#include <math.h>
+#include <poll.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gb_csv.h"
+#include "gb_num.h"
+
+extern char **environ;
+
+#define GB_PLOT_STDERR_MAX 4000 /* bytes of gnuplot's stderr kept for the message */
+
+const char *gb_gnuplot_program(void) {
+  const char *p = getenv("GPUBENCH_GNUPLOT");
+  return (p && *p) ? p : "gnuplot";
+}
+
+/* ---- subprocess ---- */
+
+/* The environment for gnuplot: ours without LC_ALL / LC_NUMERIC, plus
+ * LC_NUMERIC=C, so no locale can make it read or print a decimal comma.
+ * Returns a malloc'd NULL-terminated vector whose strings are borrowed
+ * (except the one added, which is static). */
+static char **gnuplot_env(void) {
+  size_t n = 0;
+  while (environ && environ[n]) n++;
+  char **env = calloc(n + 2, sizeof *env);
+  if (!env) return NULL;
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (strncmp(environ[i], "LC_ALL=", 7) == 0 || strncmp(environ[i], "LC_NUMERIC=", 11) == 0) continue;
+    env[k++] = environ[i];
+  }
+  static char lc_numeric[] = "LC_NUMERIC=C";
+  env[k++] = lc_numeric;
+  env[k] = NULL;
+  return env;
+}
+
+/* Runs argv (argv[0] looked up in PATH) in directory dir (NULL: here) with
+ * stdout discarded and stderr collected into err (NUL-terminated, truncated
+ * to errcap). *status gets the exit status, or -1 if the program could not be
+ * started (errno in *spawn_errno). */
+static gb_err run_program(const char *dir, char *const argv[], int *status, int *spawn_errno, char *err,
+                          size_t errcap) {
+  err[0] = '\0';
+  *status = -1;
+  *spawn_errno = 0;
+  int pipefd[2];
+  if (pipe(pipefd) != 0) return gb_fail(GB_E_IO, "cannot create a pipe for %s: %s", argv[0], strerror(errno));
+  char **env = gnuplot_env();
+  if (!env) {
+    close(pipefd[0]);
+    close(pipefd[1]);
+    return gb_fail(GB_E_NOMEM, "out of memory starting %s", argv[0]);
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
+  posix_spawn_file_actions_addclose(&fa, pipefd[0]);
+  posix_spawn_file_actions_addclose(&fa, pipefd[1]);
+  if (dir) posix_spawn_file_actions_addchdir_np(&fa, dir);
+  pid_t pid;
+  int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, env);
+  posix_spawn_file_actions_destroy(&fa);
+  free(env);
+  close(pipefd[1]);
+  if (rc != 0) {
+    close(pipefd[0]);
+    *spawn_errno = rc;
+    return GB_OK;
+  }
+  size_t len = 0;
+  char chunk[1024];
+  for (;;) {
+    ssize_t r = read(pipefd[0], chunk, sizeof chunk);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    size_t take = (size_t)r;
+    if (len + take + 1 > errcap) take = errcap - 1 - len;
+    memcpy(err + len, chunk, take);
+    len += take;
+  }
+  err[len] = '\0';
+  close(pipefd[0]);
+  int ws;
+  while (waitpid(pid, &ws, 0) < 0) {
+    if (errno != EINTR) return gb_fail(GB_E_IO, "waiting for %s: %s", argv[0], strerror(errno));
+  }
+  *status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + (WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
+  /* A child that could not exec (posix_spawnp reports it through rc on
+   * glibc, but be safe) exits 127. */
+  if (*status == 127 && len == 0) *spawn_errno = ENOENT;
+  return GB_OK;
+}
+
+bool gb_gnuplot_available(void) {
+  char *argv[] = {(char *)gb_gnuplot_program(), "--version", NULL};
+  char err[256];
+  int status, spawn_errno;
+  if (run_program(NULL, argv, &status, &spawn_errno, err, sizeof err) != GB_OK) return false;
+  return spawn_errno == 0 && status == 0;
+}
+
+/* Trims trailing blanks and newlines of s in place. */
+static void rtrim(char *s) {
+  size_t n = strlen(s);
+  while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' ')) s[--n] = '\0';
+}
+
+static void remove_in(const char *dir, const char *stem, const char *ext) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s.%s", dir, stem, ext);
+  unlink(path);
+}
+
+gb_err gb_plot_render(const char *dir, const char *stem) {
+  char script[512];
+  snprintf(script, sizeof script, "%s.gp", stem);
+  char *argv[] = {(char *)gb_gnuplot_program(), script, NULL};
+  char err[GB_PLOT_STDERR_MAX];
+  int status, spawn_errno;
+  gb_err e = run_program(dir, argv, &status, &spawn_errno, err, sizeof err);
+  if (e != GB_OK) return e;
+  if (spawn_errno != 0)
+    return gb_fail(GB_E_UNSUPPORTED, "cannot run %s: %s (install gnuplot, e.g. apt-get install gnuplot-nox)",
+                   argv[0], strerror(spawn_errno));
+  if (status != 0) {
+    remove_in(dir, stem, "png");
+    remove_in(dir, stem, "svg");
+    rtrim(err);
+    return gb_fail(GB_E_IO, "%s/%s.gp: gnuplot exited with status %d: %s", dir, stem, status,
+                   err[0] ? err : "(no message)");
+  }
+  return GB_OK;
+}
+
+/* ---- script and data writing ---- */
+
+static bool stem_ok(const char *stem) {
+  if (!stem || !*stem || stem[0] == '.') return false;
+  for (const char *c = stem; *c; c++)
+    if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_' ||
+          *c == '-' || *c == '.'))
+      return false;
+  return true;
+}
+
+/* Appends s as a gnuplot single-quoted string ('' stands for a quote; a
+ * newline would end the command, so it becomes a blank). */
+static gb_err put_gp_string(gb_buf *b, const char *s) {
+  gb_err e = gb_buf_puts(b, "'");
+  for (const char *c = s ? s : ""; *c && e == GB_OK; c++) {
+    if (*c == '\'') e = gb_buf_puts(b, "''");
+    else if (*c == '\n' || *c == '\r') e = gb_buf_puts(b, " ");
+    else e = gb_buf_append(b, c, 1);
+  }
+  if (e == GB_OK) e = gb_buf_puts(b, "'");
+  return e;
+}
+
+/* Appends s as a double-quoted string column of a gnuplot data file
+ * (gnuplot knows no escapes there, so a double quote becomes a single one). */
+static gb_err put_dat_string(gb_buf *b, const char *s) {
+  gb_err e = gb_buf_puts(b, "\"");
+  for (const char *c = s ? s : ""; *c && e == GB_OK; c++) {
+    if (*c == '"') e = gb_buf_puts(b, "'");
+    else if (*c == '\n' || *c == '\r') e = gb_buf_puts(b, " ");
+    else e = gb_buf_append(b, c, 1);
+  }
+  if (e == GB_OK) e = gb_buf_puts(b, "\"");
+  return e;
+}
+
+static gb_err put_num(gb_buf *b, double v) {
+  char num[64];
+  gb_fmt_double(num, sizeof num, v);
+  return gb_buf_puts(b, num);
+}
+
+/* C-locale printf into the buffer. */
+static gb_err put_c(gb_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static gb_err put_c(gb_buf *b, const char *fmt, ...) {
+  static locale_t c_loc = (locale_t)0;
+  if (c_loc == (locale_t)0) c_loc = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+  locale_t old = c_loc ? uselocale(c_loc) : (locale_t)0;
+  char small[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  if (old) uselocale(old);
+  if (n < 0 || (size_t)n >= sizeof small) return gb_fail(GB_E_INTERNAL, "plot script line too long");
+  return gb_buf_append(b, small, (size_t)n);
+}
+
+static bool point_ok(const gb_plot_spec *p, double x, double y) {
+  if (!isfinite(x) || !isfinite(y)) return false;
+  if (p->logx && x <= 0) return false;
+  if (p->logy && y <= 0) return false;
+  return true;
+}
+
+static gb_err write_file(const char *dir, const char *stem, const char *ext, const gb_buf *b) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s.%s", dir, stem, ext);
+  return gb_write_file_atomic(path, b->data ? b->data : "", b->len);
+}
+
+/* The common head of every script: terminal, output, titles, axes, grid,
+ * key and marker lines. The body (plot command) follows; the tail repeats
+ * it for the SVG terminal. */
+static gb_err put_head(gb_buf *g, const gb_plot_spec *p) {
+  int w = p->width_px > 0 ? p->width_px : 1000;
+  int h = p->height_px > 0 ? p->height_px : 600;
+  gb_err e = put_c(g, "# gnuplot script written by gpubench report; re-run with: gnuplot %s.gp\n", p->stem);
+  if (!e) e = put_c(g, "# data: %s.dat (one block per series, numbers in the C locale)\n", p->stem);
+  if (!e) e = put_c(g, "set terminal pngcairo size %d,%d font 'Sans,11' noenhanced\n", w, h);
+  if (!e) e = gb_buf_puts(g, "set termoption noenhanced\nset decimalsign '.'\nset encoding utf8\n");
+  if (!e) e = put_c(g, "set output '%s.png'\n", p->stem);
+  if (!e) e = gb_buf_puts(g, "set title ");
+  if (!e) e = put_gp_string(g, p->title);
+  if (!e) e = gb_buf_puts(g, "\nset xlabel ");
+  if (!e) e = put_gp_string(g, p->xlabel);
+  if (!e) e = gb_buf_puts(g, "\nset ylabel ");
+  if (!e) e = put_gp_string(g, p->ylabel);
+  if (!e) e = gb_buf_puts(g, "\nset grid back lc rgb '#dddddd'\nset key outside right top box opaque Left reverse spacing 1.2\n"
+                             "set border 3\nset tics nomirror\n");
+  if (!e && p->logx) e = gb_buf_puts(g, p->x_bytes ? "set logscale x 2\n" : "set logscale x 10\n");
+  /* binary-prefixed byte counts on the x axis: 64 KiB, 1 GiB */
+  if (!e && p->x_bytes) e = gb_buf_puts(g, "set format x '%.0b %BB'\n");
+  if (!e && p->logy) e = gb_buf_puts(g, "set logscale y 10\n");
+  for (size_t i = 0; i < p->nmarkers && !e; i++) {
+    const gb_plot_marker *m = &p->markers[i];
+    char at[64];
+    gb_fmt_double(at, sizeof at, m->at);
+    if (m->axis == 'x') {
+      e = put_c(g, "set arrow from first %s, graph 0 to first %s, graph 1 nohead dt 2 lw 1.5 lc rgb '#aa0000' front\n",
+                at, at);
+      if (!e) e = gb_buf_puts(g, "set label ");
+      if (!e) e = put_gp_string(g, m->label);
+      if (!e) e = put_c(g, " at first %s, graph 0.97 rotate by 90 right offset -1.3,0 tc rgb '#aa0000' front\n", at);
+    } else {
+      e = put_c(g, "set arrow from graph 0, first %s to graph 1, first %s nohead dt 2 lw 1.5 lc rgb '#aa0000' front\n",
+                at, at);
+      if (!e) e = gb_buf_puts(g, "set label ");
+      if (!e) e = put_gp_string(g, m->label);
+      if (!e) e = put_c(g, " at graph 0.01, first %s left offset 0,0.7 tc rgb '#aa0000' front\n", at);
+    }
+  }
+  return e;
+}
+
+static gb_err put_tail(gb_buf *g, const gb_plot_spec *p) {
+  int w = p->width_px > 0 ? p->width_px : 1000;
+  int h = p->height_px > 0 ? p->height_px : 600;
+  gb_err e = put_c(g, "set terminal svg size %d,%d font 'Sans,11' noenhanced background rgb 'white'\n", w, h);
+  if (!e) e = gb_buf_puts(g, "set termoption noenhanced\n");
+  if (!e) e = put_c(g, "set output '%s.svg'\nreplot\nunset output\n", p->stem);
+  return e;
+}
+
+/* The first plottable point of any series, to anchor invisible marker
+ * points that pull the autoscaled range over the markers. */
+static bool first_point(const gb_plot_spec *p, const gb_plot_series *s, size_t ns, double *x, double *y) {
+  for (size_t i = 0; i < ns; i++)
+    for (size_t j = 0; j < s[i].n; j++)
+      if (point_ok(p, s[i].x[j], s[i].y[j])) {
+        *x = s[i].x[j];
+        *y = s[i].y[j];
+        return true;
+      }
+  return false;
+}
+
+static bool series_has_bar(const gb_plot_series *s, size_t ncat) {
+  for (size_t j = 0; j < ncat; j++)
+    if (isfinite(s->y[j])) return true;
+  return false;
+}
+
+/* A plottable point with a non-empty label (see series_has_bar). */
+static bool series_has_label(const gb_plot_spec *p, const gb_plot_series *s) {
+  if (!s->labels) return false;
+  for (size_t j = 0; j < s->n; j++)
+    if (point_ok(p, s->x[j], s->y[j]) && s->labels[j] && s->labels[j][0]) return true;
+  return false;
+}
+
+static gb_err check_spec(const gb_plot_spec *p) {
+  if (!p || !stem_ok(p->stem))
+    return gb_fail(GB_E_INPUT, "plot stem \"%s\" is not a plain file name", p && p->stem ? p->stem : "");
+  return GB_OK;
+}
+
+static gb_err lines_files(const char *dir, const gb_plot_spec *p, const gb_plot_series *s, size_t ns) {
+  gb_err e = check_spec(p);
+  if (e) return e;
+  double ax, ay;
+  if (!first_point(p, s, ns, &ax, &ay)) return gb_fail(GB_E_INPUT, "plot %s: no data to plot", p->stem);
+  gb_buf d = {0}, g = {0};
+  /* data: block i = series i; columns x y [label]; a blank line breaks the
+   * line where a point is missing */
+  for (size_t i = 0; i < ns && !e; i++) {
+    e = put_c(&d, "%s# series %zu: ", i ? "\n\n" : "", i);
+    if (!e) e = put_dat_string(&d, s[i].title);
+    if (!e) e = gb_buf_puts(&d, "\n# x y label\n");
+    bool any = false;
+    for (size_t j = 0; j < s[i].n && !e; j++) {
+      if (!point_ok(p, s[i].x[j], s[i].y[j])) {
+        if (any) e = gb_buf_puts(&d, "\n");
+        continue;
+      }
+      any = true;
+      e = put_num(&d, s[i].x[j]);
+      if (!e) e = gb_buf_puts(&d, " ");
+      if (!e) e = put_num(&d, s[i].y[j]);
+      if (!e) e = gb_buf_puts(&d, " ");
+      if (!e) e = put_dat_string(&d, s[i].labels && s[i].labels[j] ? s[i].labels[j] : "");
+      if (!e) e = gb_buf_puts(&d, "\n");
+    }
+    /* a block needs one point or gnuplot stops; a series with none gets a
+     * single undefined point ("NaN"), which gnuplot skips */
+    if (!e && !any) e = gb_buf_puts(&d, "NaN NaN \"\"\n");
+  }
+  /* markers block: invisible points that stretch the axes over markers */
+  if (!e) e = put_c(&d, "\n\n# markers (invisible, widen the axes)\n");
+  for (size_t m = 0; m < p->nmarkers && !e; m++) {
+    double mx = p->markers[m].axis == 'x' ? p->markers[m].at : ax;
+    double my = p->markers[m].axis == 'x' ? ay : p->markers[m].at;
+    if (!point_ok(p, mx, my)) continue;
+    e = put_num(&d, mx);
+    if (!e) e = gb_buf_puts(&d, " ");
+    if (!e) e = put_num(&d, my);
+    if (!e) e = gb_buf_puts(&d, "\n");
+  }
+  if (!e) e = put_num(&d, ax);
+  if (!e) e = gb_buf_puts(&d, " ");
+  if (!e) e = put_num(&d, ay);
+  if (!e) e = gb_buf_puts(&d, "\n");
+
+  if (!e) e = put_head(&g, p);
+  if (!e) e = gb_buf_puts(&g, "plot \\\n");
+  for (size_t i = 0; i < ns && !e; i++) {
+    const char *with = s[i].style == GB_PLOT_POINTS ? "points pt 7 ps 1.2"
+                       : s[i].style == GB_PLOT_LINES ? "lines"
+                                                     : "linespoints pt 7 ps 0.8";
+    e = put_c(&g, "  '%s.dat' index %zu using 1:2 with %s lw %s lc %zu title ", p->stem, i, with,
+              s[i].emphasis ? "3" : "1.5", i + 1);
+    if (!e) e = put_gp_string(&g, s[i].title);
+    if (!e && series_has_label(p, &s[i]))
+      e = put_c(&g, ", \\\n  '%s.dat' index %zu using 1:2:3 with labels left offset 0.8,0.4 font ',9' notitle",
+                p->stem, i);
+    if (!e) e = gb_buf_puts(&g, ", \\\n");
+  }
+  if (!e) e = put_c(&g, "  '%s.dat' index %zu using 1:2 with points ps 0 lc rgb 'white' notitle\n", p->stem, ns);
+  if (!e) e = put_tail(&g, p);
+  if (!e) e = write_file(dir, p->stem, "dat", &d);
+  if (!e) e = write_file(dir, p->stem, "gp", &g);
+  gb_buf_free(&d);
+  gb_buf_free(&g);
+  return e;
+}
+
+gb_err gb_plot_lines_script(const char *dir, const gb_plot_spec *p, const gb_plot_series *s, size_t ns) {
+  return lines_files(dir, p, s, ns);
+}
+
+gb_err gb_plot_lines(const char *dir, const gb_plot_spec *p, const gb_plot_series *s, size_t ns) {
+  gb_err e = lines_files(dir, p, s, ns);
+  return e ? e : gb_plot_render(dir, p->stem);
+}
+
+/* A bar's value as printed above it: 3 significant figures or so. */
+static void bar_label(char *buf, size_t n, double v) {
+  double a = fabs(v);
+  if (a >= 100) gb_snprintf_c(buf, n, "%.0f", v);
+  else if (a >= 10) gb_snprintf_c(buf, n, "%.1f", v);
+  else gb_snprintf_c(buf, n, "%.2f", v);
+}
+
+static gb_err bars_files(const char *dir, const gb_plot_spec *p, const char *const *cats, size_t ncat,
+                         const gb_plot_series *s, size_t ns) {
+  gb_err e = check_spec(p);
+  if (e) return e;
+  if (p->logx || p->logy) return gb_fail(GB_E_INPUT, "plot %s: bars take linear axes", p->stem);
+  bool any = false, any_ref = false;
+  for (size_t i = 0; i < ns; i++) {
+    if (s[i].n != ncat) return gb_fail(GB_E_INTERNAL, "plot %s: series %zu has %zu bars for %zu categories",
+                                       p->stem, i, s[i].n, ncat);
+    for (size_t j = 0; j < ncat; j++) {
+      if (isfinite(s[i].y[j])) any = true;
+      if (s[i].ref && isfinite(s[i].ref[j])) any_ref = true;
+    }
+  }
+  if (!any) return gb_fail(GB_E_INPUT, "plot %s: no data to plot", p->stem);
+  /* geometry: group j spans [j - 0.4, j + 0.4]; bar i of ns sits at
+   * x = j - 0.4 + (i + 0.5) * w with w = 0.8 / ns */
+  double w = 0.8 / (double)ns;
+  bool value_labels = ncat * ns <= 48;
+  gb_buf d = {0}, g = {0};
+  for (size_t i = 0; i < ns && !e; i++) {
+    e = put_c(&d, "%s# series %zu: ", i ? "\n\n" : "", i);
+    if (!e) e = put_dat_string(&d, s[i].title);
+    if (!e) e = gb_buf_puts(&d, "\n# x value reference category value_text\n");
+    size_t rows = 0;
+    for (size_t j = 0; j < ncat && !e; j++) {
+      double ref = s[i].ref ? s[i].ref[j] : NAN;
+      if (!isfinite(s[i].y[j]) && !isfinite(ref)) continue;
+      double x = (double)j - 0.4 + ((double)i + 0.5) * w;
+      char lab[64] = "";
+      if (isfinite(s[i].y[j])) bar_label(lab, sizeof lab, s[i].y[j]);
+      e = put_num(&d, x);
+      if (!e) e = gb_buf_puts(&d, " ");
+      if (!e) e = isfinite(s[i].y[j]) ? put_num(&d, s[i].y[j]) : gb_buf_puts(&d, "NaN");
+      if (!e) e = gb_buf_puts(&d, " ");
+      if (!e) e = isfinite(ref) ? put_num(&d, ref) : gb_buf_puts(&d, "NaN");
+      if (!e) e = gb_buf_puts(&d, " ");
+      if (!e) e = put_dat_string(&d, cats[j]);
+      if (!e) e = gb_buf_puts(&d, " ");
+      if (!e) e = put_dat_string(&d, lab);
+      if (!e) e = gb_buf_puts(&d, "\n");
+      rows++;
+    }
+    if (!e && rows == 0) e = gb_buf_puts(&d, "NaN NaN NaN \"\" \"\"\n");
+  }
+  if (!e) e = put_head(&g, p);
+  if (!e) e = put_c(&g, "set style fill solid 0.85 border rgb '#333333'\nset boxwidth %.6f absolute\n", w * 0.95);
+  if (!e) e = put_c(&g, "set xrange [-0.6:%.1f]\nset yrange [0:*]\nset offsets 0,0,graph 0.08,0\n",
+                    (double)ncat - 0.4);
+  if (!e) e = gb_buf_puts(&g, "set grid noxtics ytics\nset xtics (");
+  for (size_t j = 0; j < ncat && !e; j++) {
+    e = put_gp_string(&g, cats[j]);
+    if (!e) e = put_c(&g, " %zu%s", j, j + 1 < ncat ? ", " : ")\n");
+  }
+  /* long or many category names: slanted, ending at their tick */
+  size_t chars = 0, longest = 0;
+  for (size_t j = 0; j < ncat; j++) {
+    chars += strlen(cats[j]) + 2;
+    if (strlen(cats[j]) > longest) longest = strlen(cats[j]);
+  }
+  if (!e && chars > 90) {
+    /* the first name runs left of the plot by about cos(30) = 0.87 of its
+     * length: widen the left margin (in characters) to keep it whole */
+    int lmargin = (int)((double)longest * 0.87) - 2;
+    if (lmargin < 10) lmargin = 10;
+    if (lmargin > 40) lmargin = 40;
+    e = put_c(&g, "set xtics rotate by 30 right\nset lmargin %d\n", lmargin);
+  }
+  if (!e) e = gb_buf_puts(&g, "plot \\\n");
+  for (size_t i = 0; i < ns && !e; i++) {
+    e = put_c(&g, "  '%s.dat' index %zu using 1:2 with boxes lc %zu title ", p->stem, i, i + 1);
+    if (!e) e = put_gp_string(&g, s[i].title);
+    /* labels only over real bars: gnuplot 5.4 crashes (SIGSEGV) drawing
+     * "with labels" from a block whose only point is undefined */
+    if (!e && value_labels && series_has_bar(&s[i], ncat))
+      e = put_c(&g, ", \\\n  '%s.dat' index %zu using 1:2:5 with labels offset 0,0.6 font ',8' notitle", p->stem, i);
+    if (!e) e = gb_buf_puts(&g, i + 1 < ns || any_ref ? ", \\\n" : "\n");
+  }
+  bool titled = false;
+  for (size_t i = 0; i < ns && !e && any_ref; i++) {
+    e = put_c(&g, "  '%s.dat' index %zu using 1:3:(%.6f) with xerrorbars pt 0 ps 0 lw 2.5 lc rgb 'black' ", p->stem,
+              i, w * 0.5);
+    if (!e && !titled) {
+      e = gb_buf_puts(&g, "title ");
+      if (!e) e = put_gp_string(&g, p->ref_title ? p->ref_title : "reference");
+      titled = true;
+    } else if (!e) {
+      e = gb_buf_puts(&g, "notitle");
+    }
+    if (!e) e = gb_buf_puts(&g, i + 1 < ns ? ", \\\n" : "\n");
+  }
+  if (!e) e = put_tail(&g, p);
+  if (!e) e = write_file(dir, p->stem, "dat", &d);
+  if (!e) e = write_file(dir, p->stem, "gp", &g);
+  gb_buf_free(&d);
+  gb_buf_free(&g);
+  return e;
+}
+
+gb_err gb_plot_bars_script(const char *dir, const gb_plot_spec *p, const char *const *categories, size_t ncat,
+                           const gb_plot_series *s, size_t ns) {
+  return bars_files(dir, p, categories, ncat, s, ns);
+}
+
+gb_err gb_plot_bars(const char *dir, const gb_plot_spec *p, const char *const *categories, size_t ncat,
+                    const gb_plot_series *s, size_t ns) {
+  gb_err e = bars_files(dir, p, categories, ncat, s, ns);
+  return e ? e : gb_plot_render(dir, p->stem);
+}

@@ -1,0 +1,100 @@
+/* gb_plot: plots rendered by gnuplot, run as a subprocess.
+ *
+ * Each plot is three files in one directory, named after its stem:
+ *   stem.dat  the data, one gnuplot block per series, numbers in the C locale;
+ *   stem.gp   the script, which reads stem.dat and writes stem.png (pngcairo)
+ *             and stem.svg (svg), text in noenhanced mode;
+ *   stem.png, stem.svg  rendered by running `gnuplot stem.gp` in that directory.
+ * The .dat and .gp stay next to the pictures, so a user can edit and re-run
+ * `gnuplot stem.gp` there. gnuplot is started with posix_spawnp and an argument
+ * vector (never a shell); its stderr becomes the error message on failure.
+ * The program run is "gnuplot", or $GPUBENCH_GNUPLOT when that is set (set it
+ * to a path that does not exist to act as if gnuplot were not installed). */
+#ifndef GB_PLOT_H
+#define GB_PLOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gb_error.h"
+
+/* How a series is drawn by gb_plot_lines. */
+typedef enum gb_plot_style {
+  GB_PLOT_LINESPOINTS = 0, /* lines through the points, points marked */
+  GB_PLOT_LINES,           /* lines only */
+  GB_PLOT_POINTS           /* points only (a scatter) */
+} gb_plot_style;
+
+/* One data series. x and y hold n values each (borrowed); a point with a NaN
+ * coordinate, or a non-positive one on a log axis, is left out and breaks
+ * the line there. For gb_plot_bars, x is unused and y[j] is the bar of
+ * category j; ref[j] (optional, NaN = none) is a reference value drawn as a
+ * black tick across that bar (a datasheet peak). labels (optional) puts
+ * labels[i] as text next to point i (NULL or "" entries are skipped). */
+typedef struct gb_plot_series {
+  const char *title;
+  size_t n;
+  const double *x;
+  const double *y;
+  gb_plot_style style;
+  bool emphasis;              /* drawn thicker, e.g. a Pareto frontier */
+  const double *ref;          /* bars only */
+  const char *const *labels;  /* optional point labels */
+} gb_plot_series;
+
+/* A reference line across the plot with a label: axis 'x' draws a vertical
+ * line at x = at, axis 'y' a horizontal one at y = at. The axis range is
+ * extended to show it. */
+typedef struct gb_plot_marker {
+  char axis;
+  double at;
+  const char *label;
+} gb_plot_marker;
+
+/* What a plot shows. stem names the files (letters, digits, '_', '-', '.'
+ * only); title and axis labels carry units, e.g. "array size per array
+ * (bytes)". ref_title is the legend entry of the bars' reference ticks. */
+typedef struct gb_plot_spec {
+  const char *stem;
+  const char *title;
+  const char *xlabel;
+  const char *ylabel;
+  bool logx, logy;
+  bool x_bytes; /* x is a byte count: ticks read 4 KiB, 64 MiB, 1 GiB */
+  const gb_plot_marker *markers;
+  size_t nmarkers;
+  const char *ref_title;
+  int width_px, height_px; /* 0: 1000 x 600 */
+} gb_plot_spec;
+
+/* True when the gnuplot program (see above) can be started and answers
+ * `gnuplot --version`. */
+bool gb_gnuplot_available(void);
+
+/* The gnuplot program that will be run: $GPUBENCH_GNUPLOT or "gnuplot". */
+const char *gb_gnuplot_program(void);
+
+/* Writes dir/stem.dat and dir/stem.gp for an x-y plot of ns series and
+ * renders dir/stem.png and dir/stem.svg. dir must exist. Errors: GB_E_INPUT
+ * when no series has a plottable point or the stem is not a plain name,
+ * GB_E_IO when a file cannot be written, GB_E_UNSUPPORTED when gnuplot
+ * cannot be started, GB_E_IO with gnuplot's stderr when it fails. On error
+ * no .png or .svg is left behind (the .dat and .gp stay, to debug). */
+gb_err gb_plot_lines(const char *dir, const gb_plot_spec *p, const gb_plot_series *s, size_t ns);
+
+/* Grouped bars: ncat categories along x (names borrowed), one bar per
+ * series in each group; s[i].n must equal ncat. Bars start at 0 on a linear
+ * y axis. Same files and errors as gb_plot_lines. */
+gb_err gb_plot_bars(const char *dir, const gb_plot_spec *p, const char *const *categories, size_t ncat,
+                    const gb_plot_series *s, size_t ns);
+
+/* Writes only dir/stem.dat and dir/stem.gp (no gnuplot run); used when
+ * gnuplot is missing, so a user can render later. Same input errors. */
+gb_err gb_plot_lines_script(const char *dir, const gb_plot_spec *p, const gb_plot_series *s, size_t ns);
+gb_err gb_plot_bars_script(const char *dir, const gb_plot_spec *p, const char *const *categories, size_t ncat,
+                           const gb_plot_series *s, size_t ns);
+
+/* Runs `gnuplot stem.gp` in dir (argument vector, stderr captured). */
+gb_err gb_plot_render(const char *dir, const char *stem);
+
+#endif

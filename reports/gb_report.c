@@ -1,0 +1,700 @@
+/* gb_report: reads the inputs, groups result rows into sources (a GPU type
+ * in a run) and measured points, writes the tables and calls the plot
+ * sections, then writes report.md and report.html. */
+#include "gb_report.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "gb_num.h"
+#include "gb_report_internal.h"
+#include "gb_runinfo.h"
+#include "gb_stats.h"
+
+/* ---- small helpers ---- */
+
+void gb_rep_fmt(char *buf, size_t n, double v) {
+  double a = fabs(v);
+  if (isnan(v)) buf[0] = '\0';
+  else if (a >= 1000) gb_snprintf_c(buf, n, "%.0f", v);
+  else if (a >= 100) gb_snprintf_c(buf, n, "%.1f", v);
+  else if (a >= 1) gb_snprintf_c(buf, n, "%.2f", v);
+  else gb_snprintf_c(buf, n, "%.3g", v);
+}
+
+gb_err gb_rep_names_add(gb_rep_names *l, const char *s) {
+  if (gb_rep_names_find(l, s) != (size_t)-1) return GB_OK;
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? l->cap * 2 : 16;
+    const char **v = realloc(l->v, cap * sizeof *v);
+    if (!v) return gb_fail(GB_E_NOMEM, "out of memory");
+    l->v = v;
+    l->cap = cap;
+  }
+  l->v[l->n++] = s;
+  return GB_OK;
+}
+
+size_t gb_rep_names_find(const gb_rep_names *l, const char *s) {
+  for (size_t i = 0; i < l->n; i++)
+    if (strcmp(l->v[i], s) == 0) return i;
+  return (size_t)-1;
+}
+
+void gb_rep_names_free(gb_rep_names *l) {
+  free(l->v);
+  memset(l, 0, sizeof *l);
+}
+
+static const char *const k_precision_order[] = {"fp64", "fp32", "tf32", "fp16", "fp16acc16", "bf16",
+                                                "fp8e4m3", "fp8e4m3xe5m2", "fp8e5m2", "int8"};
+
+/* Rank of a precision: the known base (longest matching prefix) times 4,
+ * plus 1 for any suffix (e.g. _fastaccum), so variants follow their base. */
+static int precision_rank(const char *p) {
+  int best = -1;
+  size_t best_len = 0;
+  size_t n = sizeof k_precision_order / sizeof k_precision_order[0];
+  for (size_t i = 0; i < n; i++) {
+    size_t l = strlen(k_precision_order[i]);
+    if (strncmp(p, k_precision_order[i], l) == 0 && l > best_len) {
+      best = (int)i;
+      best_len = l;
+    }
+  }
+  if (best < 0) return 1000;
+  return best * 4 + (p[best_len] ? 1 : 0);
+}
+
+int gb_rep_cmp_precision(const void *a, const void *b) {
+  const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+  int rx = precision_rank(x), ry = precision_rank(y);
+  if (rx != ry) return rx < ry ? -1 : 1;
+  return strcmp(x, y);
+}
+
+bool gb_rep_is(const gb_rep_point *p, const char *bench, const char *metric) {
+  return strcmp(p->row->benchmark, bench) == 0 && (!metric || strcmp(p->row->metric, metric) == 0);
+}
+
+/* The datasheet dtype key (planner/gb_specs.h) of a precision label:
+ * fp16acc16 -> fp16, fp8e4m3xe5m2 and _fastaccum variants -> fp8e4m3. */
+static const char *spec_dtype(const char *precision) {
+  static const char *const bases[][2] = {{"fp64", "fp64"}, {"tf32", "tf32"}, {"fp32", "fp32"},
+                                         {"bf16", "bf16"}, {"fp16", "fp16"}, {"fp8", "fp8e4m3"},
+                                         {"int8", "int8"}};
+  for (size_t i = 0; i < sizeof bases / sizeof bases[0]; i++)
+    if (strncmp(precision, bases[i][0], strlen(bases[i][0])) == 0) return bases[i][1];
+  return NULL;
+}
+
+double gb_rep_peak(const gb_rep *r, size_t s, const char *bench, const char *precision) {
+  double best = NAN;
+  for (size_t i = 0; i < r->npts; i++) {
+    const gb_rep_point *p = &r->pts[i];
+    if (p->src != s || strcmp(p->row->benchmark, bench) != 0 || strcmp(p->row->case_name, precision) != 0) continue;
+    if (isfinite(p->row->peak) && !(p->row->peak <= best)) best = p->row->peak;
+  }
+  if (isfinite(best)) return best;
+  const gb_gpu_spec *spec = r->src[s].spec;
+  if (!spec) return NAN;
+  if (strcmp(bench, "fma") == 0) { /* CUDA cores, not tensor cores */
+    if (strcmp(precision, "fp32") == 0) return spec->fp32_tflops;
+    if (strcmp(precision, "fp64") == 0) return spec->fp64_tflops;
+    return NAN;
+  }
+  if (strcmp(precision, "hbm") == 0) return spec->mem_bw_gbps;
+  const char *key = spec_dtype(precision);
+  return key ? gb_spec_peak(spec, key) : NAN;
+}
+
+/* ---- plots into the document ---- */
+
+static gb_err plot_done(gb_rep *r, const gb_plot_spec *p, gb_err e, const char *caption) {
+  char msg[1024];
+  if (e == GB_OK && r->sum->gnuplot) {
+    r->sum->plots++;
+    return gb_doc_figure(&r->doc, r->dir, p->stem, caption);
+  }
+  if (e == GB_OK) { /* no gnuplot: script and data only */
+    snprintf(msg, sizeof msg, "Plot \"%s\" not rendered: gnuplot was not found; run `gnuplot %s.gp` in this directory "
+             "after installing it.", caption, p->stem);
+    return gb_doc_note(&r->doc, msg);
+  }
+  if (e == GB_E_INPUT) return gb_rep_skip(r, caption, gb_errmsg());
+  if (e == GB_E_NOMEM) return e;
+  r->sum->plots_failed++;
+  snprintf(msg, sizeof msg, "Plot \"%s\" failed: %s", caption, gb_errmsg());
+  return gb_doc_note(&r->doc, msg);
+}
+
+gb_err gb_rep_lines(gb_rep *r, const gb_plot_spec *p, const gb_plot_series *s, size_t ns, const char *caption) {
+  gb_err e = r->sum->gnuplot ? gb_plot_lines(r->dir, p, s, ns) : gb_plot_lines_script(r->dir, p, s, ns);
+  return plot_done(r, p, e, caption);
+}
+
+gb_err gb_rep_bars(gb_rep *r, const gb_plot_spec *p, const char *const *cats, size_t ncat, const gb_plot_series *s,
+                   size_t ns, const char *caption) {
+  gb_err e = r->sum->gnuplot ? gb_plot_bars(r->dir, p, cats, ncat, s, ns)
+                             : gb_plot_bars_script(r->dir, p, cats, ncat, s, ns);
+  return plot_done(r, p, e, caption);
+}
+
+gb_err gb_rep_skip(gb_rep *r, const char *what, const char *why) {
+  char msg[1024];
+  snprintf(msg, sizeof msg, "Plot \"%s\" left out: %s.", what, why);
+  r->sum->plots_skipped++;
+  return gb_doc_note(&r->doc, msg);
+}
+
+/* ---- sources and points ---- */
+
+static gb_err find_sources(gb_rep *r) {
+  size_t n = r->res.nrows;
+  r->row_src = calloc(n ? n : 1, sizeof *r->row_src);
+  r->src = calloc(n ? n : 1, sizeof *r->src);
+  if (!r->row_src || !r->src) return gb_fail(GB_E_NOMEM, "out of memory grouping results");
+  for (size_t i = 0; i < n; i++) {
+    const gb_row *w = &r->res.rows[i];
+    size_t s;
+    for (s = 0; s < r->nsrc; s++)
+      if (strcmp(r->src[s].gpu_type, w->gpu_type) == 0 && strcmp(r->src[s].run_id, w->run_id) == 0) break;
+    if (s == r->nsrc) {
+      r->src[s].gpu_type = w->gpu_type;
+      r->src[s].run_id = w->run_id;
+      r->src[s].spec = gb_specs_find(&r->specs, w->gpu_type);
+      r->nsrc++;
+    }
+    r->row_src[i] = s;
+  }
+  for (size_t s = 0; s < r->nsrc; s++) {
+    size_t same = 0;
+    for (size_t t = 0; t < r->nsrc; t++) same += strcmp(r->src[s].gpu_type, r->src[t].gpu_type) == 0;
+    if (same > 1) snprintf(r->src[s].label, sizeof r->src[s].label, "%s (%s)", r->src[s].gpu_type, r->src[s].run_id);
+    else snprintf(r->src[s].label, sizeof r->src[s].label, "%s", r->src[s].gpu_type);
+  }
+  return GB_OK;
+}
+
+/* The identity of a point (everything but the repetition). */
+static bool same_point(const gb_rep *r, size_t a, size_t b) {
+  const gb_row *x = &r->res.rows[a], *y = &r->res.rows[b];
+  return r->row_src[a] == r->row_src[b] && !strcmp(x->benchmark, y->benchmark) && !strcmp(x->case_name, y->case_name) &&
+         !strcmp(x->dtype, y->dtype) && !strcmp(x->metric, y->metric) && x->m == y->m && x->n == y->n &&
+         x->k == y->k && x->bytes == y->bytes && x->gpu_count == y->gpu_count;
+}
+
+static gb_err find_points(gb_rep *r) {
+  size_t n = r->res.nrows;
+  bool *used = calloc(n ? n : 1, sizeof *used);
+  double *vals = calloc(n ? n : 1, sizeof *vals);
+  r->pts = calloc(n ? n : 1, sizeof *r->pts);
+  if (!used || !vals || !r->pts) {
+    free(used);
+    free(vals);
+    return gb_fail(GB_E_NOMEM, "out of memory grouping results");
+  }
+  for (size_t i = 0; i < n; i++) {
+    const gb_row *w = &r->res.rows[i];
+    if (used[i] || w->status != GB_STATUS_OK || !isfinite(w->value)) continue;
+    size_t k = 0;
+    for (size_t j = i; j < n; j++) {
+      if (used[j] || r->res.rows[j].status != GB_STATUS_OK || !isfinite(r->res.rows[j].value)) continue;
+      if (j != i && !same_point(r, i, j)) continue;
+      used[j] = true;
+      vals[k++] = r->res.rows[j].value;
+    }
+    r->pts[r->npts++] = (gb_rep_point){.src = r->row_src[i], .row = w, .value = gb_median(vals, k), .reps = k};
+  }
+  free(used);
+  free(vals);
+  return GB_OK;
+}
+
+/* ---- tables ---- */
+
+static gb_err table_inputs(gb_rep *r) {
+  gb_err e = gb_doc_heading(&r->doc, 2, "Inputs");
+  const char *hdr[] = {"file", "rows"};
+  if (!e) e = gb_doc_table_begin(&r->doc, 2, hdr, "lr");
+  for (size_t f = 0; f < r->o->nresults && !e; f++) {
+    size_t rows = 0;
+    for (size_t i = 0; i < r->res.nrows; i++) rows += strcmp(r->res.rows[i].file, r->o->results[f]) == 0;
+    char nb[32];
+    snprintf(nb, sizeof nb, "%zu", rows);
+    const char *cells[] = {r->o->results[f], nb};
+    e = gb_doc_table_row(&r->doc, cells);
+  }
+  if (!e) e = gb_doc_table_end(&r->doc);
+  return e;
+}
+
+/* Median of a telemetry field over the source's rows (NaN when none). */
+static double telemetry(const gb_rep *r, size_t s, size_t off, bool want_max) {
+  double *v = malloc((r->res.nrows ? r->res.nrows : 1) * sizeof *v);
+  if (!v) return NAN;
+  size_t k = 0;
+  for (size_t i = 0; i < r->res.nrows; i++) {
+    if (r->row_src[i] != s) continue;
+    double x = *(const double *)((const char *)&r->res.rows[i] + off);
+    if (isfinite(x)) v[k++] = x;
+  }
+  double out = NAN;
+  if (k && want_max) {
+    out = v[0];
+    for (size_t i = 1; i < k; i++)
+      if (v[i] > out) out = v[i];
+  } else if (k) {
+    out = gb_median(v, k);
+  }
+  free(v);
+  return out;
+}
+
+/* The distinct values of a string field over the source's rows, joined. */
+static void distinct(const gb_rep *r, size_t s, size_t off, char *buf, size_t n) {
+  buf[0] = '\0';
+  size_t len = 0;
+  gb_rep_names seen = {0};
+  for (size_t i = 0; i < r->res.nrows; i++) {
+    if (r->row_src[i] != s) continue;
+    const char *v = *(const char *const *)((const char *)&r->res.rows[i] + off);
+    if (!v || !*v || gb_rep_names_find(&seen, v) != (size_t)-1) continue;
+    if (gb_rep_names_add(&seen, v) != GB_OK) break;
+    int w = snprintf(buf + len, n - len, "%s%s", len ? ", " : "", v);
+    if (w < 0 || (size_t)w >= n - len) break;
+    len += (size_t)w;
+  }
+  gb_rep_names_free(&seen);
+}
+
+static gb_err table_environment(gb_rep *r) {
+  gb_err e = gb_doc_heading(&r->doc, 2, "Environment");
+  if (!e) e = gb_doc_para(&r->doc, "One column per GPU type and run. Clocks, temperature and power are the medians "
+                                   "(maximum for temperature and power) of the telemetry recorded with each row.");
+  size_t nc = r->nsrc + 1;
+  const char **hdr = calloc(nc, sizeof *hdr);
+  const char **cells = calloc(nc, sizeof *cells);
+  char(*buf)[512] = calloc(nc, sizeof *buf);
+  if (!hdr || !cells || !buf) e = gb_fail(GB_E_NOMEM, "out of memory");
+  if (!e) {
+    hdr[0] = "";
+    for (size_t s = 0; s < r->nsrc; s++) hdr[s + 1] = r->src[s].label;
+    e = gb_doc_table_begin(&r->doc, nc, hdr, NULL);
+  }
+  static const struct {
+    const char *name;
+    size_t off;
+  } strs[] = {{"run id", offsetof(gb_row, run_id)},   {"host", offsetof(gb_row, host)},
+              {"GPU", offsetof(gb_row, gpu_name)},    {"driver", offsetof(gb_row, driver)},
+              {"CUDA", offsetof(gb_row, cuda)},       {"gpubench revision", offsetof(gb_row, git_sha)}};
+  for (size_t f = 0; f < sizeof strs / sizeof strs[0] && !e; f++) {
+    cells[0] = strs[f].name;
+    for (size_t s = 0; s < r->nsrc; s++) {
+      distinct(r, s, strs[f].off, buf[s + 1], sizeof buf[0]);
+      cells[s + 1] = buf[s + 1];
+    }
+    e = gb_doc_table_row(&r->doc, cells);
+  }
+  /* time span */
+  if (!e) {
+    cells[0] = "measured (UTC)";
+    for (size_t s = 0; s < r->nsrc; s++) {
+      const char *lo = NULL, *hi = NULL;
+      for (size_t i = 0; i < r->res.nrows; i++) {
+        if (r->row_src[i] != s) continue;
+        const char *t = r->res.rows[i].timestamp;
+        if (!lo || strcmp(t, lo) < 0) lo = t;
+        if (!hi || strcmp(t, hi) > 0) hi = t;
+      }
+      snprintf(buf[s + 1], sizeof buf[0], "%s .. %s", lo ? lo : "", hi ? hi : "");
+      cells[s + 1] = buf[s + 1];
+    }
+    e = gb_doc_table_row(&r->doc, cells);
+  }
+  static const struct {
+    const char *name;
+    size_t off;
+    bool max;
+  } nums[] = {{"SM clock (MHz)", offsetof(gb_row, sm_clock_mhz), false},
+              {"memory clock (MHz)", offsetof(gb_row, mem_clock_mhz), false},
+              {"temperature, max (C)", offsetof(gb_row, temp_c), true},
+              {"power, max (W)", offsetof(gb_row, power_w), true}};
+  for (size_t f = 0; f < sizeof nums / sizeof nums[0] && !e; f++) {
+    cells[0] = nums[f].name;
+    for (size_t s = 0; s < r->nsrc; s++) {
+      gb_rep_fmt(buf[s + 1], sizeof buf[0], telemetry(r, s, nums[f].off, nums[f].max));
+      cells[s + 1] = buf[s + 1];
+    }
+    e = gb_doc_table_row(&r->doc, cells);
+  }
+  if (!e) {
+    cells[0] = "datasheet";
+    for (size_t s = 0; s < r->nsrc; s++) {
+      const gb_gpu_spec *sp = r->src[s].spec;
+      if (sp) snprintf(buf[s + 1], sizeof buf[0], "%s (%s)", sp->name, sp->date);
+      else snprintf(buf[s + 1], sizeof buf[0], "not in gpu_specs.csv");
+      cells[s + 1] = buf[s + 1];
+    }
+    e = gb_doc_table_row(&r->doc, cells);
+  }
+  if (!e) e = gb_doc_table_end(&r->doc);
+  free(hdr);
+  free(cells);
+  free(buf);
+  return e;
+}
+
+/* A size or shape for tables: "8192x8192x8192", "1 GiB", "". */
+static void fmt_size(const gb_row *w, char *buf, size_t n) {
+  if (w->m != GB_NA && w->n != GB_NA && w->k != GB_NA)
+    snprintf(buf, n, "%lldx%lldx%lld", (long long)w->m, (long long)w->n, (long long)w->k);
+  else if (w->bytes != GB_NA) gb_fmt_size(buf, n, w->bytes);
+  else buf[0] = '\0';
+}
+
+/* One row per benchmark, case, dtype, metric and GPU count; one column per
+ * source with the best value over shapes and sizes (and its size). */
+static gb_err table_all(gb_rep *r) {
+  gb_err e = gb_doc_heading(&r->doc, 2, "All measurements");
+  if (!e)
+    e = gb_doc_para(&r->doc, "Every benchmark case measured, including ones this report draws no plot for: the best "
+                             "value (median over repetitions) over all shapes and sizes, with the shape or size "
+                             "where it was reached. Rows with status other than ok are excluded here and listed "
+                             "under Problems.");
+  size_t nc = r->nsrc + 4;
+  const char **hdr = calloc(nc, sizeof *hdr);
+  const char **cells = calloc(nc, sizeof *cells);
+  char(*buf)[160] = calloc(nc, sizeof *buf);
+  bool *done = calloc(r->npts ? r->npts : 1, sizeof *done);
+  if (!hdr || !cells || !buf || !done) e = gb_fail(GB_E_NOMEM, "out of memory");
+  if (!e) {
+    hdr[0] = "benchmark";
+    hdr[1] = "case";
+    hdr[2] = "dtype";
+    hdr[3] = "metric";
+    for (size_t s = 0; s < r->nsrc; s++) hdr[s + 4] = r->src[s].label;
+    e = gb_doc_table_begin(&r->doc, nc, hdr, NULL);
+  }
+  for (size_t i = 0; i < r->npts && !e; i++) {
+    if (done[i]) continue;
+    const gb_row *a = r->pts[i].row;
+    const gb_rep_point *best[512] = {0};
+    size_t nsrc = r->nsrc < 512 ? r->nsrc : 512;
+    for (size_t j = i; j < r->npts; j++) {
+      const gb_row *b = r->pts[j].row;
+      if (strcmp(a->benchmark, b->benchmark) || strcmp(a->case_name, b->case_name) || strcmp(a->dtype, b->dtype) ||
+          strcmp(a->metric, b->metric) || a->gpu_count != b->gpu_count)
+        continue;
+      done[j] = true;
+      size_t s = r->pts[j].src;
+      if (s >= nsrc) continue;
+      /* time is better smaller; everything else larger */
+      bool smaller = strcmp(b->metric, "time_us") == 0;
+      if (!best[s] || (smaller ? r->pts[j].value < best[s]->value : r->pts[j].value > best[s]->value))
+        best[s] = &r->pts[j];
+    }
+    char metric[128];
+    if (a->gpu_count > 1) snprintf(metric, sizeof metric, "%s (%s), %d GPUs", a->metric, a->unit, a->gpu_count);
+    else snprintf(metric, sizeof metric, "%s (%s)", a->metric, a->unit);
+    cells[0] = a->benchmark;
+    cells[1] = a->case_name;
+    cells[2] = a->dtype;
+    cells[3] = metric;
+    for (size_t s = 0; s < r->nsrc; s++) {
+      buf[s][0] = '\0';
+      if (s < nsrc && best[s]) {
+        char v[64], sz[64];
+        gb_rep_fmt(v, sizeof v, best[s]->value);
+        fmt_size(best[s]->row, sz, sizeof sz);
+        snprintf(buf[s], sizeof buf[0], sz[0] ? "%s at %s" : "%s", v, sz);
+      }
+      cells[s + 4] = buf[s];
+    }
+    e = gb_doc_table_row(&r->doc, cells);
+  }
+  if (!e) e = gb_doc_table_end(&r->doc);
+  free(hdr);
+  free(cells);
+  free(buf);
+  free(done);
+  return e;
+}
+
+static gb_err table_problems(gb_rep *r) {
+  gb_err e = gb_doc_heading(&r->doc, 2, "Problems: invalid, error and throttled rows");
+  size_t bad = 0;
+  for (size_t i = 0; i < r->res.nrows; i++) bad += r->res.rows[i].status != GB_STATUS_OK;
+  if (!e && bad == 0) return gb_doc_para(&r->doc, "None: every row has status ok.");
+  if (!e)
+    e = gb_doc_para(&r->doc, "Rows whose result check failed (invalid), that could not run (error) or ran with "
+                             "clocks held down (throttled). They are left out of the plots and the tables above.");
+  const char *hdr[] = {"where", "GPU", "benchmark", "case", "dtype", "size", "metric", "value", "status", "detail"};
+  if (!e) e = gb_doc_table_begin(&r->doc, 10, hdr, NULL);
+  for (size_t i = 0; i < r->res.nrows && !e; i++) {
+    const gb_row *w = &r->res.rows[i];
+    if (w->status == GB_STATUS_OK) continue;
+    char where[600], sz[64], v[64];
+    snprintf(where, sizeof where, "%s:%ld", w->file, w->line);
+    fmt_size(w, sz, sizeof sz);
+    gb_rep_fmt(v, sizeof v, w->value);
+    const char *cells[] = {where, r->src[r->row_src[i]].label, w->benchmark, w->case_name, w->dtype, sz,
+                           w->metric, v, gb_status_name(w->status), w->detail};
+    e = gb_doc_table_row(&r->doc, cells);
+  }
+  if (!e) e = gb_doc_table_end(&r->doc);
+  return e;
+}
+
+/* Headline: per source, the best GEMM per precision (with % of the
+ * datasheet peak), CUDA-core FMA, memory bandwidth, copies and collectives. */
+static gb_err table_headline(gb_rep *r) {
+  gb_err e = gb_doc_heading(&r->doc, 2, "Headline figures");
+  if (!e)
+    e = gb_doc_para(&r->doc, "Best measured value per GPU type and run (median over repetitions, best over shapes and "
+                             "sizes); in brackets the share of the datasheet peak where one is known.");
+  struct {
+    const char *bench, *metric, *title;
+  } const kinds[] = {{"gemm", "tflops", "GEMM %s (TFLOP/s)"}, {"gemm", "tops", "GEMM %s (TOP/s)"},
+                     {"fma", "tflops", "CUDA-core FMA %s (TFLOP/s)"}, {"membw", "gbps", "memory %s (GB/s)"},
+                     {"copy", "gbps", "copy %s (GB/s)"}, {"collective", "busbw_gbps", "%s busbw (GB/s)"}};
+  size_t nc = r->nsrc + 1;
+  const char **hdr = calloc(nc, sizeof *hdr);
+  const char **cells = calloc(nc, sizeof *cells);
+  char(*buf)[96] = calloc(nc, sizeof *buf);
+  if (!hdr || !cells || !buf) e = gb_fail(GB_E_NOMEM, "out of memory");
+  if (!e) {
+    hdr[0] = "figure";
+    for (size_t s = 0; s < r->nsrc; s++) hdr[s + 1] = r->src[s].label;
+    e = gb_doc_table_begin(&r->doc, nc, hdr, NULL);
+  }
+  size_t rows = 0;
+  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0] && !e; k++) {
+    gb_rep_names cases = {0};
+    for (size_t i = 0; i < r->npts && !e; i++) {
+      const gb_rep_point *p = &r->pts[i];
+      if (!gb_rep_is(p, kinds[k].bench, kinds[k].metric)) continue;
+      e = gb_rep_names_add(&cases, p->row->case_name);
+    }
+    if (!e && cases.n > 1 && strcmp(kinds[k].bench, "gemm") == 0) qsort(cases.v, cases.n, sizeof *cases.v, gb_rep_cmp_precision);
+    for (size_t c = 0; c < cases.n && !e; c++) {
+      char title[160];
+      snprintf(title, sizeof title, kinds[k].title, cases.v[c]);
+      cells[0] = title;
+      for (size_t s = 0; s < r->nsrc; s++) {
+        const gb_rep_point *best = NULL;
+        for (size_t i = 0; i < r->npts; i++) {
+          const gb_rep_point *p = &r->pts[i];
+          if (p->src != s || !gb_rep_is(p, kinds[k].bench, kinds[k].metric) || strcmp(p->row->case_name, cases.v[c]))
+            continue;
+          if (!best || p->value > best->value) best = p;
+        }
+        buf[s + 1][0] = '\0';
+        if (best) {
+          char v[64];
+          gb_rep_fmt(v, sizeof v, best->value);
+          double peak = NAN;
+          if (!strcmp(kinds[k].bench, "gemm")) peak = gb_rep_peak(r, s, "gemm", cases.v[c]);
+          else if (!strcmp(kinds[k].bench, "fma")) peak = gb_rep_peak(r, s, "fma", cases.v[c]);
+          else if (!strcmp(kinds[k].bench, "membw")) peak = gb_rep_peak(r, s, "membw", "hbm");
+          if (isfinite(best->row->peak)) peak = best->row->peak;
+          if (!strcmp(kinds[k].bench, "collective"))
+            snprintf(buf[s + 1], sizeof buf[0], "%s at %d GPUs", v, best->row->gpu_count);
+          else if (isfinite(peak) && peak > 0)
+            gb_snprintf_c(buf[s + 1], sizeof buf[0], "%s (%.0f%% of %g)", v, 100.0 * best->value / peak, peak);
+          else snprintf(buf[s + 1], sizeof buf[0], "%s", v);
+        }
+        cells[s + 1] = buf[s + 1];
+      }
+      e = gb_doc_table_row(&r->doc, cells);
+      rows++;
+    }
+    gb_rep_names_free(&cases);
+  }
+  if (!e) e = gb_doc_table_end(&r->doc);
+  if (!e && rows == 0) e = gb_doc_note(&r->doc, "No ok rows of gemm, fma, membw, copy or collective to summarize.");
+  free(hdr);
+  free(cells);
+  free(buf);
+  return e;
+}
+
+/* ---- the whole report ---- */
+
+gb_err gb_report_make_dir(const char *dir) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s", dir);
+  for (char *p = path + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = '\0';
+    if (mkdir(path, 0777) != 0 && errno != EEXIST) return gb_fail(GB_E_IO, "%s: cannot create: %s", path, strerror(errno));
+    *p = '/';
+  }
+  if (mkdir(path, 0777) != 0 && errno != EEXIST) return gb_fail(GB_E_IO, "%s: cannot create: %s", path, strerror(errno));
+  struct stat st;
+  if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) return gb_fail(GB_E_IO, "%s: not a directory", path);
+  return GB_OK;
+}
+
+static gb_err read_inputs(gb_rep *r) {
+  const gb_report_options *o = r->o;
+  gb_err e = GB_OK;
+  for (size_t f = 0; f < o->nresults && !e; f++) e = gb_results_read(o->results[f], &r->res);
+  char specs_path[4096];
+  const char *sp = o->specs_path;
+  if (!sp) {
+    snprintf(specs_path, sizeof specs_path, "%s/gpu_specs.csv", gb_data_dir());
+    struct stat st;
+    if (stat(specs_path, &st) == 0) sp = specs_path;
+  }
+  if (!e && sp) e = gb_specs_read(sp, &r->specs);
+  if (!e && o->plan_path) {
+    e = gb_planfile_read(o->plan_path, &r->plan);
+    r->have_plan = e == GB_OK;
+  }
+  if (!e && o->sensitivity_path) {
+    e = gb_sensfile_read(o->sensitivity_path, &r->sens);
+    r->have_sens = e == GB_OK;
+  }
+  return e;
+}
+
+static gb_err write_outputs(gb_rep *r) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/report.md", r->dir);
+  gb_err e = gb_write_file_atomic(path, r->doc.md.data, r->doc.md.len);
+  snprintf(path, sizeof path, "%s/report.html", r->dir);
+  if (!e) e = gb_write_file_atomic(path, r->doc.html.data, r->doc.html.len);
+  return e;
+}
+
+static gb_err compose(gb_rep *r) {
+  const gb_report_options *o = r->o;
+  gb_err e = gb_doc_begin(&r->doc, o->title ? o->title : "gpubench report");
+  char line[1024];
+  if (!e) {
+    snprintf(line, sizeof line, "Written by gpubench %s (git %s) from %zu result file(s), %zu row(s)%s.", gb_version(),
+             gb_git_sha(), o->nresults, r->res.nrows, r->have_plan ? " and a plan" : "");
+    e = gb_doc_para(&r->doc, line);
+  }
+  if (!e && !r->sum->gnuplot) {
+    snprintf(line, sizeof line, "The plots need gnuplot, which was not found (\"%s\"): this report has its tables "
+             "only. Each plot's data (.dat) and script (.gp) were written next to this file; install gnuplot "
+             "(e.g. apt-get install gnuplot-nox) and run `gnuplot NAME.gp` there, or re-run gpubench report.",
+             gb_gnuplot_program());
+    e = gb_doc_note(&r->doc, line);
+  }
+  if (!e && o->nresults > 0) {
+    e = table_inputs(r);
+    if (!e && r->res.nrows == 0) e = gb_doc_note(&r->doc, "The result files hold no rows.");
+    if (!e && r->nsrc > 0) e = table_environment(r);
+    if (!e) e = table_headline(r);
+    if (!e) e = gb_rep_section_gemm(r);
+    if (!e) e = gb_rep_section_fma(r);
+    if (!e) e = gb_rep_section_membw(r);
+    if (!e) e = gb_rep_section_copy(r);
+    if (!e) e = gb_rep_section_collective(r);
+    if (!e) e = gb_rep_section_roofline(r);
+    if (!e) e = table_all(r);
+    if (!e) e = table_problems(r);
+  }
+  if (!e && r->have_plan) e = gb_rep_section_plan(r);
+  if (!e) e = gb_doc_end(&r->doc);
+  return e;
+}
+
+gb_err gb_report_write(const gb_report_options *o, gb_report_summary *sum) {
+  gb_report_summary local;
+  if (!sum) sum = &local;
+  memset(sum, 0, sizeof *sum);
+  if (!o->out_dir || !*o->out_dir) return gb_fail(GB_E_USAGE, "no output directory given");
+  if (o->nresults == 0 && !o->plan_path)
+    return gb_fail(GB_E_USAGE, "nothing to report: give results CSV files or a plan");
+  if (o->sensitivity_path && !o->plan_path)
+    return gb_fail(GB_E_USAGE, "a sensitivity CSV needs its plan (--plan)");
+  gb_rep r = {.o = o, .dir = o->out_dir, .sum = sum};
+  gb_err e = read_inputs(&r);
+  if (!e) e = find_sources(&r);
+  if (!e) e = find_points(&r);
+  if (!e) e = gb_report_make_dir(o->out_dir);
+  sum->rows = r.res.nrows;
+  if (!e) sum->gnuplot = gb_gnuplot_available();
+  if (!e) e = compose(&r);
+  if (!e) e = write_outputs(&r);
+  gb_doc_free(&r.doc);
+  free(r.pts);
+  free(r.row_src);
+  free(r.src);
+  gb_results_free(&r.res);
+  gb_specs_free(&r.specs);
+  gb_planfile_free(&r.plan);
+  gb_sensfile_free(&r.sens);
+  return e;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+gb_err gb_report_shipped_results(char ***paths, size_t *n) {
+  *paths = NULL;
+  *n = 0;
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s/measured", gb_data_dir());
+  DIR *d = opendir(dir);
+  if (!d && errno == ENOENT) return GB_OK; /* no shipped measurements: no files */
+  if (!d) return gb_fail(GB_E_IO, "%s: cannot open the shipped results: %s", dir, strerror(errno));
+  size_t cap = 0;
+  gb_err e = GB_OK;
+  struct dirent *de;
+  while (!e && (de = readdir(d)) != NULL) {
+    size_t l = strlen(de->d_name);
+    if (l < 5 || strcmp(de->d_name + l - 4, ".csv") != 0 || de->d_name[0] == '.') continue;
+    if (*n == cap) {
+      cap = cap ? cap * 2 : 8;
+      char **v = realloc(*paths, cap * sizeof *v);
+      if (!v) {
+        e = gb_fail(GB_E_NOMEM, "out of memory");
+        break;
+      }
+      *paths = v;
+    }
+    size_t pl = strlen(dir) + l + 2;
+    char *p = malloc(pl);
+    if (!p) {
+      e = gb_fail(GB_E_NOMEM, "out of memory");
+      break;
+    }
+    snprintf(p, pl, "%s/%s", dir, de->d_name);
+    (*paths)[(*n)++] = p;
+  }
+  closedir(d);
+  if (!e && *n > 1) qsort(*paths, *n, sizeof **paths, cmp_str);
+  if (e) {
+    for (size_t i = 0; i < *n; i++) free((*paths)[i]);
+    free(*paths);
+    *paths = NULL;
+    *n = 0;
+  }
+  return e;
+}
+
+gb_err gb_report_shipped(const char *plan_path, const char *sensitivity_path, const char *out_dir,
+                         gb_report_summary *sum) {
+  char **paths;
+  size_t n;
+  gb_err e = gb_report_shipped_results(&paths, &n);
+  if (e) return e;
+  if (n == 0 && !plan_path) e = gb_fail(GB_E_INPUT, "%s/measured holds no results CSV files to report on", gb_data_dir());
+  gb_report_options o = {.results = (const char *const *)paths, .nresults = n, .plan_path = plan_path,
+                         .sensitivity_path = sensitivity_path, .out_dir = out_dir,
+                         .title = "gpubench report: shipped measurements"};
+  if (!e) e = gb_report_write(&o, sum);
+  for (size_t i = 0; i < n; i++) free(paths[i]);
+  free(paths);
+  return e;
+}

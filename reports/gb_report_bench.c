@@ -1,0 +1,688 @@
+/* gb_report_bench: the benchmark sections of a report -- GEMM per precision
+ * against the datasheet, mixed-precision speedup, GEMM against size, CUDA-core
+ * FMA, memory bandwidth against array size, host/device/peer copies,
+ * collectives against message size, and a measured roofline per GPU type. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gb_num.h"
+#include "gb_report_internal.h"
+
+/* ---- growable series ---- */
+
+typedef struct sbuf {
+  char title[192];
+  size_t n, cap;
+  double *x, *y;
+  const char **labels;
+  gb_plot_style style;
+  bool emphasis;
+} sbuf;
+
+typedef struct sset {
+  size_t n;
+  sbuf *v;
+} sset;
+
+static sbuf *sset_get(sset *ss, const char *title) {
+  for (size_t i = 0; i < ss->n; i++)
+    if (strcmp(ss->v[i].title, title) == 0) return &ss->v[i];
+  sbuf *v = realloc(ss->v, (ss->n + 1) * sizeof *v);
+  if (!v) return NULL;
+  ss->v = v;
+  sbuf *b = &v[ss->n++];
+  memset(b, 0, sizeof *b);
+  snprintf(b->title, sizeof b->title, "%s", title);
+  return b;
+}
+
+static gb_err sbuf_add(sbuf *b, double x, double y, const char *label) {
+  if (!b) return gb_fail(GB_E_NOMEM, "out of memory");
+  if (b->n == b->cap) {
+    size_t cap = b->cap ? b->cap * 2 : 16;
+    double *x2 = realloc(b->x, cap * sizeof *x2);
+    if (x2) b->x = x2;
+    double *y2 = realloc(b->y, cap * sizeof *y2);
+    if (y2) b->y = y2;
+    const char **l2 = realloc(b->labels, cap * sizeof *l2);
+    if (l2) b->labels = l2;
+    if (!x2 || !y2 || !l2) return gb_fail(GB_E_NOMEM, "out of memory");
+    b->cap = cap;
+  }
+  b->x[b->n] = x;
+  b->y[b->n] = y;
+  b->labels[b->n] = label;
+  b->n++;
+  return GB_OK;
+}
+
+/* Sorts a series by x (insertion sort: series are short). */
+static void sbuf_sort(sbuf *b) {
+  for (size_t i = 1; i < b->n; i++)
+    for (size_t j = i; j > 0 && b->x[j - 1] > b->x[j]; j--) {
+      double t = b->x[j];
+      b->x[j] = b->x[j - 1];
+      b->x[j - 1] = t;
+      t = b->y[j];
+      b->y[j] = b->y[j - 1];
+      b->y[j - 1] = t;
+      const char *l = b->labels[j];
+      b->labels[j] = b->labels[j - 1];
+      b->labels[j - 1] = l;
+    }
+}
+
+static void sset_free(sset *ss) {
+  for (size_t i = 0; i < ss->n; i++) {
+    free(ss->v[i].x);
+    free(ss->v[i].y);
+    free(ss->v[i].labels);
+  }
+  free(ss->v);
+  memset(ss, 0, sizeof *ss);
+}
+
+/* Plot series over an sset (sorted by x); with_labels keeps point labels. */
+static gb_plot_series *sset_series(sset *ss, bool with_labels) {
+  gb_plot_series *s = calloc(ss->n ? ss->n : 1, sizeof *s);
+  if (!s) return NULL;
+  for (size_t i = 0; i < ss->n; i++) {
+    sbuf_sort(&ss->v[i]);
+    s[i] = (gb_plot_series){.title = ss->v[i].title, .n = ss->v[i].n, .x = ss->v[i].x, .y = ss->v[i].y,
+                            .style = ss->v[i].style, .emphasis = ss->v[i].emphasis,
+                            .labels = with_labels ? ss->v[i].labels : NULL};
+  }
+  return s;
+}
+
+static gb_err lines_from(gb_rep *r, const gb_plot_spec *p, sset *ss, bool with_labels, const char *caption) {
+  if (ss->n == 0) return gb_rep_skip(r, caption, "no data");
+  gb_plot_series *s = sset_series(ss, with_labels);
+  if (!s) return gb_fail(GB_E_NOMEM, "out of memory");
+  gb_err e = gb_rep_lines(r, p, s, ss->n, caption);
+  free(s);
+  return e;
+}
+
+/* ---- grouped bars: categories x sources ---- */
+
+/* Best (largest) value, or the value at the largest size when at_largest,
+ * of source s for points of bench/metric with case cat. */
+static double pick(const gb_rep *r, size_t s, const char *bench, const char *metric, const char *cat, bool at_largest) {
+  const gb_rep_point *best = NULL;
+  for (size_t i = 0; i < r->npts; i++) {
+    const gb_rep_point *p = &r->pts[i];
+    if (p->src != s || !gb_rep_is(p, bench, metric) || strcmp(p->row->case_name, cat) != 0) continue;
+    if (!best) best = p;
+    else if (at_largest ? p->row->bytes > best->row->bytes ||
+                              (p->row->bytes == best->row->bytes && p->value > best->value)
+                        : p->value > best->value)
+      best = p;
+  }
+  return best ? best->value : NAN;
+}
+
+/* Bars of cats (sorted as given) by source; refs from the datasheet when
+ * peak_bench is not NULL. */
+static gb_err bars_by_source(gb_rep *r, const gb_plot_spec *p, const gb_rep_names *cats, const char *bench,
+                             const char *const *metrics, size_t nmetrics, bool at_largest, const char *peak_bench,
+                             const char *caption) {
+  size_t nc = cats->n, ns = r->nsrc;
+  double *vals = calloc(nc * ns + 1, sizeof *vals);
+  double *refs = calloc(nc * ns + 1, sizeof *refs);
+  gb_plot_series *s = calloc(ns + 1, sizeof *s);
+  gb_err e = GB_OK;
+  if (!vals || !refs || !s) e = gb_fail(GB_E_NOMEM, "out of memory");
+  bool any_ref = false;
+  for (size_t i = 0; i < ns && !e; i++) {
+    for (size_t j = 0; j < nc; j++) {
+      double v = NAN;
+      for (size_t m = 0; m < nmetrics && isnan(v); m++) v = pick(r, i, bench, metrics[m], cats->v[j], at_largest);
+      vals[i * nc + j] = v;
+      refs[i * nc + j] = peak_bench && isfinite(v) ? gb_rep_peak(r, i, peak_bench, cats->v[j]) : NAN;
+      any_ref |= isfinite(refs[i * nc + j]);
+    }
+    s[i] = (gb_plot_series){.title = r->src[i].label, .n = nc, .y = vals + i * nc, .ref = refs + i * nc};
+  }
+  if (!e && !any_ref)
+    for (size_t i = 0; i < ns; i++) s[i].ref = NULL;
+  if (!e) e = gb_rep_bars(r, p, cats->v, nc, s, ns, caption);
+  free(vals);
+  free(refs);
+  free(s);
+  return e;
+}
+
+static gb_err collect_cases(const gb_rep *r, const char *bench, const char *const *metrics, size_t nmetrics,
+                            gb_rep_names *out) {
+  gb_err e = GB_OK;
+  for (size_t i = 0; i < r->npts && !e; i++)
+    for (size_t m = 0; m < nmetrics && !e; m++)
+      if (gb_rep_is(&r->pts[i], bench, metrics[m])) e = gb_rep_names_add(out, r->pts[i].row->case_name);
+  return e;
+}
+
+/* File-name-safe copy of a label: letters and digits kept, others '-'. */
+static void stem_part(char *buf, size_t n, const char *s) {
+  size_t k = 0;
+  for (; *s && k + 1 < n; s++) {
+    char c = *s;
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    buf[k++] = ok ? c : '-';
+  }
+  buf[k] = '\0';
+}
+
+static double shape_volume(const gb_row *w) { return (double)w->m * (double)w->n * (double)w->k; }
+
+/* ---- GEMM ---- */
+
+static const char *const k_gemm_metrics[] = {"tflops", "tops"};
+
+/* Speedup of source s for category cat ("bf16_vs_fp32"): the benchmark's
+ * speedup row at its largest shape when there is one, else
+ * TFLOP/s(p) / TFLOP/s(fp32) at the largest shape both were measured at. */
+static double speedup_of(const gb_rep *r, size_t s, const char *cat) {
+  const gb_rep_point *best = NULL;
+  for (size_t k = 0; k < r->npts; k++) {
+    const gb_rep_point *q = &r->pts[k];
+    if (q->src != s || !gb_rep_is(q, "gemm", "speedup") || strcmp(q->row->case_name, cat)) continue;
+    if (!best || shape_volume(q->row) > shape_volume(best->row)) best = q;
+  }
+  if (best) return best->value;
+  size_t l = strlen(cat);
+  if (l <= 8 || strcmp(cat + l - 8, "_vs_fp32") != 0) return NAN;
+  const gb_rep_point *bp = NULL, *bf = NULL;
+  for (size_t a = 0; a < r->npts; a++) {
+    const gb_rep_point *q = &r->pts[a];
+    if (q->src != s || !(gb_rep_is(q, "gemm", "tflops") || gb_rep_is(q, "gemm", "tops")) ||
+        strlen(q->row->case_name) != l - 8 || strncmp(q->row->case_name, cat, l - 8) != 0)
+      continue;
+    for (size_t b = 0; b < r->npts; b++) {
+      const gb_rep_point *f = &r->pts[b];
+      if (f->src != s || !gb_rep_is(f, "gemm", "tflops") || strcmp(f->row->case_name, "fp32") ||
+          f->row->m != q->row->m || f->row->n != q->row->n || f->row->k != q->row->k)
+        continue;
+      if (!bp || shape_volume(q->row) > shape_volume(bp->row)) {
+        bp = q;
+        bf = f;
+      }
+    }
+  }
+  return bp && bf->value > 0 ? bp->value / bf->value : NAN;
+}
+
+static gb_err gemm_speedup(gb_rep *r) {
+  const char *caption = "Mixed-precision GEMM speedup against fp32 at the largest shape (the benchmark's speedup "
+                        "rows, else the TFLOP/s ratio at one shape)";
+  gb_rep_names prec = {0}, cats = {0};
+  const char *speedup_metric[] = {"speedup"};
+  gb_err e = collect_cases(r, "gemm", speedup_metric, 1, &cats);
+  if (!e) e = collect_cases(r, "gemm", k_gemm_metrics, 2, &prec);
+  char(*names)[96] = calloc(prec.n + 1, sizeof *names);
+  if (!e && !names) e = gb_fail(GB_E_NOMEM, "out of memory");
+  for (size_t j = 0; j < prec.n && !e; j++) {
+    if (!strcmp(prec.v[j], "fp32")) continue;
+    snprintf(names[j], sizeof names[0], "%s_vs_fp32", prec.v[j]);
+    e = gb_rep_names_add(&cats, names[j]);
+  }
+  size_t nc = cats.n, ns = r->nsrc;
+  double *vals = calloc(nc * ns + 1, sizeof *vals);
+  gb_plot_series *s = calloc(ns + 1, sizeof *s);
+  if (!e && (!vals || !s)) e = gb_fail(GB_E_NOMEM, "out of memory");
+  if (!e && nc > 1) qsort(cats.v, nc, sizeof *cats.v, gb_rep_cmp_precision);
+  bool any = false;
+  for (size_t i = 0; i < ns && !e; i++) {
+    for (size_t j = 0; j < nc; j++) {
+      vals[i * nc + j] = speedup_of(r, i, cats.v[j]);
+      any |= isfinite(vals[i * nc + j]);
+    }
+    s[i] = (gb_plot_series){.title = r->src[i].label, .n = nc, .y = vals + i * nc};
+  }
+  gb_plot_marker one = {'y', 1.0, "fp32 = 1"};
+  gb_plot_spec p = {.stem = "gemm_speedup", .title = "Mixed-precision GEMM speedup against fp32",
+                    .xlabel = "precision against fp32", .ylabel = "speedup over fp32 (x)", .markers = &one,
+                    .nmarkers = 1};
+  if (!e && !any) e = gb_rep_skip(r, caption, "no speedup rows and no fp32 GEMM to compare with");
+  else if (!e) e = gb_rep_bars(r, &p, cats.v, nc, s, ns, caption);
+  free(vals);
+  free(s);
+  free(names);
+  gb_rep_names_free(&cats);
+  gb_rep_names_free(&prec);
+  return e;
+}
+
+gb_err gb_rep_section_gemm(gb_rep *r) {
+  gb_err e = gb_doc_heading(&r->doc, 2, "GEMM (cuBLASLt)");
+  gb_rep_names prec = {0};
+  if (!e) e = collect_cases(r, "gemm", k_gemm_metrics, 2, &prec);
+  if (!e && prec.n == 0) {
+    e = gb_rep_skip(r, "GEMM throughput per precision", "the results hold no ok gemm rows");
+    gb_rep_names_free(&prec);
+    return e;
+  }
+  if (!e && prec.n > 1) qsort(prec.v, prec.n, sizeof *prec.v, gb_rep_cmp_precision);
+  gb_plot_spec p = {.stem = "gemm_precision", .title = "GEMM throughput per precision (best shape)",
+                    .xlabel = "precision", .ylabel = "throughput (TFLOP/s; TOP/s for int8)",
+                    .ref_title = "datasheet peak (dense)"};
+  if (!e)
+    e = bars_by_source(r, &p, &prec, "gemm", k_gemm_metrics, 2, false, "gemm",
+                       "GEMM throughput per precision and GPU type, best over shapes; black ticks: datasheet peak");
+  if (!e) e = gemm_speedup(r);
+  /* throughput against size, one plot per source */
+  for (size_t s = 0; s < r->nsrc && !e; s++) {
+    sset ss = {0};
+    for (size_t j = 0; j < prec.n && !e; j++)
+      for (size_t i = 0; i < r->npts && !e; i++) {
+        const gb_rep_point *q = &r->pts[i];
+        if (q->src != s || !gb_rep_is(q, "gemm", NULL) || strcmp(q->row->case_name, prec.v[j]) ||
+            !strcmp(q->row->metric, "speedup") || q->row->m == GB_NA)
+          continue;
+        /* size as the edge of a cube of the same volume: (m*n*k)^(1/3) */
+        e = sbuf_add(sset_get(&ss, prec.v[j]), cbrt(shape_volume(q->row)), q->value, NULL);
+      }
+    char stem[256], part[100], title[320], caption[640];
+    stem_part(part, sizeof part, r->src[s].label);
+    snprintf(stem, sizeof stem, "gemm_size_%s", part);
+    snprintf(title, sizeof title, "GEMM throughput against size, %s", r->src[s].label);
+    snprintf(caption, sizeof caption, "GEMM throughput against matrix size per precision, %s", r->src[s].label);
+    gb_plot_spec ps = {.stem = stem, .title = title, .xlabel = "matrix size (m*n*k)^(1/3), elements (log scale)",
+                       .ylabel = "throughput (TFLOP/s; TOP/s for int8)", .logx = true};
+    if (!e) e = lines_from(r, &ps, &ss, false, caption);
+    sset_free(&ss);
+  }
+  gb_rep_names_free(&prec);
+  return e;
+}
+
+gb_err gb_rep_section_fma(gb_rep *r) {
+  const char *metric[] = {"tflops"};
+  gb_rep_names cases = {0};
+  gb_err e = collect_cases(r, "fma", metric, 1, &cases);
+  if (!e && cases.n == 0) {
+    gb_rep_names_free(&cases);
+    return GB_OK; /* the roofline notes a missing CUDA-core ceiling */
+  }
+  if (!e) e = gb_doc_heading(&r->doc, 2, "CUDA-core FMA peak");
+  if (!e && cases.n > 1) qsort(cases.v, cases.n, sizeof *cases.v, gb_rep_cmp_precision);
+  gb_plot_spec p = {.stem = "fma", .title = "CUDA-core FMA throughput", .xlabel = "data type",
+                    .ylabel = "throughput (TFLOP/s)", .ref_title = "datasheet peak"};
+  if (!e)
+    e = bars_by_source(r, &p, &cases, "fma", metric, 1, false, "fma",
+                       "CUDA-core FMA throughput per data type and GPU type (no tensor cores)");
+  gb_rep_names_free(&cases);
+  return e;
+}
+
+/* ---- memory bandwidth ---- */
+
+/* L2 size a membw row reports in its detail as "l2_bytes=N"; -1 if none. */
+static double l2_bytes_of(const gb_rep *r, size_t s) {
+  for (size_t i = 0; i < r->res.nrows; i++) {
+    const gb_row *w = &r->res.rows[i];
+    if (r->row_src[i] != s || strcmp(w->benchmark, "membw")) continue;
+    const char *p = strstr(w->detail, "l2_bytes=");
+    if (!p) continue;
+    char num[32];
+    size_t k = 0;
+    for (p += 9; *p >= '0' && *p <= '9' && k + 1 < sizeof num; p++) num[k++] = *p;
+    num[k] = '\0';
+    double v;
+    if (gb_parse_double(num, &v) && v > 0) return v;
+  }
+  return -1;
+}
+
+/* Distinct dtypes among a source's membw points. */
+static size_t membw_dtypes(const gb_rep *r, size_t s) {
+  gb_rep_names d = {0};
+  for (size_t i = 0; i < r->npts; i++)
+    if (r->pts[i].src == s && gb_rep_is(&r->pts[i], "membw", "gbps")) gb_rep_names_add(&d, r->pts[i].row->dtype);
+  size_t n = d.n;
+  gb_rep_names_free(&d);
+  return n;
+}
+
+gb_err gb_rep_section_membw(gb_rep *r) {
+  gb_err e = gb_doc_heading(&r->doc, 2, "Device memory bandwidth");
+  if (!e)
+    e = gb_doc_para(&r->doc, "BabelStream kernels; bytes per array on the x axis, bandwidth counts every array each "
+                             "kernel moves (copy and mul 2, add and triad 3, dot 2), GB = 1e9 bytes. Arrays that "
+                             "fit in L2 run faster than HBM.");
+  bool any = false;
+  for (size_t s = 0; s < r->nsrc && !e; s++) {
+    sset ss = {0};
+    bool by_dtype = membw_dtypes(r, s) > 1;
+    for (size_t i = 0; i < r->npts && !e; i++) {
+      const gb_rep_point *q = &r->pts[i];
+      if (q->src != s || !gb_rep_is(q, "membw", "gbps") || q->row->bytes == GB_NA) continue;
+      char t[160];
+      if (by_dtype) snprintf(t, sizeof t, "%s %s", q->row->case_name, q->row->dtype);
+      else snprintf(t, sizeof t, "%s", q->row->case_name);
+      e = sbuf_add(sset_get(&ss, t), (double)q->row->bytes, q->value, NULL);
+    }
+    if (ss.n == 0) {
+      sset_free(&ss);
+      continue;
+    }
+    any = true;
+    gb_plot_marker mk[2];
+    size_t nmk = 0;
+    char l2lab[96], hbmlab[96];
+    double l2 = l2_bytes_of(r, s);
+    if (l2 > 0) {
+      char sz[48];
+      gb_fmt_size(sz, sizeof sz, (int64_t)l2);
+      snprintf(l2lab, sizeof l2lab, "L2 %s", sz);
+      mk[nmk++] = (gb_plot_marker){'x', l2, l2lab};
+    }
+    double hbm = gb_rep_peak(r, s, "membw", "hbm");
+    if (isfinite(hbm)) {
+      gb_snprintf_c(hbmlab, sizeof hbmlab, "datasheet %.0f GB/s", hbm);
+      mk[nmk++] = (gb_plot_marker){'y', hbm, hbmlab};
+    }
+    char stem[256], part[100], title[320], caption[640];
+    stem_part(part, sizeof part, r->src[s].label);
+    snprintf(stem, sizeof stem, "membw_%s", part);
+    snprintf(title, sizeof title, "Memory bandwidth against array size, %s", r->src[s].label);
+    snprintf(caption, sizeof caption, "Memory bandwidth per kernel against array size, %s%s", r->src[s].label,
+             l2 > 0 ? " (dashed: L2 size)" : " (L2 size unknown: no membw row reports l2_bytes=N)");
+    gb_plot_spec p = {.stem = stem, .title = title, .xlabel = "array size (bytes per array, log scale)",
+                      .ylabel = "bandwidth (GB/s)", .logx = true, .x_bytes = true, .markers = mk, .nmarkers = nmk};
+    e = lines_from(r, &p, &ss, false, caption);
+    sset_free(&ss);
+  }
+  if (!e && !any) e = gb_rep_skip(r, "Memory bandwidth against array size", "the results hold no ok membw rows");
+  return e;
+}
+
+/* ---- copies ---- */
+
+gb_err gb_rep_section_copy(gb_rep *r) {
+  gb_err e = gb_doc_heading(&r->doc, 2, "Host, device and peer copies");
+  const char *metric[] = {"gbps"};
+  gb_rep_names cases = {0};
+  if (!e) e = collect_cases(r, "copy", metric, 1, &cases);
+  if (!e && cases.n == 0) e = gb_rep_skip(r, "Copy bandwidth", "the results hold no ok copy rows");
+  else if (!e) {
+    gb_plot_spec p = {.stem = "copy", .title = "Copy bandwidth (largest size measured)", .xlabel = "copy",
+                      .ylabel = "bandwidth (GB/s)"};
+    e = bars_by_source(r, &p, &cases, "copy", metric, 1, true, NULL,
+                       "Host-device, device-device and peer copy bandwidth at the largest size measured");
+  }
+  gb_rep_names_free(&cases);
+  return e;
+}
+
+/* ---- collectives ---- */
+
+/* The collective without its placement suffix, and the placement. */
+static void split_collective(const char *c, char *base, size_t n, const char **placement) {
+  snprintf(base, n, "%s", c);
+  *placement = "";
+  size_t l = strlen(base);
+  if (l > 8 && strcmp(base + l - 8, "_inplace") == 0) {
+    base[l - 8] = '\0';
+    *placement = "in-place";
+  } else if (l > 11 && strcmp(base + l - 11, "_outofplace") == 0) {
+    base[l - 11] = '\0';
+    *placement = "out-of-place";
+  }
+}
+
+gb_err gb_rep_section_collective(gb_rep *r) {
+  gb_err e = gb_doc_heading(&r->doc, 2, "Collectives (NCCL)");
+  if (!e)
+    e = gb_doc_para(&r->doc, "Bus bandwidth as nccl-tests defines it: algbw = bytes / time, busbw = algbw x 2(n-1)/n "
+                             "for all_reduce, (n-1)/n for all_gather and reduce_scatter, 1 for broadcast.");
+  bool any = false;
+  for (size_t s = 0; s < r->nsrc && !e; s++) {
+    gb_rep_names ops = {0};
+    char(*bases)[96] = calloc(r->npts + 1, sizeof *bases);
+    if (!bases) return gb_fail(GB_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < r->npts && !e; i++) {
+      const gb_rep_point *q = &r->pts[i];
+      if (q->src != s || !gb_rep_is(q, "collective", "busbw_gbps")) continue;
+      const char *pl;
+      split_collective(q->row->case_name, bases[i], sizeof bases[0], &pl);
+      e = gb_rep_names_add(&ops, bases[i]);
+    }
+    for (size_t o = 0; o < ops.n && !e; o++) {
+      sset ss = {0};
+      for (size_t i = 0; i < r->npts && !e; i++) {
+        const gb_rep_point *q = &r->pts[i];
+        if (q->src != s || !gb_rep_is(q, "collective", "busbw_gbps") || q->row->bytes == GB_NA) continue;
+        char base[96];
+        const char *pl;
+        split_collective(q->row->case_name, base, sizeof base, &pl);
+        if (strcmp(base, ops.v[o])) continue;
+        char t[128];
+        snprintf(t, sizeof t, "%d GPUs%s%s", q->row->gpu_count, *pl ? ", " : "", pl);
+        e = sbuf_add(sset_get(&ss, t), (double)q->row->bytes, q->value, NULL);
+      }
+      /* series sorted by GPU count (titles start with the count) */
+      for (size_t a = 1; a < ss.n; a++)
+        for (size_t b = a; b > 0 && atoi(ss.v[b - 1].title) > atoi(ss.v[b].title); b--) {
+          sbuf t = ss.v[b];
+          ss.v[b] = ss.v[b - 1];
+          ss.v[b - 1] = t;
+        }
+      char stem[256], part[100], opp[100], title[320], caption[640];
+      stem_part(part, sizeof part, r->src[s].label);
+      stem_part(opp, sizeof opp, ops.v[o]);
+      snprintf(stem, sizeof stem, "collective_%s_%s", opp, part);
+      snprintf(title, sizeof title, "%s bus bandwidth against message size, %s", ops.v[o], r->src[s].label);
+      snprintf(caption, sizeof caption, "%s busbw against message size per GPU count, %s", ops.v[o], r->src[s].label);
+      gb_plot_spec p = {.stem = stem, .title = title, .xlabel = "message size (bytes, log scale)",
+                        .ylabel = "bus bandwidth (GB/s)", .logx = true, .x_bytes = true};
+      if (!e) e = lines_from(r, &p, &ss, false, caption);
+      any = true;
+      sset_free(&ss);
+    }
+    gb_rep_names_free(&ops);
+    free(bases);
+  }
+  if (!e && !any) e = gb_rep_skip(r, "Collective bus bandwidth", "the results hold no ok collective busbw_gbps rows");
+  return e;
+}
+
+/* ---- roofline ---- */
+
+/* Bytes per element of a precision label; 0 when unknown. */
+static double elem_bytes(const char *p) {
+  if (!strncmp(p, "fp64", 4)) return 8;
+  if (!strncmp(p, "fp32", 4) || !strncmp(p, "tf32", 4)) return 4;
+  if (!strncmp(p, "fp16", 4) || !strncmp(p, "bf16", 4)) return 2;
+  if (!strncmp(p, "fp8", 3) || !strncmp(p, "int8", 4)) return 1;
+  return 0;
+}
+
+/* FLOPs per element and arrays moved per element of a BabelStream kernel:
+ * mul b = s*c (1, 2), add c = a + b (1, 3), triad a = b + s*c (2, 3),
+ * dot sum += a*b (2, 2); copy, read and write do no arithmetic (0). */
+static void stream_kernel(const char *k, double *flops, double *arrays) {
+  *flops = 0;
+  *arrays = 0;
+  if (!strcmp(k, "mul")) *flops = 1, *arrays = 2;
+  else if (!strcmp(k, "add")) *flops = 1, *arrays = 3;
+  else if (!strcmp(k, "triad")) *flops = 2, *arrays = 3;
+  else if (!strcmp(k, "dot")) *flops = 2, *arrays = 2;
+}
+
+/* Arithmetic intensity of a GEMM when each matrix crosses memory once:
+ * 2mnk / (e_in (mk + kn) + e_out mn), with e_out = e_in except 4 bytes for
+ * int8 (int32 result) and 2 for fp8 (a bf16 result). */
+static double gemm_intensity(const gb_row *w) {
+  double ein = elem_bytes(w->case_name);
+  if (ein == 0 || w->m == GB_NA) return NAN;
+  double eout = !strncmp(w->case_name, "int8", 4) ? 4 : !strncmp(w->case_name, "fp8", 3) ? 2 : ein;
+  double m = (double)w->m, n = (double)w->n, k = (double)w->k;
+  return 2 * m * n * k / (ein * (m * k + k * n) + eout * m * n);
+}
+
+typedef struct ceiling {
+  char title[128];
+  double tflops;
+} ceiling;
+
+static gb_err roofline_one(gb_rep *r, size_t s) {
+  char caption[640];
+  snprintf(caption, sizeof caption, "Measured roofline, %s", r->src[s].label);
+  /* HBM ceiling: the best kernel at its largest array size (out of L2) */
+  double bw = NAN;
+  for (size_t i = 0; i < r->npts; i++) {
+    const gb_rep_point *q = &r->pts[i];
+    if (q->src != s || !gb_rep_is(q, "membw", "gbps")) continue;
+    bool largest = true;
+    for (size_t j = 0; j < r->npts && largest; j++) {
+      const gb_rep_point *o = &r->pts[j];
+      if (o->src == s && gb_rep_is(o, "membw", "gbps") && !strcmp(o->row->case_name, q->row->case_name) &&
+          !strcmp(o->row->dtype, q->row->dtype) && o->row->bytes > q->row->bytes)
+        largest = false;
+    }
+    if (largest && !(q->value <= bw)) bw = q->value;
+  }
+  if (isnan(bw)) return gb_rep_skip(r, caption, "no membw rows for the memory ceiling");
+  /* compute ceilings: CUDA-core fma per dtype, GEMM per precision */
+  ceiling ceil[64];
+  size_t nce = 0;
+  gb_rep_names names = {0};
+  gb_err e = GB_OK;
+  /* one ceiling per base precision: variants (fp16acc16, fp8e4m3xe5m2,
+   * _fastaccum) would crowd the plot; the tables list them */
+  for (size_t i = 0; i < r->npts && !e; i++) {
+    const gb_rep_point *q = &r->pts[i];
+    const char *c = q->row->case_name;
+    bool variant = strchr(c, '_') || strstr(c, "acc16") || (!strncmp(c, "fp8", 3) && strchr(c + 3, 'x'));
+    if (q->src == s && !variant &&
+        (gb_rep_is(q, "fma", "tflops") || gb_rep_is(q, "gemm", "tflops") || gb_rep_is(q, "gemm", "tops")))
+      e = gb_rep_names_add(&names, c);
+  }
+  for (int pass = 0; pass < 2 && !e; pass++) {
+    const char *bench = pass == 0 ? "fma" : "gemm";
+    for (size_t c = 0; c < names.n && nce < 64; c++) {
+      double best = NAN;
+      for (size_t i = 0; i < r->npts; i++) {
+        const gb_rep_point *q = &r->pts[i];
+        if (q->src == s && gb_rep_is(q, bench, NULL) && strcmp(q->row->metric, "speedup") &&
+            !strcmp(q->row->case_name, names.v[c]) && !(q->value <= best))
+          best = q->value;
+      }
+      if (isnan(best)) continue;
+      gb_snprintf_c(ceil[nce].title, sizeof ceil[0].title, "%s %s: %.4g %s", pass == 0 ? "CUDA-core" : "GEMM",
+                    names.v[c], best, pass == 0 ? "TFLOP/s" : (!strncmp(names.v[c], "int8", 4) ? "TOP/s" : "TFLOP/s"));
+      ceil[nce++].tflops = best;
+    }
+  }
+  gb_rep_names_free(&names);
+  if (e) return e;
+  if (nce == 0) return gb_rep_skip(r, caption, "no fma or gemm rows for the compute ceilings");
+  /* ridge point of ceiling P (TFLOP/s) on bandwidth BW (GB/s):
+   * I* = P*1e12 / (BW*1e9) = 1000 P / BW FLOP/byte */
+  double pmax = 0, xmin = 1.0 / 32, xmax = 4096;
+  for (size_t c = 0; c < nce; c++) pmax = fmax(pmax, ceil[c].tflops);
+  sset ss = {0};
+  sbuf *kern = sset_get(&ss, "STREAM kernels (largest arrays)");
+  sbuf *gk = sset_get(&ss, "GEMM (best shape per precision)");
+  if (!kern || !gk) {
+    sset_free(&ss);
+    return gb_fail(GB_E_NOMEM, "out of memory");
+  }
+  kern = &ss.v[0];
+  kern->style = GB_PLOT_POINTS;
+  gk->style = GB_PLOT_POINTS;
+  char(*labels)[96] = calloc(r->npts + 1, sizeof *labels);
+  if (!labels) e = gb_fail(GB_E_NOMEM, "out of memory");
+  for (size_t i = 0; i < r->npts && !e; i++) {
+    const gb_rep_point *q = &r->pts[i];
+    if (q->src != s) continue;
+    double ai = NAN, tf = NAN;
+    if (gb_rep_is(q, "membw", "gbps")) {
+      /* only each kernel's largest size: the HBM-bound point */
+      bool largest = true;
+      for (size_t j = 0; j < r->npts && largest; j++) {
+        const gb_rep_point *o = &r->pts[j];
+        if (o->src == s && gb_rep_is(o, "membw", "gbps") && !strcmp(o->row->case_name, q->row->case_name) &&
+            !strcmp(o->row->dtype, q->row->dtype) && o->row->bytes > q->row->bytes)
+          largest = false;
+      }
+      double fl, ar, eb = elem_bytes(q->row->dtype);
+      stream_kernel(q->row->case_name, &fl, &ar);
+      if (!largest || fl == 0 || eb == 0) continue;
+      ai = fl / (ar * eb);           /* FLOP per byte moved */
+      tf = q->value * ai / 1000.0;   /* GB/s x FLOP/B = GFLOP/s; /1000 -> TFLOP/s */
+      snprintf(labels[i], sizeof labels[0], "%s %s", q->row->case_name, q->row->dtype);
+    } else if (gb_rep_is(q, "gemm", "tflops") || gb_rep_is(q, "gemm", "tops")) {
+      /* the best shape of each precision */
+      bool best = true;
+      for (size_t j = 0; j < r->npts && best; j++) {
+        const gb_rep_point *o = &r->pts[j];
+        if (o->src == s && gb_rep_is(o, "gemm", q->row->metric) && !strcmp(o->row->case_name, q->row->case_name) &&
+            (o->value > q->value || (o->value == q->value && j < i)))
+          best = false;
+      }
+      if (!best) continue;
+      ai = gemm_intensity(q->row);
+      tf = q->value;
+    } else {
+      continue;
+    }
+    if (!isfinite(ai) || ai <= 0) continue;
+    xmin = fmin(xmin, ai / 2);
+    xmax = fmax(xmax, ai * 2);
+    /* GEMM points sit on their own ceiling, named in the key: no label */
+    e = sbuf_add(labels[i][0] ? kern : gk, ai, tf, labels[i][0] ? labels[i] : NULL);
+  }
+  /* the memory roof from xmin to the highest ridge, then each compute roof */
+  char bwt[128];
+  gb_snprintf_c(bwt, sizeof bwt, "memory (membw): %.0f GB/s", bw);
+  sbuf *roof = sset_get(&ss, bwt);
+  if (!e && !roof) e = gb_fail(GB_E_NOMEM, "out of memory");
+  if (!e) {
+    roof->style = GB_PLOT_LINES;
+    roof->emphasis = true;
+    e = sbuf_add(roof, xmin, bw * xmin / 1000.0, NULL);
+    if (!e) e = sbuf_add(roof, 1000.0 * pmax / bw, pmax, NULL);
+  }
+  for (size_t c = 0; c < nce && !e; c++) {
+    sbuf *b = sset_get(&ss, ceil[c].title);
+    if (!b) {
+      e = gb_fail(GB_E_NOMEM, "out of memory");
+      break;
+    }
+    b->style = GB_PLOT_LINES;
+    e = sbuf_add(b, 1000.0 * ceil[c].tflops / bw, ceil[c].tflops, NULL);
+    if (!e) e = sbuf_add(b, xmax, ceil[c].tflops, NULL);
+  }
+  /* measured kernels (the first two series) drawn last, on top */
+  if (!e && ss.n > 2) {
+    sbuf k0 = ss.v[0], k1 = ss.v[1];
+    memmove(ss.v, ss.v + 2, (ss.n - 2) * sizeof *ss.v);
+    ss.v[ss.n - 2] = k0;
+    ss.v[ss.n - 1] = k1;
+  }
+  char stem[256], part[100], title[320];
+  stem_part(part, sizeof part, r->src[s].label);
+  snprintf(stem, sizeof stem, "roofline_%s", part);
+  snprintf(title, sizeof title, "Measured roofline, %s", r->src[s].label);
+  gb_plot_spec p = {.stem = stem, .title = title, .xlabel = "arithmetic intensity (FLOP/byte, log scale)",
+                    .ylabel = "throughput (TFLOP/s, log scale)", .logx = true, .logy = true, .height_px = 650};
+  snprintf(caption, sizeof caption,
+           "Measured roofline, %s: ceilings from this run's membw (largest arrays), fma and gemm; points are measured "
+           "kernels: STREAM at their largest arrays, GEMM at the best shape (intensity counts each matrix moved once)",
+           r->src[s].label);
+  if (!e) e = lines_from(r, &p, &ss, true, caption);
+  sset_free(&ss);
+  free(labels);
+  return e;
+}
+
+gb_err gb_rep_section_roofline(gb_rep *r) {
+  gb_err e = gb_doc_heading(&r->doc, 2, "Measured roofline");
+  if (!e && r->nsrc == 0) e = gb_rep_skip(r, "Measured roofline", "no results");
+  for (size_t s = 0; s < r->nsrc && !e; s++) e = roofline_one(r, s);
+  return e;
+}

@@ -1,0 +1,305 @@
+/* gb_report_plan: the procurement part of a report -- the ranked
+ * configurations, their assumptions (prices with dates and sources,
+ * utilization, PUE, electricity), cost-efficiency bars, time against cost
+ * with the Pareto frontier, deadline and budget, and the sensitivity. */
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gb_num.h"
+#include "gb_report_internal.h"
+
+#define PLAN_TABLE_MAX 40 /* configurations listed in the ranked table */
+#define PLAN_BARS_MAX 15  /* configurations in the efficiency bars */
+#define PLAN_PARETO_LABELS 6 /* frontier points named in the time-cost plot */
+
+static void config_name(const gb_planfile_row *p, char *buf, size_t n) {
+  snprintf(buf, n, "%dx %s %s %s", p->gpu_count, p->gpu_type, p->provider, p->offering);
+}
+
+static void money(char *buf, size_t n, double usd) {
+  if (isnan(usd)) buf[0] = '\0';
+  else if (usd >= 100) gb_snprintf_c(buf, n, "%.0f", usd);
+  else gb_snprintf_c(buf, n, "%.2f", usd);
+}
+
+/* One assumption row: its value when every plan row agrees, else "varies". */
+static gb_err assumption(gb_rep *r, const char *name, size_t off, const char *unit) {
+  double v = NAN;
+  bool varies = false;
+  for (size_t i = 0; i < r->plan.n; i++) {
+    double x = *(const double *)((const char *)&r->plan.rows[i] + off);
+    if (isnan(x)) continue;
+    if (isnan(v)) v = x;
+    else if (x != v) varies = true;
+  }
+  if (isnan(v)) return GB_OK;
+  char val[96];
+  if (varies) snprintf(val, sizeof val, "varies by configuration");
+  else {
+    char num[64];
+    gb_fmt_double(num, sizeof num, v);
+    snprintf(val, sizeof val, "%s%s%s", num, *unit ? " " : "", unit);
+  }
+  const char *cells[] = {name, val};
+  return gb_doc_table_row(&r->doc, cells);
+}
+
+static gb_err plan_assumptions(gb_rep *r) {
+  gb_err e = gb_doc_heading(&r->doc, 3, "Assumptions");
+  const char *hdr[] = {"assumption", "value"};
+  if (!e) e = gb_doc_table_begin(&r->doc, 2, hdr, NULL);
+  if (!e && r->plan.n > 0 && *r->plan.rows[0].workload) {
+    const char *cells[] = {"workload", r->plan.rows[0].workload};
+    e = gb_doc_table_row(&r->doc, cells);
+  }
+  static const struct {
+    const char *name;
+    size_t off;
+    const char *unit;
+  } a[] = {{"deadline (max_hours)", offsetof(gb_planfile_row, max_hours), "h"},
+           {"budget", offsetof(gb_planfile_row, budget_usd), "USD"},
+           {"utilization of owned GPUs", offsetof(gb_planfile_row, utilization), ""},
+           {"PUE", offsetof(gb_planfile_row, pue), ""},
+           {"electricity price", offsetof(gb_planfile_row, electricity_usd_per_kwh), "USD/kWh"},
+           {"model FLOP utilization (MFU)", offsetof(gb_planfile_row, mfu), ""},
+           {"compute/communication overlap", offsetof(gb_planfile_row, overlap), ""}};
+  for (size_t i = 0; i < sizeof a / sizeof a[0] && !e; i++) e = assumption(r, a[i].name, a[i].off, a[i].unit);
+  if (!e) e = gb_doc_table_end(&r->doc);
+  /* prices, one row per distinct offering */
+  if (!e) e = gb_doc_heading(&r->doc, 3, "Prices used");
+  const char *ph[] = {"GPU type", "provider", "offering", "basis", "USD per GPU-hour", "purchase USD per GPU",
+                      "price date", "source"};
+  if (!e) e = gb_doc_table_begin(&r->doc, 8, ph, NULL);
+  for (size_t i = 0; i < r->plan.n && !e; i++) {
+    const gb_planfile_row *p = &r->plan.rows[i];
+    bool seen = false;
+    for (size_t j = 0; j < i && !seen; j++) {
+      const gb_planfile_row *q = &r->plan.rows[j];
+      seen = !strcmp(p->gpu_type, q->gpu_type) && !strcmp(p->provider, q->provider) &&
+             !strcmp(p->offering, q->offering) && !strcmp(p->basis ? p->basis : "", q->basis ? q->basis : "");
+    }
+    if (seen) continue;
+    char price[32], buy[32];
+    money(price, sizeof price, p->price_usd_per_gpu_hour);
+    money(buy, sizeof buy, p->purchase_usd_per_gpu);
+    const char *cells[] = {p->gpu_type, p->provider, p->offering, p->basis, price, buy, p->price_date, p->price_source};
+    e = gb_doc_table_row(&r->doc, cells);
+  }
+  if (!e) e = gb_doc_table_end(&r->doc);
+  return e;
+}
+
+static gb_err plan_ranked(gb_rep *r) {
+  gb_err e = gb_doc_heading(&r->doc, 3, "Ranked configurations");
+  char line[256];
+  if (!e && r->plan.n > PLAN_TABLE_MAX) {
+    snprintf(line, sizeof line, "The first %d of %zu rows of the plan (the CSV has them all).", PLAN_TABLE_MAX,
+             r->plan.n);
+    e = gb_doc_para(&r->doc, line);
+  }
+  const char *hdr[] = {"rank", "GPUs", "GPU type", "nodes x GPUs", "provider", "offering", "hours", "cost (USD)",
+                       "efficiency", "bottleneck", "Pareto", "feasible"};
+  if (!e) e = gb_doc_table_begin(&r->doc, 12, hdr, NULL);
+  for (size_t i = 0; i < r->plan.n && i < PLAN_TABLE_MAX && !e; i++) {
+    const gb_planfile_row *p = &r->plan.rows[i];
+    char rank[16] = "", count[16], nodes[48] = "", hours[32], cost[32], eff[96], feas[300];
+    if (p->rank >= 0) snprintf(rank, sizeof rank, "%d", p->rank);
+    snprintf(count, sizeof count, "%d", p->gpu_count);
+    if (p->nodes >= 0 && p->gpus_per_node >= 0) snprintf(nodes, sizeof nodes, "%d x %d", p->nodes, p->gpus_per_node);
+    gb_rep_fmt(hours, sizeof hours, p->hours);
+    money(cost, sizeof cost, p->cost_usd);
+    char ev[48];
+    gb_rep_fmt(ev, sizeof ev, p->efficiency);
+    snprintf(eff, sizeof eff, "%s %s", ev, p->efficiency_unit);
+    snprintf(feas, sizeof feas, "%s%s%s", p->feasible ? "yes" : "no", *p->reason ? ": " : "", p->reason);
+    const char *cells[] = {rank, count, p->gpu_type, nodes, p->provider, p->offering, hours, cost, eff,
+                           p->bottleneck, p->pareto ? "yes" : "", feas};
+    e = gb_doc_table_row(&r->doc, cells);
+  }
+  if (!e) e = gb_doc_table_end(&r->doc);
+  return e;
+}
+
+static gb_err plan_efficiency_bars(gb_rep *r) {
+  const char *caption = "Cost efficiency of the ranked feasible configurations";
+  char(*names)[200] = calloc(PLAN_BARS_MAX, sizeof *names);
+  const char *cats[PLAN_BARS_MAX];
+  double vals[PLAN_BARS_MAX];
+  size_t n = 0;
+  const char *unit = "";
+  if (!names) return gb_fail(GB_E_NOMEM, "out of memory");
+  for (size_t i = 0; i < r->plan.n && n < PLAN_BARS_MAX; i++) {
+    const gb_planfile_row *p = &r->plan.rows[i];
+    if (!p->feasible || !isfinite(p->efficiency)) continue;
+    /* short: "#1 32x MI300X TensorWave on-demand" (the type up to its first '-') */
+    char type[64];
+    snprintf(type, sizeof type, "%s", p->gpu_type);
+    char *dash = strchr(type, '-');
+    if (dash) *dash = '\0';
+    if (p->rank >= 0)
+      snprintf(names[n], sizeof names[0], "#%d %dx %s %s %s", p->rank, p->gpu_count, type, p->provider, p->offering);
+    else snprintf(names[n], sizeof names[0], "%dx %s %s %s", p->gpu_count, type, p->provider, p->offering);
+    cats[n] = names[n];
+    vals[n] = p->efficiency;
+    unit = p->efficiency_unit;
+    n++;
+  }
+  gb_err e;
+  if (n == 0) e = gb_rep_skip(r, caption, "the plan has no feasible configuration with an efficiency");
+  else {
+    char ylabel[160], title[200];
+    snprintf(ylabel, sizeof ylabel, "efficiency (%s)", *unit ? unit : "as planned");
+    snprintf(title, sizeof title, "Cost efficiency, top %zu feasible configurations by rank", n);
+    gb_plot_series s = {.title = ylabel, .n = n, .y = vals};
+    gb_plot_spec p = {.stem = "plan_efficiency", .title = title, .xlabel = "configuration (rank, GPUs, type, offer)",
+                      .ylabel = ylabel, .width_px = 1100, .height_px = 650};
+    e = gb_rep_bars(r, &p, cats, n, &s, 1, caption);
+  }
+  free(names);
+  return e;
+}
+
+static gb_err plan_time_cost(gb_rep *r) {
+  const char *caption = "Time against cost of every configuration, Pareto frontier highlighted";
+  size_t n = r->plan.n;
+  double *fx = calloc(n + 1, sizeof *fx), *fy = calloc(n + 1, sizeof *fy);
+  double *ix = calloc(n + 1, sizeof *ix), *iy = calloc(n + 1, sizeof *iy);
+  double *px = calloc(n + 1, sizeof *px), *py = calloc(n + 1, sizeof *py);
+  const char **pl = calloc(n + 1, sizeof *pl);
+  char(*names)[160] = calloc(n + 1, sizeof *names);
+  gb_err e = GB_OK;
+  if (!fx || !fy || !ix || !iy || !px || !py || !pl || !names) e = gb_fail(GB_E_NOMEM, "out of memory");
+  size_t nf = 0, ni = 0, np = 0;
+  double deadline = NAN, budget = NAN;
+  for (size_t i = 0; i < n && !e; i++) {
+    const gb_planfile_row *p = &r->plan.rows[i];
+    if (isfinite(p->max_hours) && p->max_hours > 0) deadline = p->max_hours;
+    if (isfinite(p->budget_usd) && p->budget_usd > 0) budget = p->budget_usd;
+    if (!isfinite(p->hours) || !isfinite(p->cost_usd)) continue;
+    if (p->feasible) {
+      fx[nf] = p->hours;
+      fy[nf++] = p->cost_usd;
+    } else {
+      ix[ni] = p->hours;
+      iy[ni++] = p->cost_usd;
+    }
+    if (p->pareto) {
+      config_name(p, names[np], sizeof names[0]);
+      px[np] = p->hours;
+      py[np] = p->cost_usd;
+      pl[np] = names[np];
+      np++;
+    }
+  }
+  /* the frontier as a line: points by time */
+  for (size_t a = 1; a < np; a++)
+    for (size_t b = a; b > 0 && px[b - 1] > px[b]; b--) {
+      double t = px[b];
+      px[b] = px[b - 1];
+      px[b - 1] = t;
+      t = py[b];
+      py[b] = py[b - 1];
+      py[b - 1] = t;
+      const char *l = pl[b];
+      pl[b] = pl[b - 1];
+      pl[b - 1] = l;
+    }
+  /* label at most PLAN_PARETO_LABELS frontier points, spread along it:
+   * indices round(k (np - 1) / (L - 1)), k = 0 .. L-1 */
+  if (np > PLAN_PARETO_LABELS) {
+    const char **keep = calloc(np, sizeof *keep);
+    if (!keep) e = gb_fail(GB_E_NOMEM, "out of memory");
+    for (size_t k = 0; k < PLAN_PARETO_LABELS && !e; k++) {
+      size_t j = (size_t)llround((double)k * (double)(np - 1) / (PLAN_PARETO_LABELS - 1));
+      keep[j] = pl[j];
+    }
+    if (!e) memcpy(pl, keep, np * sizeof *pl);
+    free(keep);
+  }
+  gb_plot_series s[3];
+  size_t ns = 0;
+  if (nf) s[ns++] = (gb_plot_series){.title = "feasible", .n = nf, .x = fx, .y = fy, .style = GB_PLOT_POINTS};
+  if (ni)
+    s[ns++] = (gb_plot_series){.title = "infeasible (deadline, budget or memory)", .n = ni, .x = ix, .y = iy,
+                               .style = GB_PLOT_POINTS};
+  if (np)
+    s[ns++] = (gb_plot_series){.title = "Pareto frontier", .n = np, .x = px, .y = py, .emphasis = true, .labels = pl};
+  gb_plot_marker mk[2];
+  size_t nmk = 0;
+  char dl[64], bl[64];
+  if (isfinite(deadline)) {
+    gb_snprintf_c(dl, sizeof dl, "deadline %g h", deadline);
+    mk[nmk++] = (gb_plot_marker){'x', deadline, dl};
+  }
+  if (isfinite(budget)) {
+    gb_snprintf_c(bl, sizeof bl, "budget %.0f USD", budget);
+    mk[nmk++] = (gb_plot_marker){'y', budget, bl};
+  }
+  gb_plot_spec p = {.stem = "plan_time_cost", .title = "Time against cost per configuration",
+                    .xlabel = "time to finish (hours, log scale)", .ylabel = "cost (USD, log scale)", .logx = true,
+                    .logy = true, .markers = mk, .nmarkers = nmk, .width_px = 1100, .height_px = 650};
+  if (!e && ns == 0) e = gb_rep_skip(r, caption, "no configuration has both hours and cost");
+  else if (!e) e = gb_rep_lines(r, &p, s, ns, caption);
+  free(fx);
+  free(fy);
+  free(ix);
+  free(iy);
+  free(px);
+  free(py);
+  free(pl);
+  free(names);
+  return e;
+}
+
+static gb_err plan_sensitivity(gb_rep *r) {
+  gb_err e = gb_doc_heading(&r->doc, 3, "Sensitivity");
+  if (!e && !r->have_sens)
+    return gb_doc_para(&r->doc, "No sensitivity CSV was given (--plan-sensitivity).");
+  if (!e)
+    e = gb_doc_para(&r->doc, "Each factor changed by the given percentage, the top pick then, and whether it "
+                             "differs from the baseline pick.");
+  const char *hdr[] = {"factor", "change (%)", "top pick", "hours", "cost (USD)", "pick changed"};
+  if (!e) e = gb_doc_table_begin(&r->doc, 6, hdr, NULL);
+  for (size_t i = 0; i < r->sens.n && !e; i++) {
+    const gb_sensfile_row *s = &r->sens.rows[i];
+    char pct[32], pick[256], hours[32], cost[32];
+    gb_snprintf_c(pct, sizeof pct, "%+g", s->change_pct);
+    snprintf(pick, sizeof pick, "%dx %s %s %s", s->top_gpu_count, s->top_gpu_type, s->top_provider, s->top_offering);
+    gb_rep_fmt(hours, sizeof hours, s->hours);
+    money(cost, sizeof cost, s->cost_usd);
+    const char *cells[] = {s->factor, pct, pick, hours, cost, s->changed ? "yes" : "no"};
+    e = gb_doc_table_row(&r->doc, cells);
+  }
+  if (!e) e = gb_doc_table_end(&r->doc);
+  return e;
+}
+
+gb_err gb_rep_section_plan(gb_rep *r) {
+  gb_err e = gb_doc_heading(&r->doc, 2, "Procurement plan");
+  char line[512];
+  if (!e) {
+    size_t feasible = 0;
+    for (size_t i = 0; i < r->plan.n; i++) feasible += r->plan.rows[i].feasible;
+    snprintf(line, sizeof line, "From %s: %zu configurations, %zu feasible.", r->o->plan_path, r->plan.n, feasible);
+    e = gb_doc_para(&r->doc, line);
+  }
+  if (!e && r->plan.n > 0 && r->plan.rows[0].feasible) {
+    const gb_planfile_row *p = &r->plan.rows[0];
+    char c[200], h[32], cost[32];
+    config_name(p, c, sizeof c);
+    gb_rep_fmt(h, sizeof h, p->hours);
+    money(cost, sizeof cost, p->cost_usd);
+    snprintf(line, sizeof line, "Top pick: %s, %s hours, %s USD (%s bound).", c, h, cost,
+             *p->bottleneck ? p->bottleneck : "unknown");
+    e = gb_doc_para(&r->doc, line);
+  }
+  if (!e) e = plan_assumptions(r);
+  if (!e) e = plan_ranked(r);
+  if (!e) e = plan_efficiency_bars(r);
+  if (!e) e = plan_time_cost(r);
+  if (!e) e = plan_sensitivity(r);
+  return e;
+}

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""PyTorch reference for the gemm benchmark: the bar gpubench must meet at 8192^3.
+
+Runs on the GPU machine in the same session as `gpubench run --bench gemm`
+(scripts/device-run.sh ref gemm). Every product is 8192 x 8192 x 8192 on random
+operands (never zeros), warm-up first, then 30 products each timed with CUDA
+events; the figure is the median, as TFLOP/s (TOP/s for int8) = 2 m n k / s / 1e12.
+
+  fp64, fp32 (TF32 off), tf32, fp16, bf16  torch.matmul
+  fp8e4m3 (and e4m3 x e5m2), fast/slow acc  torch._scaled_mm, per-tensor scales, bf16 out
+  int8                                      torch._int_mm (int32 out)
+
+Prints comment lines (#) and a CSV table `name,tflops` on stdout; a case the
+installed PyTorch cannot run prints `name,` and the reason as a comment.
+"""
+import statistics
+import sys
+
+import torch
+
+M = N = K = 8192
+WARMUP = 5
+REPS = 30
+
+
+def timed(fn):
+    """Median seconds of REPS calls of fn, each between two CUDA events."""
+    for _ in range(WARMUP):
+        fn()
+    torch.cuda.synchronize()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(REPS)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(REPS)]
+    for s, e in zip(starts, ends):
+        s.record()
+        fn()
+        e.record()
+    torch.cuda.synchronize()
+    return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends)) * 1e-3
+
+
+def set_tf32(on):
+    """TF32 for float32 matmuls on or off, through whichever API this PyTorch has."""
+    torch.backends.cuda.matmul.allow_tf32 = on
+    torch.set_float32_matmul_precision("high" if on else "highest")
+
+
+def uniform(shape, dtype):
+    return (torch.rand(shape, device="cuda", dtype=torch.float32) * 2 - 1).to(dtype)
+
+
+def matmul_case(dtype, tf32=False):
+    def run():
+        set_tf32(tf32)
+        a = uniform((M, K), dtype)
+        b = uniform((K, N), dtype)
+        return timed(lambda: torch.matmul(a, b))
+
+    return run
+
+
+def scaled_mm_case(b_dtype, fast_accum):
+    def run():
+        # activations A (m x k, row-major) and weights B (n x k, row-major) used as
+        # B^T (k x n, column-major): the TN layout Hopper's fp8 kernels need
+        a = (uniform((M, K), torch.float32) * 4).to(torch.float8_e4m3fn)
+        b = (uniform((N, K), torch.float32) * 4).to(b_dtype).t()
+        sa = torch.tensor(0.25, device="cuda")
+        sb = torch.tensor(0.25, device="cuda")
+        return timed(lambda: torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16,
+                                              use_fast_accum=fast_accum))
+
+    return run
+
+
+def int_mm_case(b_column_major):
+    def run():
+        a = torch.randint(-8, 9, (M, K), device="cuda", dtype=torch.int8)
+        if b_column_major:
+            b = torch.randint(-8, 9, (N, K), device="cuda", dtype=torch.int8).t()
+        else:
+            b = torch.randint(-8, 9, (K, N), device="cuda", dtype=torch.int8)
+        return timed(lambda: torch._int_mm(a, b))
+
+    return run
+
+
+CASES = [
+    ("fp64", matmul_case(torch.float64)),
+    ("fp32", matmul_case(torch.float32, tf32=False)),
+    ("tf32", matmul_case(torch.float32, tf32=True)),
+    ("fp16", matmul_case(torch.float16)),
+    ("bf16", matmul_case(torch.bfloat16)),
+    ("fp8e4m3_slowacc", scaled_mm_case(torch.float8_e4m3fn, False)),
+    ("fp8e4m3_fastacc", scaled_mm_case(torch.float8_e4m3fn, True)),
+    ("fp8e4m3xe5m2_slowacc", scaled_mm_case(torch.float8_e5m2, False)),
+    ("fp8e4m3xe5m2_fastacc", scaled_mm_case(torch.float8_e5m2, True)),
+    ("int8", int_mm_case(b_column_major=True)),
+    ("int8_b_rowmajor", int_mm_case(b_column_major=False)),
+]
+
+
+def main():
+    if not torch.cuda.is_available():
+        print("# no CUDA device", file=sys.stderr)
+        return 3
+    print(f"# torch {torch.__version__}, CUDA {torch.version.cuda}, {torch.cuda.get_device_name(0)}")
+    print(f"# {M}x{N}x{K}, random operands, median of {REPS} products timed with CUDA events")
+    print("name,tflops")
+    flops = 2.0 * M * N * K
+    for name, run in CASES:
+        try:
+            sec = run()
+            print(f"{name},{flops / sec / 1e12:.1f}")
+        except (RuntimeError, TypeError, AttributeError) as e:
+            print(f"{name},")
+            print(f"# {name}: {str(e).splitlines()[0]}")
+        finally:
+            torch.cuda.empty_cache()
+        sys.stdout.flush()
+    set_tf32(False)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

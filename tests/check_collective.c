@@ -1,0 +1,682 @@
+/* CPU tests of the collective benchmark: nccl-tests' byte and bus-bandwidth
+ * accounting for every collective and rank count, the size sweep and plan,
+ * the --opt keys, the known inputs and the result check (a corrupted buffer
+ * comes out invalid), the end-of-run table, and the multi-process bootstrap
+ * with real processes (fork, and posix_spawn of this test binary). */
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench_collective.h"
+#include "testutil.h"
+
+extern char **environ;
+
+/* ---- accounting ---- */
+
+typedef struct factor_case {
+  gb_coll c;
+  int n;
+  double factor;
+} factor_case;
+
+/* all_reduce 2(n-1)/n: n=1 0, n=2 2*1/2 = 1, n=3 2*2/3 = 4/3, n=4 2*3/4 = 1.5, n=8 2*7/8 = 1.75
+ * reduce_scatter, all_gather (n-1)/n: 0, 1/2, 2/3, 3/4, 7/8; broadcast 1 at every n */
+static const factor_case k_factors[] = {
+    {GB_COLL_ALL_REDUCE, 1, 0.0},         {GB_COLL_ALL_REDUCE, 2, 1.0},        {GB_COLL_ALL_REDUCE, 3, 4.0 / 3.0},
+    {GB_COLL_ALL_REDUCE, 4, 1.5},         {GB_COLL_ALL_REDUCE, 8, 1.75},       {GB_COLL_REDUCE_SCATTER, 1, 0.0},
+    {GB_COLL_REDUCE_SCATTER, 2, 0.5},     {GB_COLL_REDUCE_SCATTER, 3, 2.0 / 3.0}, {GB_COLL_REDUCE_SCATTER, 4, 0.75},
+    {GB_COLL_REDUCE_SCATTER, 8, 0.875},   {GB_COLL_ALL_GATHER, 1, 0.0},        {GB_COLL_ALL_GATHER, 2, 0.5},
+    {GB_COLL_ALL_GATHER, 3, 2.0 / 3.0},   {GB_COLL_ALL_GATHER, 4, 0.75},       {GB_COLL_ALL_GATHER, 8, 0.875},
+    {GB_COLL_BROADCAST, 1, 1.0},          {GB_COLL_BROADCAST, 2, 1.0},         {GB_COLL_BROADCAST, 3, 1.0},
+    {GB_COLL_BROADCAST, 4, 1.0},          {GB_COLL_BROADCAST, 8, 1.0},
+};
+
+START_TEST(test_busbw_factor) {
+  const factor_case *f = &k_factors[_i];
+  ck_assert_double_eq_tol(gb_coll_busbw_factor(f->c, f->n), f->factor, 1e-15);
+}
+END_TEST
+
+START_TEST(test_bytes_and_bw) {
+  const int64_t gib = (int64_t)1 << 30;
+  /* all_reduce fp32 1 GiB on 8 ranks: count = 2^30/4 = 268435456 per rank, S = 1 GiB */
+  ck_assert_int_eq(gb_coll_count_for_size(GB_COLL_ALL_REDUCE, gib, 4, 8), 268435456);
+  ck_assert_int_eq(gb_coll_bytes(GB_COLL_ALL_REDUCE, 268435456, 4, 8), gib);
+  /* all_gather fp32 1 GiB on 8 ranks: 2^28 elements / 8 = 33554432 sent per rank, S = 33554432*4*8 = 1 GiB */
+  ck_assert_int_eq(gb_coll_count_for_size(GB_COLL_ALL_GATHER, gib, 4, 8), 33554432);
+  ck_assert_int_eq(gb_coll_bytes(GB_COLL_ALL_GATHER, 33554432, 4, 8), gib);
+  /* all_gather fp32 100 B on 3 ranks: 25 elements / 3 = 8 per rank, S = 8*4*3 = 96 */
+  ck_assert_int_eq(gb_coll_count_for_size(GB_COLL_ALL_GATHER, 100, 4, 3), 8);
+  ck_assert_int_eq(gb_coll_bytes(GB_COLL_ALL_GATHER, 8, 4, 3), 96);
+  /* reduce_scatter bf16 8 B on 8 ranks: 4 elements / 8 = 0: no point */
+  ck_assert_int_eq(gb_coll_count_for_size(GB_COLL_REDUCE_SCATTER, 8, 2, 8), 0);
+  /* broadcast fp16 6 B: 3 elements, S = 6 */
+  ck_assert_int_eq(gb_coll_count_for_size(GB_COLL_BROADCAST, 6, 2, 4), 3);
+  ck_assert_int_eq(gb_coll_bytes(GB_COLL_BROADCAST, 3, 2, 4), 6);
+  /* buffers: reduce_scatter count 5 on 4 ranks sends 20, receives 5; all_gather the reverse */
+  int64_t s, r;
+  gb_coll_buffer_elems(GB_COLL_REDUCE_SCATTER, 5, 4, &s, &r);
+  ck_assert_int_eq(s, 20);
+  ck_assert_int_eq(r, 5);
+  gb_coll_buffer_elems(GB_COLL_ALL_GATHER, 5, 4, &s, &r);
+  ck_assert_int_eq(s, 5);
+  ck_assert_int_eq(r, 20);
+  gb_coll_buffer_elems(GB_COLL_ALL_REDUCE, 5, 4, &s, &r);
+  ck_assert_int_eq(s, 5);
+  ck_assert_int_eq(r, 5);
+  /* the performance bar: 1 GiB in 509 us = 1073741824 / 509e-6 / 1e9 = 2109.51 GB/s */
+  ck_assert_double_eq_tol(gb_coll_algbw_gbps(gib, 509e-6), 2109.512424, 1e-5);
+  /* busbw on one GPU is 0 for all_reduce */
+  ck_assert_double_eq(gb_coll_busbw_gbps(GB_COLL_ALL_REDUCE, 1, gib, 509e-6), 0.0);
+  /* all_reduce 1 GiB on 8 GPUs in 5 ms: algbw 214.7483648, busbw * 1.75 = 375.8096384 */
+  ck_assert_double_eq_tol(gb_coll_busbw_gbps(GB_COLL_ALL_REDUCE, 8, gib, 5e-3), 375.8096384, 1e-9);
+  /* all_gather 1 GiB on 4 GPUs in 4 ms: 268.435456 * 3/4 = 201.326592 */
+  ck_assert_double_eq_tol(gb_coll_busbw_gbps(GB_COLL_ALL_GATHER, 4, gib, 4e-3), 201.326592, 1e-9);
+}
+END_TEST
+
+START_TEST(test_names) {
+  char buf[64];
+  gb_coll_case_name(GB_COLL_ALL_REDUCE, false, false, buf, sizeof buf);
+  ck_assert_str_eq(buf, "all_reduce_outofplace");
+  gb_coll_case_name(GB_COLL_REDUCE_SCATTER, true, true, buf, sizeof buf);
+  ck_assert_str_eq(buf, "reduce_scatter_inplace_mp");
+  gb_coll c;
+  ck_assert(gb_coll_parse("all_gather", &c));
+  ck_assert_int_eq(c, GB_COLL_ALL_GATHER);
+  ck_assert(!gb_coll_parse("allreduce", &c));
+  gb_coll_dtype t;
+  ck_assert(gb_coll_dtype_parse("bf16", &t));
+  ck_assert_int_eq(t, GB_COLL_BF16);
+  ck_assert_int_eq(gb_coll_dtype_size(GB_COLL_FP16), 2);
+  ck_assert_int_eq(gb_coll_dtype_size(GB_COLL_FP32), 4);
+}
+END_TEST
+
+/* ---- sweep and plan ---- */
+
+START_TEST(test_size_sweep) {
+  int64_t s[GB_COLL_MAX_SIZES];
+  /* 8 B .. 1 GiB doubling: 8 = 2^3 .. 2^30: 28 sizes */
+  size_t n = gb_coll_size_sweep(8, (int64_t)1 << 30, 2, s, GB_COLL_MAX_SIZES);
+  ck_assert_uint_eq(n, 28);
+  ck_assert_int_eq(s[0], 8);
+  ck_assert_int_eq(s[1], 16);
+  ck_assert_int_eq(s[27], (int64_t)1 << 30);
+  /* factor 4: 8, 32, ..., 8*4^13 = 2^29 (14 sizes), then max 2^30 appended */
+  n = gb_coll_size_sweep(8, (int64_t)1 << 30, 4, s, GB_COLL_MAX_SIZES);
+  ck_assert_uint_eq(n, 15);
+  ck_assert_int_eq(s[13], (int64_t)1 << 29);
+  ck_assert_int_eq(s[14], (int64_t)1 << 30);
+  /* 3, 30, then 300 > 100: max appended */
+  n = gb_coll_size_sweep(3, 100, 10, s, GB_COLL_MAX_SIZES);
+  ck_assert_uint_eq(n, 3);
+  ck_assert_int_eq(s[2], 100);
+  ck_assert_uint_eq(gb_coll_size_sweep(8, 8, 2, s, GB_COLL_MAX_SIZES), 1);
+  /* bad arguments */
+  ck_assert_uint_eq(gb_coll_size_sweep(0, 8, 2, s, GB_COLL_MAX_SIZES), 0);
+  ck_assert_uint_eq(gb_coll_size_sweep(16, 8, 2, s, GB_COLL_MAX_SIZES), 0);
+  ck_assert_uint_eq(gb_coll_size_sweep(8, 64, 1, s, GB_COLL_MAX_SIZES), 0);
+  /* no overflow near INT64_MAX: 2^62 doubles no further */
+  n = gb_coll_size_sweep((int64_t)1 << 62, INT64_MAX, 2, s, GB_COLL_MAX_SIZES);
+  ck_assert_uint_eq(n, 2);
+  ck_assert_int_eq(s[1], INT64_MAX);
+}
+END_TEST
+
+START_TEST(test_gpu_counts) {
+  int c[16];
+  ck_assert_int_eq(gb_coll_gpu_counts(8, c, 16), 4);
+  ck_assert_int_eq(c[0], 1);
+  ck_assert_int_eq(c[3], 8);
+  ck_assert_int_eq(gb_coll_gpu_counts(6, c, 16), 4); /* 1 2 4 6 */
+  ck_assert_int_eq(c[3], 6);
+  ck_assert_int_eq(gb_coll_gpu_counts(3, c, 16), 3); /* 1 2 3 */
+  ck_assert_int_eq(c[2], 3);
+  ck_assert_int_eq(gb_coll_gpu_counts(1, c, 16), 1);
+  ck_assert_int_eq(gb_coll_gpu_counts(0, c, 16), 0);
+}
+END_TEST
+
+START_TEST(test_plan) {
+  gb_coll_opts o = gb_coll_opts_default();
+  static gb_coll_point p[4096];
+  int one[] = {1}, two[] = {1, 2}, eight[] = {8};
+  /* quick, one GPU: all_reduce fp32 28 sizes x 2 placements = 56, plus 3 sizes (64 KiB, 16 MiB,
+   * 1 GiB) out-of-place for all_reduce bf16, fp16 and reduce_scatter, all_gather, broadcast fp32:
+   * 5 x 3 = 15; 71 in all */
+  size_t n = gb_coll_plan_points(&o, false, one, 1, p, 4096);
+  ck_assert_uint_eq(n, 71);
+  ck_assert_int_eq(p[0].coll, GB_COLL_ALL_REDUCE);
+  ck_assert_int_eq(p[0].dtype, GB_COLL_FP32);
+  ck_assert_int_eq(p[0].size_bytes, 8);
+  ck_assert(!p[0].inplace);
+  ck_assert(p[1].inplace);
+  ck_assert_int_eq(p[1].size_bytes, 8);
+  ck_assert_int_eq(p[55].size_bytes, (int64_t)1 << 30);
+  ck_assert_int_eq(p[56].dtype, GB_COLL_BF16);
+  ck_assert_int_eq(p[56].size_bytes, 64 << 10);
+  ck_assert_int_eq(p[70].coll, GB_COLL_BROADCAST);
+  ck_assert_int_eq(p[70].bytes, (int64_t)1 << 30);
+  /* full, counts 1 and 2: 4 collectives x 3 dtypes x 28 sizes x 2 placements x 2 counts, every size
+   * holds at least one element per rank (8 B / 2 B / 2 ranks = 2) */
+  ck_assert_uint_eq(gb_coll_plan_points(&o, true, two, 2, p, 4096), 4 * 3 * 28 * 2 * 2);
+  /* full on 8 ranks: reduce_scatter and all_gather drop the sizes under 8 elements: fp32 8 and 16 B
+   * (2 sizes), bf16/fp16 8 B (1 size): (2+1+1) x 2 collectives x 2 placements = 16 fewer */
+  ck_assert_uint_eq(gb_coll_plan_points(&o, true, eight, 1, p, 4096), 4 * 3 * 28 * 2 - 16);
+  /* a capacity below the count still counts them all */
+  ck_assert_uint_eq(gb_coll_plan_points(&o, false, one, 1, p, 3), 71);
+  /* filters: broadcast only, bf16, in-place, full: 28 points */
+  ck_assert_int_eq(gb_coll_opts_parse("colls=broadcast,dtypes=bf16,place=inplace", &o), GB_OK);
+  ck_assert_uint_eq(gb_coll_plan_points(&o, true, one, 1, p, 4096), 28);
+  ck_assert(p[0].inplace);
+}
+END_TEST
+
+START_TEST(test_opts) {
+  gb_coll_opts o;
+  ck_assert_int_eq(gb_coll_opts_parse(NULL, &o), GB_OK);
+  ck_assert_int_eq(o.mp, 0);
+  ck_assert_int_eq(o.min_bytes, 8);
+  ck_assert_int_eq(o.max_bytes, (int64_t)1 << 30);
+  ck_assert_int_eq(o.factor, 2);
+  ck_assert_int_eq(o.ops, 20);
+  ck_assert_uint_eq(o.colls, 15);
+  ck_assert_uint_eq(o.dtypes, 7);
+  ck_assert_uint_eq(o.placements, 3);
+  ck_assert_int_eq(gb_coll_opts_parse("mp=4,min=1K,max=64M,factor=4,ops=5,colls=all_reduce:broadcast,"
+                                      "dtypes=bf16+fp16,place=outofplace,timeout=30,id_file=/x/id,n=3,"
+                                      "collective.ops=7", &o),
+                   GB_OK);
+  ck_assert_int_eq(o.mp, 4);
+  ck_assert_int_eq(o.min_bytes, 1024);
+  ck_assert_int_eq(o.max_bytes, 64 << 20);
+  ck_assert_int_eq(o.factor, 4);
+  ck_assert_int_eq(o.ops, 7); /* the prefixed key came last */
+  ck_assert_uint_eq(o.colls, (1u << GB_COLL_ALL_REDUCE) | (1u << GB_COLL_BROADCAST));
+  ck_assert_uint_eq(o.dtypes, (1u << GB_COLL_BF16) | (1u << GB_COLL_FP16));
+  ck_assert_uint_eq(o.placements, 1);
+  ck_assert_double_eq(o.timeout_s, 30.0);
+  ck_assert_str_eq(o.id_file, "/x/id");
+  ck_assert_int_eq(gb_coll_opts_parse("mp=launcher", &o), GB_OK);
+  ck_assert_int_eq(o.mp, GB_COLL_MP_LAUNCHER);
+  /* errors */
+  const char *bad[] = {"collective.bogus=1", "factor=1", "colls=all_reduce:foo", "max=8,min=16", "mp",
+                       "mp=-2",              "ops=0",    "min=0",                "timeout=0",    "dtypes=",
+                       "=3"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    ck_assert_int_eq(gb_coll_opts_parse(bad[i], &o), GB_E_USAGE);
+    ck_assert(strlen(gb_errmsg()) > 0);
+  }
+  gb_coll_opts_parse("colls=all_reduce:foo", &o);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "\"foo\""));
+}
+END_TEST
+
+/* ---- inputs, expected values, the check ---- */
+
+START_TEST(test_input_values) {
+  int hist[9] = {0};
+  for (int r = 0; r < 8; r++)
+    for (uint64_t i = 0; i < 4000; i++) {
+      int v = gb_coll_input_value(r, i, 1234);
+      ck_assert(v != 0 && v >= -4 && v <= 4);
+      hist[v + 4]++;
+      ck_assert_int_eq(v, gb_coll_input_value(r, i, 1234)); /* deterministic */
+    }
+  /* 32000 draws over 8 values: each near 4000 */
+  for (int v = -4; v <= 4; v++)
+    if (v != 0) ck_assert(hist[v + 4] > 3500 && hist[v + 4] < 4500);
+  /* ranks and seeds give different data */
+  int same_rank = 0, same_seed = 0;
+  for (uint64_t i = 0; i < 1000; i++) {
+    same_rank += gb_coll_input_value(0, i, 1) == gb_coll_input_value(1, i, 1);
+    same_seed += gb_coll_input_value(0, i, 1) == gb_coll_input_value(0, i, 2);
+  }
+  ck_assert_int_lt(same_rank, 250); /* 1/8 expected by chance */
+  ck_assert_int_lt(same_seed, 250);
+}
+END_TEST
+
+START_TEST(test_expected) {
+  uint32_t seed = 99;
+  int v[3][20];
+  for (int q = 0; q < 3; q++)
+    for (int k = 0; k < 20; k++) v[q][k] = gb_coll_input_value(q, (uint64_t)k, seed);
+  ck_assert_int_eq(gb_coll_expected(GB_COLL_ALL_REDUCE, 1, 3, 20, 4, seed), v[0][4] + v[1][4] + v[2][4]);
+  /* reduce_scatter count 5: rank 1 element 2 is the sum of index 1*5+2 = 7 */
+  ck_assert_int_eq(gb_coll_expected(GB_COLL_REDUCE_SCATTER, 1, 3, 5, 2, seed), v[0][7] + v[1][7] + v[2][7]);
+  /* all_gather count 5: element 7 is rank 1's element 2 */
+  ck_assert_int_eq(gb_coll_expected(GB_COLL_ALL_GATHER, 0, 3, 5, 7, seed), v[1][2]);
+  ck_assert_int_eq(gb_coll_expected(GB_COLL_BROADCAST, 2, 3, 20, 11, seed), v[0][11]);
+}
+END_TEST
+
+START_TEST(test_conversions) {
+  ck_assert_uint_eq(gb_coll_f32_to_bf16(1.0f), 0x3f80);
+  ck_assert_uint_eq(gb_coll_f32_to_bf16(-2.0f), 0xc000);
+  ck_assert_uint_eq(gb_coll_f32_to_f16(1.0f), 0x3c00);
+  ck_assert_uint_eq(gb_coll_f32_to_f16(-2.0f), 0xc000);
+  ck_assert_uint_eq(gb_coll_f32_to_f16(65504.0f), 0x7bff);
+  ck_assert_uint_eq(gb_coll_f32_to_f16(65536.0f), 0x7c00);   /* overflow to inf */
+  ck_assert_uint_eq(gb_coll_f32_to_f16(NAN), 0x7e00);
+  ck_assert_uint_eq(gb_coll_f32_to_f16(5.9604645e-8f), 0x0001); /* 2^-24, the smallest subnormal */
+  ck_assert_uint_eq(gb_coll_f32_to_f16(2049.0f), 0x6800);    /* tie: 2048 (even) */
+  ck_assert_uint_eq(gb_coll_f32_to_f16(2051.0f), 0x6802);    /* tie: 2052 (even) */
+  ck_assert_uint_eq(gb_coll_f32_to_bf16(257.0f), 0x4380);    /* tie: 256 */
+  ck_assert(isnan(gb_coll_bf16_to_f32(gb_coll_f32_to_bf16(NAN))));
+  ck_assert(isnan(gb_coll_f16_to_f32(0x7e00)));
+  ck_assert_float_eq(gb_coll_f16_to_f32(0x0001), 5.9604645e-8f);
+  /* every integer a sum of up to 64 ranks can reach (|x| <= 256) is exact in both */
+  for (int x = -256; x <= 256; x++) {
+    ck_assert_float_eq(gb_coll_bf16_to_f32(gb_coll_f32_to_bf16((float)x)), (float)x);
+    ck_assert_float_eq(gb_coll_f16_to_f32(gb_coll_f32_to_f16((float)x)), (float)x);
+  }
+}
+END_TEST
+
+static float load(const void *b, int64_t i, gb_coll_dtype t) {
+  if (t == GB_COLL_FP32) return ((const float *)b)[i];
+  uint16_t h = ((const uint16_t *)b)[i];
+  return t == GB_COLL_BF16 ? gb_coll_bf16_to_f32(h) : gb_coll_f16_to_f32(h);
+}
+
+static void store(void *b, int64_t i, gb_coll_dtype t, float v) {
+  if (t == GB_COLL_FP32) ((float *)b)[i] = v;
+  else if (t == GB_COLL_BF16) ((uint16_t *)b)[i] = gb_coll_f32_to_bf16(v);
+  else ((uint16_t *)b)[i] = gb_coll_f32_to_f16(v);
+}
+
+/* Simulates each collective on the host from the per-rank inputs, checks
+ * that the result has no wrong element, then corrupts it. */
+START_TEST(test_check_catches_corruption) {
+  gb_coll_dtype t = (gb_coll_dtype)_i;
+  const int n = 4;
+  const int64_t count = 300;
+  const uint32_t seed = 7;
+  const int me = 2;
+  void *in[4], *out = malloc((size_t)(n * count) * 4);
+  for (int q = 0; q < n; q++) {
+    in[q] = malloc((size_t)(n * count) * 4);
+    gb_coll_fill_host(in[q], n * count, t, q, 0, seed);
+  }
+  for (int c = 0; c < GB_COLL_COUNT; c++) {
+    int64_t elems = c == GB_COLL_ALL_GATHER ? n * count : count;
+    for (int64_t k = 0; k < elems; k++) {
+      float v = 0;
+      if (c == GB_COLL_ALL_REDUCE)
+        for (int q = 0; q < n; q++) v += load(in[q], k, t);
+      else if (c == GB_COLL_REDUCE_SCATTER)
+        for (int q = 0; q < n; q++) v += load(in[q], me * count + k, t);
+      else if (c == GB_COLL_ALL_GATHER) v = load(in[k / count], k % count, t);
+      else v = load(in[0], k, t);
+      store(out, k, t, v);
+    }
+    ck_assert_uint_eq(gb_coll_count_wrong_host((gb_coll)c, t, me, n, count, seed, out, elems), 0);
+    ck_assert_int_eq(gb_coll_status_of(0), GB_STATUS_OK);
+    /* one element off by one, one left unwritten (NaN poison), one sign flipped */
+    store(out, 17, t, load(out, 17, t) + 1.0f);
+    store(out, 18, t, NAN);
+    store(out, elems - 1, t, load(out, elems - 1, t) == 0 ? 1.0f : -load(out, elems - 1, t));
+    uint64_t wrong = gb_coll_count_wrong_host((gb_coll)c, t, me, n, count, seed, out, elems);
+    ck_assert_uint_eq(wrong, 3);
+    ck_assert_int_eq(gb_coll_status_of(wrong), GB_STATUS_INVALID);
+    /* the wrong rank's view of a correct reduce_scatter is wrong too */
+    if (c == GB_COLL_REDUCE_SCATTER) {
+      store(out, 17, t, load(out, 17, t) - 1.0f);
+      ck_assert_uint_gt(gb_coll_count_wrong_host((gb_coll)c, t, me + 1, n, count, seed, out, elems), count / 2);
+    }
+  }
+  for (int q = 0; q < n; q++) free(in[q]);
+  free(out);
+}
+END_TEST
+
+/* ---- the end-of-run table ---- */
+
+START_TEST(test_summary) {
+  gb_row rows[6];
+  const char *metrics[3] = {"time_us", "algbw_gbps", "busbw_gbps"};
+  double values[2][3] = {{509.0, 2109.5, 0.0}, {20.0, 52.4, 104.8}};
+  int gpus[2] = {1, 2};
+  for (int p = 0; p < 2; p++)
+    for (int m = 0; m < 3; m++) {
+      gb_row *r = &rows[p * 3 + m];
+      *r = gb_row_empty();
+      r->benchmark = "collective";
+      r->case_name = "all_reduce_outofplace";
+      r->dtype = "fp32";
+      r->bytes = p == 0 ? (int64_t)1 << 30 : (int64_t)1 << 20;
+      r->gpu_count = gpus[p];
+      r->metric = metrics[m];
+      r->value = values[p][m];
+      r->status = GB_STATUS_OK;
+    }
+  char *text = NULL;
+  size_t len = 0;
+  FILE *fp = open_memstream(&text, &len);
+  gb_coll_summary_print(rows, 6, fp);
+  fclose(fp);
+  ck_assert_ptr_nonnull(strstr(text, "busbw GB/s"));
+  ck_assert_ptr_nonnull(strstr(text, "1 GiB"));
+  ck_assert_ptr_nonnull(strstr(text, "2109.50"));
+  ck_assert_ptr_nonnull(strstr(text, "104.80"));
+  ck_assert_ptr_nonnull(strstr(text, "busbw is 0 on one GPU by definition"));
+  free(text);
+  text = NULL;
+  fp = open_memstream(&text, &len);
+  gb_coll_summary_print(rows, 0, fp);
+  fclose(fp);
+  ck_assert_uint_eq(len, 0);
+  free(text);
+}
+END_TEST
+
+/* ---- bootstrap ---- */
+
+START_TEST(test_hex) {
+  unsigned char id[128], back[128];
+  for (int i = 0; i < 128; i++) id[i] = (unsigned char)(i * 37 + 11);
+  char hex[257];
+  ck_assert_int_eq(gb_coll_hex_encode(id, 128, hex, sizeof hex), GB_OK);
+  ck_assert_uint_eq(strlen(hex), 256);
+  ck_assert_int_eq(strncmp(hex, "0b30", 4), 0); /* 11 = 0x0b, 48 = 0x30 */
+  ck_assert_int_eq(gb_coll_hex_decode(hex, back, 128, "test"), GB_OK);
+  ck_assert_mem_eq(id, back, 128);
+  unsigned char two[2];
+  ck_assert_int_eq(gb_coll_hex_decode("AbC0", two, 2, "x"), GB_OK);
+  ck_assert_uint_eq(two[0], 0xab);
+  ck_assert_uint_eq(two[1], 0xc0);
+  ck_assert_int_eq(gb_coll_hex_decode("abc", two, 2, "VAR"), GB_E_INPUT);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "VAR: 3 hex digits, expected 4"));
+  ck_assert_int_eq(gb_coll_hex_decode("ab0g", two, 2, "VAR"), GB_E_INPUT);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "character 4"));
+  ck_assert_int_eq(gb_coll_hex_encode(id, 128, hex, 256), GB_E_INTERNAL);
+}
+END_TEST
+
+static void make_id(unsigned char *id, int salt) {
+  for (int i = 0; i < 128; i++) id[i] = (unsigned char)(i * 31 + salt);
+}
+
+START_TEST(test_id_file) {
+  const char *dir = gb_test_tmpdir();
+  char path[600], bad[600];
+  snprintf(path, sizeof path, "%s/id", dir);
+  unsigned char id[128], back[128];
+  make_id(id, 5);
+  ck_assert_int_eq(gb_coll_id_write(path, id, 128), GB_OK);
+  ck_assert_int_eq(gb_coll_id_read_wait(path, back, 128, 1.0), GB_OK);
+  ck_assert_mem_eq(id, back, 128);
+  size_t len;
+  char *text = gb_test_slurp(path, &len);
+  ck_assert_uint_eq(len, strlen("gpubench-nccl-id 1 ") + 256 + 1);
+  ck_assert_int_eq(strncmp(text, "gpubench-nccl-id 1 ", 19), 0);
+  free(text);
+  /* malformed files are input errors, at once */
+  snprintf(bad, sizeof bad, "%s/bad", dir);
+  ck_assert_int_eq(gb_test_write(bad, "hello\n", 6), 0);
+  ck_assert_int_eq(gb_coll_id_read_wait(bad, back, 128, 5.0), GB_E_INPUT);
+  /* a missing file times out with a message naming the path */
+  snprintf(bad, sizeof bad, "%s/never", dir);
+  struct timespec a, b;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  ck_assert_int_eq(gb_coll_id_read_wait(bad, back, 128, 0.2), GB_E_IO);
+  clock_gettime(CLOCK_MONOTONIC, &b);
+  double waited = (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) * 1e-9;
+  ck_assert(waited >= 0.2 && waited < 2.0);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), bad));
+}
+END_TEST
+
+/* Four readers start first and wait; the writer publishes the id 100 ms
+ * later; each reader must get exactly the id. */
+START_TEST(test_id_exchange_processes) {
+  const char *dir = gb_test_tmpdir();
+  char path[600];
+  snprintf(path, sizeof path, "%s/nccl-id", dir);
+  unsigned char id[128];
+  make_id(id, 77);
+  pid_t kids[4];
+  for (int k = 0; k < 4; k++) {
+    kids[k] = fork();
+    ck_assert_int_ge(kids[k], 0);
+    if (kids[k] == 0) {
+      unsigned char got[128];
+      if (gb_coll_id_read_wait(path, got, 128, 20.0) != GB_OK) _exit(2);
+      _exit(memcmp(got, id, 128) == 0 ? 0 : 3);
+    }
+  }
+  struct timespec ts = {0, 100000000};
+  nanosleep(&ts, NULL);
+  ck_assert_int_eq(gb_coll_id_write(path, id, 128), GB_OK);
+  for (int k = 0; k < 4; k++) {
+    int status;
+    ck_assert_int_eq(waitpid(kids[k], &status, 0), kids[k]);
+    ck_assert(WIFEXITED(status));
+    ck_assert_int_eq(WEXITSTATUS(status), 0);
+  }
+}
+END_TEST
+
+START_TEST(test_launch_resolve) {
+  gb_coll_opts o = gb_coll_opts_default(), launcher = o, three = o;
+  launcher.mp = GB_COLL_MP_LAUNCHER;
+  three.mp = 3;
+  gb_coll_launch l;
+  char *none[] = {"HOME=/root", NULL};
+  ck_assert_int_eq(gb_coll_launch_resolve(&o, none, &l), GB_OK);
+  ck_assert_int_eq(l.mode, GB_COLL_MODE_SINGLE);
+  ck_assert_int_eq(gb_coll_launch_resolve(&three, none, &l), GB_OK);
+  ck_assert_int_eq(l.mode, GB_COLL_MODE_SELF_LAUNCH);
+  ck_assert_int_eq(l.world, 3);
+  ck_assert_int_eq(l.rank, 0);
+  /* our own variables win, whatever mp says */
+  char *ours[] = {"GPUBENCH_RANK=2", "GPUBENCH_WORLD_SIZE=4", "GPUBENCH_LOCAL_RANK=1",
+                  "GPUBENCH_NCCL_ID_FILE=/tmp/idf", "SLURM_PROCID=0", "SLURM_NTASKS=8", NULL};
+  ck_assert_int_eq(gb_coll_launch_resolve(&three, ours, &l), GB_OK);
+  ck_assert_int_eq(l.mode, GB_COLL_MODE_LAUNCHED);
+  ck_assert_int_eq(l.rank, 2);
+  ck_assert_int_eq(l.world, 4);
+  ck_assert_int_eq(l.local_rank, 1);
+  ck_assert_str_eq(l.id_file, "/tmp/idf");
+  ck_assert_str_eq(l.source, "GPUBENCH");
+  /* Slurm's variables are read only with mp=launcher (a batch script's SLURM_PROCID must not
+   * turn a plain run into rank 0 of 8) */
+  char *slurm[] = {"SLURM_PROCID=5", "SLURM_NTASKS=8", "SLURM_LOCALID=1", "SLURM_JOB_ID=77", "SLURM_STEP_ID=3", NULL};
+  ck_assert_int_eq(gb_coll_launch_resolve(&o, slurm, &l), GB_OK);
+  ck_assert_int_eq(l.mode, GB_COLL_MODE_SINGLE);
+  ck_assert_int_eq(gb_coll_launch_resolve(&launcher, slurm, &l), GB_OK);
+  ck_assert_int_eq(l.mode, GB_COLL_MODE_LAUNCHED);
+  ck_assert_int_eq(l.rank, 5);
+  ck_assert_int_eq(l.world, 8);
+  ck_assert_int_eq(l.local_rank, 1);
+  ck_assert_str_eq(l.id_file, "gpubench-nccl-id.77.3");
+  ck_assert_str_eq(l.source, "SLURM");
+  /* the id file option beats the Slurm default */
+  gb_coll_opts withfile = launcher;
+  strcpy(withfile.id_file, "/shared/id");
+  ck_assert_int_eq(gb_coll_launch_resolve(&withfile, slurm, &l), GB_OK);
+  ck_assert_str_eq(l.id_file, "/shared/id");
+  /* Open MPI, id in hex */
+  char *ompi[] = {"OMPI_COMM_WORLD_RANK=1", "OMPI_COMM_WORLD_SIZE=2", "OMPI_COMM_WORLD_LOCAL_RANK=1",
+                  "GPUBENCH_NCCL_ID=00ff", NULL};
+  ck_assert_int_eq(gb_coll_launch_resolve(&launcher, ompi, &l), GB_OK);
+  ck_assert_int_eq(l.rank, 1);
+  ck_assert_int_eq(l.world, 2);
+  ck_assert_str_eq(l.source, "OMPI");
+  ck_assert_str_eq(l.id_hex, "00ff");
+  ck_assert_str_eq(l.id_file, "");
+  /* errors */
+  ck_assert_int_eq(gb_coll_launch_resolve(&launcher, none, &l), GB_E_USAGE);
+  char *rank_only[] = {"GPUBENCH_RANK=0", NULL};
+  ck_assert_int_eq(gb_coll_launch_resolve(&o, rank_only, &l), GB_E_USAGE);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "GPUBENCH_WORLD_SIZE"));
+  char *too_high[] = {"GPUBENCH_RANK=4", "GPUBENCH_WORLD_SIZE=4", "GPUBENCH_NCCL_ID_FILE=/x", NULL};
+  ck_assert_int_eq(gb_coll_launch_resolve(&o, too_high, &l), GB_E_USAGE);
+  char *not_num[] = {"GPUBENCH_RANK=one", "GPUBENCH_WORLD_SIZE=4", NULL};
+  ck_assert_int_eq(gb_coll_launch_resolve(&o, not_num, &l), GB_E_USAGE);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "GPUBENCH_RANK=\"one\""));
+  char *no_id[] = {"GPUBENCH_RANK=1", "GPUBENCH_WORLD_SIZE=2", NULL};
+  ck_assert_int_eq(gb_coll_launch_resolve(&o, no_id, &l), GB_E_USAGE);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "GPUBENCH_NCCL_ID_FILE"));
+}
+END_TEST
+
+START_TEST(test_rank_device) {
+  int devs[] = {4, 5, 6}, one[] = {7}, d = -1;
+  ck_assert_int_eq(gb_coll_rank_device(devs, 3, 1, &d), GB_OK);
+  ck_assert_int_eq(d, 5);
+  ck_assert_int_eq(gb_coll_rank_device(devs, 3, 3, &d), GB_E_USAGE);
+  ck_assert_int_eq(gb_coll_rank_device(one, 1, 5, &d), GB_OK); /* one visible GPU per rank */
+  ck_assert_int_eq(d, 7);
+}
+END_TEST
+
+START_TEST(test_child_argv_env) {
+  char store[1024], *argv[16];
+  ck_assert_int_eq(gb_coll_child_argv("/opt/gpubench", 3, "/tmp/d/rank3.csv", store, sizeof store, argv, 16), GB_OK);
+  const char *want[] = {"/opt/gpubench", "run", "--bench", "collective", "--devices", "3", "--out", "/tmp/d/rank3.csv"};
+  for (int i = 0; i < 8; i++) ck_assert_str_eq(argv[i], want[i]);
+  ck_assert_ptr_null(argv[8]);
+  ck_assert_int_eq(gb_coll_child_argv("/opt/gpubench", 3, "/x", store, 8, argv, 16), GB_E_INTERNAL);
+  char *env[] = {"PATH=/bin", "GPUBENCH_RANK=9", "GPUBENCH_NCCL_ID=ab", "NCCL_NVLS_ENABLE=0", NULL};
+  char **child = gb_coll_child_env(env, 2, 4, "/tmp/d/nccl-id");
+  ck_assert_ptr_nonnull(child);
+  ck_assert_str_eq(gb_coll_env_get(child, "PATH"), "/bin");
+  ck_assert_str_eq(gb_coll_env_get(child, "NCCL_NVLS_ENABLE"), "0"); /* NCCL's environment passes unchanged */
+  ck_assert_str_eq(gb_coll_env_get(child, "GPUBENCH_RANK"), "2");
+  ck_assert_str_eq(gb_coll_env_get(child, "GPUBENCH_WORLD_SIZE"), "4");
+  ck_assert_str_eq(gb_coll_env_get(child, "GPUBENCH_LOCAL_RANK"), "2");
+  ck_assert_str_eq(gb_coll_env_get(child, "GPUBENCH_NCCL_ID_FILE"), "/tmp/d/nccl-id");
+  ck_assert_ptr_null(gb_coll_env_get(child, "GPUBENCH_NCCL_ID"));
+  int n = 0, ranks = 0;
+  for (char **e = child; *e; e++, n++) ranks += strncmp(*e, "GPUBENCH_RANK=", 14) == 0;
+  ck_assert_int_eq(n, 6); /* PATH, NCCL_NVLS_ENABLE + 4 */
+  ck_assert_int_eq(ranks, 1);
+  gb_coll_env_free(child);
+}
+END_TEST
+
+/* The child side of test_spawn_ranks: this binary started by gb_coll_spawn
+ * with gb_coll_child_env; it resolves its rank as the benchmark does, reads
+ * the id and prints "rank world hex". */
+static int child_main(void) {
+  gb_coll_opts o = gb_coll_opts_default();
+  gb_coll_launch l;
+  if (gb_coll_launch_resolve(&o, environ, &l) != GB_OK || l.mode != GB_COLL_MODE_LAUNCHED) {
+    printf("resolve: %s\n", gb_errmsg());
+    return 2;
+  }
+  unsigned char id[128];
+  if (gb_coll_id_read_wait(l.id_file, id, 128, 20.0) != GB_OK) {
+    printf("read: %s\n", gb_errmsg());
+    return 3;
+  }
+  char hex[257];
+  gb_coll_hex_encode(id, 128, hex, sizeof hex);
+  printf("%d %d %d %s\n", l.rank, l.world, l.local_rank, hex);
+  return 0;
+}
+
+START_TEST(test_spawn_ranks) {
+  const char *dir = gb_test_tmpdir();
+  char idpath[600], exe[4096];
+  snprintf(idpath, sizeof idpath, "%s/nccl-id", dir);
+  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  ck_assert_int_gt(len, 0);
+  exe[len] = '\0';
+  unsigned char id[128];
+  make_id(id, 3);
+  char hex[257];
+  gb_coll_hex_encode(id, 128, hex, sizeof hex);
+  /* the ranks start before the id exists, as self-launched ranks may */
+  setenv("GB_COLL_TEST_CHILD", "1", 1);
+  const int world = 4;
+  pid_t pids[4];
+  char logs[4][700];
+  for (int r = 1; r < world; r++) {
+    snprintf(logs[r], sizeof logs[r], "%s/rank%d.log", dir, r);
+    char **env = gb_coll_child_env(environ, r, world, idpath);
+    char *argv[] = {exe, NULL};
+    ck_assert_int_eq(gb_coll_spawn(argv, env, logs[r], &pids[r]), GB_OK);
+    gb_coll_env_free(env);
+  }
+  unsetenv("GB_COLL_TEST_CHILD");
+  ck_assert_int_eq(gb_coll_id_write(idpath, id, 128), GB_OK);
+  for (int r = 1; r < world; r++) {
+    int status;
+    ck_assert_int_eq(gb_coll_wait_child(pids[r], 30.0, &status), GB_OK);
+    char *out = gb_test_slurp(logs[r], NULL);
+    ck_assert_ptr_nonnull(out);
+    char want[300];
+    snprintf(want, sizeof want, "%d %d %d %s\n", r, world, r, hex);
+    ck_assert_str_eq(out, want);
+    ck_assert(WIFEXITED(status));
+    ck_assert_int_eq(WEXITSTATUS(status), 0);
+    free(out);
+  }
+  /* a program that does not exist, and a child that outlives the wait */
+  char *missing[] = {"/nonexistent/gpubench", NULL};
+  pid_t pid;
+  char log[700];
+  snprintf(log, sizeof log, "%s/missing.log", dir);
+  gb_err e = gb_coll_spawn(missing, environ, log, &pid);
+  if (e == GB_OK) { /* glibc may report exec failure as exit status 127 */
+    int status;
+    ck_assert_int_eq(gb_coll_wait_child(pid, 10.0, &status), GB_OK);
+    ck_assert_int_eq(WEXITSTATUS(status), 127);
+  }
+  char *sleeper[] = {"/bin/sleep", "5", NULL};
+  ck_assert_int_eq(gb_coll_spawn(sleeper, environ, log, &pid), GB_OK);
+  int status;
+  ck_assert_int_eq(gb_coll_wait_child(pid, 0.1, &status), GB_E_IO);
+  kill(pid, SIGKILL);
+  ck_assert_int_eq(gb_coll_wait_child(pid, 10.0, &status), GB_OK);
+  ck_assert(WIFSIGNALED(status));
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("collective");
+  TCase *acc = tcase_create("accounting");
+  tcase_add_loop_test(acc, test_busbw_factor, 0, (int)(sizeof k_factors / sizeof k_factors[0]));
+  tcase_add_test(acc, test_bytes_and_bw);
+  tcase_add_test(acc, test_names);
+  suite_add_tcase(s, acc);
+  TCase *plan = tcase_create("plan");
+  tcase_add_test(plan, test_size_sweep);
+  tcase_add_test(plan, test_gpu_counts);
+  tcase_add_test(plan, test_plan);
+  tcase_add_test(plan, test_opts);
+  tcase_add_test(plan, test_summary);
+  suite_add_tcase(s, plan);
+  TCase *check = tcase_create("check");
+  tcase_add_test(check, test_input_values);
+  tcase_add_test(check, test_expected);
+  tcase_add_test(check, test_conversions);
+  tcase_add_loop_test(check, test_check_catches_corruption, 0, GB_COLL_DTYPE_COUNT);
+  suite_add_tcase(s, check);
+  TCase *boot = tcase_create("bootstrap");
+  tcase_set_timeout(boot, 60);
+  tcase_add_test(boot, test_hex);
+  tcase_add_test(boot, test_id_file);
+  tcase_add_test(boot, test_id_exchange_processes);
+  tcase_add_test(boot, test_launch_resolve);
+  tcase_add_test(boot, test_rank_device);
+  tcase_add_test(boot, test_child_argv_env);
+  tcase_add_test(boot, test_spawn_ranks);
+  suite_add_tcase(s, boot);
+  return s;
+}
+
+int main(void) {
+  if (getenv("GB_COLL_TEST_CHILD")) return child_main();
+  return gb_test_run_suite(suite());
+}

@@ -1,0 +1,234 @@
+/* GPU tests of the collective benchmark: the check kernels against their
+ * host twins (a corrupted buffer is counted), one-GPU all_reduce rows (ok,
+ * busbw 0 by definition), the multi-process path with one rank (mp=1), and
+ * on a machine with two or more GPUs every collective over 2 GPUs in one
+ * process and `gpubench run --opt mp=2` end to end. Exit 77 without a GPU. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench_collective.h"
+#include "gb_bench.h"
+#include "gb_cuda.h"
+#include "gb_nvrtc.h"
+#include "testutil_gpu.h"
+
+extern const gb_bench gb_bench_collective;
+extern char **environ;
+
+static gb_system_info g_sys;
+
+START_TEST(test_kernels_match_host) {
+  ck_assert_int_eq(cudaSetDevice(0), cudaSuccess);
+  gb_module mod;
+  ck_assert_msg(gb_module_load("collective_check.cu", NULL, 0, &mod) == GB_OK, "%s", gb_errmsg());
+  cudaKernel_t kfill, kcheck;
+  ck_assert_int_eq(gb_module_kernel(&mod, "coll_fill", &kfill), GB_OK);
+  ck_assert_int_eq(gb_module_kernel(&mod, "coll_check", &kcheck), GB_OK);
+  const int64_t count = 10000;
+  const int n = 4;
+  void *dbuf;
+  unsigned long long *dwrong;
+  ck_assert_int_eq(cudaMalloc(&dbuf, (size_t)count * 4), cudaSuccess);
+  ck_assert_int_eq(cudaMalloc((void **)&dwrong, 8), cudaSuccess);
+  void *host = malloc((size_t)count * 4), *want = malloc((size_t)count * 4);
+  for (int t = 0; t < GB_COLL_DTYPE_COUNT; t++) {
+    int ts = gb_coll_dtype_size((gb_coll_dtype)t);
+    /* the fill kernel writes what gb_coll_fill_host writes */
+    unsigned long long nn = (unsigned long long)count, first = 5;
+    int dtype = t, rank = 3, poison = 0;
+    unsigned int seed = 42;
+    void *fargs[] = {&dbuf, &nn, &dtype, &rank, &first, &seed, &poison};
+    ck_assert_int_eq(cudaLaunchKernel((const void *)kfill, gb_dim1(64), gb_dim1(256), fargs, 0, 0), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpy(host, dbuf, (size_t)count * ts, cudaMemcpyDeviceToHost), cudaSuccess);
+    gb_coll_fill_host(want, count, (gb_coll_dtype)t, 3, 5, 42);
+    ck_assert_mem_eq(host, want, (size_t)count * ts);
+    /* a correct all_reduce result with two corrupted elements: the kernel and the host both count 2 */
+    for (int64_t k = 0; k < count; k++) {
+      float v = (float)gb_coll_expected(GB_COLL_ALL_REDUCE, 1, n, count, (uint64_t)k, 42);
+      if (k == 10 || k == 9999) v += 1.0f;
+      if (t == GB_COLL_FP32) ((float *)host)[k] = v;
+      else if (t == GB_COLL_BF16) ((uint16_t *)host)[k] = gb_coll_f32_to_bf16(v);
+      else ((uint16_t *)host)[k] = gb_coll_f32_to_f16(v);
+    }
+    ck_assert_uint_eq(gb_coll_count_wrong_host(GB_COLL_ALL_REDUCE, (gb_coll_dtype)t, 1, n, count, 42, host, count), 2);
+    ck_assert_int_eq(cudaMemcpy(dbuf, host, (size_t)count * ts, cudaMemcpyHostToDevice), cudaSuccess);
+    ck_assert_int_eq(cudaMemset(dwrong, 0, 8), cudaSuccess);
+    int coll = GB_COLL_ALL_REDUCE, crank = 1, nranks = n;
+    unsigned long long ccount = (unsigned long long)count;
+    void *cargs[] = {&dbuf, &nn, &dtype, &coll, &crank, &nranks, &ccount, &seed, &dwrong};
+    ck_assert_int_eq(cudaLaunchKernel((const void *)kcheck, gb_dim1(64), gb_dim1(256), cargs, 0, 0), cudaSuccess);
+    unsigned long long wrong = 0;
+    ck_assert_int_eq(cudaMemcpy(&wrong, dwrong, 8, cudaMemcpyDeviceToHost), cudaSuccess);
+    ck_assert_uint_eq(wrong, 2);
+    /* a poisoned (never written) buffer: every element wrong */
+    poison = 1;
+    ck_assert_int_eq(cudaLaunchKernel((const void *)kfill, gb_dim1(64), gb_dim1(256), fargs, 0, 0), cudaSuccess);
+    ck_assert_int_eq(cudaMemset(dwrong, 0, 8), cudaSuccess);
+    ck_assert_int_eq(cudaLaunchKernel((const void *)kcheck, gb_dim1(64), gb_dim1(256), cargs, 0, 0), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpy(&wrong, dwrong, 8, cudaMemcpyDeviceToHost), cudaSuccess);
+    ck_assert_uint_eq(wrong, (unsigned long long)count);
+  }
+  free(host);
+  free(want);
+  cudaFree(dbuf);
+  cudaFree(dwrong);
+  gb_module_unload(&mod);
+}
+END_TEST
+
+/* Plans, sets up and runs every case of the collective benchmark with the
+ * given devices and options; returns the rows (caller frees). */
+static gb_rowset run_bench(const int *devs, int ndev, const char *opts, gb_profile profile, size_t *ncases) {
+  gb_run_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.profile = profile;
+  for (int i = 0; i < ndev; i++) cfg.devices[i] = devs[i];
+  cfg.ndevices = ndev;
+  cfg.warmup = -1;
+  cfg.iters = 3;
+  cfg.repeat = 1;
+  cfg.bench_opts = opts;
+  gb_run_ctx ctx = {.sys = &g_sys, .cfg = &cfg, .dev = &g_sys.dev[devs[0]], .state = NULL};
+  gb_case_list cases = {0};
+  ck_assert_msg(gb_bench_collective.plan(&ctx, &cases) == GB_OK, "%s", gb_errmsg());
+  ck_assert_msg(gb_bench_collective.setup(&ctx) == GB_OK, "%s", gb_errmsg());
+  gb_rowset rows = {0};
+  for (size_t i = 0; i < cases.n; i++) {
+    gb_err e = gb_bench_collective.run(&ctx, &cases.v[i], &rows);
+    ck_assert_msg(e == GB_OK, "%s: %s", cases.v[i].name, gb_errmsg());
+  }
+  gb_bench_collective.teardown(&ctx);
+  *ncases = cases.n;
+  gb_case_list_free(&cases);
+  return rows;
+}
+
+static void assert_rows_ok(const gb_rowset *rows, size_t ncases, const char *case_suffix) {
+  ck_assert_uint_eq(rows->n, 3 * ncases);
+  for (size_t i = 0; i < rows->n; i++) {
+    const gb_row *r = &rows->v[i];
+    ck_assert_msg(r->status == GB_STATUS_OK, "%s %s %lld B: %s", r->case_name, r->metric, (long long)r->bytes,
+                  r->detail);
+    ck_assert_ptr_nonnull(strstr(r->case_name, case_suffix));
+    ck_assert_ptr_nonnull(strstr(r->detail, "check: 0 of"));
+    ck_assert_ptr_nonnull(strstr(r->detail, "NCCL "));
+    ck_assert(r->value >= 0 && isfinite(r->value));
+    ck_assert_int_eq(r->samples, 3);
+  }
+}
+
+START_TEST(test_one_gpu_all_reduce) {
+  int dev0[] = {0};
+  size_t ncases;
+  gb_rowset rows = run_bench(dev0, 1, "colls=all_reduce,dtypes=fp32:bf16,max=64M,ops=5", GB_PROFILE_QUICK, &ncases);
+  /* fp32: 8 B .. 64 MiB = 24 sizes x 2 placements; bf16: 64 KiB, 16 MiB, 64 MiB out-of-place */
+  ck_assert_uint_eq(ncases, 24 * 2 + 3);
+  assert_rows_ok(&rows, ncases, "all_reduce_");
+  for (size_t i = 0; i < rows.n; i++) {
+    const gb_row *r = &rows.v[i];
+    ck_assert_int_eq(r->gpu_count, 1);
+    if (strcmp(r->metric, "busbw_gbps") == 0) {
+      ck_assert_double_eq(r->value, 0.0);
+      ck_assert_ptr_nonnull(strstr(r->detail, "busbw is 0 on one GPU by definition"));
+    }
+    if (strcmp(r->metric, "algbw_gbps") == 0) ck_assert_double_gt(r->value, 0.0);
+    if (strcmp(r->metric, "algbw_gbps") == 0 && r->bytes == (64 << 20) && strstr(r->case_name, "outofplace"))
+      printf("1 GPU all_reduce %s 64 MiB out-of-place: algbw %.1f GB/s\n", r->dtype, r->value);
+  }
+  gb_coll_summary_print(rows.v, rows.n, stdout);
+  gb_rowset_free(&rows);
+}
+END_TEST
+
+/* The multi-process path (unique id file, ncclCommInitRank on a thread,
+ * rank 0 broadcasting each case) with a world of one. */
+START_TEST(test_mp_one_rank) {
+  int dev0[] = {0};
+  size_t ncases;
+  gb_rowset rows = run_bench(dev0, 1, "mp=1,colls=all_reduce:all_gather:broadcast,dtypes=fp16,max=1M,ops=3",
+                             GB_PROFILE_FULL, &ncases);
+  ck_assert_uint_eq(ncases, 3 * 18 * 2); /* 8 B .. 1 MiB = 18 sizes */
+  assert_rows_ok(&rows, ncases, "_mp");
+  gb_rowset_free(&rows);
+}
+END_TEST
+
+START_TEST(test_two_gpus_every_collective) {
+  if (g_sys.ndev < 2) {
+    printf("test_two_gpus_every_collective: one GPU, nothing to do\n");
+    return;
+  }
+  int devs[] = {0, 1};
+  size_t ncases;
+  gb_rowset rows = run_bench(devs, 2, "max=4M,ops=5", GB_PROFILE_FULL, &ncases);
+  assert_rows_ok(&rows, ncases, "_");
+  for (size_t i = 0; i < rows.n; i++)
+    if (rows.v[i].gpu_count == 2 && strcmp(rows.v[i].metric, "busbw_gbps") == 0) ck_assert_double_gt(rows.v[i].value, 0);
+  gb_rowset_free(&rows);
+}
+END_TEST
+
+/* gpubench run --opt mp=2: rank 0 starts rank 1 itself; only rank 0 writes rows. */
+START_TEST(test_two_processes_end_to_end) {
+  if (g_sys.ndev < 2) {
+    printf("test_two_processes_end_to_end: one GPU, nothing to do\n");
+    return;
+  }
+  const char *dir = gb_test_tmpdir();
+  /* gpubench beside the tests' folder (build/ and .devbuild/ both hold tests/ and gpubench) */
+  char exe[4200], self[4096], out[700], log[700];
+  ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+  ck_assert_int_gt(len, 0);
+  self[len] = '\0';
+  char *slash = strrchr(self, '/');
+  *slash = '\0';
+  snprintf(exe, sizeof exe, "%s/../gpubench", self);
+  if (access(exe, X_OK) != 0) snprintf(exe, sizeof exe, "%s/gpubench", GB_BINARY_DIR);
+  snprintf(out, sizeof out, "%s/mp.csv", dir);
+  snprintf(log, sizeof log, "%s/mp.log", dir);
+  char *argv[] = {exe, "run", "--bench", "collective", "--devices", "0,1", "--iters", "3", "--out", out, "--opt",
+                  "mp=2,dtypes=bf16,max=16M", NULL};
+  pid_t pid;
+  ck_assert_int_eq(gb_coll_spawn(argv, environ, log, &pid), GB_OK);
+  int status;
+  ck_assert_int_eq(gb_coll_wait_child(pid, 300.0, &status), GB_OK);
+  char *text = gb_test_slurp(log, NULL);
+  ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "gpubench failed:\n%s", text ? text : "");
+  free(text);
+  gb_results res = {0};
+  ck_assert_int_eq(gb_results_read(out, &res), GB_OK);
+  ck_assert_uint_gt(res.nrows, 0);
+  for (size_t i = 0; i < res.nrows; i++) {
+    ck_assert_int_eq(res.rows[i].status, GB_STATUS_OK);
+    ck_assert_int_eq(res.rows[i].gpu_count, 2);
+    ck_assert_ptr_nonnull(strstr(res.rows[i].case_name, "_mp"));
+  }
+  gb_results_free(&res);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("collective_gpu");
+  TCase *tc = tcase_create("gpu");
+  tcase_set_timeout(tc, 600);
+  tcase_add_test(tc, test_kernels_match_host);
+  tcase_add_test(tc, test_one_gpu_all_reduce);
+  tcase_add_test(tc, test_mp_one_rank);
+  tcase_add_test(tc, test_two_gpus_every_collective);
+  tcase_add_test(tc, test_two_processes_end_to_end);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) == cudaSuccess && n > 0 && gb_system_query(&g_sys) != GB_OK) {
+    fprintf(stderr, "gb_system_query: %s\n", gb_errmsg());
+    return 1;
+  }
+  return gb_test_run_gpu_suite(suite());
+}

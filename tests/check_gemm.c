@@ -1,0 +1,443 @@
+/* Tests for the GEMM benchmark's pure parts (bench/bench_gemm.h) on the CPU:
+ * FLOP accounting, the precision table, shapes, check thresholds and the
+ * check decision on host arrays, the unsupported-precision decision, the
+ * timing plan, speedup rows and the end-of-run table. Hand-computed values
+ * carry their arithmetic in comments. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_gemm.h"
+#include "testutil.h"
+
+/* ---- FLOPs and the precision table ---- */
+
+START_TEST(test_flops) {
+  /* 2 * 8192^3 = 2 * 549755813888 = 1099511627776 */
+  ck_assert_double_eq(gb_gemm_flops(8192, 8192, 8192), 1099511627776.0);
+  /* 2 * 4096 * 14336 * 4096 = 2 * 240518168576 = 481036337152 */
+  ck_assert_double_eq(gb_gemm_flops(4096, 14336, 4096), 481036337152.0);
+  /* decode: 2 * 1 * 14336 * 4096 = 117440512 */
+  ck_assert_double_eq(gb_gemm_flops(1, 14336, 4096), 117440512.0);
+  /* 2 * 16384 * 28672 * 8192 = 7696581394432 (no int overflow on the way) */
+  ck_assert_double_eq(gb_gemm_flops(16384, 28672, 8192), 7696581394432.0);
+}
+END_TEST
+
+START_TEST(test_prec_table) {
+  size_t n;
+  const gb_gemm_prec *p = gb_gemm_precs(&n);
+  ck_assert_uint_eq(n, 11);
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = i + 1; j < n; j++) ck_assert_str_ne(p[i].name, p[j].name);
+
+  const gb_gemm_prec *fp32 = gb_gemm_prec_find("fp32"), *tf32 = gb_gemm_prec_find("tf32");
+  ck_assert_ptr_nonnull(fp32);
+  ck_assert_ptr_nonnull(tf32);
+  /* fp32 is plain fp32: never the TF32 compute type, never labelled tf32 */
+  ck_assert_int_eq(fp32->compute, CUBLAS_COMPUTE_32F);
+  ck_assert_str_eq(fp32->dtype, "fp32");
+  ck_assert_int_eq(tf32->compute, CUBLAS_COMPUTE_32F_FAST_TF32);
+  ck_assert_str_eq(tf32->dtype, "tf32");
+
+  const gb_gemm_prec *h16 = gb_gemm_prec_find("fp16acc16");
+  ck_assert_int_eq(h16->compute, CUBLAS_COMPUTE_16F);
+  ck_assert_int_eq(h16->scale_cuda, CUDA_R_16F);
+  ck_assert_int_eq(gb_gemm_prec_find("fp16")->compute, CUBLAS_COMPUTE_32F);
+  ck_assert_int_eq(gb_gemm_prec_find("bf16")->a_cuda, CUDA_R_16BF);
+  ck_assert_int_eq(gb_gemm_prec_find("fp64")->compute, CUBLAS_COMPUTE_64F);
+
+  /* fp8: both fast-accumulation settings, bf16 output, real scales */
+  const char *fp8[] = {"fp8e4m3_slowacc", "fp8e4m3_fastacc", "fp8e4m3xe5m2_slowacc", "fp8e4m3xe5m2_fastacc"};
+  for (int i = 0; i < 4; i++) {
+    const gb_gemm_prec *f = gb_gemm_prec_find(fp8[i]);
+    ck_assert_ptr_nonnull(f);
+    ck_assert(f->fp8);
+    ck_assert_int_eq(f->fast_accum, strstr(fp8[i], "_fastacc") ? 1 : 0);
+    ck_assert_int_eq(f->a_cuda, CUDA_R_8F_E4M3);
+    ck_assert_int_eq(f->b_cuda, strstr(fp8[i], "xe5m2") ? CUDA_R_8F_E5M2 : CUDA_R_8F_E4M3);
+    ck_assert_int_eq(f->d_cuda, CUDA_R_16BF);
+    ck_assert_str_eq(f->dtype, "fp8e4m3");
+    ck_assert_double_eq(f->scale_a, 0.25);
+    ck_assert_int_eq(f->min_cc, 89);
+  }
+
+  const gb_gemm_prec *i8 = gb_gemm_prec_find("int8");
+  ck_assert_int_eq(i8->compute, CUBLAS_COMPUTE_32I);
+  ck_assert_int_eq(i8->d_cuda, CUDA_R_32I);
+  ck_assert_str_eq(gb_gemm_metric(i8), "tops");
+  ck_assert_str_eq(gb_gemm_unit(i8), "TOP/s");
+  ck_assert_str_eq(gb_gemm_metric(fp32), "tflops");
+  ck_assert_str_eq(gb_gemm_unit(fp32), "TFLOP/s");
+  ck_assert_ptr_null(gb_gemm_prec_find("fp4"));
+
+  /* int8 range [-8, 8]: the largest |sum| 64 * 28672 = 1835008 fits int32 */
+  ck_assert_double_eq(i8->a_hi * i8->b_hi * 28672, 1835008.0);
+}
+END_TEST
+
+/* ---- shapes, memory, sampling ---- */
+
+static bool has_shape(const gb_gemm_shape *s, size_t n, int64_t m, int64_t nn, int64_t k) {
+  for (size_t i = 0; i < n; i++)
+    if (s[i].m == m && s[i].n == nn && s[i].k == k) return true;
+  return false;
+}
+
+START_TEST(test_shapes) {
+  gb_gemm_shape s[64];
+  size_t nq = gb_gemm_shapes(GB_PROFILE_QUICK, s, 64);
+  ck_assert_uint_eq(nq, 4);
+  ck_assert(has_shape(s, nq, 8192, 8192, 8192));
+  ck_assert_uint_eq(gb_gemm_shapes(GB_PROFILE_QUICK, NULL, 0), 4);
+
+  /* full: 8 squares + 2 token counts x 4 (N,K) + 3 decode M x 4 (N,K) = 28 */
+  size_t nf = gb_gemm_shapes(GB_PROFILE_FULL, s, 64);
+  ck_assert_uint_eq(nf, 28);
+  const int64_t sq[] = {1024, 6144, 8192, 12288, 16384};
+  for (int i = 0; i < 5; i++) ck_assert(has_shape(s, nf, sq[i], sq[i], sq[i]));
+  ck_assert(has_shape(s, nf, 4096, 14336, 4096));   /* MLP up, hidden 4096 */
+  ck_assert(has_shape(s, nf, 4096, 4096, 14336));   /* MLP down */
+  ck_assert(has_shape(s, nf, 16384, 28672, 8192));  /* hidden 8192, 16384 tokens */
+  ck_assert(has_shape(s, nf, 16384, 8192, 28672));
+  ck_assert(has_shape(s, nf, 1, 14336, 4096));
+  ck_assert(has_shape(s, nf, 8, 8192, 28672));
+  ck_assert(has_shape(s, nf, 64, 28672, 8192));
+  /* every n and k is a multiple of 16 (fp8/int8 tensor-core alignment) */
+  for (size_t i = 0; i < nf; i++) {
+    ck_assert_int_eq(s[i].n % 16, 0);
+    ck_assert_int_eq(s[i].k % 16, 0);
+  }
+  /* cap smaller than the count: writes cap, returns the count */
+  gb_gemm_shape two[2];
+  ck_assert_uint_eq(gb_gemm_shapes(GB_PROFILE_FULL, two, 2), 28);
+  ck_assert_int_eq(two[0].m, 1024);
+}
+END_TEST
+
+START_TEST(test_bytes_and_sets) {
+  const gb_gemm_prec *fp16 = gb_gemm_prec_find("fp16"), *i8 = gb_gemm_prec_find("int8");
+  /* A: 1 * 4096 * 2 = 8192; B: 14336 * 4096 * 2 = 117440512; both multiples of 256 */
+  ck_assert_uint_eq(gb_gemm_input_bytes(fp16, 1, 14336, 4096), 8192u + 117440512u);
+  /* int8 output is int32: 8 * 14336 * 4 = 458752 */
+  ck_assert_uint_eq(gb_gemm_output_bytes(i8, 8, 14336), 458752u);
+  /* rounding to 256: int8 A 1 x 16 = 16 bytes -> 256 */
+  ck_assert_uint_eq(gb_gemm_input_bytes(i8, 1, 0, 16), 256u);
+
+  uint64_t l2 = 62914560; /* 60 MiB */
+  /* 8192^2 fp16 A and B: 268435456 >= 3 L2 -> one set */
+  ck_assert_int_eq(gb_gemm_input_sets(268435456u, l2, UINT64_MAX), 1);
+  /* 32 MiB sets: ceil(3 * 62914560 / 33554432) = ceil(5.625) = 6 */
+  ck_assert_int_eq(gb_gemm_input_sets(33554432u, l2, UINT64_MAX), 6);
+  /* 4 MiB sets: ceil(45) = 45, capped at 32 */
+  ck_assert_int_eq(gb_gemm_input_sets(4194304u, l2, UINT64_MAX), 32);
+  /* memory allows 64 MiB: 2 sets of 32 MiB */
+  ck_assert_int_eq(gb_gemm_input_sets(33554432u, l2, 67108864u), 2);
+  /* never fewer than one */
+  ck_assert_int_eq(gb_gemm_input_sets(33554432u, l2, 0), 1);
+}
+END_TEST
+
+START_TEST(test_sample_rows) {
+  int64_t r[256];
+  /* m <= 256: every row */
+  ck_assert_uint_eq(gb_gemm_sample_rows(8, r, 256), 8);
+  for (int i = 0; i < 8; i++) ck_assert_int_eq(r[i], i);
+  /* m = 8192: 128 rows from 0 to 8191; row 1 = 1 * 8191 / 127 = 64 (integer) */
+  ck_assert_uint_eq(gb_gemm_sample_rows(8192, r, 256), 128);
+  ck_assert_int_eq(r[0], 0);
+  ck_assert_int_eq(r[1], 64);
+  ck_assert_int_eq(r[127], 8191);
+  for (int i = 1; i < 128; i++) ck_assert_int_gt(r[i], r[i - 1]);
+}
+END_TEST
+
+/* ---- the check ---- */
+
+START_TEST(test_tolerances) {
+  ck_assert_double_eq(gb_gemm_tolerance(gb_gemm_prec_find("fp64"), 8192), 1e-12);
+  ck_assert_double_eq(gb_gemm_tolerance(gb_gemm_prec_find("fp32"), 8192), 5e-5);
+  ck_assert_double_eq(gb_gemm_tolerance(gb_gemm_prec_find("tf32"), 8192), 2e-3);
+  ck_assert_double_eq(gb_gemm_tolerance(gb_gemm_prec_find("bf16"), 8192), 1e-2);
+  ck_assert_double_eq(gb_gemm_tolerance(gb_gemm_prec_find("fp8e4m3_fastacc"), 8192), 5e-2);
+  ck_assert_double_eq(gb_gemm_tolerance(gb_gemm_prec_find("int8"), 8192), 0.0);
+  /* fp16 accumulation: 1e-2 + sqrt(4096) / 2048 = 0.01 + 0.03125 = 0.04125 */
+  ck_assert_double_eq_tol(gb_gemm_tolerance(gb_gemm_prec_find("fp16acc16"), 4096), 0.04125, 1e-15);
+}
+END_TEST
+
+START_TEST(test_rel_error) {
+  /* ||ref|| = sqrt(9 + 16) = 5; out differs by 0.005 in one element: 0.005 / 5 = 1e-3 */
+  double ref[2] = {3, 4}, out[2] = {3, 4.005};
+  ck_assert_double_eq_tol(gb_gemm_rel_error(out, ref, 2), 1e-3, 1e-12);
+  ck_assert_double_eq(gb_gemm_rel_error(ref, ref, 2), 0.0);
+  double nan_out[2] = {3, NAN}, inf_out[2] = {INFINITY, 4}, zero[2] = {0, 0};
+  ck_assert(isnan(gb_gemm_rel_error(nan_out, ref, 2)));
+  ck_assert(isnan(gb_gemm_rel_error(inf_out, ref, 2)));
+  ck_assert(isnan(gb_gemm_rel_error(ref, zero, 2))); /* nothing to compare with */
+}
+END_TEST
+
+/* A corrupted output must come out invalid in every precision; an output
+ * carrying only its precision's rounding must come out ok. */
+START_TEST(test_check_decide) {
+  enum { N = 1000 };
+  double *ref = malloc(N * sizeof *ref), *out = malloc(N * sizeof *out);
+  size_t np;
+  const gb_gemm_prec *p = gb_gemm_precs(&np);
+
+  /* every ref = 1, ||ref|| = sqrt(1000); out = ref * (1 + 1e-3): rel err 1e-3 */
+  for (int i = 0; i < N; i++) {
+    ref[i] = 1.0;
+    out[i] = 1.001;
+  }
+  double e = gb_gemm_rel_error(out, ref, N);
+  ck_assert_double_eq_tol(e, 1e-3, 1e-12);
+  ck_assert_int_eq(gb_gemm_check_decide(gb_gemm_prec_find("tf32"), 8192, e, 0), GB_STATUS_OK);
+  ck_assert_int_eq(gb_gemm_check_decide(gb_gemm_prec_find("bf16"), 8192, e, 0), GB_STATUS_OK);
+  ck_assert_int_eq(gb_gemm_check_decide(gb_gemm_prec_find("fp8e4m3_slowacc"), 8192, e, 0), GB_STATUS_OK);
+  /* the same error in fp32 is TF32-sized: fp32 must fail it, as must fp64 and int8 */
+  ck_assert_int_eq(gb_gemm_check_decide(gb_gemm_prec_find("fp32"), 8192, e, 0), GB_STATUS_INVALID);
+  ck_assert_int_eq(gb_gemm_check_decide(gb_gemm_prec_find("fp64"), 8192, e, 0), GB_STATUS_INVALID);
+  ck_assert_int_eq(gb_gemm_check_decide(gb_gemm_prec_find("int8"), 8192, e, 0), GB_STATUS_INVALID);
+
+  /* corrupted: exact everywhere but out[17] = 6 instead of 1:
+   * rel err = 5 / sqrt(1000) = 0.158 > every threshold */
+  for (int i = 0; i < N; i++) out[i] = ref[i];
+  ck_assert_double_eq(gb_gemm_rel_error(out, ref, N), 0.0);
+  for (size_t i = 0; i < np; i++) ck_assert_int_eq(gb_gemm_check_decide(&p[i], 8192, 0.0, 0), GB_STATUS_OK);
+  out[17] = 6.0;
+  e = gb_gemm_rel_error(out, ref, N);
+  ck_assert_double_eq_tol(e, 5.0 / sqrt(1000.0), 1e-12);
+  for (size_t i = 0; i < np; i++) ck_assert_int_eq(gb_gemm_check_decide(&p[i], 8192, e, 0), GB_STATUS_INVALID);
+
+  /* int8 is exact: one element off by one (1 / sqrt(1000) = 0.0316) fails */
+  out[17] = 2.0;
+  ck_assert_int_eq(gb_gemm_check_decide(gb_gemm_prec_find("int8"), 8192, gb_gemm_rel_error(out, ref, N), 0),
+                   GB_STATUS_INVALID);
+
+  /* NaN never passes; a non-finite element elsewhere in D fails a perfect sample */
+  for (size_t i = 0; i < np; i++) {
+    ck_assert_int_eq(gb_gemm_check_decide(&p[i], 8192, NAN, 0), GB_STATUS_INVALID);
+    ck_assert_int_eq(gb_gemm_check_decide(&p[i], 8192, 0.0, 1), GB_STATUS_INVALID);
+  }
+  free(ref);
+  free(out);
+}
+END_TEST
+
+START_TEST(test_amax) {
+  ck_assert(gb_gemm_amax_agrees(100.0, 100.3)); /* 0.3% apart: bf16 rounding */
+  ck_assert(!gb_gemm_amax_agrees(100.0, 102.0)); /* 2% apart */
+  ck_assert(!gb_gemm_amax_agrees(NAN, 100.0));
+  ck_assert(gb_gemm_amax_agrees(0.0, 0.0));
+}
+END_TEST
+
+/* ---- support ---- */
+
+START_TEST(test_supported) {
+  char why[256] = "";
+  const gb_gemm_prec *fp8 = gb_gemm_prec_find("fp8e4m3_fastacc");
+  /* A100 (8.0): no fp8 */
+  ck_assert(!gb_gemm_supported(fp8, 8, 0, why, sizeof why));
+  ck_assert_ptr_nonnull(strstr(why, "8.9"));
+  ck_assert_ptr_nonnull(strstr(why, "8.0"));
+  ck_assert_ptr_nonnull(strstr(why, "fp8e4m3_fastacc"));
+  /* Ada (8.9), Hopper (9.0), Blackwell (10.0) */
+  ck_assert(gb_gemm_supported(fp8, 8, 9, why, sizeof why));
+  ck_assert(gb_gemm_supported(fp8, 9, 0, why, sizeof why));
+  ck_assert(gb_gemm_supported(fp8, 10, 0, why, sizeof why));
+  /* everything on Hopper */
+  size_t np;
+  const gb_gemm_prec *p = gb_gemm_precs(&np);
+  for (size_t i = 0; i < np; i++) ck_assert(gb_gemm_supported(&p[i], 9, 0, why, sizeof why));
+  /* V100 (7.0): no bf16, tf32, int8 tensor path; fp16 and fp64 yes */
+  ck_assert(!gb_gemm_supported(gb_gemm_prec_find("bf16"), 7, 0, why, sizeof why));
+  ck_assert(!gb_gemm_supported(gb_gemm_prec_find("tf32"), 7, 0, why, sizeof why));
+  ck_assert(!gb_gemm_supported(gb_gemm_prec_find("int8"), 7, 0, why, sizeof why));
+  ck_assert(gb_gemm_supported(gb_gemm_prec_find("fp16"), 7, 0, why, sizeof why));
+  ck_assert(gb_gemm_supported(gb_gemm_prec_find("fp64"), 7, 0, why, sizeof why));
+}
+END_TEST
+
+/* ---- timing ---- */
+
+START_TEST(test_timing_plan) {
+  /* quick, 8192^3 bf16 at ~1.8 ms: 1 op/sample, 3 reps, floor(0.08 / (4 * 1.8e-3)) = 11 -> 8 candidates */
+  gb_gemm_timing t = gb_gemm_timing_plan(GB_PROFILE_QUICK, 1.8e-3);
+  ck_assert_int_eq(t.ops_per_sample, 1);
+  ck_assert_int_eq(t.search_reps, 3);
+  ck_assert_int_eq(t.candidates, 8);
+  ck_assert_int_eq(t.warmup, 3);
+  ck_assert_int_eq(t.min_samples, 10);
+  ck_assert_double_eq(t.budget_s, 0.2);
+  /* a decode product of 8 us: ceil(100 / 8) = 13 per sample (104 us), 5 reps */
+  t = gb_gemm_timing_plan(GB_PROFILE_FULL, 8e-6);
+  ck_assert_int_eq(t.ops_per_sample, 13);
+  ck_assert_int_eq(t.search_reps, 5);
+  ck_assert_int_eq(t.candidates, 8);
+  /* full, a 0.2 s fp64 product: floor(0.25 / (3 * 0.2)) = 0 -> 1 candidate, 2 reps, 5 samples, 1 warm-up */
+  t = gb_gemm_timing_plan(GB_PROFILE_FULL, 0.2);
+  ck_assert_int_eq(t.candidates, 1);
+  ck_assert_int_eq(t.search_reps, 2);
+  ck_assert_int_eq(t.min_samples, 5);
+  ck_assert_int_eq(t.warmup, 1);
+  ck_assert_double_eq(t.budget_s, 0.5);
+  /* 30 ms: floor(0.25 / (3 * 0.03)) = floor(2.78) = 2 candidates */
+  ck_assert_int_eq(gb_gemm_timing_plan(GB_PROFILE_FULL, 0.03).candidates, 2);
+}
+END_TEST
+
+/* ---- speedups and the summary ---- */
+
+static gb_row mk(const char *prec, int64_t m, int64_t n, int64_t k, double v, gb_status st, int rep) {
+  gb_row r = gb_row_empty();
+  r.benchmark = "gemm";
+  r.case_name = prec;
+  r.dtype = gb_gemm_prec_find(prec) ? gb_gemm_prec_find(prec)->dtype : "fp32";
+  r.m = m;
+  r.n = n;
+  r.k = k;
+  r.metric = strcmp(prec, "int8") == 0 ? "tops" : "tflops";
+  r.value = v;
+  r.status = st;
+  r.rep = rep;
+  return r;
+}
+
+static const gb_gemm_speedup *find_sp(const gb_gemm_speedup *v, size_t n, const char *name, int64_t m) {
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(v[i].case_name, name) == 0 && v[i].m == m) return &v[i];
+  return NULL;
+}
+
+static size_t speedup_rows(gb_row *r) {
+  size_t n = 0;
+  r[n++] = mk("fp32", 8192, 8192, 8192, 50, GB_STATUS_OK, -1);
+  r[n++] = mk("fp64", 8192, 8192, 8192, 55, GB_STATUS_OK, -1);
+  r[n++] = mk("bf16", 8192, 8192, 8192, 660, GB_STATUS_OK, 0);
+  r[n++] = mk("bf16", 8192, 8192, 8192, 680, GB_STATUS_OK, 1);
+  r[n++] = mk("bf16", 8192, 8192, 8192, 670, GB_STATUS_OK, 2);
+  r[n++] = mk("int8", 8192, 8192, 8192, 1100, GB_STATUS_THROTTLED, -1); /* measured: counts */
+  r[n++] = mk("fp8e4m3_fastacc", 8192, 8192, 8192, 1300, GB_STATUS_INVALID, -1); /* ignored */
+  r[n++] = mk("bf16", 4096, 4096, 4096, 600, GB_STATUS_OK, -1);                  /* no reference there */
+  r[n++] = mk("fp32", 4096, 4096, 4096, 40, GB_STATUS_ERROR, -1);
+  gb_row old = mk("bf16_vs_fp32", 8192, 8192, 8192, 13.4, GB_STATUS_OK, -1); /* an earlier derived row */
+  old.metric = "speedup";
+  r[n++] = old;
+  gb_row other = mk("bf16", 8192, 8192, 8192, 999, GB_STATUS_OK, -1); /* another benchmark */
+  other.benchmark = "membw";
+  r[n++] = other;
+  return n;
+}
+
+START_TEST(test_speedups) {
+  gb_row rows[16];
+  size_t n = speedup_rows(rows);
+  gb_gemm_speedup *v = NULL;
+  size_t nv = 0;
+  ck_assert_int_eq(gb_gemm_speedups(rows, n, &v, &nv), GB_OK);
+  /* fp32_vs_fp64, fp64_vs_fp32, bf16 x 2, int8 x 2 */
+  ck_assert_uint_eq(nv, 6);
+  const gb_gemm_speedup *s = find_sp(v, nv, "bf16_vs_fp32", 8192);
+  ck_assert_ptr_nonnull(s);
+  /* bf16 median of 660, 680, 670 = 670; 670 / 50 = 13.4 */
+  ck_assert_double_eq_tol(s->value, 13.4, 1e-12);
+  ck_assert_str_eq(s->dtype, "bf16");
+  ck_assert_int_eq(s->n, 8192);
+  ck_assert_int_eq(s->k, 8192);
+  /* 670 / 55 = 12.1818... */
+  ck_assert_double_eq_tol(find_sp(v, nv, "bf16_vs_fp64", 8192)->value, 670.0 / 55.0, 1e-12);
+  ck_assert_double_eq_tol(find_sp(v, nv, "fp32_vs_fp64", 8192)->value, 50.0 / 55.0, 1e-12); /* 0.909 */
+  ck_assert_double_eq_tol(find_sp(v, nv, "fp64_vs_fp32", 8192)->value, 1.1, 1e-12);         /* 55 / 50 */
+  ck_assert_double_eq_tol(find_sp(v, nv, "int8_vs_fp32", 8192)->value, 22.0, 1e-12);        /* 1100 / 50 */
+  ck_assert_double_eq_tol(find_sp(v, nv, "int8_vs_fp64", 8192)->value, 20.0, 1e-12);        /* 1100 / 55 */
+  ck_assert_ptr_null(find_sp(v, nv, "fp32_vs_fp32", 8192));
+  ck_assert_ptr_null(find_sp(v, nv, "fp8e4m3_fastacc_vs_fp32", 8192)); /* invalid rows give no speedup */
+  ck_assert_ptr_null(find_sp(v, nv, "bf16_vs_fp32", 4096));            /* the reference errored there */
+  ck_assert_ptr_nonnull(strstr(find_sp(v, nv, "int8_vs_fp32", 8192)->detail, "TOP/s"));
+  free(v);
+
+  /* nothing to derive from */
+  ck_assert_int_eq(gb_gemm_speedups(rows, 0, &v, &nv), GB_OK);
+  ck_assert_uint_eq(nv, 0);
+  ck_assert_ptr_null(v);
+}
+END_TEST
+
+START_TEST(test_summary) {
+  gb_row rows[16];
+  size_t n = speedup_rows(rows);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *fp = open_memstream(&buf, &len);
+  gb_gemm_summary_table(rows, n, fp);
+  fclose(fp);
+  ck_assert_ptr_nonnull(strstr(buf, "8192x8192x8192"));
+  /* bf16: 670.0 TFLOP/s, 670 / 50 = 13.40, 670 / 55 = 12.18 */
+  char *line = strstr(buf, "\nbf16 ");
+  ck_assert_ptr_nonnull(line);
+  ck_assert_ptr_nonnull(strstr(line, "670.0"));
+  ck_assert_ptr_nonnull(strstr(line, "13.40"));
+  ck_assert_ptr_nonnull(strstr(line, "12.18"));
+  line = strstr(buf, "\nint8 ");
+  ck_assert_ptr_nonnull(line);
+  ck_assert_ptr_nonnull(strstr(line, "TOP/s"));
+  ck_assert_ptr_nonnull(strstr(line, "22.00"));
+  line = strstr(buf, "\nfp8e4m3_fastacc ");
+  ck_assert_ptr_nonnull(line);
+  ck_assert_ptr_nonnull(strstr(line, "invalid"));
+  ck_assert_ptr_null(strstr(buf, "\ntf32 ")); /* not run: not listed */
+  free(buf);
+
+  buf = NULL;
+  fp = open_memstream(&buf, &len);
+  gb_gemm_summary_table(rows, 0, fp);
+  fclose(fp);
+  ck_assert_ptr_nonnull(strstr(buf, "no square shape"));
+  free(buf);
+}
+END_TEST
+
+/* ---- cuBLASLt names ---- */
+
+START_TEST(test_names) {
+  char b[24];
+  ck_assert_str_eq(gb_gemm_tile_name(20, b, sizeof b), "128x128");    /* CUBLASLT_MATMUL_TILE_128x128 = 20 */
+  ck_assert_str_eq(gb_gemm_tile_name(23, b, sizeof b), "128x256");    /* = 23 */
+  ck_assert_str_eq(gb_gemm_stages_name(16, b, sizeof b), "64x4");     /* CUBLASLT_MATMUL_STAGES_64x4 = 16 */
+  ck_assert_str_eq(gb_gemm_stages_name(35, b, sizeof b), "64xAUTO");  /* = 35 */
+  ck_assert_str_eq(gb_gemm_cluster_name(3, b, sizeof b), "2x1x1");    /* CUBLASLT_CLUSTER_SHAPE_2x1x1 = 3 */
+  ck_assert_str_eq(gb_gemm_tile_name(0, b, sizeof b), "undefined");
+  ck_assert_str_eq(gb_gemm_cluster_name(0, b, sizeof b), "auto");
+  ck_assert_str_eq(gb_gemm_tile_name(99999, b, sizeof b), "#99999");
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("gemm");
+  TCase *core = tcase_create("core");
+  tcase_add_test(core, test_flops);
+  tcase_add_test(core, test_prec_table);
+  tcase_add_test(core, test_shapes);
+  tcase_add_test(core, test_bytes_and_sets);
+  tcase_add_test(core, test_sample_rows);
+  tcase_add_test(core, test_timing_plan);
+  tcase_add_test(core, test_names);
+  suite_add_tcase(s, core);
+  TCase *check = tcase_create("check");
+  tcase_add_test(check, test_tolerances);
+  tcase_add_test(check, test_rel_error);
+  tcase_add_test(check, test_check_decide);
+  tcase_add_test(check, test_amax);
+  tcase_add_test(check, test_supported);
+  suite_add_tcase(s, check);
+  TCase *derive = tcase_create("derive");
+  tcase_add_test(derive, test_speedups);
+  tcase_add_test(derive, test_summary);
+  suite_add_tcase(s, derive);
+  return s;
+}
+
+int main(void) { return gb_test_run_suite(suite()); }

@@ -1,0 +1,145 @@
+/* GPU tests of the GEMM benchmark (label gpu; exit 77, SKIPPED, with no GPU):
+ * small shapes of every precision run through cuBLASLt come out `ok` against
+ * the fp64 reference (or `error` with a reason where the device lacks the
+ * precision), and an output overwritten through the test-only hook comes out
+ * `invalid`. Runs in one process (testutil_gpu.h: no CUDA state crosses a
+ * fork). */
+#include <cuda_runtime_api.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_gemm.h"
+#include "gb_bench.h"
+#include "gb_device.h"
+#include "testutil_gpu.h"
+
+extern const gb_bench gb_bench_gemm;
+
+typedef struct gpu_env {
+  gb_system_info sys;
+  gb_run_config cfg;
+  gb_run_ctx ctx;
+} gpu_env;
+
+static gpu_env *env_open(void) {
+  gpu_env *e = calloc(1, sizeof *e);
+  ck_assert_ptr_nonnull(e);
+  ck_assert_int_eq(gb_system_query(&e->sys), GB_OK);
+  ck_assert_int_eq(cudaSetDevice(0), cudaSuccess);
+  e->cfg.profile = GB_PROFILE_QUICK;
+  e->cfg.devices[0] = 0;
+  e->cfg.ndevices = 1;
+  e->cfg.warmup = -1;
+  e->cfg.iters = -1;
+  e->cfg.repeat = 1;
+  e->ctx.sys = &e->sys;
+  e->ctx.cfg = &e->cfg;
+  e->ctx.dev = &e->sys.dev[0];
+  gb_err err = gb_bench_gemm.setup(&e->ctx);
+  ck_assert_msg(err == GB_OK, "setup: %s", gb_errmsg());
+  return e;
+}
+
+static void env_close(gpu_env *e) {
+  gb_bench_gemm.teardown(&e->ctx);
+  free(e);
+}
+
+/* Runs one case; returns the row's status, or -1 after checking that an
+ * unsupported precision failed with GB_E_UNSUPPORTED. */
+static int run_case(gpu_env *e, const gb_gemm_prec *p, int64_t m, int64_t n, int64_t k, gb_rowset *rs) {
+  gb_case c = gb_gemm_make_case(p, m, n, k);
+  gb_rowset_clear(rs);
+  gb_err err = gb_bench_gemm.run(&e->ctx, &c, rs);
+  char why[256];
+  if (!gb_gemm_supported(p, e->ctx.dev->cc_major, e->ctx.dev->cc_minor, why, sizeof why)) {
+    ck_assert_int_eq(err, GB_E_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(gb_errmsg(), p->name));
+    return -1;
+  }
+  ck_assert_msg(err == GB_OK, "%s %lldx%lldx%lld: %s", p->name, (long long)m, (long long)n, (long long)k,
+                gb_errmsg());
+  ck_assert_uint_eq(rs->n, 1);
+  const gb_row *r = &rs->v[0];
+  ck_assert_str_eq(r->metric, gb_gemm_metric(p));
+  ck_assert_str_eq(r->case_name, p->name);
+  ck_assert_int_eq(r->m, m);
+  ck_assert(r->value > 0);
+  ck_assert_ptr_nonnull(strstr(r->detail, "rel_err="));
+  ck_assert_ptr_nonnull(strstr(r->detail, "tile="));
+  return (int)r->status;
+}
+
+START_TEST(test_every_precision_ok) {
+  gpu_env *e = env_open();
+  gb_rowset rs = {0};
+  size_t np;
+  const gb_gemm_prec *p = gb_gemm_precs(&np);
+  /* a square (full product checked), a skinny decode shape and an odd-ish size */
+  const int64_t shapes[][3] = {{256, 256, 512}, {8, 1024, 2048}, {384, 640, 1536}};
+  for (size_t i = 0; i < np; i++)
+    for (int s = 0; s < 3; s++) {
+      int st = run_case(e, &p[i], shapes[s][0], shapes[s][1], shapes[s][2], &rs);
+      if (st < 0) continue;
+      ck_assert_msg(st == GB_STATUS_OK, "%s %lldx%lldx%lld: %s", p[i].name, (long long)shapes[s][0],
+                    (long long)shapes[s][1], (long long)shapes[s][2], rs.v[0].detail);
+    }
+  gb_rowset_free(&rs);
+  env_close(e);
+}
+END_TEST
+
+START_TEST(test_corrupt_output_invalid) {
+  gpu_env *e = env_open();
+  gb_rowset rs = {0};
+  size_t np;
+  const gb_gemm_prec *p = gb_gemm_precs(&np);
+  gb_gemm_test_corrupt_output(true);
+  for (size_t i = 0; i < np; i++) {
+    int st = run_case(e, &p[i], 256, 256, 512, &rs);
+    if (st < 0) continue;
+    ck_assert_msg(st == GB_STATUS_INVALID, "%s: corrupted output not caught: %s", p[i].name, rs.v[0].detail);
+    ck_assert_ptr_nonnull(strstr(rs.v[0].detail, "check failed"));
+  }
+  gb_gemm_test_corrupt_output(false);
+  ck_assert_int_eq(run_case(e, gb_gemm_prec_find("bf16"), 256, 256, 512, &rs), GB_STATUS_OK);
+  gb_rowset_free(&rs);
+  env_close(e);
+}
+END_TEST
+
+START_TEST(test_derive_rows) {
+  gpu_env *e = env_open();
+  gb_rowset rs = {0}, all = {0}, derived = {0};
+  const char *precs[] = {"fp64", "fp32", "bf16"};
+  for (int i = 0; i < 3; i++) {
+    ck_assert_int_eq(run_case(e, gb_gemm_prec_find(precs[i]), 512, 512, 512, &rs), GB_STATUS_OK);
+    ck_assert_int_eq(gb_rowset_add(&all, &rs.v[0]), GB_OK);
+  }
+  ck_assert_int_eq(gb_bench_gemm.derive(&e->ctx, all.v, all.n, &derived), GB_OK);
+  /* fp64_vs_fp32, fp32_vs_fp64, bf16_vs_fp32, bf16_vs_fp64 */
+  ck_assert_uint_eq(derived.n, 4);
+  for (size_t i = 0; i < derived.n; i++) {
+    ck_assert_str_eq(derived.v[i].metric, "speedup");
+    ck_assert_str_eq(derived.v[i].unit, "x");
+    ck_assert_int_eq(derived.v[i].m, 512);
+    ck_assert(derived.v[i].value > 0);
+  }
+  gb_rowset_free(&rs);
+  gb_rowset_free(&all);
+  gb_rowset_free(&derived);
+  env_close(e);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("gemm_gpu");
+  TCase *tc = tcase_create("gpu");
+  tcase_add_test(tc, test_every_precision_ok);
+  tcase_add_test(tc, test_corrupt_output_invalid);
+  tcase_add_test(tc, test_derive_rows);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return gb_test_run_gpu_suite(suite()); }

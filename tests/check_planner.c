@@ -1,0 +1,709 @@
+/* Tests for the planner: prices and workload readers (each bad input names
+ * file:line:field), the performance model over a measured fixture, the time
+ * and cost model against hand-computed scenarios, and ranking properties. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gb_plan.h"
+#include "testutil.h"
+
+#define TOL 1e-9
+
+/* ---- helpers: small inputs written to a temporary directory ---- */
+
+static const char *tmp_file(const char *name, const char *text) {
+  static char path[8][4200];
+  static int slot;
+  char *p = path[slot++ % 8];
+  snprintf(p, 4200, "%s/%s", gb_test_tmpdir(), name);
+  ck_assert_int_eq(gb_test_write(p, text, strlen(text)), 0);
+  return p;
+}
+
+/* Two test GPUs, identical but for the name: BF16 1000 TFLOP/s, 100 GB,
+ * 2000 GB/s, 500 W, 400 GB/s interconnect. */
+static const char *k_specs =
+    "gpu_type,name,fp64_tflops,fp64_tensor_tflops,fp32_tflops,tf32_tflops,fp16_tflops,bf16_tflops,fp8_tflops,"
+    "int8_tops,memory_gb,mem_bw_gbps,tdp_w,interconnect_gbps,source,date\n"
+    "FAST-SXM-100GB,fast,,,,,1000,1000,,,100,2000,500,400,test,2026-12-01\n"
+    "SLOW-SXM-100GB,slow,,,,,1000,1000,,,100,2000,500,400,test,2026-12-01\n";
+
+static const char *k_prices_header =
+    "provider,offering,gpu_type,gpus_per_node,price_usd_per_gpu_hour,purchase_usd_per_gpu,date,source,confidence\n";
+
+/* Measured: FAST sustains 800 TFLOP/s BF16 at 8192^3, 1800 GB/s triad,
+ * 200 GB/s all-reduce busbw on 8 GPUs at 25 MB; SLOW 400 TFLOP/s, same rest. */
+static const char *k_measured =
+    "schema,run_id,timestamp,host,gpu_type,gpu_name,gpu_count,driver,cuda,benchmark,case,dtype,m,n,k,bytes,metric,"
+    "unit,value,samples,min,max,stddev,status,detail,sm_clock_mhz,mem_clock_mhz,temp_c,power_w\n"
+    "1,r,2026-12-02T00:00:00Z,h,FAST-SXM-100GB,f,1,1,1,gemm,bf16,bf16,8192,8192,8192,,tflops,TFLOP/s,800,1,800,800,0,ok,,,,,\n"
+    "1,r,2026-12-02T00:00:00Z,h,FAST-SXM-100GB,f,1,1,1,membw,triad,fp64,,,,1073741824,gbps,GB/s,1800,1,1800,1800,0,ok,,,,,\n"
+    "1,r,2026-12-02T00:00:00Z,h,FAST-SXM-100GB,f,8,1,1,collective,all_reduce,bf16,,,,25000000,busbw_gbps,GB/s,200,1,200,200,0,ok,,,,,\n"
+    "1,r,2026-12-02T00:00:00Z,h,SLOW-SXM-100GB,s,1,1,1,gemm,bf16,bf16,8192,8192,8192,,tflops,TFLOP/s,400,1,400,400,0,ok,,,,,\n"
+    "1,r,2026-12-02T00:00:00Z,h,SLOW-SXM-100GB,s,1,1,1,membw,triad,fp64,,,,1073741824,gbps,GB/s,1800,1,1800,1800,0,ok,,,,,\n"
+    "1,r,2026-12-02T00:00:00Z,h,SLOW-SXM-100GB,s,8,1,1,collective,all_reduce,bf16,,,,25000000,busbw_gbps,GB/s,200,1,200,200,0,ok,,,,,\n";
+
+typedef struct world {
+  gb_specs specs;
+  gb_prices prices;
+  gb_results measured;
+  gb_perf perf;
+  gb_workload w;
+  gb_plan_opts o;
+} world;
+
+static void world_load(world *x, const char *prices_body, const char *workload_ini) {
+  memset(x, 0, sizeof *x);
+  ck_assert_int_eq(gb_specs_read(tmp_file("specs.csv", k_specs), &x->specs), GB_OK);
+  char prices[4096];
+  snprintf(prices, sizeof prices, "%s%s", k_prices_header, prices_body);
+  ck_assert_msg(gb_prices_read(tmp_file("prices.csv", prices), &x->specs, &x->prices) == GB_OK, "%s", gb_errmsg());
+  ck_assert_int_eq(gb_results_read_mem("measured.csv", k_measured, strlen(k_measured), &x->measured), GB_OK);
+  gb_workload_init(&x->w);
+  ck_assert_msg(gb_workload_read_mem("w.ini", workload_ini, &x->w) == GB_OK, "%s", gb_errmsg());
+  ck_assert_msg(gb_workload_finish(&x->w) == GB_OK, "%s", gb_errmsg());
+  ck_assert_int_eq(gb_perf_build(&x->specs, &x->measured, x->w.precision, x->w.gemm_size, &x->perf), GB_OK);
+  gb_plan_opts_default(&x->o);
+  x->o.mfu = 0.5;
+  x->o.max_gpus = 16;
+}
+
+static void world_free(world *x) {
+  gb_perf_free(&x->perf);
+  gb_results_free(&x->measured);
+  gb_prices_free(&x->prices);
+  gb_specs_free(&x->specs);
+}
+
+static const gb_plan_row *find_row(const gb_plan *p, const char *type, const char *provider, int n) {
+  for (size_t i = 0; i < p->n; i++) {
+    const gb_plan_row *r = &p->rows[i];
+    if (strcmp(r->perf->spec->gpu_type, type) == 0 && r->price && strcmp(r->price->provider, provider) == 0 &&
+        r->gpu_count == n)
+      return r;
+  }
+  return NULL;
+}
+
+/* 1e9 parameters, 1e10 tokens, 1e6 tokens per step, replicated state. */
+static const char *k_train =
+    "[workload]\ntype = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\nsharded = false\n";
+
+/* ---- prices ---- */
+
+static const struct {
+  const char *row, *expect;
+} k_bad_prices[] = {
+    {"P,on-demand,FAST-SXM-100GB,8,-1,,2026-01-01,s,V\n", ":2: price_usd_per_gpu_hour: must be > 0"},
+    {"P,on-demand,FAST-SXM-100GB,8,0,,2026-01-01,s,V\n", ":2: price_usd_per_gpu_hour: must be > 0"},
+    {"P,on-demand,FAST-SXM-100GB,8,NaN,,2026-01-01,s,V\n", ":2: price_usd_per_gpu_hour: not a number: \"NaN\""},
+    {"P,on-demand,FAST-SXM-100GB,8,1e300,,2026-01-01,s,V\n", ":2: price_usd_per_gpu_hour: absurd value 1e300"},
+    {"P,on-demand,FAST-SXM-100GB,8,\"1,20\",,2026-01-01,s,V\n", ":2: price_usd_per_gpu_hour: not a number: \"1,20\""},
+    {"P,on-demand,FAST-SXM-100GB,8,,,2026-01-01,s,V\n", ":2: price_usd_per_gpu_hour: empty"},
+    {"P,purchase,FAST-SXM-100GB,8,,1e300,2026-01-01,s,V\n", ":2: purchase_usd_per_gpu: absurd value"},
+    {"P,purchase,FAST-SXM-100GB,8,2,100,2026-01-01,s,V\n", ":2: price_usd_per_gpu_hour: must be empty on a purchase"},
+    {"P,on-demand,H300-SXM-1TB,8,2,,2026-01-01,s,V\n", ":2: gpu_type: unknown GPU type \"H300-SXM-1TB\""},
+    {"P,on-demand,FAST-SXM-100GB,0,2,,2026-01-01,s,V\n", ":2: gpus_per_node: 0 is outside"},
+    {"P,on-demand,FAST-SXM-100GB,1000000000000,2,,2026-01-01,s,V\n", ":2: gpus_per_node: 1000000000000 is outside"},
+    {"P,rental,FAST-SXM-100GB,8,2,,2026-01-01,s,V\n", ":2: offering: \"rental\" is not one of"},
+    {"P,on-demand,FAST-SXM-100GB,8,2,,,s,V\n", ":2: date: not a date"},
+    {"P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,,V\n", ":2: source: empty"},
+    {"P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,X\n", ":2: confidence: \"X\""},
+    {"P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,V\nQ,spot,FAST-SXM-100GB,8,1,,2026-01-01,s,V\n"
+     "P,on-demand,FAST-SXM-100GB,8,3,,2026-02-01,t,S\n",
+     ":4: provider: duplicate of line 2"},
+};
+
+START_TEST(test_prices_bad) {
+  gb_specs specs;
+  ck_assert_int_eq(gb_specs_read(tmp_file("specs.csv", k_specs), &specs), GB_OK);
+  char text[4096];
+  snprintf(text, sizeof text, "%s%s", k_prices_header, k_bad_prices[_i].row);
+  gb_prices p;
+  ck_assert_int_eq(gb_prices_read(tmp_file("prices.csv", text), &specs, &p), GB_E_INPUT);
+  ck_assert_msg(strstr(gb_errmsg(), k_bad_prices[_i].expect) != NULL, "case %d: got \"%s\"", _i, gb_errmsg());
+  ck_assert_msg(strstr(gb_errmsg(), "prices.csv:") != NULL, "names the file: %s", gb_errmsg());
+  ck_assert_ptr_null(p.v);
+  gb_specs_free(&specs);
+}
+END_TEST
+
+START_TEST(test_prices_good) {
+  gb_specs specs;
+  ck_assert_int_eq(gb_specs_read(tmp_file("specs.csv", k_specs), &specs), GB_OK);
+  char text[4096];
+  /* the same provider may sell two node shapes: not a duplicate */
+  snprintf(text, sizeof text, "%s%s", k_prices_header,
+           "P,on-demand,FAST-SXM-100GB,8,2.5,,2026-01-01,\"src, with comma\",V\n"
+           "P,on-demand,FAST-SXM-100GB,1,2.5,,2026-01-01,s,S\n"
+           "P,purchase,FAST-SXM-100GB,8,,20000,2025-06-30,s,M\n");
+  gb_prices p;
+  ck_assert_int_eq(gb_prices_read(tmp_file("prices.csv", text), &specs, &p), GB_OK);
+  ck_assert_uint_eq(p.n, 3);
+  ck_assert_double_eq_tol(p.v[0].price_usd_per_gpu_hour, 2.5, TOL);
+  ck_assert_str_eq(p.v[0].source, "src, with comma");
+  ck_assert(isnan(p.v[0].purchase_usd_per_gpu));
+  ck_assert_int_eq(p.v[2].offering, GB_OFFER_PURCHASE);
+  ck_assert_double_eq_tol(p.v[2].purchase_usd_per_gpu, 20000, TOL);
+  ck_assert_int_eq(p.v[2].line, 4);
+  gb_prices_free(&p);
+  gb_specs_free(&specs);
+}
+END_TEST
+
+/* ---- workloads ---- */
+
+static const struct {
+  const char *ini, *expect;
+} k_bad_ini[] = {
+    {"type = training\nparams = 7e9\nfrobnicate = 3\n", "w.ini:3: frobnicate: unknown key"},
+    {"type = training\nparams = 7e9x\n", "w.ini:2: params: not a number: \"7e9x\""},
+    {"type = training\nparams = nan\n", "w.ini:2: params: not a number: \"nan\""},
+    {"type = training\nparams = -7\n", "w.ini:2: params: must be > 0"},
+    {"type = training\nparams = 0\n", "w.ini:2: params: must be > 0"},
+    {"type = training\nparams = 1e300\n", "w.ini:2: params: absurd value 1e300"},
+    {"type = training\n\n; comment\nsharded = maybe\n", "w.ini:4: sharded: \"maybe\" is not true or false"},
+    {"type = cooking\n", "w.ini:1: type: \"cooking\" is not training"},
+    {"type = training\nprecision = fp4\n", "w.ini:2: precision: \"fp4\""},
+    {"[model]\ntype = training\n", "w.ini:2: [model]: unknown section"},
+    {"type = training\nthis line has no equals sign\n", "w.ini:2: syntax error"},
+    {"type = training\nparams = 1e9\nparams = 2e9\n", "w.ini:3: params: given twice (first on line 2)"},
+    {"type = inference\nparams = 1e9\ntokens = 5\n", "w.ini:3: tokens: does not apply to a inference workload"},
+    {"type = inference\nparams = 1e9\nbatch_size = 2.5\n", "w.ini:3: batch_size: must be a whole number"},
+    {"params = 1e9\n", "w.ini: type: missing"},
+    {"type = training\nparams = 1e9\ntokens = 1e10\n", "w.ini: tokens_per_step: missing"},
+    {"type = generic\nmemory_gb = 5\n", "w.ini: total_flops: missing"},
+    {"type = training\nparams = 1e9\ntokens = 1e3\ntokens_per_step = 1e6\n", "tokens_per_step: 1e+06 is more than"},
+};
+
+START_TEST(test_workload_bad) {
+  gb_workload w;
+  gb_workload_init(&w);
+  gb_err e = gb_workload_read_mem("w.ini", k_bad_ini[_i].ini, &w);
+  if (e == GB_OK) e = gb_workload_finish(&w);
+  ck_assert_int_eq(e, GB_E_INPUT);
+  ck_assert_msg(strstr(gb_errmsg(), k_bad_ini[_i].expect) != NULL, "case %d: got \"%s\", want \"%s\"", _i,
+                gb_errmsg(), k_bad_ini[_i].expect);
+}
+END_TEST
+
+START_TEST(test_workload_defaults_and_flags) {
+  gb_workload w;
+  gb_workload_init(&w);
+  ck_assert_int_eq(gb_workload_read_mem("dir/t7.ini", "[workload]\ntype = training\nparams = 7e9 ; inline\n"
+                                                      "tokens = 1e12\ntokens_per_step = 4194304\n",
+                                        &w),
+                   GB_OK);
+  /* a flag overrides the file; '-' and '_' are the same */
+  ck_assert_int_eq(gb_workload_set(&w, "tokens-per-step", "2097152", "--tokens-per-step", 0), GB_OK);
+  ck_assert_int_eq(gb_workload_finish(&w), GB_OK);
+  ck_assert_str_eq(w.name, "t7"); /* from the file name */
+  ck_assert_str_eq(w.precision, "bf16");
+  ck_assert_double_eq_tol(w.flops_per_token, 6 * 7e9, 1);        /* 6 x params */
+  ck_assert_double_eq_tol(w.grad_bytes, 7e9 * 2, 1);             /* bf16 gradients: 2 B */
+  ck_assert_double_eq_tol(w.memory_bytes_per_param, 16, TOL);   /* mixed-precision Adam */
+  ck_assert_double_eq_tol(w.tokens_per_step, 2097152, TOL);
+  ck_assert_double_eq_tol(gb_workload_total_flops(&w), 4.2e22, 1e9);
+  ck_assert(!w.sharded);
+  /* flags alone, fp32: 4-byte gradients; an inference model's bytes from params */
+  gb_workload f;
+  gb_workload_init(&f);
+  ck_assert_int_eq(gb_workload_set(&f, "type", "inference", "--type", 0), GB_OK);
+  ck_assert_int_eq(gb_workload_set(&f, "params", "70e9", "--params", 0), GB_OK);
+  ck_assert_int_eq(gb_workload_set(&f, "tokens_per_second", "1000", "--tokens-per-second", 0), GB_OK);
+  ck_assert_int_eq(gb_workload_set(&f, "batch_size", "8", "--batch-size", 0), GB_OK);
+  ck_assert_int_eq(gb_workload_finish(&f), GB_OK);
+  ck_assert_double_eq_tol(f.model_bytes, 140e9, 1); /* 70e9 x 2 B */
+  ck_assert_int_eq(gb_workload_set(&f, "params", "abc", "--params", 0), GB_E_INPUT);
+  ck_assert_str_eq(gb_errmsg(), "--params: params: not a number: \"abc\"");
+}
+END_TEST
+
+/* ---- performance model over the H200 fixture ---- */
+
+START_TEST(test_perf_fixture) {
+  gb_specs specs;
+  ck_assert_int_eq(gb_specs_read(GB_SOURCE_ROOT "/data/gpu_specs.csv", &specs), GB_OK);
+  gb_results m = {0};
+  ck_assert_int_eq(gb_results_read(gb_fixture("planner_h200.csv"), &m), GB_OK);
+  gb_perf p;
+  /* 4096 x sqrt(2) lies halfway between 4096 and 8192 in log size:
+   * (600 + 700) / 2 = 650 TFLOP/s; the throttled 100 is ignored */
+  ck_assert_int_eq(gb_perf_build(&specs, &m, "bf16", 4096 * sqrt(2.0), &p), GB_OK);
+  const gb_perf_type *h = gb_perf_find(&p, "H200-SXM-141GB");
+  ck_assert(h->gemm_measured && h->hbm_measured);
+  ck_assert_double_eq_tol(h->gemm_tflops, 650, 1e-6);
+  /* triad at the largest size: median(4400, 4420) = 4410 (copy 4500 not preferred) */
+  ck_assert_double_eq_tol(h->hbm_gbps, 4410, 1e-9);
+  /* ratios: GEMM 650 / 989.5; HBM 4410 / 4800 = 0.91875; all-reduce 420 / (900 / 2) */
+  ck_assert_double_eq_tol(p.gemm_ratio, 650 / 989.5, 1e-9);
+  ck_assert_double_eq_tol(p.hbm_ratio, 0.91875, 1e-12);
+  ck_assert_double_eq_tol(p.comm_ratio, 420.0 / 450.0, 1e-12);
+  /* H100 is projected with them: 989.5 x 650/989.5 = 650; 3350 x 0.91875 */
+  const gb_perf_type *h100 = gb_perf_find(&p, "H100-SXM-80GB");
+  ck_assert(!h100->gemm_measured && !h100->hbm_measured);
+  ck_assert_double_eq_tol(h100->gemm_tflops, 650, 1e-6);
+  ck_assert_double_eq_tol(h100->hbm_gbps, 3350 * 0.91875, 1e-9);
+  ck_assert(isnan(gb_perf_find(&p, "V100-SXM2-32GB")->gemm_tflops)); /* no BF16 on V100 */
+  /* busbw on 8 GPUs at 1e7 B: halfway between 1e6 (40) and 1e8 (400) in log size = 220 */
+  bool proj = true;
+  ck_assert_double_eq_tol(gb_perf_busbw_gbps(&p, h, 8, 8, 1e7, 50, &proj), 220, 1e-9);
+  ck_assert(!proj);
+  /* beyond the largest size: clamped to 420 */
+  ck_assert_double_eq_tol(gb_perf_busbw_gbps(&p, h, 8, 8, 1e10, 50, &proj), 420, 1e-9);
+  /* 4 GPUs not measured: the ring keeps busbw flat, so the nearest count below
+   * (2 GPUs: 1e7 is halfway, (50 + 300) / 2 = 175) is used, flagged projected */
+  ck_assert_double_eq_tol(gb_perf_busbw_gbps(&p, h, 4, 8, 1e7, 50, &proj), 175, 1e-9);
+  ck_assert(proj);
+  /* 16 GPUs over two nodes: capped at the 50 GB/s NIC, projected */
+  proj = false;
+  ck_assert_double_eq_tol(gb_perf_busbw_gbps(&p, h, 16, 8, 1e9, 50, &proj), 50, 1e-9);
+  ck_assert(proj);
+  ck_assert(isinf(gb_perf_busbw_gbps(&p, h, 1, 8, 1e9, 50, &proj)));
+  /* the type the specs do not know is reported, not used */
+  ck_assert(strstr(p.notes.data, "MYSTERY-GPU-8GB is not in gpu_specs.csv") != NULL);
+  gb_perf_free(&p);
+
+  /* no rows at the workload's precision: a warning, and the figure projected
+   * with the default ratio 0.75 (no type measured at fp8): 1979 x 0.75 */
+  ck_assert_int_eq(gb_perf_build(&specs, &m, "fp8e4m3", 8192, &p), GB_OK);
+  h = gb_perf_find(&p, "H200-SXM-141GB");
+  ck_assert(!h->gemm_measured);
+  ck_assert_double_eq_tol(h->gemm_tflops, 1979 * 0.75, 1e-9);
+  ck_assert(strstr(p.notes.data, "H200-SXM-141GB: measured GEMM rows exist but none at fp8e4m3") != NULL);
+  gb_perf_free(&p);
+
+  /* nothing measured: default ratios everywhere */
+  ck_assert_int_eq(gb_perf_build(&specs, NULL, "bf16", 8192, &p), GB_OK);
+  ck_assert_uint_eq(p.measured_rows_used, 0);
+  ck_assert_double_eq_tol(gb_perf_find(&p, "H200-SXM-141GB")->hbm_gbps, 4800 * 0.90, 1e-9);
+  ck_assert_double_eq_tol(gb_perf_find(&p, "H200-SXM-141GB")->comm_plateau_gbps, 450 * 0.80, 1e-9);
+  gb_perf_free(&p);
+  gb_results_free(&m);
+  gb_specs_free(&specs);
+}
+END_TEST
+
+/* ---- hand-computed scenarios ---- */
+
+START_TEST(test_training_hand) {
+  world x;
+  world_load(&x, "P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,V\n", k_train);
+  gb_plan p;
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  /* 8 GPUs, one node. state 1e9 x 16 B = 16 GB <= 90 GB usable; steps = 1e10/1e6 = 1e4
+   * t_comp = 6e9 x 1e6 / (8 x 800e12 x 0.5) = 1.875 s
+   * t_mem  = 16e9 / 1800e9 = 0.00889 s
+   * t_ar   = 2 x 7/8 x 2e9 B / 200e9 = 0.0175 s (measured busbw at 8 GPUs, 25 MB bucket)
+   * hours  = 1e4 x (1.875 + 0.0175) / 3600 = 5.2569444 h; cost = 5.2569444 x 8 x 2 = 84.1111 USD
+   * efficiency = 6e9 x 1e10 / 1e15 = 6e4 PFLOP / 84.1111 = 713.3421 PFLOP/USD */
+  const gb_plan_row *r = find_row(&p, "FAST-SXM-100GB", "P", 8);
+  ck_assert_ptr_nonnull(r);
+  ck_assert(r->feasible && !r->projected);
+  ck_assert_double_eq_tol(r->hours, 1e4 * 1.8925 / 3600, 1e-9);
+  ck_assert_double_eq_tol(r->cost_usd, 1e4 * 1.8925 / 3600 * 16, 1e-9);
+  ck_assert_double_eq_tol(r->efficiency, 6e4 / (1e4 * 1.8925 / 3600 * 16), 1e-9);
+  ck_assert_double_eq_tol(r->compute_hours, 1e4 * 1.875 / 3600, 1e-9);
+  ck_assert_double_eq_tol(r->comm_hours, 1e4 * 0.0175 / 3600, 1e-9);
+  ck_assert_int_eq(r->bottleneck, GB_BOUND_COMPUTE);
+  /* 1 GPU on an 8-GPU node pays for the whole node: 1e4 x 15 s / 3600 = 41.667 h x 8 x 2 */
+  r = find_row(&p, "FAST-SXM-100GB", "P", 1);
+  ck_assert_int_eq(r->nodes, 1);
+  ck_assert_double_eq_tol(r->cost_usd, 1e4 * 15.0 / 3600 * 16, 1e-9);
+  /* 16 GPUs on 2 nodes: busbw capped at the 50 GB/s NIC, projected
+   * t_ar = 2 x 15/16 x 2e9 / 50e9 = 0.075 s; t_comp = 0.9375 s
+   * hours = 1e4 x 1.0125 / 3600 = 2.8125 h; cost = 2.8125 x 16 x 2 = 90 USD */
+  r = find_row(&p, "FAST-SXM-100GB", "P", 16);
+  ck_assert(r->projected);
+  ck_assert_double_eq_tol(r->hours, 2.8125, 1e-9);
+  ck_assert_double_eq_tol(r->cost_usd, 90, 1e-9);
+  /* cheapest first: 8 GPUs (84.11) before 16 (90) and 4, 2, 1 (which pay a whole node) */
+  ck_assert_ptr_eq(p.rows[0].perf, r->perf);
+  ck_assert_int_eq(p.rows[0].gpu_count, 8);
+  ck_assert_uint_eq(p.rows[0].rank, 1);
+  /* the fastest is always on the Pareto frontier, and so is the cheapest */
+  ck_assert(r->pareto && p.rows[0].pareto);
+  /* the SLOW type runs at half the rate: 8 GPUs, t_comp 3.75 s */
+  r = find_row(&p, "SLOW-SXM-100GB", "P", 8);
+  ck_assert_ptr_null(r); /* no price row for SLOW */
+  ck_assert_str_eq(p.oldest_price->date, "2026-01-01");
+  gb_plan_free(&p);
+
+  /* overlap 1: t_step = max(t_comp, t_mem) + 0 x t_ar = 1.875 s */
+  x.o.overlap = 1;
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  ck_assert_double_eq_tol(find_row(&p, "FAST-SXM-100GB", "P", 8)->hours, 1e4 * 1.875 / 3600, 1e-9);
+  gb_plan_free(&p);
+  world_free(&x);
+}
+END_TEST
+
+START_TEST(test_constraints_and_reasons) {
+  world x;
+  world_load(&x, "P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,V\n", k_train);
+  /* deadline 3 h: only 16 GPUs (2.8125 h) make it; budget 85: 8 GPUs (84.11) */
+  x.o.max_hours = 3;
+  gb_plan p;
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  ck_assert_uint_eq(p.nfeasible, 1);
+  ck_assert_int_eq(p.rows[0].gpu_count, 16);
+  const gb_plan_row *r = find_row(&p, "FAST-SXM-100GB", "P", 8);
+  ck_assert_int_eq(r->reject, GB_REJECT_DEADLINE);
+  char reason[160];
+  gb_plan_reason(r, reason, sizeof reason);
+  ck_assert_str_eq(reason, "over deadline (5.3 h > 3.0 h)");
+  ck_assert_uint_eq(r->rank, 0);
+  gb_plan_free(&p);
+  x.o.max_hours = NAN;
+  x.o.budget_usd = 85;
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  ck_assert_uint_eq(p.nfeasible, 1);
+  ck_assert_int_eq(p.rows[0].gpu_count, 8);
+  gb_plan_reason(find_row(&p, "FAST-SXM-100GB", "P", 16), reason, sizeof reason);
+  ck_assert_str_eq(reason, "over budget (90 USD > 85 USD)");
+  /* SLOW has no price: one rejected row saying so */
+  bool seen = false;
+  for (size_t i = 0; i < p.n; i++)
+    if (p.rows[i].reject == GB_REJECT_NO_PRICE) {
+      seen = true;
+      ck_assert_str_eq(p.rows[i].perf->spec->gpu_type, "SLOW-SXM-100GB");
+    }
+  ck_assert(seen);
+  gb_plan_free(&p);
+  world_free(&x);
+
+  /* memory: 1e10 params x 16 B = 160 GB replicated > 90 GB usable on every count */
+  world_load(&x, "P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,V\n",
+             "type = training\nparams = 1e10\ntokens = 1e10\ntokens_per_step = 1e6\n");
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  ck_assert_uint_eq(p.nfeasible, 0);
+  gb_plan_reason(find_row(&p, "FAST-SXM-100GB", "P", 8), reason, sizeof reason);
+  ck_assert_str_eq(reason, "does not fit in memory (needs 160.0 GB per GPU, 90.0 GB usable)");
+  gb_plan_free(&p);
+  world_free(&x);
+  /* sharded: 160 GB / 2 = 80 GB fits from 2 GPUs on */
+  world_load(&x, "P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,V\n",
+             "type = training\nparams = 1e10\ntokens = 1e10\ntokens_per_step = 1e6\nsharded = true\n");
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  ck_assert_int_eq(find_row(&p, "FAST-SXM-100GB", "P", 1)->reject, GB_REJECT_MEMORY);
+  ck_assert(find_row(&p, "FAST-SXM-100GB", "P", 2)->feasible);
+  gb_plan_free(&p);
+  world_free(&x);
+}
+END_TEST
+
+START_TEST(test_owned_spot_breakeven) {
+  world x;
+  world_load(&x,
+             "P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,V\n"
+             "P,spot,FAST-SXM-100GB,8,1,,2026-01-01,s,V\n"
+             "B,purchase,FAST-SXM-100GB,8,,20000,2025-01-01,s,V\n",
+             k_train);
+  /* owned: capex 20000 x 1.15 = 23000; fixed = 23000 x (1/4 + 0.10) / 8760 = 0.9189498 USD/h
+   * energy = 0.5 kW x 1.3 (host) x 1.3 PUE x 0.10 USD/kWh = 0.0845 USD/h
+   * per used hour at u = 0.6: 0.9189498 / 0.6 + 0.0845 = 1.6160830 */
+  gb_owned_cost c = gb_plan_owned_cost(&x.prices.v[2], &x.specs.v[0], &x.o);
+  ck_assert_double_eq_tol(c.fixed_usd_per_gpu_hour, 23000 * 0.35 / 8760, 1e-12);
+  ck_assert_double_eq_tol(c.energy_usd_per_gpu_hour, 0.0845, 1e-12);
+  ck_assert_double_eq_tol(c.usd_per_used_gpu_hour, 23000 * 0.35 / 8760 / 0.6 + 0.0845, 1e-12);
+  gb_plan p;
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  const gb_plan_row *own = find_row(&p, "FAST-SXM-100GB", "B", 8);
+  ck_assert_double_eq_tol(own->cost_usd, 1e4 * 1.8925 / 3600 * 8 * (23000 * 0.35 / 8760 / 0.6 + 0.0845), 1e-9);
+  /* spot, one node: lambda = 0.02/h, delta = 0.05 h, tau = sqrt(2 x 0.05 / 0.02) = 2.2360680 h
+   * stretch = (1 + 0.05/2.2360680) / (1 - 0.02 x (0.25 + 1.1180340)) = 1.0223607 / 0.9726393 = 1.0511203 */
+  const gb_plan_row *spot = NULL;
+  for (size_t i = 0; i < p.n; i++)
+    if (p.rows[i].price && p.rows[i].price->offering == GB_OFFER_SPOT && p.rows[i].gpu_count == 8) spot = &p.rows[i];
+  double tau = sqrt(5.0), stretch = (1 + 0.05 / tau) / (1 - 0.02 * (0.25 + tau / 2));
+  ck_assert_double_eq_tol(stretch, 1.0511203, 1e-6);
+  ck_assert_double_eq_tol(spot->hours, 1e4 * 1.8925 / 3600 * stretch, 1e-9);
+  ck_assert_double_eq_tol(spot->cost_usd, spot->hours * 8 * 1, 1e-9);
+  /* break-even against the cheapest non-spot rental (2 USD/h):
+   * u* = 0.9189498 / (2 - 0.0845) = 0.4797441; x 8760 = 4202.56 h/year */
+  gb_breakeven be[4];
+  ck_assert_uint_eq(gb_plan_breakeven(&x.perf, &x.prices, &x.o, be, 4), 1);
+  ck_assert_double_eq_tol(be[0].rent->price_usd_per_gpu_hour, 2, TOL);
+  ck_assert_double_eq_tol(be[0].utilization_star, 23000 * 0.35 / 8760 / 1.9155, 1e-12);
+  ck_assert_double_eq_tol(be[0].hours_per_year, 23000 * 0.35 / 1.9155, 1e-9);
+  /* hybrid, 4 runs a year: the burst target is the cheapest rented row (spot x8,
+   * 5.5257 h, 44.21 USD); owning 8 GPUs costs 8 x 0.9189 x 8760 = 64,400 USD a
+   * year alone, far above 4 x 44.21: best owned base is 0 */
+  gb_hybrid h[4];
+  ck_assert_uint_eq(gb_plan_hybrid(&p, &x.perf, &x.prices, h, 4), 1);
+  ck_assert_int_eq(h[0].owned_gpus, 0);
+  ck_assert_ptr_eq(h[0].burst->price, spot->price);
+  ck_assert_double_eq_tol(h[0].all_cloud_usd, 4 * spot->cost_usd, 1e-9);
+  gb_plan_free(&p);
+  gb_plan_free(&p);
+  world_free(&x);
+  /* 2000 runs a year bursting to on-demand 8 x 2 USD (84.1111 USD a run,
+   * 168,222 USD a year): fixed = 0.9189498 USD/h, energy 0.0845 USD/h
+   * owned 8:  T = 5.2569444 h, runs owned = floor(0.6 x 8760 / T) = 999
+   *   8 x 0.9189498 x 8760 + 999 x T x 8 x 0.0845 + 1001 x 84.1111 = 152,145
+   * owned 16: T = 2.8125 h, runs owned = floor(5256 / 2.8125) = 1868
+   *   16 x 0.9189498 x 8760 + 1868 x 2.8125 x 16 x 0.0845 + 132 x 84.1111 = 147,006
+   * owned 24: every run owned, 193,200 USD of fixed cost alone: dearer. Best: 16 */
+  world_load(&x,
+             "P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,V\n"
+             "B,purchase,FAST-SXM-100GB,8,,20000,2025-01-01,s,V\n",
+             k_train);
+  x.o.jobs_per_year = 2000;
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  ck_assert_uint_eq(gb_plan_hybrid(&p, &x.perf, &x.prices, h, 4), 1);
+  double fixed = 23000 * 0.35 / 8760, run = 1e4 * 1.8925 / 3600 * 16;
+  ck_assert_double_eq_tol(h[0].all_cloud_usd, 2000 * run, 1e-6);
+  ck_assert_int_eq(h[0].owned_gpus, 16);
+  ck_assert_double_eq_tol(h[0].jobs_owned, 1868, TOL);
+  ck_assert_double_eq_tol(h[0].jobs_burst, 132, TOL);
+  ck_assert_double_eq_tol(h[0].annual_cost_usd, 16 * fixed * 8760 + 1868 * 2.8125 * 16 * 0.0845 + 132 * run, 1e-6);
+  gb_plan_free(&p);
+  world_free(&x);
+}
+END_TEST
+
+START_TEST(test_inference_generic_hand) {
+  world x;
+  /* 1e9 params bf16 = 2 GB of weights, batch 10, 1000 tokens/s for 100 h.
+   * 1 GPU: t_comp = 2 x 1e9 x 10 / 400e12 = 5e-5 s; t_mem = 2e9 / 1800e9 = 1.111e-3 s
+   * decode step 1.111e-3 s -> 10 / 1.111e-3 = 9000 tokens/s >= 1000
+   * cost = 100 h x 8 GPUs (whole node) x 2 = 1600 USD
+   * efficiency = 1000 x 100 x 3600 / 1e6 Mtok / 1600 = 0.225 Mtok/USD */
+  world_load(&x, "P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,V\n",
+             "type = inference\nparams = 1e9\ntokens_per_second = 1000\nbatch_size = 10\nserve_hours = 100\n");
+  gb_plan p;
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  const gb_plan_row *r = find_row(&p, "FAST-SXM-100GB", "P", 1);
+  ck_assert(r->feasible);
+  ck_assert_double_eq_tol(r->hours, 100, TOL);
+  ck_assert_double_eq_tol(r->cost_usd, 1600, 1e-9);
+  ck_assert_double_eq_tol(r->efficiency, 0.225, 1e-12);
+  ck_assert_int_eq(r->bottleneck, GB_BOUND_MEMORY);
+  ck_assert_str_eq(p.efficiency_unit, "Mtok/USD");
+  gb_plan_free(&p);
+  world_free(&x);
+  /* 20000 tokens/s: 1 and 2 GPUs (9000, 18000) too slow; 4 GPUs serve 36000 */
+  world_load(&x, "P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,V\n",
+             "type = inference\nparams = 1e9\ntokens_per_second = 20000\nbatch_size = 10\nserve_hours = 100\n");
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  char reason[160];
+  gb_plan_reason(find_row(&p, "FAST-SXM-100GB", "P", 2), reason, sizeof reason);
+  ck_assert_str_eq(reason, "too slow (serves 18000 tokens/s, needs 20000)");
+  ck_assert(find_row(&p, "FAST-SXM-100GB", "P", 4)->feasible);
+  gb_plan_free(&p);
+  world_free(&x);
+  /* generic: 1e18 FLOPs, 1e15 B, 100 all-reduces of 1 GB on 8 GPUs
+   * t_comp = 1e18 / (8 x 400e12) = 312.5 s; t_mem = 1e15 / (8 x 1800e9) = 69.4 s
+   * t_ar = 2 x 7/8 x 1e9 / 200e9 = 8.75e-3 s (one measured size: clamped) x 100 = 0.875 s
+   * hours = (312.5 + 0.875) / 3600 */
+  world_load(&x, "P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,V\n",
+             "type = generic\ntotal_flops = 1e18\ntotal_bytes = 1e15\nallreduce_bytes = 1e9\n"
+             "allreduce_count = 100\n");
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  r = find_row(&p, "FAST-SXM-100GB", "P", 8);
+  ck_assert_double_eq_tol(r->hours, 313.375 / 3600, 1e-12);
+  ck_assert_double_eq_tol(r->memory_hours, 1e15 / (8 * 1800e9) / 3600, 1e-12);
+  gb_plan_free(&p);
+  world_free(&x);
+}
+END_TEST
+
+/* ---- properties ---- */
+
+static const char *k_two_types =
+    "P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,V\n"
+    "P,on-demand,SLOW-SXM-100GB,8,2,,2026-01-01,s,V\n"
+    "P,spot,FAST-SXM-100GB,8,1.2,,2026-01-01,s,V\n"
+    "P,spot,SLOW-SXM-100GB,8,1.2,,2026-01-01,s,V\n"
+    "Q,on-demand,FAST-SXM-100GB,1,2.4,,2026-01-01,s,V\n"
+    "Q,on-demand,SLOW-SXM-100GB,1,2.4,,2026-01-01,s,V\n"
+    "B,purchase,FAST-SXM-100GB,8,,20000,2025-01-01,s,V\n";
+
+START_TEST(test_property_budget_monotone) {
+  world x;
+  world_load(&x, k_two_types, k_train);
+  x.o.max_gpus = 64;
+  double budgets[] = {30, 60, 85, 100, 200, 1000, 1e6};
+  gb_plan prev = {0};
+  for (size_t b = 0; b < sizeof budgets / sizeof budgets[0]; b++) {
+    x.o.budget_usd = budgets[b];
+    gb_plan p;
+    ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+    if (b) {
+      ck_assert_uint_ge(p.nfeasible, prev.nfeasible);
+      for (size_t i = 0; i < prev.nfeasible; i++) {
+        const gb_plan_row *q = &prev.rows[i];
+        bool still = false;
+        for (size_t j = 0; j < p.nfeasible && !still; j++)
+          still = p.rows[j].price == q->price && p.rows[j].gpu_count == q->gpu_count;
+        ck_assert_msg(still, "budget %g removed %s x%d", budgets[b], q->perf->spec->gpu_type, q->gpu_count);
+      }
+    }
+    gb_plan_free(&prev);
+    prev = p;
+  }
+  ck_assert_uint_gt(prev.nfeasible, 0);
+  gb_plan_free(&prev);
+  world_free(&x);
+}
+END_TEST
+
+START_TEST(test_property_double_prices) {
+  world x;
+  world_load(&x, k_two_types, k_train);
+  x.o.max_gpus = 64;
+  gb_plan base, twice;
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &base), GB_OK);
+  /* every price doubled: rates, purchase prices and the electricity tariff */
+  for (size_t i = 0; i < x.prices.n; i++) {
+    x.prices.v[i].price_usd_per_gpu_hour *= 2;
+    x.prices.v[i].purchase_usd_per_gpu *= 2;
+  }
+  x.o.electricity_usd_per_kwh *= 2;
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &twice), GB_OK);
+  ck_assert_uint_eq(base.nfeasible, twice.nfeasible);
+  size_t checked = 0;
+  for (size_t i = 0; i < base.nfeasible; i++) {
+    const gb_plan_row *a = &base.rows[i];
+    for (size_t j = 0; j < twice.n; j++) {
+      const gb_plan_row *b = &twice.rows[j];
+      if (b->price != a->price || b->gpu_count != a->gpu_count) continue;
+      ck_assert_double_eq_tol(b->efficiency, a->efficiency / 2, a->efficiency * 1e-12);
+      ck_assert_double_eq_tol(b->cost_usd, a->cost_usd * 2, a->cost_usd * 1e-12);
+      ck_assert_uint_eq(b->rank, a->rank); /* the order does not change */
+      checked++;
+    }
+  }
+  ck_assert_uint_eq(checked, base.nfeasible);
+  gb_plan_free(&base);
+  gb_plan_free(&twice);
+  world_free(&x);
+}
+END_TEST
+
+START_TEST(test_property_faster_ranks_higher) {
+  world x;
+  world_load(&x, k_two_types, k_train);
+  x.o.max_gpus = 64;
+  gb_objective objs[] = {GB_OBJ_COST, GB_OBJ_TIME, GB_OBJ_EFFICIENCY};
+  for (int k = 0; k < 3; k++) {
+    x.o.objective = objs[k];
+    gb_plan p;
+    ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+    ck_assert_uint_gt(p.nfeasible, 0);
+    /* FAST (800 TFLOP/s measured) and SLOW (400) at the same offering and count */
+    for (size_t i = 0; i < p.nfeasible; i++) {
+      const gb_plan_row *s = &p.rows[i];
+      if (strcmp(s->perf->spec->gpu_type, "SLOW-SXM-100GB") != 0) continue;
+      bool found = false;
+      for (size_t j = 0; j < p.n; j++) {
+        const gb_plan_row *f = &p.rows[j];
+        if (strcmp(f->perf->spec->gpu_type, "FAST-SXM-100GB") != 0 || !f->price ||
+            strcmp(f->price->provider, s->price->provider) != 0 || f->price->offering != s->price->offering ||
+            f->gpus_per_node != s->gpus_per_node || f->gpu_count != s->gpu_count)
+          continue;
+        found = true;
+        ck_assert(f->feasible);
+        ck_assert_msg(f->rank < s->rank, "objective %d: FAST x%d rank %zu below SLOW rank %zu", k, f->gpu_count,
+                      f->rank, s->rank);
+      }
+      ck_assert(found);
+    }
+    gb_plan_free(&p);
+  }
+  world_free(&x);
+}
+END_TEST
+
+START_TEST(test_sensitivity_and_csv) {
+  world x;
+  world_load(&x, k_two_types, k_train);
+  x.o.budget_usd = 85; /* some rows rejected, listed after the ranked ones */
+  gb_plan p;
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  ck_assert_uint_lt(p.nfeasible, p.n);
+  gb_sensitivity_row s[GB_SENSITIVITY_ROWS];
+  ck_assert_int_eq(gb_plan_sensitivity(&x.w, &x.perf, &x.prices, &x.o, s), GB_OK);
+  ck_assert_str_eq(s[0].factor, "base");
+  ck_assert(s[0].has_top && !s[0].changed);
+  ck_assert_ptr_eq(s[0].top.price, p.rows[0].price);
+  /* every price x 1.2 scales every cost alike: same top, 1.2 x cost */
+  ck_assert_str_eq(s[2].factor, "price");
+  ck_assert_double_eq_tol(s[2].change_pct, 20, TOL);
+  ck_assert(!s[2].changed);
+  ck_assert_double_eq_tol(s[2].top.cost_usd, s[0].top.cost_usd * 1.2, 1e-9);
+  const char *dir = gb_test_tmpdir();
+  char plan_csv[4200], sens_csv[4200];
+  snprintf(plan_csv, sizeof plan_csv, "%s/plan.csv", dir);
+  snprintf(sens_csv, sizeof sens_csv, "%s/sens.csv", dir);
+  ck_assert_int_eq(gb_plan_write_csv(&p, plan_csv), GB_OK);
+  ck_assert_int_eq(gb_plan_write_sensitivity_csv(s, GB_SENSITIVITY_ROWS, sens_csv), GB_OK);
+  gb_csv_table t;
+  ck_assert_int_eq(gb_csv_read_file(plan_csv, &t), GB_OK);
+  ck_assert_uint_eq(t.nrows, p.n);
+  ck_assert_uint_eq(t.ncols, 31);
+  ck_assert_str_eq(gb_csv_header(&t, 0), "rank");
+  ck_assert_str_eq(gb_csv_header(&t, 30), "workload");
+  ck_assert_str_eq(gb_csv_cell(&t, 0, gb_csv_col(&t, "rank")), "1");
+  ck_assert_str_eq(gb_csv_cell(&t, 0, gb_csv_col(&t, "feasible")), "yes");
+  ck_assert_str_eq(gb_csv_cell(&t, 0, gb_csv_col(&t, "basis")), "measured");
+  ck_assert_str_eq(gb_csv_cell(&t, t.nrows - 1, gb_csv_col(&t, "rank")), "");
+  ck_assert_str_eq(gb_csv_cell(&t, t.nrows - 1, gb_csv_col(&t, "feasible")), "no");
+  ck_assert_str_eq(gb_csv_cell(&t, 0, gb_csv_col(&t, "workload")), "w");
+  gb_csv_free(&t);
+  ck_assert_int_eq(gb_csv_read_file(sens_csv, &t), GB_OK);
+  ck_assert_uint_eq(t.nrows, 5);
+  ck_assert_str_eq(gb_csv_header(&t, 8), "changed");
+  ck_assert_str_eq(gb_csv_cell(&t, 2, 1), "20");
+  gb_csv_free(&t);
+  gb_plan_free(&p);
+  world_free(&x);
+}
+END_TEST
+
+START_TEST(test_opts_bad) {
+  gb_plan_opts o;
+  gb_plan_opts_default(&o);
+  ck_assert_int_eq(gb_plan_opt_set(&o, "max-gpus", "1e12"), GB_E_INPUT);
+  ck_assert_str_eq(gb_errmsg(), "--max-gpus: absurd value 1e12 (above 100000)");
+  ck_assert_int_eq(gb_plan_opt_set(&o, "budget", "0"), GB_E_INPUT);
+  ck_assert_str_eq(gb_errmsg(), "--budget: must be > 0: 0");
+  ck_assert_int_eq(gb_plan_opt_set(&o, "budget", "-5"), GB_E_INPUT);
+  ck_assert_int_eq(gb_plan_opt_set(&o, "mfu", "nan"), GB_E_INPUT);
+  ck_assert_int_eq(gb_plan_opt_set(&o, "mfu", "1.5"), GB_E_INPUT);
+  ck_assert_int_eq(gb_plan_opt_set(&o, "overlap", "0"), GB_OK);
+  ck_assert_int_eq(gb_plan_opt_set(&o, "objective", "speed"), GB_E_INPUT);
+  ck_assert_int_eq(gb_plan_opt_set(&o, "objective", "time"), GB_OK);
+  ck_assert_int_eq(o.objective, GB_OBJ_TIME);
+  ck_assert_int_eq(gb_plan_opt_set(&o, "frobnicate", "1"), GB_E_USAGE);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("planner");
+  TCase *tc = tcase_create("readers");
+  tcase_add_loop_test(tc, test_prices_bad, 0, sizeof k_bad_prices / sizeof k_bad_prices[0]);
+  tcase_add_test(tc, test_prices_good);
+  tcase_add_loop_test(tc, test_workload_bad, 0, sizeof k_bad_ini / sizeof k_bad_ini[0]);
+  tcase_add_test(tc, test_workload_defaults_and_flags);
+  tcase_add_test(tc, test_opts_bad);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("model");
+  tcase_add_test(tc, test_perf_fixture);
+  tcase_add_test(tc, test_training_hand);
+  tcase_add_test(tc, test_constraints_and_reasons);
+  tcase_add_test(tc, test_owned_spot_breakeven);
+  tcase_add_test(tc, test_inference_generic_hand);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("properties");
+  tcase_add_test(tc, test_property_budget_monotone);
+  tcase_add_test(tc, test_property_double_prices);
+  tcase_add_test(tc, test_property_faster_ranks_higher);
+  tcase_add_test(tc, test_sensitivity_and_csv);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return gb_test_run_suite(suite()); }

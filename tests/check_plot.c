@@ -1,0 +1,225 @@
+/* Tests for gb_plot: data and script files, rendering through gnuplot into
+ * valid PNG and SVG, C-locale numbers, and the gnuplot-missing path. The
+ * rendering cases need gnuplot; without it main() exits 77 (SKIP). */
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gb_plot.h"
+#include "reportutil.h"
+#include "testutil.h"
+
+static char *slurp_in(const char *dir, const char *name) {
+  char path[4096];
+  snprintf(path, sizeof path, "%.3000s/%.1000s", dir, name);
+  return gb_test_slurp(path, NULL);
+}
+
+static bool exists_in(const char *dir, const char *name) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  return gb_test_file_nonempty(path);
+}
+
+/* Checks stem.png (signature, IHDR, the size asked for) and stem.svg (well
+ * formed, holds each expected text). */
+static void check_rendered(const char *dir, const char *stem, unsigned w, unsigned h, const char *const *texts,
+                           size_t ntexts) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s.png", dir, stem);
+  unsigned pw = 0, ph = 0;
+  ck_assert_msg(gb_png_valid(path, &pw, &ph), "%s is not a PNG", path);
+  ck_assert_uint_eq(pw, w);
+  ck_assert_uint_eq(ph, h);
+  snprintf(path, sizeof path, "%s.svg", stem);
+  char *svg = slurp_in(dir, path);
+  ck_assert_ptr_nonnull(svg);
+  char err[256];
+  ck_assert_msg(gb_xml_wellformed(svg, err, sizeof err), "%s.svg: %s", stem, err);
+  for (size_t i = 0; i < ntexts; i++) ck_assert_msg(strstr(svg, texts[i]), "%s.svg lacks \"%s\"", stem, texts[i]);
+  free(svg);
+}
+
+static const double k_x[] = {1024, 65536, 4194304, 268435456};
+static const double k_y1[] = {1500.5, 2500, 3100.25, 3300};
+static const double k_y2[] = {1400, NAN, 2900, 3000.75};
+
+START_TEST(test_lines_render) {
+  const char *dir = gb_test_tmpdir();
+  gb_plot_marker mk[] = {{'x', 52428800, "L2 50 MiB"}, {'y', 4800, "datasheet 4800 GB/s"}};
+  gb_plot_spec p = {.stem = "membw", .title = "Memory bandwidth <H200> & co", .xlabel = "array size (bytes)",
+                    .ylabel = "bandwidth (GB/s)", .logx = true, .x_bytes = true, .markers = mk, .nmarkers = 2};
+  gb_plot_series s[] = {{.title = "fp8_e4m3 triad", .n = 4, .x = k_x, .y = k_y1},
+                        {.title = "it's copy", .n = 4, .x = k_x, .y = k_y2, .style = GB_PLOT_POINTS}};
+  ck_assert_int_eq(gb_plot_lines(dir, &p, s, 2), GB_OK);
+  /* noenhanced: the underscore is kept as text, not typeset as a subscript */
+  const char *texts[] = {"fp8_e4m3 triad", "it's copy", "L2 50 MiB", "datasheet 4800 GB/s",
+                         "Memory bandwidth &lt;H200> &amp; co", "bandwidth (GB/s)"};
+  check_rendered(dir, "membw", 1000, 600, texts, 6);
+  char *dat = slurp_in(dir, "membw.dat");
+  /* series 1 has a hole at x = 65536: the line breaks there (blank line) */
+  ck_assert_ptr_nonnull(strstr(dat, "1024 1500.5 \"\"\n65536 2500 \"\"\n"));
+  ck_assert_ptr_nonnull(strstr(dat, "1024 1400 \"\"\n\n4194304 2900 \"\"\n"));
+  free(dat);
+  char *gp = slurp_in(dir, "membw.gp");
+  ck_assert_ptr_nonnull(strstr(gp, "set termoption noenhanced\n"));
+  ck_assert_ptr_nonnull(strstr(gp, "title 'it''s copy'"));
+  ck_assert_ptr_nonnull(strstr(gp, "set output 'membw.svg'"));
+  free(gp);
+}
+END_TEST
+
+START_TEST(test_bars_render) {
+  const char *dir = gb_test_tmpdir();
+  const char *cats[] = {"fp64", "bf16", "fp8e4m3"};
+  const double h200[] = {60.5, 720, 1300};
+  const double h200_peak[] = {67, 989.5, 1979};
+  const double a100[] = {18, 280, NAN};
+  const double a100_peak[] = {19.5, 312, NAN};
+  gb_plot_series s[] = {{.title = "H200-SXM-141GB", .n = 3, .y = h200, .ref = h200_peak},
+                        {.title = "A100-SXM-80GB", .n = 3, .y = a100, .ref = a100_peak}};
+  gb_plot_spec p = {.stem = "gemm_peak", .title = "GEMM throughput", .xlabel = "precision",
+                    .ylabel = "throughput (TFLOP/s)", .ref_title = "datasheet peak", .width_px = 800,
+                    .height_px = 500};
+  ck_assert_int_eq(gb_plot_bars(dir, &p, cats, 3, s, 2), GB_OK);
+  const char *texts[] = {"H200-SXM-141GB", "A100-SXM-80GB", "datasheet peak", "fp8e4m3", "1300", "TFLOP/s"};
+  check_rendered(dir, "gemm_peak", 800, 500, texts, 6);
+  char *dat = slurp_in(dir, "gemm_peak.dat");
+  /* bar 0 of 2 in group 0: x = 0 - 0.4 + 0.5 * 0.4 = -0.2; bar 1 of group 2
+   * (A100 fp8) has neither value nor peak and is left out */
+  ck_assert_ptr_nonnull(strstr(dat, "-0.2 60.5 67 \"fp64\" \"60.5\"\n"));
+  ck_assert_ptr_null(strstr(dat, "\"fp8e4m3\" \"\"\n1."));
+  ck_assert_uint_eq(gb_test_count(dat, "\"fp8e4m3\""), 1);
+  free(dat);
+}
+END_TEST
+
+/* Regression: a bar series with no value at all made gnuplot 5.4 crash
+ * (SIGSEGV) on its value labels; it now renders with the series in the key. */
+START_TEST(test_bars_empty_series) {
+  const char *dir = gb_test_tmpdir();
+  const char *cats[] = {"bf16_vs_fp32", "fp8e4m3_vs_fp32"};
+  const double a[] = {14.5, 25.7}, b[] = {NAN, NAN};
+  gb_plot_series s[] = {{.title = "has bars", .n = 2, .y = a}, {.title = "no bars", .n = 2, .y = b}};
+  gb_plot_spec p = {.stem = "empty_series", .title = "t", .xlabel = "x", .ylabel = "speedup (x)"};
+  ck_assert_int_eq(gb_plot_bars(dir, &p, cats, 2, s, 2), GB_OK);
+  const char *texts[] = {"has bars", "no bars", "14.5"};
+  check_rendered(dir, "empty_series", 1000, 600, texts, 3);
+  /* likewise point labels of a series with no plottable point */
+  const double x[] = {1, 2}, y[] = {3, 4}, nx[] = {NAN}, ny[] = {NAN};
+  const char *labels[] = {"L1", "L2"}, *nl[] = {"never"};
+  gb_plot_series ls[] = {{.title = "pts", .n = 2, .x = x, .y = y, .labels = labels},
+                         {.title = "none", .n = 1, .x = nx, .y = ny, .labels = nl}};
+  p.stem = "empty_labels";
+  ck_assert_int_eq(gb_plot_lines(dir, &p, ls, 2), GB_OK);
+  const char *texts2[] = {"L1", "L2", "none"};
+  check_rendered(dir, "empty_labels", 1000, 600, texts2, 3);
+}
+END_TEST
+
+/* Under a comma-decimal locale the data and script still use '.'. */
+START_TEST(test_c_locale_numbers) {
+  const char *loc = gb_test_comma_locale();
+  if (!loc) {
+    fprintf(stderr, "check_plot: no comma-decimal locale available; locale case not exercised\n");
+    return;
+  }
+  char probe[32];
+  snprintf(probe, sizeof probe, "%.1f", 0.5);
+  ck_assert_str_eq(probe, "0,5"); /* the locale really is active */
+  const char *dir = gb_test_tmpdir();
+  const double x[] = {0.25, 1.5};
+  const double y[] = {2.75, 1e-3};
+  gb_plot_series s = {.title = "a", .n = 2, .x = x, .y = y};
+  gb_plot_marker mk = {'y', 0.5, "half"};
+  gb_plot_spec p = {.stem = "loc", .title = "t", .xlabel = "x (s)", .ylabel = "y (s)", .markers = &mk, .nmarkers = 1};
+  ck_assert_int_eq(gb_plot_lines(dir, &p, &s, 1), GB_OK);
+  char *dat = slurp_in(dir, "loc.dat");
+  ck_assert_ptr_nonnull(strstr(dat, "0.25 2.75 \"\"\n1.5 0.001 \"\"\n"));
+  free(dat);
+  char *gp = slurp_in(dir, "loc.gp");
+  ck_assert_ptr_nonnull(strstr(gp, "first 0.5 to graph 1, first 0.5"));
+  free(gp);
+  const char *texts[] = {"half"};
+  check_rendered(dir, "loc", 1000, 600, texts, 1);
+  setlocale(LC_ALL, "C");
+}
+END_TEST
+
+START_TEST(test_gnuplot_error_captured) {
+  const char *dir = gb_test_tmpdir();
+  char path[4096];
+  snprintf(path, sizeof path, "%s/bad.gp", dir);
+  const char *script = "set terminal svg\nset output 'bad.svg'\nplot frobnicate_this(x)\n";
+  ck_assert_int_eq(gb_test_write(path, script, strlen(script)), 0);
+  ck_assert_int_eq(gb_plot_render(dir, "bad"), GB_E_IO);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "bad.gp: gnuplot exited with status"));
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "frobnicate_this")); /* gnuplot's own stderr */
+  ck_assert(!exists_in(dir, "bad.svg"));                         /* no half-written picture */
+}
+END_TEST
+
+/* ---- without gnuplot: these run everywhere ---- */
+
+START_TEST(test_missing_gnuplot) {
+  setenv("GPUBENCH_GNUPLOT", "/nonexistent/gnuplot", 1);
+  ck_assert(!gb_gnuplot_available());
+  const char *dir = gb_test_tmpdir();
+  const double x[] = {1, 2}, y[] = {3, 4};
+  gb_plot_series s = {.title = "a", .n = 2, .x = x, .y = y};
+  gb_plot_spec p = {.stem = "nogp", .title = "t", .xlabel = "x", .ylabel = "y"};
+  ck_assert_int_eq(gb_plot_lines(dir, &p, &s, 1), GB_E_UNSUPPORTED);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "install gnuplot"));
+  /* the data and script are there to render later; no picture */
+  ck_assert(exists_in(dir, "nogp.dat"));
+  ck_assert(exists_in(dir, "nogp.gp"));
+  ck_assert(!exists_in(dir, "nogp.png"));
+  ck_assert_int_eq(gb_plot_lines_script(dir, &p, &s, 1), GB_OK);
+  unsetenv("GPUBENCH_GNUPLOT");
+}
+END_TEST
+
+START_TEST(test_input_errors) {
+  const char *dir = gb_test_tmpdir();
+  const double x[] = {1, -2}, y[] = {NAN, 4};
+  gb_plot_series s = {.title = "a", .n = 2, .x = x, .y = y};
+  /* (1, NaN) is undefined and (-2, 4) cannot sit on a log x axis */
+  gb_plot_spec p = {.stem = "empty", .title = "t", .xlabel = "x", .ylabel = "y", .logx = true};
+  ck_assert_int_eq(gb_plot_lines_script(dir, &p, &s, 1), GB_E_INPUT);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "plot empty: no data"));
+  p.stem = "../escape";
+  p.logx = false;
+  ck_assert_int_eq(gb_plot_lines_script(dir, &p, &s, 1), GB_E_INPUT);
+  const char *cats[] = {"a", "b"};
+  p.stem = "bars";
+  p.logy = true;
+  ck_assert_int_eq(gb_plot_bars_script(dir, &p, cats, 2, &s, 1), GB_E_INPUT);
+}
+END_TEST
+
+int main(void) {
+  bool have = gb_gnuplot_available();
+  Suite *s = suite_create("plot");
+  TCase *tc = tcase_create("no_gnuplot");
+  tcase_add_test(tc, test_missing_gnuplot);
+  tcase_add_test(tc, test_input_errors);
+  suite_add_tcase(s, tc);
+  if (have) {
+    TCase *tr = tcase_create("render");
+    tcase_set_timeout(tr, 60);
+    tcase_add_test(tr, test_lines_render);
+    tcase_add_test(tr, test_bars_render);
+    tcase_add_test(tr, test_bars_empty_series);
+    tcase_add_test(tr, test_c_locale_numbers);
+    tcase_add_test(tr, test_gnuplot_error_captured);
+    suite_add_tcase(s, tr);
+  }
+  int rc = gb_test_run_suite(s);
+  if (rc == 0 && !have) {
+    fprintf(stderr, "check_plot: gnuplot (%s) not available: rendering tests skipped\n", gb_gnuplot_program());
+    return 77;
+  }
+  return rc;
+}

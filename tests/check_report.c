@@ -1,0 +1,352 @@
+/* Tests for gb_report: reports rendered from fixture CSVs (two GPU types, a
+ * plan and its sensitivity) with every plot checked as PNG and SVG, the
+ * HTML checked well formed, numbers in the C locale under a comma-decimal
+ * locale, the gnuplot-missing path, input errors, and the shipped-data
+ * path. Cases that render need gnuplot; without it main() exits 77 (SKIP)
+ * after running the others. */
+#include <dirent.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "gb_plot.h"
+#include "gb_report.h"
+#include "reportutil.h"
+#include "testutil.h"
+
+static char *slurp_in(const char *dir, const char *name) {
+  char path[4096];
+  snprintf(path, sizeof path, "%.3000s/%.1000s", dir, name);
+  return gb_test_slurp(path, NULL);
+}
+
+static bool exists_in(const char *dir, const char *name) {
+  char path[4096];
+  snprintf(path, sizeof path, "%.3000s/%.1000s", dir, name);
+  return gb_test_file_nonempty(path);
+}
+
+static size_t count_ext(const char *dir, const char *ext) {
+  DIR *d = opendir(dir);
+  size_t n = 0, el = strlen(ext);
+  struct dirent *de;
+  while (d && (de = readdir(d)) != NULL) {
+    size_t l = strlen(de->d_name);
+    n += l > el && strcmp(de->d_name + l - el, ext) == 0;
+  }
+  if (d) closedir(d);
+  return n;
+}
+
+/* Fixture paths (gb_fixture's buffer is static, so copy). */
+static char g_h200[4096], g_a100[4096], g_plan[4096], g_sens[4096], g_specs[4096];
+static void fixtures(void) {
+  snprintf(g_h200, sizeof g_h200, "%s", gb_fixture("report_h200.csv"));
+  snprintf(g_a100, sizeof g_a100, "%s", gb_fixture("report_a100.csv"));
+  snprintf(g_plan, sizeof g_plan, "%s", gb_fixture("report_plan.csv"));
+  snprintf(g_sens, sizeof g_sens, "%s", gb_fixture("report_sensitivity.csv"));
+  snprintf(g_specs, sizeof g_specs, "%s", gb_fixture("report_gpu_specs.csv"));
+}
+
+static gb_err full_report(const char *dir, gb_report_summary *sum) {
+  fixtures();
+  const char *files[] = {g_h200, g_a100};
+  gb_report_options o = {.results = files, .nresults = 2, .plan_path = g_plan, .sensitivity_path = g_sens,
+                         .specs_path = g_specs, .out_dir = dir, .title = "fixture report"};
+  return gb_report_write(&o, sum);
+}
+
+/* Every plot the fixtures make, with texts its SVG must hold (series
+ * titles, markers). Values: H200 bf16 at 8192^3 has reps 740 and
+ * 740 * 1.002 = 741.48, median 740.74, printed %.4g = 740.7; the H200
+ * triad at 1 GiB is 4310 GB/s, the best of the largest arrays. */
+static const struct {
+  const char *stem;
+  const char *texts[4];
+} k_plots[] = {
+    {"gemm_precision", {"H200-SXM-141GB", "A100-SXM-80GB", "datasheet peak (dense)", "fp8e4m3_fastaccum"}},
+    {"gemm_speedup", {"H200-SXM-141GB", "bf16_vs_fp32", "fp32 = 1", "speedup over fp32 (x)"}},
+    {"gemm_size_H200-SXM-141GB", {"fp16acc16", "fp8e4m3", "int8", "throughput (TFLOP/s; TOP/s for int8)"}},
+    {"gemm_size_A100-SXM-80GB", {"fp64", "tf32", "bf16", "int8"}},
+    {"fma", {"H200-SXM-141GB", "A100-SXM-80GB", "fp16x2", "datasheet peak"}},
+    {"membw_H200-SXM-141GB", {"triad", "dot", "L2 50 MiB", "datasheet 4800 GB/s"}},
+    {"membw_A100-SXM-80GB", {"copy", "triad", "L2 40 MiB", "datasheet 2039 GB/s"}},
+    {"copy", {"h2d_pinned", "p2p_read", "H200-SXM-141GB", "bandwidth (GB/s)"}},
+    {"collective_all-reduce_H200-SXM-141GB", {"2 GPUs, out-of-place", "8 GPUs, in-place", "bus bandwidth (GB/s)",
+                                              "message size (bytes, log scale)"}},
+    {"collective_all-gather_H200-SXM-141GB", {"2 GPUs, out-of-place", "4 GPUs, out-of-place", "all_gather", ""}},
+    {"collective_all-reduce_A100-SXM-80GB", {"2 GPUs, out-of-place", "8 GPUs, out-of-place", "", ""}},
+    {"roofline_H200-SXM-141GB", {"memory (membw): 4310 GB/s", "GEMM bf16: 740.7 TFLOP/s", "CUDA-core fp32: 59 TFLOP/s",
+                                 "STREAM kernels (largest arrays)"}},
+    {"roofline_A100-SXM-80GB", {"memory (membw): 1790 GB/s", "GEMM int8: 560 TOP/s", "triad fp64", "GEMM tf32"}},
+    {"plan_efficiency", {"efficiency (EFLOP per 1000 USD)", "#1 8x H100 runpod secure", "", ""}},
+    {"plan_time_cost", {"Pareto frontier", "deadline 200 h", "budget 20000 USD", "infeasible (deadline, budget or memory)"}},
+};
+#define NPLOTS (sizeof k_plots / sizeof k_plots[0])
+
+START_TEST(test_full_report) {
+  const char *dir = gb_test_tmpdir();
+  gb_report_summary sum;
+  ck_assert_int_eq(full_report(dir, &sum), GB_OK);
+  ck_assert(sum.gnuplot);
+  ck_assert_uint_eq(sum.plots, NPLOTS);
+  ck_assert_uint_eq(sum.plots_failed, 0);
+  ck_assert_uint_eq(sum.rows, 194 + 48);
+  for (size_t i = 0; i < NPLOTS; i++) {
+    char name[512];
+    unsigned w, h;
+    snprintf(name, sizeof name, "%s/%s.png", dir, k_plots[i].stem);
+    ck_assert_msg(gb_png_valid(name, &w, &h), "%s: not a valid PNG", name);
+    snprintf(name, sizeof name, "%s.dat", k_plots[i].stem);
+    ck_assert_msg(exists_in(dir, name), "%s missing", name);
+    snprintf(name, sizeof name, "%s.gp", k_plots[i].stem);
+    ck_assert_msg(exists_in(dir, name), "%s missing", name);
+    snprintf(name, sizeof name, "%s.svg", k_plots[i].stem);
+    char *svg = slurp_in(dir, name);
+    ck_assert_msg(svg != NULL, "%s missing", name);
+    char err[256];
+    ck_assert_msg(gb_xml_wellformed(svg, err, sizeof err), "%s: %s", name, err);
+    for (size_t t = 0; t < 4; t++)
+      if (k_plots[i].texts[t][0])
+        ck_assert_msg(strstr(svg, k_plots[i].texts[t]), "%s lacks \"%s\"", name, k_plots[i].texts[t]);
+    free(svg);
+  }
+  /* nothing but the expected plots */
+  ck_assert_uint_eq(count_ext(dir, ".png"), NPLOTS);
+  ck_assert_uint_eq(count_ext(dir, ".svg"), NPLOTS);
+
+  char *html = slurp_in(dir, "report.html");
+  ck_assert_ptr_nonnull(html);
+  char err[256];
+  ck_assert_msg(gb_xml_wellformed(html, err, sizeof err), "report.html: %s", err);
+  ck_assert_uint_eq(gb_test_count(html, "<svg"), NPLOTS); /* every plot inlined */
+  ck_assert_ptr_null(strstr(html, "<?xml"));                /* prologs stripped */
+  ck_assert_ptr_nonnull(strstr(html, "id=\"plan_time_cost-gnuplot_canvas\""));
+  free(html);
+
+  char *md = slurp_in(dir, "report.md");
+  ck_assert_ptr_nonnull(md);
+  /* headline: 740.74 / 989.5 = 74.86% -> 75% */
+  ck_assert_ptr_nonnull(strstr(md, "| GEMM bf16 (TFLOP/s) | 740.7 (75% of 989.5) |"));
+  /* A100 fma fp64: 9.4 / 9.7 = 96.9% -> 97% */
+  ck_assert_ptr_nonnull(strstr(md, "9.40 (97% of 9.7)"));
+  ck_assert_ptr_nonnull(strstr(md, "![GEMM throughput per precision"));
+  ck_assert_ptr_nonnull(strstr(md, "(gemm_precision.png)"));
+  /* every non-ok row, with file:line (h200 lines 192-194, a100 line 20) */
+  ck_assert_ptr_nonnull(strstr(md, "report_h200.csv:192 | H200-SXM-141GB | gemm | fp8e5m2"));
+  ck_assert_ptr_nonnull(strstr(md, "report_h200.csv:193 |"));
+  ck_assert_ptr_nonnull(strstr(md, "| 520.0 | throttled | clocks held down: sw power cap |"));
+  ck_assert_ptr_nonnull(strstr(md, "report_a100.csv:20 | A100-SXM-80GB | gemm | fp8e4m3"));
+  ck_assert_uint_eq(gb_test_count(md, "| invalid |") + gb_test_count(md, "| error |") +
+                        gb_test_count(md, "| throttled |"),
+                    4);
+  /* an unknown benchmark still shows */
+  ck_assert_ptr_nonnull(strstr(md, "| latency | kernel_launch |  | time_us (us) | 2.10 |"));
+  /* environment side by side */
+  ck_assert_ptr_nonnull(strstr(md, "| host | gpu07 | node3 |"));
+  ck_assert_ptr_nonnull(strstr(md, "| SM clock (MHz) | 1980 | 1410 |"));
+  /* plan: assumptions, prices with date and source, sensitivity */
+  ck_assert_ptr_nonnull(strstr(md, "| deadline (max_hours) | 200 h |"));
+  ck_assert_ptr_nonnull(strstr(md, "| PUE | 1.3 |"));
+  ck_assert_ptr_nonnull(strstr(md, "| electricity price | 0.1 USD/kWh |"));
+  ck_assert_ptr_nonnull(strstr(md, "| 2026-09-25 | https://example.org/prices/runpod (list, on-demand) |"));
+  ck_assert_ptr_nonnull(strstr(md, "Top pick: 8x H100-SXM-80GB runpod secure, 125.0 hours, 2990 USD"));
+  ck_assert_ptr_nonnull(strstr(md, "| price_usd_per_gpu_hour | +20 | 8x H200-SXM-141GB runpod secure |"));
+  ck_assert_ptr_null(strstr(md, "\" left out:")); /* every plot had its data */
+  free(md);
+}
+END_TEST
+
+/* Without gnuplot: tables, a note, scripts to render later, no pictures. */
+START_TEST(test_without_gnuplot) {
+  setenv("GPUBENCH_GNUPLOT", "/nonexistent/gnuplot", 1);
+  const char *dir = gb_test_tmpdir();
+  gb_report_summary sum;
+  ck_assert_int_eq(full_report(dir, &sum), GB_OK);
+  ck_assert(!sum.gnuplot);
+  ck_assert_uint_eq(sum.plots, 0);
+  ck_assert_uint_eq(count_ext(dir, ".png"), 0);
+  ck_assert_uint_eq(count_ext(dir, ".gp"), NPLOTS);
+  char *md = slurp_in(dir, "report.md");
+  ck_assert_ptr_nonnull(strstr(md, "The plots need gnuplot, which was not found (\"/nonexistent/gnuplot\")"));
+  ck_assert_ptr_nonnull(strstr(md, "| GEMM bf16 (TFLOP/s) | 740.7 (75% of 989.5) |"));
+  free(md);
+  char *html = slurp_in(dir, "report.html");
+  char err[256];
+  ck_assert_msg(gb_xml_wellformed(html, err, sizeof err), "report.html: %s", err);
+  ck_assert_ptr_null(strstr(html, "<svg"));
+  ck_assert_ptr_nonnull(strstr(html, "The plots need gnuplot"));
+  free(html);
+  unsetenv("GPUBENCH_GNUPLOT");
+}
+END_TEST
+
+/* A comma-decimal locale must not reach the tables or the plot data. */
+START_TEST(test_comma_locale) {
+  const char *loc = gb_test_comma_locale();
+  if (!loc) {
+    fprintf(stderr, "check_report: no comma-decimal locale available; locale case not exercised\n");
+    return;
+  }
+  const char *dir = gb_test_tmpdir();
+  gb_report_summary sum;
+  ck_assert_int_eq(full_report(dir, &sum), GB_OK);
+  char *md = slurp_in(dir, "report.md");
+  ck_assert_ptr_nonnull(strstr(md, "740.7 (75% of 989.5)"));
+  ck_assert_ptr_null(strstr(md, "740,7"));
+  free(md);
+  /* the H200 gemm size plot: x = cbrt(1024^3) = 1024, bf16 reps 333 and
+   * 333.666 at 1024^3 (740 x 0.45 x {1, 1.002}), median 333.333 */
+  char *dat = slurp_in(dir, "gemm_size_H200-SXM-141GB.dat");
+  ck_assert_ptr_nonnull(dat);
+  ck_assert_ptr_nonnull(strstr(dat, "\n1024 333.33"));
+  ck_assert_ptr_null(strstr(dat, "333,3"));
+  free(dat);
+  setlocale(LC_ALL, "C");
+}
+END_TEST
+
+START_TEST(test_bad_inputs) {
+  const char *dir = gb_test_tmpdir();
+  char bad[4096], out[4096];
+  snprintf(bad, sizeof bad, "%s/bad.csv", dir);
+  snprintf(out, sizeof out, "%s/out", dir);
+  fixtures();
+  /* a value that does not parse: the A100 fp64 8192^3 row, line 4 (header 1,
+   * 1024^3 on 2, 4096^3 on 3) */
+  char *good = gb_test_slurp(g_a100, NULL);
+  char *second_nl = strchr(strchr(good, '\n') + 1, '\n');
+  char *p = strstr(second_nl, ",18.9");
+  ck_assert_ptr_nonnull(p);
+  memcpy(p, ",1,89", 5);
+  ck_assert_int_eq(gb_test_write(bad, good, strlen(good)), 0);
+  free(good);
+  const char *files[] = {bad};
+  gb_report_options o = {.results = files, .nresults = 1, .specs_path = g_specs, .out_dir = out};
+  ck_assert_int_eq(gb_report_write(&o, NULL), GB_E_INPUT);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "bad.csv:4:"));
+  ck_assert(!exists_in(out, "report.md")); /* nothing that looks complete */
+  /* a plan without its columns */
+  const char *notplan = "rank,gpu_type\n1,H100-SXM-80GB\n";
+  snprintf(bad, sizeof bad, "%s/notplan.csv", dir);
+  gb_test_write(bad, notplan, strlen(notplan));
+  gb_report_options o2 = {.plan_path = bad, .specs_path = g_specs, .out_dir = out};
+  ck_assert_int_eq(gb_report_write(&o2, NULL), GB_E_INPUT);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "notplan.csv:1: missing column \"gpu_count\""));
+  /* a plan value that is not a number */
+  const char *badnum = "rank,gpu_type,gpu_count,provider,offering,feasible,hours,cost_usd,efficiency,"
+                       "efficiency_unit,pareto\n1,H100-SXM-80GB,8,aws,p5,true,1\"0,5\",10,1,x,true\n";
+  gb_test_write(bad, badnum, strlen(badnum));
+  ck_assert_int_eq(gb_report_write(&o2, NULL), GB_E_INPUT);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "notplan.csv:2"));
+  /* usage errors */
+  gb_report_options o3 = {.specs_path = g_specs, .out_dir = out};
+  ck_assert_int_eq(gb_report_write(&o3, NULL), GB_E_USAGE);
+  gb_report_options o4 = {.results = files, .nresults = 1, .sensitivity_path = g_sens, .out_dir = out};
+  ck_assert_int_eq(gb_report_write(&o4, NULL), GB_E_USAGE);
+  ck_assert(!exists_in(out, "report.md"));
+}
+END_TEST
+
+/* Data for a plot absent: the plot is left out with a note, the rest stands. */
+START_TEST(test_absent_data_skipped) {
+  setenv("GPUBENCH_GNUPLOT", "/nonexistent/gnuplot", 1);
+  const char *dir = gb_test_tmpdir();
+  char path[4096];
+  snprintf(path, sizeof path, "%s/copy_only.csv", dir);
+  const char *csv =
+      "schema,run_id,timestamp,host,gpu_type,gpu_name,gpu_count,driver,cuda,benchmark,case,dtype,m,n,k,bytes,metric,"
+      "unit,value,samples,min,max,stddev,status,detail,sm_clock_mhz,mem_clock_mhz,temp_c,power_w\n"
+      "1,r9,2026-12-02T00:00:00Z,h,L4-PCIE-24GB,NVIDIA L4,1,580.1,13.0,copy,h2d_pinned,,,,,1073741824,gbps,GB/s,"
+      "24.5,10,24,25,0.1,ok,,,,,\n";
+  gb_test_write(path, csv, strlen(csv));
+  char out[4096];
+  snprintf(out, sizeof out, "%s/out", dir);
+  fixtures();
+  const char *files[] = {path};
+  gb_report_options o = {.results = files, .nresults = 1, .specs_path = g_specs, .out_dir = out};
+  gb_report_summary sum;
+  ck_assert_int_eq(gb_report_write(&o, &sum), GB_OK);
+  /* left out: gemm, membw, collective, two roofline reasons -> 4 notes:
+   * GEMM, memory, collective, roofline of the one source */
+  ck_assert_uint_eq(sum.plots_skipped, 4);
+  char *md = slurp_in(out, "report.md");
+  ck_assert_ptr_nonnull(strstr(md, "Plot \"GEMM throughput per precision\" left out: the results hold no ok gemm rows."));
+  ck_assert_ptr_nonnull(strstr(md, "left out: no membw rows for the memory ceiling."));
+  ck_assert_ptr_nonnull(strstr(md, "| copy h2d_pinned (GB/s) | 24.50 |"));
+  ck_assert_ptr_nonnull(strstr(md, "not in gpu_specs.csv"));
+  ck_assert_ptr_nonnull(strstr(md, "None: every row has status ok."));
+  free(md);
+  ck_assert(exists_in(out, "copy.gp"));
+  unsetenv("GPUBENCH_GNUPLOT");
+}
+END_TEST
+
+/* No files: the shipped data/measured results (GPUBENCH_DATA_DIR here). */
+START_TEST(test_shipped) {
+  setenv("GPUBENCH_GNUPLOT", "/nonexistent/gnuplot", 1);
+  const char *dir = gb_test_tmpdir();
+  char data[4096], measured[4096], out[4096];
+  snprintf(data, sizeof data, "%s", dir);
+  snprintf(measured, sizeof measured, "%s/measured", dir);
+  snprintf(out, sizeof out, "%s/report", dir);
+  ck_assert_int_eq(mkdir(measured, 0777), 0);
+  setenv("GPUBENCH_DATA_DIR", data, 1);
+  /* empty: an input error naming the directory */
+  ck_assert_int_eq(gb_report_shipped(NULL, NULL, out, NULL), GB_E_INPUT);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "measured holds no results CSV files"));
+  fixtures();
+  char *a = gb_test_slurp(g_a100, NULL), *h = gb_test_slurp(g_h200, NULL);
+  char p1[8192], p2[8192];
+  snprintf(p1, sizeof p1, "%s/b-h200.csv", measured);
+  snprintf(p2, sizeof p2, "%s/a-a100.csv", measured);
+  gb_test_write(p1, h, strlen(h));
+  gb_test_write(p2, a, strlen(a));
+  free(a);
+  free(h);
+  char **paths;
+  size_t n;
+  ck_assert_int_eq(gb_report_shipped_results(&paths, &n), GB_OK);
+  ck_assert_uint_eq(n, 2);
+  ck_assert_str_eq(paths[0], p2); /* name order */
+  for (size_t i = 0; i < n; i++) free(paths[i]);
+  free(paths);
+  gb_report_summary sum;
+  ck_assert_int_eq(gb_report_shipped(NULL, NULL, out, &sum), GB_OK);
+  ck_assert_uint_eq(sum.rows, 242);
+  char *md = slurp_in(out, "report.md");
+  ck_assert_ptr_nonnull(strstr(md, "# gpubench report: shipped measurements"));
+  /* a-a100.csv is read first, so its GPU type is the first column */
+  ck_assert_ptr_nonnull(strstr(md, "|  | A100-SXM-80GB | H200-SXM-141GB |"));
+  free(md);
+  unsetenv("GPUBENCH_DATA_DIR");
+  unsetenv("GPUBENCH_GNUPLOT");
+}
+END_TEST
+
+int main(void) {
+  bool have = gb_gnuplot_available();
+  Suite *s = suite_create("report");
+  TCase *tc = tcase_create("tables");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_without_gnuplot);
+  tcase_add_test(tc, test_bad_inputs);
+  tcase_add_test(tc, test_absent_data_skipped);
+  tcase_add_test(tc, test_shipped);
+  suite_add_tcase(s, tc);
+  if (have) {
+    TCase *tr = tcase_create("render");
+    tcase_set_timeout(tr, 120);
+    tcase_add_test(tr, test_full_report);
+    tcase_add_test(tr, test_comma_locale);
+    suite_add_tcase(s, tr);
+  }
+  int rc = gb_test_run_suite(s);
+  if (rc == 0 && !have) {
+    fprintf(stderr, "check_report: gnuplot (%s) not available: rendering tests skipped\n", gb_gnuplot_program());
+    return 77;
+  }
+  return rc;
+}
