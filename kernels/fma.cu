@@ -8,7 +8,11 @@
 // FLOPs per launch = threads * iters * NACC * 2 fma * 2 flop (* 2 lanes for
 // the x2 vector types).
 
+// chains per thread: a compile-time option (-DNACC=16); bench_fma.c builds
+// more than one and keeps the fastest on the device in use.
+#ifndef NACC
 #define NACC 8
+#endif
 
 extern "C" __global__ void fma_fp32(float *out, long iters, float a, float b, float c, float d) {
   unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
