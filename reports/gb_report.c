@@ -190,6 +190,13 @@ static bool same_point(const gb_rep *r, size_t a, size_t b) {
          x->k == y->k && x->bytes == y->bytes && x->gpu_count == y->gpu_count;
 }
 
+/* Measured and checked: ok, or throttled (the check passed; the clocks were
+ * held down by power or heat, which is the sustained figure on that card).
+ * Throttled rows are still listed in the report's problem table. */
+static bool plotted(const gb_row *w) {
+  return (w->status == GB_STATUS_OK || w->status == GB_STATUS_THROTTLED) && isfinite(w->value);
+}
+
 static gb_err find_points(gb_rep *r) {
   size_t n = r->res.nrows;
   bool *used = calloc(n ? n : 1, sizeof *used);
@@ -202,10 +209,10 @@ static gb_err find_points(gb_rep *r) {
   }
   for (size_t i = 0; i < n; i++) {
     const gb_row *w = &r->res.rows[i];
-    if (used[i] || w->status != GB_STATUS_OK || !isfinite(w->value)) continue;
+    if (used[i] || !plotted(w)) continue;
     size_t k = 0;
     for (size_t j = i; j < n; j++) {
-      if (used[j] || r->res.rows[j].status != GB_STATUS_OK || !isfinite(r->res.rows[j].value)) continue;
+      if (used[j] || !plotted(&r->res.rows[j])) continue;
       if (j != i && !same_point(r, i, j)) continue;
       used[j] = true;
       vals[k++] = r->res.rows[j].value;
