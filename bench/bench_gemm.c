@@ -33,6 +33,10 @@ _Static_assert(GB_DT_F64 == 0 && GB_DT_F32 == 1 && GB_DT_F16 == 2 && GB_DT_BF16 
 #define GEMM_REF_WARPS 8                 /* columns per reference block */
 #define GEMM_REF_ROWS 8                  /* GEMM_REF_ROWS in kernels/gemm_ref.cu */
 #define GEMM_AMAX_UNSET -1.0f            /* amax_D before the checked product */
+/* Each fp8 scale and the amax live in their own 256-byte slot (64 floats),
+ * aligned as separate allocations would be: cuBLASLt refused every fp8
+ * candidate (NOT_SUPPORTED) with the four packed 4 bytes apart. */
+#define GEMM_SCALE_SLOT(i) ((i) * 64)
 
 static bool g_corrupt_output;
 
@@ -62,7 +66,7 @@ typedef struct gemm_op {
   int sets;
   void *d;
   uint64_t d_bytes;
-  float *scales; /* device, fp8 only: scale of A, of B, of D, amax of D */
+  float *scales; /* device, fp8 only: scale of A, of B, of D, amax of D, each in its own 256-byte slot */
   bool d_scales; /* D scale and amax pointers set on the descriptor */
   unsigned char alpha[8], beta[8];
 } gemm_op;
@@ -118,9 +122,9 @@ static gb_err gemm_op_create_desc(gemm_op *o, bool with_d_scales) {
   o->d_scales = false;
   if (p->fp8) {
     int8_t fast = (int8_t)p->fast_accum;
-    const float *sa = &o->scales[1], *sb = &o->scales[0]; /* A' is our B, B' our A */
-    const float *sd = &o->scales[2];
-    float *amax = &o->scales[3];
+    const float *sa = &o->scales[GEMM_SCALE_SLOT(1)], *sb = &o->scales[GEMM_SCALE_SLOT(0)]; /* A' is our B, B' our A */
+    const float *sd = &o->scales[GEMM_SCALE_SLOT(2)];
+    float *amax = &o->scales[GEMM_SCALE_SLOT(3)];
     GB_CUBLAS_GOTO(cublasLtMatmulDescSetAttribute(o->desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast),
                    err, fail);
     GB_CUBLAS_GOTO(cublasLtMatmulDescSetAttribute(o->desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa),
@@ -325,7 +329,7 @@ static gb_err gemm_run_check(gemm_state *st, gemm_op *o, const gb_device_info *d
   GB_CUDA_GOTO(cudaMemsetAsync(d_scan, 0, sizeof h_scan, s), err, done);
   if (p->fp8) {
     float unset = GEMM_AMAX_UNSET;
-    GB_CUDA_GOTO(cudaMemcpyAsync(&o->scales[3], &unset, sizeof unset, cudaMemcpyHostToDevice, s), err, done);
+    GB_CUDA_GOTO(cudaMemcpyAsync(&o->scales[GEMM_SCALE_SLOT(3)], &unset, sizeof unset, cudaMemcpyHostToDevice, s), err, done);
   }
   GB_CUDA_GOTO(cudaMemsetAsync(o->d, 0xFF, o->d_bytes, s), err, done); /* NaN in every float format */
   GB_TRY_GOTO(gemm_launch(o, s, 0), err, done);
@@ -358,7 +362,7 @@ static gb_err gemm_run_check(gemm_state *st, gemm_op *o, const gb_device_info *d
   GB_CUDA_GOTO(cudaMemcpyAsync(h_scan, d_scan, sizeof h_scan, cudaMemcpyDeviceToHost, s), err, done);
   float amax = GEMM_AMAX_UNSET;
   if (p->fp8)
-    GB_CUDA_GOTO(cudaMemcpyAsync(&amax, &o->scales[3], sizeof amax, cudaMemcpyDeviceToHost, s), err, done);
+    GB_CUDA_GOTO(cudaMemcpyAsync(&amax, &o->scales[GEMM_SCALE_SLOT(3)], sizeof amax, cudaMemcpyDeviceToHost, s), err, done);
   GB_CUDA_GOTO(cudaStreamSynchronize(s), err, done);
 
   out->rel_err = gb_gemm_rel_error(h_got, h_ref, nvals);
@@ -501,7 +505,11 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
   if (p->fp8) {
     /* scale of A, of B, of D (1: the reference then holds whatever cuBLASLt
      * does with a D scale on a bf16 output), amax of D */
-    float h_scales[4] = {(float)p->scale_a, (float)p->scale_b, 1.0f, GEMM_AMAX_UNSET};
+    float h_scales[GEMM_SCALE_SLOT(4)] = {0};
+    h_scales[GEMM_SCALE_SLOT(0)] = (float)p->scale_a;
+    h_scales[GEMM_SCALE_SLOT(1)] = (float)p->scale_b;
+    h_scales[GEMM_SCALE_SLOT(2)] = 1.0f;
+    h_scales[GEMM_SCALE_SLOT(3)] = GEMM_AMAX_UNSET;
     GB_CUDA_GOTO(cudaMalloc((void **)&o.scales, sizeof h_scales), err, done);
     GB_CUDA_GOTO(cudaMemcpyAsync(o.scales, h_scales, sizeof h_scales, cudaMemcpyHostToDevice, s), err, done);
   }
