@@ -212,6 +212,9 @@ static void on_record(int term, void *data) {
   c->rec_line = 0;
 }
 
+/* Bytes handed to libcsv per call (see gb_csv_read_mem). */
+#define FEED_BYTES ((size_t)64 * 1024)
+
 static bool blank_line(const char *s, size_t n) {
   for (size_t i = 0; i < n; i++)
     if (s[i] != '\r' && s[i] != '\n') return false;
@@ -239,9 +242,21 @@ gb_err gb_csv_read_mem(const char *name, const char *data, size_t len, gb_csv_ta
     size_t n = nl ? (size_t)(nl - (data + pos)) + 1 : len - pos;
     c.line++;
     if (c.rec_line == 0 && c.rec_n == 0 && !blank_line(data + pos, n)) c.rec_line = c.line;
-    if (csv_parse(&p, data + pos, n, on_field, on_record, &c) != n && !c.err)
-      c.err = gb_fail(GB_E_INPUT, "%s:%ld: malformed CSV (%s): check quotes", out->name, c.line,
-                      csv_strerror(csv_error(&p)));
+    /* A line goes to libcsv in pieces of at most FEED_BYTES, so that a field
+     * over the limit is refused while it is read (libcsv would otherwise
+     * gather all of it first), and libcsv's field buffer grows by doubling
+     * (its own step is a fixed 128 bytes: quadratic copying on a long field). */
+    for (size_t done = 0; done < n && !c.err;) {
+      size_t piece = n - done < FEED_BYTES ? n - done : FEED_BYTES;
+      csv_set_blk_size(&p, p.entry_size < 128 ? 128 : p.entry_size);
+      if (csv_parse(&p, data + pos + done, piece, on_field, on_record, &c) != piece && !c.err)
+        c.err = gb_fail(GB_E_INPUT, "%s:%ld: malformed CSV (%s): check quotes", out->name, c.line,
+                        csv_strerror(csv_error(&p)));
+      if (!c.err && p.entry_pos > GB_CSV_MAX_FIELD)
+        c.err = gb_fail(GB_E_INPUT, "%s:%ld:%ld: field is longer than the %u-byte limit", out->name,
+                        c.rec_line ? c.rec_line : c.line, (long)c.rec_n + 1, GB_CSV_MAX_FIELD);
+      done += piece;
+    }
     pos += n;
   }
   if (!c.err && csv_fini(&p, on_field, on_record, &c) != 0 && !c.err)
