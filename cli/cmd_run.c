@@ -67,7 +67,9 @@ int gb_run_parse_args(int argc, char **argv, gb_run_args *a) {
   a->iters = -1;
   a->repeat = 1;
   int ch, rc;
-  optind = 1;
+  /* 0, not 1: glibc then also forgets a half-read "-abc" cluster of an
+   * earlier parse in this process (tests and the fuzzer parse many times) */
+  optind = 0;
   opterr = 1;
   while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     switch (ch) {

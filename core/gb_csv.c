@@ -186,6 +186,16 @@ static void on_record(int term, void *data) {
         c->err = gb_fail(GB_E_INPUT, "%s:%ld:%zu: empty column name in the header", t->name, line, i + 1);
         return;
       }
+      /* only a BOM at the very start of the file is skipped; one after blank
+       * lines (or a second one) would become an invisible part of the name,
+       * and the column would then be "missing" */
+      if (strncmp(h, "\xEF\xBB\xBF", 3) == 0) {
+        c->err = gb_fail(GB_E_INPUT,
+                         "%s:%ld:%zu: column name starts with a byte-order mark (U+FEFF) that is not the "
+                         "file's first bytes: remove it",
+                         t->name, line, i + 1);
+        return;
+      }
       for (size_t j = 0; j < i; j++)
         if (strcmp(h, c->arena.data + c->rec[j]) == 0) {
           c->err = gb_fail(GB_E_INPUT, "%s:%ld:%zu: duplicate column \"%s\" in the header", t->name,

@@ -244,20 +244,28 @@ static gb_err parse_rows(gb_csv_table *t, gb_results *res) {
   return GB_OK;
 }
 
+/* Undoes a failed add_table: the rows it added go, and a *res that held
+ * nothing before owns no memory again, so a caller may skip gb_results_free
+ * after an error (as the contract promises: nothing is appended). */
+static gb_err add_table_failed(gb_csv_table *t, gb_results *res, size_t nrows_before, gb_err e) {
+  res->nrows = nrows_before;
+  gb_csv_free(t);
+  if (res->nrows == 0 && res->ntables == 0) {
+    free(res->rows);
+    free(res->tables);
+    res->rows = NULL;
+    res->tables = NULL;
+  }
+  return e;
+}
+
 static gb_err add_table(gb_csv_table *t, gb_results *res) {
-  gb_csv_table *tabs = realloc(res->tables, (res->ntables + 1) * sizeof *tabs);
-  if (!tabs) {
-    gb_csv_free(t);
-    return gb_fail(GB_E_NOMEM, "out of memory");
-  }
-  res->tables = tabs;
   size_t before = res->nrows;
+  gb_csv_table *tabs = realloc(res->tables, (res->ntables + 1) * sizeof *tabs);
+  if (!tabs) return add_table_failed(t, res, before, gb_fail(GB_E_NOMEM, "out of memory"));
+  res->tables = tabs;
   gb_err e = parse_rows(t, res);
-  if (e) {
-    res->nrows = before;
-    gb_csv_free(t);
-    return e;
-  }
+  if (e) return add_table_failed(t, res, before, e);
   res->tables[res->ntables++] = *t;
   /* rows point into the table's arena, which did not move */
   return GB_OK;
