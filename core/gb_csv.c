@@ -290,6 +290,30 @@ gb_err gb_csv_read_mem(const char *name, const char *data, size_t len, gb_csv_ta
   return GB_OK;
 }
 
+size_t gb_csv_complete_prefix(const char *data, size_t len) {
+  struct csv_parser p;
+  if (csv_init(&p, CSV_STRICT) != 0) return 0;
+  size_t pos = 0, boundary = 0;
+  while (pos < len) {
+    const char *nl = memchr(data + pos, '\n', len - pos);
+    if (!nl) break; /* a last line without its line end is never complete */
+    size_t n = (size_t)(nl - (data + pos)) + 1;
+    csv_set_blk_size(&p, p.entry_size < 128 ? 128 : p.entry_size);
+    if (csv_parse(&p, data + pos, n, NULL, NULL, NULL) != n) {
+      /* malformed, not cut short (a cut never adds a character after a
+       * closing quote): keep everything, for the reader to point at */
+      boundary = len;
+      break;
+    }
+    pos += n;
+    /* after a line end, libcsv holds nothing back unless the line end was
+     * inside a quoted field */
+    if (!p.quoted && p.entry_pos == 0) boundary = pos;
+  }
+  csv_free(&p);
+  return boundary;
+}
+
 gb_err gb_csv_read_file(const char *path, gb_csv_table *out) {
   memset(out, 0, sizeof *out);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -355,42 +379,60 @@ long gb_csv_line(const gb_csv_table *t, size_t r) { return t->lines[r + 1]; }
 
 /* ---- atomic whole-file writes ---- */
 
-gb_err gb_write_file_atomic(const char *path, const char *data, size_t len) {
-  size_t n = strlen(path) + 32;
-  char *tmp = malloc(n);
-  if (!tmp) return gb_fail(GB_E_NOMEM, "out of memory");
-  snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    gb_err e = gb_fail(GB_E_IO, "%s: cannot write: %s", path, strerror(errno));
-    free(tmp);
-    return e;
-  }
+static gb_err write_fd_all(int fd, const char *path, const char *data, size_t len) {
   size_t off = 0;
   while (off < len) {
     ssize_t w = write(fd, data + off, len - off);
     if (w < 0) {
       if (errno == EINTR) continue;
-      gb_err e = gb_fail(GB_E_IO, "%s: write failed: %s", path, strerror(errno));
-      close(fd);
-      unlink(tmp);
-      free(tmp);
-      return e;
+      return gb_fail(GB_E_IO, "%s: write failed: %s", path, strerror(errno));
     }
     off += (size_t)w;
   }
-  if (fsync(fd) != 0 || close(fd) != 0) {
-    gb_err e = gb_fail(GB_E_IO, "%s: write failed: %s", path, strerror(errno));
-    unlink(tmp);
-    free(tmp);
-    return e;
-  }
-  if (rename(tmp, path) != 0) {
-    gb_err e = gb_fail(GB_E_IO, "%s: cannot replace: %s", path, strerror(errno));
-    unlink(tmp);
-    free(tmp);
-    return e;
-  }
-  free(tmp);
   return GB_OK;
+}
+
+/* A device, pipe or socket (/dev/stdout, a FIFO) is written in place: there
+ * is nothing to rename over, and renaming over it would replace the node. */
+static gb_err write_in_place(const char *path, const char *data, size_t len) {
+  int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return gb_fail(GB_E_IO, "%s: cannot write: %s", path, strerror(errno));
+  gb_err e = write_fd_all(fd, path, data, len);
+  if (close(fd) != 0 && !e) e = gb_fail(GB_E_IO, "%s: write failed: %s", path, strerror(errno));
+  return e;
+}
+
+gb_err gb_write_file_atomic(const char *path, const char *data, size_t len) {
+  struct stat st;
+  if (stat(path, &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return gb_fail(GB_E_IO, "%s: is a directory; give a file name", path);
+    if (!S_ISREG(st.st_mode)) return write_in_place(path, data, len);
+  }
+  /* through a symbolic link, the file it names is replaced, not the link */
+  char *target = NULL;
+  if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) target = realpath(path, NULL);
+  if (!target) target = strdup(path);
+  if (!target) return gb_fail(GB_E_NOMEM, "out of memory");
+  size_t n = strlen(target) + 32;
+  char *tmp = malloc(n);
+  if (!tmp) {
+    free(target);
+    return gb_fail(GB_E_NOMEM, "out of memory");
+  }
+  snprintf(tmp, n, "%s.tmp.%ld", target, (long)getpid());
+  gb_err e = GB_OK;
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    e = gb_fail(GB_E_IO, "%s: cannot write: %s", path, strerror(errno));
+    goto done;
+  }
+  e = write_fd_all(fd, path, data, len);
+  if (!e && fsync(fd) != 0) e = gb_fail(GB_E_IO, "%s: write failed: %s", path, strerror(errno));
+  if (close(fd) != 0 && !e) e = gb_fail(GB_E_IO, "%s: write failed: %s", path, strerror(errno));
+  if (!e && rename(tmp, target) != 0) e = gb_fail(GB_E_IO, "%s: cannot replace: %s", path, strerror(errno));
+  if (e) unlink(tmp);
+done:
+  free(tmp);
+  free(target);
+  return e;
 }

@@ -35,6 +35,14 @@ gb_err gb_csv_read_mem(const char *name, const char *data, size_t len, gb_csv_ta
 
 void gb_csv_free(gb_csv_table *t);
 
+/* How much of data to keep when its end may have been cut short by a kill
+ * in the middle of a write(): the longest prefix that ends at a record
+ * boundary (just after a line end outside quotes; 0 when there is none).
+ * What follows it -- a last line without its line end, or one cut inside a
+ * quoted field that holds a newline -- is the torn record. Malformed CSV
+ * (which a cut cannot produce) keeps all of len. */
+size_t gb_csv_complete_prefix(const char *data, size_t len);
+
 /* Column index of a header name, or -1. */
 int gb_csv_col(const gb_csv_table *t, const char *name);
 
@@ -65,8 +73,10 @@ gb_err gb_csv_put_field(gb_buf *b, const char *field, char sep);
 /* Appends a number field (C locale, round-trip precision; NaN = empty). */
 gb_err gb_csv_put_double(gb_buf *b, double v, char sep);
 
-/* Writes all of buf to path atomically (temp file + rename); nothing is left
- * at path on failure. */
+/* Writes all of buf to path atomically (temp file + rename); on failure
+ * path is as it was (absent, or its old content) and no temp file is left.
+ * Through a symbolic link the file it names is replaced. A device or pipe
+ * (/dev/stdout, a FIFO) is written in place; a directory is an error. */
 gb_err gb_write_file_atomic(const char *path, const char *data, size_t len);
 
 #endif
