@@ -69,18 +69,51 @@ static bool needs_quotes(const char *s) {
   return strpbrk(s, ",\"\r\n") != NULL;
 }
 
+/* A copy of s in which every byte that is not part of valid UTF-8 is
+ * replaced by U+FFFD (malloc'd), so that the reader, which refuses invalid
+ * UTF-8, reads back whatever was written. */
+static char *utf8_repaired(const char *s, size_t n, size_t *out_n) {
+  gb_buf b = {0};
+  size_t pos = 0, bad;
+  while (!gb_utf8_valid(s + pos, n - pos, &bad)) {
+    if (gb_buf_append(&b, s + pos, bad) || gb_buf_append(&b, "\xEF\xBF\xBD", 3)) {
+      gb_buf_free(&b);
+      return NULL;
+    }
+    pos += bad + 1;
+  }
+  if (gb_buf_append(&b, s + pos, n - pos)) {
+    gb_buf_free(&b);
+    return NULL;
+  }
+  *out_n = b.len;
+  return b.data;
+}
+
 gb_err gb_csv_put_field(gb_buf *b, const char *field, char sep) {
   gb_err e;
   if (sep && (e = gb_buf_append(b, &sep, 1))) return e;
   if (!field) return GB_OK;
-  size_t n = strlen(field);
-  if (!needs_quotes(field)) return gb_buf_append(b, field, n);
-  size_t need = csv_write(NULL, 0, field, n);
-  char *tmp = malloc(need + 1);
-  if (!tmp) return gb_fail(GB_E_NOMEM, "out of memory quoting a CSV field");
-  csv_write(tmp, need, field, n);
-  e = gb_buf_append(b, tmp, need);
-  free(tmp);
+  size_t n = strlen(field), bad;
+  char *fixed = NULL;
+  if (!gb_utf8_valid(field, n, &bad)) {
+    if (!(fixed = utf8_repaired(field, n, &n))) return gb_fail(GB_E_NOMEM, "out of memory writing a CSV field");
+    field = fixed;
+  }
+  if (!needs_quotes(field)) {
+    e = gb_buf_append(b, field, n);
+  } else {
+    size_t need = csv_write(NULL, 0, field, n);
+    char *tmp = malloc(need + 1);
+    if (!tmp) {
+      free(fixed);
+      return gb_fail(GB_E_NOMEM, "out of memory quoting a CSV field");
+    }
+    csv_write(tmp, need, field, n);
+    e = gb_buf_append(b, tmp, need);
+    free(tmp);
+  }
+  free(fixed);
   return e;
 }
 
@@ -106,7 +139,8 @@ typedef struct parse_ctx {
   gb_err err;
 } parse_ctx;
 
-static bool utf8_valid(const unsigned char *s, size_t n, size_t *bad) {
+bool gb_utf8_valid(const char *text, size_t n, size_t *bad) {
+  const unsigned char *s = (const unsigned char *)text;
   size_t i = 0;
   while (i < n) {
     unsigned c = s[i];
@@ -142,7 +176,7 @@ static void on_field(void *s, size_t len, void *data) {
     return;
   }
   size_t bad;
-  if (!utf8_valid(s, len, &bad)) {
+  if (!gb_utf8_valid(s, len, &bad)) {
     c->err = gb_fail(GB_E_INPUT, "%s:%ld:%ld: field is not valid UTF-8 (byte %zu)", c->t->name,
                      c->rec_line, col, bad + 1);
     return;

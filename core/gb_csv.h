@@ -55,6 +55,11 @@ const char *gb_csv_cell(const gb_csv_table *t, size_t r, int c);
 /* Physical line a data row starts on (1-based). */
 long gb_csv_line(const gb_csv_table *t, size_t r);
 
+/* True when s[0..n) is valid UTF-8 (no overlong forms, surrogates or code
+ * points above U+10FFFF); otherwise false with *bad the offset of the first
+ * byte that is not. */
+bool gb_utf8_valid(const char *s, size_t n, size_t *bad);
+
 /* A growable byte buffer. */
 typedef struct gb_buf {
   char *data;
@@ -67,7 +72,9 @@ gb_err gb_buf_printf(gb_buf *b, const char *fmt, ...) __attribute__((format(prin
 void gb_buf_free(gb_buf *b);
 
 /* Appends one CSV field to b, quoted through libcsv only when it must be
- * (comma, quote, CR, LF or surrounding blanks); sep != 0 is written first. */
+ * (comma, quote, CR, LF or surrounding blanks); sep != 0 is written first.
+ * Bytes that are not valid UTF-8 are written as U+FFFD, so that the reader
+ * (which refuses them) reads back every field written. */
 gb_err gb_csv_put_field(gb_buf *b, const char *field, char sep);
 
 /* Appends a number field (C locale, round-trip precision; NaN = empty). */

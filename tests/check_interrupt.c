@@ -34,10 +34,7 @@
 #define CAMPAIGNS 40
 #define KILLS_PER_CAMPAIGN 5 /* 40 x 5 = 200 kills */
 #define EXIT_INTERRUPTED 3
-#ifndef GB_PADX
-#define GB_PADX 1
-#endif
-#define DETAIL_MAX (4096 * GB_PADX)
+#define DETAIL_MAX (96 * 1024)
 
 /* ---- the campaign the child runs ---- */
 
@@ -45,10 +42,11 @@
 static int rows_of(int i) { return 1 + (i * 5) % MAX_ROWS_PER_CASE; }
 
 /* The detail text of row j of case i: commas, quotes and a newline (quoted
- * on disk), padded to 0..2800 bytes so that commits span several pages and
- * a kill can land inside one write(). */
+ * on disk), padded to 0..84000 bytes so that a commit spans up to a hundred
+ * pages and a SIGKILL can land inside its write(), which the kernel may then
+ * leave half done (it checks for fatal signals between pages). */
 static void detail_of(int i, int j, char *buf, size_t n) {
-  size_t pad = (size_t)((i * 7 + j * 13) % 5) * 700 * GB_PADX;
+  size_t pad = (size_t)((i * 7 + j * 13) % 5) * 21000;
   int len = snprintf(buf, n, "case %d, row %d: \"quoted\"\nsecond line,", i, j);
   for (size_t k = 0; k < pad && (size_t)len + 1 < n; k++) buf[len++] = (char)('a' + (k % 26));
   buf[len] = '\0';
@@ -217,7 +215,7 @@ static bool check_file(const char *path, const bool committed[NCASES], bool allo
     ck_assert_int_ge(i, 0);
     ck_assert_int_eq(sscanf(r->metric, "m%d", &j), 1);
     ck_assert(j >= 0 && j < rows_of(i));
-    char detail[DETAIL_MAX];
+    static char detail[DETAIL_MAX];
     detail_of(i, j, detail, sizeof detail);
     ck_assert_msg(strcmp(r->detail, detail) == 0, "%s:%ld: case %d row %d: the detail differs (%zu bytes, %zu expected)",
                   path, r->line, i, j, strlen(r->detail), strlen(detail));
