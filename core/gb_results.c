@@ -361,9 +361,12 @@ static int64_t marker_cut(const char *marker_path, int fd, int64_t size) {
   return committed;
 }
 
-/* Cuts what a kill mid-write left after the last whole record: a last line
- * without its line end, or one cut inside a quoted field (used when there is
- * no marker, e.g. a file written before markers existed). */
+/* Without a marker (a file written before markers existed, or whose marker
+ * was deleted): cuts a torn last record when it is a last line without its
+ * line end. A remainder that spans a line end -- a record cut inside a
+ * quoted field that holds a newline, or a stray quote that swallows every
+ * row after it -- cannot be told apart, so the file is left as it is and
+ * the reader then names the line. */
 static gb_err cut_torn_tail(int fd, const char *path, int64_t size) {
   if (size == 0) return GB_OK;
   char *buf = malloc((size_t)size);
@@ -379,8 +382,9 @@ static gb_err cut_torn_tail(int fd, const char *path, int64_t size) {
     got += r;
   }
   size_t keep = gb_csv_complete_prefix(buf, (size_t)size);
+  bool one_line = memchr(buf + keep, '\n', (size_t)size - keep) == NULL;
   free(buf);
-  if ((int64_t)keep < size && ftruncate(fd, (off_t)keep) != 0)
+  if ((int64_t)keep < size && one_line && ftruncate(fd, (off_t)keep) != 0)
     return gb_fail(GB_E_IO, "%s: cannot cut a torn last line: %s", path, strerror(errno));
   return GB_OK;
 }
@@ -430,7 +434,7 @@ gb_err gb_writer_open(gb_results_writer *w, const char *path) {
   gb_err e = GB_OK;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
     e = gb_fail(GB_E_IO, "%s: not a regular file; give a file name for the results", path);
-  /* a killed writer's leftovers: back to its last commit, else to the last whole record */
+  /* a killed writer's leftovers: back to its last commit, else a torn last line */
   int64_t cut = e ? -1 : marker_cut(w->marker_path, fd, (int64_t)st.st_size);
   if (cut >= 0 && cut < (int64_t)st.st_size && ftruncate(fd, (off_t)cut) != 0)
     e = gb_fail(GB_E_IO, "%s: cannot cut an unfinished commit: %s", path, strerror(errno));

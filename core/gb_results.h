@@ -94,8 +94,9 @@ typedef struct gb_results_writer {
 /* Opens path for appending results. A missing or empty file gets the header;
  * an existing one must be a valid results file. What a killed writer left
  * unfinished is cut off first: back to its last commit when its marker file
- * path.committed agrees (see below), else back to the last whole record (a
- * last line without its line end, or one cut inside a quoted field).
+ * path.committed agrees (see below); without one, only a last line that
+ * lacks its line end (a record cut inside a quoted field that holds a
+ * newline is then reported by the reader, naming the line, and left).
  *
  * While open, path.committed records the committed length and the size of
  * the commit in flight, so that a kill inside a write() of several pages --

@@ -247,23 +247,35 @@ START_TEST(test_marker_cuts_unfinished_commit) {
 }
 END_TEST
 
-/* Without a marker (a file from before markers, or the marker deleted),
- * the open cuts back to the last whole record: the torn second row goes,
- * the first row of B stays. */
-START_TEST(test_no_marker_cuts_to_whole_records) {
+/* Without a marker (a file from before markers, or the marker deleted):
+ * a last line without its line end is cut; a record cut inside a quoted
+ * field after its newline cannot be told from a stray quote that swallows
+ * every later row, so the file is left alone and the open names the line. */
+START_TEST(test_no_marker_cuts_only_a_last_line) {
   char path[4200], marker[4300];
   snprintf(path, sizeof path, "%s/r.csv", gb_test_tmpdir());
-  killed_after_commit_a(path);
+  long long committed = killed_after_commit_a(path);
   snprintf(marker, sizeof marker, "%s.committed", path);
   ck_assert_int_eq(unlink(marker), 0);
   gb_buf b = {0};
   case_b(&b);
-  const char *cut = strstr(strstr(b.data, "first line") + 1, "first line") + 5;
-  append_bytes(path, b.data, (size_t)(cut - b.data));
+  /* cut inside row 2 before its detail: one line, no line end: cut */
+  const char *row2 = strchr(b.data, '\n') + 1;
+  size_t keep_b = (size_t)(strstr(row2, "first line") - b.data) - 3;
+  append_bytes(path, b.data, keep_b);
   gb_results_writer w;
   ck_assert_msg(gb_writer_open(&w, path) == GB_OK, "%s", gb_errmsg());
   ck_assert_int_eq(gb_writer_close(&w), GB_OK);
-  expect_cases(path, "AAB");
+  expect_cases(path, "AAB"); /* row 1 of B was whole; without a marker it stays */
+  /* cut inside row 2's quoted detail after its newline: left, and named */
+  ck_assert_int_eq(truncate(path, committed), 0);
+  const char *cut = strstr(strstr(b.data, "first line") + 1, "first line") + 15;
+  append_bytes(path, b.data, (size_t)(cut - b.data));
+  long long size = file_size(path);
+  ck_assert_int_eq(gb_writer_open(&w, path), GB_E_INPUT);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "is not a valid results file, so it was not appended to"));
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "unterminated quote?"));
+  ck_assert_int_eq(file_size(path), size);
   gb_buf_free(&b);
 }
 END_TEST
@@ -360,7 +372,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_fixture_good);
   tcase_add_test(tc, test_writer_appends_and_cuts_torn_line);
   tcase_add_test(tc, test_marker_cuts_unfinished_commit);
-  tcase_add_test(tc, test_no_marker_cuts_to_whole_records);
+  tcase_add_test(tc, test_no_marker_cuts_only_a_last_line);
   tcase_add_test(tc, test_stale_marker_ignored);
   tcase_add_test(tc, test_full_disk_mid_commit);
   suite_add_tcase(s, tc);
