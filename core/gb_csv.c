@@ -332,13 +332,18 @@ size_t gb_csv_complete_prefix(const char *data, size_t len) {
     const char *nl = memchr(data + pos, '\n', len - pos);
     if (!nl) break; /* a last line without its line end is never complete */
     size_t n = (size_t)(nl - (data + pos)) + 1;
-    csv_set_blk_size(&p, p.entry_size < 128 ? 128 : p.entry_size);
-    if (csv_parse(&p, data + pos, n, NULL, NULL, NULL) != n) {
-      /* malformed, not cut short (a cut never adds a character after a
-       * closing quote): keep everything, for the reader to point at */
-      boundary = len;
-      break;
+    /* in pieces, with a doubling buffer, as gb_csv_read_mem feeds it */
+    for (size_t done = 0; done < n && boundary != len;) {
+      size_t piece = n - done < FEED_BYTES ? n - done : FEED_BYTES;
+      csv_set_blk_size(&p, p.entry_size < 128 ? 128 : p.entry_size);
+      /* malformed (a cut never adds a character after a closing quote), or
+       * a field over the reader's limit: not a torn tail; keep everything,
+       * for the reader to point at */
+      if (csv_parse(&p, data + pos + done, piece, NULL, NULL, NULL) != piece || p.entry_pos > GB_CSV_MAX_FIELD)
+        boundary = len;
+      done += piece;
     }
+    if (boundary == len) break;
     pos += n;
     /* after a line end, libcsv holds nothing back unless the line end was
      * inside a quoted field */

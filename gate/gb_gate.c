@@ -387,7 +387,7 @@ gb_err gb_gate_compare(const gb_results *base, const gb_results *cur, const gb_g
   }
   /* geometric mean = exp(mean(log ratio)), ratios oriented so > 1 is better */
   if (log_n) rep->geomean_ratio = exp(log_sum / (double)log_n);
-  qsort(rep->items, rep->nitems, sizeof *rep->items, cmp_item);
+  if (rep->nitems) qsort(rep->items, rep->nitems, sizeof *rep->items, cmp_item); /* no rows: items is NULL */
   return GB_OK;
 }
 

@@ -149,6 +149,15 @@ START_TEST(test_complete_prefix) {
    * the reader to name, never cut */
   const char *bad = "a,b\n\"x\"y,1\n2,3\n";
   ck_assert_uint_eq(gb_csv_complete_prefix(bad, strlen(bad)), strlen(bad));
+  /* a field over the reader's limit is not a torn tail either: kept whole
+   * (and read in pieces: a 2 MiB line took minutes under ASan before) */
+  size_t big_n = 2 * GB_CSV_MAX_FIELD;
+  char *big = malloc(big_n + 16);
+  memcpy(big, "a,b\n1,\"", 7);
+  memset(big + 7, 'x', big_n);
+  big[7 + big_n] = '\n';
+  ck_assert_uint_eq(gb_csv_complete_prefix(big, big_n + 8), big_n + 8);
+  free(big);
   ck_assert_uint_eq(gb_csv_complete_prefix("", 0), 0);
   ck_assert_uint_eq(gb_csv_complete_prefix("no line end", 11), 0);
 }
