@@ -15,6 +15,7 @@ all=(fuzz_csv fuzz_results fuzz_specs fuzz_prices fuzz_workload fuzz_gate_config
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
+scripts/need-packages.sh clang libclang-rt-dev
 CC=clang cmake -S . -B build-fuzz -DGB_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-fuzz -j"$(nproc)" --target fuzzers >/dev/null
 
