@@ -464,8 +464,8 @@ gb_err gb_writer_open(gb_results_writer *w, const char *path) {
     return e;
   }
   w->committed_bytes = (int64_t)st.st_size;
-  /* best effort: without the marker (e.g. a read-only directory) a kill can
-   * still leave a partial last case, cut to whole records on the next open */
+  /* best effort: without the marker (e.g. a directory that is not writable
+   * while the file is) a kill inside a write() can leave a partial last case */
   w->marker_fd = open(w->marker_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (w->marker_fd >= 0 && (e = marker_put(w, 0, true))) {
     writer_fail_cleanup(w);
