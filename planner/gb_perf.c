@@ -58,18 +58,20 @@ static double interp_pts(const pt *p, size_t n, double x) {
   return p[hi - 1].y + f * (p[hi].y - p[hi - 1].y);
 }
 
-static bool usable(const gb_row *r, const char *benchmark, const char *type) {
-  return r->status == GB_STATUS_OK && strcmp(r->gpu_type, type) == 0 && strcmp(r->benchmark, benchmark) == 0 &&
+/* A row of the type and benchmark with a positive value at status st. */
+static bool usable(const gb_row *r, const char *benchmark, const char *type, gb_status st) {
+  return r->status == st && strcmp(r->gpu_type, type) == 0 && strcmp(r->benchmark, benchmark) == 0 &&
          isfinite(r->value) && r->value > 0;
 }
 
-/* GEMM rate at the precision, interpolated at log(gemm_size); NaN if none. */
-static double gemm_measured(const gb_results *m, const char *type, const char *prec, double gemm_size, pt *buf,
-                            double *scratch, size_t *used) {
+/* GEMM rate at the precision from rows at status st, interpolated at
+ * log(gemm_size); NaN if none. */
+static double gemm_measured(const gb_results *m, const char *type, const char *prec, gb_status st, double gemm_size,
+                            pt *buf, double *scratch, size_t *used) {
   size_t n = 0;
   for (size_t i = 0; i < m->nrows; i++) {
     const gb_row *r = &m->rows[i];
-    if (!usable(r, "gemm", type) || strcmp(r->dtype, prec) != 0) continue;
+    if (!usable(r, "gemm", type, st) || strcmp(r->dtype, prec) != 0) continue;
     if (strcmp(r->metric, "tflops") != 0 && strcmp(r->metric, "tops") != 0) continue;
     if (r->m == GB_NA || r->n == GB_NA || r->k == GB_NA || r->m <= 0 || r->n <= 0 || r->k <= 0) continue;
     buf[n].x = log(cbrt((double)r->m * (double)r->n * (double)r->k));
@@ -82,13 +84,14 @@ static double gemm_measured(const gb_results *m, const char *type, const char *p
   return interp_pts(buf, n, log(gemm_size));
 }
 
-/* HBM plateau: triad, else copy, else any case; median at the largest size. */
-static double hbm_measured(const gb_results *m, const char *type, double *scratch, size_t *used) {
+/* HBM plateau from rows at status st: triad, else copy, else any case;
+ * median at the largest size; NaN if none. */
+static double hbm_measured(const gb_results *m, const char *type, gb_status st, double *scratch, size_t *used) {
   int best_prio = 3;
   int64_t best_bytes = -1;
   for (size_t i = 0; i < m->nrows; i++) {
     const gb_row *r = &m->rows[i];
-    if (!usable(r, "membw", type) || strcmp(r->metric, "gbps") != 0 || r->bytes == GB_NA) continue;
+    if (!usable(r, "membw", type, st) || strcmp(r->metric, "gbps") != 0 || r->bytes == GB_NA) continue;
     int prio = strcmp(r->case_name, "triad") == 0 ? 0 : strcmp(r->case_name, "copy") == 0 ? 1 : 2;
     if (prio < best_prio || (prio == best_prio && r->bytes > best_bytes)) best_prio = prio, best_bytes = r->bytes;
   }
@@ -96,7 +99,7 @@ static double hbm_measured(const gb_results *m, const char *type, double *scratc
   size_t n = 0;
   for (size_t i = 0; i < m->nrows; i++) {
     const gb_row *r = &m->rows[i];
-    if (!usable(r, "membw", type) || strcmp(r->metric, "gbps") != 0 || r->bytes != best_bytes) continue;
+    if (!usable(r, "membw", type, st) || strcmp(r->metric, "gbps") != 0 || r->bytes != best_bytes) continue;
     int prio = strcmp(r->case_name, "triad") == 0 ? 0 : strcmp(r->case_name, "copy") == 0 ? 1 : 2;
     if (prio == best_prio) scratch[n++] = r->value;
   }
@@ -109,22 +112,28 @@ static bool is_allreduce(const gb_row *r) {
          r->bytes != GB_NA && r->bytes > 0 && r->gpu_count >= 2;
 }
 
+/* All-reduce curves of t, one per measured gpu_count, from ok rows, or from
+ * throttled rows when the type has no ok all-reduce row. */
 static gb_err comm_measured(const gb_results *m, gb_perf_type *t, pt *buf, double *scratch, size_t *used) {
   const char *type = t->spec->gpu_type;
+  gb_status st = GB_STATUS_THROTTLED;
+  for (size_t i = 0; i < m->nrows && st != GB_STATUS_OK; i++)
+    if (usable(&m->rows[i], "collective", type, GB_STATUS_OK) && is_allreduce(&m->rows[i])) st = GB_STATUS_OK;
   for (;;) {
     /* next smallest gpu_count above the last curve's */
     int last = t->ncurves ? t->curves[t->ncurves - 1].gpu_count : 1, next = 0;
     for (size_t i = 0; i < m->nrows; i++) {
       const gb_row *r = &m->rows[i];
-      if (usable(r, "collective", type) && is_allreduce(r) && r->gpu_count > last &&
+      if (usable(r, "collective", type, st) && is_allreduce(r) && r->gpu_count > last &&
           (next == 0 || r->gpu_count < next))
         next = r->gpu_count;
     }
     if (next == 0) return GB_OK;
+    t->comm_throttled = st == GB_STATUS_THROTTLED;
     size_t n = 0;
     for (size_t i = 0; i < m->nrows; i++) {
       const gb_row *r = &m->rows[i];
-      if (usable(r, "collective", type) && is_allreduce(r) && r->gpu_count == next) {
+      if (usable(r, "collective", type, st) && is_allreduce(r) && r->gpu_count == next) {
         buf[n].x = log((double)r->bytes);
         buf[n].y = r->value;
         n++;
@@ -176,7 +185,19 @@ gb_err gb_perf_build(const gb_specs *specs, const gb_results *measured, const ch
     const gb_gpu_spec *s = &specs->v[i];
     t->spec = s;
     t->peak_tflops = gb_spec_peak(s, precision);
-    t->gemm_tflops = gemm_measured(m, s->gpu_type, precision, gemm_size, buf, scratch, &out->measured_rows_used);
+    size_t before = out->measured_rows_used;
+    t->gemm_tflops =
+        gemm_measured(m, s->gpu_type, precision, GB_STATUS_OK, gemm_size, buf, scratch, &out->measured_rows_used);
+    if (isnan(t->gemm_tflops)) {
+      t->gemm_tflops = gemm_measured(m, s->gpu_type, precision, GB_STATUS_THROTTLED, gemm_size, buf, scratch,
+                                     &out->measured_rows_used);
+      t->gemm_throttled = !isnan(t->gemm_tflops);
+      if (t->gemm_throttled)
+        gb_buf_printf(&out->notes,
+                      "%s: no %s GEMM row with status ok; the %s rate %.1f TFLOP/s comes from %zu throttled rows "
+                      "(result checked, clocks power- or thermal-capped: the capped rate)\n",
+                      s->gpu_type, precision, precision, t->gemm_tflops, out->measured_rows_used - before);
+    }
     t->gemm_measured = !isnan(t->gemm_tflops);
     if (t->gemm_measured && isfinite(t->peak_tflops)) {
       gsum += t->gemm_tflops / t->peak_tflops;
@@ -185,19 +206,33 @@ gb_err gb_perf_build(const gb_specs *specs, const gb_results *measured, const ch
     if (!t->gemm_measured) {
       bool other = false;
       for (size_t r = 0; r < m->nrows && !other; r++)
-        other = usable(&m->rows[r], "gemm", s->gpu_type);
+        other = usable(&m->rows[r], "gemm", s->gpu_type, GB_STATUS_OK) ||
+                usable(&m->rows[r], "gemm", s->gpu_type, GB_STATUS_THROTTLED);
       if (other)
         gb_buf_printf(&out->notes,
-                      "%s: measured GEMM rows exist but none at %s with status ok; its %s rate is projected\n",
+                      "%s: measured GEMM rows exist but none at %s with status ok or throttled; its %s rate is "
+                      "projected\n",
                       s->gpu_type, precision, precision);
     }
-    t->hbm_gbps = hbm_measured(m, s->gpu_type, scratch, &out->measured_rows_used);
+    before = out->measured_rows_used;
+    t->hbm_gbps = hbm_measured(m, s->gpu_type, GB_STATUS_OK, scratch, &out->measured_rows_used);
+    if (isnan(t->hbm_gbps)) {
+      t->hbm_gbps = hbm_measured(m, s->gpu_type, GB_STATUS_THROTTLED, scratch, &out->measured_rows_used);
+      t->hbm_throttled = !isnan(t->hbm_gbps);
+      if (t->hbm_throttled)
+        gb_buf_printf(&out->notes,
+                      "%s: no membw row with status ok; the HBM rate %.0f GB/s comes from %zu throttled rows\n",
+                      s->gpu_type, t->hbm_gbps, out->measured_rows_used - before);
+    }
     t->hbm_measured = !isnan(t->hbm_gbps);
     if (t->hbm_measured) {
       hsum += t->hbm_gbps / s->mem_bw_gbps;
       out->hbm_ratio_types++;
     }
     if ((e = comm_measured(m, t, buf, scratch, &out->measured_rows_used))) goto done;
+    if (t->comm_throttled)
+      gb_buf_printf(&out->notes, "%s: no all-reduce row with status ok; its busbw curves come from throttled rows\n",
+                    s->gpu_type);
     if (t->ncurves && isfinite(s->interconnect_gbps)) {
       const gb_perf_curve *c = &t->curves[t->ncurves - 1];
       csum += c->busbw_gbps[c->n - 1] / (s->interconnect_gbps / 2);
@@ -219,6 +254,10 @@ done:
   free(scratch);
   if (e) gb_perf_free(out);
   return e;
+}
+
+const char *gb_perf_basis_name(bool measured, bool throttled) {
+  return !measured ? "projected" : throttled ? "measured-throttled" : "measured";
 }
 
 const gb_perf_type *gb_perf_find(const gb_perf *p, const char *gpu_type) {
