@@ -302,17 +302,54 @@ static bool series_has_label(const gb_plot_spec *p, const gb_plot_series *s) {
   return false;
 }
 
+/* True when a series has something to draw: a plottable point (lines) or a
+ * finite bar (bars, ncat > 0). */
+static bool series_has_data(const gb_plot_spec *p, const gb_plot_series *s, bool bars, size_t ncat) {
+  if (bars) return series_has_bar(s, ncat);
+  for (size_t j = 0; j < s->n; j++)
+    if (point_ok(p, s->x[j], s->y[j])) return true;
+  return false;
+}
+
+/* The series with data, in order, into *kept (malloc'd, *nkept of them),
+ * and each one's colour, the 1-based index it had in s (a series keeps its
+ * colour whether or not others are left out). Series with nothing to draw
+ * are left out: no legend entry, no bar slot. */
+static gb_err keep_series(const gb_plot_spec *p, const gb_plot_series *s, size_t ns, bool bars, size_t ncat,
+                          gb_plot_series **kept, size_t **colour, size_t *nkept) {
+  *kept = calloc(ns ? ns : 1, sizeof **kept);
+  *colour = calloc(ns ? ns : 1, sizeof **colour);
+  *nkept = 0;
+  if (!*kept || !*colour) {
+    free(*kept);
+    free(*colour);
+    *kept = NULL;
+    *colour = NULL;
+    return gb_fail(GB_E_NOMEM, "plot %s: out of memory", p->stem);
+  }
+  for (size_t i = 0; i < ns; i++) {
+    if (!series_has_data(p, &s[i], bars, ncat)) continue;
+    (*kept)[*nkept] = s[i];
+    (*colour)[*nkept] = i + 1;
+    (*nkept)++;
+  }
+  return GB_OK;
+}
+
 static gb_err check_spec(const gb_plot_spec *p) {
   if (!p || !stem_ok(p->stem))
     return gb_fail(GB_E_INPUT, "plot stem \"%s\" is not a plain file name", p && p->stem ? p->stem : "");
   return GB_OK;
 }
 
-static gb_err lines_files(const char *dir, const gb_plot_spec *p, const gb_plot_series *s, size_t ns) {
+static gb_err lines_files(const char *dir, const gb_plot_spec *p, const gb_plot_series *all, size_t nall) {
   gb_err e = check_spec(p);
   if (e) return e;
   double ax, ay;
-  if (!first_point(p, s, ns, &ax, &ay)) return gb_fail(GB_E_INPUT, "plot %s: no data to plot", p->stem);
+  if (!first_point(p, all, nall, &ax, &ay)) return gb_fail(GB_E_INPUT, "plot %s: no data to plot", p->stem);
+  gb_plot_series *s;
+  size_t *colour, ns;
+  if ((e = keep_series(p, all, nall, false, 0, &s, &colour, &ns))) return e;
   gb_buf d = {0}, g = {0};
   /* data: block i = series i; columns x y [label]; a blank line breaks the
    * line where a point is missing */
@@ -361,7 +398,7 @@ static gb_err lines_files(const char *dir, const gb_plot_spec *p, const gb_plot_
                        : s[i].style == GB_PLOT_LINES ? "lines"
                                                      : "linespoints pt 7 ps 0.8";
     e = put_c(&g, "  '%s.dat' index %zu using 1:2 with %s lw %s lc %zu title ", p->stem, i, with,
-              s[i].emphasis ? "3" : "1.5", i + 1);
+              s[i].emphasis ? "3" : "1.5", colour[i]);
     if (!e) e = put_gp_string(&g, s[i].title);
     if (!e && series_has_label(p, &s[i]))
       e = put_c(&g, ", \\\n  '%s.dat' index %zu using 1:2:3 with labels left offset 0.8,0.4 font ',9' notitle",
@@ -374,6 +411,8 @@ static gb_err lines_files(const char *dir, const gb_plot_spec *p, const gb_plot_
   if (!e) e = write_file(dir, p->stem, "gp", &g);
   gb_buf_free(&d);
   gb_buf_free(&g);
+  free(s);
+  free(colour);
   return e;
 }
 
@@ -395,20 +434,26 @@ static void bar_label(char *buf, size_t n, double v) {
 }
 
 static gb_err bars_files(const char *dir, const gb_plot_spec *p, const char *const *cats, size_t ncat,
-                         const gb_plot_series *s, size_t ns) {
+                         const gb_plot_series *all, size_t nall) {
   gb_err e = check_spec(p);
   if (e) return e;
   if (p->logx || p->logy) return gb_fail(GB_E_INPUT, "plot %s: bars take linear axes", p->stem);
-  bool any = false, any_ref = false;
-  for (size_t i = 0; i < ns; i++) {
-    if (s[i].n != ncat) return gb_fail(GB_E_INTERNAL, "plot %s: series %zu has %zu bars for %zu categories",
-                                       p->stem, i, s[i].n, ncat);
-    for (size_t j = 0; j < ncat; j++) {
-      if (isfinite(s[i].y[j])) any = true;
-      if (s[i].ref && isfinite(s[i].ref[j])) any_ref = true;
-    }
+  for (size_t i = 0; i < nall; i++)
+    if (all[i].n != ncat) return gb_fail(GB_E_INTERNAL, "plot %s: series %zu has %zu bars for %zu categories",
+                                         p->stem, i, all[i].n, ncat);
+  gb_plot_series *s;
+  size_t *colour, ns;
+  if ((e = keep_series(p, all, nall, true, ncat, &s, &colour, &ns))) return e;
+  if (ns == 0) {
+    free(s);
+    free(colour);
+    return gb_fail(GB_E_INPUT, "plot %s: no data to plot", p->stem);
   }
-  if (!any) return gb_fail(GB_E_INPUT, "plot %s: no data to plot", p->stem);
+  /* reference ticks of the series drawn (a left-out series has no bar to mark) */
+  bool any_ref = false;
+  for (size_t i = 0; i < ns; i++)
+    for (size_t j = 0; j < ncat; j++)
+      if (s[i].ref && isfinite(s[i].ref[j])) any_ref = true;
   /* geometry: group j spans [j - 0.4, j + 0.4]; bar i of ns sits at
    * x = j - 0.4 + (i + 0.5) * w with w = 0.8 / ns */
   double w = 0.8 / (double)ns;
@@ -464,7 +509,7 @@ static gb_err bars_files(const char *dir, const gb_plot_spec *p, const char *con
   }
   if (!e) e = gb_buf_puts(&g, "plot \\\n");
   for (size_t i = 0; i < ns && !e; i++) {
-    e = put_c(&g, "  '%s.dat' index %zu using 1:2 with boxes lc %zu title ", p->stem, i, i + 1);
+    e = put_c(&g, "  '%s.dat' index %zu using 1:2 with boxes lc %zu title ", p->stem, i, colour[i]);
     if (!e) e = put_gp_string(&g, s[i].title);
     /* labels only over real bars: gnuplot 5.4 crashes (SIGSEGV) drawing
      * "with labels" from a block whose only point is undefined */
@@ -490,6 +535,8 @@ static gb_err bars_files(const char *dir, const gb_plot_spec *p, const char *con
   if (!e) e = write_file(dir, p->stem, "gp", &g);
   gb_buf_free(&d);
   gb_buf_free(&g);
+  free(s);
+  free(colour);
   return e;
 }
 

@@ -27,7 +27,10 @@ typedef enum gb_plot_style {
 
 /* One data series. x and y hold n values each (borrowed); a point with a NaN
  * coordinate, or a non-positive one on a log axis, is left out and breaks
- * the line there. For gb_plot_bars, x is unused and y[j] is the bar of
+ * the line there. A series with nothing to draw (no plottable point; for
+ * bars, no finite bar) is left out of the plot and its legend, and takes no
+ * bar slot; each series drawn keeps the colour of its position in the array
+ * given, so a source has the same colour in every plot. For gb_plot_bars, x is unused and y[j] is the bar of
  * category j; ref[j] (optional, NaN = none) is a reference value drawn as a
  * black tick across that bar (a datasheet peak). labels (optional) puts
  * labels[i] as text next to point i (NULL or "" entries are skipped). */

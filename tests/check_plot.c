@@ -97,25 +97,54 @@ START_TEST(test_bars_render) {
 END_TEST
 
 /* Regression: a bar series with no value at all made gnuplot 5.4 crash
- * (SIGSEGV) on its value labels; it now renders with the series in the key. */
+ * (SIGSEGV) on its value labels. Such a series, and a line series with no
+ * plottable point, are now left out of the plot and its legend (a report on
+ * three runs listed all three in the GEMM legend when only one had GEMM
+ * rows); the series drawn keep the colour of their position. */
 START_TEST(test_bars_empty_series) {
   const char *dir = gb_test_tmpdir();
   const char *cats[] = {"bf16_vs_fp32", "fp8e4m3_vs_fp32"};
-  const double a[] = {14.5, 25.7}, b[] = {NAN, NAN};
-  gb_plot_series s[] = {{.title = "has bars", .n = 2, .y = a}, {.title = "no bars", .n = 2, .y = b}};
-  gb_plot_spec p = {.stem = "empty_series", .title = "t", .xlabel = "x", .ylabel = "speedup (x)"};
+  const double a[] = {14.5, 25.7}, b[] = {NAN, NAN}, ref[] = {20, 30};
+  gb_plot_series s[] = {{.title = "no bars", .n = 2, .y = b, .ref = ref}, {.title = "has bars", .n = 2, .y = a}};
+  gb_plot_spec p = {.stem = "empty_series", .title = "t", .xlabel = "x", .ylabel = "speedup (x)",
+                    .ref_title = "peak"};
   ck_assert_int_eq(gb_plot_bars(dir, &p, cats, 2, s, 2), GB_OK);
-  const char *texts[] = {"has bars", "no bars", "14.5"};
-  check_rendered(dir, "empty_series", 1000, 600, texts, 3);
-  /* likewise point labels of a series with no plottable point */
+  const char *texts[] = {"has bars", "14.5"};
+  check_rendered(dir, "empty_series", 1000, 600, texts, 2);
+  char *svg = slurp_in(dir, "empty_series.svg");
+  ck_assert_ptr_null(strstr(svg, "no bars"));
+  /* its reference ticks go with it (svg text reads <tspan ...>peak</tspan>) */
+  ck_assert_ptr_null(strstr(svg, ">peak<"));
+  free(svg);
+  /* one series drawn: the whole group width, w = 0.8 / 1; bar 0 of group 0 at
+   * x = 0 - 0.4 + 0.5 x 0.8 = 0; group 1 at 1 */
+  char *dat = slurp_in(dir, "empty_series.dat");
+  ck_assert_ptr_nonnull(strstr(dat, "# series 0: \"has bars\"\n# x value reference category value_text\n"
+                                    "0 14.5 NaN \"bf16_vs_fp32\" \"14.5\"\n1 25.7 NaN"));
+  ck_assert_ptr_null(strstr(dat, "no bars"));
+  free(dat);
+  char *gp = slurp_in(dir, "empty_series.gp");
+  ck_assert_ptr_nonnull(strstr(gp, "set boxwidth 0.760000 absolute")); /* 0.8 x 0.95 */
+  ck_assert_ptr_nonnull(strstr(gp, "index 0 using 1:2 with boxes lc 2 title 'has bars'")); /* its own colour */
+  ck_assert_ptr_null(strstr(gp, "xerrorbars"));
+  free(gp);
+  /* likewise a line series with no plottable point, labels and all */
   const double x[] = {1, 2}, y[] = {3, 4}, nx[] = {NAN}, ny[] = {NAN};
   const char *labels[] = {"L1", "L2"}, *nl[] = {"never"};
-  gb_plot_series ls[] = {{.title = "pts", .n = 2, .x = x, .y = y, .labels = labels},
-                         {.title = "none", .n = 1, .x = nx, .y = ny, .labels = nl}};
+  gb_plot_series ls[] = {{.title = "none", .n = 1, .x = nx, .y = ny, .labels = nl},
+                         {.title = "pts", .n = 2, .x = x, .y = y, .labels = labels}};
   p.stem = "empty_labels";
   ck_assert_int_eq(gb_plot_lines(dir, &p, ls, 2), GB_OK);
-  const char *texts2[] = {"L1", "L2", "none"};
+  const char *texts2[] = {"L1", "L2", "pts"};
   check_rendered(dir, "empty_labels", 1000, 600, texts2, 3);
+  svg = slurp_in(dir, "empty_labels.svg");
+  ck_assert_ptr_null(strstr(svg, ">none<"));
+  ck_assert_ptr_null(strstr(svg, "never"));
+  free(svg);
+  gp = slurp_in(dir, "empty_labels.gp");
+  ck_assert_ptr_nonnull(strstr(gp, "index 0 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 2 title 'pts'"));
+  ck_assert_ptr_null(strstr(gp, "index 1 using 1:2 with linespoints"));
+  free(gp);
 }
 END_TEST
 
