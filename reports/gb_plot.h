@@ -29,11 +29,12 @@ typedef enum gb_plot_style {
  * coordinate, or a non-positive one on a log axis, is left out and breaks
  * the line there. A series with nothing to draw (no plottable point; for
  * bars, no finite bar) is left out of the plot and its legend, and takes no
- * bar slot; each series drawn keeps the colour of its position in the array
- * given, so a source has the same colour in every plot. For gb_plot_bars, x is unused and y[j] is the bar of
- * category j; ref[j] (optional, NaN = none) is a reference value drawn as a
- * black tick across that bar (a datasheet peak). labels (optional) puts
- * labels[i] as text next to point i (NULL or "" entries are skipped). */
+ * bar slot; each series drawn keeps its colour (by default that of its
+ * position in the array given, so a source has the same colour in every
+ * plot). For gb_plot_bars, x is unused and y[j] is the bar of category j;
+ * ref[j] (optional, NaN = none) is a reference value drawn as a black tick
+ * across that bar (a datasheet peak). labels (optional) puts labels[i] as
+ * text next to point i (NULL or "" entries are skipped). */
 typedef struct gb_plot_series {
   const char *title;
   size_t n;
@@ -41,13 +42,17 @@ typedef struct gb_plot_series {
   const double *y;
   gb_plot_style style;
   bool emphasis;              /* drawn thicker, e.g. a Pareto frontier */
+  bool dashed;                /* lines and points: a dashed line, open circles */
+  int colour;                 /* gnuplot line type 1, 2, ...; 0: the series' position + 1 */
   const double *ref;          /* bars only */
   const char *const *labels;  /* optional point labels */
+  bool labels_below_left;     /* labels end left of and below their point (default: start right, above) */
 } gb_plot_series;
 
 /* A reference line across the plot with a label: axis 'x' draws a vertical
- * line at x = at, axis 'y' a horizontal one at y = at. The axis range is
- * extended to show it. */
+ * line at x = at (label along it, at the top), axis 'y' a horizontal one at
+ * y = at (label above it, at the right end; NULL or "": no label). The axis
+ * range is extended to show it. */
 typedef struct gb_plot_marker {
   char axis;
   double at;

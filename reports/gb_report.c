@@ -441,7 +441,9 @@ static gb_err table_problems(gb_rep *r) {
   if (!e && bad == 0) return gb_doc_para(&r->doc, "None: every row has status ok.");
   if (!e)
     e = gb_doc_para(&r->doc, "Rows whose result check failed (invalid), that could not run (error) or ran with "
-                             "clocks held down (throttled). They are left out of the plots and the tables above.");
+                             "clocks held down (throttled). Invalid and error rows are left out of the plots and the "
+                             "tables above; throttled rows passed their check and are in them, as the rate the GPU "
+                             "sustains under its power or thermal cap.");
   const char *hdr[] = {"where", "GPU", "benchmark", "case", "dtype", "size", "metric", "value", "status", "detail"};
   if (!e) e = gb_doc_table_begin(&r->doc, 10, hdr, NULL);
   for (size_t i = 0; i < r->res.nrows && !e; i++) {

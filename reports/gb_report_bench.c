@@ -19,6 +19,7 @@ typedef struct sbuf {
   const char **labels;
   gb_plot_style style;
   bool emphasis;
+  int colour; /* 0: by position */
 } sbuf;
 
 typedef struct sset {
@@ -58,6 +59,18 @@ static gb_err sbuf_add(sbuf *b, double x, double y, const char *label) {
   return GB_OK;
 }
 
+/* Adds (x, y) unless the series has a point at the same x (to 1e-9), which
+ * then keeps the larger y. */
+static gb_err sbuf_add_max(sbuf *b, double x, double y) {
+  if (!b) return gb_fail(GB_E_NOMEM, "out of memory");
+  for (size_t i = 0; i < b->n; i++)
+    if (fabs(b->x[i] - x) <= 1e-9 * fabs(x)) {
+      if (y > b->y[i]) b->y[i] = y;
+      return GB_OK;
+    }
+  return sbuf_add(b, x, y, NULL);
+}
+
 /* Sorts a series by x (insertion sort: series are short). */
 static void sbuf_sort(sbuf *b) {
   for (size_t i = 1; i < b->n; i++)
@@ -91,7 +104,7 @@ static gb_plot_series *sset_series(sset *ss, bool with_labels) {
   for (size_t i = 0; i < ss->n; i++) {
     sbuf_sort(&ss->v[i]);
     s[i] = (gb_plot_series){.title = ss->v[i].title, .n = ss->v[i].n, .x = ss->v[i].x, .y = ss->v[i].y,
-                            .style = ss->v[i].style, .emphasis = ss->v[i].emphasis,
+                            .style = ss->v[i].style, .emphasis = ss->v[i].emphasis, .colour = ss->v[i].colour,
                             .labels = with_labels ? ss->v[i].labels : NULL};
   }
   return s;
@@ -164,14 +177,17 @@ static gb_err collect_cases(const gb_rep *r, const char *bench, const char *cons
   return e;
 }
 
-/* File-name-safe copy of a label: letters and digits kept, others '-'. */
+/* File-name-safe copy of a label: letters and digits kept, each run of
+ * others one '-', none at the end ("H200-SXM-141GB (r1)" -> "H200-SXM-141GB-r1"). */
 static void stem_part(char *buf, size_t n, const char *s) {
   size_t k = 0;
   for (; *s && k + 1 < n; s++) {
     char c = *s;
     bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-    buf[k++] = ok ? c : '-';
+    if (ok) buf[k++] = c;
+    else if (k > 0 && buf[k - 1] != '-') buf[k++] = '-';
   }
+  while (k > 0 && buf[k - 1] == '-') k--;
   buf[k] = '\0';
 }
 
@@ -215,8 +231,9 @@ static double speedup_of(const gb_rep *r, size_t s, const char *cat) {
 }
 
 static gb_err gemm_speedup(gb_rep *r) {
-  const char *caption = "Mixed-precision GEMM speedup against fp32 at the largest shape (the benchmark's speedup "
-                        "rows, else the TFLOP/s ratio at one shape)";
+  const char *caption = "Mixed-precision GEMM speedup at the largest shape: A_vs_B is A's TFLOP/s over B's (the "
+                        "benchmark's speedup rows, else the TFLOP/s ratio against fp32 at one shape); dashed line: "
+                        "1x, no speedup";
   gb_rep_names prec = {0}, cats = {0};
   const char *speedup_metric[] = {"speedup"};
   gb_err e = collect_cases(r, "gemm", speedup_metric, 1, &cats);
@@ -241,10 +258,11 @@ static gb_err gemm_speedup(gb_rep *r) {
     }
     s[i] = (gb_plot_series){.title = r->src[i].label, .n = nc, .y = vals + i * nc};
   }
-  gb_plot_marker one = {'y', 1.0, "fp32 = 1"};
-  gb_plot_spec p = {.stem = "gemm_speedup", .title = "Mixed-precision GEMM speedup against fp32",
-                    .xlabel = "precision against fp32", .ylabel = "speedup over fp32 (x)", .markers = &one,
-                    .nmarkers = 1};
+  /* the 1x line unlabelled (the caption says what it is): a label there sits on a bar */
+  gb_plot_marker one = {'y', 1.0, ""};
+  gb_plot_spec p = {.stem = "gemm_speedup", .title = "Mixed-precision GEMM speedup (largest shape)",
+                    .xlabel = "precision pair (A_vs_B: A's TFLOP/s over B's)", .ylabel = "speedup (x)",
+                    .markers = &one, .nmarkers = 1};
   if (!e && !any) e = gb_rep_skip(r, caption, "no speedup rows and no fp32 GEMM to compare with");
   else if (!e) e = gb_rep_bars(r, &p, cats.v, nc, s, ns, caption);
   free(vals);
@@ -281,14 +299,22 @@ gb_err gb_rep_section_gemm(gb_rep *r) {
         if (q->src != s || !gb_rep_is(q, "gemm", NULL) || strcmp(q->row->case_name, prec.v[j]) ||
             !strcmp(q->row->metric, "speedup") || q->row->m == GB_NA)
           continue;
-        /* size as the edge of a cube of the same volume: (m*n*k)^(1/3) */
-        e = sbuf_add(sset_get(&ss, prec.v[j]), cbrt(shape_volume(q->row)), q->value, NULL);
+        /* size as the edge of a cube of the same volume: (m*n*k)^(1/3); shapes
+         * of one volume (4096x14336x4096, 4096x4096x14336) share an x: the
+         * best of them is drawn, not a vertical jump between them */
+        e = sbuf_add_max(sset_get(&ss, prec.v[j]), cbrt(shape_volume(q->row)), q->value);
       }
+    if (!e && ss.n == 0) { /* a run without GEMM rows (a membw run): no plot, no note */
+      sset_free(&ss);
+      continue;
+    }
     char stem[256], part[100], title[320], caption[640];
     stem_part(part, sizeof part, r->src[s].label);
     snprintf(stem, sizeof stem, "gemm_size_%s", part);
     snprintf(title, sizeof title, "GEMM throughput against size, %s", r->src[s].label);
-    snprintf(caption, sizeof caption, "GEMM throughput against matrix size per precision, %s", r->src[s].label);
+    snprintf(caption, sizeof caption,
+             "GEMM throughput against matrix size per precision, %s; of shapes with the same m*n*k, the best",
+             r->src[s].label);
     gb_plot_spec ps = {.stem = stem, .title = title, .xlabel = "matrix size (m*n*k)^(1/3), elements (log scale)",
                        .ylabel = "throughput (TFLOP/s; TOP/s for int8)", .logx = true};
     if (!e) e = lines_from(r, &ps, &ss, false, caption);
@@ -336,14 +362,108 @@ static double l2_bytes_of(const gb_rep *r, size_t s) {
   return -1;
 }
 
-/* Distinct dtypes among a source's membw points. */
-static size_t membw_dtypes(const gb_rep *r, size_t s) {
-  gb_rep_names d = {0};
-  for (size_t i = 0; i < r->npts; i++)
-    if (r->pts[i].src == s && gb_rep_is(&r->pts[i], "membw", "gbps")) gb_rep_names_add(&d, r->pts[i].row->dtype);
-  size_t n = d.n;
-  gb_rep_names_free(&d);
-  return n;
+/* L2 sizes as the CUDA runtime reports them (cudaDeviceProp::l2CacheSize),
+ * for results whose membw rows predate l2_bytes=N in the detail. H200 from
+ * data/measured/h200-info.txt; the others are NVIDIA's published L2 sizes
+ * (the runtime reports MB as MiB). Types not listed (B200, MI300X: no
+ * comparable single figure checked) get no L2 marker. Add a row as
+ * {gpu_type, MiB}, gpu_type as in data/gpu_specs.csv. */
+static const struct {
+  const char *gpu_type;
+  int l2_mib;
+} k_known_l2[] = {
+    {"A100-SXM-80GB", 40},  {"H100-SXM-80GB", 50},     {"H200-SXM-141GB", 60}, {"L4-PCIE-24GB", 48},
+    {"L40S-PCIE-48GB", 96}, {"RTX4090-PCIE-24GB", 72}, {"V100-SXM2-32GB", 6},
+};
+
+/* The L2 size of a GPU type from k_known_l2, in bytes; -1 if not listed. */
+static double l2_known_bytes(const char *gpu_type) {
+  for (size_t i = 0; i < sizeof k_known_l2 / sizeof k_known_l2[0]; i++)
+    if (strcmp(k_known_l2[i].gpu_type, gpu_type) == 0) return (double)k_known_l2[i].l2_mib * 1048576.0;
+  return -1;
+}
+
+/* The membw kernels in the benchmark's order: each has its own colour, the
+ * same for its hot and its _cold case (gnuplot line types 1-7). */
+static const char *const k_membw_kernels[] = {"copy", "mul", "add", "triad", "dot", "read", "write"};
+#define MEMBW_NKERNELS (sizeof k_membw_kernels / sizeof k_membw_kernels[0])
+
+/* Sort key of a membw case: kernel position x 2, + 1 for _cold; unknown
+ * kernels after the known. */
+static size_t membw_case_key(const char *c) {
+  size_t l = strlen(c);
+  bool cold = l > 5 && strcmp(c + l - 5, "_cold") == 0;
+  size_t base = cold ? l - 5 : l;
+  for (size_t k = 0; k < MEMBW_NKERNELS; k++)
+    if (strlen(k_membw_kernels[k]) == base && strncmp(k_membw_kernels[k], c, base) == 0) return 2 * k + cold;
+  return 2 * MEMBW_NKERNELS + cold;
+}
+
+/* One membw plot: source s, the points of dtype (NULL: all), series per
+ * case coloured by kernel, cold cases dashed. */
+static gb_err membw_plot(gb_rep *r, size_t s, const char *dtype) {
+  sset ss = {0};
+  gb_err e = GB_OK;
+  for (size_t i = 0; i < r->npts && !e; i++) {
+    const gb_rep_point *q = &r->pts[i];
+    if (q->src != s || !gb_rep_is(q, "membw", "gbps") || q->row->bytes == GB_NA) continue;
+    if (dtype && strcmp(q->row->dtype, dtype)) continue;
+    e = sbuf_add(sset_get(&ss, q->row->case_name), (double)q->row->bytes, q->value, NULL);
+  }
+  /* legend order: copy, copy_cold, mul, mul_cold, ... */
+  for (size_t a = 1; a < ss.n; a++)
+    for (size_t b = a; b > 0 && membw_case_key(ss.v[b - 1].title) > membw_case_key(ss.v[b].title); b--) {
+      sbuf t = ss.v[b];
+      ss.v[b] = ss.v[b - 1];
+      ss.v[b - 1] = t;
+    }
+  gb_plot_marker mk[2];
+  size_t nmk = 0;
+  char l2lab[96], hbmlab[96];
+  double l2 = l2_bytes_of(r, s);
+  bool l2_from_table = false;
+  if (l2 <= 0) {
+    l2 = l2_known_bytes(r->src[s].gpu_type);
+    l2_from_table = l2 > 0;
+  }
+  if (l2 > 0) {
+    char sz[48];
+    gb_fmt_size(sz, sizeof sz, (int64_t)l2);
+    snprintf(l2lab, sizeof l2lab, "L2 %s", sz);
+    mk[nmk++] = (gb_plot_marker){'x', l2, l2lab};
+  }
+  double hbm = gb_rep_peak(r, s, "membw", "hbm");
+  if (isfinite(hbm)) {
+    gb_snprintf_c(hbmlab, sizeof hbmlab, "datasheet %.0f GB/s", hbm);
+    mk[nmk++] = (gb_plot_marker){'y', hbm, hbmlab};
+  }
+  char stem[256], part[100], dpart[40] = "", title[320], caption[800];
+  stem_part(part, sizeof part, r->src[s].label);
+  if (dtype) stem_part(dpart, sizeof dpart, dtype);
+  snprintf(stem, sizeof stem, "membw_%s%s%s", part, dtype ? "_" : "", dpart);
+  snprintf(title, sizeof title, "Memory bandwidth against array size%s%s, %s", dtype ? ", " : "", dtype ? dtype : "",
+           r->src[s].label);
+  bool any_cold = false;
+  for (size_t i = 0; i < ss.n; i++) any_cold |= membw_case_key(ss.v[i].title) % 2 == 1;
+  snprintf(caption, sizeof caption, "Memory bandwidth per kernel against array size%s%s, %s%s%s", dtype ? ", " : "",
+           dtype ? dtype : "", r->src[s].label, any_cold ? "; dashed: _cold cases" : "",
+           l2_from_table ? " (red dashed line: L2 size of this GPU type as published; no membw row reports "
+                           "l2_bytes=N)"
+           : l2 > 0      ? " (red dashed line: L2 size)"
+                         : " (L2 size unknown: no membw row reports l2_bytes=N)");
+  gb_plot_spec p = {.stem = stem, .title = title, .xlabel = "array size (bytes per array, log scale)",
+                    .ylabel = "bandwidth (GB/s)", .logx = true, .x_bytes = true, .markers = mk, .nmarkers = nmk};
+  gb_plot_series *ps = e ? NULL : sset_series(&ss, false);
+  if (!e && !ps) e = gb_fail(GB_E_NOMEM, "out of memory");
+  for (size_t i = 0; i < ss.n && !e; i++) {
+    size_t key = membw_case_key(ps[i].title);
+    ps[i].colour = (int)(key / 2) + 1;
+    ps[i].dashed = key % 2 == 1;
+  }
+  if (!e) e = gb_rep_lines(r, &p, ps, ss.n, caption);
+  free(ps);
+  sset_free(&ss);
+  return e;
 }
 
 gb_err gb_rep_section_membw(gb_rep *r) {
@@ -351,49 +471,20 @@ gb_err gb_rep_section_membw(gb_rep *r) {
   if (!e)
     e = gb_doc_para(&r->doc, "BabelStream kernels; bytes per array on the x axis, bandwidth counts every array each "
                              "kernel moves (copy and mul 2, add and triad 3, dot 2), GB = 1e9 bytes. Arrays that "
-                             "fit in L2 run faster than HBM.");
+                             "fit in L2 run faster than HBM; a _cold case rotates through array sets so each "
+                             "operation finds its arrays evicted from L2.");
   bool any = false;
   for (size_t s = 0; s < r->nsrc && !e; s++) {
-    sset ss = {0};
-    bool by_dtype = membw_dtypes(r, s) > 1;
-    for (size_t i = 0; i < r->npts && !e; i++) {
-      const gb_rep_point *q = &r->pts[i];
-      if (q->src != s || !gb_rep_is(q, "membw", "gbps") || q->row->bytes == GB_NA) continue;
-      char t[160];
-      if (by_dtype) snprintf(t, sizeof t, "%s %s", q->row->case_name, q->row->dtype);
-      else snprintf(t, sizeof t, "%s", q->row->case_name);
-      e = sbuf_add(sset_get(&ss, t), (double)q->row->bytes, q->value, NULL);
-    }
-    if (ss.n == 0) {
-      sset_free(&ss);
-      continue;
-    }
-    any = true;
-    gb_plot_marker mk[2];
-    size_t nmk = 0;
-    char l2lab[96], hbmlab[96];
-    double l2 = l2_bytes_of(r, s);
-    if (l2 > 0) {
-      char sz[48];
-      gb_fmt_size(sz, sizeof sz, (int64_t)l2);
-      snprintf(l2lab, sizeof l2lab, "L2 %s", sz);
-      mk[nmk++] = (gb_plot_marker){'x', l2, l2lab};
-    }
-    double hbm = gb_rep_peak(r, s, "membw", "hbm");
-    if (isfinite(hbm)) {
-      gb_snprintf_c(hbmlab, sizeof hbmlab, "datasheet %.0f GB/s", hbm);
-      mk[nmk++] = (gb_plot_marker){'y', hbm, hbmlab};
-    }
-    char stem[256], part[100], title[320], caption[640];
-    stem_part(part, sizeof part, r->src[s].label);
-    snprintf(stem, sizeof stem, "membw_%s", part);
-    snprintf(title, sizeof title, "Memory bandwidth against array size, %s", r->src[s].label);
-    snprintf(caption, sizeof caption, "Memory bandwidth per kernel against array size, %s%s", r->src[s].label,
-             l2 > 0 ? " (dashed: L2 size)" : " (L2 size unknown: no membw row reports l2_bytes=N)");
-    gb_plot_spec p = {.stem = stem, .title = title, .xlabel = "array size (bytes per array, log scale)",
-                      .ylabel = "bandwidth (GB/s)", .logx = true, .x_bytes = true, .markers = mk, .nmarkers = nmk};
-    e = lines_from(r, &p, &ss, false, caption);
-    sset_free(&ss);
+    /* one plot per data type when a source measured several */
+    gb_rep_names dtypes = {0};
+    for (size_t i = 0; i < r->npts && !e; i++)
+      if (r->pts[i].src == s && gb_rep_is(&r->pts[i], "membw", "gbps") && r->pts[i].row->bytes != GB_NA)
+        e = gb_rep_names_add(&dtypes, r->pts[i].row->dtype);
+    if (!e && dtypes.n > 1) qsort(dtypes.v, dtypes.n, sizeof *dtypes.v, gb_rep_cmp_precision);
+    if (!e && dtypes.n == 1) e = membw_plot(r, s, NULL);
+    for (size_t d = 0; d < dtypes.n && dtypes.n > 1 && !e; d++) e = membw_plot(r, s, dtypes.v[d]);
+    any |= dtypes.n > 0;
+    gb_rep_names_free(&dtypes);
   }
   if (!e && !any) e = gb_rep_skip(r, "Memory bandwidth against array size", "the results hold no ok membw rows");
   return e;
@@ -437,32 +528,52 @@ gb_err gb_rep_section_collective(gb_rep *r) {
   gb_err e = gb_doc_heading(&r->doc, 2, "Collectives (NCCL)");
   if (!e)
     e = gb_doc_para(&r->doc, "Bus bandwidth as nccl-tests defines it: algbw = bytes / time, busbw = algbw x 2(n-1)/n "
-                             "for all_reduce, (n-1)/n for all_gather and reduce_scatter, 1 for broadcast.");
+                             "for all_reduce, (n-1)/n for all_gather and reduce_scatter, 1 for broadcast. On one GPU "
+                             "busbw is 0 for all but broadcast, so a run on one GPU is drawn as algbw.");
   bool any = false;
   for (size_t s = 0; s < r->nsrc && !e; s++) {
+    /* busbw of the multi-GPU rows; a source with only one-GPU rows: algbw */
+    bool multi = false;
+    for (size_t i = 0; i < r->npts; i++)
+      if (r->pts[i].src == s && gb_rep_is(&r->pts[i], "collective", "busbw_gbps") && r->pts[i].row->gpu_count > 1)
+        multi = true;
+    const char *metric = multi ? "busbw_gbps" : "algbw_gbps";
     gb_rep_names ops = {0};
     char(*bases)[96] = calloc(r->npts + 1, sizeof *bases);
     if (!bases) return gb_fail(GB_E_NOMEM, "out of memory");
     for (size_t i = 0; i < r->npts && !e; i++) {
       const gb_rep_point *q = &r->pts[i];
-      if (q->src != s || !gb_rep_is(q, "collective", "busbw_gbps")) continue;
+      if (q->src != s || !gb_rep_is(q, "collective", metric) || (multi && q->row->gpu_count < 2)) continue;
       const char *pl;
       split_collective(q->row->case_name, bases[i], sizeof bases[0], &pl);
       e = gb_rep_names_add(&ops, bases[i]);
     }
     for (size_t o = 0; o < ops.n && !e; o++) {
       sset ss = {0};
-      for (size_t i = 0; i < r->npts && !e; i++) {
-        const gb_rep_point *q = &r->pts[i];
-        if (q->src != s || !gb_rep_is(q, "collective", "busbw_gbps") || q->row->bytes == GB_NA) continue;
-        char base[96];
-        const char *pl;
-        split_collective(q->row->case_name, base, sizeof base, &pl);
-        if (strcmp(base, ops.v[o])) continue;
-        char t[128];
-        snprintf(t, sizeof t, "%d GPUs%s%s", q->row->gpu_count, *pl ? ", " : "", pl);
-        e = sbuf_add(sset_get(&ss, t), (double)q->row->bytes, q->value, NULL);
-      }
+      /* the points of this operation; on one GPU only out-of-place (in place
+       * NCCL moves nothing and the rate means nothing) */
+      gb_rep_names dtypes = {0};
+      for (int pass = 0; pass < 2 && !e; pass++)
+        for (size_t i = 0; i < r->npts && !e; i++) {
+          const gb_rep_point *q = &r->pts[i];
+          if (q->src != s || !gb_rep_is(q, "collective", metric) || q->row->bytes == GB_NA ||
+              (multi && q->row->gpu_count < 2))
+            continue;
+          char base[96];
+          const char *pl;
+          split_collective(q->row->case_name, base, sizeof base, &pl);
+          if (strcmp(base, ops.v[o]) || (!multi && !strcmp(pl, "in-place"))) continue;
+          if (pass == 0) {
+            e = gb_rep_names_add(&dtypes, q->row->dtype);
+            continue;
+          }
+          /* "8 GPUs, in-place" (", bf16" when the operation ran at several types) */
+          char t[160];
+          snprintf(t, sizeof t, "%d GPU%s%s%s%s%s", q->row->gpu_count, q->row->gpu_count == 1 ? "" : "s",
+                   *pl ? ", " : "", pl, dtypes.n > 1 ? ", " : "", dtypes.n > 1 ? q->row->dtype : "");
+          e = sbuf_add(sset_get(&ss, t), (double)q->row->bytes, q->value, NULL);
+        }
+      gb_rep_names_free(&dtypes);
       /* series sorted by GPU count (titles start with the count) */
       for (size_t a = 1; a < ss.n; a++)
         for (size_t b = a; b > 0 && atoi(ss.v[b - 1].title) > atoi(ss.v[b].title); b--) {
@@ -474,10 +585,19 @@ gb_err gb_rep_section_collective(gb_rep *r) {
       stem_part(part, sizeof part, r->src[s].label);
       stem_part(opp, sizeof opp, ops.v[o]);
       snprintf(stem, sizeof stem, "collective_%s_%s", opp, part);
-      snprintf(title, sizeof title, "%s bus bandwidth against message size, %s", ops.v[o], r->src[s].label);
-      snprintf(caption, sizeof caption, "%s busbw against message size per GPU count, %s", ops.v[o], r->src[s].label);
+      snprintf(title, sizeof title, "%s %s bandwidth against message size, %s", ops.v[o], multi ? "bus" : "algorithm",
+               r->src[s].label);
+      if (multi)
+        snprintf(caption, sizeof caption, "%s busbw against message size per GPU count, %s", ops.v[o],
+                 r->src[s].label);
+      else
+        snprintf(caption, sizeof caption,
+                 "%s algbw (bytes / time) against message size on one GPU, %s: busbw is 0 there by definition; "
+                 "this is NCCL's local cost (out of place; in place moves nothing on one GPU)",
+                 ops.v[o], r->src[s].label);
       gb_plot_spec p = {.stem = stem, .title = title, .xlabel = "message size (bytes, log scale)",
-                        .ylabel = "bus bandwidth (GB/s)", .logx = true, .x_bytes = true};
+                        .ylabel = multi ? "bus bandwidth (GB/s)" : "algorithm bandwidth (GB/s)", .logx = true,
+                        .x_bytes = true};
       if (!e) e = lines_from(r, &p, &ss, false, caption);
       any = true;
       sset_free(&ss);
@@ -485,7 +605,8 @@ gb_err gb_rep_section_collective(gb_rep *r) {
     gb_rep_names_free(&ops);
     free(bases);
   }
-  if (!e && !any) e = gb_rep_skip(r, "Collective bus bandwidth", "the results hold no ok collective busbw_gbps rows");
+  if (!e && !any)
+    e = gb_rep_skip(r, "Collective bus bandwidth", "the results hold no ok collective busbw_gbps or algbw_gbps rows");
   return e;
 }
 
@@ -524,9 +645,53 @@ static double gemm_intensity(const gb_row *w) {
 }
 
 typedef struct ceiling {
-  char title[128];
+  char names[96]; /* "fp16x2", or "fp16x2 / bf16x2" when merged */
+  char title[160];
   double tflops;
+  int pass; /* 0 CUDA-core fma, 1 GEMM */
+  bool tops; /* int8: TOP/s */
 } ceiling;
+
+/* Ceilings of one kind within 1% of each other are one line (they would be
+ * drawn over each other): "CUDA-core fp16x2 / bf16x2: 127.7 TFLOP/s", at
+ * the first one's value. Returns the new count. */
+static size_t merge_ceilings(ceiling *c, size_t n) {
+  size_t out = 0;
+  for (size_t i = 0; i < n; i++) {
+    size_t j = 0;
+    while (j < out && !(c[j].pass == c[i].pass && c[j].tops == c[i].tops &&
+                        fabs(c[j].tflops - c[i].tflops) <= 0.01 * fmax(c[j].tflops, c[i].tflops)))
+      j++;
+    if (j < out) {
+      size_t l = strlen(c[j].names);
+      snprintf(c[j].names + l, sizeof c[j].names - l, " / %s", c[i].names);
+    } else {
+      c[out++] = c[i];
+    }
+  }
+  for (size_t i = 0; i < out; i++)
+    gb_snprintf_c(c[i].title, sizeof c[i].title, "%s %s: %.4g %s", c[i].pass == 0 ? "CUDA-core" : "GEMM", c[i].names,
+                  c[i].tflops, c[i].tops ? "TOP/s" : "TFLOP/s");
+  return out;
+}
+
+/* Points at the same intensity (within 1%) and about the same height
+ * (within 10%) share one label, "triad fp64, add fp32", so the labels do
+ * not print over each other. merged holds b->n strings of 192 bytes. */
+static void merge_point_labels(sbuf *b, char (*merged)[192]) {
+  for (size_t a = 0; a < b->n; a++) {
+    if (!b->labels[a]) continue;
+    snprintf(merged[a], sizeof merged[0], "%s", b->labels[a]);
+    for (size_t c = a + 1; c < b->n; c++) {
+      if (!b->labels[c] || fabs(b->x[c] - b->x[a]) > 0.01 * b->x[a] || fabs(log(b->y[c] / b->y[a])) > log(1.1))
+        continue;
+      size_t l = strlen(merged[a]);
+      snprintf(merged[a] + l, sizeof merged[0] - l, ", %s", b->labels[c]);
+      b->labels[c] = NULL;
+    }
+    b->labels[a] = merged[a];
+  }
+}
 
 static gb_err roofline_one(gb_rep *r, size_t s) {
   char caption[640];
@@ -572,13 +737,15 @@ static gb_err roofline_one(gb_rep *r, size_t s) {
           best = q->value;
       }
       if (isnan(best)) continue;
-      gb_snprintf_c(ceil[nce].title, sizeof ceil[0].title, "%s %s: %.4g %s", pass == 0 ? "CUDA-core" : "GEMM",
-                    names.v[c], best, pass == 0 ? "TFLOP/s" : (!strncmp(names.v[c], "int8", 4) ? "TOP/s" : "TFLOP/s"));
+      snprintf(ceil[nce].names, sizeof ceil[0].names, "%s", names.v[c]);
+      ceil[nce].pass = pass;
+      ceil[nce].tops = pass == 1 && !strncmp(names.v[c], "int8", 4);
       ceil[nce++].tflops = best;
     }
   }
   gb_rep_names_free(&names);
   if (e) return e;
+  nce = merge_ceilings(ceil, nce);
   if (nce == 0) return gb_rep_skip(r, caption, "no fma or gemm rows for the compute ceilings");
   /* ridge point of ceiling P (TFLOP/s) on bandwidth BW (GB/s):
    * I* = P*1e12 / (BW*1e9) = 1000 P / BW FLOP/byte */
@@ -594,6 +761,9 @@ static gb_err roofline_one(gb_rep *r, size_t s) {
   kern = &ss.v[0];
   kern->style = GB_PLOT_POINTS;
   gk->style = GB_PLOT_POINTS;
+  /* measured points in black and red (line types 8, 7), apart from the roofs */
+  kern->colour = 8;
+  gk->colour = 7;
   char(*labels)[96] = calloc(r->npts + 1, sizeof *labels);
   if (!labels) e = gb_fail(GB_E_NOMEM, "out of memory");
   for (size_t i = 0; i < r->npts && !e; i++) {
@@ -636,6 +806,9 @@ static gb_err roofline_one(gb_rep *r, size_t s) {
     /* GEMM points sit on their own ceiling, named in the key: no label */
     e = sbuf_add(labels[i][0] ? kern : gk, ai, tf, labels[i][0] ? labels[i] : NULL);
   }
+  char(*merged)[192] = e ? NULL : calloc(ss.v[0].n + 1, sizeof *merged);
+  if (!e && !merged) e = gb_fail(GB_E_NOMEM, "out of memory");
+  if (!e) merge_point_labels(&ss.v[0], merged);
   /* the memory roof from xmin to the highest ridge, then each compute roof */
   char bwt[128];
   gb_snprintf_c(bwt, sizeof bwt, "memory (membw): %.0f GB/s", bw);
@@ -677,6 +850,7 @@ static gb_err roofline_one(gb_rep *r, size_t s) {
   if (!e) e = lines_from(r, &p, &ss, true, caption);
   sset_free(&ss);
   free(labels);
+  free(merged);
   return e;
 }
 

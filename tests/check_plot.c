@@ -228,12 +228,74 @@ START_TEST(test_input_errors) {
 }
 END_TEST
 
+/* Script layout without rendering: series styles and colours, a y marker
+ * without a label, the key below (bottom margin sized by hand) or to the
+ * right, slanted long bar names, byte ticks. */
+START_TEST(test_script_layout) {
+  const char *dir = gb_test_tmpdir();
+  const double x[] = {32, 1024, 1073741824}, y[] = {1, 2, 3};
+  const char *labels[] = {"first", NULL, "last"};
+  gb_plot_marker one = {'y', 5, ""};
+  gb_plot_series s[] = {{.title = "A", .n = 3, .x = x, .y = y, .dashed = true, .colour = 4, .labels = labels,
+                         .labels_below_left = true},
+                        {.title = "B", .n = 3, .x = x, .y = y}};
+  gb_plot_spec p = {.stem = "layout", .title = "t", .xlabel = "size", .ylabel = "y", .logx = true, .x_bytes = true,
+                    .markers = &one, .nmarkers = 1};
+  ck_assert_int_eq(gb_plot_lines_script(dir, &p, s, 2), GB_OK);
+  char *gp = slurp_in(dir, "layout.gp");
+  ck_assert_ptr_nonnull(strstr(gp, "index 0 using 1:2 with linespoints dt 2 pt 6 ps 0.8 lw 1.5 lc 4 title 'A'"));
+  ck_assert_ptr_nonnull(strstr(gp, "index 0 using 1:2:3 with labels right offset -0.8,-0.7 font ',9' notitle"));
+  ck_assert_ptr_nonnull(strstr(gp, "index 1 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 2 title 'B'"));
+  ck_assert_ptr_nonnull(strstr(gp, "set arrow from graph 0, first 5 to graph 1, first 5"));
+  ck_assert_ptr_null(strstr(gp, "set label ''"));
+  /* 2 entries of 1 character: two columns, one line; bottom margin
+   * ceil(1 tick row + 3 + 1.2 x 1 + 1) = 7 */
+  ck_assert_ptr_nonnull(strstr(gp, "maxcols 2\nset bmargin 7\n"));
+  /* 32 B .. 1 GiB = 2^5 .. 2^30: 25 doublings, a tick every 5 (25 / 5 = 5 <= 8) */
+  ck_assert_ptr_nonnull(strstr(gp, "set xtics ('32 B' 32, '1 KiB' 1024, '32 KiB' 32768, '1 MiB' 1048576, "
+                                   "'32 MiB' 33554432, '1 GiB' 1073741824)\n"));
+  free(gp);
+  /* nine series: the key to the right */
+  gb_plot_series nine[9];
+  for (int i = 0; i < 9; i++) nine[i] = (gb_plot_series){.title = "s", .n = 3, .x = x, .y = y};
+  p.stem = "layout9";
+  ck_assert_int_eq(gb_plot_lines_script(dir, &p, nine, 9), GB_OK);
+  gp = slurp_in(dir, "layout9.gp");
+  ck_assert_ptr_nonnull(strstr(gp, "set key outside right top"));
+  ck_assert_ptr_null(strstr(gp, "set bmargin"));
+  free(gp);
+  /* bars with 40-character names: three groups of (1000 - 120) / 3 = 293 px
+   * cannot hold 40 x 8 + 12 = 332 px, so slanted; the names take
+   * 1 + 0.25 x 40 = 11 rows: bottom margin ceil(11 + 3 + 1.2 + 1) = 17;
+   * left margin 40 x 0.87 - 2 = 32 characters */
+  const char *cats[] = {"a-very-long-configuration-name-number-01", "a-very-long-configuration-name-number-02",
+                        "a-very-long-configuration-name-number-03"};
+  const double v[] = {1, 2, 3};
+  gb_plot_series b = {.title = "v", .n = 3, .y = v};
+  gb_plot_spec pb = {.stem = "slanted", .title = "t", .xlabel = "x", .ylabel = "y"};
+  ck_assert_int_eq(gb_plot_bars_script(dir, &pb, cats, 3, &b, 1), GB_OK);
+  gp = slurp_in(dir, "slanted.gp");
+  ck_assert_ptr_nonnull(strstr(gp, "set bmargin 17\n"));
+  ck_assert_ptr_nonnull(strstr(gp, "set xtics rotate by 30 right\nset lmargin 32\nset rmargin 3\n"));
+  free(gp);
+  /* short names stay level */
+  const char *shortc[] = {"fp64", "fp32", "bf16"};
+  pb.stem = "level";
+  ck_assert_int_eq(gb_plot_bars_script(dir, &pb, shortc, 3, &b, 1), GB_OK);
+  gp = slurp_in(dir, "level.gp");
+  ck_assert_ptr_null(strstr(gp, "rotate"));
+  ck_assert_ptr_nonnull(strstr(gp, "set bmargin 7\n"));
+  free(gp);
+}
+END_TEST
+
 int main(void) {
   bool have = gb_gnuplot_available();
   Suite *s = suite_create("plot");
   TCase *tc = tcase_create("no_gnuplot");
   tcase_add_test(tc, test_missing_gnuplot);
   tcase_add_test(tc, test_input_errors);
+  tcase_add_test(tc, test_script_layout);
   suite_add_tcase(s, tc);
   if (have) {
     TCase *tr = tcase_create("render");
