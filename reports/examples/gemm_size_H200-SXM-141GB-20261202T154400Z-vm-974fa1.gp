@@ -1,0 +1,30 @@
+# gnuplot script written by gpubench report; re-run with: gnuplot gemm_size_H200-SXM-141GB-20261202T154400Z-vm-974fa1.gp
+# data: gemm_size_H200-SXM-141GB-20261202T154400Z-vm-974fa1.dat (one block per series, numbers in the C locale)
+set terminal pngcairo size 1000,600 font 'Sans,11' noenhanced
+set termoption noenhanced
+set decimalsign '.'
+set encoding utf8
+set output 'gemm_size_H200-SXM-141GB-20261202T154400Z-vm-974fa1.png'
+set title 'GEMM throughput against size, H200-SXM-141GB (20261202T154400Z-vm-974fa1)'
+set xlabel 'matrix size (m*n*k)^(1/3), elements (log scale)'
+set ylabel 'throughput (TFLOP/s; TOP/s for int8)'
+set grid back lc rgb '#dddddd'
+set key at screen 0.5, screen 0.015 center bottom horizontal box opaque Left reverse spacing 1.2 width 2 maxcols 2
+set bmargin 10
+set border 3
+set tics nomirror
+set logscale x 10
+plot \
+  'gemm_size_H200-SXM-141GB-20261202T154400Z-vm-974fa1.dat' index 0 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 1 title 'fp64', \
+  'gemm_size_H200-SXM-141GB-20261202T154400Z-vm-974fa1.dat' index 1 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 2 title 'fp32', \
+  'gemm_size_H200-SXM-141GB-20261202T154400Z-vm-974fa1.dat' index 2 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 3 title 'tf32', \
+  'gemm_size_H200-SXM-141GB-20261202T154400Z-vm-974fa1.dat' index 3 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 4 title 'fp16', \
+  'gemm_size_H200-SXM-141GB-20261202T154400Z-vm-974fa1.dat' index 4 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 5 title 'fp16acc16', \
+  'gemm_size_H200-SXM-141GB-20261202T154400Z-vm-974fa1.dat' index 5 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 6 title 'bf16', \
+  'gemm_size_H200-SXM-141GB-20261202T154400Z-vm-974fa1.dat' index 6 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 7 title 'int8', \
+  'gemm_size_H200-SXM-141GB-20261202T154400Z-vm-974fa1.dat' index 7 using 1:2 with points ps 0 lc rgb 'white' notitle
+set terminal svg size 1000,600 font 'Sans,11' noenhanced background rgb 'white'
+set termoption noenhanced
+set output 'gemm_size_H200-SXM-141GB-20261202T154400Z-vm-974fa1.svg'
+replot
+unset output
