@@ -39,8 +39,10 @@ static void help(void) {
          "stopped early, 2 bad usage or an unwritable output, 3 no usable GPU.\n");
 }
 
-static void list_benches(void) {
-  for (size_t i = 0; gb_benches[i]; i++) printf("%-12s %s\n", gb_benches[i]->name, gb_benches[i]->summary);
+/* The registered benchmarks, one a line: to stdout for --list (data), to
+ * stderr after an unknown-benchmark error (a diagnostic). */
+static void list_benches(FILE *fp) {
+  for (size_t i = 0; gb_benches[i]; i++) fprintf(fp, "%-12s %s\n", gb_benches[i]->name, gb_benches[i]->summary);
 }
 
 static int parse_int(const char *opt, const char *s, int lo, int hi, int *out) {
@@ -84,7 +86,7 @@ int gb_cmd_run(int argc, char **argv) {
     case O_ITERS: if ((rc = parse_int("--iters", optarg, 1, 1000000, &c.run.iters))) return rc; break;
     case O_GRAPH: c.run.graph = true; break;
     case O_OPT: c.run.bench_opts = optarg; break;
-    case O_LIST: list_benches(); return 0;
+    case O_LIST: list_benches(stdout); return 0;
     case 'h': help(); return 0;
     default: return gb_cli_usage_error("run", "unknown option");
     }
@@ -111,7 +113,7 @@ int gb_cmd_run(int argc, char **argv) {
       const gb_bench *b = gb_bench_find(tok);
       if (!b) {
         fprintf(stderr, "gpubench run: unknown benchmark '%s'; known:\n", tok);
-        list_benches();
+        list_benches(stderr);
         return 2;
       }
       for (int i = 0; i < c.nbenches; i++)
