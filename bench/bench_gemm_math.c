@@ -2,10 +2,12 @@
  * bench/bench_gemm.h (precision table, FLOPs, shapes, the check, timing plan,
  * speedups, the end-of-run table). No CUDA calls: tested on the CPU. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench_gemm.h"
+#include "gb_opts.h"
 #include "gb_num.h"
 #include "gb_stats.h"
 
@@ -358,4 +360,41 @@ void gb_gemm_summary_table(const gb_row *rows, size_t n, FILE *fp) {
     else gb_snprintf_c(buf[2], sizeof buf[2], "%.2f", v / fp64);
     fprintf(fp, "%-22s %10s %-8s %8s %8s\n", precs[i].name, buf[0], gb_gemm_unit(&precs[i]), buf[1], buf[2]);
   }
+}
+
+/* ---- --opt gemm.* ---- */
+
+static gb_err gemm_opt_prec(void *ctx, const char *item) {
+  gb_gemm_opts *o = ctx;
+  const gb_gemm_prec *p = gb_gemm_prec_find(item);
+  if (!p) return gb_fail(GB_E_USAGE, "--opt gemm.precs: unknown precision \"%s\" (the case names of `gemm`, e.g. bf16, fp8e4m3_fastacc, int8)", item);
+  if (o->nprecs == sizeof o->precs / sizeof o->precs[0]) return gb_fail(GB_E_USAGE, "--opt gemm.precs: too many");
+  o->precs[o->nprecs++] = p;
+  return GB_OK;
+}
+
+static gb_err gemm_opt_shape(void *ctx, const char *item) {
+  gb_gemm_opts *o = ctx;
+  long long m, n, k;
+  char extra;
+  int got = sscanf(item, "%lldx%lldx%lld%c", &m, &n, &k, &extra);
+  if (got == 1 || (got == 0 && sscanf(item, "%lld%c", &m, &extra) == 1)) n = k = m, got = 3;
+  if (got != 3 || m < 1 || n < 1 || k < 1 || m > 1 << 20 || n > 1 << 20 || k > 1 << 20)
+    return gb_fail(GB_E_USAGE, "--opt gemm.shapes: \"%s\" is not N or MxNxK (each 1 to 1048576)", item);
+  if (o->nshapes == GB_GEMM_MAX_OPT_SHAPES)
+    return gb_fail(GB_E_USAGE, "--opt gemm.shapes: at most %d shapes", GB_GEMM_MAX_OPT_SHAPES);
+  o->shapes[o->nshapes++] = (gb_gemm_shape){m, n, k, m == n && n == k ? "square" : "custom"};
+  return GB_OK;
+}
+
+static gb_err gemm_opt(void *ctx, const char *key, const char *val, bool prefixed) {
+  (void)prefixed;
+  if (strcmp(key, "precs") == 0) return gb_opts_list("gemm.precs", val, gemm_opt_prec, ctx);
+  if (strcmp(key, "shapes") == 0) return gb_opts_list("gemm.shapes", val, gemm_opt_shape, ctx);
+  return gb_fail(GB_E_USAGE, "--opt gemm.%s: unknown key (known: precs, shapes)", key);
+}
+
+gb_err gb_gemm_opts_parse(const char *bench_opts, gb_gemm_opts *out) {
+  memset(out, 0, sizeof *out);
+  return gb_opts_each(bench_opts, "gemm.", false, gemm_opt, out);
 }
