@@ -142,7 +142,7 @@ bool gb_gemm_amax_agrees(double amax_d, double max_abs_out);
 /* ---- timing ---- */
 
 typedef struct gb_gemm_timing {
-  int candidates;        /* heuristic candidates to time (1..8) */
+  int candidates;        /* heuristic candidates to time (4..8; fewer when the heuristic returns fewer) */
   int search_reps;       /* timed samples per candidate */
   int warmup;            /* untimed products before the measurement */
   int min_samples, max_samples;
