@@ -406,16 +406,24 @@ gb_case gb_gemm_make_case(const gb_gemm_prec *p, int64_t m, int64_t n, int64_t k
 }
 
 static gb_err gemm_plan(const gb_run_ctx *ctx, gb_case_list *out) {
-  size_t nshapes = gb_gemm_shapes(ctx->cfg->profile, NULL, 0);
+  gb_gemm_opts opts;
+  GB_TRY(gb_gemm_opts_parse(ctx->cfg->bench_opts, &opts));
+  size_t nshapes = opts.nshapes ? opts.nshapes : gb_gemm_shapes(ctx->cfg->profile, NULL, 0);
   gb_gemm_shape *shapes = malloc(nshapes * sizeof *shapes);
   if (!shapes) return gb_fail(GB_E_NOMEM, "gemm: out of memory planning cases");
-  gb_gemm_shapes(ctx->cfg->profile, shapes, nshapes);
+  if (opts.nshapes)
+    memcpy(shapes, opts.shapes, nshapes * sizeof *shapes);
+  else
+    gb_gemm_shapes(ctx->cfg->profile, shapes, nshapes);
   size_t np;
   const gb_gemm_prec *precs = gb_gemm_precs(&np);
   gb_err err = GB_OK;
   /* shape-major, so the precisions of one shape run close together in time */
   for (size_t s = 0; s < nshapes && !err; s++)
     for (size_t i = 0; i < np && !err; i++) {
+      bool wanted = opts.nprecs == 0;
+      for (size_t j = 0; j < opts.nprecs; j++) wanted |= opts.precs[j] == &precs[i];
+      if (!wanted) continue;
       gb_case c = gb_gemm_make_case(&precs[i], shapes[s].m, shapes[s].n, shapes[s].k);
       err = gb_case_list_add(out, &c);
     }

@@ -56,6 +56,8 @@ const gb_gemm_prec *gb_gemm_precs(size_t *n);
 /* A precision by case name, or NULL. */
 const gb_gemm_prec *gb_gemm_prec_find(const char *name);
 
+
+
 /* FLOP of one product: 2*m*n*k (one multiply and one add per term; the
  * beta*C term is not counted, as in cuBLAS and the peers). For int8 these are
  * integer operations, reported as TOP/s. */
@@ -72,6 +74,19 @@ typedef struct gb_gemm_shape {
   int64_t m, n, k;
   const char *family; /* "square", "transformer", "decode" */
 } gb_gemm_shape;
+
+/* --opt gemm.precs=bf16:fp8e4m3_fastacc (case names) and
+ * gemm.shapes=8192:4096x14336x4096 (N for N^3, or MxNxK) narrow a campaign
+ * to some precisions and shapes; absent keys keep the profile's. */
+#define GB_GEMM_MAX_OPT_SHAPES 32
+typedef struct gb_gemm_opts {
+  const gb_gemm_prec *precs[32];
+  size_t nprecs;          /* 0 = every precision */
+  gb_gemm_shape shapes[GB_GEMM_MAX_OPT_SHAPES];
+  size_t nshapes;         /* 0 = the profile's shapes */
+} gb_gemm_opts;
+
+gb_err gb_gemm_opts_parse(const char *bench_opts, gb_gemm_opts *out);
 
 /* Writes the shapes of a profile into out (at most cap) and returns how many
  * the profile has (call with cap 0 to count). Quick: 8192^3 plus a transformer
@@ -127,7 +142,7 @@ bool gb_gemm_amax_agrees(double amax_d, double max_abs_out);
 /* ---- timing ---- */
 
 typedef struct gb_gemm_timing {
-  int candidates;        /* heuristic candidates to time (1..8) */
+  int candidates;        /* heuristic candidates to time (4..8; fewer when the heuristic returns fewer) */
   int search_reps;       /* timed samples per candidate */
   int warmup;            /* untimed products before the measurement */
   int min_samples, max_samples;

@@ -277,15 +277,18 @@ START_TEST(test_timing_plan) {
   ck_assert_int_eq(t.ops_per_sample, 13);
   ck_assert_int_eq(t.search_reps, 5);
   ck_assert_int_eq(t.candidates, 8);
-  /* full, a 0.2 s fp64 product: floor(0.25 / (3 * 0.2)) = 0 -> 1 candidate, 2 reps, 5 samples, 1 warm-up */
+  /* full, a 0.2 s fp64 product: floor(0.25 / (3 * 0.2)) = 0 -> raised to the minimum of 4 candidates,
+   * 2 reps, 5 samples, 1 warm-up */
   t = gb_gemm_timing_plan(GB_PROFILE_FULL, 0.2);
-  ck_assert_int_eq(t.candidates, 1);
+  ck_assert_int_eq(t.candidates, 4);
   ck_assert_int_eq(t.search_reps, 2);
   ck_assert_int_eq(t.min_samples, 5);
   ck_assert_int_eq(t.warmup, 1);
   ck_assert_double_eq(t.budget_s, 0.5);
-  /* 30 ms: floor(0.25 / (3 * 0.03)) = floor(2.78) = 2 candidates */
-  ck_assert_int_eq(gb_gemm_timing_plan(GB_PROFILE_FULL, 0.03).candidates, 2);
+  /* 30 ms: floor(0.25 / (3 * 0.03)) = floor(2.78) = 2 -> the minimum, 4 candidates */
+  ck_assert_int_eq(gb_gemm_timing_plan(GB_PROFILE_FULL, 0.03).candidates, 4);
+  /* 10 ms: floor(0.25 / (3 * 0.01)) = 8 candidates */
+  ck_assert_int_eq(gb_gemm_timing_plan(GB_PROFILE_FULL, 0.01).candidates, 8);
 }
 END_TEST
 
