@@ -9,10 +9,14 @@
  *   measured, else copy, else any; the median at the largest array size.
  * - All-reduce busbw GB/s: rows benchmark=collective, case all_reduce*,
  *   metric=busbw_gbps, status=ok, by gpu_count, interpolated in log bytes.
- * - Each figure prefers status=ok rows. A type with no ok row for a figure
- *   falls back to its status=throttled rows (result checked, clocks held
- *   down by a power or thermal cap in most samples: the sustained rate under
- *   that cap); the figure is then marked throttled and a note says so.
+ * - Rows with status ok and throttled (result checked, clocks held down by
+ *   a power or thermal cap in most samples: the rate sustained under that
+ *   cap) both count; at each point (GEMM shape, HBM array size, all-reduce
+ *   message size and GPU count) the ok rows win and the throttled ones are
+ *   used only where no ok row exists. Large GEMMs are the ones a power cap
+ *   holds down, so a type-wide "ok if any" would plan on the small shapes.
+ *   A figure resting on a throttled point is marked throttled and a note
+ *   says so.
  * - A type without measurements gets datasheet x ratio, the ratio being the
  *   mean measured/datasheet ratio over the measured types (or a default when
  *   nothing is measured), and is marked projected. */
@@ -46,13 +50,13 @@ typedef struct gb_perf_type {
   double peak_tflops;  /* datasheet dense peak at the precision (NaN: none) */
   double gemm_tflops;  /* sustained GEMM rate (NaN: precision not available) */
   bool gemm_measured;
-  bool gemm_throttled; /* measured from status=throttled rows (no ok row) */
+  bool gemm_throttled; /* rests on a shape with throttled rows only (see above) */
   double hbm_gbps;
   bool hbm_measured;
-  bool hbm_throttled;
+  bool hbm_throttled;  /* the size used has throttled rows only */
   size_t ncurves;      /* measured all-reduce curves, by gpu_count ascending */
   gb_perf_curve *curves;
-  bool comm_throttled; /* the curves come from status=throttled rows */
+  bool comm_throttled; /* a point of some curve has throttled rows only */
   double comm_plateau_gbps; /* projected intra-node busbw when no curve */
 } gb_perf_type;
 

@@ -20,7 +20,7 @@ gb_plan_cli_test(plan_cli_measured 0 "H200-SXM-141GB              700.0 measured
 gb_plan_cli_test(plan_cli_throttled 0 "H200-SXM-141GB              710.5 measured (throttled)" plan --top 3
                  --measured ${GB_FIXTURES}/planner_h200_throttled.csv)
 gb_plan_cli_test(plan_cli_throttled_note 0
-                 "the bf16 rate 710.5 TFLOP/s comes from 1 throttled rows" plan
+                 "the bf16 GEMM rate 710.5 TFLOP/s at size 8192 rests on throttled rows" plan
                  --top 3 --measured ${GB_FIXTURES}/planner_h200_throttled.csv)
 gb_plan_cli_test(plan_cli_help 0 "--max-hours" plan --help)
 gb_plan_cli_test(plan_cli_inference 0 "Mtok/USD" plan ${CMAKE_SOURCE_DIR}/data/workloads/inference-70b.ini --top 3)
