@@ -228,6 +228,7 @@ static gb_err write_file(const char *dir, const char *stem, const char *ext, con
 /* Legends of up to this many entries go below the plot, where they take no
  * width from it; longer ones to its right, in columns. */
 #define GB_PLOT_KEY_BELOW_MAX 8
+#define GB_PLOT_COLOURS 8 /* gnuplot's default line colours */
 
 /* The longest legend entry of the series drawn (and of the reference ticks'
  * title when ref_title is not NULL), in characters. */
@@ -290,11 +291,12 @@ static gb_err put_head(gb_buf *g, const gb_plot_spec *p, size_t nkey, size_t lon
   if (!e) e = gb_buf_puts(g, "\nset grid back lc rgb '#dddddd'\n");
   if (nkey <= GB_PLOT_KEY_BELOW_MAX) {
     /* below, at the bottom of the canvas, in one or two columns (two when an
-     * entry of about 8 px a character plus its sample fits half the width).
+     * entry of about 9 px a character, with margin, plus its sample fits half
+     * the width: gnuplot may pick one column where this guesses two).
      * gnuplot 5.4's own "key below" is drawn over the x label, so the key is
      * placed and the bottom margin sized by hand: the tic labels, 3 rows for
      * the x label and the gaps, the key 1.2 rows an entry line, 1 to spare. */
-    int cols = (double)longest * 8 + 80 <= (double)w / 2 - 40 ? 2 : 1;
+    int cols = (double)longest * 9 + 100 <= (double)w / 2 - 40 ? 2 : 1;
     size_t rows = (nkey + (size_t)cols - 1) / (size_t)cols;
     if (!e)
       e = put_c(g,
@@ -466,17 +468,25 @@ static gb_err lines_files(const char *dir, const gb_plot_spec *p, const gb_plot_
   for (size_t m = 0; m < p->nmarkers; m++)
     if (p->markers[m].axis == 'x' && point_ok(p, p->markers[m].at, ay))
       xmin = fmin(xmin, p->markers[m].at), xmax = fmax(xmax, p->markers[m].at);
-  if (!e) e = put_head(&g, p, ns, longest_title(s, ns, NULL), 1, xmin, xmax);
+  size_t nkey = 0;
+  for (size_t i = 0; i < ns; i++) nkey += s[i].title && s[i].title[0];
+  if (!e) e = put_head(&g, p, nkey, longest_title(s, ns, NULL), 1, xmin, xmax);
   if (!e) e = gb_buf_puts(&g, "plot \\\n");
   for (size_t i = 0; i < ns && !e; i++) {
-    /* dashed: a dashed line through open circles; solid: filled circles */
-    const char *with = s[i].style == GB_PLOT_POINTS ? (s[i].dashed ? "points pt 6 ps 1.2" : "points pt 7 ps 1.2")
-                       : s[i].style == GB_PLOT_LINES ? (s[i].dashed ? "lines dt 2" : "lines")
-                       : s[i].dashed                 ? "linespoints dt 2 pt 6 ps 0.8"
+    /* dashed: a dashed line through open circles; solid: filled circles.
+     * gnuplot has 8 line colours: colours 9 and up reuse them dashed, so
+     * series 1 and 9 still differ */
+    bool dashed = s[i].dashed || colour[i] > GB_PLOT_COLOURS;
+    size_t lc = (colour[i] - 1) % GB_PLOT_COLOURS + 1;
+    const char *with = s[i].style == GB_PLOT_POINTS ? (dashed ? "points pt 6 ps 1.2" : "points pt 7 ps 1.2")
+                       : s[i].style == GB_PLOT_LINES ? (dashed ? "lines dt 2" : "lines")
+                       : dashed                      ? "linespoints dt 2 pt 6 ps 0.8"
                                                      : "linespoints pt 7 ps 0.8";
-    e = put_c(&g, "  '%s.dat' index %zu using 1:2 with %s lw %s lc %zu title ", p->stem, i, with,
-              s[i].emphasis ? "3" : "1.5", colour[i]);
-    if (!e) e = put_gp_string(&g, s[i].title);
+    e = put_c(&g, "  '%s.dat' index %zu using 1:2 with %s lw %s lc %zu ", p->stem, i, with,
+              s[i].emphasis ? "3" : "1.5", lc);
+    /* no title: no legend entry (a second style of a series already listed) */
+    if (!e) e = s[i].title && s[i].title[0] ? gb_buf_puts(&g, "title ") : gb_buf_puts(&g, "notitle");
+    if (!e && s[i].title && s[i].title[0]) e = put_gp_string(&g, s[i].title);
     if (!e && series_has_label(p, &s[i]))
       e = put_c(&g, ", \\\n  '%s.dat' index %zu using 1:2:3 with labels %s font ',9' notitle", p->stem, i,
                 s[i].labels_below_left ? "right offset -0.8,-0.7" : "left offset 0.8,0.4");
@@ -534,7 +544,10 @@ static gb_err bars_files(const char *dir, const gb_plot_spec *p, const char *con
   /* geometry: group j spans [j - 0.4, j + 0.4]; bar i of ns sits at
    * x = j - 0.4 + (i + 0.5) * w with w = 0.8 / ns */
   double w = 0.8 / (double)ns;
-  bool value_labels = ncat * ns <= 48;
+  /* values over the bars when a bar is at least 30 px wide (a plot of about
+   * width - 120 px, groups 0.8 of their slot) */
+  double bar_px = ((p->width_px > 0 ? p->width_px : 1000) - 120.0) / (double)ncat * w;
+  bool value_labels = bar_px >= 30;
   gb_buf d = {0}, g = {0};
   for (size_t i = 0; i < ns && !e; i++) {
     e = put_c(&d, "%s# series %zu: ", i ? "\n\n" : "", i);

@@ -36,14 +36,15 @@ typedef enum gb_plot_style {
  * across that bar (a datasheet peak). labels (optional) puts labels[i] as
  * text next to point i (NULL or "" entries are skipped). */
 typedef struct gb_plot_series {
-  const char *title;
+  const char *title;          /* legend entry; lines: NULL or "" for none */
   size_t n;
   const double *x;
   const double *y;
   gb_plot_style style;
   bool emphasis;              /* drawn thicker, e.g. a Pareto frontier */
   bool dashed;                /* lines and points: a dashed line, open circles */
-  int colour;                 /* gnuplot line type 1, 2, ...; 0: the series' position + 1 */
+  int colour;                 /* 1, 2, ...; 0: the series' position + 1. gnuplot has 8 line colours:
+                               * 9 and up reuse them, dashed */
   const double *ref;          /* bars only */
   const char *const *labels;  /* optional point labels */
   bool labels_below_left;     /* labels end left of and below their point (default: start right, above) */

@@ -196,6 +196,7 @@ static double shape_volume(const gb_row *w) { return (double)w->m * (double)w->n
 /* ---- GEMM ---- */
 
 static const char *const k_gemm_metrics[] = {"tflops", "tops"};
+#define GEMM_SKINNY_EDGE 256 /* a shape with an edge below this is drawn as points */
 
 /* Speedup of source s for category cat ("bf16_vs_fp32"): the benchmark's
  * speedup row at its largest shape when there is one, else
@@ -290,7 +291,10 @@ gb_err gb_rep_section_gemm(gb_rep *r) {
     e = bars_by_source(r, &p, &prec, "gemm", k_gemm_metrics, 2, false, "gemm",
                        "GEMM throughput per precision and GPU type, best over shapes; black ticks: datasheet peak");
   if (!e) e = gemm_speedup(r);
-  /* throughput against size, one plot per source */
+  /* throughput against size, one plot per source: per precision a line
+   * through the shapes with every edge >= GEMM_SKINNY_EDGE, and the skinny
+   * ones (decode-like m = 1..64, memory-bound) as points of the same colour
+   * without a line (joining them to the square ones would draw a saw) */
   for (size_t s = 0; s < r->nsrc && !e; s++) {
     sset ss = {0};
     for (size_t j = 0; j < prec.n && !e; j++)
@@ -299,11 +303,28 @@ gb_err gb_rep_section_gemm(gb_rep *r) {
         if (q->src != s || !gb_rep_is(q, "gemm", NULL) || strcmp(q->row->case_name, prec.v[j]) ||
             !strcmp(q->row->metric, "speedup") || q->row->m == GB_NA)
           continue;
+        bool skinny = q->row->m < GEMM_SKINNY_EDGE || q->row->n < GEMM_SKINNY_EDGE || q->row->k < GEMM_SKINNY_EDGE;
+        char key[112];
+        snprintf(key, sizeof key, "%s%s", skinny ? "\x01" : "", prec.v[j]); /* a private name for the points */
+        sbuf *b = sset_get(&ss, key);
+        if (b) {
+          b->colour = (int)j + 1;
+          b->style = skinny ? GB_PLOT_POINTS : GB_PLOT_LINESPOINTS;
+        }
         /* size as the edge of a cube of the same volume: (m*n*k)^(1/3); shapes
          * of one volume (4096x14336x4096, 4096x4096x14336) share an x: the
          * best of them is drawn, not a vertical jump between them */
-        e = sbuf_add_max(sset_get(&ss, prec.v[j]), cbrt(shape_volume(q->row)), q->value);
+        e = sbuf_add_max(b, cbrt(shape_volume(q->row)), q->value);
       }
+    /* the points' series have no legend entry when their line's has it;
+     * a precision measured only at skinny shapes keeps its name */
+    for (size_t i = 0; i < ss.n; i++) {
+      if (ss.v[i].title[0] != '\x01') continue;
+      bool has_line = false;
+      for (size_t k = 0; k < ss.n && !has_line; k++) has_line = !strcmp(ss.v[k].title, ss.v[i].title + 1);
+      if (has_line) ss.v[i].title[0] = '\0';
+      else memmove(ss.v[i].title, ss.v[i].title + 1, strlen(ss.v[i].title));
+    }
     if (!e && ss.n == 0) { /* a run without GEMM rows (a membw run): no plot, no note */
       sset_free(&ss);
       continue;
@@ -313,7 +334,8 @@ gb_err gb_rep_section_gemm(gb_rep *r) {
     snprintf(stem, sizeof stem, "gemm_size_%s", part);
     snprintf(title, sizeof title, "GEMM throughput against size, %s", r->src[s].label);
     snprintf(caption, sizeof caption,
-             "GEMM throughput against matrix size per precision, %s; of shapes with the same m*n*k, the best",
+             "GEMM throughput against matrix size per precision, %s; of shapes with the same m*n*k, the best; "
+             "lone points: skinny shapes (an edge under 256, decode-like)",
              r->src[s].label);
     gb_plot_spec ps = {.stem = stem, .title = title, .xlabel = "matrix size (m*n*k)^(1/3), elements (log scale)",
                        .ylabel = "throughput (TFLOP/s; TOP/s for int8)", .logx = true};

@@ -263,6 +263,17 @@ START_TEST(test_script_layout) {
   gp = slurp_in(dir, "layout9.gp");
   ck_assert_ptr_nonnull(strstr(gp, "set key outside right top"));
   ck_assert_ptr_null(strstr(gp, "set bmargin"));
+  /* colour 9 is gnuplot's colour 1 again, told apart by dashes */
+  ck_assert_ptr_nonnull(strstr(gp, "index 0 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 1 title 's'"));
+  ck_assert_ptr_nonnull(strstr(gp, "index 8 using 1:2 with linespoints dt 2 pt 6 ps 0.8 lw 1.5 lc 1 title 's'"));
+  free(gp);
+  /* a series without a title: drawn, not in the legend (and not counted for its place) */
+  nine[1].title = "";
+  p.stem = "untitled";
+  ck_assert_int_eq(gb_plot_lines_script(dir, &p, nine, 2), GB_OK);
+  gp = slurp_in(dir, "untitled.gp");
+  ck_assert_ptr_nonnull(strstr(gp, "index 1 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 2 notitle"));
+  ck_assert_ptr_nonnull(strstr(gp, "maxcols 2\nset bmargin 7\n")); /* one entry: one line */
   free(gp);
   /* bars with 40-character names: three groups of (1000 - 120) / 3 = 293 px
    * cannot hold 40 x 8 + 12 = 332 px, so slanted; the names take
@@ -285,6 +296,18 @@ START_TEST(test_script_layout) {
   gp = slurp_in(dir, "level.gp");
   ck_assert_ptr_null(strstr(gp, "rotate"));
   ck_assert_ptr_nonnull(strstr(gp, "set bmargin 7\n"));
+  /* bars (1000 - 120) / 3 x 0.8 = 235 px wide: values printed over them */
+  ck_assert_ptr_nonnull(strstr(gp, "using 1:2:5 with labels"));
+  free(gp);
+  /* 20 groups of 2 bars: (1000 - 120) / 20 x 0.4 = 17.6 px, under 30: no values */
+  const char *many[20];
+  double v20[20];
+  for (int i = 0; i < 20; i++) many[i] = "c", v20[i] = i + 1;
+  gb_plot_series two[] = {{.title = "a", .n = 20, .y = v20}, {.title = "b", .n = 20, .y = v20}};
+  pb.stem = "crowded";
+  ck_assert_int_eq(gb_plot_bars_script(dir, &pb, many, 20, two, 2), GB_OK);
+  gp = slurp_in(dir, "crowded.gp");
+  ck_assert_ptr_null(strstr(gp, "with labels"));
   free(gp);
 }
 END_TEST

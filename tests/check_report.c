@@ -310,6 +310,7 @@ START_TEST(test_series_with_data_only) {
    * one-GPU all_reduce in and out of place */
   int n = snprintf(csv, sizeof csv, "%s"
       ROW_HEAD "gemm,bf16,bf16,8192,8192,8192,,tflops,TFLOP/s,710,10,700,720,1,ok,,,,,\n"
+      ROW_HEAD "gemm,bf16,bf16,8,14336,4096,,tflops,TFLOP/s,28,10,27,29,0.1,ok,,,,,\n"
       ROW_HEAD "fma,fp16x2,fp16,,,,,tflops,TFLOP/s,127.7,10,127,128,0.1,ok,,,,,\n"
       ROW_HEAD "fma,bf16x2,bf16,,,,,tflops,TFLOP/s,127.8,10,127,128,0.1,ok,,,,,\n"
       ROW_HEAD "membw,triad,fp64,,,,1048576,gbps,GB/s,2200,10,2100,2300,1,ok,regime=l2,,,,\n"
@@ -320,6 +321,7 @@ START_TEST(test_series_with_data_only) {
       ROW_HEAD "collective,all_reduce_outofplace,fp32,,,,1073741824,busbw_gbps,GB/s,0,10,0,0,0,ok,,,,,\n"
       ROW_HEAD "collective,all_reduce_inplace,fp32,,,,1073741824,algbw_gbps,GB/s,3500000,10,3e6,4e6,1,ok,,,,,\n",
       k_header, "r1", "H200-SXM-141GB", 1, "r1", "H200-SXM-141GB", 1, "r1", "H200-SXM-141GB", 1, "r1",
+      "H200-SXM-141GB", 1, "r1",
       "H200-SXM-141GB", 1, "r1", "H200-SXM-141GB", 1, "r1", "H200-SXM-141GB", 1, "r1", "H200-SXM-141GB", 1, "r1",
       "H200-SXM-141GB", 1, "r1", "H200-SXM-141GB", 1, "r1", "H200-SXM-141GB", 1);
   ck_assert_int_eq(gb_test_write(p1, csv, (size_t)n), 0);
@@ -344,6 +346,12 @@ START_TEST(test_series_with_data_only) {
   char *dat = slurp_in(out, "gemm_precision.dat");
   ck_assert_ptr_null(strstr(dat, "L4-PCIE-24GB"));
   free(dat);
+  /* GEMM size: the skinny 8x14336x4096 (an edge under 256) as a point of
+   * bf16's colour without a line or a legend entry of its own */
+  gp = slurp_in(out, "gemm_size_H200-SXM-141GB.gp");
+  ck_assert_ptr_nonnull(strstr(gp, "with linespoints pt 7 ps 0.8 lw 1.5 lc 1 title 'bf16'"));
+  ck_assert_ptr_nonnull(strstr(gp, "with points pt 7 ps 1.2 lw 1.5 lc 1 notitle"));
+  free(gp);
   /* copy: only the L4 run, still colour 2, the whole group width: x = 0 */
   gp = slurp_in(out, "copy.gp");
   ck_assert_ptr_nonnull(strstr(gp, "with boxes lc 2 title 'L4-PCIE-24GB'"));
