@@ -9,8 +9,8 @@ set title 'CUDA-core FMA throughput'
 set xlabel 'data type'
 set ylabel 'throughput (TFLOP/s)'
 set grid back lc rgb '#dddddd'
-set key at screen 0.5, screen 0.015 center bottom horizontal box opaque Left reverse spacing 1.2 width 2 maxcols 2
-set bmargin 8
+set key at screen 0.5, screen 0.015 center bottom horizontal box opaque Left reverse spacing 1.2 width 2 maxcols 1
+set bmargin 9
 set border 3
 set tics nomirror
 set style fill solid 0.85 border rgb '#333333'

@@ -16,13 +16,20 @@ set tics nomirror
 set logscale x 10
 plot \
   'gemm_size_H200-SXM-141GB-20261202T154400Z-vm-974fa1.dat' index 0 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 1 title 'fp64', \
-  'gemm_size_H200-SXM-141GB-20261202T154400Z-vm-974fa1.dat' index 1 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 2 title 'fp32', \
-  'gemm_size_H200-SXM-141GB-20261202T154400Z-vm-974fa1.dat' index 2 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 3 title 'tf32', \
-  'gemm_size_H200-SXM-141GB-20261202T154400Z-vm-974fa1.dat' index 3 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 4 title 'fp16', \
-  'gemm_size_H200-SXM-141GB-20261202T154400Z-vm-974fa1.dat' index 4 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 5 title 'fp16acc16', \
-  'gemm_size_H200-SXM-141GB-20261202T154400Z-vm-974fa1.dat' index 5 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 6 title 'bf16', \
-  'gemm_size_H200-SXM-141GB-20261202T154400Z-vm-974fa1.dat' index 6 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 7 title 'int8', \
-  'gemm_size_H200-SXM-141GB-20261202T154400Z-vm-974fa1.dat' index 7 using 1:2 with points ps 0 lc rgb 'white' notitle
+  'gemm_size_H200-SXM-141GB-20261202T154400Z-vm-974fa1.dat' index 1 using 1:2 with points pt 7 ps 1.2 lw 1.5 lc 1 notitle, \
+  'gemm_size_H200-SXM-141GB-20261202T154400Z-vm-974fa1.dat' index 2 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 2 title 'fp32', \
+  'gemm_size_H200-SXM-141GB-20261202T154400Z-vm-974fa1.dat' index 3 using 1:2 with points pt 7 ps 1.2 lw 1.5 lc 2 notitle, \
+  'gemm_size_H200-SXM-141GB-20261202T154400Z-vm-974fa1.dat' index 4 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 3 title 'tf32', \
+  'gemm_size_H200-SXM-141GB-20261202T154400Z-vm-974fa1.dat' index 5 using 1:2 with points pt 7 ps 1.2 lw 1.5 lc 3 notitle, \
+  'gemm_size_H200-SXM-141GB-20261202T154400Z-vm-974fa1.dat' index 6 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 4 title 'fp16', \
+  'gemm_size_H200-SXM-141GB-20261202T154400Z-vm-974fa1.dat' index 7 using 1:2 with points pt 7 ps 1.2 lw 1.5 lc 4 notitle, \
+  'gemm_size_H200-SXM-141GB-20261202T154400Z-vm-974fa1.dat' index 8 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 5 title 'fp16acc16', \
+  'gemm_size_H200-SXM-141GB-20261202T154400Z-vm-974fa1.dat' index 9 using 1:2 with points pt 7 ps 1.2 lw 1.5 lc 5 notitle, \
+  'gemm_size_H200-SXM-141GB-20261202T154400Z-vm-974fa1.dat' index 10 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 6 title 'bf16', \
+  'gemm_size_H200-SXM-141GB-20261202T154400Z-vm-974fa1.dat' index 11 using 1:2 with points pt 7 ps 1.2 lw 1.5 lc 6 notitle, \
+  'gemm_size_H200-SXM-141GB-20261202T154400Z-vm-974fa1.dat' index 12 using 1:2 with linespoints dt 2 pt 6 ps 0.8 lw 1.5 lc 3 title 'int8', \
+  'gemm_size_H200-SXM-141GB-20261202T154400Z-vm-974fa1.dat' index 13 using 1:2 with points pt 6 ps 1.2 lw 1.5 lc 3 notitle, \
+  'gemm_size_H200-SXM-141GB-20261202T154400Z-vm-974fa1.dat' index 14 using 1:2 with points ps 0 lc rgb 'white' notitle
 set terminal svg size 1000,600 font 'Sans,11' noenhanced background rgb 'white'
 set termoption noenhanced
 set output 'gemm_size_H200-SXM-141GB-20261202T154400Z-vm-974fa1.svg'
