@@ -363,6 +363,19 @@ static bool series_has_bar(const gb_plot_series *s, size_t ncat) {
   return false;
 }
 
+/* gnuplot's alignment and offset (in characters) of a label side: the text
+ * clears the point marker by 0.8 characters across and 0.4 (above) or 0.7
+ * (below, the text's own height) up or down. */
+static const char *label_placement(gb_plot_label_side side) {
+  switch (side) {
+  case GB_PLOT_LABEL_LEFT_BELOW: return "right offset -0.8,-0.7";
+  case GB_PLOT_LABEL_LEFT_ABOVE: return "right offset -0.8,0.4";
+  case GB_PLOT_LABEL_RIGHT_BELOW: return "left offset 0.8,-0.7";
+  case GB_PLOT_LABEL_RIGHT_ABOVE: break;
+  }
+  return "left offset 0.8,0.4";
+}
+
 /* A plottable point with a non-empty label (see series_has_bar). */
 static bool series_has_label(const gb_plot_spec *p, const gb_plot_series *s) {
   if (!s->labels) return false;
@@ -489,7 +502,7 @@ static gb_err lines_files(const char *dir, const gb_plot_spec *p, const gb_plot_
     if (!e && s[i].title && s[i].title[0]) e = put_gp_string(&g, s[i].title);
     if (!e && series_has_label(p, &s[i]))
       e = put_c(&g, ", \\\n  '%s.dat' index %zu using 1:2:3 with labels %s font ',9' notitle", p->stem, i,
-                s[i].labels_below_left ? "right offset -0.8,-0.7" : "left offset 0.8,0.4");
+                label_placement(s[i].label_side));
     if (!e) e = gb_buf_puts(&g, ", \\\n");
   }
   if (!e) e = put_c(&g, "  '%s.dat' index %zu using 1:2 with points ps 0 lc rgb 'white' notitle\n", p->stem, ns);

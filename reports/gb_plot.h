@@ -25,6 +25,14 @@ typedef enum gb_plot_style {
   GB_PLOT_POINTS           /* points only (a scatter) */
 } gb_plot_style;
 
+/* Where a point's label goes, beside its point. */
+typedef enum gb_plot_label_side {
+  GB_PLOT_LABEL_RIGHT_ABOVE = 0, /* starts right of the point, a little above it (the default) */
+  GB_PLOT_LABEL_LEFT_BELOW,      /* ends left of the point, below it */
+  GB_PLOT_LABEL_LEFT_ABOVE,      /* ends left of the point, above it */
+  GB_PLOT_LABEL_RIGHT_BELOW      /* starts right of the point, below it */
+} gb_plot_label_side;
+
 /* One data series. x and y hold n values each (borrowed); a point with a NaN
  * coordinate, or a non-positive one on a log axis, is left out and breaks
  * the line there. A series with nothing to draw (no plottable point; for
@@ -47,7 +55,7 @@ typedef struct gb_plot_series {
                                * 9 and up reuse them, dashed */
   const double *ref;          /* bars only */
   const char *const *labels;  /* optional point labels */
-  bool labels_below_left;     /* labels end left of and below their point (default: start right, above) */
+  gb_plot_label_side label_side; /* where labels go (default: starting right of and above their point) */
 } gb_plot_series;
 
 /* A reference line across the plot with a label: axis 'x' draws a vertical

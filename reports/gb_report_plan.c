@@ -272,7 +272,7 @@ static gb_err plan_time_cost(gb_rep *r) {
                                .style = GB_PLOT_POINTS};
   if (np)
     s[ns++] = (gb_plot_series){.title = "Pareto frontier", .n = np, .x = px, .y = py, .emphasis = true, .labels = pl,
-                               .labels_below_left = true}; /* nothing is faster and cheaper: that corner is empty */
+                               .label_side = GB_PLOT_LABEL_LEFT_BELOW}; /* nothing is faster and cheaper: that corner is empty */
   gb_plot_marker mk[2];
   size_t nmk = 0;
   char dl[64], bl[64];

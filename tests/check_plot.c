@@ -237,7 +237,7 @@ START_TEST(test_script_layout) {
   const char *labels[] = {"first", NULL, "last"};
   gb_plot_marker one = {'y', 5, ""};
   gb_plot_series s[] = {{.title = "A", .n = 3, .x = x, .y = y, .dashed = true, .colour = 4, .labels = labels,
-                         .labels_below_left = true},
+                         .label_side = GB_PLOT_LABEL_LEFT_BELOW},
                         {.title = "B", .n = 3, .x = x, .y = y}};
   gb_plot_spec p = {.stem = "layout", .title = "t", .xlabel = "size", .ylabel = "y", .logx = true, .x_bytes = true,
                     .markers = &one, .nmarkers = 1};

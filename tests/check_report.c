@@ -79,7 +79,7 @@ static const struct {
     {"collective_all-gather_H200-SXM-141GB", {"2 GPUs, out-of-place", "4 GPUs, out-of-place", "all_gather", ""}},
     {"collective_all-reduce_A100-SXM-80GB", {"2 GPUs, out-of-place", "8 GPUs, out-of-place", "", ""}},
     {"roofline_H200-SXM-141GB", {"memory (membw): 4310 GB/s", "GEMM bf16: 740.7 TFLOP/s", "CUDA-core fp32: 59 TFLOP/s",
-                                 "STREAM kernels (largest arrays)"}},
+                                 "STREAM kernels (HBM-bound arrays)"}},
     {"roofline_A100-SXM-80GB", {"memory (membw): 1790 GB/s", "GEMM int8: 560 TOP/s", "triad fp64", "GEMM tf32"}},
     {"plan_efficiency", {"efficiency (EFLOP per 1000 USD)", "#1 8x H100 runpod secure", "", ""}},
     {"plan_time_cost", {"Pareto frontier", "deadline 200 h", "budget 20000 USD", "infeasible (deadline, budget or memory)"}},
@@ -155,6 +155,85 @@ START_TEST(test_full_report) {
   ck_assert_ptr_nonnull(strstr(md, "Top pick: 8x H100-SXM-80GB runpod secure, 125.0 hours, 2990 USD"));
   ck_assert_ptr_nonnull(strstr(md, "| price_usd_per_gpu_hour | +20 | 8x H200-SXM-141GB runpod secure |"));
   ck_assert_ptr_null(strstr(md, "\" left out:")); /* every plot had its data */
+  free(md);
+}
+END_TEST
+
+/* Two runs of one GPU type, one with gemm and fma, one with membw (as the
+ * shipped data/measured files), next to a second GPU type: one roofline per
+ * type, the H200's with every ceiling, each the best over both runs:
+ * memory: write fp64 at 4 GiB, 4600 GB/s, the best row marked headline
+ *   (throttled still counts; the invalid read at 4900, the L2-resident
+ *   triad at 1 MiB, 7000, and copy_cold at 256 MiB, 4650, the largest
+ *   array of its case but not marked headline, do not);
+ * CUDA-core fp32 60 and fp64 33; GEMM per input type at its best case and
+ *   shape: fp16 group 660 (fp16acc16 over fp16 600), bf16 700 (8192^3 over
+ *   4096^3 650), fp8 1400 (fp8e4m3_fastacc over _slowacc 1250), int8 1500
+ *   TOP/s; the bf16_vs_fp32 speedup row is no ceiling.
+ * The caption names the run and file of each ceiling; the headline table has
+ * one column per GPU type, tagging the run of each figure. */
+START_TEST(test_roofline_combines_runs) {
+  const char *dir = gb_test_tmpdir();
+  fixtures();
+  char gemm_fma[4096], membw[4096];
+  snprintf(gemm_fma, sizeof gemm_fma, "%s", gb_fixture("report_roofline_gemm_fma.csv"));
+  snprintf(membw, sizeof membw, "%s", gb_fixture("report_roofline_membw.csv"));
+  const char *files[] = {gemm_fma, membw, g_a100};
+  gb_report_options o = {.results = files, .nresults = 3, .specs_path = g_specs, .out_dir = dir};
+  gb_report_summary sum;
+  ck_assert_msg(gb_report_write(&o, &sum) == GB_OK, "%s", gb_errmsg());
+  ck_assert(sum.gnuplot);
+  ck_assert_uint_eq(sum.plots_failed, 0);
+  /* one roofline per GPU type, none per run */
+  ck_assert(exists_in(dir, "roofline_H200-SXM-141GB.png"));
+  ck_assert(exists_in(dir, "roofline_A100-SXM-80GB.png"));
+  ck_assert(!exists_in(dir, "roofline_H200-SXM-141GB-20261203T080000Z-gpu07-aa0001.png"));
+  ck_assert(!exists_in(dir, "roofline_H200-SXM-141GB-20261203T090000Z-gpu07-bb0002.png"));
+  char *svg = slurp_in(dir, "roofline_H200-SXM-141GB.svg");
+  ck_assert_ptr_nonnull(svg);
+  char err[256];
+  ck_assert_msg(gb_xml_wellformed(svg, err, sizeof err), "roofline svg: %s", err);
+  static const char *const titles[] = {
+      "Measured roofline, H200-SXM-141GB (2 runs combined)", "memory (membw): 4600 GB/s",
+      "CUDA-core fp32: 60 TFLOP/s", "CUDA-core fp64: 33 TFLOP/s", "GEMM fp16acc16: 660 TFLOP/s",
+      "GEMM bf16: 700 TFLOP/s", "GEMM fp8e4m3_fastacc: 1400 TFLOP/s", "GEMM int8: 1500 TOP/s",
+      "STREAM kernels (HBM-bound arrays)", "GEMM (best shape per precision)", "triad fp64"};
+  for (size_t i = 0; i < sizeof titles / sizeof titles[0]; i++)
+    ck_assert_msg(strstr(svg, titles[i]), "roofline svg lacks \"%s\"", titles[i]);
+  ck_assert_ptr_null(strstr(svg, "4900"));
+  ck_assert_ptr_null(strstr(svg, "7000 GB/s"));
+  ck_assert_ptr_null(strstr(svg, "4650"));
+  ck_assert_ptr_null(strstr(svg, "GEMM fp16: "));
+  ck_assert_ptr_null(strstr(svg, "slowacc"));
+  free(svg);
+  /* the triad point from the membw run: intensity 2 FLOP / (3 x 8 bytes) =
+   * 1/12; 4400 GB/s x 1/12 FLOP/byte = 366.67 GFLOP/s = 0.36667 TFLOP/s */
+  char *dat = slurp_in(dir, "roofline_H200-SXM-141GB.dat");
+  ck_assert_ptr_nonnull(strstr(dat, "\n0.08333333333333333 0.36666666666666"));
+  free(dat);
+  char *md = slurp_in(dir, "report.md");
+  ck_assert_ptr_null(strstr(md, "Measured roofline, H200-SXM-141GB\" left out"));
+  ck_assert_ptr_null(strstr(md, "Measured roofline, H200-SXM-141GB (2 runs combined)\" left out"));
+  ck_assert_ptr_nonnull(strstr(md, "Memory (the best membw row marked headline: hot, arrays of at least 1 GiB and 8 "
+                                   "L2 sizes): write fp64 at 4 GiB from run 20261203T090000Z-gpu07-bb0002 "
+                                   "(report_roofline_membw.csv). CUDA-core "
+                                   "(fma): fp32, fp64 from run 20261203T080000Z-gpu07-aa0001 "
+                                   "(report_roofline_gemm_fma.csv). GEMM (best shape per input type): fp16acc16, "
+                                   "bf16, fp8e4m3_fastacc, int8 from run 20261203T080000Z-gpu07-aa0001 "
+                                   "(report_roofline_gemm_fma.csv)."));
+  /* headline: a column per GPU type; 700 / 989.5 = 70.7% -> 71%;
+   * 4600 / 4800 = 95.8% -> 96% */
+  ck_assert_ptr_nonnull(strstr(md, "| figure | H200-SXM-141GB | A100-SXM-80GB |"));
+  ck_assert_ptr_nonnull(strstr(md, "| GEMM bf16 (TFLOP/s) | 700.0 (71% of 989.5) [run 1] |"));
+  ck_assert_ptr_nonnull(strstr(md, "| memory write, HBM (GB/s) | 4600 at 4 GiB (96% of 4800) [run 2] |"));
+  ck_assert_ptr_nonnull(strstr(md, "| memory triad, HBM (GB/s) | 4400 at 4 GiB (92% of 4800) [run 2] |"));
+  ck_assert_ptr_null(strstr(md, "| memory copy_cold")); /* not an HBM figure where rows are marked */
+  /* the A100 run marks no headline rows: its largest arrays, 1 GiB */
+  ck_assert_ptr_nonnull(strstr(md, "| memory copy, HBM (GB/s) |  | 1720 at 1 GiB (84% of 2039) |"));
+  ck_assert_ptr_nonnull(strstr(md, "Runs of H200-SXM-141GB: run 1 = 20261203T080000Z-gpu07-aa0001 "
+                                   "(report_roofline_gemm_fma.csv); run 2 = 20261203T090000Z-gpu07-bb0002 "
+                                   "(report_roofline_membw.csv)."));
+  ck_assert_ptr_null(strstr(md, "Runs of A100-SXM-80GB")); /* one run: no tags */
   free(md);
 }
 END_TEST
@@ -491,6 +570,7 @@ int main(void) {
     tcase_set_timeout(tr, 120);
     tcase_add_test(tr, test_full_report);
     tcase_add_test(tr, test_comma_locale);
+    tcase_add_test(tr, test_roofline_combines_runs);
     suite_add_tcase(s, tr);
   }
   int rc = gb_test_run_suite(s);
