@@ -250,17 +250,20 @@ typedef struct gb_gemm_speedup {
 } gb_gemm_speedup;
 
 /* From throughput rows of the gemm benchmark (other rows, and rows whose
- * status is not ok or throttled, are ignored): for every precision and shape
- * with such a row, one speedup against fp32 and one against fp64 at the same m, n, k,
- * when the reference has one there too (a reference is not compared
- * with itself). With --repeat, each side is the median over its repetitions,
- * so there is one speedup per precision, reference and shape. *out is
- * malloc'd (NULL when none); the caller frees it. */
+ * status is not ok or throttled, are ignored): for every case (precision and
+ * layout) and shape with such a row, one speedup against fp32 and one
+ * against fp64 at the same m, n, k, when the reference has one there too (a
+ * reference is not compared with itself). The references are the TN cases
+ * "fp32" and "fp64", also for NN rows, so "fp64_nn_vs_fp64" is the NN
+ * layout's gain. With --repeat, each side is the median over its
+ * repetitions, so there is one speedup per case, reference and shape. *out
+ * is malloc'd (NULL when none); the caller frees it. */
 gb_err gb_gemm_speedups(const gb_row *rows, size_t n, gb_gemm_speedup **out, size_t *nout);
 
-/* Prints the end-of-run table: per precision its rate at 8192^3 (or, when
- * that shape was not run, at the largest square measured), the speedup over
- * fp32 and over fp64 at that shape. */
+/* Prints the end-of-run table: per case (each precision's TN case, then its
+ * NN case when there is one) its rate at 8192^3 (or, when that shape was not
+ * run, at the largest square measured), the speedup over the TN fp32 and
+ * fp64 at that shape. */
 void gb_gemm_summary_table(const gb_row *rows, size_t n, FILE *fp);
 
 /* ---- the extended algorithm search ---- */
