@@ -1,4 +1,5 @@
-/* Tests for gb_opts (the --opt walker) and the gemm options built on it. */
+/* Tests for gb_opts (the --opt walker) and the gemm options built on it
+ * (precs, shapes, layout, search). */
 #include <string.h>
 
 #include "bench_gemm.h"
@@ -61,6 +62,45 @@ START_TEST(test_gemm_opts) {
   ck_assert_int_eq(gb_gemm_opts_parse("gemm.precs=bf16::int8", &o), GB_E_USAGE);
   ck_assert_int_eq(gb_gemm_opts_parse("gemm.tile=128", &o), GB_E_USAGE);
   ck_assert_ptr_nonnull(strstr(gb_errmsg(), "unknown key"));
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "layout"));
+}
+END_TEST
+
+START_TEST(test_gemm_layout_opts) {
+  gb_gemm_opts o;
+  /* absent: TN alone, heuristic search (results keep their keys) */
+  ck_assert_int_eq(gb_gemm_opts_parse(NULL, &o), GB_OK);
+  ck_assert(o.layouts[GB_GEMM_TN]);
+  ck_assert(!o.layouts[GB_GEMM_NN]);
+  ck_assert_int_eq(o.search, GB_GEMM_SEARCH_HEURISTIC);
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.precs=fp64", &o), GB_OK);
+  ck_assert(o.layouts[GB_GEMM_TN] && !o.layouts[GB_GEMM_NN]);
+  /* both, in either order; one alone */
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.shapes=8192,gemm.layout=tn:nn,gemm.precs=fp64:fp32:tf32:bf16", &o),
+                   GB_OK);
+  ck_assert(o.layouts[GB_GEMM_TN] && o.layouts[GB_GEMM_NN]);
+  ck_assert_uint_eq(o.nprecs, 4);
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.layout=nn:tn", &o), GB_OK);
+  ck_assert(o.layouts[GB_GEMM_TN] && o.layouts[GB_GEMM_NN]);
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.layout=nn", &o), GB_OK);
+  ck_assert(!o.layouts[GB_GEMM_TN] && o.layouts[GB_GEMM_NN]);
+  /* errors: other layouts, other spellings, repeats, empty items */
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.layout=nt", &o), GB_E_USAGE);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "unknown layout \"nt\""));
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.layout=NN", &o), GB_E_USAGE);
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.layout=tn:tn", &o), GB_E_USAGE);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "listed twice"));
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.layout=tn,gemm.layout=nn", &o), GB_E_USAGE);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "given twice"));
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.layout=tn::nn", &o), GB_E_USAGE);
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.layout=", &o), GB_E_USAGE);
+  /* search */
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.search=extended", &o), GB_OK);
+  ck_assert_int_eq(o.search, GB_GEMM_SEARCH_EXTENDED);
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.search=heuristic", &o), GB_OK);
+  ck_assert_int_eq(o.search, GB_GEMM_SEARCH_HEURISTIC);
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.search=all", &o), GB_E_USAGE);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "heuristic or extended"));
 }
 END_TEST
 
@@ -69,6 +109,7 @@ static Suite *suite(void) {
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_walk);
   tcase_add_test(tc, test_gemm_opts);
+  tcase_add_test(tc, test_gemm_layout_opts);
   suite_add_tcase(s, tc);
   return s;
 }
