@@ -556,7 +556,7 @@ static gb_err table_headline(gb_rep *r) {
   size_t nc = r->ntypes + 1;
   const char **hdr = calloc(nc, sizeof *hdr);
   const char **cells = calloc(nc, sizeof *cells);
-  char(*buf)[128] = calloc(nc, sizeof *buf);
+  char(*buf)[256] = calloc(nc, sizeof *buf);
   if (!hdr || !cells || !buf) e = gb_fail(GB_E_NOMEM, "out of memory");
   if (!e) {
     hdr[0] = "figure";

@@ -704,8 +704,11 @@ static size_t merge_ceilings(ceiling *c, size_t n) {
                         fabs(c[j].tflops - c[i].tflops) <= 0.01 * fmax(c[j].tflops, c[i].tflops)))
       j++;
     if (j < out) {
+      /* j < out <= i: distinct entries, but the compiler cannot see that */
+      char name[sizeof c[i].names];
+      memcpy(name, c[i].names, sizeof name);
       size_t l = strlen(c[j].names);
-      snprintf(c[j].names + l, sizeof c[j].names - l, " / %s", c[i].names);
+      snprintf(c[j].names + l, sizeof c[j].names - l, " / %s", name);
     } else {
       c[out++] = c[i];
     }
