@@ -267,7 +267,12 @@ static gb_err run_bench(run_state *st, const gb_bench *b, size_t *done_cases, si
         r.detail = detail;
         if ((err = gb_rowset_add(&rows, &r))) break;
         snprintf(result, sizeof result, "error: %.200s", why);
-        if (e == GB_E_CUDA && gb_cuda_context_broken()) *broken = true;
+        /* A sticky error (an illegal address in a kernel) leaves the context
+         * unusable: stop after writing this row. Any other (out of memory,
+         * not supported) is cleared, or the next case's cudaGetLastError()
+         * after a launch would report it as its own. */
+        if (gb_cuda_context_broken()) *broken = true;
+        else (void)cudaGetLastError();
       } else {
         const gb_row *first = rows.n ? &rows.v[0] : NULL;
         if (first)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gb_cli.h"
+#include "gb_cli_args.h"
 #include "gb_gate.h"
 #include "gb_num.h"
 
@@ -62,45 +63,60 @@ static int write_output(const char *path, const gb_buf *b) {
   return 0;
 }
 
-int gb_cmd_compare(int argc, char **argv) {
+int gb_compare_parse_args(int argc, char **argv, gb_compare_args *a) {
   const char *cmd = "compare";
+  memset(a, 0, sizeof *a);
+  a->threshold_pct = NAN;
+  a->alpha = NAN;
   if (gb_cli_wants_help(argc, argv)) {
     usage(stdout);
     return 0;
   }
-  gb_gate_options opt = gb_gate_defaults();
-  const char *files[2] = {NULL, NULL}, *config_path = NULL, *junit = NULL, *markdown = NULL;
-  int nfiles = 0, all = 0;
+  int nfiles = 0;
   for (int i = 1; i < argc; i++) {
     int missing = 0;
     const char *v;
     if ((v = opt_value(argc, argv, &i, "--threshold", &missing))) {
-      if (!gb_parse_double(v, &opt.threshold_pct) || opt.threshold_pct < 0)
+      if (!gb_parse_double(v, &a->threshold_pct) || a->threshold_pct < 0)
         return gb_cli_usage_error(cmd, "--threshold: not a non-negative percentage: \"%s\"", v);
     } else if ((v = opt_value(argc, argv, &i, "--alpha", &missing))) {
-      if (!gb_parse_double(v, &opt.alpha) || !(opt.alpha > 0 && opt.alpha < 1))
+      if (!gb_parse_double(v, &a->alpha) || !(a->alpha > 0 && a->alpha < 1))
         return gb_cli_usage_error(cmd, "--alpha: not a number between 0 and 1: \"%s\"", v);
     } else if ((v = opt_value(argc, argv, &i, "--config", &missing))) {
-      config_path = v;
+      a->config_path = v;
     } else if ((v = opt_value(argc, argv, &i, "--junit", &missing))) {
-      junit = v;
+      a->junit = v;
     } else if ((v = opt_value(argc, argv, &i, "--markdown", &missing))) {
-      markdown = v;
+      a->markdown = v;
     } else if (missing) {
       return gb_cli_usage_error(cmd, "%s needs a value", argv[i]);
     } else if (strcmp(argv[i], "--allow-mismatch") == 0) {
-      opt.allow_mismatch = true;
+      a->allow_mismatch = true;
     } else if (strcmp(argv[i], "--all") == 0) {
-      all = 1;
+      a->all = true;
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
       return gb_cli_usage_error(cmd, "unknown option \"%s\"", argv[i]);
     } else if (nfiles < 2) {
-      files[nfiles++] = argv[i];
+      a->files[nfiles++] = argv[i];
     } else {
       return gb_cli_usage_error(cmd, "one baseline and one current file, not more: \"%s\"", argv[i]);
     }
   }
   if (nfiles != 2) return gb_cli_usage_error(cmd, "needs BASELINE.csv and CURRENT.csv");
+  return GB_CLI_CONTINUE;
+}
+
+int gb_cmd_compare(int argc, char **argv) {
+  gb_compare_args a;
+  int prc = gb_compare_parse_args(argc, argv, &a);
+  if (prc != GB_CLI_CONTINUE) return prc;
+  gb_gate_options opt = gb_gate_defaults();
+  if (!isnan(a.threshold_pct)) opt.threshold_pct = a.threshold_pct;
+  if (!isnan(a.alpha)) opt.alpha = a.alpha;
+  opt.allow_mismatch = a.allow_mismatch;
+  const char *const *files = a.files;
+  const char *config_path = a.config_path, *junit = a.junit, *markdown = a.markdown;
+  int all = a.all;
 
   gb_gate_config cfg = gb_gate_config_empty();
   gb_results base = {0}, cur = {0};

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "gb_cli.h"
+#include "gb_cli_args.h"
 #include "gb_history.h"
 #include "gb_num.h"
 #include "gb_plot.h"
@@ -139,55 +140,75 @@ static gb_err plot_history(const char *dir, const gb_history *h, bool all, size_
   return GB_OK;
 }
 
-int gb_cmd_history(int argc, char **argv) {
+int gb_history_parse_args(int argc, char **argv, gb_history_args *a) {
   const char *cmd = "history";
+  memset(a, 0, sizeof *a);
+  a->alpha = NAN;
   if (gb_cli_wants_help(argc, argv)) {
     usage(stdout);
     return 0;
   }
-  gb_cp_options opt = gb_cp_defaults();
-  char **inputs = calloc((size_t)argc, sizeof *inputs);
-  if (!inputs) return 2;
-  size_t ninputs = 0;
-  int all = 0, rc = 2;
-  const char *plot_dir = NULL;
+  a->inputs = calloc((size_t)argc + 1, sizeof *a->inputs);
+  if (!a->inputs) {
+    fprintf(stderr, "gpubench history: out of memory\n");
+    return 2;
+  }
   for (int i = 1; i < argc; i++) {
-    int missing = 0;
+    int missing = 0, rc;
     int64_t v64;
     const char *v;
     if ((v = opt_value(argc, argv, &i, "--min-segment", &missing))) {
-      if ((rc = parse_count(cmd, "--min-segment", v, 2, 1000000, &v64))) goto out;
-      opt.min_segment = (size_t)v64;
+      if ((rc = parse_count(cmd, "--min-segment", v, 2, 1000000, &v64))) return rc;
+      a->min_segment = (size_t)v64;
     } else if ((v = opt_value(argc, argv, &i, "--permutations", &missing))) {
-      if ((rc = parse_count(cmd, "--permutations", v, 1, 1000000, &v64))) goto out;
-      opt.permutations = (size_t)v64;
+      if ((rc = parse_count(cmd, "--permutations", v, 1, 1000000, &v64))) return rc;
+      a->permutations = (size_t)v64;
     } else if ((v = opt_value(argc, argv, &i, "--seed", &missing))) {
-      if ((rc = parse_count(cmd, "--seed", v, 0, INT64_MAX, &v64))) goto out;
-      opt.seed = (uint64_t)v64;
+      if ((rc = parse_count(cmd, "--seed", v, 0, INT64_MAX, &v64))) return rc;
+      a->seed = (uint64_t)v64;
+      a->seed_set = true;
     } else if ((v = opt_value(argc, argv, &i, "--alpha", &missing))) {
-      if (!gb_parse_double(v, &opt.alpha) || !(opt.alpha > 0 && opt.alpha < 1)) {
-        rc = gb_cli_usage_error(cmd, "--alpha: not a number between 0 and 1: \"%s\"", v);
-        goto out;
-      }
+      if (!gb_parse_double(v, &a->alpha) || !(a->alpha > 0 && a->alpha < 1))
+        return gb_cli_usage_error(cmd, "--alpha: not a number between 0 and 1: \"%s\"", v);
     } else if ((v = opt_value(argc, argv, &i, "--plot", &missing))) {
-      plot_dir = v;
+      a->plot_dir = v;
     } else if (missing) {
-      rc = gb_cli_usage_error(cmd, "%s needs a value", argv[i]);
-      goto out;
+      return gb_cli_usage_error(cmd, "%s needs a value", argv[i]);
     } else if (strcmp(argv[i], "--all") == 0) {
-      all = 1;
+      a->all = true;
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-      rc = gb_cli_usage_error(cmd, "unknown option \"%s\"", argv[i]);
-      goto out;
+      return gb_cli_usage_error(cmd, "unknown option \"%s\"", argv[i]);
     } else {
-      inputs[ninputs++] = argv[i];
+      a->inputs[a->ninputs++] = argv[i];
     }
   }
-  rc = 2;
-  if (ninputs == 0) {
-    rc = gb_cli_usage_error(cmd, "needs at least one results CSV or directory");
-    goto out;
+  if (a->ninputs == 0) return gb_cli_usage_error(cmd, "needs at least one results CSV or directory");
+  return GB_CLI_CONTINUE;
+}
+
+void gb_history_args_free(gb_history_args *a) {
+  free(a->inputs);
+  a->inputs = NULL;
+  a->ninputs = 0;
+}
+
+int gb_cmd_history(int argc, char **argv) {
+  gb_history_args a;
+  int rc = gb_history_parse_args(argc, argv, &a);
+  if (rc != GB_CLI_CONTINUE) {
+    gb_history_args_free(&a);
+    return rc;
   }
+  gb_cp_options opt = gb_cp_defaults();
+  if (a.min_segment) opt.min_segment = a.min_segment;
+  if (a.permutations) opt.permutations = a.permutations;
+  if (a.seed_set) opt.seed = a.seed;
+  if (!isnan(a.alpha)) opt.alpha = a.alpha;
+  char **inputs = a.inputs;
+  size_t ninputs = a.ninputs;
+  bool all = a.all;
+  const char *plot_dir = a.plot_dir;
+  rc = 2;
   char **paths = NULL;
   size_t npaths = 0;
   gb_results res = {0};
@@ -214,7 +235,6 @@ int gb_cmd_history(int argc, char **argv) {
   gb_history_free(&h);
   gb_results_free(&res);
   gb_history_free_paths(paths, npaths);
-out:
-  free(inputs);
+  gb_history_args_free(&a);
   return rc;
 }

@@ -6,19 +6,9 @@
 #include <string.h>
 
 #include "gb_cli.h"
+#include "gb_cli_args.h"
 #include "gb_plan.h"
 #include "gb_runinfo.h"
-
-#define MAX_MEASURED 64
-
-typedef struct plan_args {
-  const char *workload_file;
-  const char *measured[MAX_MEASURED];
-  size_t nmeasured;
-  bool no_measured, explain;
-  const char *prices, *specs, *csv, *sensitivity_csv;
-  long top;
-} plan_args;
 
 static void usage(FILE *fp) {
   char keys[8192], opts[4096];
@@ -70,8 +60,16 @@ static const char *flag_value(int argc, char **argv, int *i, char *name, size_t 
   return argv[++*i];
 }
 
-static int parse_args(int argc, char **argv, plan_args *a, gb_workload *flags_w, gb_plan_opts *o, char **set_keys,
-                      char **set_vals, size_t *nset) {
+int gb_plan_parse_args(int argc, char **argv, gb_plan_args *a) {
+  memset(a, 0, sizeof *a);
+  a->top = 15;
+  gb_plan_opts_default(&a->opts);
+  gb_workload_init(&a->flags);
+  if (gb_cli_wants_help(argc, argv)) {
+    usage(stdout);
+    return 0;
+  }
+  if (argc > GB_PLAN_MAX_ARGS) return gb_cli_usage_error("plan", "too many arguments");
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     if (strncmp(arg, "--", 2) != 0 || strcmp(arg, "--") == 0) {
@@ -92,7 +90,8 @@ static int parse_args(int argc, char **argv, plan_args *a, gb_workload *flags_w,
     const char *v = flag_value(argc, argv, &i, name, sizeof name);
     if (!v) return gb_cli_usage_error("plan", "--%s needs a value", name);
     if (strcmp(name, "measured") == 0) {
-      if (a->nmeasured == MAX_MEASURED) return gb_cli_usage_error("plan", "at most %d --measured files", MAX_MEASURED);
+      if (a->nmeasured == GB_PLAN_MAX_MEASURED)
+        return gb_cli_usage_error("plan", "at most %d --measured files", GB_PLAN_MAX_MEASURED);
       a->measured[a->nmeasured++] = v;
     } else if (strcmp(name, "prices") == 0) {
       a->prices = v;
@@ -108,7 +107,7 @@ static int parse_args(int argc, char **argv, plan_args *a, gb_workload *flags_w,
       if (*end || end == v || a->top < 0 || a->top > 1000000)
         return gb_cli_usage_error("plan", "--top: not a count from 0 to 1000000: \"%s\"", v);
     } else if (gb_plan_is_opt(name)) {
-      gb_err e = gb_plan_opt_set(o, name, v);
+      gb_err e = gb_plan_opt_set(&a->opts, name, v);
       if (e) {
         fprintf(stderr, "gpubench plan: %s\n", gb_errmsg());
         return 2;
@@ -117,18 +116,27 @@ static int parse_args(int argc, char **argv, plan_args *a, gb_workload *flags_w,
       /* checked now, applied over the file's values later */
       char where[80];
       snprintf(where, sizeof where, "--%s", name);
-      if (gb_workload_set(flags_w, name, v, where, 0)) {
+      if (gb_workload_set(&a->flags, name, v, where, 0)) {
         fprintf(stderr, "gpubench plan: %s\n", gb_errmsg());
         return 2;
       }
-      set_keys[*nset] = name[0] ? strdup(name) : NULL;
-      set_vals[*nset] = (char *)v;
-      (*nset)++;
+      a->set_keys[a->nset] = strdup(name);
+      if (!a->set_keys[a->nset]) {
+        fprintf(stderr, "gpubench plan: out of memory\n");
+        return 2;
+      }
+      a->set_vals[a->nset] = v;
+      a->nset++;
     } else {
       return gb_cli_usage_error("plan", "unknown option --%s", name);
     }
   }
-  return 0;
+  return GB_CLI_CONTINUE;
+}
+
+void gb_plan_args_free(gb_plan_args *a) {
+  for (size_t i = 0; i < a->nset; i++) free(a->set_keys[i]);
+  a->nset = 0;
 }
 
 /* A figure's basis in the per-GPU table. */
@@ -186,7 +194,7 @@ static void print_header(void) {
          "offering", "hours", "cost USD", "efficiency", "bottleneck", "basis");
 }
 
-static void print_plan(const gb_plan *p, const plan_args *a) {
+static void print_plan(const gb_plan *p, const gb_plan_args *a) {
   const gb_plan_opts *o = &p->opts;
   char deadline[32] = "none", budget[32] = "none";
   if (!isnan(o->max_hours)) snprintf(deadline, sizeof deadline, "%.1f h", o->max_hours);
@@ -331,20 +339,19 @@ static void print_sensitivity(const gb_sensitivity_row *s) {
 }
 
 int gb_cmd_plan(int argc, char **argv) {
-  if (gb_cli_wants_help(argc, argv)) {
-    usage(stdout);
-    return 0;
+  gb_plan_args a;
+  int rc = gb_plan_parse_args(argc, argv, &a);
+  if (rc != GB_CLI_CONTINUE) {
+    gb_plan_args_free(&a);
+    return rc;
   }
-  plan_args a = {.top = 15};
-  gb_workload flags_w, w;
-  gb_workload_init(&flags_w);
+  rc = 0;
+  gb_workload w;
   gb_workload_init(&w);
-  gb_plan_opts o;
-  gb_plan_opts_default(&o);
-  char *set_keys[256] = {0}, *set_vals[256] = {0};
-  size_t nset = 0;
-  if (argc > 256) return gb_cli_usage_error("plan", "too many arguments");
-  int rc = parse_args(argc, argv, &a, &flags_w, &o, set_keys, set_vals, &nset);
+  gb_plan_opts o = a.opts;
+  char **set_keys = a.set_keys;
+  const char *const *set_vals = a.set_vals;
+  size_t nset = a.nset;
   gb_specs specs = {0};
   gb_prices prices = {0};
   gb_results measured = {0};
@@ -353,7 +360,6 @@ int gb_cmd_plan(int argc, char **argv) {
   gb_err e = GB_OK;
   char specs_path[4096], prices_path[4096], wl_path[4096], meas_dir[4096];
   size_t nfiles = 0;
-  if (rc) goto done;
   const char *dir = gb_data_dir();
   snprintf(specs_path, sizeof specs_path, "%s/gpu_specs.csv", dir);
   snprintf(prices_path, sizeof prices_path, "%s/prices.csv", dir);
@@ -438,7 +444,7 @@ done:
     fprintf(stderr, "gpubench plan: %s\n", gb_errmsg());
     rc = gb_exit_code(e);
   }
-  for (size_t i = 0; i < nset; i++) free(set_keys[i]);
+  gb_plan_args_free(&a);
   gb_plan_free(&plan);
   gb_perf_free(&perf);
   gb_results_free(&measured);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "gb_cli.h"
+#include "gb_cli_args.h"
 #include "gb_plan.h"
 #include "gb_plot.h"
 #include "gb_report.h"
@@ -38,43 +39,61 @@ static void usage(FILE *fp) {
           gb_data_dir(), gb_data_dir());
 }
 
-int gb_cmd_report(int argc, char **argv) {
+int gb_report_parse_args(int argc, char **argv, gb_report_args *a) {
   const char *cmd = "report";
+  memset(a, 0, sizeof *a);
+  a->out_dir = "report";
   if (gb_cli_wants_help(argc, argv)) {
     usage(stdout);
     return 0;
   }
-  const char **files = calloc((size_t)argc + 1, sizeof *files);
-  if (!files) {
+  a->files = calloc((size_t)argc + 1, sizeof *a->files);
+  if (!a->files) {
     fprintf(stderr, "gpubench report: out of memory\n");
     return 1;
   }
-  size_t nfiles = 0;
-  gb_report_options o = {.out_dir = "report"};
-  int rc = 0;
   bool opts_done = false;
-  for (int i = 1; i < argc && rc == 0; i++) {
-    const char *a = argv[i];
+  for (int i = 1; i < argc; i++) {
+    const char *arg = argv[i];
     const char **target = NULL;
-    if (!opts_done && strcmp(a, "--") == 0) opts_done = true;
-    else if (!opts_done && strcmp(a, "--out") == 0) target = &o.out_dir;
-    else if (!opts_done && strcmp(a, "--plan") == 0) target = &o.plan_path;
-    else if (!opts_done && strcmp(a, "--plan-sensitivity") == 0) target = &o.sensitivity_path;
-    else if (!opts_done && strcmp(a, "--specs") == 0) target = &o.specs_path;
-    else if (!opts_done && strcmp(a, "--title") == 0) target = &o.title;
-    else if (!opts_done && a[0] == '-' && a[1] != '\0') rc = gb_cli_usage_error(cmd, "unknown option '%s'", a);
-    else files[nfiles++] = a;
+    if (!opts_done && strcmp(arg, "--") == 0) opts_done = true;
+    else if (!opts_done && strcmp(arg, "--out") == 0) target = &a->out_dir;
+    else if (!opts_done && strcmp(arg, "--plan") == 0) target = &a->plan_path;
+    else if (!opts_done && strcmp(arg, "--plan-sensitivity") == 0) target = &a->sensitivity_path;
+    else if (!opts_done && strcmp(arg, "--specs") == 0) target = &a->specs_path;
+    else if (!opts_done && strcmp(arg, "--title") == 0) target = &a->title;
+    else if (!opts_done && arg[0] == '-' && arg[1] != '\0') return gb_cli_usage_error(cmd, "unknown option '%s'", arg);
+    else a->files[a->nfiles++] = arg;
     if (target) {
-      if (i + 1 >= argc || argv[i + 1][0] == '\0') rc = gb_cli_usage_error(cmd, "%s needs a value", a);
-      else *target = argv[++i];
+      if (i + 1 >= argc || argv[i + 1][0] == '\0') return gb_cli_usage_error(cmd, "%s needs a value", arg);
+      *target = argv[++i];
     }
   }
-  if (rc == 0 && o.sensitivity_path && !o.plan_path)
-    rc = gb_cli_usage_error(cmd, "--plan-sensitivity needs --plan (the plan it belongs to)");
-  if (rc != 0) {
-    free(files);
+  if (a->sensitivity_path && !a->plan_path)
+    return gb_cli_usage_error(cmd, "--plan-sensitivity needs --plan (the plan it belongs to)");
+  return GB_CLI_CONTINUE;
+}
+
+void gb_report_args_free(gb_report_args *a) {
+  free(a->files);
+  a->files = NULL;
+  a->nfiles = 0;
+}
+
+int gb_cmd_report(int argc, char **argv) {
+  gb_report_args a;
+  int rc = gb_report_parse_args(argc, argv, &a);
+  if (rc != GB_CLI_CONTINUE) {
+    gb_report_args_free(&a);
     return rc;
   }
+  gb_report_options o = {.out_dir = a.out_dir,
+                         .plan_path = a.plan_path,
+                         .sensitivity_path = a.sensitivity_path,
+                         .specs_path = a.specs_path,
+                         .title = a.title};
+  const char **files = a.files;
+  size_t nfiles = a.nfiles;
   gb_report_summary sum;
   gb_err e;
   if (nfiles == 0 && !o.plan_path) {
@@ -91,7 +110,7 @@ int gb_cmd_report(int argc, char **argv) {
     o.nresults = nfiles;
     e = gb_report_write(&o, &sum);
   }
-  free(files);
+  gb_report_args_free(&a);
   if (e != GB_OK) {
     fprintf(stderr, "gpubench report: %s\n", gb_errmsg()[0] ? gb_errmsg() : gb_strerror(e));
     return gb_exit_code(e);

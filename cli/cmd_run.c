@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "gb_cli.h"
+#include "gb_cli_args.h"
 #include "gb_device.h"
 #include "gb_num.h"
 #include "gb_runner.h"
@@ -53,7 +54,7 @@ static int parse_int(const char *opt, const char *s, int lo, int hi, int *out) {
   return 0;
 }
 
-int gb_cmd_run(int argc, char **argv) {
+int gb_run_parse_args(int argc, char **argv, gb_run_args *a) {
   enum { O_BENCH = 1, O_QUICK, O_FULL, O_DEVICES, O_OUT, O_RESUME, O_REPEAT, O_WARMUP, O_ITERS, O_GRAPH, O_OPT, O_LIST };
   static const struct option opts[] = {
       {"bench", required_argument, NULL, O_BENCH},   {"quick", no_argument, NULL, O_QUICK},
@@ -63,37 +64,54 @@ int gb_cmd_run(int argc, char **argv) {
       {"iters", required_argument, NULL, O_ITERS},   {"graph", no_argument, NULL, O_GRAPH},
       {"opt", required_argument, NULL, O_OPT},       {"list", no_argument, NULL, O_LIST},
       {"help", no_argument, NULL, 'h'},              {0, 0, 0, 0}};
-  gb_campaign c;
-  memset(&c, 0, sizeof c);
-  c.run.profile = GB_PROFILE_QUICK;
-  c.run.warmup = -1;
-  c.run.iters = -1;
-  c.run.repeat = 1;
-  c.out_path = "results.csv";
-  const char *bench_list = NULL, *devices = NULL, *out = NULL, *resume = NULL;
+  memset(a, 0, sizeof *a);
+  a->warmup = -1;
+  a->iters = -1;
+  a->repeat = 1;
   int ch, rc;
-  optind = 1;
+  /* 0, not 1: glibc then also forgets a half-read "-abc" cluster of an
+   * earlier parse in this process (tests and the fuzzer parse many times) */
+  optind = 0;
+  opterr = 1;
   while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     switch (ch) {
-    case O_BENCH: bench_list = optarg; break;
-    case O_QUICK: c.run.profile = GB_PROFILE_QUICK; break;
-    case O_FULL: c.run.profile = GB_PROFILE_FULL; break;
-    case O_DEVICES: devices = optarg; break;
-    case O_OUT: out = optarg; break;
-    case O_RESUME: resume = optarg; break;
-    case O_REPEAT: if ((rc = parse_int("--repeat", optarg, 1, 1000, &c.run.repeat))) return rc; break;
-    case O_WARMUP: if ((rc = parse_int("--warmup", optarg, 0, 100000, &c.run.warmup))) return rc; break;
-    case O_ITERS: if ((rc = parse_int("--iters", optarg, 1, 1000000, &c.run.iters))) return rc; break;
-    case O_GRAPH: c.run.graph = true; break;
-    case O_OPT: c.run.bench_opts = optarg; break;
-    case O_LIST: list_benches(stdout); return 0;
+    case O_BENCH: a->bench_list = optarg; break;
+    case O_QUICK: a->full = false; break;
+    case O_FULL: a->full = true; break;
+    case O_DEVICES: a->devices = optarg; break;
+    case O_OUT: a->out = optarg; break;
+    case O_RESUME: a->resume = optarg; break;
+    case O_REPEAT: if ((rc = parse_int("--repeat", optarg, 1, 1000, &a->repeat))) return rc; break;
+    case O_WARMUP: if ((rc = parse_int("--warmup", optarg, 0, 100000, &a->warmup))) return rc; break;
+    case O_ITERS: if ((rc = parse_int("--iters", optarg, 1, 1000000, &a->iters))) return rc; break;
+    case O_GRAPH: a->graph = true; break;
+    case O_OPT: a->bench_opts = optarg; break;
+    case O_LIST: a->list = true; return 0;
     case 'h': help(); return 0;
     default: return gb_cli_usage_error("run", "unknown option");
     }
   }
   if (optind < argc) return gb_cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
-  if (out && resume && strcmp(out, resume) != 0)
+  if (a->out && a->resume && strcmp(a->out, a->resume) != 0)
     return gb_cli_usage_error("run", "--out and --resume name different files; --resume FILE appends to FILE");
+  return GB_CLI_CONTINUE;
+}
+
+int gb_cmd_run(int argc, char **argv) {
+  gb_run_args a;
+  int prc = gb_run_parse_args(argc, argv, &a);
+  if (a.list) list_benches(stdout);
+  if (prc != GB_CLI_CONTINUE) return prc;
+  gb_campaign c;
+  memset(&c, 0, sizeof c);
+  c.run.profile = a.full ? GB_PROFILE_FULL : GB_PROFILE_QUICK;
+  c.run.warmup = a.warmup;
+  c.run.iters = a.iters;
+  c.run.repeat = a.repeat;
+  c.run.graph = a.graph;
+  c.run.bench_opts = a.bench_opts;
+  c.out_path = "results.csv";
+  const char *bench_list = a.bench_list, *devices = a.devices, *out = a.out, *resume = a.resume;
   if (resume) {
     c.out_path = resume;
     c.resume = true;

@@ -69,18 +69,51 @@ static bool needs_quotes(const char *s) {
   return strpbrk(s, ",\"\r\n") != NULL;
 }
 
+/* A copy of s in which every byte that is not part of valid UTF-8 is
+ * replaced by U+FFFD (malloc'd), so that the reader, which refuses invalid
+ * UTF-8, reads back whatever was written. */
+static char *utf8_repaired(const char *s, size_t n, size_t *out_n) {
+  gb_buf b = {0};
+  size_t pos = 0, bad;
+  while (!gb_utf8_valid(s + pos, n - pos, &bad)) {
+    if (gb_buf_append(&b, s + pos, bad) || gb_buf_append(&b, "\xEF\xBF\xBD", 3)) {
+      gb_buf_free(&b);
+      return NULL;
+    }
+    pos += bad + 1;
+  }
+  if (gb_buf_append(&b, s + pos, n - pos)) {
+    gb_buf_free(&b);
+    return NULL;
+  }
+  *out_n = b.len;
+  return b.data;
+}
+
 gb_err gb_csv_put_field(gb_buf *b, const char *field, char sep) {
   gb_err e;
   if (sep && (e = gb_buf_append(b, &sep, 1))) return e;
   if (!field) return GB_OK;
-  size_t n = strlen(field);
-  if (!needs_quotes(field)) return gb_buf_append(b, field, n);
-  size_t need = csv_write(NULL, 0, field, n);
-  char *tmp = malloc(need + 1);
-  if (!tmp) return gb_fail(GB_E_NOMEM, "out of memory quoting a CSV field");
-  csv_write(tmp, need, field, n);
-  e = gb_buf_append(b, tmp, need);
-  free(tmp);
+  size_t n = strlen(field), bad;
+  char *fixed = NULL;
+  if (!gb_utf8_valid(field, n, &bad)) {
+    if (!(fixed = utf8_repaired(field, n, &n))) return gb_fail(GB_E_NOMEM, "out of memory writing a CSV field");
+    field = fixed;
+  }
+  if (!needs_quotes(field)) {
+    e = gb_buf_append(b, field, n);
+  } else {
+    size_t need = csv_write(NULL, 0, field, n);
+    char *tmp = malloc(need + 1);
+    if (!tmp) {
+      free(fixed);
+      return gb_fail(GB_E_NOMEM, "out of memory quoting a CSV field");
+    }
+    csv_write(tmp, need, field, n);
+    e = gb_buf_append(b, tmp, need);
+    free(tmp);
+  }
+  free(fixed);
   return e;
 }
 
@@ -106,7 +139,8 @@ typedef struct parse_ctx {
   gb_err err;
 } parse_ctx;
 
-static bool utf8_valid(const unsigned char *s, size_t n, size_t *bad) {
+bool gb_utf8_valid(const char *text, size_t n, size_t *bad) {
+  const unsigned char *s = (const unsigned char *)text;
   size_t i = 0;
   while (i < n) {
     unsigned c = s[i];
@@ -142,7 +176,7 @@ static void on_field(void *s, size_t len, void *data) {
     return;
   }
   size_t bad;
-  if (!utf8_valid(s, len, &bad)) {
+  if (!gb_utf8_valid(s, len, &bad)) {
     c->err = gb_fail(GB_E_INPUT, "%s:%ld:%ld: field is not valid UTF-8 (byte %zu)", c->t->name,
                      c->rec_line, col, bad + 1);
     return;
@@ -186,6 +220,16 @@ static void on_record(int term, void *data) {
         c->err = gb_fail(GB_E_INPUT, "%s:%ld:%zu: empty column name in the header", t->name, line, i + 1);
         return;
       }
+      /* only a BOM at the very start of the file is skipped; one after blank
+       * lines (or a second one) would become an invisible part of the name,
+       * and the column would then be "missing" */
+      if (strncmp(h, "\xEF\xBB\xBF", 3) == 0) {
+        c->err = gb_fail(GB_E_INPUT,
+                         "%s:%ld:%zu: column name starts with a byte-order mark (U+FEFF) that is not the "
+                         "file's first bytes: remove it",
+                         t->name, line, i + 1);
+        return;
+      }
       for (size_t j = 0; j < i; j++)
         if (strcmp(h, c->arena.data + c->rec[j]) == 0) {
           c->err = gb_fail(GB_E_INPUT, "%s:%ld:%zu: duplicate column \"%s\" in the header", t->name,
@@ -211,6 +255,9 @@ static void on_record(int term, void *data) {
   c->rec_n = 0;
   c->rec_line = 0;
 }
+
+/* Bytes handed to libcsv per call (see gb_csv_read_mem). */
+#define FEED_BYTES ((size_t)64 * 1024)
 
 static bool blank_line(const char *s, size_t n) {
   for (size_t i = 0; i < n; i++)
@@ -239,9 +286,21 @@ gb_err gb_csv_read_mem(const char *name, const char *data, size_t len, gb_csv_ta
     size_t n = nl ? (size_t)(nl - (data + pos)) + 1 : len - pos;
     c.line++;
     if (c.rec_line == 0 && c.rec_n == 0 && !blank_line(data + pos, n)) c.rec_line = c.line;
-    if (csv_parse(&p, data + pos, n, on_field, on_record, &c) != n && !c.err)
-      c.err = gb_fail(GB_E_INPUT, "%s:%ld: malformed CSV (%s): check quotes", out->name, c.line,
-                      csv_strerror(csv_error(&p)));
+    /* A line goes to libcsv in pieces of at most FEED_BYTES, so that a field
+     * over the limit is refused while it is read (libcsv would otherwise
+     * gather all of it first), and libcsv's field buffer grows by doubling
+     * (its own step is a fixed 128 bytes: quadratic copying on a long field). */
+    for (size_t done = 0; done < n && !c.err;) {
+      size_t piece = n - done < FEED_BYTES ? n - done : FEED_BYTES;
+      csv_set_blk_size(&p, p.entry_size < 128 ? 128 : p.entry_size);
+      if (csv_parse(&p, data + pos + done, piece, on_field, on_record, &c) != piece && !c.err)
+        c.err = gb_fail(GB_E_INPUT, "%s:%ld: malformed CSV (%s): check quotes", out->name, c.line,
+                        csv_strerror(csv_error(&p)));
+      if (!c.err && p.entry_pos > GB_CSV_MAX_FIELD)
+        c.err = gb_fail(GB_E_INPUT, "%s:%ld:%ld: field is longer than the %u-byte limit", out->name,
+                        c.rec_line ? c.rec_line : c.line, (long)c.rec_n + 1, GB_CSV_MAX_FIELD);
+      done += piece;
+    }
     pos += n;
   }
   if (!c.err && csv_fini(&p, on_field, on_record, &c) != 0 && !c.err)
@@ -263,6 +322,30 @@ gb_err gb_csv_read_mem(const char *name, const char *data, size_t len, gb_csv_ta
   out->lines = c.lines;
   out->nrows = c.lines_n - 1;
   return GB_OK;
+}
+
+size_t gb_csv_complete_prefix(const char *data, size_t len) {
+  struct csv_parser p;
+  if (csv_init(&p, CSV_STRICT) != 0) return 0;
+  size_t pos = 0, boundary = 0;
+  while (pos < len) {
+    const char *nl = memchr(data + pos, '\n', len - pos);
+    if (!nl) break; /* a last line without its line end is never complete */
+    size_t n = (size_t)(nl - (data + pos)) + 1;
+    csv_set_blk_size(&p, p.entry_size < 128 ? 128 : p.entry_size);
+    if (csv_parse(&p, data + pos, n, NULL, NULL, NULL) != n) {
+      /* malformed, not cut short (a cut never adds a character after a
+       * closing quote): keep everything, for the reader to point at */
+      boundary = len;
+      break;
+    }
+    pos += n;
+    /* after a line end, libcsv holds nothing back unless the line end was
+     * inside a quoted field */
+    if (!p.quoted && p.entry_pos == 0) boundary = pos;
+  }
+  csv_free(&p);
+  return boundary;
 }
 
 gb_err gb_csv_read_file(const char *path, gb_csv_table *out) {
@@ -330,42 +413,60 @@ long gb_csv_line(const gb_csv_table *t, size_t r) { return t->lines[r + 1]; }
 
 /* ---- atomic whole-file writes ---- */
 
-gb_err gb_write_file_atomic(const char *path, const char *data, size_t len) {
-  size_t n = strlen(path) + 32;
-  char *tmp = malloc(n);
-  if (!tmp) return gb_fail(GB_E_NOMEM, "out of memory");
-  snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    gb_err e = gb_fail(GB_E_IO, "%s: cannot write: %s", path, strerror(errno));
-    free(tmp);
-    return e;
-  }
+static gb_err write_fd_all(int fd, const char *path, const char *data, size_t len) {
   size_t off = 0;
   while (off < len) {
     ssize_t w = write(fd, data + off, len - off);
     if (w < 0) {
       if (errno == EINTR) continue;
-      gb_err e = gb_fail(GB_E_IO, "%s: write failed: %s", path, strerror(errno));
-      close(fd);
-      unlink(tmp);
-      free(tmp);
-      return e;
+      return gb_fail(GB_E_IO, "%s: write failed: %s", path, strerror(errno));
     }
     off += (size_t)w;
   }
-  if (fsync(fd) != 0 || close(fd) != 0) {
-    gb_err e = gb_fail(GB_E_IO, "%s: write failed: %s", path, strerror(errno));
-    unlink(tmp);
-    free(tmp);
-    return e;
-  }
-  if (rename(tmp, path) != 0) {
-    gb_err e = gb_fail(GB_E_IO, "%s: cannot replace: %s", path, strerror(errno));
-    unlink(tmp);
-    free(tmp);
-    return e;
-  }
-  free(tmp);
   return GB_OK;
+}
+
+/* A device, pipe or socket (/dev/stdout, a FIFO) is written in place: there
+ * is nothing to rename over, and renaming over it would replace the node. */
+static gb_err write_in_place(const char *path, const char *data, size_t len) {
+  int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return gb_fail(GB_E_IO, "%s: cannot write: %s", path, strerror(errno));
+  gb_err e = write_fd_all(fd, path, data, len);
+  if (close(fd) != 0 && !e) e = gb_fail(GB_E_IO, "%s: write failed: %s", path, strerror(errno));
+  return e;
+}
+
+gb_err gb_write_file_atomic(const char *path, const char *data, size_t len) {
+  struct stat st;
+  if (stat(path, &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return gb_fail(GB_E_IO, "%s: is a directory; give a file name", path);
+    if (!S_ISREG(st.st_mode)) return write_in_place(path, data, len);
+  }
+  /* through a symbolic link, the file it names is replaced, not the link */
+  char *target = NULL;
+  if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) target = realpath(path, NULL);
+  if (!target) target = strdup(path);
+  if (!target) return gb_fail(GB_E_NOMEM, "out of memory");
+  size_t n = strlen(target) + 32;
+  char *tmp = malloc(n);
+  if (!tmp) {
+    free(target);
+    return gb_fail(GB_E_NOMEM, "out of memory");
+  }
+  snprintf(tmp, n, "%s.tmp.%ld", target, (long)getpid());
+  gb_err e = GB_OK;
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    e = gb_fail(GB_E_IO, "%s: cannot write: %s", path, strerror(errno));
+    goto done;
+  }
+  e = write_fd_all(fd, path, data, len);
+  if (!e && fsync(fd) != 0) e = gb_fail(GB_E_IO, "%s: write failed: %s", path, strerror(errno));
+  if (close(fd) != 0 && !e) e = gb_fail(GB_E_IO, "%s: write failed: %s", path, strerror(errno));
+  if (!e && rename(tmp, target) != 0) e = gb_fail(GB_E_IO, "%s: cannot replace: %s", path, strerror(errno));
+  if (e) unlink(tmp);
+done:
+  free(tmp);
+  free(target);
+  return e;
 }

@@ -35,6 +35,14 @@ gb_err gb_csv_read_mem(const char *name, const char *data, size_t len, gb_csv_ta
 
 void gb_csv_free(gb_csv_table *t);
 
+/* How much of data to keep when its end may have been cut short by a kill
+ * in the middle of a write(): the longest prefix that ends at a record
+ * boundary (just after a line end outside quotes; 0 when there is none).
+ * What follows it -- a last line without its line end, or one cut inside a
+ * quoted field that holds a newline -- is the torn record. Malformed CSV
+ * (which a cut cannot produce) keeps all of len. */
+size_t gb_csv_complete_prefix(const char *data, size_t len);
+
 /* Column index of a header name, or -1. */
 int gb_csv_col(const gb_csv_table *t, const char *name);
 
@@ -46,6 +54,11 @@ const char *gb_csv_cell(const gb_csv_table *t, size_t r, int c);
 
 /* Physical line a data row starts on (1-based). */
 long gb_csv_line(const gb_csv_table *t, size_t r);
+
+/* True when s[0..n) is valid UTF-8 (no overlong forms, surrogates or code
+ * points above U+10FFFF); otherwise false with *bad the offset of the first
+ * byte that is not. */
+bool gb_utf8_valid(const char *s, size_t n, size_t *bad);
 
 /* A growable byte buffer. */
 typedef struct gb_buf {
@@ -59,14 +72,18 @@ gb_err gb_buf_printf(gb_buf *b, const char *fmt, ...) __attribute__((format(prin
 void gb_buf_free(gb_buf *b);
 
 /* Appends one CSV field to b, quoted through libcsv only when it must be
- * (comma, quote, CR, LF or surrounding blanks); sep != 0 is written first. */
+ * (comma, quote, CR, LF or surrounding blanks); sep != 0 is written first.
+ * Bytes that are not valid UTF-8 are written as U+FFFD, so that the reader
+ * (which refuses them) reads back every field written. */
 gb_err gb_csv_put_field(gb_buf *b, const char *field, char sep);
 
 /* Appends a number field (C locale, round-trip precision; NaN = empty). */
 gb_err gb_csv_put_double(gb_buf *b, double v, char sep);
 
-/* Writes all of buf to path atomically (temp file + rename); nothing is left
- * at path on failure. */
+/* Writes all of buf to path atomically (temp file + rename); on failure
+ * path is as it was (absent, or its old content) and no temp file is left.
+ * Through a symbolic link the file it names is replaced. A device or pipe
+ * (/dev/stdout, a FIFO) is written in place; a directory is an error. */
 gb_err gb_write_file_atomic(const char *path, const char *data, size_t len);
 
 #endif

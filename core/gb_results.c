@@ -244,20 +244,28 @@ static gb_err parse_rows(gb_csv_table *t, gb_results *res) {
   return GB_OK;
 }
 
+/* Undoes a failed add_table: the rows it added go, and a *res that held
+ * nothing before owns no memory again, so a caller may skip gb_results_free
+ * after an error (as the contract promises: nothing is appended). */
+static gb_err add_table_failed(gb_csv_table *t, gb_results *res, size_t nrows_before, gb_err e) {
+  res->nrows = nrows_before;
+  gb_csv_free(t);
+  if (res->nrows == 0 && res->ntables == 0) {
+    free(res->rows);
+    free(res->tables);
+    res->rows = NULL;
+    res->tables = NULL;
+  }
+  return e;
+}
+
 static gb_err add_table(gb_csv_table *t, gb_results *res) {
-  gb_csv_table *tabs = realloc(res->tables, (res->ntables + 1) * sizeof *tabs);
-  if (!tabs) {
-    gb_csv_free(t);
-    return gb_fail(GB_E_NOMEM, "out of memory");
-  }
-  res->tables = tabs;
   size_t before = res->nrows;
+  gb_csv_table *tabs = realloc(res->tables, (res->ntables + 1) * sizeof *tabs);
+  if (!tabs) return add_table_failed(t, res, before, gb_fail(GB_E_NOMEM, "out of memory"));
+  res->tables = tabs;
   gb_err e = parse_rows(t, res);
-  if (e) {
-    res->nrows = before;
-    gb_csv_free(t);
-    return e;
-  }
+  if (e) return add_table_failed(t, res, before, e);
   res->tables[res->ntables++] = *t;
   /* rows point into the table's arena, which did not move */
   return GB_OK;
@@ -297,33 +305,103 @@ static gb_err write_all(int fd, const char *path, const char *p, size_t n) {
   return GB_OK;
 }
 
-/* Cuts a torn last line (no trailing newline) left by a kill mid-write. */
-static gb_err cut_torn_tail(int fd, const char *path, off_t size) {
-  if (size == 0) return GB_OK;
-  char c;
-  if (pread(fd, &c, 1, size - 1) != 1) return gb_fail(GB_E_IO, "%s: cannot read: %s", path, strerror(errno));
-  if (c == '\n') return GB_OK;
-  off_t pos = size;
-  char buf[4096];
-  while (pos > 0) {
-    off_t start = pos > (off_t)sizeof buf ? pos - (off_t)sizeof buf : 0;
-    ssize_t r = pread(fd, buf, (size_t)(pos - start), start);
-    if (r <= 0) return gb_fail(GB_E_IO, "%s: cannot read: %s", path, strerror(errno));
-    for (ssize_t i = r - 1; i >= 0; i--)
-      if (buf[i] == '\n') {
-        if (ftruncate(fd, start + i + 1) != 0)
-          return gb_fail(GB_E_IO, "%s: cannot cut a torn last line: %s", path, strerror(errno));
-        return GB_OK;
-      }
-    pos = start;
-  }
-  if (ftruncate(fd, 0) != 0) return gb_fail(GB_E_IO, "%s: cannot truncate: %s", path, strerror(errno));
+/* ---- the commit marker (PATH.committed) ----
+ *
+ * One fixed-width line, rewritten in place: the length of the file up to its
+ * last finished commit, the size of the commit being written (0 between
+ * commits), and a hash of the bytes just before that length. A kill during
+ * a write() of several pages leaves part of the commit behind (the kernel
+ * stops between pages); the next open cuts the file back to the committed
+ * length -- but only when the extra bytes are no more than the commit in
+ * flight and the hash matches, so a stale marker never cuts a file that was
+ * edited or replaced since. A clean close removes the marker. */
+
+#define MARKER_FMT "gpubench commit marker 1: committed %020lld in_flight %020lld tail %016llx\n"
+#define MARKER_TAIL 256 /* bytes hashed before the committed length */
+
+/* FNV-1a of the MARKER_TAIL bytes before end; false when they cannot be read. */
+static bool tail_hash(int fd, int64_t end, uint64_t *out) {
+  char buf[MARKER_TAIL];
+  size_t n = end < MARKER_TAIL ? (size_t)end : MARKER_TAIL;
+  if (n && pread(fd, buf, n, (off_t)(end - (int64_t)n)) != (ssize_t)n) return false;
+  uint64_t h = 14695981039346656037ULL;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)buf[i]) * 1099511628211ULL;
+  *out = h;
+  return true;
+}
+
+/* Rewrites the marker; with sync, makes it durable before returning. */
+static gb_err marker_put(gb_results_writer *w, int64_t in_flight, bool sync) {
+  if (w->marker_fd < 0) return GB_OK;
+  uint64_t h;
+  if (!tail_hash(w->fd, w->committed_bytes, &h))
+    return gb_fail(GB_E_IO, "%s: cannot read back: %s", w->path, strerror(errno));
+  char line[160];
+  int n = snprintf(line, sizeof line, MARKER_FMT, (long long)w->committed_bytes, (long long)in_flight,
+                   (unsigned long long)h);
+  if (pwrite(w->marker_fd, line, (size_t)n, 0) != n || (sync && fsync(w->marker_fd) != 0))
+    return gb_fail(GB_E_IO, "%s: cannot write: %s", w->marker_path, strerror(errno));
   return GB_OK;
+}
+
+/* The committed length a marker left by a killed writer allows cutting the
+ * file back to, or -1 when there is no usable marker. */
+static int64_t marker_cut(const char *marker_path, int fd, int64_t size) {
+  FILE *f = fopen(marker_path, "r");
+  if (!f) return -1;
+  long long committed, in_flight;
+  unsigned long long tail;
+  int got = fscanf(f, "gpubench commit marker 1: committed %lld in_flight %lld tail %llx", &committed, &in_flight,
+                   &tail);
+  fclose(f);
+  uint64_t h;
+  if (got != 3 || committed < 0 || in_flight < 0 || committed > size || size - committed > in_flight ||
+      !tail_hash(fd, committed, &h) || h != tail)
+    return -1;
+  return committed;
+}
+
+/* Without a marker (a file written before markers existed, or whose marker
+ * was deleted): cuts a torn last record when it is a last line without its
+ * line end. A remainder that spans a line end -- a record cut inside a
+ * quoted field that holds a newline, or a stray quote that swallows every
+ * row after it -- cannot be told apart, so the file is left as it is and
+ * the reader then names the line. */
+static gb_err cut_torn_tail(int fd, const char *path, int64_t size) {
+  if (size == 0) return GB_OK;
+  char *buf = malloc((size_t)size);
+  if (!buf) return gb_fail(GB_E_NOMEM, "%s: out of memory reading %lld bytes", path, (long long)size);
+  int64_t got = 0;
+  while (got < size) {
+    ssize_t r = pread(fd, buf + got, (size_t)(size - got), (off_t)got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      free(buf);
+      return gb_fail(GB_E_IO, "%s: cannot read: %s", path, r < 0 ? strerror(errno) : "file shrank");
+    }
+    got += r;
+  }
+  size_t keep = gb_csv_complete_prefix(buf, (size_t)size);
+  bool one_line = memchr(buf + keep, '\n', (size_t)size - keep) == NULL;
+  free(buf);
+  if ((int64_t)keep < size && one_line && ftruncate(fd, (off_t)keep) != 0)
+    return gb_fail(GB_E_IO, "%s: cannot cut a torn last line: %s", path, strerror(errno));
+  return GB_OK;
+}
+
+static void writer_fail_cleanup(gb_results_writer *w) {
+  if (w->fd >= 0 && w->fd != STDOUT_FILENO) close(w->fd);
+  if (w->marker_fd >= 0) close(w->marker_fd);
+  free(w->path);
+  free(w->marker_path);
+  w->fd = w->marker_fd = -1;
+  w->path = w->marker_path = NULL;
 }
 
 gb_err gb_writer_open(gb_results_writer *w, const char *path) {
   memset(w, 0, sizeof *w);
   w->fd = -1;
+  w->marker_fd = -1;
   w->path = strdup(path);
   if (!w->path) return gb_fail(GB_E_NOMEM, "out of memory");
   if (strcmp(path, "-") == 0) {
@@ -340,16 +418,27 @@ gb_err gb_writer_open(gb_results_writer *w, const char *path) {
     w->path = NULL;
     return gb_fail(GB_E_IO, "%s: is a directory; give a file name for the results", path);
   }
+  w->marker_path = malloc(strlen(path) + sizeof ".committed");
+  if (!w->marker_path) {
+    writer_fail_cleanup(w);
+    return gb_fail(GB_E_NOMEM, "out of memory");
+  }
+  sprintf(w->marker_path, "%s.committed", path);
   int fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) {
     gb_err e = gb_fail(GB_E_IO, "%s: cannot open for writing: %s", path, strerror(errno));
-    free(w->path);
-    w->path = NULL;
+    writer_fail_cleanup(w);
     return e;
   }
+  w->fd = fd;
   gb_err e = GB_OK;
-  if (fstat(fd, &st) != 0) e = gb_fail(GB_E_IO, "%s: %s", path, strerror(errno));
-  if (!e) e = cut_torn_tail(fd, path, st.st_size);
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    e = gb_fail(GB_E_IO, "%s: not a regular file; give a file name for the results", path);
+  /* a killed writer's leftovers: back to its last commit, else a torn last line */
+  int64_t cut = e ? -1 : marker_cut(w->marker_path, fd, (int64_t)st.st_size);
+  if (cut >= 0 && cut < (int64_t)st.st_size && ftruncate(fd, (off_t)cut) != 0)
+    e = gb_fail(GB_E_IO, "%s: cannot cut an unfinished commit: %s", path, strerror(errno));
+  if (!e && cut < 0) e = cut_torn_tail(fd, path, (int64_t)st.st_size);
   if (!e && fstat(fd, &st) != 0) e = gb_fail(GB_E_IO, "%s: %s", path, strerror(errno));
   if (!e && st.st_size > 0) {
     gb_results existing = {0};
@@ -366,15 +455,22 @@ gb_err gb_writer_open(gb_results_writer *w, const char *path) {
     e = gb_results_put_header(&hdr);
     if (!e) e = write_all(fd, path, hdr.data, hdr.len);
     if (!e && fsync(fd) != 0) e = gb_fail(GB_E_IO, "%s: fsync failed: %s", path, strerror(errno));
+    if (e && ftruncate(fd, 0) != 0) { /* a header cut short by a full disk goes; the error stands */ }
     gb_buf_free(&hdr);
+    if (!e && fstat(fd, &st) != 0) e = gb_fail(GB_E_IO, "%s: %s", path, strerror(errno));
   }
   if (e) {
-    close(fd);
-    free(w->path);
-    w->path = NULL;
+    writer_fail_cleanup(w);
     return e;
   }
-  w->fd = fd;
+  w->committed_bytes = (int64_t)st.st_size;
+  /* best effort: without the marker (e.g. a read-only directory) a kill can
+   * still leave a partial last case, cut to whole records on the next open */
+  w->marker_fd = open(w->marker_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (w->marker_fd >= 0 && (e = marker_put(w, 0, true))) {
+    writer_fail_cleanup(w);
+    return e;
+  }
   return GB_OK;
 }
 
@@ -387,10 +483,18 @@ gb_err gb_writer_add(gb_results_writer *w, const gb_row *r) {
 gb_err gb_writer_commit(gb_results_writer *w) {
   if (w->pending.len == 0) return GB_OK;
   const char *name = w->fd == STDOUT_FILENO ? "standard output" : w->path;
-  gb_err e = write_all(w->fd, name, w->pending.data, w->pending.len);
+  gb_err e = marker_put(w, (int64_t)w->pending.len, false);
+  if (!e) e = write_all(w->fd, name, w->pending.data, w->pending.len);
   if (!e && w->fd != STDOUT_FILENO && fsync(w->fd) != 0)
     e = gb_fail(GB_E_IO, "%s: fsync failed: %s", name, strerror(errno));
-  if (!e) w->written += w->pending_rows;
+  if (e && w->fd != STDOUT_FILENO) {
+    /* a write cut short (disk full): take the partial case back out */
+    if (ftruncate(w->fd, (off_t)w->committed_bytes) != 0) { /* the marker still allows the next open to */ }
+  } else if (!e) {
+    w->committed_bytes += (int64_t)w->pending.len;
+    e = marker_put(w, 0, true);
+    if (!e) w->written += w->pending_rows;
+  }
   w->pending.len = 0;
   w->pending_rows = 0;
   return e;
@@ -400,9 +504,15 @@ gb_err gb_writer_close(gb_results_writer *w) {
   gb_err e = GB_OK;
   if (w->fd >= 0 && w->fd != STDOUT_FILENO && close(w->fd) != 0)
     e = gb_fail(GB_E_IO, "%s: close failed: %s", w->path, strerror(errno));
-  w->fd = -1;
+  if (w->marker_fd >= 0) {
+    /* the file ends at its last commit: the marker has nothing left to say */
+    close(w->marker_fd);
+    unlink(w->marker_path);
+  }
+  w->fd = w->marker_fd = -1;
   gb_buf_free(&w->pending);
   free(w->path);
-  w->path = NULL;
+  free(w->marker_path);
+  w->path = w->marker_path = NULL;
   return e;
 }

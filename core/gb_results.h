@@ -83,21 +83,37 @@ void gb_results_free(gb_results *res);
 typedef struct gb_results_writer {
   char *path;
   int fd;
-  gb_buf pending;   /* rows of the case in flight */
+  gb_buf pending;          /* rows of the case in flight */
   size_t pending_rows;
-  size_t written;   /* rows committed so far by this writer */
+  size_t written;          /* rows committed so far by this writer */
+  int64_t committed_bytes; /* file length at the last commit */
+  char *marker_path;       /* path.committed */
+  int marker_fd;           /* -1 when there is no marker */
 } gb_results_writer;
 
 /* Opens path for appending results. A missing or empty file gets the header;
- * an existing one must be a valid results file (a torn last line left by a
- * kill is cut off first). Fails before any measurement if path cannot be
- * written. "-" writes to standard output. */
+ * an existing one must be a valid results file. What a killed writer left
+ * unfinished is cut off first: back to its last commit when its marker file
+ * path.committed agrees (see below); without one, only a last line that
+ * lacks its line end (a record cut inside a quoted field that holds a
+ * newline is then reported by the reader, naming the line, and left).
+ *
+ * While open, path.committed records the committed length and the size of
+ * the commit in flight, so that a kill inside a write() of several pages --
+ * which the kernel may stop between pages -- never leaves part of a case
+ * that a resume would take for finished. gb_writer_close removes it; one
+ * left beside a results file marks a killed campaign.
+ *
+ * Fails before any measurement if path cannot be written. "-" writes to
+ * standard output (no marker). */
 gb_err gb_writer_open(gb_results_writer *w, const char *path);
 
 /* Queues one row; nothing reaches the file before gb_writer_commit. */
 gb_err gb_writer_add(gb_results_writer *w, const gb_row *r);
 
-/* Writes the queued rows with one write() and syncs them to disk. */
+/* Writes the queued rows with one write(), syncs them to disk and then
+ * moves the marker past them. On a failed write (a full disk) the partial
+ * rows are cut back out: the file ends at the last commit. */
 gb_err gb_writer_commit(gb_results_writer *w);
 
 /* Drops the queued rows (the case in flight) and closes the file. */

@@ -1,11 +1,13 @@
 /* gb_gate_config: reads the gate's INI file through libinih. */
 #include "gb_gate_config.h"
 
+#include <errno.h>
 #include <ini.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "gb_num.h"
 
@@ -118,7 +120,7 @@ static gb_err finish(parse_state *st, int rc, gb_gate_config *cfg) {
   if (rc == 0) return GB_OK;
   gb_err e;
   if (rc == -1)
-    e = gb_fail(GB_E_IO, "%s: cannot open the gate configuration", st->name);
+    e = gb_fail(GB_E_IO, "%s: cannot open the gate configuration: %s", st->name, strerror(errno));
   else if (rc == -2)
     e = gb_fail(GB_E_NOMEM, "%s: out of memory", st->name);
   else if (st->err)
@@ -131,6 +133,10 @@ static gb_err finish(parse_state *st, int rc, gb_gate_config *cfg) {
 
 gb_err gb_gate_config_read(const char *path, gb_gate_config *cfg) {
   *cfg = gb_gate_config_empty();
+  /* fopen succeeds on a directory, whose reads then fail like an empty file */
+  struct stat sb;
+  if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+    return gb_fail(GB_E_IO, "%s: not a regular file; give the gate's .ini file", path);
   parse_state st = {.name = path, .cfg = cfg};
   return finish(&st, ini_parse(path, on_key, &st), cfg);
 }

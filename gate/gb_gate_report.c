@@ -85,10 +85,12 @@ static gb_err md_row(gb_buf *out, const gb_gate_item *it) {
   gb_err e = gb_buf_printf(out, "| %s%s | ", gb_verdict_name(it->verdict), it->newly_failed ? " (new)" : "");
   if (!e) e = md_cell(out, it->key);
   char num[4][48];
-  snprintf(num[0], sizeof num[0], isnan(it->base.median) ? "" : "%.6g", it->base.median);
-  snprintf(num[1], sizeof num[1], isnan(it->cur.median) ? "" : "%.6g", it->cur.median);
-  snprintf(num[2], sizeof num[2], isnan(it->change_pct) ? "" : "%+.2f%%", it->change_pct);
-  snprintf(num[3], sizeof num[3], isnan(it->threshold_pct) ? "" : "%.2f%%", it->threshold_pct);
+  /* empty cells for NaN (a format that is a conditional "" is an error under clang's -Wformat) */
+  memset(num, 0, sizeof num);
+  if (!isnan(it->base.median)) snprintf(num[0], sizeof num[0], "%.6g", it->base.median);
+  if (!isnan(it->cur.median)) snprintf(num[1], sizeof num[1], "%.6g", it->cur.median);
+  if (!isnan(it->change_pct)) snprintf(num[2], sizeof num[2], "%+.2f%%", it->change_pct);
+  if (!isnan(it->threshold_pct)) snprintf(num[3], sizeof num[3], "%.2f%%", it->threshold_pct);
   if (!e) e = gb_buf_printf(out, " | %s | %s | %s | %s | ", num[0], num[1], num[2], num[3]);
   if (!e && !isnan(it->p_value)) e = gb_buf_printf(out, "%.3g", it->p_value);
   if (!e) e = gb_buf_puts(out, " | ");

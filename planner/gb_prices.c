@@ -103,11 +103,10 @@ static gb_err parse_row(const gb_csv_table *t, size_t r, const int *idx, const g
   return GB_OK;
 }
 
-gb_err gb_prices_read(const char *path, const gb_specs *specs, gb_prices *out) {
-  memset(out, 0, sizeof *out);
-  gb_csv_table t;
-  gb_err e = gb_csv_read_file(path, &t);
-  if (e) return e;
+/* Validates a table read from path (a file name or a memory name) into *out;
+ * frees the table. */
+static gb_err prices_from_table(const char *path, gb_csv_table t, const gb_specs *specs, gb_prices *out) {
+  gb_err e = GB_OK;
   int idx[C_N];
   for (int c = 0; c < C_N; c++) {
     idx[c] = gb_csv_col(&t, k_col_names[c]);
@@ -144,6 +143,20 @@ done:
   gb_csv_free(&t);
   if (e) gb_prices_free(out);
   return e;
+}
+
+gb_err gb_prices_read(const char *path, const gb_specs *specs, gb_prices *out) {
+  memset(out, 0, sizeof *out);
+  gb_csv_table t;
+  gb_err e = gb_csv_read_file(path, &t);
+  return e ? e : prices_from_table(path, t, specs, out);
+}
+
+gb_err gb_prices_read_mem(const char *name, const char *data, size_t len, const gb_specs *specs, gb_prices *out) {
+  memset(out, 0, sizeof *out);
+  gb_csv_table t;
+  gb_err e = gb_csv_read_mem(name, data, len, &t);
+  return e ? e : prices_from_table(name, t, specs, out);
 }
 
 void gb_prices_free(gb_prices *p) {

@@ -49,6 +49,9 @@ typedef struct gb_prices {
  * path:line:column. On error *out is empty. */
 gb_err gb_prices_read(const char *path, const gb_specs *specs, gb_prices *out);
 
+/* Same from memory (tests and fuzzing); name is used in messages. */
+gb_err gb_prices_read_mem(const char *name, const char *data, size_t len, const gb_specs *specs, gb_prices *out);
+
 void gb_prices_free(gb_prices *p);
 
 /* "on-demand", "spot", "reserved", "purchase". */

@@ -79,11 +79,10 @@ static gb_err parse_row(const gb_csv_table *t, size_t r, const int *num_idx, con
   return GB_OK;
 }
 
-gb_err gb_specs_read(const char *path, gb_specs *out) {
-  memset(out, 0, sizeof *out);
-  gb_csv_table t;
-  gb_err e = gb_csv_read_file(path, &t);
-  if (e) return e;
+/* Validates a table read from path (a file name or a memory name) into *out;
+ * frees the table. */
+static gb_err specs_from_table(const char *path, gb_csv_table t, gb_specs *out) {
+  gb_err e = GB_OK;
   static const char *txt_names[] = {"gpu_type", "name", "source", "date"};
   int num_idx[NCOLS], txt_idx[4];
   for (int i = 0; i < 4; i++) {
@@ -125,6 +124,20 @@ done:
   gb_csv_free(&t);
   if (e) gb_specs_free(out);
   return e;
+}
+
+gb_err gb_specs_read(const char *path, gb_specs *out) {
+  memset(out, 0, sizeof *out);
+  gb_csv_table t;
+  gb_err e = gb_csv_read_file(path, &t);
+  return e ? e : specs_from_table(path, t, out);
+}
+
+gb_err gb_specs_read_mem(const char *name, const char *data, size_t len, gb_specs *out) {
+  memset(out, 0, sizeof *out);
+  gb_csv_table t;
+  gb_err e = gb_csv_read_mem(name, data, len, &t);
+  return e ? e : specs_from_table(name, t, out);
 }
 
 const gb_gpu_spec *gb_specs_find(const gb_specs *s, const char *gpu_type) {

@@ -33,6 +33,9 @@ typedef struct gb_specs {
  * path:line:column. On error *out is empty. Free with gb_specs_free. */
 gb_err gb_specs_read(const char *path, gb_specs *out);
 
+/* Same from memory (tests and fuzzing); name is used in messages. */
+gb_err gb_specs_read_mem(const char *name, const char *data, size_t len, gb_specs *out);
+
 /* The row for a gpu_type key, or NULL. */
 const gb_gpu_spec *gb_specs_find(const gb_specs *s, const char *gpu_type);
 

@@ -1,11 +1,13 @@
 /* gb_workload: workload keys, the INI reader (libinih) and defaults. */
 #include "gb_workload.h"
 
+#include <errno.h>
 #include <ini.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "gb_num.h"
 
@@ -244,8 +246,12 @@ static gb_err read_src(const char *name, ini_src *src, gb_workload *w) {
 }
 
 gb_err gb_workload_read(const char *path, gb_workload *w) {
+  /* fopen succeeds on a directory, whose reads then fail like an empty file */
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+    return gb_fail(GB_E_IO, "%s: not a regular file; give a workload .ini file", path);
   FILE *f = fopen(path, "r");
-  if (!f) return gb_fail(GB_E_INPUT, "%s: cannot open the workload file", path);
+  if (!f) return gb_fail(GB_E_IO, "%s: cannot open the workload file: %s", path, strerror(errno));
   ini_src src = {f, NULL, 0, true};
   gb_err e = read_src(path, &src, w);
   fclose(f);

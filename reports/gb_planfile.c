@@ -71,10 +71,9 @@ static const struct {
     {"workload", false},
 };
 
-gb_err gb_planfile_read(const char *path, gb_planfile *out) {
-  memset(out, 0, sizeof *out);
-  gb_err e = gb_csv_read_file(path, &out->table);
-  if (e) return e;
+/* Validates out->table (already read) into out->rows. */
+static gb_err planfile_rows(const char *path, gb_planfile *out) {
+  gb_err e = GB_OK;
   const gb_csv_table *t = &out->table;
   int c[P_NCOLS];
   for (int i = 0; i < P_NCOLS && !e; i++) e = col(t, k_plan_cols[i].name, k_plan_cols[i].required, &c[i]);
@@ -125,16 +124,27 @@ gb_err gb_planfile_read(const char *path, gb_planfile *out) {
   return GB_OK;
 }
 
+gb_err gb_planfile_read(const char *path, gb_planfile *out) {
+  memset(out, 0, sizeof *out);
+  gb_err e = gb_csv_read_file(path, &out->table);
+  return e ? e : planfile_rows(path, out);
+}
+
+gb_err gb_planfile_read_mem(const char *name, const char *data, size_t len, gb_planfile *out) {
+  memset(out, 0, sizeof *out);
+  gb_err e = gb_csv_read_mem(name, data, len, &out->table);
+  return e ? e : planfile_rows(name, out);
+}
+
 void gb_planfile_free(gb_planfile *p) {
   gb_csv_free(&p->table);
   free(p->rows);
   memset(p, 0, sizeof *p);
 }
 
-gb_err gb_sensfile_read(const char *path, gb_sensfile *out) {
-  memset(out, 0, sizeof *out);
-  gb_err e = gb_csv_read_file(path, &out->table);
-  if (e) return e;
+/* Validates out->table (already read) into out->rows. */
+static gb_err sensfile_rows(const char *path, gb_sensfile *out) {
+  gb_err e = GB_OK;
   const gb_csv_table *t = &out->table;
   static const char *const names[] = {"factor", "change_pct", "top_gpu_type", "top_gpu_count", "top_provider",
                                       "top_offering", "hours", "cost_usd", "changed"};
@@ -168,6 +178,18 @@ gb_err gb_sensfile_read(const char *path, gb_sensfile *out) {
   }
   out->n = t->nrows;
   return GB_OK;
+}
+
+gb_err gb_sensfile_read(const char *path, gb_sensfile *out) {
+  memset(out, 0, sizeof *out);
+  gb_err e = gb_csv_read_file(path, &out->table);
+  return e ? e : sensfile_rows(path, out);
+}
+
+gb_err gb_sensfile_read_mem(const char *name, const char *data, size_t len, gb_sensfile *out) {
+  memset(out, 0, sizeof *out);
+  gb_err e = gb_csv_read_mem(name, data, len, &out->table);
+  return e ? e : sensfile_rows(name, out);
 }
 
 void gb_sensfile_free(gb_sensfile *s) {

@@ -39,6 +39,8 @@ typedef struct gb_planfile {
  * offering, feasible, hours, cost_usd, efficiency, efficiency_unit, pareto;
  * the others may be absent. Errors name file:line:column. */
 gb_err gb_planfile_read(const char *path, gb_planfile *out);
+/* Same from memory (tests and fuzzing); name is used in messages. */
+gb_err gb_planfile_read_mem(const char *name, const char *data, size_t len, gb_planfile *out);
 void gb_planfile_free(gb_planfile *p);
 
 /* One sensitivity row: a factor changed by change_pct and the top pick then. */
@@ -61,6 +63,8 @@ typedef struct gb_sensfile {
 
 /* Reads a sensitivity CSV (every column of the contract is required). */
 gb_err gb_sensfile_read(const char *path, gb_sensfile *out);
+/* Same from memory (tests and fuzzing); name is used in messages. */
+gb_err gb_sensfile_read_mem(const char *name, const char *data, size_t len, gb_sensfile *out);
 void gb_sensfile_free(gb_sensfile *s);
 
 #endif

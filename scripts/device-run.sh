@@ -2,6 +2,11 @@
 # Runs on the GPU machine, from the repository root, with .devbuild/ carried
 # there (scripts/build-for-device.sh makes it). Usage:
 #   scripts/device-run.sh tests            GPU test programs + gpubench info
+#   scripts/device-run.sh memcheck         the GPU test programs once under
+#                                          compute-sanitizer --tool memcheck
+#                                          (check_faults_gpu, whose fault is
+#                                          deliberate, and check_interrupt_gpu,
+#                                          which kills its runs, left out)
 #   scripts/device-run.sh bench LIST ARGS  gpubench run --bench LIST ARGS
 #   scripts/device-run.sh ref NAME...      scripts/device/NAME_ref.py (PyTorch references)
 # Output files go to $OUT (or ./out when unset). Never changes clocks, power
@@ -32,6 +37,25 @@ case "$what" in
     echo "GPU tests: $pass passed, $fail failed, $skip skipped"
     [ "$fail" -eq 0 ]
     ;;
+  memcheck)
+    san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+    pass=0 fail=0 skip=0
+    for t in .devbuild/tests/check_*_gpu; do
+      name=$(basename "$t")
+      case "$name" in check_faults_gpu | check_interrupt_gpu) continue ;; esac
+      "$san" --tool memcheck --error-exitcode 99 --target-processes all --log-file "$out/$name.memcheck.txt" \
+        "$t" >"$out/$name.log" 2>&1
+      rc=$?
+      tail -n 3 "$out/$name.memcheck.txt"
+      case $rc in
+        0) pass=$((pass + 1)); echo "$name: memcheck clean" ;;
+        77) skip=$((skip + 1)); echo "$name: SKIPPED" ;;
+        *) fail=$((fail + 1)); echo "$name: FAILED (rc=$rc)"; tail -n 40 "$out/$name.memcheck.txt" "$out/$name.log" ;;
+      esac
+    done
+    echo "memcheck: $pass clean, $fail failed, $skip skipped"
+    [ "$fail" -eq 0 ]
+    ;;
   bench)
     list=$1
     shift
@@ -43,7 +67,7 @@ case "$what" in
     done
     ;;
   *)
-    echo "usage: $0 tests | bench LIST [ARGS] | ref NAME..." >&2
+    echo "usage: $0 tests | memcheck | bench LIST [ARGS] | ref NAME..." >&2
     exit 2
     ;;
 esac

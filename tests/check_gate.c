@@ -29,14 +29,25 @@ static double uniform01(void) {
 }
 static double gauss(void) { return sqrt(-2 * log(uniform01())) * cos(2 * M_PI * uniform01()); }
 
+/* Results read by compare_files: the report borrows strings from their rows,
+ * so they live until the test's teardown (free_kept) frees them. */
+static gb_results g_kept[16];
+static size_t g_nkept;
+
+static void free_kept(void) {
+  for (size_t i = 0; i < g_nkept; i++) gb_results_free(&g_kept[i]);
+  g_nkept = 0;
+}
+
 static gb_err compare_files(const char *b, const char *c, const gb_gate_options *opt, gb_gate_report *rep) {
-  gb_results base = {0}, cur = {0};
   ck_assert_msg(b != c, "gb_fixture returns one static buffer: use compare_fixtures");
-  gb_err e = gb_results_read(b, &base);
-  if (!e) e = gb_results_read(c, &cur);
-  if (!e) e = gb_gate_compare(&base, &cur, opt, rep);
-  /* the report borrows strings from the rows: keep the tables for the test's
-   * life (leaked deliberately; each test is its own process) */
+  ck_assert_uint_le(g_nkept + 2, sizeof g_kept / sizeof g_kept[0]);
+  gb_results *base = &g_kept[g_nkept++], *cur = &g_kept[g_nkept++];
+  memset(base, 0, sizeof *base);
+  memset(cur, 0, sizeof *cur);
+  gb_err e = gb_results_read(b, base);
+  if (!e) e = gb_results_read(c, cur);
+  if (!e) e = gb_gate_compare(base, cur, opt, rep);
   return e;
 }
 
@@ -804,6 +815,7 @@ static Suite *suite(void) {
   Suite *s = suite_create("gate");
   TCase *tc = tcase_create("compare");
   tcase_set_timeout(tc, 60);
+  tcase_add_checked_fixture(tc, NULL, free_kept);
   tcase_add_test(tc, test_fixture_verdicts);
   tcase_add_test(tc, test_same_file_passes);
   tcase_add_test(tc, test_throttled_rows_compared);
@@ -820,6 +832,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_config_errors);
   suite_add_tcase(s, tc);
   tc = tcase_create("outputs");
+  tcase_add_checked_fixture(tc, NULL, free_kept);
   tcase_add_test(tc, test_markdown);
   tcase_add_test(tc, test_xml_escape);
   tcase_add_test(tc, test_junit_well_formed);

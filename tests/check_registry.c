@@ -1,7 +1,9 @@
 /* The benchmark registry is sorted, names are unique, and each entry has
  * the required hooks. */
+#include <stdlib.h>
 #include <string.h>
 
+#include "bench_fault.h"
 #include "gb_bench.h"
 #include "testutil.h"
 
@@ -20,10 +22,31 @@ START_TEST(test_sorted_complete) {
 }
 END_TEST
 
+/* The test-only `fault` benchmark exists only with GPUBENCH_TEST_FAULT=1,
+ * and never in the table (so never in "all benchmarks"). */
+START_TEST(test_fault_bench_is_test_only) {
+  unsetenv("GPUBENCH_TEST_FAULT");
+  ck_assert_ptr_null(gb_bench_find("fault"));
+  setenv("GPUBENCH_TEST_FAULT", "0", 1);
+  ck_assert_ptr_null(gb_bench_find("fault"));
+  setenv("GPUBENCH_TEST_FAULT", "1", 1);
+  ck_assert_ptr_eq(gb_bench_find("fault"), &gb_bench_fault);
+  for (size_t i = 0; gb_benches[i]; i++) ck_assert_ptr_ne(gb_benches[i], &gb_bench_fault);
+  gb_case_list l = {0};
+  ck_assert_int_eq(gb_bench_fault.plan(NULL, &l), GB_OK);
+  ck_assert_uint_eq(l.n, GB_FAULT_NCASES);
+  ck_assert_str_eq(l.v[1].name, "oom");
+  ck_assert_str_eq(l.v[4].name, "fault");
+  gb_case_list_free(&l);
+  unsetenv("GPUBENCH_TEST_FAULT");
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("registry");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_sorted_complete);
+  tcase_add_test(tc, test_fault_bench_is_test_only);
   suite_add_tcase(s, tc);
   return s;
 }

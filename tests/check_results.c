@@ -1,9 +1,15 @@
 /* Tests for gb_results: round trips, validation errors, the crash-safe writer. */
+#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "gb_results.h"
@@ -141,16 +147,239 @@ START_TEST(test_writer_refuses_bad_paths) {
 }
 END_TEST
 
+/* ---- the commit marker and torn commits ---- */
+
+static long long file_size(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 ? (long long)st.st_size : -1;
+}
+
+static void append_bytes(const char *path, const char *data, size_t n) {
+  int fd = open(path, O_WRONLY | O_APPEND);
+  ck_assert_int_ge(fd, 0);
+  ck_assert(write(fd, data, n) == (ssize_t)n);
+  close(fd);
+}
+
+/* A child writes case "A" (two rows), commits, and ends without closing:
+ * a kill after its last commit. Returns the file size then. */
+static long long killed_after_commit_a(const char *path) {
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    gb_results_writer w;
+    if (gb_writer_open(&w, path) != GB_OK) _exit(1);
+    gb_row r = sample_row();
+    r.case_name = "A";
+    gb_writer_add(&w, &r);
+    r.metric = "time_us";
+    gb_writer_add(&w, &r);
+    _exit(gb_writer_commit(&w) == GB_OK ? 0 : 2);
+  }
+  int status;
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  return file_size(path);
+}
+
+/* Case "B": two rows whose details hold a newline, as the writer puts them. */
+static void case_b(gb_buf *b) {
+  gb_row r = sample_row();
+  r.case_name = "B";
+  r.detail = "first line\nsecond line";
+  ck_assert_int_eq(gb_results_put_row(b, &r), GB_OK);
+  r.metric = "time_us";
+  ck_assert_int_eq(gb_results_put_row(b, &r), GB_OK);
+}
+
+/* The marker the writer keeps (gb_results.c): committed length, commit in
+ * flight, FNV-1a of the 256 bytes before the committed length. */
+static void put_marker(const char *path, long long committed, long long in_flight) {
+  char *data = gb_test_slurp(path, NULL);
+  ck_assert_ptr_nonnull(data);
+  uint64_t h = 14695981039346656037ULL;
+  long long from = committed > 256 ? committed - 256 : 0;
+  for (long long i = from; i < committed; i++) h = (h ^ (unsigned char)data[i]) * 1099511628211ULL;
+  free(data);
+  char marker[4300], line[200];
+  snprintf(marker, sizeof marker, "%s.committed", path);
+  int n = snprintf(line, sizeof line, "gpubench commit marker 1: committed %020lld in_flight %020lld tail %016llx\n",
+                   committed, in_flight, (unsigned long long)h);
+  ck_assert_int_eq(gb_test_write(marker, line, (size_t)n), 0);
+}
+
+static void expect_cases(const char *path, const char *want) {
+  gb_results res = {0};
+  ck_assert_msg(gb_results_read(path, &res) == GB_OK, "%s", gb_errmsg());
+  char got[256] = "";
+  for (size_t i = 0; i < res.nrows; i++) strncat(got, res.rows[i].case_name, sizeof got - strlen(got) - 1);
+  ck_assert_str_eq(got, want);
+  gb_results_free(&res);
+}
+
+/* A kill inside the write() of case B left its first row and half of the
+ * second, cut inside the quoted detail: with the marker, the next open goes
+ * back to the last commit (A), so a resume runs B again in full. */
+START_TEST(test_marker_cuts_unfinished_commit) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/r.csv", gb_test_tmpdir());
+  long long committed = killed_after_commit_a(path);
+  gb_buf b = {0};
+  case_b(&b);
+  put_marker(path, committed, (long long)b.len); /* what the writer records before the write */
+  const char *cut = strstr(strstr(b.data, "first line") + 1, "first line") + 5; /* inside row 2's detail */
+  append_bytes(path, b.data, (size_t)(cut - b.data));
+  gb_results res = {0};
+  ck_assert_int_eq(gb_results_read(path, &res), GB_E_INPUT); /* torn: a reader says so */
+  gb_results_writer w;
+  ck_assert_msg(gb_writer_open(&w, path) == GB_OK, "%s", gb_errmsg());
+  ck_assert_int_eq(file_size(path), committed);
+  gb_row r = sample_row();
+  r.case_name = "C";
+  gb_writer_add(&w, &r);
+  ck_assert_int_eq(gb_writer_commit(&w), GB_OK);
+  ck_assert_int_eq(gb_writer_close(&w), GB_OK);
+  expect_cases(path, "AAC");
+  char marker[4300];
+  snprintf(marker, sizeof marker, "%s.committed", path);
+  ck_assert_int_ne(access(marker, F_OK), 0); /* a clean close removes it */
+  gb_buf_free(&b);
+}
+END_TEST
+
+/* Without a marker (a file from before markers, or the marker deleted):
+ * a last line without its line end is cut; a record cut inside a quoted
+ * field after its newline cannot be told from a stray quote that swallows
+ * every later row, so the file is left alone and the open names the line. */
+START_TEST(test_no_marker_cuts_only_a_last_line) {
+  char path[4200], marker[4300];
+  snprintf(path, sizeof path, "%s/r.csv", gb_test_tmpdir());
+  long long committed = killed_after_commit_a(path);
+  snprintf(marker, sizeof marker, "%s.committed", path);
+  ck_assert_int_eq(unlink(marker), 0);
+  gb_buf b = {0};
+  case_b(&b);
+  /* cut inside row 2 before its detail: one line, no line end: cut */
+  const char *row2 = strchr(b.data, '\n') + 1;
+  size_t keep_b = (size_t)(strstr(row2, "first line") - b.data) - 3;
+  append_bytes(path, b.data, keep_b);
+  gb_results_writer w;
+  ck_assert_msg(gb_writer_open(&w, path) == GB_OK, "%s", gb_errmsg());
+  ck_assert_int_eq(gb_writer_close(&w), GB_OK);
+  expect_cases(path, "AAB"); /* row 1 of B was whole; without a marker it stays */
+  /* cut inside row 2's quoted detail after its newline: left, and named */
+  ck_assert_int_eq(truncate(path, committed), 0);
+  const char *cut = strstr(strstr(b.data, "first line") + 1, "first line") + 15;
+  append_bytes(path, b.data, (size_t)(cut - b.data));
+  long long size = file_size(path);
+  ck_assert_int_eq(gb_writer_open(&w, path), GB_E_INPUT);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "is not a valid results file, so it was not appended to"));
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "unterminated quote?"));
+  ck_assert_int_eq(file_size(path), size);
+  gb_buf_free(&b);
+}
+END_TEST
+
+/* A stale marker never cuts what it cannot explain: rows appended by hand
+ * after a kill (more bytes than the commit in flight), or a file replaced
+ * by another whose bytes before the committed length differ. */
+START_TEST(test_stale_marker_ignored) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/r.csv", gb_test_tmpdir());
+  killed_after_commit_a(path);
+  gb_buf b = {0};
+  case_b(&b);
+  append_bytes(path, b.data, b.len); /* whole rows, but the marker says nothing was in flight */
+  gb_results_writer w;
+  ck_assert_msg(gb_writer_open(&w, path) == GB_OK, "%s", gb_errmsg());
+  ck_assert_int_eq(gb_writer_close(&w), GB_OK);
+  expect_cases(path, "AABB");
+
+  /* replaced: a marker that would allow cutting (a long commit in flight),
+   * but the bytes before its committed length are another file's */
+  char path2[4300];
+  snprintf(path2, sizeof path2, "%s2", path);
+  long long committed2 = killed_after_commit_a(path2);
+  put_marker(path2, committed2, 1 << 20);
+  gb_buf other = {0};
+  gb_results_put_header(&other);
+  gb_row r = sample_row();
+  r.case_name = "Z";
+  r.detail = "another file, with a longer detail than the rows of case A had, so that it is longer";
+  gb_results_put_row(&other, &r);
+  gb_results_put_row(&other, &r);
+  ck_assert_int_gt((long long)other.len, committed2);
+  ck_assert_int_eq(gb_test_write(path2, other.data, other.len), 0);
+  ck_assert_int_eq(gb_writer_open(&w, path2), GB_OK);
+  ck_assert_int_eq(gb_writer_close(&w), GB_OK);
+  ck_assert_int_eq(file_size(path2), (long long)other.len);
+  expect_cases(path2, "ZZ");
+  gb_buf_free(&b);
+  gb_buf_free(&other);
+}
+END_TEST
+
+/* A full disk in the middle of a commit (RLIMIT_FSIZE stands in for it:
+ * the write stops short with EFBIG as it would with ENOSPC): the commit
+ * fails with the reason and the partial rows are taken back out, so the
+ * file ends at the last commit and reads. */
+START_TEST(test_full_disk_mid_commit) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/r.csv", gb_test_tmpdir());
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    signal(SIGXFSZ, SIG_IGN);
+    gb_results_writer w;
+    if (gb_writer_open(&w, path) != GB_OK) _exit(1);
+    gb_row r = sample_row();
+    r.case_name = "A";
+    gb_writer_add(&w, &r);
+    if (gb_writer_commit(&w) != GB_OK) _exit(2);
+    struct rlimit rl = {(rlim_t)file_size(path) + 100, RLIM_INFINITY};
+    if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(3);
+    r.case_name = "B";
+    for (int i = 0; i < 20; i++) gb_writer_add(&w, &r);
+    gb_err e = gb_writer_commit(&w);
+    int ok = e == GB_E_IO && strstr(gb_errmsg(), "write failed: File too large") != NULL;
+    gb_writer_close(&w);
+    _exit(ok ? 0 : 4);
+  }
+  int status;
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+  expect_cases(path, "A");
+}
+END_TEST
+
+/* Every row the writer can produce reads back: the inputs that broke a
+ * round trip under the fuzzer (tests/fixtures/fuzz_results_*) among them. */
+START_TEST(test_fuzz_regressions) {
+  gb_results res = {0};
+  /* a valid header without the metric column: refused, and nothing to free */
+  ck_assert_int_eq(gb_results_read(gb_fixture("fuzz_results_missing_metric.csv"), &res), GB_E_INPUT);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), ":1: missing required column \"metric\""));
+  ck_assert_ptr_null(res.rows);
+  ck_assert_ptr_null(res.tables);
+  ck_assert_uint_eq(res.nrows, 0);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("results");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_roundtrip);
   tcase_add_test(tc, test_fixture_good);
   tcase_add_test(tc, test_writer_appends_and_cuts_torn_line);
+  tcase_add_test(tc, test_marker_cuts_unfinished_commit);
+  tcase_add_test(tc, test_no_marker_cuts_only_a_last_line);
+  tcase_add_test(tc, test_stale_marker_ignored);
+  tcase_add_test(tc, test_full_disk_mid_commit);
   suite_add_tcase(s, tc);
   TCase *te = tcase_create("errors");
   tcase_add_loop_test(te, test_fixture_bad, 0, (int)(sizeof k_bad / sizeof k_bad[0]));
   tcase_add_test(te, test_writer_refuses_bad_paths);
+  tcase_add_test(te, test_fuzz_regressions);
   suite_add_tcase(s, te);
   return s;
 }

@@ -2,3 +2,13 @@ gb_add_check_test(check_csv check_csv.c)
 gb_add_check_test(check_results check_results.c)
 gb_add_check_test(check_num check_num.c)
 gb_add_check_test(check_stats check_stats.c)
+# Interrupted campaigns: the results writer killed at random moments (SIGKILL,
+# SIGINT) and resumed; prints the counts quoted in docs/reliability.md.
+gb_add_check_test(check_interrupt check_interrupt.c)
+# Bad inputs and unusable outputs, on the readers and on the command line
+# (gpubench compare, plan, report, run run as subprocesses).
+if(TARGET gpubench)
+  gb_add_check_test(check_badinput check_badinput.c LIBS gb_planner gb_gate)
+  add_dependencies(check_badinput gpubench)
+  set_tests_properties(check_badinput PROPERTIES TIMEOUT 900)
+endif()

@@ -1,9 +1,16 @@
 /* testutil: suite runner, fixtures and temporary files for the tests. */
 #include "testutil.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
 
 int gb_test_run_suite(Suite *s) {
   SRunner *sr = srunner_create(s);
@@ -50,4 +57,34 @@ char *gb_test_slurp(const char *path, size_t *len) {
   buf[n] = '\0';
   if (len) *len = n;
   return buf;
+}
+
+const char *gb_test_gpubench(void) {
+  static char exe[4200];
+  char self[4096];
+  ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (len > 0) {
+    self[len] = '\0';
+    char *slash = strrchr(self, '/');
+    if (slash) *slash = '\0';
+    snprintf(exe, sizeof exe, "%s/../gpubench", self);
+    if (access(exe, X_OK) == 0) return exe;
+  }
+  snprintf(exe, sizeof exe, "%s/gpubench", GB_BINARY_DIR);
+  return access(exe, X_OK) == 0 ? exe : NULL;
+}
+
+int gb_test_run(char *const argv[], const char *log_path) {
+  posix_spawn_file_actions_t fa;
+  if (posix_spawn_file_actions_init(&fa) != 0) return -1;
+  int rc = posix_spawn_file_actions_addopen(&fa, 1, log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (rc == 0) rc = posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  pid_t pid;
+  if (rc == 0) rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) return -1;
+  int status;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }

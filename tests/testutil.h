@@ -21,4 +21,14 @@ int gb_test_write(const char *path, const char *data, size_t len);
 /* Reads a whole file (malloc'd, NUL-terminated) or NULL. */
 char *gb_test_slurp(const char *path, size_t *len);
 
+/* The gpubench program beside the tests' folder (build/ and .devbuild/ both
+ * hold tests/ and gpubench), else in the build directory; NULL when there is
+ * none (static buffer). */
+const char *gb_test_gpubench(void);
+
+/* Runs argv (argv[0] a path) through posix_spawn with stdout and stderr into
+ * log_path (created or truncated) and waits. Returns the exit status, 128 +
+ * the signal when killed, or -1 when it could not be started. */
+int gb_test_run(char *const argv[], const char *log_path);
+
 #endif

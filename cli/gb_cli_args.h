@@ -1,0 +1,94 @@
+/* gb_cli_args: each subcommand's command-line parsing, apart from what the
+ * subcommand then does (reading inputs, measuring, writing files), so that
+ * tests and the command-line fuzzer (fuzz/fuzz_cli.c) can run it with no
+ * side effect but messages on stdout/stderr.
+ *
+ * Every gb_<cmd>_parse_args returns GB_CLI_CONTINUE when the command should
+ * go on with *a filled in, or the exit code to return at once: 0 after
+ * --help (printed to stdout), 2 after a usage error (printed to stderr), 1
+ * when memory ran out. The *_args_free functions may be called either way.
+ * Strings in *a are borrowed from argv unless noted. */
+#ifndef GB_CLI_ARGS_H
+#define GB_CLI_ARGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gb_plan.h"
+#include "gb_workload.h"
+
+#define GB_CLI_CONTINUE (-1)
+
+/* ---- compare ---- */
+
+typedef struct gb_compare_args {
+  const char *files[2]; /* baseline, current */
+  const char *config_path, *junit, *markdown;
+  double threshold_pct, alpha; /* NaN when not given */
+  bool allow_mismatch, all;
+} gb_compare_args;
+
+int gb_compare_parse_args(int argc, char **argv, gb_compare_args *a);
+
+/* ---- history ---- */
+
+typedef struct gb_history_args {
+  char **inputs; /* malloc'd array of borrowed strings: gb_history_args_free */
+  size_t ninputs;
+  const char *plot_dir;
+  size_t min_segment, permutations; /* 0 when not given */
+  uint64_t seed;
+  bool seed_set;
+  double alpha; /* NaN when not given */
+  bool all;
+} gb_history_args;
+
+int gb_history_parse_args(int argc, char **argv, gb_history_args *a);
+void gb_history_args_free(gb_history_args *a);
+
+/* ---- plan ---- */
+
+#define GB_PLAN_MAX_MEASURED 64
+#define GB_PLAN_MAX_ARGS 256
+
+typedef struct gb_plan_args {
+  const char *workload_file;
+  const char *measured[GB_PLAN_MAX_MEASURED];
+  size_t nmeasured;
+  bool no_measured, explain;
+  const char *prices, *specs, *csv, *sensitivity_csv;
+  long top;
+  gb_plan_opts opts;  /* defaults, then the planner options given */
+  gb_workload flags;  /* workload keys given as flags, checked one by one */
+  char *set_keys[GB_PLAN_MAX_ARGS]; /* those keys (strdup'd) and values (borrowed), in order */
+  const char *set_vals[GB_PLAN_MAX_ARGS];
+  size_t nset;
+} gb_plan_args;
+
+int gb_plan_parse_args(int argc, char **argv, gb_plan_args *a);
+void gb_plan_args_free(gb_plan_args *a);
+
+/* ---- report ---- */
+
+typedef struct gb_report_args {
+  const char **files; /* malloc'd array of borrowed strings: gb_report_args_free */
+  size_t nfiles;
+  const char *out_dir, *plan_path, *sensitivity_path, *specs_path, *title;
+} gb_report_args;
+
+int gb_report_parse_args(int argc, char **argv, gb_report_args *a);
+void gb_report_args_free(gb_report_args *a);
+
+/* ---- run ---- */
+
+typedef struct gb_run_args {
+  const char *bench_list, *devices, *out, *resume, *bench_opts;
+  bool full, graph;
+  int repeat, warmup, iters; /* warmup and iters -1: the benchmark's default */
+  bool list;                 /* --list: print the benchmarks and exit 0 */
+} gb_run_args;
+
+int gb_run_parse_args(int argc, char **argv, gb_run_args *a);
+
+#endif
