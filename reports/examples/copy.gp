@@ -21,9 +21,9 @@ set offsets 0,0,graph 0.08,0
 set grid noxtics ytics
 set xtics ('d2d' 0, 'h2d_pinned' 1, 'd2h_pinned' 2, 'bidir_pinned' 3, 'h2d_pageable' 4, 'd2h_pageable' 5)
 plot \
-  'copy.dat' index 0 using 1:2 with boxes lc 2 title 'H200-SXM-141GB (20261202T154650Z-vm-492a0c)', \
+  'copy.dat' index 0 using 1:2 with boxes lc 2 title 'H200-SXM-141GB (20261202T154744Z-vm-611c71)', \
   'copy.dat' index 0 using 1:2:5 with labels offset 0,0.6 font ',8' notitle, \
-  'copy.dat' index 1 using 1:2 with boxes lc 4 title 'H200-SXM-141GB (20261202T154744Z-vm-611c71)', \
+  'copy.dat' index 1 using 1:2 with boxes lc 3 title 'H200-SXM-141GB (20261202T163825Z-vm-a42527)', \
   'copy.dat' index 1 using 1:2:5 with labels offset 0,0.6 font ',8' notitle
 set terminal svg size 1000,600 font 'Sans,11' noenhanced background rgb 'white'
 set termoption noenhanced

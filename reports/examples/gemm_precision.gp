@@ -10,11 +10,11 @@ set xlabel 'precision'
 set ylabel 'throughput (TFLOP/s; TOP/s for int8)'
 set grid back lc rgb '#dddddd'
 set key at screen 0.5, screen 0.015 center bottom horizontal box opaque Left reverse spacing 1.2 width 2 maxcols 1
-set bmargin 14
+set bmargin 13
 set border 3
 set tics nomirror
 set style fill solid 0.85 border rgb '#333333'
-set boxwidth 0.380000 absolute
+set boxwidth 0.760000 absolute
 set xrange [-0.6:10.6]
 set yrange [0:*]
 set offsets 0,0,graph 0.08,0
@@ -24,12 +24,9 @@ set xtics rotate by 30 right
 set lmargin 15
 set rmargin 3
 plot \
-  'gemm_precision.dat' index 0 using 1:2 with boxes lc 1 title 'H200-SXM-141GB (20261202T154400Z-vm-974fa1)', \
+  'gemm_precision.dat' index 0 using 1:2 with boxes lc 1 title 'H200-SXM-141GB (20261202T155807Z-vm-f4b353)', \
   'gemm_precision.dat' index 0 using 1:2:5 with labels offset 0,0.6 font ',8' notitle, \
-  'gemm_precision.dat' index 1 using 1:2 with boxes lc 3 title 'H200-SXM-141GB (20261202T155807Z-vm-f4b353)', \
-  'gemm_precision.dat' index 1 using 1:2:5 with labels offset 0,0.6 font ',8' notitle, \
-  'gemm_precision.dat' index 0 using 1:3:(0.200000) with xerrorbars pt 0 ps 0 lw 2.5 lc rgb 'black' title 'datasheet peak (dense)', \
-  'gemm_precision.dat' index 1 using 1:3:(0.200000) with xerrorbars pt 0 ps 0 lw 2.5 lc rgb 'black' notitle
+  'gemm_precision.dat' index 0 using 1:3:(0.400000) with xerrorbars pt 0 ps 0 lw 2.5 lc rgb 'black' title 'datasheet peak (dense)'
 set terminal svg size 1000,600 font 'Sans,11' noenhanced background rgb 'white'
 set termoption noenhanced
 set output 'gemm_precision.svg'

@@ -10,12 +10,12 @@ set xlabel 'precision pair (A_vs_B: A''s TFLOP/s over B''s)'
 set ylabel 'speedup (x)'
 set grid back lc rgb '#dddddd'
 set key at screen 0.5, screen 0.015 center bottom horizontal box opaque Left reverse spacing 1.2 width 2 maxcols 1
-set bmargin 15
+set bmargin 14
 set border 3
 set tics nomirror
 set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lw 1.5 lc rgb '#aa0000' front
 set style fill solid 0.85 border rgb '#333333'
-set boxwidth 0.380000 absolute
+set boxwidth 0.760000 absolute
 set xrange [-0.6:19.6]
 set yrange [0:*]
 set offsets 0,0,graph 0.08,0
@@ -25,8 +25,8 @@ set xtics rotate by 30 right
 set lmargin 22
 set rmargin 3
 plot \
-  'gemm_speedup.dat' index 0 using 1:2 with boxes lc 1 title 'H200-SXM-141GB (20261202T154400Z-vm-974fa1)', \
-  'gemm_speedup.dat' index 1 using 1:2 with boxes lc 3 title 'H200-SXM-141GB (20261202T155807Z-vm-f4b353)'
+  'gemm_speedup.dat' index 0 using 1:2 with boxes lc 1 title 'H200-SXM-141GB (20261202T155807Z-vm-f4b353)', \
+  'gemm_speedup.dat' index 0 using 1:2:5 with labels offset 0,0.6 font ',8' notitle
 set terminal svg size 1000,600 font 'Sans,11' noenhanced background rgb 'white'
 set termoption noenhanced
 set output 'gemm_speedup.svg'
