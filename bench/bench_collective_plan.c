@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "bench_collective.h"
+
+#include "gb_opts.h"
 #include "gb_cuda.h" /* GB_TRY (no CUDA calls here) */
 #include "gb_num.h"
 
@@ -217,28 +219,13 @@ static gb_err apply_opt(gb_coll_opts *o, const char *key, const char *val, bool 
   return GB_OK;
 }
 
+static gb_err coll_opt(void *ctx, const char *key, const char *val, bool prefixed) {
+  return apply_opt(ctx, key, val, prefixed);
+}
+
 gb_err gb_coll_opts_parse(const char *s, gb_coll_opts *o) {
   *o = gb_coll_opts_default();
-  if (!s) return GB_OK;
-  const char *p = s;
-  while (*p) {
-    size_t len = strcspn(p, ",");
-    if (len > 0) {
-      char item[1200];
-      if (len >= sizeof item) return gb_fail(GB_E_USAGE, "--opt: an item is longer than %zu characters", sizeof item - 1);
-      memcpy(item, p, len);
-      item[len] = '\0';
-      char *eq = strchr(item, '=');
-      if (!eq || eq == item) return gb_fail(GB_E_USAGE, "--opt %s: expected key=value", item);
-      *eq = '\0';
-      const char *key = item;
-      bool prefixed = strncmp(key, "collective.", 11) == 0;
-      if (prefixed) key += 11;
-      GB_TRY(apply_opt(o, key, eq + 1, prefixed));
-    }
-    p += len;
-    if (*p == ',') p++;
-  }
+  GB_TRY(gb_opts_each(s, "collective.", true, coll_opt, o));
   if (o->max_bytes < o->min_bytes)
     return gb_fail(GB_E_USAGE, "--opt max (%lld bytes) is below min (%lld bytes)", (long long)o->max_bytes,
                    (long long)o->min_bytes);

@@ -5,11 +5,15 @@
  * Formula: TFLOP/s (TOP/s for int8) = 2 m n k / seconds per product / 1e12.
  * Layout: D (m x n, row-major) = A (m x k, row-major) * B (n x k, row-major)^T,
  * issued to cuBLASLt as the column-major TN product described in
- * bench/bench_gemm.h. Per case: random inputs in the operand type (rotated
- * among several sets when they fit in L2), cuBLASLt's heuristic asked for 8
- * candidates with a 64 MiB workspace, the fastest of the timed candidates
- * kept, then warm-up and the median of many products timed with events, then
- * one product on poisoned output checked against kernels/gemm_ref.cu. */
+ * bench/bench_gemm.h; with --opt gemm.layout=nn also (or instead) the NN
+ * product with B k x n row-major (cases "<precision>_nn"). Per case: random
+ * inputs in the operand type (rotated among several sets when they fit in
+ * L2), cuBLASLt's heuristic asked for 8 candidates with a 64 MiB workspace
+ * (with gemm.search=extended, configurations enumerated through
+ * cublasLtMatmulAlgoGetIds added when it returns fewer), the fastest of the
+ * timed candidates kept, then warm-up and the median of many products timed
+ * with events, then one product on poisoned output checked against
+ * kernels/gemm_ref.cu. */
 #include "bench_gemm.h"
 
 #include <math.h>
@@ -30,9 +34,13 @@ _Static_assert(GB_DT_F64 == 0 && GB_DT_F32 == 1 && GB_DT_F16 == 2 && GB_DT_BF16 
 #define GEMM_WORKSPACE_BYTES (64u << 20) /* >= 32 MiB: Hopper's best kernels want large workspaces */
 #define GEMM_HEUR_MAX 8                  /* heuristic candidates asked for */
 #define GEMM_MAX_CHECK_ROWS 256
-#define GEMM_REF_WARPS 8                 /* columns per reference block */
-#define GEMM_REF_ROWS 8                  /* GEMM_REF_ROWS in kernels/gemm_ref.cu */
 #define GEMM_AMAX_UNSET -1.0f            /* amax_D before the checked product */
+/* gemm.search=extended: bounds on the enumeration (host-side calls only;
+ * cublasLtMatmulAlgoCheck runs no kernel) */
+#define GEMM_ENUM_MAX_IDS 64             /* algo ids asked of cublasLtMatmulAlgoGetIds */
+#define GEMM_ENUM_MAX_CHECKS 4096        /* cublasLtMatmulAlgoCheck calls per case */
+#define GEMM_ENUM_MAX_CHECKS_PER_ID 512
+#define GEMM_CAND_MAX (2 * GEMM_HEUR_MAX) /* candidates timed at most: the heuristic's and the enumerated */
 /* Each fp8 scale and the amax live in their own 256-byte slot (64 floats),
  * aligned as separate allocations would be: cuBLASLt refused every fp8
  * candidate (NOT_SUPPORTED) with the four packed 4 bytes apart. */
@@ -43,6 +51,7 @@ static bool g_corrupt_output;
 void gb_gemm_test_corrupt_output(bool on) { g_corrupt_output = on; }
 
 typedef struct gemm_state {
+  gb_gemm_search search; /* from --opt gemm.search */
   cublasLtHandle_t lt;
   cudaStream_t stream;
   void *workspace;
@@ -54,6 +63,7 @@ typedef struct gemm_state {
 /* One case's operation: descriptors, buffers and the chosen algorithm. */
 typedef struct gemm_op {
   const gb_gemm_prec *p;
+  gb_gemm_layout layout;
   int64_t m, n, k;
   cublasLtHandle_t lt;
   cublasLtMatmulDesc_t desc;
@@ -110,12 +120,13 @@ static void gemm_scalars(gemm_op *o) {
   }
 }
 
-/* Builds the TN descriptor (bench/bench_gemm.h). For fp8 the A and B scale
- * pointers are always set; with_d_scales adds the D scale and amax of D. */
+/* Builds the TN or NN descriptor (bench/bench_gemm.h). For fp8 the A and B
+ * scale pointers are always set; with_d_scales adds the D scale and amax of D. */
 static gb_err gemm_op_create_desc(gemm_op *o, bool with_d_scales) {
   gb_err err = GB_OK;
   const gb_gemm_prec *p = o->p;
-  cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+  gb_gemm_lt_dims dims = gb_gemm_lt_layout(o->layout, o->m, o->n, o->k);
+  cublasOperation_t ta = dims.trans_a, tb = dims.trans_b;
   GB_CUBLAS_GOTO(cublasLtMatmulDescCreate(&o->desc, p->compute, p->scale_cuda), err, fail);
   GB_CUBLAS_GOTO(cublasLtMatmulDescSetAttribute(o->desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta), err, fail);
   GB_CUBLAS_GOTO(cublasLtMatmulDescSetAttribute(o->desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb), err, fail);
@@ -140,10 +151,10 @@ static gb_err gemm_op_create_desc(gemm_op *o, bool with_d_scales) {
       o->d_scales = true;
     }
   }
-  /* A' = B stored k x n (ld k), B' = A stored k x m (ld k), D n x m (ld n) */
-  GB_CUBLAS_GOTO(cublasLtMatrixLayoutCreate(&o->la, p->b_cuda, (uint64_t)o->k, (uint64_t)o->n, o->k), err, fail);
-  GB_CUBLAS_GOTO(cublasLtMatrixLayoutCreate(&o->lb, p->a_cuda, (uint64_t)o->k, (uint64_t)o->m, o->k), err, fail);
-  GB_CUBLAS_GOTO(cublasLtMatrixLayoutCreate(&o->ld, p->d_cuda, (uint64_t)o->n, (uint64_t)o->m, o->n), err, fail);
+  /* A' = our B, B' = our A, D (gb_gemm_lt_layout has the rows, columns and leading dimensions) */
+  GB_CUBLAS_GOTO(cublasLtMatrixLayoutCreate(&o->la, p->b_cuda, dims.a_rows, dims.a_cols, dims.lda), err, fail);
+  GB_CUBLAS_GOTO(cublasLtMatrixLayoutCreate(&o->lb, p->a_cuda, dims.b_rows, dims.b_cols, dims.ldb), err, fail);
+  GB_CUBLAS_GOTO(cublasLtMatrixLayoutCreate(&o->ld, p->d_cuda, dims.d_rows, dims.d_cols, dims.ldd), err, fail);
   return GB_OK;
 fail:
   gemm_op_destroy_desc(o);
@@ -166,22 +177,182 @@ static gb_err gemm_launch(void *ctx, cudaStream_t s, long iter) {
 
 typedef struct gemm_pick {
   int returned;        /* candidates the heuristic returned */
+  int enumerated;      /* enumerated configurations added to the timed list */
+  int enum_ids, enum_checks, enum_accepted; /* algo ids tried, AlgoCheck calls, configurations it accepted */
   int timed;           /* candidates timed successfully */
   int failed;          /* candidates that would not run */
   double t_best_s;     /* median seconds per product of the one kept */
   size_t ws_needed;
   float waves;
+  char source[96];     /* where the kept algorithm came from */
+  char enum_note[160]; /* why the enumeration found nothing, when it did not run through */
 } gemm_pick;
 
-/* Asks the heuristic for up to 8 candidates, times the first plan->candidates
- * of them briefly and keeps the fastest in o->algo. GB_E_UNSUPPORTED (with the
- * reason) when the heuristic has nothing or no candidate runs. */
-static gb_err gemm_pick_algo(gemm_op *o, const gb_device_info *dev, const gb_gemm_timing *plan, cudaStream_t s,
-                             gemm_pick *out) {
+/* A candidate to time. */
+typedef struct gemm_cand {
+  cublasLtMatmulAlgo_t algo;
+  size_t ws;
+  float waves;
+  bool enumerated;
+  int index; /* heuristic: its rank (0 = first); enumerated: its algo id */
+} gemm_cand;
+
+/* Algo id, tile and stages of a configured algorithm (0 where unreadable). */
+static void gemm_algo_key(const cublasLtMatmulAlgo_t *algo, int *id, unsigned *tile, unsigned *stages) {
+  int32_t i = 0;
+  uint32_t t = 0, st = 0;
+  size_t w = 0;
+  if (cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_ID, &i, sizeof i, &w)) i = 0;
+  if (cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &t, sizeof t, &w)) t = 0;
+  if (cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, &st, sizeof st, &w)) st = 0;
+  *id = (int)i;
+  *tile = t;
+  *stages = st;
+}
+
+/* The uint32 ids of an array capability (CUBLASLT_ALGO_CAP_TILE_IDS or
+ * STAGES_IDS), malloc'd in *ids; none (0) when the algorithm lists none or
+ * the read fails. NULL *ids with a positive count never happens. */
+static size_t gemm_cap_ids(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoCapAttributes_t attr,
+                           uint32_t **ids) {
+  size_t need = 0;
+  *ids = NULL;
+  if (cublasLtMatmulAlgoCapGetAttribute(algo, attr, NULL, 0, &need) != CUBLAS_STATUS_SUCCESS ||
+      need < sizeof(uint32_t))
+    return 0;
+  uint32_t *v = malloc(need);
+  size_t got = 0;
+  if (!v || cublasLtMatmulAlgoCapGetAttribute(algo, attr, v, need, &got) != CUBLAS_STATUS_SUCCESS) {
+    free(v);
+    return 0;
+  }
+  *ids = v;
+  return got / sizeof(uint32_t);
+}
+
+/* Stages ids sorted deepest first (gb_gemm_stage_depth), so that the first
+ * one cublasLtMatmulAlgoCheck accepts for a tile is the one
+ * gb_gemm_enum_pick would keep. */
+static int gemm_cmp_stages_deepest(const void *a, const void *b) {
+  int da = gb_gemm_stage_depth(*(const uint32_t *)a), db = gb_gemm_stage_depth(*(const uint32_t *)b);
+  return (db > da) - (db < da);
+}
+
+/* An enumerated configuration accepted by cublasLtMatmulAlgoCheck. */
+typedef struct gemm_enum_list {
+  gb_gemm_enum_cand *c;
+  cublasLtMatmulAlgo_t *algo;
+  size_t *ws;
+  size_t n;
+} gemm_enum_list;
+
+static void gemm_enum_list_free(gemm_enum_list *l) {
+  free(l->c);
+  free(l->algo);
+  free(l->ws);
+  memset(l, 0, sizeof *l);
+}
+
+/* Whether (id, tile, stages) is one of the heuristic's candidates. */
+static bool gemm_enum_known(const gemm_cand *h, int nh, int id, unsigned tile, unsigned stages) {
+  for (int i = 0; i < nh; i++) {
+    int hid;
+    unsigned ht, hs;
+    gemm_algo_key(&h[i].algo, &hid, &ht, &hs);
+    if (hid == id && ht == tile && hs == stages) return true;
+  }
+  return false;
+}
+
+/* gemm.search=extended: every algo id cublasLtMatmulAlgoGetIds gives for
+ * the types, each tile it lists with the deepest stages
+ * cublasLtMatmulAlgoCheck accepts for this product and workspace, minus the
+ * heuristic's own candidates h. Host calls only, bounded by
+ * GEMM_ENUM_MAX_CHECKS. A refusal along the way is noted in pick->enum_note,
+ * not an error (the heuristic's candidates remain). */
+static gb_err gemm_enumerate(gemm_op *o, const gemm_cand *h, int nh, gemm_enum_list *out, gemm_pick *pick) {
+  const gb_gemm_prec *p = o->p;
+  memset(out, 0, sizeof *out);
+  int ids[GEMM_ENUM_MAX_IDS];
+  int nids = 0;
+  /* cuBLASLt's A is our B, its B our A; C has D's type */
+  cublasStatus_t st = cublasLtMatmulAlgoGetIds(o->lt, p->compute, p->scale_cuda, p->b_cuda, p->a_cuda, p->d_cuda,
+                                               p->d_cuda, GEMM_ENUM_MAX_IDS, ids, &nids);
+  if (st != CUBLAS_STATUS_SUCCESS || nids <= 0) {
+    snprintf(pick->enum_note, sizeof pick->enum_note, "AlgoGetIds: %s",
+             st != CUBLAS_STATUS_SUCCESS ? cublasLtGetStatusString(st) : "no algo id");
+    return GB_OK;
+  }
+  out->c = malloc(GEMM_ENUM_MAX_CHECKS * sizeof *out->c);
+  out->algo = malloc(GEMM_ENUM_MAX_CHECKS * sizeof *out->algo);
+  out->ws = malloc(GEMM_ENUM_MAX_CHECKS * sizeof *out->ws);
+  if (!out->c || !out->algo || !out->ws) {
+    gemm_enum_list_free(out);
+    return gb_fail(GB_E_NOMEM, "gemm: out of host memory enumerating cuBLASLt algorithms");
+  }
+  for (int i = 0; i < nids && pick->enum_checks < GEMM_ENUM_MAX_CHECKS; i++) {
+    cublasLtMatmulAlgo_t algo;
+    if (cublasLtMatmulAlgoInit(o->lt, p->compute, p->scale_cuda, p->b_cuda, p->a_cuda, p->d_cuda, p->d_cuda, ids[i],
+                               &algo) != CUBLAS_STATUS_SUCCESS)
+      continue;
+    pick->enum_ids++;
+    uint32_t *tiles = NULL, *stages = NULL;
+    uint32_t none = 0; /* an algorithm listing no tiles or stages is tried with "undefined" */
+    size_t nt = gemm_cap_ids(&algo, CUBLASLT_ALGO_CAP_TILE_IDS, &tiles);
+    size_t ns = gemm_cap_ids(&algo, CUBLASLT_ALGO_CAP_STAGES_IDS, &stages);
+    const uint32_t *tl = nt ? tiles : &none, *sl = ns ? stages : &none;
+    if (nt == 0) nt = 1;
+    if (ns == 0) ns = 1;
+    if (stages) qsort(stages, ns, sizeof *stages, gemm_cmp_stages_deepest);
+    int id_checks = 0;
+    for (size_t t = 0; t < nt && id_checks < GEMM_ENUM_MAX_CHECKS_PER_ID && pick->enum_checks < GEMM_ENUM_MAX_CHECKS;
+         t++)
+      for (size_t s = 0; s < ns && id_checks < GEMM_ENUM_MAX_CHECKS_PER_ID && pick->enum_checks < GEMM_ENUM_MAX_CHECKS;
+           s++) {
+        cublasLtMatmulAlgo_t a = algo;
+        uint32_t tile = tl[t], stg = sl[s];
+        if (cublasLtMatmulAlgoConfigSetAttribute(&a, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile) ||
+            cublasLtMatmulAlgoConfigSetAttribute(&a, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stg, sizeof stg))
+          break; /* this algorithm takes no such configuration: next tile */
+        cublasLtMatmulHeuristicResult_t res;
+        memset(&res, 0, sizeof res);
+        id_checks++;
+        pick->enum_checks++;
+        if (cublasLtMatmulAlgoCheck(o->lt, o->desc, o->la, o->lb, o->ld, o->ld, &a, &res) != CUBLAS_STATUS_SUCCESS ||
+            res.workspaceSize > o->ws_bytes)
+          continue;
+        pick->enum_accepted++;
+        if (!gemm_enum_known(h, nh, ids[i], tile, stg)) {
+          out->c[out->n] = (gb_gemm_enum_cand){.algo_id = ids[i], .tile = tile, .stages = stg, .waves = res.wavesCount};
+          out->algo[out->n] = a;
+          out->ws[out->n] = res.workspaceSize;
+          out->n++;
+        }
+        break; /* the deepest accepted stages of this tile: next tile */
+      }
+    free(tiles);
+    free(stages);
+  }
+  if (out->n == 0 && !pick->enum_note[0])
+    snprintf(pick->enum_note, sizeof pick->enum_note, "AlgoCheck accepted nothing new (%d ids, %d checks)",
+             pick->enum_ids, pick->enum_checks);
+  return GB_OK;
+}
+
+/* Asks the heuristic for up to 8 candidates and takes the first
+ * plan->candidates of them; with gemm.search=extended, when it returned
+ * fewer than 8, adds up to min(8 - returned, plan->candidates) enumerated
+ * configurations (gb_gemm_enum_pick). Times each briefly and keeps the
+ * fastest in o->algo. GB_E_UNSUPPORTED (with the reason) when there is no
+ * candidate or none runs. */
+static gb_err gemm_pick_algo(gemm_op *o, gb_gemm_search search, const gb_device_info *dev,
+                             const gb_gemm_timing *plan, cudaStream_t s, gemm_pick *out) {
   gb_err err = GB_OK;
   cublasLtMatmulPreference_t pref = NULL;
   cublasLtMatmulHeuristicResult_t res[GEMM_HEUR_MAX];
-  int got = 0;
+  gemm_cand cand[GEMM_CAND_MAX];
+  gemm_enum_list en = {0};
+  int got = 0, ncand = 0;
   uint64_t ws = o->ws_bytes;
   memset(out, 0, sizeof *out);
   memset(res, 0, sizeof res);
@@ -190,23 +361,46 @@ static gb_err gemm_pick_algo(gemm_op *o, const gb_device_info *dev, const gb_gem
                  err, done);
   cublasStatus_t hs =
       cublasLtMatmulAlgoGetHeuristic(o->lt, o->desc, o->la, o->lb, o->ld, o->ld, pref, GEMM_HEUR_MAX, res, &got);
-  if (hs != CUBLAS_STATUS_SUCCESS || got <= 0) {
+  if (hs != CUBLAS_STATUS_SUCCESS) got = 0;
+  out->returned = got;
+  for (int i = 0; i < got && i < plan->candidates; i++)
+    if (res[i].state == CUBLAS_STATUS_SUCCESS)
+      cand[ncand++] = (gemm_cand){.algo = res[i].algo, .ws = res[i].workspaceSize, .waves = res[i].wavesCount,
+                                  .index = i};
+  int nheur = ncand;
+  if (search == GB_GEMM_SEARCH_EXTENDED && got < GEMM_HEUR_MAX) {
+    GB_TRY_GOTO(gemm_enumerate(o, cand, nheur, &en, out), err, done);
+    size_t want = (size_t)(GEMM_HEUR_MAX - got);
+    if (want > (size_t)plan->candidates) want = (size_t)plan->candidates;
+    size_t picked[GEMM_HEUR_MAX];
+    size_t np = gb_gemm_enum_pick(en.c, en.n, want, picked);
+    for (size_t i = 0; i < np && ncand < GEMM_CAND_MAX; i++) {
+      size_t j = picked[i];
+      cand[ncand++] = (gemm_cand){.algo = en.algo[j], .ws = en.ws[j], .waves = en.c[j].waves, .enumerated = true,
+                                  .index = en.c[j].algo_id};
+      out->enumerated++;
+    }
+    if (np == 0 && en.n > 0 && !out->enum_note[0])
+      snprintf(out->enum_note, sizeof out->enum_note, "none of %zu new configurations scored (tile or waves unknown)",
+               en.n);
+  }
+  if (ncand == 0) {
     err = gb_fail(GB_E_UNSUPPORTED,
-                  "%s: cuBLASLt has no algorithm for %s (A %s, B %s, D %s, TN) at %lldx%lldx%lld on sm_%d%d: %s",
+                  "%s: cuBLASLt has no algorithm for %s (A %s, B %s, D %s, %s) at %lldx%lldx%lld on sm_%d%d: %s%s%s",
                   o->p->name, o->p->compute_name, gb_dtype_name(o->p->a_type), gb_dtype_name(o->p->b_type),
-                  gb_dtype_name(o->p->d_type), (long long)o->m, (long long)o->n, (long long)o->k, dev->cc_major,
-                  dev->cc_minor,
-                  hs != CUBLAS_STATUS_SUCCESS ? cublasLtGetStatusString(hs) : "the heuristic returned no candidate");
+                  gb_dtype_name(o->p->d_type), gb_gemm_layout_label(o->layout), (long long)o->m, (long long)o->n,
+                  (long long)o->k, dev->cc_major, dev->cc_minor,
+                  hs != CUBLAS_STATUS_SUCCESS ? cublasLtGetStatusString(hs)
+                  : got > 0                   ? "every heuristic candidate was marked unusable"
+                                              : "the heuristic returned no candidate",
+                  out->enum_note[0] ? "; enumeration: " : "", out->enum_note);
     goto done;
   }
-  out->returned = got;
-  int ncand = got < plan->candidates ? got : plan->candidates;
   int best = -1;
   double best_t = INFINITY;
   char last_failure[512] = "";
   for (int i = 0; i < ncand; i++) {
-    if (res[i].state != CUBLAS_STATUS_SUCCESS) continue;
-    o->algo = res[i].algo;
+    o->algo = cand[i].algo;
     gb_measure_opts mo = gb_measure_defaults();
     mo.warmup = 1;
     mo.min_samples = mo.max_samples = plan->search_reps;
@@ -233,16 +427,21 @@ static gb_err gemm_pick_algo(gemm_op *o, const gb_device_info *dev, const gb_gem
     gb_samples_free(&samp);
   }
   if (best < 0) {
-    err = gb_fail(GB_E_UNSUPPORTED, "%s: none of the %d cuBLASLt candidates ran at %lldx%lldx%lld: %s", o->p->name,
-                  ncand, (long long)o->m, (long long)o->n, (long long)o->k,
-                  last_failure[0] ? last_failure : "every candidate was marked unusable");
+    err = gb_fail(GB_E_UNSUPPORTED, "%s: none of the %d cuBLASLt candidates ran at %lldx%lldx%lld (%s): %s",
+                  o->p->name, ncand, (long long)o->m, (long long)o->n, (long long)o->k,
+                  gb_gemm_layout_label(o->layout), last_failure[0] ? last_failure : "no reason given");
     goto done;
   }
-  o->algo = res[best].algo;
+  o->algo = cand[best].algo;
   out->t_best_s = best_t;
-  out->ws_needed = res[best].workspaceSize;
-  out->waves = res[best].wavesCount;
+  out->ws_needed = cand[best].ws;
+  out->waves = cand[best].waves;
+  if (cand[best].enumerated)
+    snprintf(out->source, sizeof out->source, "enumerated via AlgoGetIds (algo id %d)", cand[best].index);
+  else
+    snprintf(out->source, sizeof out->source, "the heuristic's #%d", cand[best].index + 1);
 done:
+  gemm_enum_list_free(&en);
   if (pref) cublasLtMatmulPreferenceDestroy(pref);
   return err;
 }
@@ -340,11 +539,11 @@ static gb_err gemm_run_check(gemm_state *st, gemm_op *o, const gb_device_info *d
     int d_type = (int)p->d_type;
     long long n = o->n, k = o->k;
     int nr = (int)nrows;
-    void *args[] = {&o->a, &o->b, &o->d, &d_type, &d_rows, &nr, &n, &k, &scale, &d_ref, &d_got};
-    unsigned gx = (unsigned)((o->n + GEMM_REF_WARPS - 1) / GEMM_REF_WARPS);
-    unsigned gy = (unsigned)((nrows + GEMM_REF_ROWS - 1) / GEMM_REF_ROWS);
-    GB_CUDA_GOTO(cudaLaunchKernel((const void *)k_ref, gb_dim3(gx, gy, 1), gb_dim1(32 * GEMM_REF_WARPS), args, 0, s),
-                 err, done);
+    int b_nmajor = o->layout == GB_GEMM_NN; /* B is k x n row-major */
+    void *args[] = {&o->a, &o->b, &o->d, &d_type, &d_rows, &nr, &n, &k, &scale, &d_ref, &d_got, &b_nmajor};
+    gb_gemm_ref_grid g = gb_gemm_ref_launch(o->layout, o->n, nrows);
+    GB_CUDA_GOTO(cudaLaunchKernel((const void *)k_ref, gb_dim3(g.gx, g.gy, 1), gb_dim1(g.block), args, 0, s), err,
+                 done);
     GB_CUDA_GOTO(cudaGetLastError(), err, done);
   }
   {
@@ -396,29 +595,40 @@ done:
 
 /* ---- the benchmark ---- */
 
-gb_case gb_gemm_make_case(const gb_gemm_prec *p, int64_t m, int64_t n, int64_t k) {
-  gb_case c = gb_case_init(p->name, p->dtype);
+gb_case gb_gemm_make_case(const gb_gemm_prec *p, gb_gemm_layout l, int64_t m, int64_t n, int64_t k) {
+  char name[64];
+  gb_case c = gb_case_init(gb_gemm_case_name(p, l, name, sizeof name), p->dtype);
   c.m = m;
   c.n = n;
   c.k = k;
+  c.param[0] = (long)l;
   c.spec = p;
   return c;
 }
 
 static gb_err gemm_plan(const gb_run_ctx *ctx, gb_case_list *out) {
-  size_t nshapes = gb_gemm_shapes(ctx->cfg->profile, NULL, 0);
+  gb_gemm_opts opts;
+  GB_TRY(gb_gemm_opts_parse(ctx->cfg->bench_opts, &opts));
+  size_t nshapes = opts.nshapes ? opts.nshapes : gb_gemm_shapes(ctx->cfg->profile, NULL, 0);
   gb_gemm_shape *shapes = malloc(nshapes * sizeof *shapes);
   if (!shapes) return gb_fail(GB_E_NOMEM, "gemm: out of memory planning cases");
-  gb_gemm_shapes(ctx->cfg->profile, shapes, nshapes);
+  if (opts.nshapes)
+    memcpy(shapes, opts.shapes, nshapes * sizeof *shapes);
+  else
+    gb_gemm_shapes(ctx->cfg->profile, shapes, nshapes);
   size_t np;
   const gb_gemm_prec *precs = gb_gemm_precs(&np);
   gb_err err = GB_OK;
-  /* shape-major, so the precisions of one shape run close together in time */
+  int cc_major = ctx->dev ? ctx->dev->cc_major : -1, cc_minor = ctx->dev ? ctx->dev->cc_minor : 0;
+  /* shape-major, so the precisions of one shape run close together in time,
+   * and a precision's layouts one after the other */
   for (size_t s = 0; s < nshapes && !err; s++)
-    for (size_t i = 0; i < np && !err; i++) {
-      gb_case c = gb_gemm_make_case(&precs[i], shapes[s].m, shapes[s].n, shapes[s].k);
-      err = gb_case_list_add(out, &c);
-    }
+    for (size_t i = 0; i < np && !err; i++)
+      for (int l = 0; l < GB_GEMM_NLAYOUTS && !err; l++) {
+        if (!gb_gemm_plan_wants(&opts, &precs[i], (gb_gemm_layout)l, cc_major, cc_minor)) continue;
+        gb_case c = gb_gemm_make_case(&precs[i], (gb_gemm_layout)l, shapes[s].m, shapes[s].n, shapes[s].k);
+        err = gb_case_list_add(out, &c);
+      }
   free(shapes);
   return err;
 }
@@ -436,9 +646,12 @@ static void gemm_teardown(gb_run_ctx *ctx) {
 
 static gb_err gemm_setup(gb_run_ctx *ctx) {
   gb_err err = GB_OK;
+  gb_gemm_opts opts;
+  GB_TRY(gb_gemm_opts_parse(ctx->cfg->bench_opts, &opts));
   gemm_state *st = calloc(1, sizeof *st);
   if (!st) return gb_fail(GB_E_NOMEM, "gemm: out of host memory");
   ctx->state = st;
+  st->search = opts.search;
   GB_CUBLAS_GOTO(cublasLtCreate(&st->lt), err, fail);
   GB_CUDA_GOTO(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking), err, fail);
   GB_CUDA_GOTO(cudaMalloc(&st->workspace, GEMM_WORKSPACE_BYTES), err, fail);
@@ -451,10 +664,13 @@ fail:
   return err;
 }
 
-/* A seed per case and input set, so every case checks fresh data. */
-static uint64_t gemm_seed(const gb_gemm_prec *p, int64_t m, int64_t n, int64_t k, int set, int operand) {
+/* A seed per case and input set, so every case checks fresh data (a TN
+ * case keeps the seeds it had before layouts existed). */
+static uint64_t gemm_seed(const gb_gemm_prec *p, gb_gemm_layout l, int64_t m, int64_t n, int64_t k, int set,
+                          int operand) {
   uint64_t h = 0x243F6A8885A308D3ull;
   for (const char *c = p->name; *c; c++) h = (h ^ (unsigned char)*c) * 0x100000001B3ull;
+  if (l == GB_GEMM_NN) h = (h ^ 0x4E4E) * 0x100000001B3ull; /* "NN" */
   h ^= (uint64_t)m * 0x9E3779B97F4A7C15ull;
   h ^= (uint64_t)n * 0xC2B2AE3D27D4EB4Full;
   h ^= (uint64_t)k * 0x165667B19E3779F9ull;
@@ -467,11 +683,13 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
   const gb_device_info *dev = ctx->dev;
   cudaStream_t s = st->stream;
   gb_err err = GB_OK;
-  gemm_op o = {.p = p, .m = c->m, .n = c->n, .k = c->k, .lt = st->lt, .ws = st->workspace,
-               .ws_bytes = GEMM_WORKSPACE_BYTES};
+  gemm_op o = {.p = p, .layout = (gb_gemm_layout)c->param[0], .m = c->m, .n = c->n, .k = c->k, .lt = st->lt,
+               .ws = st->workspace, .ws_bytes = GEMM_WORKSPACE_BYTES};
   gb_samples samp = {0};
   char why[256];
   if (!gb_gemm_supported(p, dev->cc_major, dev->cc_minor, why, sizeof why))
+    return gb_fail(GB_E_UNSUPPORTED, "%s", why);
+  if (!gb_gemm_layout_supported(p, o.layout, dev->cc_major, dev->cc_minor, why, sizeof why))
     return gb_fail(GB_E_UNSUPPORTED, "%s", why);
 
   /* memory: the input sets, D, the check's reference rows, a margin */
@@ -496,10 +714,10 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
   GB_CUDA_GOTO(cudaMalloc(&o.d, o.d_bytes), err, done);
   for (int set = 0; set < o.sets; set++) {
     GB_TRY_GOTO(gb_fill_random(o.a + (uint64_t)set * o.a_stride, (size_t)(o.m * o.k), p->a_type, p->a_lo, p->a_hi,
-                               gemm_seed(p, o.m, o.n, o.k, set, 0), s),
+                               gemm_seed(p, o.layout, o.m, o.n, o.k, set, 0), s),
                 err, done);
     GB_TRY_GOTO(gb_fill_random(o.b + (uint64_t)set * o.b_stride, (size_t)(o.n * o.k), p->b_type, p->b_lo, p->b_hi,
-                               gemm_seed(p, o.m, o.n, o.k, set, 1), s),
+                               gemm_seed(p, o.layout, o.m, o.n, o.k, set, 1), s),
                 err, done);
   }
   if (p->fp8) {
@@ -523,14 +741,14 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
   gemm_pick pick;
   char scale_note[200] = "";
   GB_TRY_GOTO(gemm_op_create_desc(&o, p->fp8), err, done);
-  err = gemm_pick_algo(&o, dev, &search, s, &pick);
+  err = gemm_pick_algo(&o, st->search, dev, &search, s, &pick);
   if (err && p->fp8 && (err == GB_E_UNSUPPORTED || err == GB_E_CUDA) && !gb_cuda_context_broken()) {
     /* the D scale / amax pointers may be refused with a bf16 output: retry with A and B scales only */
     snprintf(scale_note, sizeof scale_note, " (D scale and amax pointers refused: %.120s)", gb_errmsg());
     gb_errclear();
     gemm_op_destroy_desc(&o);
     GB_TRY_GOTO(gemm_op_create_desc(&o, false), err, done);
-    err = gemm_pick_algo(&o, dev, &search, s, &pick);
+    err = gemm_pick_algo(&o, st->search, dev, &search, s, &pick);
   }
   if (err) goto done;
 
@@ -550,7 +768,7 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
   GB_TRY_GOTO(gemm_run_check(st, &o, dev, &chk), err, done);
 
   /* the row */
-  char algo_desc[256], variant[128], check_desc[320], fp8_desc[400] = "", detail[1400];
+  char algo_desc[256], variant[128], check_desc[320], fp8_desc[400] = "", detail[2048];
   gemm_describe_algo(&o.algo, algo_desc, sizeof algo_desc, variant, sizeof variant);
   gb_snprintf_c(check_desc, sizeof check_desc, "rel_err=%.3g tol=%.3g over %s%zu rows x %lld cols%s%s",
                 chk.rel_err, chk.tol, chk.rows == (size_t)o.m ? "all " : "", chk.rows, (long long)o.n,
@@ -563,15 +781,25 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
     gb_snprintf_c(fp8_desc, sizeof fp8_desc, "; fp8: fast_accum=%d scale_a=%g scale_b=%g scale_d=%s amax_d=%s%s",
                   p->fast_accum, p->scale_a, p->scale_b, o.d_scales ? "1" : "unset", amax_txt, scale_note);
   }
-  char timing_desc[256];
+  char search_desc[320] = "", timing_desc[640];
+  if (st->search == GB_GEMM_SEARCH_EXTENDED) {
+    if (pick.returned >= GEMM_HEUR_MAX)
+      snprintf(search_desc, sizeof search_desc, ", enumeration not needed");
+    else
+      snprintf(search_desc, sizeof search_desc,
+               ", %d enumerated via AlgoGetIds (%d ids, %d AlgoCheck calls, %d accepted)%s%s", pick.enumerated,
+               pick.enum_ids, pick.enum_checks, pick.enum_accepted, pick.enum_note[0] ? ": " : "", pick.enum_note);
+  }
   gb_snprintf_c(timing_desc, sizeof timing_desc,
-                "fastest of %d timed (%d from the heuristic, %d failed), ws %zu of %u B, waves %.2f; %d input "
-                "set%s, %d product%s per sample",
-                pick.timed, pick.returned, pick.failed, pick.ws_needed, GEMM_WORKSPACE_BYTES, (double)pick.waves,
-                o.sets, o.sets == 1 ? "" : "s", mo.ops_per_sample, mo.ops_per_sample == 1 ? "" : "s");
-  snprintf(detail, sizeof detail, "%s%s %s x %s -> %s, TN; %s; %s; check: %s%s",
+                "fastest of %d timed (%d from the heuristic%s, %d failed), kept %s, ws %zu of %u B, waves %.2f; "
+                "%d input set%s, %d product%s per sample",
+                pick.timed, pick.returned, search_desc, pick.failed, pick.source, pick.ws_needed,
+                GEMM_WORKSPACE_BYTES, (double)pick.waves, o.sets, o.sets == 1 ? "" : "s", mo.ops_per_sample,
+                mo.ops_per_sample == 1 ? "" : "s");
+  snprintf(detail, sizeof detail, "%s%s %s x %s -> %s, %s; %s; %s; check: %s%s",
            chk.status == GB_STATUS_OK ? "" : "check failed: ", p->compute_name, gb_dtype_name(p->a_type),
-           gb_dtype_name(p->b_type), gb_dtype_name(p->d_type), algo_desc, timing_desc, check_desc, fp8_desc);
+           gb_dtype_name(p->b_type), gb_dtype_name(p->d_type), gb_gemm_layout_label(o.layout), algo_desc,
+           timing_desc, check_desc, fp8_desc);
 
   gb_row r = gb_case_row("gemm", c);
   r.metric = gb_gemm_metric(p);

@@ -12,7 +12,13 @@
  * column-major terms that is D^T (n x m, ldd = n) = op(A') op(B') with
  * A' = B (k x n, lda = k, CUBLAS_OP_T) and B' = A (k x m, ldb = k,
  * CUBLAS_OP_N): the "TN" layout, both operands K-major, as Hopper's fp8 and
- * int8 tensor-core kernels require. cuBLASLt's m' is our n, its n' our m. */
+ * int8 tensor-core kernels require. cuBLASLt's m' is our n, its n' our m.
+ *
+ * The NN layout (--opt gemm.layout=nn, case names with "_nn") stores B as
+ * k x n row-major instead, D = A * B as PyTorch's torch.matmul and cuBLAS's
+ * DGEMM see it: A' = B seen column-major as n x k (lda = n, CUBLAS_OP_N),
+ * B' = A as before (k x m, ldb = k, CUBLAS_OP_N), D as before. Same element
+ * counts, random ranges and rotation; only the reading of B differs. */
 #ifndef BENCH_GEMM_H
 #define BENCH_GEMM_H
 
@@ -53,8 +59,67 @@ typedef struct gb_gemm_prec {
 /* The precision table, in the order cases run and the summary prints. */
 const gb_gemm_prec *gb_gemm_precs(size_t *n);
 
-/* A precision by case name, or NULL. */
+/* A precision by its name ("fp64", "bf16"), or NULL. */
 const gb_gemm_prec *gb_gemm_prec_find(const char *name);
+
+/* ---- layouts ---- */
+
+typedef enum gb_gemm_layout {
+  GB_GEMM_TN = 0, /* B is n x k row-major (K-major), D = A * B^T: the default */
+  GB_GEMM_NN = 1, /* B is k x n row-major (N-major), D = A * B */
+} gb_gemm_layout;
+#define GB_GEMM_NLAYOUTS 2
+
+/* "tn" or "nn" (the --opt value); "TN" or "NN" for detail. */
+const char *gb_gemm_layout_name(gb_gemm_layout l);
+const char *gb_gemm_layout_label(gb_gemm_layout l);
+
+/* The `case` value of precision p in layout l: the precision's name in TN
+ * (so the keys of TN results never change), "<name>_nn" in NN
+ * ("fp64_nn"). Writes at most n bytes to buf and returns buf. */
+const char *gb_gemm_case_name(const gb_gemm_prec *p, gb_gemm_layout l, char *buf, size_t n);
+
+/* The precision and layout of a `case` value: "bf16" -> bf16, TN;
+ * "fp64_nn" -> fp64, NN; NULL for anything else (a speedup row's
+ * "bf16_vs_fp32", an unknown name). layout may be NULL. */
+const gb_gemm_prec *gb_gemm_case_parse(const char *case_name, gb_gemm_layout *layout);
+
+/* Whether cuBLASLt runs precision p in layout l on a device of compute
+ * capability major.minor (TN: always; NN: every precision but fp8 and int8,
+ * whose tensor-core GEMMs take only TN before compute capability 10.0).
+ * When it cannot, why gets the reason. */
+bool gb_gemm_layout_supported(const gb_gemm_prec *p, gb_gemm_layout l, int cc_major, int cc_minor, char *why,
+                              size_t why_n);
+
+/* cuBLASLt's view of one product (column-major, cuBLASLt's m' = our n and
+ * n' = our m; C and D share ldd). A' is our B, B' our A (see the top). */
+typedef struct gb_gemm_lt_dims {
+  cublasOperation_t trans_a, trans_b; /* CUBLASLT_MATMUL_DESC_TRANSA / TRANSB */
+  uint64_t a_rows, a_cols;            /* A' as stored */
+  int64_t lda;
+  uint64_t b_rows, b_cols;            /* B' as stored */
+  int64_t ldb;
+  uint64_t d_rows, d_cols;            /* D as stored */
+  int64_t ldd;
+} gb_gemm_lt_dims;
+
+/* TN: A' k x n (lda k, OP_T), B' k x m (ldb k, OP_N), D n x m (ldd n).
+ * NN: A' n x k (lda n, OP_N), B' k x m (ldb k, OP_N), D n x m (ldd n). */
+gb_gemm_lt_dims gb_gemm_lt_layout(gb_gemm_layout l, int64_t m, int64_t n, int64_t k);
+
+/* Launch shape of kernels/gemm_ref.cu for nrows sampled rows of an n-column
+ * D: 256-thread blocks, GB_GEMM_REF_ROWS rows per block in y. TN (B
+ * K-major): one warp per column, lanes splitting k, 8 columns per block;
+ * NN (B N-major): one thread per column, 256 per block, so a warp reads 32
+ * adjacent elements of a row of B. */
+#define GB_GEMM_REF_ROWS 8 /* GEMM_REF_ROWS in kernels/gemm_ref.cu */
+#define GB_GEMM_REF_THREADS 256
+typedef struct gb_gemm_ref_grid {
+  unsigned gx, gy, block;
+} gb_gemm_ref_grid;
+gb_gemm_ref_grid gb_gemm_ref_launch(gb_gemm_layout l, int64_t n, size_t nrows);
+
+
 
 /* FLOP of one product: 2*m*n*k (one multiply and one add per term; the
  * beta*C term is not counted, as in cuBLAS and the peers). For int8 these are
@@ -72,6 +137,38 @@ typedef struct gb_gemm_shape {
   int64_t m, n, k;
   const char *family; /* "square", "transformer", "decode" */
 } gb_gemm_shape;
+
+/* How the algorithm is chosen (--opt gemm.search). */
+typedef enum gb_gemm_search {
+  GB_GEMM_SEARCH_HEURISTIC = 0, /* cublasLtMatmulAlgoGetHeuristic's candidates only (default) */
+  GB_GEMM_SEARCH_EXTENDED = 1,  /* plus configurations enumerated through cublasLtMatmulAlgoGetIds
+                                 * when the heuristic returns fewer than 8 */
+} gb_gemm_search;
+
+/* --opt gemm.precs=bf16:fp8e4m3_fastacc (precision names) and
+ * gemm.shapes=8192:4096x14336x4096 (N for N^3, or MxNxK) narrow a campaign
+ * to some precisions and shapes; absent keys keep the profile's.
+ * gemm.layout=tn:nn picks the layouts (default tn), gemm.search=heuristic or
+ * extended the algorithm search (default heuristic). */
+#define GB_GEMM_MAX_OPT_SHAPES 32
+typedef struct gb_gemm_opts {
+  const gb_gemm_prec *precs[32];
+  size_t nprecs;          /* 0 = every precision */
+  gb_gemm_shape shapes[GB_GEMM_MAX_OPT_SHAPES];
+  size_t nshapes;         /* 0 = the profile's shapes */
+  bool layouts[GB_GEMM_NLAYOUTS]; /* indexed by gb_gemm_layout; TN alone when gemm.layout is absent */
+  gb_gemm_search search;
+} gb_gemm_opts;
+
+gb_err gb_gemm_opts_parse(const char *bench_opts, gb_gemm_opts *out);
+
+/* Whether the plan holds a case of precision p in layout l: the layout was
+ * asked for, p was named in gemm.precs (or none was), and, for a precision
+ * not named explicitly, the layout runs on the device (cc_major < 0: device
+ * unknown, assume it does). A precision named explicitly is planned even where
+ * its layout cannot run, so that its row says why. */
+bool gb_gemm_plan_wants(const gb_gemm_opts *o, const gb_gemm_prec *p, gb_gemm_layout l, int cc_major,
+                        int cc_minor);
 
 /* Writes the shapes of a profile into out (at most cap) and returns how many
  * the profile has (call with cap 0 to count). Quick: 8192^3 plus a transformer
@@ -127,7 +224,7 @@ bool gb_gemm_amax_agrees(double amax_d, double max_abs_out);
 /* ---- timing ---- */
 
 typedef struct gb_gemm_timing {
-  int candidates;        /* heuristic candidates to time (1..8) */
+  int candidates;        /* heuristic candidates to time (4..8; fewer when the heuristic returns fewer) */
   int search_reps;       /* timed samples per candidate */
   int warmup;            /* untimed products before the measurement */
   int min_samples, max_samples;
@@ -153,18 +250,52 @@ typedef struct gb_gemm_speedup {
 } gb_gemm_speedup;
 
 /* From throughput rows of the gemm benchmark (other rows, and rows whose
- * status is not ok or throttled, are ignored): for every precision and shape
- * with such a row, one speedup against fp32 and one against fp64 at the same m, n, k,
- * when the reference has one there too (a reference is not compared
- * with itself). With --repeat, each side is the median over its repetitions,
- * so there is one speedup per precision, reference and shape. *out is
- * malloc'd (NULL when none); the caller frees it. */
+ * status is not ok or throttled, are ignored): for every case (precision and
+ * layout) and shape with such a row, one speedup against fp32 and one
+ * against fp64 at the same m, n, k, when the reference has one there too (a
+ * reference is not compared with itself). The references are the TN cases
+ * "fp32" and "fp64", also for NN rows, so "fp64_nn_vs_fp64" is the NN
+ * layout's gain. With --repeat, each side is the median over its
+ * repetitions, so there is one speedup per case, reference and shape. *out
+ * is malloc'd (NULL when none); the caller frees it. */
 gb_err gb_gemm_speedups(const gb_row *rows, size_t n, gb_gemm_speedup **out, size_t *nout);
 
-/* Prints the end-of-run table: per precision its rate at 8192^3 (or, when
- * that shape was not run, at the largest square measured), the speedup over
- * fp32 and over fp64 at that shape. */
+/* Prints the end-of-run table: per case (each precision's TN case, then its
+ * NN case when there is one) its rate at 8192^3 (or, when that shape was not
+ * run, at the largest square measured), the speedup over the TN fp32 and
+ * fp64 at that shape. */
 void gb_gemm_summary_table(const gb_row *rows, size_t n, FILE *fp);
+
+/* ---- the extended algorithm search ---- */
+
+/* One configuration enumerated through cublasLtMatmulAlgoGetIds and
+ * cublasLtMatmulAlgoInit that cublasLtMatmulAlgoCheck accepted. */
+typedef struct gb_gemm_enum_cand {
+  int algo_id;
+  unsigned tile, stages; /* cublasLtMatmulTile_t, cublasLtMatmulStages_t */
+  float waves;           /* cublasLtMatmulAlgoCheck's wavesCount */
+} gb_gemm_enum_cand;
+
+/* How promising an enumerated configuration looks without running it:
+ * tile area (rows x columns of the CTA tile: more reuse per byte loaded)
+ * times the tail efficiency waves / ceil(waves) (the share of the last
+ * wave's SMs that have work); 0 when the tile or waves are unknown. */
+double gb_gemm_enum_score(const gb_gemm_enum_cand *c);
+
+/* The stage count of a cublasLtMatmulStages_t ("64x4" -> 4), with the
+ * "AUTO" stages counting as 1000 (cuBLASLt fits as many as shared memory
+ * holds) and 0 for undefined or unknown ids. */
+int gb_gemm_stage_depth(unsigned stages);
+
+/* Picks up to want of the n enumerated candidates to time, writing their
+ * indices to picked (best first) and returning how many: per (algo id,
+ * tile) only the deepest stages count; then round-robin over algo ids in the
+ * order of their best score, each id's configurations by descending score
+ * (ties: enumeration order), so that different kernel families are tried
+ * before a second tile of one family. Candidates scoring 0 are never picked.
+ * Returns 0 when out of host memory (the search then times the heuristic's
+ * candidates alone). */
+size_t gb_gemm_enum_pick(const gb_gemm_enum_cand *c, size_t n, size_t want, size_t *picked);
 
 /* ---- cuBLASLt algorithm names (bench/bench_gemm_names.c) ---- */
 
@@ -177,8 +308,9 @@ const char *gb_gemm_cluster_name(unsigned id, char *buf, size_t n);
 
 /* ---- the benchmark (bench/bench_gemm.c) ---- */
 
-/* A gemm case for precision p at m x n x k (what plan() makes), for tests. */
-gb_case gb_gemm_make_case(const gb_gemm_prec *p, int64_t m, int64_t n, int64_t k);
+/* A gemm case for precision p in layout l at m x n x k (what plan()
+ * makes), for tests. */
+gb_case gb_gemm_make_case(const gb_gemm_prec *p, gb_gemm_layout l, int64_t m, int64_t n, int64_t k);
 
 /* Test-only hook: when on, every case overwrites its output after the
  * checked product and before the check reads it, so the check must report

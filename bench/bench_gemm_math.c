@@ -2,10 +2,12 @@
  * bench/bench_gemm.h (precision table, FLOPs, shapes, the check, timing plan,
  * speedups, the end-of-run table). No CUDA calls: tested on the CPU. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench_gemm.h"
+#include "gb_opts.h"
 #include "gb_num.h"
 #include "gb_stats.h"
 
@@ -76,6 +78,75 @@ const gb_gemm_prec *gb_gemm_prec_find(const char *name) {
   for (size_t i = 0; i < NPRECS; i++)
     if (strcmp(gb_gemm_prec_table[i].name, name) == 0) return &gb_gemm_prec_table[i];
   return NULL;
+}
+
+/* ---- layouts ---- */
+
+const char *gb_gemm_layout_name(gb_gemm_layout l) { return l == GB_GEMM_NN ? "nn" : "tn"; }
+
+const char *gb_gemm_layout_label(gb_gemm_layout l) { return l == GB_GEMM_NN ? "NN" : "TN"; }
+
+#define NN_SUFFIX "_nn"
+
+const char *gb_gemm_case_name(const gb_gemm_prec *p, gb_gemm_layout l, char *buf, size_t n) {
+  snprintf(buf, n, "%s%s", p->name, l == GB_GEMM_NN ? NN_SUFFIX : "");
+  return buf;
+}
+
+const gb_gemm_prec *gb_gemm_case_parse(const char *case_name, gb_gemm_layout *layout) {
+  if (!case_name) return NULL;
+  const gb_gemm_prec *p = gb_gemm_prec_find(case_name);
+  gb_gemm_layout l = GB_GEMM_TN;
+  size_t len = strlen(case_name), sl = strlen(NN_SUFFIX);
+  if (!p && len > sl && strcmp(case_name + len - sl, NN_SUFFIX) == 0) {
+    char base[64];
+    if (len - sl >= sizeof base) return NULL;
+    memcpy(base, case_name, len - sl);
+    base[len - sl] = '\0';
+    p = gb_gemm_prec_find(base);
+    l = GB_GEMM_NN;
+  }
+  if (p && layout) *layout = l;
+  return p;
+}
+
+bool gb_gemm_layout_supported(const gb_gemm_prec *p, gb_gemm_layout l, int cc_major, int cc_minor, char *why,
+                              size_t why_n) {
+  int cc = cc_major * 10 + cc_minor;
+  if (l == GB_GEMM_TN || !(p->fp8 || p->integer) || cc >= 100) return true;
+  snprintf(why, why_n,
+           "%s_nn: cuBLASLt runs %s tensor-core GEMMs only in the TN layout (both operands K-major) before "
+           "compute capability 10.0; this device is %d.%d: run %s with gemm.layout=tn",
+           p->name, p->fp8 ? "fp8" : "int8", cc_major, cc_minor, p->name);
+  return false;
+}
+
+gb_gemm_lt_dims gb_gemm_lt_layout(gb_gemm_layout l, int64_t m, int64_t n, int64_t k) {
+  gb_gemm_lt_dims d = {.trans_b = CUBLAS_OP_N, .b_rows = (uint64_t)k, .b_cols = (uint64_t)m, .ldb = k,
+                       .d_rows = (uint64_t)n, .d_cols = (uint64_t)m, .ldd = n};
+  if (l == GB_GEMM_NN) {
+    /* B (k x n row-major) read column-major is B^T, n x k with ld n */
+    d.trans_a = CUBLAS_OP_N;
+    d.a_rows = (uint64_t)n;
+    d.a_cols = (uint64_t)k;
+    d.lda = n;
+  } else {
+    /* B (n x k row-major) read column-major is k x n with ld k, transposed by OP_T */
+    d.trans_a = CUBLAS_OP_T;
+    d.a_rows = (uint64_t)k;
+    d.a_cols = (uint64_t)n;
+    d.lda = k;
+  }
+  return d;
+}
+
+gb_gemm_ref_grid gb_gemm_ref_launch(gb_gemm_layout l, int64_t n, size_t nrows) {
+  /* TN: 256 / 32 = 8 warps, one column each; NN: 256 columns, one per thread */
+  uint64_t cols = l == GB_GEMM_NN ? GB_GEMM_REF_THREADS : GB_GEMM_REF_THREADS / 32;
+  gb_gemm_ref_grid g = {.block = GB_GEMM_REF_THREADS};
+  g.gx = (unsigned)(((uint64_t)n + cols - 1) / cols);
+  g.gy = (unsigned)((nrows + GB_GEMM_REF_ROWS - 1) / GB_GEMM_REF_ROWS);
+  return g;
 }
 
 /* FLOP = 2 m n k: m n dot products of length k, one multiply and one add per term. */
@@ -219,7 +290,9 @@ gb_gemm_timing gb_gemm_timing_plan(gb_profile profile, double t_op_s) {
   double t_sample = t_op_s * t.ops_per_sample;
   t.search_reps = t_sample < 1e-3 ? 5 : t_sample < 10e-3 ? 3 : 2;
   double cand = floor(search_budget_s / ((t.search_reps + 1) * t_sample));
-  t.candidates = cand < 1 ? 1 : cand > 8 ? 8 : (int)cand;
+  /* at least 4: on an H200 the heuristic's first fp64 candidate at 8192^3 ran
+   * 11% under cuBLAS's own pick, and timing one candidate cannot see that */
+  t.candidates = cand < 4 ? 4 : cand > 8 ? 8 : (int)cand;
   t.warmup = t_sample < 10e-3 ? 3 : 1;
   t.min_samples = t_sample > 50e-3 ? 5 : 10;
   return t;
@@ -232,12 +305,12 @@ gb_gemm_timing gb_gemm_timing_plan(gb_profile profile, double t_op_s) {
 static bool is_throughput(const gb_row *r) {
   return r->benchmark && strcmp(r->benchmark, "gemm") == 0 && r->metric &&
          (strcmp(r->metric, "tflops") == 0 || strcmp(r->metric, "tops") == 0) && r->case_name &&
-         gb_gemm_prec_find(r->case_name) && (r->status == GB_STATUS_OK || r->status == GB_STATUS_THROTTLED) &&
+         gb_gemm_case_parse(r->case_name, NULL) && (r->status == GB_STATUS_OK || r->status == GB_STATUS_THROTTLED) &&
          isfinite(r->value) && r->value > 0;
 }
 
-/* Median of the ok rates of precision prec at m x n x k over every rep (NaN
- * when there is none). */
+/* Median of the ok rates of case name prec ("bf16", "fp64_nn") at m x n x k
+ * over every rep (NaN when there is none). */
 static double median_rate(const gb_row *rows, size_t n, const char *prec, int64_t m, int64_t nn, int64_t k) {
   double *v = malloc((n + 1) * sizeof *v);
   if (!v) return NAN;
@@ -252,7 +325,7 @@ static double median_rate(const gb_row *rows, size_t n, const char *prec, int64_
   return med;
 }
 
-/* True when an earlier row than i is an ok row of the same precision and shape. */
+/* True when an earlier row than i is an ok row of the same case and shape. */
 static bool seen_before(const gb_row *rows, size_t i) {
   for (size_t j = 0; j < i; j++)
     if (is_throughput(&rows[j]) && strcmp(rows[j].case_name, rows[i].case_name) == 0 && rows[j].m == rows[i].m &&
@@ -269,10 +342,10 @@ gb_err gb_gemm_speedups(const gb_row *rows, size_t n, gb_gemm_speedup **out, siz
   for (size_t i = 0; i < n; i++) {
     const gb_row *r = &rows[i];
     if (!is_throughput(r) || seen_before(rows, i)) continue;
-    const gb_gemm_prec *p = gb_gemm_prec_find(r->case_name);
-    double rate = median_rate(rows, n, p->name, r->m, r->n, r->k);
+    const gb_gemm_prec *p = gb_gemm_case_parse(r->case_name, NULL);
+    double rate = median_rate(rows, n, r->case_name, r->m, r->n, r->k);
     for (size_t j = 0; j < 2; j++) {
-      if (strcmp(p->name, refs[j]) == 0) continue;
+      if (strcmp(r->case_name, refs[j]) == 0) continue; /* the references are the TN cases */
       double ref = median_rate(rows, n, refs[j], r->m, r->n, r->k);
       if (!(ref > 0) || !(rate > 0)) continue;
       if (*nout == cap) {
@@ -289,7 +362,7 @@ gb_err gb_gemm_speedups(const gb_row *rows, size_t n, gb_gemm_speedup **out, siz
       }
       gb_gemm_speedup *s = &(*out)[(*nout)++];
       memset(s, 0, sizeof *s);
-      snprintf(s->case_name, sizeof s->case_name, "%s_vs_%s", p->name, refs[j]);
+      snprintf(s->case_name, sizeof s->case_name, "%s_vs_%s", r->case_name, refs[j]);
       snprintf(s->dtype, sizeof s->dtype, "%s", p->dtype);
       s->m = r->m;
       s->n = r->n;
@@ -298,7 +371,7 @@ gb_err gb_gemm_speedups(const gb_row *rows, size_t n, gb_gemm_speedup **out, siz
       s->ref_rate = ref;
       s->value = rate / ref; /* speedup = rate(precision) / rate(reference), same shape */
       gb_snprintf_c(s->detail, sizeof s->detail, "%s %.1f %s / %s %.1f TFLOP/s (medians over repetitions)",
-                    p->name, rate, gb_gemm_unit(p), refs[j], ref);
+                    r->case_name, rate, gb_gemm_unit(p), refs[j], ref);
     }
   }
   return GB_OK;
@@ -306,7 +379,7 @@ gb_err gb_gemm_speedups(const gb_row *rows, size_t n, gb_gemm_speedup **out, siz
 
 /* ---- the end-of-run table ---- */
 
-/* The status of precision p's last throughput row at the square size s, or
+/* The status of case p's last throughput row at the square size s, or
  * NULL when it has none there. */
 static const char *summary_status(const gb_row *rows, size_t n, const char *p, int64_t s) {
   const char *st = NULL;
@@ -339,16 +412,20 @@ void gb_gemm_summary_table(const gb_row *rows, size_t n, FILE *fp) {
   double fp64 = median_rate(rows, n, "fp64", size, size, size);
   fprintf(fp, "gemm at %lldx%lldx%lld (median rate; speedup = rate / rate of fp32 or fp64, same shape)\n",
           (long long)size, (long long)size, (long long)size);
-  fprintf(fp, "%-22s %10s %-8s %8s %8s\n", "precision", "rate", "unit", "vs fp32", "vs fp64");
+  fprintf(fp, "%-24s %10s %-8s %8s %8s\n", "precision", "rate", "unit", "vs fp32", "vs fp64");
   size_t np;
   const gb_gemm_prec *precs = gb_gemm_precs(&np);
-  for (size_t i = 0; i < np; i++) {
-    const char *st = summary_status(rows, n, precs[i].name, size);
+  for (size_t i = 0; i < np * GB_GEMM_NLAYOUTS; i++) {
+    /* each precision's TN case, then its NN case (ratios against the TN fp32 and fp64) */
+    const gb_gemm_prec *p = &precs[i / GB_GEMM_NLAYOUTS];
+    char name[64];
+    gb_gemm_case_name(p, (gb_gemm_layout)(i % GB_GEMM_NLAYOUTS), name, sizeof name);
+    const char *st = summary_status(rows, n, name, size);
     if (!st) continue;
-    double v = median_rate(rows, n, precs[i].name, size, size, size);
+    double v = median_rate(rows, n, name, size, size, size);
     char buf[3][32];
     if (isnan(v)) {
-      fprintf(fp, "%-22s %10s %-8s\n", precs[i].name, st, "");
+      fprintf(fp, "%-24s %10s %-8s\n", name, st, "");
       continue;
     }
     gb_snprintf_c(buf[0], sizeof buf[0], "%.1f", v);
@@ -356,6 +433,173 @@ void gb_gemm_summary_table(const gb_row *rows, size_t n, FILE *fp) {
     else gb_snprintf_c(buf[1], sizeof buf[1], "%.2f", v / fp32);
     if (isnan(fp64)) snprintf(buf[2], sizeof buf[2], "-");
     else gb_snprintf_c(buf[2], sizeof buf[2], "%.2f", v / fp64);
-    fprintf(fp, "%-22s %10s %-8s %8s %8s\n", precs[i].name, buf[0], gb_gemm_unit(&precs[i]), buf[1], buf[2]);
+    fprintf(fp, "%-24s %10s %-8s %8s %8s\n", name, buf[0], gb_gemm_unit(p), buf[1], buf[2]);
   }
+}
+
+/* ---- --opt gemm.* ---- */
+
+static gb_err gemm_opt_prec(void *ctx, const char *item) {
+  gb_gemm_opts *o = ctx;
+  const gb_gemm_prec *p = gb_gemm_prec_find(item);
+  if (!p) return gb_fail(GB_E_USAGE, "--opt gemm.precs: unknown precision \"%s\" (the case names of `gemm`, e.g. bf16, fp8e4m3_fastacc, int8)", item);
+  if (o->nprecs == sizeof o->precs / sizeof o->precs[0]) return gb_fail(GB_E_USAGE, "--opt gemm.precs: too many");
+  o->precs[o->nprecs++] = p;
+  return GB_OK;
+}
+
+static gb_err gemm_opt_shape(void *ctx, const char *item) {
+  gb_gemm_opts *o = ctx;
+  long long m, n, k;
+  char extra;
+  int got = sscanf(item, "%lldx%lldx%lld%c", &m, &n, &k, &extra);
+  if (got == 1 || (got == 0 && sscanf(item, "%lld%c", &m, &extra) == 1)) n = k = m, got = 3;
+  if (got != 3 || m < 1 || n < 1 || k < 1 || m > 1 << 20 || n > 1 << 20 || k > 1 << 20)
+    return gb_fail(GB_E_USAGE, "--opt gemm.shapes: \"%s\" is not N or MxNxK (each 1 to 1048576)", item);
+  if (o->nshapes == GB_GEMM_MAX_OPT_SHAPES)
+    return gb_fail(GB_E_USAGE, "--opt gemm.shapes: at most %d shapes", GB_GEMM_MAX_OPT_SHAPES);
+  o->shapes[o->nshapes++] = (gb_gemm_shape){m, n, k, m == n && n == k ? "square" : "custom"};
+  return GB_OK;
+}
+
+/* one item of gemm.layout; *seen marks that the key was given at all */
+typedef struct layout_ctx {
+  gb_gemm_opts *o;
+  bool seen;
+} layout_ctx;
+
+static gb_err gemm_opt_layout(void *ctx, const char *item) {
+  layout_ctx *lc = ctx;
+  gb_gemm_layout l;
+  if (strcmp(item, "tn") == 0) l = GB_GEMM_TN;
+  else if (strcmp(item, "nn") == 0) l = GB_GEMM_NN;
+  else
+    return gb_fail(GB_E_USAGE,
+                   "--opt gemm.layout: unknown layout \"%s\" (tn: B n x k, D = A B^T; nn: B k x n, D = A B; "
+                   "e.g. gemm.layout=tn:nn)",
+                   item);
+  if (lc->o->layouts[l]) return gb_fail(GB_E_USAGE, "--opt gemm.layout: \"%s\" listed twice", item);
+  lc->o->layouts[l] = true;
+  return GB_OK;
+}
+
+static gb_err gemm_opt(void *ctx, const char *key, const char *val, bool prefixed) {
+  (void)prefixed;
+  layout_ctx *lc = ctx;
+  gb_gemm_opts *o = lc->o;
+  if (strcmp(key, "precs") == 0) return gb_opts_list("gemm.precs", val, gemm_opt_prec, o);
+  if (strcmp(key, "shapes") == 0) return gb_opts_list("gemm.shapes", val, gemm_opt_shape, o);
+  if (strcmp(key, "layout") == 0) {
+    if (lc->seen) return gb_fail(GB_E_USAGE, "--opt gemm.layout: given twice (list both: gemm.layout=tn:nn)");
+    lc->seen = true;
+    return gb_opts_list("gemm.layout", val, gemm_opt_layout, lc);
+  }
+  if (strcmp(key, "search") == 0) {
+    if (strcmp(val, "heuristic") == 0) o->search = GB_GEMM_SEARCH_HEURISTIC;
+    else if (strcmp(val, "extended") == 0) o->search = GB_GEMM_SEARCH_EXTENDED;
+    else
+      return gb_fail(GB_E_USAGE, "--opt gemm.search: \"%s\" is not heuristic or extended", val);
+    return GB_OK;
+  }
+  return gb_fail(GB_E_USAGE, "--opt gemm.%s: unknown key (known: precs, shapes, layout, search)", key);
+}
+
+gb_err gb_gemm_opts_parse(const char *bench_opts, gb_gemm_opts *out) {
+  memset(out, 0, sizeof *out);
+  layout_ctx lc = {.o = out};
+  gb_err err = gb_opts_each(bench_opts, "gemm.", false, gemm_opt, &lc);
+  if (!err && !lc.seen) out->layouts[GB_GEMM_TN] = true;
+  return err;
+}
+
+bool gb_gemm_plan_wants(const gb_gemm_opts *o, const gb_gemm_prec *p, gb_gemm_layout l, int cc_major,
+                        int cc_minor) {
+  if (!o->layouts[l]) return false;
+  if (o->nprecs == 0) {
+    char why[256];
+    return cc_major < 0 || gb_gemm_layout_supported(p, l, cc_major, cc_minor, why, sizeof why);
+  }
+  for (size_t j = 0; j < o->nprecs; j++)
+    if (o->precs[j] == p) return true;
+  return false;
+}
+
+/* ---- the extended algorithm search ---- */
+
+/* rows x columns of a tile id from its name ("128x256" -> 32768); 0 when unknown */
+static double tile_area(unsigned tile) {
+  char buf[24];
+  const char *name = gb_gemm_tile_name(tile, buf, sizeof buf);
+  unsigned r = 0, c = 0;
+  char extra;
+  if (sscanf(name, "%ux%u%c", &r, &c, &extra) != 2) return 0;
+  return (double)r * (double)c;
+}
+
+double gb_gemm_enum_score(const gb_gemm_enum_cand *c) {
+  double area = tile_area(c->tile);
+  double waves = c->waves;
+  if (!(area > 0) || !(waves > 0) || !isfinite(waves)) return 0;
+  /* tail efficiency: 1.0 for whole waves; 2.5 waves -> 2.5 / 3 = 0.83 */
+  return area * (waves / ceil(waves));
+}
+
+int gb_gemm_stage_depth(unsigned stages) {
+  char buf[24];
+  const char *name = gb_gemm_stages_name(stages, buf, sizeof buf);
+  unsigned kdepth = 0, count = 0;
+  char extra;
+  if (sscanf(name, "%ux%u%c", &kdepth, &count, &extra) == 2) return (int)count;
+  char tail[8];
+  if (sscanf(name, "%ux%7s", &kdepth, tail) == 2 && strcmp(tail, "AUTO") == 0) return 1000;
+  return 0;
+}
+
+/* candidate i is shadowed by a deeper-staged (or, equally deep, earlier)
+ * candidate of the same algo id and tile (depth[] from gb_gemm_stage_depth) */
+static bool enum_shadowed(const gb_gemm_enum_cand *c, const int *depth, size_t n, size_t i) {
+  for (size_t j = 0; j < n; j++) {
+    if (j == i || c[j].algo_id != c[i].algo_id || c[j].tile != c[i].tile) continue;
+    if (depth[j] > depth[i] || (depth[j] == depth[i] && j < i)) return true;
+  }
+  return false;
+}
+
+size_t gb_gemm_enum_pick(const gb_gemm_enum_cand *c, size_t n, size_t want, size_t *picked) {
+  if (n == 0 || want == 0) return 0;
+  double *score = malloc(n * sizeof *score);
+  int *depth = malloc(n * sizeof *depth);
+  bool *used = calloc(n, sizeof *used), *served = calloc(n, sizeof *served);
+  size_t got = 0;
+  if (!score || !depth || !used || !served) goto done;
+  for (size_t i = 0; i < n; i++) {
+    score[i] = gb_gemm_enum_score(&c[i]);
+    depth[i] = gb_gemm_stage_depth(c[i].stages);
+  }
+  for (size_t i = 0; i < n; i++)
+    if (!(score[i] > 0) || enum_shadowed(c, depth, n, i)) used[i] = true; /* never picked */
+  /* rounds: in each, every algo id gives its best unused candidate, the ids
+   * taken in the order of those candidates' scores; served[i] says that
+   * c[i]'s algo id has had its turn this round */
+  while (got < want) {
+    size_t round_start = got;
+    memset(served, 0, n * sizeof *served);
+    while (got < want) {
+      size_t best = n;
+      for (size_t i = 0; i < n; i++)
+        if (!used[i] && !served[i] && (best == n || score[i] > score[best])) best = i;
+      if (best == n) break;
+      picked[got++] = best;
+      used[best] = true;
+      for (size_t i = 0; i < n; i++)
+        if (c[i].algo_id == c[best].algo_id) served[i] = true;
+    }
+    if (got == round_start) break; /* nothing left */
+  }
+done:
+  free(score);
+  free(depth);
+  free(used);
+  free(served);
+  return got;
 }

@@ -428,12 +428,14 @@ static gb_err membw_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
   else
     gb_snprintf_c(checked, sizeof checked, "%s", err);
   /* a failed check leads the detail */
+  /* l2_bytes=N: the device's L2 size, which the report marks on the plot */
   gb_snprintf_c(detail, sizeof detail,
-                "%s%skernel=%s (%s) grid=%ux%u %s regime=%s%s sets=%d ops/sample=%d tuned %zu variants on %s%s%s",
+                "%s%skernel=%s (%s) grid=%ux%u %s regime=%s%s l2_bytes=%lld sets=%d ops/sample=%d tuned %zu variants "
+                "on %s%s%s",
                 ok ? "" : checked, ok ? "" : "; ", kname, k->formula, lc.grid.x, lc.block.x,
                 vars[best].persistent ? "persistent" : "cover",
-                cold ? "hbm-cold" : gb_membw_regime(moved, st->l2_bytes), headline ? " headline" : "", sets, ops,
-                nvars, tuned_on, ok ? "; " : "", ok ? checked : "");
+                cold ? "hbm-cold" : gb_membw_regime(moved, st->l2_bytes), headline ? " headline" : "",
+                (long long)st->l2_bytes, sets, ops, nvars, tuned_on, ok ? "; " : "", ok ? checked : "");
 
   gb_row r = gb_case_row("membw", c);
   r.metric = "gbps";

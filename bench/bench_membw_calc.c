@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "bench_membw.h"
+
+#include "gb_opts.h"
 #include "gb_num.h"
 
 /* BabelStream's weights: copy and mul 2 arrays, add and triad 3, dot 2;
@@ -236,30 +238,22 @@ static gb_err opt_apply(const char *prefix, const char *key, const char *val, gb
                  membw ? "sizes, max, kernels, dtypes, cold, corrupt" : "sizes, max, corrupt");
 }
 
+typedef struct membw_opt_ctx {
+  const char *prefix;
+  gb_membw_opts *out;
+} membw_opt_ctx;
+
+static gb_err membw_opt(void *ctx, const char *key, const char *val, bool prefixed) {
+  (void)prefixed;
+  membw_opt_ctx *c = ctx;
+  return opt_apply(c->prefix, key, val, c->out);
+}
+
 gb_err gb_membw_opts_parse(const char *bench_opts, const char *prefix, gb_membw_opts *out) {
   memset(out, 0, sizeof *out);
   out->cold = -1;
-  if (!bench_opts) return GB_OK;
-  size_t plen = strlen(prefix);
-  const char *p = bench_opts;
-  while (*p) {
-    const char *end = strchr(p, ',');
-    size_t len = end ? (size_t)(end - p) : strlen(p);
-    if (len > plen && strncmp(p, prefix, plen) == 0) {
-      char pair[512];
-      if (len >= sizeof pair) return gb_fail(GB_E_USAGE, "--opt: \"%.40s...\" is too long", p);
-      memcpy(pair, p, len);
-      pair[len] = '\0';
-      char *eq = strchr(pair, '=');
-      if (!eq || eq[1] == '\0') return gb_fail(GB_E_USAGE, "--opt %s: expected key=value", pair);
-      *eq = '\0';
-      gb_err e = opt_apply(prefix, pair + plen, eq + 1, out);
-      if (e != GB_OK) return e;
-    }
-    if (!end) break;
-    p = end + 1;
-  }
-  return GB_OK;
+  membw_opt_ctx c = {prefix, out};
+  return gb_opts_each(bench_opts, prefix, false, membw_opt, &c);
 }
 
 /* ---- checks ---- */

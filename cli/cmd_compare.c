@@ -17,7 +17,7 @@ static void usage(FILE *fp) {
           "\n"
           "Compares every figure of CURRENT with BASELINE, matched by (gpu_type, gpu_count,\n"
           "benchmark, case, dtype, m, n, k, bytes, metric). The samples of a figure are its\n"
-          "rows with status ok (one per repetition: gpubench run --repeat N). With at least 6\n"
+          "rows with status ok or throttled (one per repetition: gpubench run --repeat N). With at least 6\n"
           "samples on both sides a two-sided Mann-Whitney U test decides significance; with\n"
           "fewer, the rows' own min/max (or value -/+ 3 stddev) ranges must not overlap.\n"
           "A regression is significant and worse by more than the threshold: the larger of\n"

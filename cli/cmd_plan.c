@@ -139,9 +139,16 @@ void gb_plan_args_free(gb_plan_args *a) {
   a->nset = 0;
 }
 
+/* A figure's basis in the per-GPU table. */
+static const char *figure_basis(bool measured, bool throttled) {
+  return !measured ? "projected" : throttled ? "measured (throttled)" : "measured";
+}
+
 static void print_perf(const gb_perf *perf, const gb_prices *prices) {
-  printf("\nPer-GPU figures at %s (measured, or datasheet x ratio = projected):\n", perf->precision);
-  printf("  %-20s %12s %-10s %10s %-10s %s\n", "gpu_type", "GEMM TFLOP/s", "basis", "HBM GB/s", "basis",
+  printf("\nPer-GPU figures at %s (measured; measured (throttled) = from power-capped rows whose result "
+         "passed; datasheet x ratio = projected):\n",
+         perf->precision);
+  printf("  %-20s %12s %-20s %10s %-20s %s\n", "gpu_type", "GEMM TFLOP/s", "basis", "HBM GB/s", "basis",
          "all-reduce busbw GB/s (in node)");
   for (size_t i = 0; i < perf->n; i++) {
     const gb_perf_type *t = &perf->v[i];
@@ -150,7 +157,8 @@ static void print_perf(const gb_perf *perf, const gb_prices *prices) {
     char comm[96];
     if (t->ncurves) {
       const gb_perf_curve *c = &t->curves[t->ncurves - 1];
-      snprintf(comm, sizeof comm, "%.0f measured (%d GPUs, largest message)", c->busbw_gbps[c->n - 1], c->gpu_count);
+      snprintf(comm, sizeof comm, "%.0f measured%s (%d GPUs, largest message)", c->busbw_gbps[c->n - 1],
+               t->comm_throttled ? " (throttled)" : "", c->gpu_count);
     } else if (isfinite(t->comm_plateau_gbps)) {
       snprintf(comm, sizeof comm, "%.0f projected", t->comm_plateau_gbps);
     } else {
@@ -159,9 +167,9 @@ static void print_perf(const gb_perf *perf, const gb_prices *prices) {
     char gemm[32];
     if (isfinite(t->gemm_tflops)) snprintf(gemm, sizeof gemm, "%.1f", t->gemm_tflops);
     else snprintf(gemm, sizeof gemm, "n/a");
-    printf("  %-20s %12s %-10s %10.0f %-10s %s%s\n", t->spec->gpu_type, gemm,
-           isfinite(t->gemm_tflops) ? (t->gemm_measured ? "measured" : "projected") : "-", t->hbm_gbps,
-           t->hbm_measured ? "measured" : "projected", comm, priced ? "" : "  (no price)");
+    printf("  %-20s %12s %-20s %10.0f %-20s %s%s\n", t->spec->gpu_type, gemm,
+           isfinite(t->gemm_tflops) ? figure_basis(t->gemm_measured, t->gemm_throttled) : "-", t->hbm_gbps,
+           figure_basis(t->hbm_measured, t->hbm_throttled), comm, priced ? "" : "  (no price)");
   }
 }
 
@@ -178,7 +186,7 @@ static void print_row(const gb_plan_row *r, const char *unit) {
   snprintf(cfg, sizeof cfg, "%d (%dx%d)", r->gpu_count, r->nodes, r->gpus_per_node);
   printf("  %4zu %-18s %-12s %-11s %-10s %10.1f %10s %9.3g %-9s %-13s %s%s\n", r->rank, r->perf->spec->gpu_type, cfg,
          r->price->provider, gb_offering_name(r->price->offering), r->hours, cost, r->efficiency, unit,
-         gb_bottleneck_name(r->bottleneck), r->projected ? "projected" : "measured", r->pareto ? " *" : "");
+         gb_bottleneck_name(r->bottleneck), gb_plan_basis_name(r), r->pareto ? " *" : "");
 }
 
 static void print_header(void) {

@@ -40,8 +40,10 @@ static void help(void) {
          "stopped early, 2 bad usage or an unwritable output, 3 no usable GPU.\n");
 }
 
-static void list_benches(void) {
-  for (size_t i = 0; gb_benches[i]; i++) printf("%-12s %s\n", gb_benches[i]->name, gb_benches[i]->summary);
+/* The registered benchmarks, one a line: to stdout for --list (data), to
+ * stderr after an unknown-benchmark error (a diagnostic). */
+static void list_benches(FILE *fp) {
+  for (size_t i = 0; gb_benches[i]; i++) fprintf(fp, "%-12s %s\n", gb_benches[i]->name, gb_benches[i]->summary);
 }
 
 static int parse_int(const char *opt, const char *s, int lo, int hi, int *out) {
@@ -98,7 +100,7 @@ int gb_run_parse_args(int argc, char **argv, gb_run_args *a) {
 int gb_cmd_run(int argc, char **argv) {
   gb_run_args a;
   int prc = gb_run_parse_args(argc, argv, &a);
-  if (a.list) list_benches();
+  if (a.list) list_benches(stdout);
   if (prc != GB_CLI_CONTINUE) return prc;
   gb_campaign c;
   memset(&c, 0, sizeof c);
@@ -129,7 +131,7 @@ int gb_cmd_run(int argc, char **argv) {
       const gb_bench *b = gb_bench_find(tok);
       if (!b) {
         fprintf(stderr, "gpubench run: unknown benchmark '%s'; known:\n", tok);
-        list_benches();
+        list_benches(stderr);
         return 2;
       }
       for (int i = 0; i < c.nbenches; i++)

@@ -123,7 +123,7 @@ gb_err gb_history_build(const gb_results *res, const gb_cp_options *opt, gb_hist
   if (!e) e = find_runs(res, h, run_of_row);
   size_t nh = 0;
   for (size_t i = 0; i < n && !e; i++) {
-    if (res->rows[i].status != GB_STATUS_OK) continue;
+    if (res->rows[i].status != GB_STATUS_OK && res->rows[i].status != GB_STATUS_THROTTLED) continue;
     hr[nh].row = &res->rows[i];
     hr[nh].run = run_of_row[i];
     if (!(hr[nh].key = make_key(hr[nh].row))) e = gb_fail(GB_E_NOMEM, "out of memory for keys");

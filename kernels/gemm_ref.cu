@@ -1,13 +1,15 @@
 /* gemm_ref: the fp64 reference of the gemm benchmark's check, computed on the
  * GPU from the same typed inputs cuBLASLt read.
  *
- * Layout (bench/bench_gemm.h): A is m x k row-major, B is n x k row-major,
- * D = A * B^T is m x n row-major. Operands and outputs are decoded to double
+ * Layout (bench/bench_gemm.h): A is m x k row-major and D is m x n row-major;
+ * B is n x k row-major (TN, b_nmajor = 0: D = A * B^T, element (j, p) at
+ * B[j*k + p]) or k x n row-major (NN, b_nmajor = 1: D = A * B, element
+ * (p, j) at B[p*n + j]). Operands and outputs are decoded to double
  * by bit manipulation (no headers: NVRTC compiles this file as it is).
  * Element type codes mirror gb_dtype in bench/gb_harness.h:
  * 0 fp64, 1 fp32, 2 fp16, 3 bf16, 4 fp8 e4m3, 5 fp8 e5m2, 6 int8, 7 int32. */
 
-#define GEMM_REF_ROWS 8 /* sampled rows per block: each B column read once per 8 rows */
+#define GEMM_REF_ROWS 8 /* sampled rows per block: each B column read once per 8 rows (GB_GEMM_REF_ROWS) */
 
 __device__ __forceinline__ double gemm_bits_f64(unsigned long long b) { return __longlong_as_double((long long)b); }
 
@@ -76,11 +78,11 @@ __device__ double gemm_load_rt(const void *p, int t, unsigned long long i) {
 }
 
 /* ref[r][j] = scale * sum_p A[rows[r]][p] * B[j][p] in fp64, and
- * got[r][j] = D[rows[r]][j] decoded, for r < nrows and j < n.
+ * got[r][j] = D[rows[r]][j] decoded, for r < nrows and j < n; B n x k (TN).
  * One warp per column j (lanes split k, so B is read coalesced), GEMM_REF_ROWS
  * rows per block in y. Grid: (ceil(n / warps per block), ceil(nrows / 8)). */
 template <int TA, int TB>
-__device__ void gemm_ref_rows(const void *A, const void *B, const void *D, int d_type, const long long *rows,
+__device__ void gemm_ref_rows_kmajor(const void *A, const void *B, const void *D, int d_type, const long long *rows,
                               int nrows, long long n, long long k, double scale, double *ref, double *got) {
   const int lane = threadIdx.x & 31;
   const long long j = (long long)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
@@ -113,10 +115,51 @@ __device__ void gemm_ref_rows(const void *A, const void *B, const void *D, int d
   }
 }
 
+/* The same with B k x n (NN): ref[r][j] = scale * sum_p A[rows[r]][p] *
+ * B[p][j]. One thread per column j, so a warp reads 32 adjacent elements of
+ * a row of B (coalesced) and one element of A (a broadcast); each thread
+ * runs the whole k loop for GEMM_REF_ROWS rows. Grid: (ceil(n / threads per
+ * block), ceil(nrows / 8)). */
+template <int TA, int TB>
+__device__ void gemm_ref_rows_nmajor(const void *A, const void *B, const void *D, int d_type, const long long *rows,
+                                     int nrows, long long n, long long k, double scale, double *ref, double *got) {
+  const long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const int r0 = blockIdx.y * GEMM_REF_ROWS;
+  if (j >= n) return; /* no shuffles below: a thread may leave alone */
+  long long ri[GEMM_REF_ROWS];
+  double acc[GEMM_REF_ROWS];
+#pragma unroll
+  for (int q = 0; q < GEMM_REF_ROWS; q++) {
+    ri[q] = r0 + q < nrows ? rows[r0 + q] : -1;
+    acc[q] = 0.0;
+  }
+#pragma unroll 4
+  for (long long p = 0; p < k; p++) {
+    const double b = gemm_load<TB>(B, (unsigned long long)p * (unsigned long long)n + j);
+#pragma unroll
+    for (int q = 0; q < GEMM_REF_ROWS; q++)
+      if (ri[q] >= 0) acc[q] += gemm_load<TA>(A, (unsigned long long)ri[q] * k + p) * b;
+  }
+#pragma unroll
+  for (int q = 0; q < GEMM_REF_ROWS; q++) {
+    if (ri[q] < 0) continue;
+    const unsigned long long o = (unsigned long long)(r0 + q) * n + j;
+    ref[o] = acc[q] * scale;
+    got[o] = gemm_load_rt(D, d_type, (unsigned long long)ri[q] * n + j);
+  }
+}
+
+/* b_nmajor (uniform over the grid) picks the reading of B and the launch
+ * shape: 0 (TN) one warp per column, 1 (NN) one thread per column
+ * (bench/bench_gemm_math.c gb_gemm_ref_launch). */
 #define GEMM_REF_KERNEL(NAME, TA, TB)                                                                           \
   extern "C" __global__ void NAME(const void *A, const void *B, const void *D, int d_type, const long long *rows, \
-                                  int nrows, long long n, long long k, double scale, double *ref, double *got) {  \
-    gemm_ref_rows<TA, TB>(A, B, D, d_type, rows, nrows, n, k, scale, ref, got);                                  \
+                                  int nrows, long long n, long long k, double scale, double *ref, double *got,    \
+                                  int b_nmajor) {                                                                 \
+    if (b_nmajor)                                                                                                 \
+      gemm_ref_rows_nmajor<TA, TB>(A, B, D, d_type, rows, nrows, n, k, scale, ref, got);                         \
+    else                                                                                                          \
+      gemm_ref_rows_kmajor<TA, TB>(A, B, D, d_type, rows, nrows, n, k, scale, ref, got);                         \
   }
 
 GEMM_REF_KERNEL(gemm_ref_fp64_fp64, 0, 0)

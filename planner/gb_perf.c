@@ -8,28 +8,38 @@
 
 #include "gb_stats.h"
 
+/* A measured point: x (log size), y (rate), and whether it came from a
+ * throttled row. */
 typedef struct pt {
   double x, y;
+  bool throttled;
 } pt;
 
+/* By x, ok points before throttled ones at the same x. */
 static int pt_cmp(const void *a, const void *b) {
   const pt *p = a, *q = b;
-  return (p->x > q->x) - (p->x < q->x);
+  if (p->x != q->x) return (p->x > q->x) - (p->x < q->x);
+  return (int)p->throttled - (int)q->throttled;
 }
 
-/* Sorts points by x and merges equal x into their median; returns the new
- * count. scratch holds n doubles. */
-static size_t merge_points(pt *p, size_t n, double *scratch) {
+/* Sorts points by x and merges those of one x into one: the median of its
+ * ok points when it has any (throttled ones there are ignored), else the
+ * median of its throttled points, marked throttled. Returns the new count;
+ * *used gets the points that fed a merged one. scratch holds n doubles. */
+static size_t merge_points(pt *p, size_t n, double *scratch, size_t *used) {
   qsort(p, n, sizeof *p, pt_cmp);
   size_t out = 0;
   for (size_t i = 0; i < n;) {
-    size_t j = i;
+    size_t j = i, k = 0;
+    bool throttled = p[i].throttled; /* ok points sort first: the group has ok ones unless its first is throttled */
     while (j < n && p[j].x == p[i].x) {
-      scratch[j - i] = p[j].y;
+      if (p[j].throttled == throttled) scratch[k++] = p[j].y;
       j++;
     }
     p[out].x = p[i].x;
-    p[out].y = gb_median(scratch, j - i);
+    p[out].y = gb_median(scratch, k);
+    p[out].throttled = throttled;
+    *used += k;
     out++;
     i = j;
   }
@@ -47,26 +57,36 @@ static double interp(const double *xs, const double *ys, size_t n, double x) {
   return ys[hi - 1] + f * (ys[hi] - ys[hi - 1]);
 }
 
-/* The same over points sorted by x. */
-static double interp_pts(const pt *p, size_t n, double x) {
+/* The same over merged points sorted by x; *throttled says whether a point
+ * the value rests on (the end clamped to, or either neighbour) is
+ * throttled. */
+static double interp_pts(const pt *p, size_t n, double x, bool *throttled) {
+  *throttled = false;
   if (n == 0) return NAN;
-  if (x <= p[0].x) return p[0].y;
-  if (x >= p[n - 1].x) return p[n - 1].y;
+  if (x <= p[0].x) return *throttled = p[0].throttled, p[0].y;
+  if (x >= p[n - 1].x) return *throttled = p[n - 1].throttled, p[n - 1].y;
   size_t hi = 1;
   while (p[hi].x < x) hi++;
+  if (p[hi].x == x) return *throttled = p[hi].throttled, p[hi].y;
+  *throttled = p[hi - 1].throttled || p[hi].throttled;
   double f = (x - p[hi - 1].x) / (p[hi].x - p[hi - 1].x);
   return p[hi - 1].y + f * (p[hi].y - p[hi - 1].y);
 }
 
+/* A row of the type and benchmark with a positive value whose result was
+ * checked: status ok, or throttled (check passed, clocks capped). */
 static bool usable(const gb_row *r, const char *benchmark, const char *type) {
-  return r->status == GB_STATUS_OK && strcmp(r->gpu_type, type) == 0 && strcmp(r->benchmark, benchmark) == 0 &&
-         isfinite(r->value) && r->value > 0;
+  return (r->status == GB_STATUS_OK || r->status == GB_STATUS_THROTTLED) && strcmp(r->gpu_type, type) == 0 &&
+         strcmp(r->benchmark, benchmark) == 0 && isfinite(r->value) && r->value > 0;
 }
 
-/* GEMM rate at the precision, interpolated at log(gemm_size); NaN if none. */
+/* GEMM rate at the precision, interpolated at log(gemm_size) over the
+ * measured shapes (each shape: its ok rows, else its throttled rows); NaN if
+ * none. *throttled: the rate rests on a throttled shape. */
 static double gemm_measured(const gb_results *m, const char *type, const char *prec, double gemm_size, pt *buf,
-                            double *scratch, size_t *used) {
+                            double *scratch, size_t *used, bool *throttled) {
   size_t n = 0;
+  *throttled = false;
   for (size_t i = 0; i < m->nrows; i++) {
     const gb_row *r = &m->rows[i];
     if (!usable(r, "gemm", type) || strcmp(r->dtype, prec) != 0) continue;
@@ -74,34 +94,51 @@ static double gemm_measured(const gb_results *m, const char *type, const char *p
     if (r->m == GB_NA || r->n == GB_NA || r->k == GB_NA || r->m <= 0 || r->n <= 0 || r->k <= 0) continue;
     buf[n].x = log(cbrt((double)r->m * (double)r->n * (double)r->k));
     buf[n].y = r->value;
+    buf[n].throttled = r->status == GB_STATUS_THROTTLED;
     n++;
   }
   if (n == 0) return NAN;
-  *used += n;
-  n = merge_points(buf, n, scratch);
-  return interp_pts(buf, n, log(gemm_size));
+  n = merge_points(buf, n, scratch, used);
+  return interp_pts(buf, n, log(gemm_size), throttled);
 }
 
-/* HBM plateau: triad, else copy, else any case; median at the largest size. */
-static double hbm_measured(const gb_results *m, const char *type, double *scratch, size_t *used) {
+static int case_prio(const gb_row *r) {
+  return strcmp(r->case_name, "triad") == 0 ? 0 : strcmp(r->case_name, "copy") == 0 ? 1 : 2;
+}
+
+/* HBM plateau: triad, else copy, else any case; at the largest size, the
+ * median of its ok rows, else of its throttled rows (*throttled). NaN if
+ * none. */
+static double hbm_measured(const gb_results *m, const char *type, double *scratch, size_t *used, bool *throttled) {
   int best_prio = 3;
   int64_t best_bytes = -1;
+  bool any_ok = false;
+  *throttled = false;
   for (size_t i = 0; i < m->nrows; i++) {
     const gb_row *r = &m->rows[i];
     if (!usable(r, "membw", type) || strcmp(r->metric, "gbps") != 0 || r->bytes == GB_NA) continue;
-    int prio = strcmp(r->case_name, "triad") == 0 ? 0 : strcmp(r->case_name, "copy") == 0 ? 1 : 2;
+    int prio = case_prio(r);
     if (prio < best_prio || (prio == best_prio && r->bytes > best_bytes)) best_prio = prio, best_bytes = r->bytes;
   }
   if (best_prio == 3) return NAN;
-  size_t n = 0;
-  for (size_t i = 0; i < m->nrows; i++) {
-    const gb_row *r = &m->rows[i];
-    if (!usable(r, "membw", type) || strcmp(r->metric, "gbps") != 0 || r->bytes != best_bytes) continue;
-    int prio = strcmp(r->case_name, "triad") == 0 ? 0 : strcmp(r->case_name, "copy") == 0 ? 1 : 2;
-    if (prio == best_prio) scratch[n++] = r->value;
+  for (int pass = 0; pass < 2; pass++) {
+    size_t n = 0;
+    for (size_t i = 0; i < m->nrows; i++) {
+      const gb_row *r = &m->rows[i];
+      if (!usable(r, "membw", type) || strcmp(r->metric, "gbps") != 0 || r->bytes != best_bytes ||
+          case_prio(r) != best_prio)
+        continue;
+      bool ok = r->status == GB_STATUS_OK;
+      if (pass == 0) any_ok |= ok;
+      else if (ok == any_ok) scratch[n++] = r->value;
+    }
+    if (pass == 1) {
+      *used += n;
+      *throttled = !any_ok;
+      return gb_median(scratch, n);
+    }
   }
-  *used += n;
-  return gb_median(scratch, n);
+  return NAN;
 }
 
 static bool is_allreduce(const gb_row *r) {
@@ -109,6 +146,9 @@ static bool is_allreduce(const gb_row *r) {
          r->bytes != GB_NA && r->bytes > 0 && r->gpu_count >= 2;
 }
 
+/* All-reduce curves of t, one per measured gpu_count, each point (message
+ * size) from its ok rows, else its throttled rows; t->comm_throttled when a
+ * point of any curve is throttled. */
 static gb_err comm_measured(const gb_results *m, gb_perf_type *t, pt *buf, double *scratch, size_t *used) {
   const char *type = t->spec->gpu_type;
   for (;;) {
@@ -127,11 +167,11 @@ static gb_err comm_measured(const gb_results *m, gb_perf_type *t, pt *buf, doubl
       if (usable(r, "collective", type) && is_allreduce(r) && r->gpu_count == next) {
         buf[n].x = log((double)r->bytes);
         buf[n].y = r->value;
+        buf[n].throttled = r->status == GB_STATUS_THROTTLED;
         n++;
       }
     }
-    *used += n;
-    n = merge_points(buf, n, scratch);
+    n = merge_points(buf, n, scratch, used);
     gb_perf_curve *grown = realloc(t->curves, (t->ncurves + 1) * sizeof *grown);
     if (!grown) return gb_fail(GB_E_NOMEM, "out of memory");
     t->curves = grown;
@@ -141,7 +181,10 @@ static gb_err comm_measured(const gb_results *m, gb_perf_type *t, pt *buf, doubl
     c->log_bytes = malloc(n * sizeof(double));
     c->busbw_gbps = malloc(n * sizeof(double));
     if (!c->log_bytes || !c->busbw_gbps) return gb_fail(GB_E_NOMEM, "out of memory");
-    for (size_t i = 0; i < n; i++) c->log_bytes[i] = buf[i].x, c->busbw_gbps[i] = buf[i].y;
+    for (size_t i = 0; i < n; i++) {
+      c->log_bytes[i] = buf[i].x, c->busbw_gbps[i] = buf[i].y;
+      if (buf[i].throttled) t->comm_throttled = true;
+    }
   }
 }
 
@@ -176,28 +219,40 @@ gb_err gb_perf_build(const gb_specs *specs, const gb_results *measured, const ch
     const gb_gpu_spec *s = &specs->v[i];
     t->spec = s;
     t->peak_tflops = gb_spec_peak(s, precision);
-    t->gemm_tflops = gemm_measured(m, s->gpu_type, precision, gemm_size, buf, scratch, &out->measured_rows_used);
+    t->gemm_tflops = gemm_measured(m, s->gpu_type, precision, gemm_size, buf, scratch, &out->measured_rows_used,
+                                   &t->gemm_throttled);
     t->gemm_measured = !isnan(t->gemm_tflops);
+    if (t->gemm_throttled)
+      gb_buf_printf(&out->notes,
+                    "%s: the %s GEMM rate %.1f TFLOP/s at size %g rests on throttled rows (no ok row at the "
+                    "shapes around it; result checked, clocks power- or thermal-capped: the capped rate)\n",
+                    s->gpu_type, precision, t->gemm_tflops, gemm_size);
     if (t->gemm_measured && isfinite(t->peak_tflops)) {
       gsum += t->gemm_tflops / t->peak_tflops;
       out->gemm_ratio_types++;
     }
     if (!t->gemm_measured) {
       bool other = false;
-      for (size_t r = 0; r < m->nrows && !other; r++)
-        other = usable(&m->rows[r], "gemm", s->gpu_type);
+      for (size_t r = 0; r < m->nrows && !other; r++) other = usable(&m->rows[r], "gemm", s->gpu_type);
       if (other)
         gb_buf_printf(&out->notes,
-                      "%s: measured GEMM rows exist but none at %s with status ok; its %s rate is projected\n",
+                      "%s: measured GEMM rows exist but none at %s with status ok or throttled; its %s rate is "
+                      "projected\n",
                       s->gpu_type, precision, precision);
     }
-    t->hbm_gbps = hbm_measured(m, s->gpu_type, scratch, &out->measured_rows_used);
+    t->hbm_gbps = hbm_measured(m, s->gpu_type, scratch, &out->measured_rows_used, &t->hbm_throttled);
     t->hbm_measured = !isnan(t->hbm_gbps);
+    if (t->hbm_throttled)
+      gb_buf_printf(&out->notes, "%s: the HBM rate %.0f GB/s rests on throttled membw rows (no ok row at the size)\n",
+                    s->gpu_type, t->hbm_gbps);
     if (t->hbm_measured) {
       hsum += t->hbm_gbps / s->mem_bw_gbps;
       out->hbm_ratio_types++;
     }
     if ((e = comm_measured(m, t, buf, scratch, &out->measured_rows_used))) goto done;
+    if (t->comm_throttled)
+      gb_buf_printf(&out->notes, "%s: some all-reduce busbw points rest on throttled rows (no ok row at that size)\n",
+                    s->gpu_type);
     if (t->ncurves && isfinite(s->interconnect_gbps)) {
       const gb_perf_curve *c = &t->curves[t->ncurves - 1];
       csum += c->busbw_gbps[c->n - 1] / (s->interconnect_gbps / 2);
@@ -219,6 +274,10 @@ done:
   free(scratch);
   if (e) gb_perf_free(out);
   return e;
+}
+
+const char *gb_perf_basis_name(bool measured, bool throttled) {
+  return !measured ? "projected" : throttled ? "measured-throttled" : "measured";
 }
 
 const gb_perf_type *gb_perf_find(const gb_perf *p, const char *gpu_type) {

@@ -9,6 +9,14 @@
  *   measured, else copy, else any; the median at the largest array size.
  * - All-reduce busbw GB/s: rows benchmark=collective, case all_reduce*,
  *   metric=busbw_gbps, status=ok, by gpu_count, interpolated in log bytes.
+ * - Rows with status ok and throttled (result checked, clocks held down by
+ *   a power or thermal cap in most samples: the rate sustained under that
+ *   cap) both count; at each point (GEMM shape, HBM array size, all-reduce
+ *   message size and GPU count) the ok rows win and the throttled ones are
+ *   used only where no ok row exists. Large GEMMs are the ones a power cap
+ *   holds down, so a type-wide "ok if any" would plan on the small shapes.
+ *   A figure resting on a throttled point is marked throttled and a note
+ *   says so.
  * - A type without measurements gets datasheet x ratio, the ratio being the
  *   mean measured/datasheet ratio over the measured types (or a default when
  *   nothing is measured), and is marked projected. */
@@ -42,10 +50,13 @@ typedef struct gb_perf_type {
   double peak_tflops;  /* datasheet dense peak at the precision (NaN: none) */
   double gemm_tflops;  /* sustained GEMM rate (NaN: precision not available) */
   bool gemm_measured;
+  bool gemm_throttled; /* rests on a shape with throttled rows only (see above) */
   double hbm_gbps;
   bool hbm_measured;
+  bool hbm_throttled;  /* the size used has throttled rows only */
   size_t ncurves;      /* measured all-reduce curves, by gpu_count ascending */
   gb_perf_curve *curves;
+  bool comm_throttled; /* a point of some curve has throttled rows only */
   double comm_plateau_gbps; /* projected intra-node busbw when no curve */
 } gb_perf_type;
 
@@ -66,6 +77,10 @@ gb_err gb_perf_build(const gb_specs *specs, const gb_results *measured, const ch
                      gb_perf *out);
 
 const gb_perf_type *gb_perf_find(const gb_perf *p, const char *gpu_type);
+
+/* The basis of one figure as printed and written: "measured",
+ * "measured-throttled" or "projected". */
+const char *gb_perf_basis_name(bool measured, bool throttled);
 
 /* All-reduce bus bandwidth for gpu_count GPUs on nodes of gpus_per_node at
  * message size bytes. Measured at that count within one node: interpolated

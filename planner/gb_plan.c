@@ -125,11 +125,12 @@ const char *gb_objective_name(gb_objective o) {
 /* All-reduce time in seconds for bytes on n GPUs (ring: each GPU sends and
  * receives 2(n-1)/n of the data at busbw). */
 static double allreduce_s(const gb_perf *perf, const gb_perf_type *t, int n, int gpn, double bytes, double nic_gbps,
-                          bool *projected) {
+                          gb_plan_time *out) {
   if (n <= 1 || bytes <= 0) return 0;
   bool proj = false;
   double busbw = gb_perf_busbw_gbps(perf, t, n, gpn, bytes, nic_gbps, &proj);
-  if (proj) *projected = true;
+  if (proj) out->projected = true;
+  if (t->ncurves && t->comm_throttled) out->throttled = true; /* a measured curve fed it */
   return 2.0 * (n - 1) / n * bytes / (busbw * 1e9);
 }
 
@@ -139,6 +140,7 @@ void gb_plan_time_of(const gb_workload *w, const gb_perf *perf, const gb_perf_ty
   out->hours = out->compute_hours = out->memory_hours = out->comm_hours = NAN;
   out->need = out->have = NAN;
   out->projected = !t->gemm_measured || !t->hbm_measured;
+  out->throttled = t->gemm_throttled || t->hbm_throttled;
   if (!isfinite(t->gemm_tflops)) {
     out->reject = GB_REJECT_PRECISION;
     return;
@@ -167,6 +169,7 @@ void gb_plan_time_of(const gb_workload *w, const gb_perf *perf, const gb_perf_ty
       bool proj = false;
       double busbw = gb_perf_busbw_gbps(perf, t, n, gpn, busbw_bytes, o->nic_gbps, &proj);
       if (proj) out->projected = true;
+      if (t->ncurves && t->comm_throttled) out->throttled = true;
       t_ar = 2.0 * (n - 1) / n * vol / (busbw * 1e9);
     }
     double t_step = fmax(t_comp, t_mem) + (1 - phi) * t_ar;
@@ -193,8 +196,7 @@ void gb_plan_time_of(const gb_workload *w, const gb_perf *perf, const gb_perf_ty
     double t_comm = 0;
     if (r > 1 && w->layers > 0 && w->hidden_size > 0)
       t_comm = 2 * w->layers *
-               allreduce_s(perf, t, r, gpn, b * w->hidden_size * gb_dtype_bytes(w->precision), o->nic_gbps,
-                           &out->projected);
+               allreduce_s(perf, t, r, gpn, b * w->hidden_size * gb_dtype_bytes(w->precision), o->nic_gbps, out);
     double t_step = fmax(t_comp, t_mem) + (1 - phi) * t_comm + t_pre;
     if (!isnan(w->max_token_latency_ms) && t_step * 1e3 > w->max_token_latency_ms) {
       out->reject = GB_REJECT_LATENCY, out->need = w->max_token_latency_ms, out->have = t_step * 1e3;
@@ -221,7 +223,7 @@ void gb_plan_time_of(const gb_workload *w, const gb_perf *perf, const gb_perf_ty
     double t_comp = w->total_flops / (n * flops_s);
     double t_mem = w->total_bytes / (n * bw);
     double t_comm =
-        w->allreduce_count * allreduce_s(perf, t, n, gpn, w->allreduce_bytes, o->nic_gbps, &out->projected);
+        w->allreduce_count * allreduce_s(perf, t, n, gpn, w->allreduce_bytes, o->nic_gbps, out);
     out->compute_hours = t_comp / 3600;
     out->memory_hours = t_mem / 3600;
     out->comm_hours = (1 - phi) * t_comm / 3600;
@@ -400,6 +402,7 @@ gb_err gb_plan_rank(const gb_workload *w, const gb_perf *perf, const gb_prices *
       gb_plan_time tm;
       gb_plan_time_of(w, perf, t, r->gpu_count, gpn, op, &tm);
       r->projected = tm.projected;
+      r->throttled = tm.throttled;
       r->hours = tm.hours, r->compute_hours = tm.compute_hours;
       r->memory_hours = tm.memory_hours, r->comm_hours = tm.comm_hours;
       r->reject = tm.reject, r->need = tm.need, r->have = tm.have;
@@ -430,6 +433,7 @@ gb_err gb_plan_rank(const gb_workload *w, const gb_perf *perf, const gb_prices *
     r->perf = &perf->v[t];
     r->reject = GB_REJECT_NO_PRICE;
     r->projected = !perf->v[t].gemm_measured || !perf->v[t].hbm_measured;
+    r->throttled = perf->v[t].gemm_throttled || perf->v[t].hbm_throttled;
     r->hours = r->cost_usd = r->efficiency = r->rate_usd_per_gpu_hour = NAN;
     r->compute_hours = r->memory_hours = r->comm_hours = r->need = r->have = NAN;
   }
@@ -461,6 +465,10 @@ void gb_plan_free(gb_plan *p) {
   free(p->rows);
   p->rows = NULL;
   p->n = p->nfeasible = 0;
+}
+
+const char *gb_plan_basis_name(const gb_plan_row *r) {
+  return gb_perf_basis_name(!r->projected, r->throttled);
 }
 
 void gb_plan_reason(const gb_plan_row *r, char *buf, size_t n) {
@@ -520,7 +528,7 @@ static gb_err put_row(gb_buf *b, const gb_plan *p, const gb_plan_row *r) {
   e = e ? e : put_int(b, r->gpus_per_node, ',');
   e = e ? e : gb_csv_put_field(b, priced ? pr->provider : "", ',');
   e = e ? e : gb_csv_put_field(b, priced ? gb_offering_name(pr->offering) : "", ',');
-  e = e ? e : gb_csv_put_field(b, r->projected ? "projected" : "measured", ',');
+  e = e ? e : gb_csv_put_field(b, gb_plan_basis_name(r), ',');
   e = e ? e : gb_csv_put_field(b, r->feasible ? "yes" : "no", ',');
   e = e ? e : gb_csv_put_field(b, reason, ',');
   e = e ? e : gb_csv_put_double(b, r->hours, ',');

@@ -71,6 +71,7 @@ typedef struct gb_plan_time {
   double hours; /* including fixed_hours, before any spot stretch */
   double compute_hours, memory_hours, comm_hours;
   bool projected; /* some figure behind it is not a measurement */
+  bool throttled; /* some measured figure behind it comes from throttled rows */
   gb_reject reject; /* NONE, PRECISION, MEMORY, RATE or LATENCY */
   double need, have;
 } gb_plan_time;
@@ -91,7 +92,7 @@ typedef struct gb_plan_row {
   const gb_perf_type *perf;
   const gb_price *price; /* NULL when the type has no price */
   int gpu_count, nodes, gpus_per_node;
-  bool feasible, projected, pareto;
+  bool feasible, projected, throttled, pareto;
   gb_reject reject;
   double need, have;
   double hours, cost_usd, efficiency;
@@ -117,6 +118,10 @@ gb_err gb_plan_rank(const gb_workload *w, const gb_perf *perf, const gb_prices *
                     gb_plan *out);
 
 void gb_plan_free(gb_plan *p);
+
+/* The row's basis: "projected" when any figure behind it is projected, else
+ * "measured-throttled" when any comes from throttled rows, else "measured". */
+const char *gb_plan_basis_name(const gb_plan_row *r);
 
 /* The reason a row was rejected ("" when feasible). */
 void gb_plan_reason(const gb_plan_row *r, char *buf, size_t n);

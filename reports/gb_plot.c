@@ -225,7 +225,56 @@ static gb_err write_file(const char *dir, const char *stem, const char *ext, con
 /* The common head of every script: terminal, output, titles, axes, grid,
  * key and marker lines. The body (plot command) follows; the tail repeats
  * it for the SVG terminal. */
-static gb_err put_head(gb_buf *g, const gb_plot_spec *p) {
+/* Legends of up to this many entries go below the plot, where they take no
+ * width from it; longer ones to its right, in columns. */
+#define GB_PLOT_KEY_BELOW_MAX 8
+#define GB_PLOT_COLOURS 8 /* gnuplot's default line colours */
+
+/* The longest legend entry of the series drawn (and of the reference ticks'
+ * title when ref_title is not NULL), in characters. */
+static size_t longest_title(const gb_plot_series *s, size_t ns, const char *ref_title) {
+  size_t l = ref_title ? strlen(ref_title) : 0;
+  for (size_t i = 0; i < ns; i++)
+    if (s[i].title && strlen(s[i].title) > l) l = strlen(s[i].title);
+  return l;
+}
+
+/* Byte-count ticks on a log x axis over [xmin, xmax]: powers of two a
+ * step of 1, 2, 5, 10 or 20 doublings apart (at most 9 ticks), labelled
+ * "32 B", "1 KiB", "4 GiB" (gnuplot's own %b %B pads "32   B"). */
+static gb_err put_byte_tics(gb_buf *g, double xmin, double xmax) {
+  static const int steps[] = {1, 2, 5, 10, 20};
+  int kmin = (int)floor(log2(xmin)), kmax = (int)ceil(log2(xmax));
+  int step = 20;
+  for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+    if ((kmax - kmin) / steps[i] <= 8) {
+      step = steps[i];
+      break;
+    }
+  gb_err e = gb_buf_puts(g, "set xtics (");
+  bool first = true;
+  for (int k = kmin; k <= kmax && !e; k++) {
+    if (k < 0 || k > 62 || k % step != 0) continue;
+    char lab[48], at[64];
+    gb_fmt_size(lab, sizeof lab, (int64_t)1 << k);
+    gb_fmt_double(at, sizeof at, ldexp(1.0, k));
+    e = put_c(g, "%s'%s' %s", first ? "" : ", ", lab, at);
+    first = false;
+  }
+  if (!e) e = gb_buf_puts(g, ")\n");
+  /* a little room at both ends, so a tick at the first or last point shows */
+  char lo[64], hi[64];
+  gb_fmt_double(lo, sizeof lo, xmin / pow(2, 0.2));
+  gb_fmt_double(hi, sizeof hi, xmax * pow(2, 0.2));
+  if (!e) e = put_c(g, "set xrange [%s:%s]\n", lo, hi);
+  return e;
+}
+
+/* nkey legend entries, the longest of longest characters; the x tic
+ * labels take tick_rows lines below the axis; [xmin, xmax] the x values
+ * drawn (NaN: not known). */
+static gb_err put_head(gb_buf *g, const gb_plot_spec *p, size_t nkey, size_t longest, double tick_rows, double xmin,
+                       double xmax) {
   int w = p->width_px > 0 ? p->width_px : 1000;
   int h = p->height_px > 0 ? p->height_px : 600;
   gb_err e = put_c(g, "# gnuplot script written by gpubench report; re-run with: gnuplot %s.gp\n", p->stem);
@@ -239,11 +288,29 @@ static gb_err put_head(gb_buf *g, const gb_plot_spec *p) {
   if (!e) e = put_gp_string(g, p->xlabel);
   if (!e) e = gb_buf_puts(g, "\nset ylabel ");
   if (!e) e = put_gp_string(g, p->ylabel);
-  if (!e) e = gb_buf_puts(g, "\nset grid back lc rgb '#dddddd'\nset key outside right top box opaque Left reverse spacing 1.2\n"
-                             "set border 3\nset tics nomirror\n");
+  if (!e) e = gb_buf_puts(g, "\nset grid back lc rgb '#dddddd'\n");
+  if (nkey <= GB_PLOT_KEY_BELOW_MAX) {
+    /* below, at the bottom of the canvas, in one or two columns (two when an
+     * entry of about 9 px a character, with margin, plus its sample fits half
+     * the width: gnuplot may pick one column where this guesses two).
+     * gnuplot 5.4's own "key below" is drawn over the x label, so the key is
+     * placed and the bottom margin sized by hand: the tic labels, 3 rows for
+     * the x label and the gaps, the key 1.2 rows an entry line, 1 to spare. */
+    int cols = (double)longest * 9 + 100 <= (double)w / 2 - 40 ? 2 : 1;
+    size_t rows = (nkey + (size_t)cols - 1) / (size_t)cols;
+    if (!e)
+      e = put_c(g,
+                "set key at screen 0.5, screen 0.015 center bottom horizontal box opaque Left reverse spacing 1.2 "
+                "width 2 maxcols %d\nset bmargin %d\n",
+                cols, (int)ceil(tick_rows + 3 + 1.2 * (double)rows + 1));
+  } else if (!e) {
+    e = gb_buf_puts(g, "set key outside right top box opaque Left reverse spacing 1.2\n");
+  }
+  if (!e) e = gb_buf_puts(g, "set border 3\nset tics nomirror\n");
   if (!e && p->logx) e = gb_buf_puts(g, p->x_bytes ? "set logscale x 2\n" : "set logscale x 10\n");
   /* binary-prefixed byte counts on the x axis: 64 KiB, 1 GiB */
-  if (!e && p->x_bytes) e = gb_buf_puts(g, "set format x '%.0b %BB'\n");
+  if (!e && p->x_bytes && p->logx && xmin > 0 && xmax >= xmin) e = put_byte_tics(g, xmin, xmax);
+  else if (!e && p->x_bytes) e = gb_buf_puts(g, "set format x '%.0b %BB'\n");
   if (!e && p->logy) e = gb_buf_puts(g, "set logscale y 10\n");
   for (size_t i = 0; i < p->nmarkers && !e; i++) {
     const gb_plot_marker *m = &p->markers[i];
@@ -258,9 +325,11 @@ static gb_err put_head(gb_buf *g, const gb_plot_spec *p) {
     } else {
       e = put_c(g, "set arrow from graph 0, first %s to graph 1, first %s nohead dt 2 lw 1.5 lc rgb '#aa0000' front\n",
                 at, at);
+      if (!m->label || !m->label[0]) continue; /* a line without a label */
       if (!e) e = gb_buf_puts(g, "set label ");
       if (!e) e = put_gp_string(g, m->label);
-      if (!e) e = put_c(g, " at graph 0.01, first %s left offset 0,0.7 tc rgb '#aa0000' front\n", at);
+      /* at the right end: data tends to start at the left (small sizes, first bars) */
+      if (!e) e = put_c(g, " at graph 0.99, first %s right offset 0,0.7 tc rgb '#aa0000' front\n", at);
     }
   }
   return e;
@@ -294,6 +363,19 @@ static bool series_has_bar(const gb_plot_series *s, size_t ncat) {
   return false;
 }
 
+/* gnuplot's alignment and offset (in characters) of a label side: the text
+ * clears the point marker by 0.8 characters across and 0.4 (above) or 0.7
+ * (below, the text's own height) up or down. */
+static const char *label_placement(gb_plot_label_side side) {
+  switch (side) {
+  case GB_PLOT_LABEL_LEFT_BELOW: return "right offset -0.8,-0.7";
+  case GB_PLOT_LABEL_LEFT_ABOVE: return "right offset -0.8,0.4";
+  case GB_PLOT_LABEL_RIGHT_BELOW: return "left offset 0.8,-0.7";
+  case GB_PLOT_LABEL_RIGHT_ABOVE: break;
+  }
+  return "left offset 0.8,0.4";
+}
+
 /* A plottable point with a non-empty label (see series_has_bar). */
 static bool series_has_label(const gb_plot_spec *p, const gb_plot_series *s) {
   if (!s->labels) return false;
@@ -302,17 +384,54 @@ static bool series_has_label(const gb_plot_spec *p, const gb_plot_series *s) {
   return false;
 }
 
+/* True when a series has something to draw: a plottable point (lines) or a
+ * finite bar (bars, ncat > 0). */
+static bool series_has_data(const gb_plot_spec *p, const gb_plot_series *s, bool bars, size_t ncat) {
+  if (bars) return series_has_bar(s, ncat);
+  for (size_t j = 0; j < s->n; j++)
+    if (point_ok(p, s->x[j], s->y[j])) return true;
+  return false;
+}
+
+/* The series with data, in order, into *kept (malloc'd, *nkept of them),
+ * and each one's colour: its own, else the 1-based index it had in s (a
+ * series keeps its colour whether or not others are left out). Series with nothing to draw
+ * are left out: no legend entry, no bar slot. */
+static gb_err keep_series(const gb_plot_spec *p, const gb_plot_series *s, size_t ns, bool bars, size_t ncat,
+                          gb_plot_series **kept, size_t **colour, size_t *nkept) {
+  *kept = calloc(ns ? ns : 1, sizeof **kept);
+  *colour = calloc(ns ? ns : 1, sizeof **colour);
+  *nkept = 0;
+  if (!*kept || !*colour) {
+    free(*kept);
+    free(*colour);
+    *kept = NULL;
+    *colour = NULL;
+    return gb_fail(GB_E_NOMEM, "plot %s: out of memory", p->stem);
+  }
+  for (size_t i = 0; i < ns; i++) {
+    if (!series_has_data(p, &s[i], bars, ncat)) continue;
+    (*kept)[*nkept] = s[i];
+    (*colour)[*nkept] = s[i].colour > 0 ? (size_t)s[i].colour : i + 1;
+    (*nkept)++;
+  }
+  return GB_OK;
+}
+
 static gb_err check_spec(const gb_plot_spec *p) {
   if (!p || !stem_ok(p->stem))
     return gb_fail(GB_E_INPUT, "plot stem \"%s\" is not a plain file name", p && p->stem ? p->stem : "");
   return GB_OK;
 }
 
-static gb_err lines_files(const char *dir, const gb_plot_spec *p, const gb_plot_series *s, size_t ns) {
+static gb_err lines_files(const char *dir, const gb_plot_spec *p, const gb_plot_series *all, size_t nall) {
   gb_err e = check_spec(p);
   if (e) return e;
   double ax, ay;
-  if (!first_point(p, s, ns, &ax, &ay)) return gb_fail(GB_E_INPUT, "plot %s: no data to plot", p->stem);
+  if (!first_point(p, all, nall, &ax, &ay)) return gb_fail(GB_E_INPUT, "plot %s: no data to plot", p->stem);
+  gb_plot_series *s;
+  size_t *colour, ns;
+  if ((e = keep_series(p, all, nall, false, 0, &s, &colour, &ns))) return e;
   gb_buf d = {0}, g = {0};
   /* data: block i = series i; columns x y [label]; a blank line breaks the
    * line where a point is missing */
@@ -354,18 +473,36 @@ static gb_err lines_files(const char *dir, const gb_plot_spec *p, const gb_plot_
   if (!e) e = put_num(&d, ay);
   if (!e) e = gb_buf_puts(&d, "\n");
 
-  if (!e) e = put_head(&g, p);
+  /* the x extent drawn, markers included (for byte ticks) */
+  double xmin = INFINITY, xmax = -INFINITY;
+  for (size_t i = 0; i < ns; i++)
+    for (size_t j = 0; j < s[i].n; j++)
+      if (point_ok(p, s[i].x[j], s[i].y[j])) xmin = fmin(xmin, s[i].x[j]), xmax = fmax(xmax, s[i].x[j]);
+  for (size_t m = 0; m < p->nmarkers; m++)
+    if (p->markers[m].axis == 'x' && point_ok(p, p->markers[m].at, ay))
+      xmin = fmin(xmin, p->markers[m].at), xmax = fmax(xmax, p->markers[m].at);
+  size_t nkey = 0;
+  for (size_t i = 0; i < ns; i++) nkey += s[i].title && s[i].title[0];
+  if (!e) e = put_head(&g, p, nkey, longest_title(s, ns, NULL), 1, xmin, xmax);
   if (!e) e = gb_buf_puts(&g, "plot \\\n");
   for (size_t i = 0; i < ns && !e; i++) {
-    const char *with = s[i].style == GB_PLOT_POINTS ? "points pt 7 ps 1.2"
-                       : s[i].style == GB_PLOT_LINES ? "lines"
+    /* dashed: a dashed line through open circles; solid: filled circles.
+     * gnuplot has 8 line colours: colours 9 and up reuse them dashed, so
+     * series 1 and 9 still differ */
+    bool dashed = s[i].dashed || colour[i] > GB_PLOT_COLOURS;
+    size_t lc = (colour[i] - 1) % GB_PLOT_COLOURS + 1;
+    const char *with = s[i].style == GB_PLOT_POINTS ? (dashed ? "points pt 6 ps 1.2" : "points pt 7 ps 1.2")
+                       : s[i].style == GB_PLOT_LINES ? (dashed ? "lines dt 2" : "lines")
+                       : dashed                      ? "linespoints dt 2 pt 6 ps 0.8"
                                                      : "linespoints pt 7 ps 0.8";
-    e = put_c(&g, "  '%s.dat' index %zu using 1:2 with %s lw %s lc %zu title ", p->stem, i, with,
-              s[i].emphasis ? "3" : "1.5", i + 1);
-    if (!e) e = put_gp_string(&g, s[i].title);
+    e = put_c(&g, "  '%s.dat' index %zu using 1:2 with %s lw %s lc %zu ", p->stem, i, with,
+              s[i].emphasis ? "3" : "1.5", lc);
+    /* no title: no legend entry (a second style of a series already listed) */
+    if (!e) e = s[i].title && s[i].title[0] ? gb_buf_puts(&g, "title ") : gb_buf_puts(&g, "notitle");
+    if (!e && s[i].title && s[i].title[0]) e = put_gp_string(&g, s[i].title);
     if (!e && series_has_label(p, &s[i]))
-      e = put_c(&g, ", \\\n  '%s.dat' index %zu using 1:2:3 with labels left offset 0.8,0.4 font ',9' notitle",
-                p->stem, i);
+      e = put_c(&g, ", \\\n  '%s.dat' index %zu using 1:2:3 with labels %s font ',9' notitle", p->stem, i,
+                label_placement(s[i].label_side));
     if (!e) e = gb_buf_puts(&g, ", \\\n");
   }
   if (!e) e = put_c(&g, "  '%s.dat' index %zu using 1:2 with points ps 0 lc rgb 'white' notitle\n", p->stem, ns);
@@ -374,6 +511,8 @@ static gb_err lines_files(const char *dir, const gb_plot_spec *p, const gb_plot_
   if (!e) e = write_file(dir, p->stem, "gp", &g);
   gb_buf_free(&d);
   gb_buf_free(&g);
+  free(s);
+  free(colour);
   return e;
 }
 
@@ -395,24 +534,33 @@ static void bar_label(char *buf, size_t n, double v) {
 }
 
 static gb_err bars_files(const char *dir, const gb_plot_spec *p, const char *const *cats, size_t ncat,
-                         const gb_plot_series *s, size_t ns) {
+                         const gb_plot_series *all, size_t nall) {
   gb_err e = check_spec(p);
   if (e) return e;
   if (p->logx || p->logy) return gb_fail(GB_E_INPUT, "plot %s: bars take linear axes", p->stem);
-  bool any = false, any_ref = false;
-  for (size_t i = 0; i < ns; i++) {
-    if (s[i].n != ncat) return gb_fail(GB_E_INTERNAL, "plot %s: series %zu has %zu bars for %zu categories",
-                                       p->stem, i, s[i].n, ncat);
-    for (size_t j = 0; j < ncat; j++) {
-      if (isfinite(s[i].y[j])) any = true;
-      if (s[i].ref && isfinite(s[i].ref[j])) any_ref = true;
-    }
+  for (size_t i = 0; i < nall; i++)
+    if (all[i].n != ncat) return gb_fail(GB_E_INTERNAL, "plot %s: series %zu has %zu bars for %zu categories",
+                                         p->stem, i, all[i].n, ncat);
+  gb_plot_series *s;
+  size_t *colour, ns;
+  if ((e = keep_series(p, all, nall, true, ncat, &s, &colour, &ns))) return e;
+  if (ns == 0) {
+    free(s);
+    free(colour);
+    return gb_fail(GB_E_INPUT, "plot %s: no data to plot", p->stem);
   }
-  if (!any) return gb_fail(GB_E_INPUT, "plot %s: no data to plot", p->stem);
+  /* reference ticks of the series drawn (a left-out series has no bar to mark) */
+  bool any_ref = false;
+  for (size_t i = 0; i < ns; i++)
+    for (size_t j = 0; j < ncat; j++)
+      if (s[i].ref && isfinite(s[i].ref[j])) any_ref = true;
   /* geometry: group j spans [j - 0.4, j + 0.4]; bar i of ns sits at
    * x = j - 0.4 + (i + 0.5) * w with w = 0.8 / ns */
   double w = 0.8 / (double)ns;
-  bool value_labels = ncat * ns <= 48;
+  /* values over the bars when a bar is at least 30 px wide (a plot of about
+   * width - 120 px, groups 0.8 of their slot) */
+  double bar_px = ((p->width_px > 0 ? p->width_px : 1000) - 120.0) / (double)ncat * w;
+  bool value_labels = bar_px >= 30;
   gb_buf d = {0}, g = {0};
   for (size_t i = 0; i < ns && !e; i++) {
     e = put_c(&d, "%s# series %zu: ", i ? "\n\n" : "", i);
@@ -439,7 +587,21 @@ static gb_err bars_files(const char *dir, const gb_plot_spec *p, const char *con
     }
     if (!e && rows == 0) e = gb_buf_puts(&d, "NaN NaN NaN \"\" \"\"\n");
   }
-  if (!e) e = put_head(&g, p);
+  size_t nkey = ns + (any_ref ? 1 : 0);
+  const char *ref_title = p->ref_title ? p->ref_title : "reference";
+  /* names wider than their group: slanted by 30 degrees, ending at their
+   * tick. The plot is about width - 120 px wide (less the key's width when
+   * it sits on the right, about 300 px); a character of the 11-point font is
+   * about 8 px wide and half a line high, so a slanted name of L characters
+   * takes L x 0.5 x 0.5 lines below the axis. */
+  size_t longest = 0;
+  for (size_t j = 0; j < ncat; j++)
+    if (strlen(cats[j]) > longest) longest = strlen(cats[j]);
+  int width = p->width_px > 0 ? p->width_px : 1000;
+  double plot_px = (double)width - 120 - (nkey > GB_PLOT_KEY_BELOW_MAX ? 300 : 0);
+  bool slanted = (double)longest * 8 + 12 > plot_px / (double)ncat;
+  double tick_rows = slanted ? 1 + 0.25 * (double)longest : 1;
+  if (!e) e = put_head(&g, p, nkey, longest_title(s, ns, any_ref ? ref_title : NULL), tick_rows, NAN, NAN);
   if (!e) e = put_c(&g, "set style fill solid 0.85 border rgb '#333333'\nset boxwidth %.6f absolute\n", w * 0.95);
   if (!e) e = put_c(&g, "set xrange [-0.6:%.1f]\nset yrange [0:*]\nset offsets 0,0,graph 0.08,0\n",
                     (double)ncat - 0.4);
@@ -448,23 +610,19 @@ static gb_err bars_files(const char *dir, const gb_plot_spec *p, const char *con
     e = put_gp_string(&g, cats[j]);
     if (!e) e = put_c(&g, " %zu%s", j, j + 1 < ncat ? ", " : ")\n");
   }
-  /* long or many category names: slanted, ending at their tick */
-  size_t chars = 0, longest = 0;
-  for (size_t j = 0; j < ncat; j++) {
-    chars += strlen(cats[j]) + 2;
-    if (strlen(cats[j]) > longest) longest = strlen(cats[j]);
-  }
-  if (!e && chars > 90) {
+  if (!e && slanted) {
     /* the first name runs left of the plot by about cos(30) = 0.87 of its
      * length: widen the left margin (in characters) to keep it whole */
     int lmargin = (int)((double)longest * 0.87) - 2;
     if (lmargin < 10) lmargin = 10;
     if (lmargin > 40) lmargin = 40;
     e = put_c(&g, "set xtics rotate by 30 right\nset lmargin %d\n", lmargin);
+    /* gnuplot keeps room on the right as if the last name ran that way */
+    if (!e && nkey <= GB_PLOT_KEY_BELOW_MAX) e = gb_buf_puts(&g, "set rmargin 3\n");
   }
   if (!e) e = gb_buf_puts(&g, "plot \\\n");
   for (size_t i = 0; i < ns && !e; i++) {
-    e = put_c(&g, "  '%s.dat' index %zu using 1:2 with boxes lc %zu title ", p->stem, i, i + 1);
+    e = put_c(&g, "  '%s.dat' index %zu using 1:2 with boxes lc %zu title ", p->stem, i, colour[i]);
     if (!e) e = put_gp_string(&g, s[i].title);
     /* labels only over real bars: gnuplot 5.4 crashes (SIGSEGV) drawing
      * "with labels" from a block whose only point is undefined */
@@ -478,7 +636,7 @@ static gb_err bars_files(const char *dir, const gb_plot_spec *p, const char *con
               i, w * 0.5);
     if (!e && !titled) {
       e = gb_buf_puts(&g, "title ");
-      if (!e) e = put_gp_string(&g, p->ref_title ? p->ref_title : "reference");
+      if (!e) e = put_gp_string(&g, ref_title);
       titled = true;
     } else if (!e) {
       e = gb_buf_puts(&g, "notitle");
@@ -490,6 +648,8 @@ static gb_err bars_files(const char *dir, const gb_plot_spec *p, const char *con
   if (!e) e = write_file(dir, p->stem, "gp", &g);
   gb_buf_free(&d);
   gb_buf_free(&g);
+  free(s);
+  free(colour);
   return e;
 }
 

@@ -25,26 +25,43 @@ typedef enum gb_plot_style {
   GB_PLOT_POINTS           /* points only (a scatter) */
 } gb_plot_style;
 
+/* Where a point's label goes, beside its point. */
+typedef enum gb_plot_label_side {
+  GB_PLOT_LABEL_RIGHT_ABOVE = 0, /* starts right of the point, a little above it (the default) */
+  GB_PLOT_LABEL_LEFT_BELOW,      /* ends left of the point, below it */
+  GB_PLOT_LABEL_LEFT_ABOVE,      /* ends left of the point, above it */
+  GB_PLOT_LABEL_RIGHT_BELOW      /* starts right of the point, below it */
+} gb_plot_label_side;
+
 /* One data series. x and y hold n values each (borrowed); a point with a NaN
  * coordinate, or a non-positive one on a log axis, is left out and breaks
- * the line there. For gb_plot_bars, x is unused and y[j] is the bar of
- * category j; ref[j] (optional, NaN = none) is a reference value drawn as a
- * black tick across that bar (a datasheet peak). labels (optional) puts
- * labels[i] as text next to point i (NULL or "" entries are skipped). */
+ * the line there. A series with nothing to draw (no plottable point; for
+ * bars, no finite bar) is left out of the plot and its legend, and takes no
+ * bar slot; each series drawn keeps its colour (by default that of its
+ * position in the array given, so a source has the same colour in every
+ * plot). For gb_plot_bars, x is unused and y[j] is the bar of category j;
+ * ref[j] (optional, NaN = none) is a reference value drawn as a black tick
+ * across that bar (a datasheet peak). labels (optional) puts labels[i] as
+ * text next to point i (NULL or "" entries are skipped). */
 typedef struct gb_plot_series {
-  const char *title;
+  const char *title;          /* legend entry; lines: NULL or "" for none */
   size_t n;
   const double *x;
   const double *y;
   gb_plot_style style;
   bool emphasis;              /* drawn thicker, e.g. a Pareto frontier */
+  bool dashed;                /* lines and points: a dashed line, open circles */
+  int colour;                 /* 1, 2, ...; 0: the series' position + 1. gnuplot has 8 line colours:
+                               * 9 and up reuse them, dashed */
   const double *ref;          /* bars only */
   const char *const *labels;  /* optional point labels */
+  gb_plot_label_side label_side; /* where labels go (default: starting right of and above their point) */
 } gb_plot_series;
 
 /* A reference line across the plot with a label: axis 'x' draws a vertical
- * line at x = at, axis 'y' a horizontal one at y = at. The axis range is
- * extended to show it. */
+ * line at x = at (label along it, at the top), axis 'y' a horizontal one at
+ * y = at (label above it, at the right end; NULL or "": no label). The axis
+ * range is extended to show it. */
 typedef struct gb_plot_marker {
   char axis;
   double at;

@@ -159,27 +159,77 @@ static gb_err find_sources(gb_rep *r) {
   size_t n = r->res.nrows;
   r->row_src = calloc(n ? n : 1, sizeof *r->row_src);
   r->src = calloc(n ? n : 1, sizeof *r->src);
-  if (!r->row_src || !r->src) return gb_fail(GB_E_NOMEM, "out of memory grouping results");
+  r->types = calloc(n ? n : 1, sizeof *r->types);
+  if (!r->row_src || !r->src || !r->types) return gb_fail(GB_E_NOMEM, "out of memory grouping results");
   for (size_t i = 0; i < n; i++) {
     const gb_row *w = &r->res.rows[i];
     size_t s;
     for (s = 0; s < r->nsrc; s++)
       if (strcmp(r->src[s].gpu_type, w->gpu_type) == 0 && strcmp(r->src[s].run_id, w->run_id) == 0) break;
     if (s == r->nsrc) {
+      size_t t;
+      for (t = 0; t < r->ntypes; t++)
+        if (strcmp(r->types[t].gpu_type, w->gpu_type) == 0) break;
+      if (t == r->ntypes) {
+        r->types[t].gpu_type = w->gpu_type;
+        r->types[t].spec = gb_specs_find(&r->specs, w->gpu_type);
+        r->ntypes++;
+      }
       r->src[s].gpu_type = w->gpu_type;
       r->src[s].run_id = w->run_id;
-      r->src[s].spec = gb_specs_find(&r->specs, w->gpu_type);
+      r->src[s].spec = r->types[t].spec;
+      r->src[s].type = t;
+      r->src[s].run_no = ++r->types[t].nruns;
       r->nsrc++;
     }
     r->row_src[i] = s;
   }
   for (size_t s = 0; s < r->nsrc; s++) {
-    size_t same = 0;
-    for (size_t t = 0; t < r->nsrc; t++) same += strcmp(r->src[s].gpu_type, r->src[t].gpu_type) == 0;
-    if (same > 1) snprintf(r->src[s].label, sizeof r->src[s].label, "%s (%s)", r->src[s].gpu_type, r->src[s].run_id);
+    if (r->types[r->src[s].type].nruns > 1)
+      snprintf(r->src[s].label, sizeof r->src[s].label, "%s (%s)", r->src[s].gpu_type, r->src[s].run_id);
     else snprintf(r->src[s].label, sizeof r->src[s].label, "%s", r->src[s].gpu_type);
   }
   return GB_OK;
+}
+
+bool gb_rep_row_headline(const gb_row *w) {
+  static const char word[] = "headline";
+  const size_t l = sizeof word - 1;
+  for (const char *d = w->detail; d && (d = strstr(d, word)) != NULL; d += l) {
+    bool start = d == w->detail || d[-1] == ' ' || d[-1] == ';' || d[-1] == ',';
+    bool end = d[l] == '\0' || d[l] == ' ' || d[l] == ';' || d[l] == ',';
+    if (start && end) return true;
+  }
+  return false;
+}
+
+bool gb_rep_membw_hbm(const gb_rep *r, const gb_rep_point *p) {
+  if (!gb_rep_is(p, "membw", "gbps")) return false;
+  if (r->src[p->src].membw_headline) return gb_rep_row_headline(p->row);
+  for (size_t j = 0; j < r->npts; j++) {
+    const gb_rep_point *o = &r->pts[j];
+    if (o->src == p->src && gb_rep_is(o, "membw", "gbps") && !strcmp(o->row->case_name, p->row->case_name) &&
+        !strcmp(o->row->dtype, p->row->dtype) && o->row->bytes > p->row->bytes)
+      return false;
+  }
+  return true;
+}
+
+void gb_rep_provenance(const gb_rep *r, size_t s, char *buf, size_t n) {
+  int w = snprintf(buf, n, "%s (", r->src[s].run_id);
+  size_t len = w < 0 ? 0 : (size_t)w < n ? (size_t)w : n - 1;
+  gb_rep_names seen = {0};
+  for (size_t i = 0; i < r->res.nrows && len + 1 < n; i++) {
+    if (r->row_src[i] != s) continue;
+    const char *f = r->res.rows[i].file;
+    const char *base = strrchr(f, '/');
+    base = base ? base + 1 : f;
+    if (gb_rep_names_find(&seen, f) != (size_t)-1 || gb_rep_names_add(&seen, f) != GB_OK) continue;
+    w = snprintf(buf + len, n - len, "%s%s", seen.n > 1 ? ", " : "", base);
+    len += w < 0 ? 0 : (size_t)w < n - len ? (size_t)w : n - len - 1;
+  }
+  gb_rep_names_free(&seen);
+  if (len + 1 < n) snprintf(buf + len, n - len, ")");
 }
 
 /* The identity of a point (everything but the repetition). */
@@ -218,6 +268,8 @@ static gb_err find_points(gb_rep *r) {
       vals[k++] = r->res.rows[j].value;
     }
     r->pts[r->npts++] = (gb_rep_point){.src = r->row_src[i], .row = w, .value = gb_median(vals, k), .reps = k};
+    if (!strcmp(w->benchmark, "membw") && !strcmp(w->metric, "gbps") && gb_rep_row_headline(w))
+      r->src[r->row_src[i]].membw_headline = true;
   }
   free(used);
   free(vals);
@@ -441,7 +493,9 @@ static gb_err table_problems(gb_rep *r) {
   if (!e && bad == 0) return gb_doc_para(&r->doc, "None: every row has status ok.");
   if (!e)
     e = gb_doc_para(&r->doc, "Rows whose result check failed (invalid), that could not run (error) or ran with "
-                             "clocks held down (throttled). They are left out of the plots and the tables above.");
+                             "clocks held down (throttled). Invalid and error rows are left out of the plots and the "
+                             "tables above; throttled rows passed their check and are in them, as the rate the GPU "
+                             "sustains under its power or thermal cap.");
   const char *hdr[] = {"where", "GPU", "benchmark", "case", "dtype", "size", "metric", "value", "status", "detail"};
   if (!e) e = gb_doc_table_begin(&r->doc, 10, hdr, NULL);
   for (size_t i = 0; i < r->res.nrows && !e; i++) {
@@ -459,34 +513,63 @@ static gb_err table_problems(gb_rep *r) {
   return e;
 }
 
-/* Headline: per source, the best GEMM per precision (with % of the
- * datasheet peak), CUDA-core FMA, memory bandwidth, copies and collectives. */
+/* Under the headline table: which run each "[run N]" tag names, for the GPU
+ * types measured in more than one run. */
+static gb_err headline_runs(gb_rep *r) {
+  gb_err e = GB_OK;
+  for (size_t t = 0; t < r->ntypes && !e; t++) {
+    if (r->types[t].nruns < 2) continue;
+    gb_buf b = {0};
+    e = gb_buf_printf(&b, "Runs of %s: ", r->types[t].gpu_type);
+    for (size_t s = 0; s < r->nsrc && !e; s++) {
+      if (r->src[s].type != t) continue;
+      char prov[768];
+      gb_rep_provenance(r, s, prov, sizeof prov);
+      e = gb_buf_printf(&b, "%srun %zu = %s", r->src[s].run_no > 1 ? "; " : "", r->src[s].run_no, prov);
+    }
+    if (!e) e = gb_buf_puts(&b, ".");
+    if (!e) e = gb_doc_para(&r->doc, b.data);
+    gb_buf_free(&b);
+  }
+  return e;
+}
+
+/* Headline: per GPU type, over every run of it, the best GEMM per
+ * precision (with % of the datasheet peak), CUDA-core FMA, memory bandwidth
+ * from HBM (gb_rep_membw_hbm, not L2), copies and collectives; "[run N]"
+ * names the run of a type measured in several. */
 static gb_err table_headline(gb_rep *r) {
   gb_err e = gb_doc_heading(&r->doc, 2, "Headline figures");
   if (!e)
-    e = gb_doc_para(&r->doc, "Best measured value per GPU type and run (median over repetitions, best over shapes and "
-                             "sizes); in brackets the share of the datasheet peak where one is known.");
+    e = gb_doc_para(&r->doc, "Best measured value per GPU type over all its runs (median over repetitions, best over "
+                             "shapes and sizes); in brackets the share of the datasheet peak where one is known; "
+                             "[run N] names the run it came from where a GPU type was measured in several runs. "
+                             "Memory is the HBM figure: the best of the rows membw marks headline (hot, arrays of at "
+                             "least 1 GiB and 8 L2 sizes), or, for a run without such marks, of each kernel at its "
+                             "largest array; the L2 plateau is in the plots and under All measurements.");
   struct {
     const char *bench, *metric, *title;
   } const kinds[] = {{"gemm", "tflops", "GEMM %s (TFLOP/s)"}, {"gemm", "tops", "GEMM %s (TOP/s)"},
-                     {"fma", "tflops", "CUDA-core FMA %s (TFLOP/s)"}, {"membw", "gbps", "memory %s (GB/s)"},
-                     {"copy", "gbps", "copy %s (GB/s)"}, {"collective", "busbw_gbps", "%s busbw (GB/s)"}};
-  size_t nc = r->nsrc + 1;
+                     {"fma", "tflops", "CUDA-core FMA %s (TFLOP/s)"},
+                     {"membw", "gbps", "memory %s, HBM (GB/s)"}, {"copy", "gbps", "copy %s (GB/s)"},
+                     {"collective", "busbw_gbps", "%s busbw (GB/s)"}};
+  size_t nc = r->ntypes + 1;
   const char **hdr = calloc(nc, sizeof *hdr);
   const char **cells = calloc(nc, sizeof *cells);
-  char(*buf)[96] = calloc(nc, sizeof *buf);
+  char(*buf)[256] = calloc(nc, sizeof *buf);
   if (!hdr || !cells || !buf) e = gb_fail(GB_E_NOMEM, "out of memory");
   if (!e) {
     hdr[0] = "figure";
-    for (size_t s = 0; s < r->nsrc; s++) hdr[s + 1] = r->src[s].label;
+    for (size_t t = 0; t < r->ntypes; t++) hdr[t + 1] = r->types[t].gpu_type;
     e = gb_doc_table_begin(&r->doc, nc, hdr, NULL);
   }
   size_t rows = 0;
   for (size_t k = 0; k < sizeof kinds / sizeof kinds[0] && !e; k++) {
+    bool membw = !strcmp(kinds[k].bench, "membw");
     gb_rep_names cases = {0};
     for (size_t i = 0; i < r->npts && !e; i++) {
       const gb_rep_point *p = &r->pts[i];
-      if (!gb_rep_is(p, kinds[k].bench, kinds[k].metric)) continue;
+      if (!gb_rep_is(p, kinds[k].bench, kinds[k].metric) || (membw && !gb_rep_membw_hbm(r, p))) continue;
       e = gb_rep_names_add(&cases, p->row->case_name);
     }
     if (!e && cases.n > 1 && strcmp(kinds[k].bench, "gemm") == 0) qsort(cases.v, cases.n, sizeof *cases.v, gb_rep_cmp_precision);
@@ -494,30 +577,39 @@ static gb_err table_headline(gb_rep *r) {
       char title[160];
       snprintf(title, sizeof title, kinds[k].title, cases.v[c]);
       cells[0] = title;
-      for (size_t s = 0; s < r->nsrc; s++) {
+      for (size_t t = 0; t < r->ntypes; t++) {
         const gb_rep_point *best = NULL;
         for (size_t i = 0; i < r->npts; i++) {
           const gb_rep_point *p = &r->pts[i];
-          if (p->src != s || !gb_rep_is(p, kinds[k].bench, kinds[k].metric) || strcmp(p->row->case_name, cases.v[c]))
+          if (r->src[p->src].type != t || !gb_rep_is(p, kinds[k].bench, kinds[k].metric) ||
+              strcmp(p->row->case_name, cases.v[c]) || (membw && !gb_rep_membw_hbm(r, p)))
             continue;
           if (!best || p->value > best->value) best = p;
         }
-        buf[s + 1][0] = '\0';
+        buf[t + 1][0] = '\0';
         if (best) {
-          char v[64];
+          size_t s = best->src;
+          char v[64], at[80] = "", tag[32] = "";
           gb_rep_fmt(v, sizeof v, best->value);
+          if (membw && best->row->bytes != GB_NA) {
+            char sz[64];
+            gb_fmt_size(sz, sizeof sz, best->row->bytes);
+            snprintf(at, sizeof at, " at %s", sz);
+          }
+          if (r->types[t].nruns > 1) snprintf(tag, sizeof tag, " [run %zu]", r->src[s].run_no);
           double peak = NAN;
           if (!strcmp(kinds[k].bench, "gemm")) peak = gb_rep_peak(r, s, "gemm", cases.v[c]);
           else if (!strcmp(kinds[k].bench, "fma")) peak = gb_rep_peak(r, s, "fma", cases.v[c]);
-          else if (!strcmp(kinds[k].bench, "membw")) peak = gb_rep_peak(r, s, "membw", "hbm");
+          else if (membw) peak = gb_rep_peak(r, s, "membw", "hbm");
           if (isfinite(best->row->peak)) peak = best->row->peak;
           if (!strcmp(kinds[k].bench, "collective"))
-            snprintf(buf[s + 1], sizeof buf[0], "%s at %d GPUs", v, best->row->gpu_count);
+            snprintf(buf[t + 1], sizeof buf[0], "%s at %d GPUs%s", v, best->row->gpu_count, tag);
           else if (isfinite(peak) && peak > 0)
-            gb_snprintf_c(buf[s + 1], sizeof buf[0], "%s (%.0f%% of %g)", v, 100.0 * best->value / peak, peak);
-          else snprintf(buf[s + 1], sizeof buf[0], "%s", v);
+            gb_snprintf_c(buf[t + 1], sizeof buf[0], "%s%s (%.0f%% of %g)%s", v, at, 100.0 * best->value / peak, peak,
+                          tag);
+          else snprintf(buf[t + 1], sizeof buf[0], "%s%s%s", v, at, tag);
         }
-        cells[s + 1] = buf[s + 1];
+        cells[t + 1] = buf[t + 1];
       }
       e = gb_doc_table_row(&r->doc, cells);
       rows++;
@@ -526,6 +618,7 @@ static gb_err table_headline(gb_rep *r) {
   }
   if (!e) e = gb_doc_table_end(&r->doc);
   if (!e && rows == 0) e = gb_doc_note(&r->doc, "No ok rows of gemm, fma, membw, copy or collective to summarize.");
+  if (!e && rows > 0) e = headline_runs(r);
   free(hdr);
   free(cells);
   free(buf);
@@ -638,6 +731,7 @@ gb_err gb_report_write(const gb_report_options *o, gb_report_summary *sum) {
   free(r.pts);
   free(r.row_src);
   free(r.src);
+  free(r.types);
   gb_results_free(&r.res);
   gb_specs_free(&r.specs);
   gb_planfile_free(&r.plan);

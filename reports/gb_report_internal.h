@@ -23,7 +23,19 @@ typedef struct gb_rep_source {
   const char *gpu_type;
   const char *run_id;
   const gb_gpu_spec *spec; /* datasheet row, or NULL */
+  size_t type;             /* its GPU type: index into gb_rep.types */
+  size_t run_no;           /* 1, 2, ...: its place among the runs of its type, in input order */
+  bool membw_headline;     /* some ok or throttled membw row of it is marked headline (gb_rep_membw_hbm) */
 } gb_rep_source;
+
+/* A GPU type with every run of it: the roofline and the headline figures
+ * combine the runs of one type (one run may have measured GEMM and fma,
+ * another membw). */
+typedef struct gb_rep_type {
+  const char *gpu_type;
+  const gb_gpu_spec *spec; /* datasheet row, or NULL */
+  size_t nruns;            /* sources of this type */
+} gb_rep_type;
 
 /* One measured point: the median over the repetitions of the ok rows of
  * one source, benchmark, case, dtype, shape/size, GPU count and metric. */
@@ -40,6 +52,8 @@ typedef struct gb_rep {
   gb_results res;
   size_t nsrc;
   gb_rep_source *src;
+  size_t ntypes;
+  gb_rep_type *types;
   size_t *row_src; /* per result row: its source */
   size_t npts;
   gb_rep_point *pts;
@@ -74,6 +88,21 @@ int gb_rep_cmp_precision(const void *a, const void *b);
  * "fp8e4m3_fastaccum") or "hbm" (GB/s), from the rows' peak column
  * (largest) or else the datasheet (data/gpu_specs.csv); NaN when unknown. */
 double gb_rep_peak(const gb_rep *r, size_t s, const char *bench, const char *precision);
+
+/* True when point p is an HBM figure of membw (GB/s): a row the benchmark
+ * marked `headline` in its detail (hot, arrays of at least 1 GiB and 8 L2
+ * sizes), or, in a run with no such marks (older runs, other tools), a
+ * case and dtype at the largest array its run measured it at (smaller
+ * arrays may sit in L2). */
+bool gb_rep_membw_hbm(const gb_rep *r, const gb_rep_point *p);
+
+/* True when the membw row is marked as a headline (HBM) figure: the word
+ * "headline" in its detail. */
+bool gb_rep_row_headline(const gb_row *w);
+
+/* Where source s came from, for captions: "RUN_ID (FILE)", with the
+ * distinct file names (no directories) of its rows joined by ", ". */
+void gb_rep_provenance(const gb_rep *r, size_t s, char *buf, size_t n);
 
 /* Formats a measured value for a table: about 4 significant digits in the
  * C locale; "" for NaN. */

@@ -13,10 +13,24 @@
 
 #define PLAN_TABLE_MAX 40 /* configurations listed in the ranked table */
 #define PLAN_BARS_MAX 15  /* configurations in the efficiency bars */
-#define PLAN_PARETO_LABELS 6 /* frontier points named in the time-cost plot */
+#define PLAN_PARETO_LABELS 6 /* frontier points named in the time-cost plot, at most */
+#define PLAN_TIME_COST_WIDTH_PX 1100
+#define PLAN_TIME_COST_HEIGHT_PX 650
 
 static void config_name(const gb_planfile_row *p, char *buf, size_t n) {
   snprintf(buf, n, "%dx %s %s %s", p->gpu_count, p->gpu_type, p->provider, p->offering);
+}
+
+/* The short form for plots: "32x MI300X TensorWave on-demand" (the type up
+ * to its first '-'), after "#rank " when with_rank and the row is ranked. */
+static void short_config_name(const gb_planfile_row *p, bool with_rank, char *buf, size_t n) {
+  char type[64];
+  snprintf(type, sizeof type, "%s", p->gpu_type);
+  char *dash = strchr(type, '-');
+  if (dash) *dash = '\0';
+  if (with_rank && p->rank >= 0)
+    snprintf(buf, n, "#%d %dx %s %s %s", p->rank, p->gpu_count, type, p->provider, p->offering);
+  else snprintf(buf, n, "%dx %s %s %s", p->gpu_count, type, p->provider, p->offering);
 }
 
 static void money(char *buf, size_t n, double usd) {
@@ -73,20 +87,38 @@ static gb_err plan_assumptions(gb_rep *r) {
   const char *ph[] = {"GPU type", "provider", "offering", "basis", "USD per GPU-hour", "purchase USD per GPU",
                       "price date", "source"};
   if (!e) e = gb_doc_table_begin(&r->doc, 8, ph, NULL);
+  /* one row per offering (type, provider, offering): its configurations
+   * may differ in basis (one GPU measured, eight projected) and a rejected
+   * one has no rate, so the bases are listed and the first rate shown */
   for (size_t i = 0; i < r->plan.n && !e; i++) {
     const gb_planfile_row *p = &r->plan.rows[i];
     bool seen = false;
     for (size_t j = 0; j < i && !seen; j++) {
       const gb_planfile_row *q = &r->plan.rows[j];
       seen = !strcmp(p->gpu_type, q->gpu_type) && !strcmp(p->provider, q->provider) &&
-             !strcmp(p->offering, q->offering) && !strcmp(p->basis ? p->basis : "", q->basis ? q->basis : "");
+             !strcmp(p->offering, q->offering);
     }
     if (seen) continue;
+    char basis[160] = "";
+    double rate = NAN;
+    gb_rep_names bases = {0};
+    for (size_t j = i; j < r->plan.n && !e; j++) {
+      const gb_planfile_row *q = &r->plan.rows[j];
+      if (strcmp(p->gpu_type, q->gpu_type) || strcmp(p->provider, q->provider) || strcmp(p->offering, q->offering))
+        continue;
+      if (isnan(rate)) rate = q->price_usd_per_gpu_hour;
+      if (q->basis && q->basis[0] && gb_rep_names_find(&bases, q->basis) == (size_t)-1) {
+        e = gb_rep_names_add(&bases, q->basis);
+        size_t l = strlen(basis);
+        snprintf(basis + l, sizeof basis - l, "%s%s", l ? " / " : "", q->basis);
+      }
+    }
+    gb_rep_names_free(&bases);
     char price[32], buy[32];
-    money(price, sizeof price, p->price_usd_per_gpu_hour);
+    money(price, sizeof price, rate);
     money(buy, sizeof buy, p->purchase_usd_per_gpu);
-    const char *cells[] = {p->gpu_type, p->provider, p->offering, p->basis, price, buy, p->price_date, p->price_source};
-    e = gb_doc_table_row(&r->doc, cells);
+    const char *cells[] = {p->gpu_type, p->provider, p->offering, basis, price, buy, p->price_date, p->price_source};
+    if (!e) e = gb_doc_table_row(&r->doc, cells);
   }
   if (!e) e = gb_doc_table_end(&r->doc);
   return e;
@@ -134,14 +166,7 @@ static gb_err plan_efficiency_bars(gb_rep *r) {
   for (size_t i = 0; i < r->plan.n && n < PLAN_BARS_MAX; i++) {
     const gb_planfile_row *p = &r->plan.rows[i];
     if (!p->feasible || !isfinite(p->efficiency)) continue;
-    /* short: "#1 32x MI300X TensorWave on-demand" (the type up to its first '-') */
-    char type[64];
-    snprintf(type, sizeof type, "%s", p->gpu_type);
-    char *dash = strchr(type, '-');
-    if (dash) *dash = '\0';
-    if (p->rank >= 0)
-      snprintf(names[n], sizeof names[0], "#%d %dx %s %s %s", p->rank, p->gpu_count, type, p->provider, p->offering);
-    else snprintf(names[n], sizeof names[0], "%dx %s %s %s", p->gpu_count, type, p->provider, p->offering);
+    short_config_name(p, true, names[n], sizeof names[0]);
     cats[n] = names[n];
     vals[n] = p->efficiency;
     unit = p->efficiency_unit;
@@ -187,7 +212,7 @@ static gb_err plan_time_cost(gb_rep *r) {
       iy[ni++] = p->cost_usd;
     }
     if (p->pareto) {
-      config_name(p, names[np], sizeof names[0]);
+      short_config_name(p, false, names[np], sizeof names[0]);
       px[np] = p->hours;
       py[np] = p->cost_usd;
       pl[np] = names[np];
@@ -207,17 +232,37 @@ static gb_err plan_time_cost(gb_rep *r) {
       pl[b] = pl[b - 1];
       pl[b - 1] = l;
     }
-  /* label at most PLAN_PARETO_LABELS frontier points, spread along it:
-   * indices round(k (np - 1) / (L - 1)), k = 0 .. L-1 */
-  if (np > PLAN_PARETO_LABELS) {
-    const char **keep = calloc(np, sizeof *keep);
-    if (!keep) e = gb_fail(GB_E_NOMEM, "out of memory");
-    for (size_t k = 0; k < PLAN_PARETO_LABELS && !e; k++) {
-      size_t j = (size_t)llround((double)k * (double)(np - 1) / (PLAN_PARETO_LABELS - 1));
-      keep[j] = pl[j];
+  /* label at most PLAN_PARETO_LABELS frontier points whose labels cannot
+   * print over each other: from the cheapest (slowest) end, a point is named
+   * when its cost is at least min_step decades above the last one named.
+   * The plot is about height - 190 px high over the decades the costs span
+   * (the log axis rounds out to whole decades); a label line takes ~18 px. */
+  double lo = INFINITY, hi = -INFINITY;
+  for (size_t i = 0; i < nf; i++) lo = fmin(lo, fy[i]), hi = fmax(hi, fy[i]);
+  for (size_t i = 0; i < ni; i++) lo = fmin(lo, iy[i]), hi = fmax(hi, iy[i]);
+  if (isfinite(budget)) lo = fmin(lo, budget), hi = fmax(hi, budget);
+  double decades = np ? fmax(1, ceil(log10(hi)) - floor(log10(lo))) : 1;
+  double min_step = 18.0 / ((PLAN_TIME_COST_HEIGHT_PX - 190) / decades);
+  /* a label ends left of its point: it must fit between the point and the
+   * y axis (the plot about width - 135 px wide over its decades of hours; a
+   * character of the 9-point label font about 7.2 px) */
+  double xlo = INFINITY, xhi = -INFINITY;
+  for (size_t i = 0; i < nf; i++) xlo = fmin(xlo, fx[i]), xhi = fmax(xhi, fx[i]);
+  for (size_t i = 0; i < ni; i++) xlo = fmin(xlo, ix[i]), xhi = fmax(xhi, ix[i]);
+  if (isfinite(deadline)) xlo = fmin(xlo, deadline), xhi = fmax(xhi, deadline);
+  double xfloor = np ? floor(log10(xlo)) : 0;
+  double px_per_decade = (PLAN_TIME_COST_WIDTH_PX - 135) / (np ? fmax(1, ceil(log10(xhi)) - xfloor) : 1);
+  double last = -INFINITY;
+  size_t named = 0;
+  for (size_t k = np; k-- > 0;) {
+    double ly = log10(py[k]);
+    bool fits = (log10(px[k]) - xfloor) * px_per_decade >= (double)strlen(pl[k]) * 7.2 + 16;
+    if (named < PLAN_PARETO_LABELS && fits && ly - last >= min_step) {
+      last = ly;
+      named++;
+    } else {
+      pl[k] = NULL;
     }
-    if (!e) memcpy(pl, keep, np * sizeof *pl);
-    free(keep);
   }
   gb_plot_series s[3];
   size_t ns = 0;
@@ -226,7 +271,8 @@ static gb_err plan_time_cost(gb_rep *r) {
     s[ns++] = (gb_plot_series){.title = "infeasible (deadline, budget or memory)", .n = ni, .x = ix, .y = iy,
                                .style = GB_PLOT_POINTS};
   if (np)
-    s[ns++] = (gb_plot_series){.title = "Pareto frontier", .n = np, .x = px, .y = py, .emphasis = true, .labels = pl};
+    s[ns++] = (gb_plot_series){.title = "Pareto frontier", .n = np, .x = px, .y = py, .emphasis = true, .labels = pl,
+                               .label_side = GB_PLOT_LABEL_LEFT_BELOW}; /* nothing is faster and cheaper: that corner is empty */
   gb_plot_marker mk[2];
   size_t nmk = 0;
   char dl[64], bl[64];
@@ -240,7 +286,8 @@ static gb_err plan_time_cost(gb_rep *r) {
   }
   gb_plot_spec p = {.stem = "plan_time_cost", .title = "Time against cost per configuration",
                     .xlabel = "time to finish (hours, log scale)", .ylabel = "cost (USD, log scale)", .logx = true,
-                    .logy = true, .markers = mk, .nmarkers = nmk, .width_px = 1100, .height_px = 650};
+                    .logy = true, .markers = mk, .nmarkers = nmk, .width_px = PLAN_TIME_COST_WIDTH_PX,
+                    .height_px = PLAN_TIME_COST_HEIGHT_PX};
   if (!e && ns == 0) e = gb_rep_skip(r, caption, "no configuration has both hours and cost");
   else if (!e) e = gb_rep_lines(r, &p, s, ns, caption);
   free(fx);

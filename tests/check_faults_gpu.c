@@ -113,7 +113,7 @@ START_TEST(test_gemm_unsupported_and_oom) {
   /* bf16 on a device seen as compute capability 7.0: not supported, named */
   const gb_gemm_prec *bf16 = gb_gemm_prec_find("bf16");
   ck_assert_ptr_nonnull(bf16);
-  gb_case c = gb_gemm_make_case(bf16, 1024, 1024, 1024);
+  gb_case c = gb_gemm_make_case(bf16, GB_GEMM_TN, 1024, 1024, 1024);
   dev.cc_major = 7;
   dev.cc_minor = 0;
   ck_assert_int_eq(gemm->run(&ctx, &c, &rows), GB_E_UNSUPPORTED);
@@ -124,13 +124,13 @@ START_TEST(test_gemm_unsupported_and_oom) {
 
   /* fp64 at 200000^3: three 320 GB operands do not fit */
   const gb_gemm_prec *fp64 = gb_gemm_prec_find("fp64");
-  c = gb_gemm_make_case(fp64, 200000, 200000, 200000);
+  c = gb_gemm_make_case(fp64, GB_GEMM_TN, 200000, 200000, 200000);
   ck_assert_int_eq(gemm->run(&ctx, &c, &rows), GB_E_OOM);
   ck_assert_msg(strstr(gb_errmsg(), "of device memory;") != NULL, "%s", gb_errmsg());
   ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess); /* the context is intact */
 
   /* and a case that fits still runs */
-  c = gb_gemm_make_case(bf16, 1024, 1024, 1024);
+  c = gb_gemm_make_case(bf16, GB_GEMM_TN, 1024, 1024, 1024);
   ck_assert_msg(gemm->run(&ctx, &c, &rows) == GB_OK, "%s", gb_errmsg());
   ck_assert_uint_gt(rows.n, 0);
   ck_assert_int_eq(rows.v[0].status, GB_STATUS_OK);

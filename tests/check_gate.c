@@ -283,6 +283,41 @@ START_TEST(test_same_file_passes) {
 }
 END_TEST
 
+/* The same figures with every row throttled (checked, clocks held down by the
+ * power cap): compared as samples, so all 7 stay unchanged and none failed. */
+START_TEST(test_throttled_rows_compared) {
+  size_t len;
+  char *text = gb_test_slurp(gb_fixture("gate_base.csv"), &len);
+  ck_assert_ptr_nonnull(text);
+  gb_buf b = {0};
+  for (char *p = text; *p;) {
+    char *hit = strstr(p, ",ok,");
+    if (!hit) {
+      gb_buf_puts(&b, p);
+      break;
+    }
+    gb_buf_append(&b, p, (size_t)(hit - p));
+    gb_buf_puts(&b, ",throttled,");
+    p = hit + 4;
+  }
+  char base[1100], cur[1100];
+  const char *dir = gb_test_tmpdir();
+  snprintf(base, sizeof base, "%s/base.csv", dir);
+  snprintf(cur, sizeof cur, "%s/throttled.csv", dir);
+  ck_assert_int_eq(gb_test_write(base, text, len), 0);
+  ck_assert_int_eq(gb_test_write(cur, b.data, b.len), 0);
+  gb_gate_options opt = gb_gate_defaults();
+  gb_gate_report rep;
+  ck_assert_int_eq(compare_files(base, cur, &opt, &rep), GB_OK);
+  ck_assert_uint_eq(rep.count[GB_VERDICT_UNCHANGED], 7);
+  ck_assert_uint_eq(rep.count[GB_VERDICT_FAILED], 0);
+  ck_assert_int_eq(gb_gate_exit_code(&rep), 0);
+  gb_gate_report_free(&rep);
+  gb_buf_free(&b);
+  free(text);
+}
+END_TEST
+
 /* 300 figures x 8 repetitions, noise CV 0.5%; figure 137 (membw, gbps) 10%
  * lower in the current run. Mann-Whitney with 8 vs 8 fully separated samples:
  * p = 2 / C(16,8) = 2/12870 = 0.000155 < 0.01, change -10% past 5%: exactly
@@ -783,6 +818,7 @@ static Suite *suite(void) {
   tcase_add_checked_fixture(tc, NULL, free_kept);
   tcase_add_test(tc, test_fixture_verdicts);
   tcase_add_test(tc, test_same_file_passes);
+  tcase_add_test(tc, test_throttled_rows_compared);
   tcase_add_test(tc, test_drop_among_hundreds);
   tcase_add_test(tc, test_noise_not_flagged);
   tcase_add_test(tc, test_machine_mismatch);

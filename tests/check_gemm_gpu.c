@@ -1,9 +1,11 @@
 /* GPU tests of the GEMM benchmark (label gpu; exit 77, SKIPPED, with no GPU):
  * small shapes of every precision run through cuBLASLt come out `ok` against
  * the fp64 reference (or `error` with a reason where the device lacks the
- * precision), and an output overwritten through the test-only hook comes out
- * `invalid`. Runs in one process (testutil_gpu.h: no CUDA state crosses a
- * fork). */
+ * precision), in the TN layout and, for the precisions that have it, in NN;
+ * an output overwritten through the test-only hook comes out `invalid` in
+ * both layouts; the extended algorithm search (gemm.search=extended) keeps a
+ * checked algorithm and says where it came from. Runs in one process
+ * (testutil_gpu.h: no CUDA state crosses a fork). */
 #include <cuda_runtime_api.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +23,8 @@ typedef struct gpu_env {
   gb_run_ctx ctx;
 } gpu_env;
 
-static gpu_env *env_open(void) {
+/* bench_opts: --opt value the benchmark's setup reads (NULL: none). */
+static gpu_env *env_open_opts(const char *bench_opts) {
   gpu_env *e = calloc(1, sizeof *e);
   ck_assert_ptr_nonnull(e);
   ck_assert_int_eq(gb_system_query(&e->sys), GB_OK);
@@ -32,6 +35,7 @@ static gpu_env *env_open(void) {
   e->cfg.warmup = -1;
   e->cfg.iters = -1;
   e->cfg.repeat = 1;
+  e->cfg.bench_opts = bench_opts;
   e->ctx.sys = &e->sys;
   e->ctx.cfg = &e->cfg;
   e->ctx.dev = &e->sys.dev[0];
@@ -40,34 +44,49 @@ static gpu_env *env_open(void) {
   return e;
 }
 
+static gpu_env *env_open(void) { return env_open_opts(NULL); }
+
 static void env_close(gpu_env *e) {
   gb_bench_gemm.teardown(&e->ctx);
   free(e);
 }
 
-/* Runs one case; returns the row's status, or -1 after checking that an
- * unsupported precision failed with GB_E_UNSUPPORTED. */
-static int run_case(gpu_env *e, const gb_gemm_prec *p, int64_t m, int64_t n, int64_t k, gb_rowset *rs) {
-  gb_case c = gb_gemm_make_case(p, m, n, k);
+/* Runs one case in layout l; returns the row's status, or -1 after checking
+ * that a precision or layout the device lacks failed with GB_E_UNSUPPORTED
+ * naming it. */
+static int run_case_layout(gpu_env *e, const gb_gemm_prec *p, gb_gemm_layout l, int64_t m, int64_t n, int64_t k,
+                           gb_rowset *rs) {
+  gb_case c = gb_gemm_make_case(p, l, m, n, k);
   gb_rowset_clear(rs);
   gb_err err = gb_bench_gemm.run(&e->ctx, &c, rs);
   char why[256];
-  if (!gb_gemm_supported(p, e->ctx.dev->cc_major, e->ctx.dev->cc_minor, why, sizeof why)) {
+  int cc_major = e->ctx.dev->cc_major, cc_minor = e->ctx.dev->cc_minor;
+  if (!gb_gemm_supported(p, cc_major, cc_minor, why, sizeof why) ||
+      !gb_gemm_layout_supported(p, l, cc_major, cc_minor, why, sizeof why)) {
     ck_assert_int_eq(err, GB_E_UNSUPPORTED);
     ck_assert_ptr_nonnull(strstr(gb_errmsg(), p->name));
+    if (l == GB_GEMM_NN && gb_gemm_supported(p, cc_major, cc_minor, why, sizeof why))
+      ck_assert_ptr_nonnull(strstr(gb_errmsg(), "only in the TN layout"));
     return -1;
   }
-  ck_assert_msg(err == GB_OK, "%s %lldx%lldx%lld: %s", p->name, (long long)m, (long long)n, (long long)k,
-                gb_errmsg());
+  ck_assert_msg(err == GB_OK, "%s %s %lldx%lldx%lld: %s", p->name, gb_gemm_layout_name(l), (long long)m,
+                (long long)n, (long long)k, gb_errmsg());
   ck_assert_uint_eq(rs->n, 1);
   const gb_row *r = &rs->v[0];
+  char name[64];
   ck_assert_str_eq(r->metric, gb_gemm_metric(p));
-  ck_assert_str_eq(r->case_name, p->name);
+  ck_assert_str_eq(r->case_name, gb_gemm_case_name(p, l, name, sizeof name));
   ck_assert_int_eq(r->m, m);
   ck_assert(r->value > 0);
   ck_assert_ptr_nonnull(strstr(r->detail, "rel_err="));
   ck_assert_ptr_nonnull(strstr(r->detail, "tile="));
+  ck_assert_ptr_nonnull(strstr(r->detail, l == GB_GEMM_NN ? ", NN;" : ", TN;"));
+  ck_assert_ptr_nonnull(strstr(r->detail, "kept "));
   return (int)r->status;
+}
+
+static int run_case(gpu_env *e, const gb_gemm_prec *p, int64_t m, int64_t n, int64_t k, gb_rowset *rs) {
+  return run_case_layout(e, p, GB_GEMM_TN, m, n, k, rs);
 }
 
 START_TEST(test_every_precision_ok) {
@@ -108,6 +127,68 @@ START_TEST(test_corrupt_output_invalid) {
 }
 END_TEST
 
+/* NN (B k x n row-major): every precision that has the layout comes out ok
+ * at a square, a skinny decode shape and an odd-ish size, where a reference
+ * reading B the TN way would be wrong (the product of B^T is another
+ * matrix); fp8 and int8 fail with the TN-only reason before sm_100. */
+START_TEST(test_nn_ok) {
+  gpu_env *e = env_open();
+  gb_rowset rs = {0};
+  size_t np;
+  const gb_gemm_prec *p = gb_gemm_precs(&np);
+  const int64_t shapes[][3] = {{256, 256, 512}, {8, 1024, 2048}, {384, 640, 1536}};
+  for (size_t i = 0; i < np; i++)
+    for (int s = 0; s < 3; s++) {
+      int st = run_case_layout(e, &p[i], GB_GEMM_NN, shapes[s][0], shapes[s][1], shapes[s][2], &rs);
+      if (st < 0) continue;
+      ck_assert_msg(st == GB_STATUS_OK, "%s_nn %lldx%lldx%lld: %s", p[i].name, (long long)shapes[s][0],
+                    (long long)shapes[s][1], (long long)shapes[s][2], rs.v[0].detail);
+    }
+  /* the three the brief names must have run, not been skipped */
+  const char *must[] = {"fp64", "fp32", "bf16"};
+  for (int i = 0; i < 3; i++)
+    ck_assert_int_eq(run_case_layout(e, gb_gemm_prec_find(must[i]), GB_GEMM_NN, 384, 640, 1536, &rs), GB_STATUS_OK);
+  gb_rowset_free(&rs);
+  env_close(e);
+}
+END_TEST
+
+START_TEST(test_nn_corrupt_output_invalid) {
+  gpu_env *e = env_open();
+  gb_rowset rs = {0};
+  const char *precs[] = {"fp64", "fp32", "bf16"};
+  gb_gemm_test_corrupt_output(true);
+  for (int i = 0; i < 3; i++) {
+    int st = run_case_layout(e, gb_gemm_prec_find(precs[i]), GB_GEMM_NN, 256, 256, 512, &rs);
+    ck_assert_msg(st == GB_STATUS_INVALID, "%s_nn: corrupted output not caught: %s", precs[i], rs.v[0].detail);
+    ck_assert_ptr_nonnull(strstr(rs.v[0].detail, "check failed"));
+  }
+  gb_gemm_test_corrupt_output(false);
+  gb_rowset_free(&rs);
+  env_close(e);
+}
+END_TEST
+
+/* gemm.search=extended: the kept algorithm is checked ok and detail says
+ * where it came from and what the enumeration did. */
+START_TEST(test_extended_search) {
+  gpu_env *e = env_open_opts("gemm.search=extended");
+  gb_rowset rs = {0};
+  const char *precs[] = {"fp64", "fp32", "bf16"};
+  for (int i = 0; i < 3; i++)
+    for (int l = 0; l < GB_GEMM_NLAYOUTS; l++) {
+      int st = run_case_layout(e, gb_gemm_prec_find(precs[i]), (gb_gemm_layout)l, 512, 512, 512, &rs);
+      ck_assert_msg(st == GB_STATUS_OK, "%s %s: %s", precs[i], gb_gemm_layout_name((gb_gemm_layout)l),
+                    rs.v[0].detail);
+      const char *d = rs.v[0].detail;
+      ck_assert_msg(strstr(d, "kept the heuristic's #") || strstr(d, "kept enumerated via AlgoGetIds"), "%s", d);
+      ck_assert_msg(strstr(d, "enumeration not needed") || strstr(d, "enumerated via AlgoGetIds ("), "%s", d);
+    }
+  gb_rowset_free(&rs);
+  env_close(e);
+}
+END_TEST
+
 START_TEST(test_derive_rows) {
   gpu_env *e = env_open();
   gb_rowset rs = {0}, all = {0}, derived = {0};
@@ -137,6 +218,9 @@ static Suite *suite(void) {
   TCase *tc = tcase_create("gpu");
   tcase_add_test(tc, test_every_precision_ok);
   tcase_add_test(tc, test_corrupt_output_invalid);
+  tcase_add_test(tc, test_nn_ok);
+  tcase_add_test(tc, test_nn_corrupt_output_invalid);
+  tcase_add_test(tc, test_extended_search);
   tcase_add_test(tc, test_derive_rows);
   suite_add_tcase(s, tc);
   return s;

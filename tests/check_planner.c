@@ -54,13 +54,13 @@ typedef struct world {
   gb_plan_opts o;
 } world;
 
-static void world_load(world *x, const char *prices_body, const char *workload_ini) {
+static void world_load_measured(world *x, const char *prices_body, const char *workload_ini, const char *measured) {
   memset(x, 0, sizeof *x);
   ck_assert_int_eq(gb_specs_read(tmp_file("specs.csv", k_specs), &x->specs), GB_OK);
   char prices[4096];
   snprintf(prices, sizeof prices, "%s%s", k_prices_header, prices_body);
   ck_assert_msg(gb_prices_read(tmp_file("prices.csv", prices), &x->specs, &x->prices) == GB_OK, "%s", gb_errmsg());
-  ck_assert_int_eq(gb_results_read_mem("measured.csv", k_measured, strlen(k_measured), &x->measured), GB_OK);
+  ck_assert_int_eq(gb_results_read_mem("measured.csv", measured, strlen(measured), &x->measured), GB_OK);
   gb_workload_init(&x->w);
   ck_assert_msg(gb_workload_read_mem("w.ini", workload_ini, &x->w) == GB_OK, "%s", gb_errmsg());
   ck_assert_msg(gb_workload_finish(&x->w) == GB_OK, "%s", gb_errmsg());
@@ -68,6 +68,10 @@ static void world_load(world *x, const char *prices_body, const char *workload_i
   gb_plan_opts_default(&x->o);
   x->o.mfu = 0.5;
   x->o.max_gpus = 16;
+}
+
+static void world_load(world *x, const char *prices_body, const char *workload_ini) {
+  world_load_measured(x, prices_body, workload_ini, k_measured);
 }
 
 static void world_free(world *x) {
@@ -234,6 +238,7 @@ START_TEST(test_perf_fixture) {
   ck_assert_int_eq(gb_perf_build(&specs, &m, "bf16", 4096 * sqrt(2.0), &p), GB_OK);
   const gb_perf_type *h = gb_perf_find(&p, "H200-SXM-141GB");
   ck_assert(h->gemm_measured && h->hbm_measured);
+  ck_assert(!h->gemm_throttled && !h->hbm_throttled && !h->comm_throttled); /* ok rows exist: preferred */
   ck_assert_double_eq_tol(h->gemm_tflops, 650, 1e-6);
   /* triad at the largest size: median(4400, 4420) = 4410 (copy 4500 not preferred) */
   ck_assert_double_eq_tol(h->hbm_gbps, 4410, 1e-9);
@@ -272,7 +277,8 @@ START_TEST(test_perf_fixture) {
   h = gb_perf_find(&p, "H200-SXM-141GB");
   ck_assert(!h->gemm_measured);
   ck_assert_double_eq_tol(h->gemm_tflops, 1979 * 0.75, 1e-9);
-  ck_assert(strstr(p.notes.data, "H200-SXM-141GB: measured GEMM rows exist but none at fp8e4m3") != NULL);
+  ck_assert(strstr(p.notes.data, "H200-SXM-141GB: measured GEMM rows exist but none at fp8e4m3 with status ok or "
+                                 "throttled") != NULL);
   gb_perf_free(&p);
 
   /* nothing measured: default ratios everywhere */
@@ -283,6 +289,135 @@ START_TEST(test_perf_fixture) {
   gb_perf_free(&p);
   gb_results_free(&m);
   gb_specs_free(&specs);
+}
+END_TEST
+
+/* ---- throttled rows: used where a point has no ok row ---- */
+
+/* FAST, as on the H200 (a power cap holds the large GEMMs down): GEMM ok
+ * only at 1024^3 (120; a throttled 50 there is ignored), throttled at 4096^3
+ * (600) and 8192^3 (700), and an ok speedup row (not a rate); triad ok at
+ * 1 MiB (2200) but throttled at 1 GiB (1700); all-reduce on 8 GPUs ok at
+ * 1 MB (40), throttled at 25 MB (200).
+ * SLOW: ok rows (GEMM 400, triad 1800, all-reduce 200) beside throttled
+ * ones at the same points (100, 900, 100) that must be ignored. */
+static const char *k_measured_throttled =
+    "schema,run_id,timestamp,host,gpu_type,gpu_name,gpu_count,driver,cuda,benchmark,case,dtype,m,n,k,bytes,metric,"
+    "unit,value,samples,min,max,stddev,status,detail,sm_clock_mhz,mem_clock_mhz,temp_c,power_w\n"
+    "1,r,2026-12-02T00:00:00Z,h,FAST-SXM-100GB,f,1,1,1,gemm,bf16,bf16,1024,1024,1024,,tflops,TFLOP/s,120,1,120,120,0,ok,,,,,\n"
+    "1,r,2026-12-02T00:00:00Z,h,FAST-SXM-100GB,f,1,1,1,gemm,bf16,bf16,1024,1024,1024,,tflops,TFLOP/s,50,1,50,50,0,throttled,,,,,\n"
+    "1,r,2026-12-02T00:00:00Z,h,FAST-SXM-100GB,f,1,1,1,gemm,bf16,bf16,4096,4096,4096,,tflops,TFLOP/s,600,1,600,600,0,throttled,,,,,\n"
+    "1,r,2026-12-02T00:00:00Z,h,FAST-SXM-100GB,f,1,1,1,gemm,bf16,bf16,8192,8192,8192,,tflops,TFLOP/s,700,1,700,700,0,throttled,,,,,\n"
+    "1,r,2026-12-02T00:00:00Z,h,FAST-SXM-100GB,f,1,1,1,gemm,bf16_vs_fp32,bf16,8192,8192,8192,,speedup,x,14,1,14,14,0,ok,,,,,\n"
+    "1,r,2026-12-02T00:00:00Z,h,FAST-SXM-100GB,f,1,1,1,membw,triad,fp64,,,,1048576,gbps,GB/s,2200,1,2200,2200,0,ok,,,,,\n"
+    "1,r,2026-12-02T00:00:00Z,h,FAST-SXM-100GB,f,1,1,1,membw,triad,fp64,,,,1073741824,gbps,GB/s,1700,1,1700,1700,0,throttled,,,,,\n"
+    "1,r,2026-12-02T00:00:00Z,h,FAST-SXM-100GB,f,8,1,1,collective,all_reduce,bf16,,,,1000000,busbw_gbps,GB/s,40,1,40,40,0,ok,,,,,\n"
+    "1,r,2026-12-02T00:00:00Z,h,FAST-SXM-100GB,f,8,1,1,collective,all_reduce,bf16,,,,25000000,busbw_gbps,GB/s,200,1,200,200,0,throttled,,,,,\n"
+    "1,r,2026-12-02T00:00:00Z,h,SLOW-SXM-100GB,s,1,1,1,gemm,bf16,bf16,8192,8192,8192,,tflops,TFLOP/s,400,1,400,400,0,ok,,,,,\n"
+    "1,r,2026-12-02T00:00:00Z,h,SLOW-SXM-100GB,s,1,1,1,gemm,bf16,bf16,8192,8192,8192,,tflops,TFLOP/s,100,1,100,100,0,throttled,,,,,\n"
+    "1,r,2026-12-02T00:00:00Z,h,SLOW-SXM-100GB,s,1,1,1,membw,triad,fp64,,,,1073741824,gbps,GB/s,1800,1,1800,1800,0,ok,,,,,\n"
+    "1,r,2026-12-02T00:00:00Z,h,SLOW-SXM-100GB,s,1,1,1,membw,triad,fp64,,,,1073741824,gbps,GB/s,900,1,900,900,0,throttled,,,,,\n"
+    "1,r,2026-12-02T00:00:00Z,h,SLOW-SXM-100GB,s,8,1,1,collective,all_reduce,bf16,,,,25000000,busbw_gbps,GB/s,200,1,200,200,0,ok,,,,,\n"
+    "1,r,2026-12-02T00:00:00Z,h,SLOW-SXM-100GB,s,8,1,1,collective,all_reduce,bf16,,,,25000000,busbw_gbps,GB/s,100,1,100,100,0,throttled,,,,,\n";
+
+START_TEST(test_perf_throttled_points) {
+  gb_specs specs;
+  ck_assert_int_eq(gb_specs_read(tmp_file("specs.csv", k_specs), &specs), GB_OK);
+  gb_results m = {0};
+  ck_assert_int_eq(gb_results_read_mem("m.csv", k_measured_throttled, strlen(k_measured_throttled), &m), GB_OK);
+  gb_perf p;
+  /* 4096 x sqrt(2) is halfway between 4096 and 8192 in log size: FAST
+   * (600 + 700) / 2 = 650 from its throttled shapes (not the ok 1024^3 alone:
+   * 120 clamped); SLOW its ok 400 (the throttled 100 there ignored) */
+  ck_assert_int_eq(gb_perf_build(&specs, &m, "bf16", 4096 * sqrt(2.0), &p), GB_OK);
+  const gb_perf_type *f = gb_perf_find(&p, "FAST-SXM-100GB"), *s = gb_perf_find(&p, "SLOW-SXM-100GB");
+  ck_assert(f->gemm_measured && f->gemm_throttled);
+  ck_assert_double_eq_tol(f->gemm_tflops, 650, 1e-9);
+  /* the largest triad size, 1 GiB, has only a throttled row: 1700 (not the ok 2200 at 1 MiB) */
+  ck_assert(f->hbm_measured && f->hbm_throttled);
+  ck_assert_double_eq_tol(f->hbm_gbps, 1700, 1e-9);
+  /* the 8-GPU curve: ok 40 at 1 MB, throttled 200 at 25 MB */
+  ck_assert(f->comm_throttled);
+  ck_assert_uint_eq(f->ncurves, 1);
+  ck_assert_uint_eq(f->curves[0].n, 2);
+  ck_assert_double_eq_tol(f->curves[0].busbw_gbps[0], 40, 1e-9);
+  ck_assert_double_eq_tol(f->curves[0].busbw_gbps[1], 200, 1e-9);
+  ck_assert(s->gemm_measured && !s->gemm_throttled && !s->hbm_throttled && !s->comm_throttled);
+  ck_assert_double_eq_tol(s->gemm_tflops, 400, 1e-9);
+  ck_assert_double_eq_tol(s->hbm_gbps, 1800, 1e-9);
+  ck_assert_uint_eq(s->curves[0].n, 1); /* the throttled 100 is not merged into the ok 200 */
+  ck_assert_double_eq_tol(s->curves[0].busbw_gbps[0], 200, 1e-9);
+  /* throttled figures count as measured for the ratios: GEMM (650/1000 + 400/1000) / 2 = 0.525;
+   * HBM (1700/2000 + 1800/2000) / 2 = 0.875 */
+  ck_assert_uint_eq(p.gemm_ratio_types, 2);
+  ck_assert_double_eq_tol(p.gemm_ratio, 0.525, 1e-12);
+  ck_assert_double_eq_tol(p.hbm_ratio, 0.875, 1e-12);
+  /* rows used: FAST 3 GEMM shapes (the ignored 50 not counted) + 1 triad + 2 all-reduce,
+   * SLOW 1 + 1 + 1: 9 */
+  ck_assert_uint_eq(p.measured_rows_used, 9);
+  ck_assert(strstr(p.notes.data, "FAST-SXM-100GB: the bf16 GEMM rate 650.0 TFLOP/s at size 5792.62 rests on "
+                                 "throttled rows") != NULL);
+  ck_assert(strstr(p.notes.data, "FAST-SXM-100GB: the HBM rate 1700 GB/s rests on throttled membw rows") != NULL);
+  ck_assert(strstr(p.notes.data, "FAST-SXM-100GB: some all-reduce busbw points rest on throttled rows") != NULL);
+  ck_assert(strstr(p.notes.data, "SLOW-SXM-100GB") == NULL);
+  ck_assert_str_eq(gb_perf_basis_name(f->gemm_measured, f->gemm_throttled), "measured-throttled");
+  ck_assert_str_eq(gb_perf_basis_name(s->gemm_measured, s->gemm_throttled), "measured");
+  ck_assert_str_eq(gb_perf_basis_name(false, false), "projected");
+  gb_perf_free(&p);
+  /* at 1024 the ok shape itself: 120, not throttled; at 2048, halfway between
+   * 1024 (ok 120) and 4096 (throttled 600) in log size: 360, resting on a
+   * throttled neighbour */
+  ck_assert_int_eq(gb_perf_build(&specs, &m, "bf16", 1024, &p), GB_OK);
+  f = gb_perf_find(&p, "FAST-SXM-100GB");
+  ck_assert(f->gemm_measured && !f->gemm_throttled);
+  ck_assert_double_eq_tol(f->gemm_tflops, 120, 1e-9);
+  gb_perf_free(&p);
+  ck_assert_int_eq(gb_perf_build(&specs, &m, "bf16", 2048, &p), GB_OK);
+  f = gb_perf_find(&p, "FAST-SXM-100GB");
+  ck_assert(f->gemm_throttled);
+  ck_assert_double_eq_tol(f->gemm_tflops, 360, 1e-9);
+  gb_perf_free(&p);
+  gb_results_free(&m);
+  gb_specs_free(&specs);
+
+  /* the plan marks rows built on throttled figures, on screen and in the CSV */
+  world x;
+  world_load_measured(&x,
+                      "P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,V\n"
+                      "P,on-demand,SLOW-SXM-100GB,8,2,,2026-01-01,s,V\n",
+                      k_train, k_measured_throttled);
+  gb_plan plan;
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &plan), GB_OK);
+  /* FAST x8 (gemm_size 8192: 700 TFLOP/s, throttled; busbw 200 at the 25 MB bucket, throttled): steps 1e4;
+   * t_comp = 6e9 x 1e6 / (8 x 700e12 x 0.5) = 2.142857 s; t_mem = 16e9 / 1700e9 = 0.0094 s;
+   * t_ar = 2 x 7/8 x 2e9 / 200e9 = 0.0175 s; hours = 1e4 x (6/2.8 + 0.0175) / 3600 */
+  const gb_plan_row *r = find_row(&plan, "FAST-SXM-100GB", "P", 8);
+  ck_assert(r->feasible && !r->projected && r->throttled);
+  ck_assert_double_eq_tol(r->hours, 1e4 * (6.0 / 2.8 + 0.0175) / 3600, 1e-9);
+  ck_assert_str_eq(gb_plan_basis_name(r), "measured-throttled");
+  /* one GPU: no all-reduce, still throttled GEMM and HBM */
+  ck_assert_str_eq(gb_plan_basis_name(find_row(&plan, "FAST-SXM-100GB", "P", 1)), "measured-throttled");
+  /* 16 GPUs over two nodes: the NIC cap is a projection, which wins */
+  ck_assert_str_eq(gb_plan_basis_name(find_row(&plan, "FAST-SXM-100GB", "P", 16)), "projected");
+  /* SLOW: ok figures only */
+  ck_assert_str_eq(gb_plan_basis_name(find_row(&plan, "SLOW-SXM-100GB", "P", 8)), "measured");
+  char csv[4200];
+  snprintf(csv, sizeof csv, "%s/plan-throttled.csv", gb_test_tmpdir());
+  ck_assert_int_eq(gb_plan_write_csv(&plan, csv), GB_OK);
+  gb_csv_table t;
+  ck_assert_int_eq(gb_csv_read_file(csv, &t), GB_OK);
+  size_t cg = gb_csv_col(&t, "gpu_type"), cn = gb_csv_col(&t, "gpu_count"), cb = gb_csv_col(&t, "basis");
+  size_t seen = 0;
+  for (size_t i = 0; i < t.nrows; i++) {
+    const char *type = gb_csv_cell(&t, i, cg), *n = gb_csv_cell(&t, i, cn), *basis = gb_csv_cell(&t, i, cb);
+    if (strcmp(n, "8") != 0) continue;
+    ck_assert_str_eq(basis, strcmp(type, "FAST-SXM-100GB") == 0 ? "measured-throttled" : "measured");
+    seen++;
+  }
+  ck_assert_uint_eq(seen, 2);
+  gb_csv_free(&t);
+  gb_plan_free(&plan);
+  world_free(&x);
 }
 END_TEST
 
@@ -692,6 +827,7 @@ static Suite *suite(void) {
   suite_add_tcase(s, tc);
   tc = tcase_create("model");
   tcase_add_test(tc, test_perf_fixture);
+  tcase_add_test(tc, test_perf_throttled_points);
   tcase_add_test(tc, test_training_hand);
   tcase_add_test(tc, test_constraints_and_reasons);
   tcase_add_test(tc, test_owned_spot_breakeven);

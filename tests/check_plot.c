@@ -97,25 +97,54 @@ START_TEST(test_bars_render) {
 END_TEST
 
 /* Regression: a bar series with no value at all made gnuplot 5.4 crash
- * (SIGSEGV) on its value labels; it now renders with the series in the key. */
+ * (SIGSEGV) on its value labels. Such a series, and a line series with no
+ * plottable point, are now left out of the plot and its legend (a report on
+ * three runs listed all three in the GEMM legend when only one had GEMM
+ * rows); the series drawn keep the colour of their position. */
 START_TEST(test_bars_empty_series) {
   const char *dir = gb_test_tmpdir();
   const char *cats[] = {"bf16_vs_fp32", "fp8e4m3_vs_fp32"};
-  const double a[] = {14.5, 25.7}, b[] = {NAN, NAN};
-  gb_plot_series s[] = {{.title = "has bars", .n = 2, .y = a}, {.title = "no bars", .n = 2, .y = b}};
-  gb_plot_spec p = {.stem = "empty_series", .title = "t", .xlabel = "x", .ylabel = "speedup (x)"};
+  const double a[] = {14.5, 25.7}, b[] = {NAN, NAN}, ref[] = {20, 30};
+  gb_plot_series s[] = {{.title = "no bars", .n = 2, .y = b, .ref = ref}, {.title = "has bars", .n = 2, .y = a}};
+  gb_plot_spec p = {.stem = "empty_series", .title = "t", .xlabel = "x", .ylabel = "speedup (x)",
+                    .ref_title = "peak"};
   ck_assert_int_eq(gb_plot_bars(dir, &p, cats, 2, s, 2), GB_OK);
-  const char *texts[] = {"has bars", "no bars", "14.5"};
-  check_rendered(dir, "empty_series", 1000, 600, texts, 3);
-  /* likewise point labels of a series with no plottable point */
+  const char *texts[] = {"has bars", "14.5"};
+  check_rendered(dir, "empty_series", 1000, 600, texts, 2);
+  char *svg = slurp_in(dir, "empty_series.svg");
+  ck_assert_ptr_null(strstr(svg, "no bars"));
+  /* its reference ticks go with it (svg text reads <tspan ...>peak</tspan>) */
+  ck_assert_ptr_null(strstr(svg, ">peak<"));
+  free(svg);
+  /* one series drawn: the whole group width, w = 0.8 / 1; bar 0 of group 0 at
+   * x = 0 - 0.4 + 0.5 x 0.8 = 0; group 1 at 1 */
+  char *dat = slurp_in(dir, "empty_series.dat");
+  ck_assert_ptr_nonnull(strstr(dat, "# series 0: \"has bars\"\n# x value reference category value_text\n"
+                                    "0 14.5 NaN \"bf16_vs_fp32\" \"14.5\"\n1 25.7 NaN"));
+  ck_assert_ptr_null(strstr(dat, "no bars"));
+  free(dat);
+  char *gp = slurp_in(dir, "empty_series.gp");
+  ck_assert_ptr_nonnull(strstr(gp, "set boxwidth 0.760000 absolute")); /* 0.8 x 0.95 */
+  ck_assert_ptr_nonnull(strstr(gp, "index 0 using 1:2 with boxes lc 2 title 'has bars'")); /* its own colour */
+  ck_assert_ptr_null(strstr(gp, "xerrorbars"));
+  free(gp);
+  /* likewise a line series with no plottable point, labels and all */
   const double x[] = {1, 2}, y[] = {3, 4}, nx[] = {NAN}, ny[] = {NAN};
   const char *labels[] = {"L1", "L2"}, *nl[] = {"never"};
-  gb_plot_series ls[] = {{.title = "pts", .n = 2, .x = x, .y = y, .labels = labels},
-                         {.title = "none", .n = 1, .x = nx, .y = ny, .labels = nl}};
+  gb_plot_series ls[] = {{.title = "none", .n = 1, .x = nx, .y = ny, .labels = nl},
+                         {.title = "pts", .n = 2, .x = x, .y = y, .labels = labels}};
   p.stem = "empty_labels";
   ck_assert_int_eq(gb_plot_lines(dir, &p, ls, 2), GB_OK);
-  const char *texts2[] = {"L1", "L2", "none"};
+  const char *texts2[] = {"L1", "L2", "pts"};
   check_rendered(dir, "empty_labels", 1000, 600, texts2, 3);
+  svg = slurp_in(dir, "empty_labels.svg");
+  ck_assert_ptr_null(strstr(svg, ">none<"));
+  ck_assert_ptr_null(strstr(svg, "never"));
+  free(svg);
+  gp = slurp_in(dir, "empty_labels.gp");
+  ck_assert_ptr_nonnull(strstr(gp, "index 0 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 2 title 'pts'"));
+  ck_assert_ptr_null(strstr(gp, "index 1 using 1:2 with linespoints"));
+  free(gp);
 }
 END_TEST
 
@@ -199,12 +228,97 @@ START_TEST(test_input_errors) {
 }
 END_TEST
 
+/* Script layout without rendering: series styles and colours, a y marker
+ * without a label, the key below (bottom margin sized by hand) or to the
+ * right, slanted long bar names, byte ticks. */
+START_TEST(test_script_layout) {
+  const char *dir = gb_test_tmpdir();
+  const double x[] = {32, 1024, 1073741824}, y[] = {1, 2, 3};
+  const char *labels[] = {"first", NULL, "last"};
+  gb_plot_marker one = {'y', 5, ""};
+  gb_plot_series s[] = {{.title = "A", .n = 3, .x = x, .y = y, .dashed = true, .colour = 4, .labels = labels,
+                         .label_side = GB_PLOT_LABEL_LEFT_BELOW},
+                        {.title = "B", .n = 3, .x = x, .y = y}};
+  gb_plot_spec p = {.stem = "layout", .title = "t", .xlabel = "size", .ylabel = "y", .logx = true, .x_bytes = true,
+                    .markers = &one, .nmarkers = 1};
+  ck_assert_int_eq(gb_plot_lines_script(dir, &p, s, 2), GB_OK);
+  char *gp = slurp_in(dir, "layout.gp");
+  ck_assert_ptr_nonnull(strstr(gp, "index 0 using 1:2 with linespoints dt 2 pt 6 ps 0.8 lw 1.5 lc 4 title 'A'"));
+  ck_assert_ptr_nonnull(strstr(gp, "index 0 using 1:2:3 with labels right offset -0.8,-0.7 font ',9' notitle"));
+  ck_assert_ptr_nonnull(strstr(gp, "index 1 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 2 title 'B'"));
+  ck_assert_ptr_nonnull(strstr(gp, "set arrow from graph 0, first 5 to graph 1, first 5"));
+  ck_assert_ptr_null(strstr(gp, "set label ''"));
+  /* 2 entries of 1 character: two columns, one line; bottom margin
+   * ceil(1 tick row + 3 + 1.2 x 1 + 1) = 7 */
+  ck_assert_ptr_nonnull(strstr(gp, "maxcols 2\nset bmargin 7\n"));
+  /* 32 B .. 1 GiB = 2^5 .. 2^30: 25 doublings, a tick every 5 (25 / 5 = 5 <= 8) */
+  ck_assert_ptr_nonnull(strstr(gp, "set xtics ('32 B' 32, '1 KiB' 1024, '32 KiB' 32768, '1 MiB' 1048576, "
+                                   "'32 MiB' 33554432, '1 GiB' 1073741824)\n"));
+  free(gp);
+  /* nine series: the key to the right */
+  gb_plot_series nine[9];
+  for (int i = 0; i < 9; i++) nine[i] = (gb_plot_series){.title = "s", .n = 3, .x = x, .y = y};
+  p.stem = "layout9";
+  ck_assert_int_eq(gb_plot_lines_script(dir, &p, nine, 9), GB_OK);
+  gp = slurp_in(dir, "layout9.gp");
+  ck_assert_ptr_nonnull(strstr(gp, "set key outside right top"));
+  ck_assert_ptr_null(strstr(gp, "set bmargin"));
+  /* colour 9 is gnuplot's colour 1 again, told apart by dashes */
+  ck_assert_ptr_nonnull(strstr(gp, "index 0 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 1 title 's'"));
+  ck_assert_ptr_nonnull(strstr(gp, "index 8 using 1:2 with linespoints dt 2 pt 6 ps 0.8 lw 1.5 lc 1 title 's'"));
+  free(gp);
+  /* a series without a title: drawn, not in the legend (and not counted for its place) */
+  nine[1].title = "";
+  p.stem = "untitled";
+  ck_assert_int_eq(gb_plot_lines_script(dir, &p, nine, 2), GB_OK);
+  gp = slurp_in(dir, "untitled.gp");
+  ck_assert_ptr_nonnull(strstr(gp, "index 1 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 2 notitle"));
+  ck_assert_ptr_nonnull(strstr(gp, "maxcols 2\nset bmargin 7\n")); /* one entry: one line */
+  free(gp);
+  /* bars with 40-character names: three groups of (1000 - 120) / 3 = 293 px
+   * cannot hold 40 x 8 + 12 = 332 px, so slanted; the names take
+   * 1 + 0.25 x 40 = 11 rows: bottom margin ceil(11 + 3 + 1.2 + 1) = 17;
+   * left margin 40 x 0.87 - 2 = 32 characters */
+  const char *cats[] = {"a-very-long-configuration-name-number-01", "a-very-long-configuration-name-number-02",
+                        "a-very-long-configuration-name-number-03"};
+  const double v[] = {1, 2, 3};
+  gb_plot_series b = {.title = "v", .n = 3, .y = v};
+  gb_plot_spec pb = {.stem = "slanted", .title = "t", .xlabel = "x", .ylabel = "y"};
+  ck_assert_int_eq(gb_plot_bars_script(dir, &pb, cats, 3, &b, 1), GB_OK);
+  gp = slurp_in(dir, "slanted.gp");
+  ck_assert_ptr_nonnull(strstr(gp, "set bmargin 17\n"));
+  ck_assert_ptr_nonnull(strstr(gp, "set xtics rotate by 30 right\nset lmargin 32\nset rmargin 3\n"));
+  free(gp);
+  /* short names stay level */
+  const char *shortc[] = {"fp64", "fp32", "bf16"};
+  pb.stem = "level";
+  ck_assert_int_eq(gb_plot_bars_script(dir, &pb, shortc, 3, &b, 1), GB_OK);
+  gp = slurp_in(dir, "level.gp");
+  ck_assert_ptr_null(strstr(gp, "rotate"));
+  ck_assert_ptr_nonnull(strstr(gp, "set bmargin 7\n"));
+  /* bars (1000 - 120) / 3 x 0.8 = 235 px wide: values printed over them */
+  ck_assert_ptr_nonnull(strstr(gp, "using 1:2:5 with labels"));
+  free(gp);
+  /* 20 groups of 2 bars: (1000 - 120) / 20 x 0.4 = 17.6 px, under 30: no values */
+  const char *many[20];
+  double v20[20];
+  for (int i = 0; i < 20; i++) many[i] = "c", v20[i] = i + 1;
+  gb_plot_series two[] = {{.title = "a", .n = 20, .y = v20}, {.title = "b", .n = 20, .y = v20}};
+  pb.stem = "crowded";
+  ck_assert_int_eq(gb_plot_bars_script(dir, &pb, many, 20, two, 2), GB_OK);
+  gp = slurp_in(dir, "crowded.gp");
+  ck_assert_ptr_null(strstr(gp, "with labels"));
+  free(gp);
+}
+END_TEST
+
 int main(void) {
   bool have = gb_gnuplot_available();
   Suite *s = suite_create("plot");
   TCase *tc = tcase_create("no_gnuplot");
   tcase_add_test(tc, test_missing_gnuplot);
   tcase_add_test(tc, test_input_errors);
+  tcase_add_test(tc, test_script_layout);
   suite_add_tcase(s, tc);
   if (have) {
     TCase *tr = tcase_create("render");

@@ -67,7 +67,7 @@ static const struct {
   const char *texts[4];
 } k_plots[] = {
     {"gemm_precision", {"H200-SXM-141GB", "A100-SXM-80GB", "datasheet peak (dense)", "fp8e4m3_fastaccum"}},
-    {"gemm_speedup", {"H200-SXM-141GB", "bf16_vs_fp32", "fp32 = 1", "speedup over fp32 (x)"}},
+    {"gemm_speedup", {"H200-SXM-141GB", "bf16_vs_fp32", "speedup (x)", "precision pair (A_vs_B"}},
     {"gemm_size_H200-SXM-141GB", {"fp16acc16", "fp8e4m3", "int8", "throughput (TFLOP/s; TOP/s for int8)"}},
     {"gemm_size_A100-SXM-80GB", {"fp64", "tf32", "bf16", "int8"}},
     {"fma", {"H200-SXM-141GB", "A100-SXM-80GB", "fp16x2", "datasheet peak"}},
@@ -79,7 +79,7 @@ static const struct {
     {"collective_all-gather_H200-SXM-141GB", {"2 GPUs, out-of-place", "4 GPUs, out-of-place", "all_gather", ""}},
     {"collective_all-reduce_A100-SXM-80GB", {"2 GPUs, out-of-place", "8 GPUs, out-of-place", "", ""}},
     {"roofline_H200-SXM-141GB", {"memory (membw): 4310 GB/s", "GEMM bf16: 740.7 TFLOP/s", "CUDA-core fp32: 59 TFLOP/s",
-                                 "STREAM kernels (largest arrays)"}},
+                                 "STREAM kernels (HBM-bound arrays)"}},
     {"roofline_A100-SXM-80GB", {"memory (membw): 1790 GB/s", "GEMM int8: 560 TOP/s", "triad fp64", "GEMM tf32"}},
     {"plan_efficiency", {"efficiency (EFLOP per 1000 USD)", "#1 8x H100 runpod secure", "", ""}},
     {"plan_time_cost", {"Pareto frontier", "deadline 200 h", "budget 20000 USD", "infeasible (deadline, budget or memory)"}},
@@ -155,6 +155,85 @@ START_TEST(test_full_report) {
   ck_assert_ptr_nonnull(strstr(md, "Top pick: 8x H100-SXM-80GB runpod secure, 125.0 hours, 2990 USD"));
   ck_assert_ptr_nonnull(strstr(md, "| price_usd_per_gpu_hour | +20 | 8x H200-SXM-141GB runpod secure |"));
   ck_assert_ptr_null(strstr(md, "\" left out:")); /* every plot had its data */
+  free(md);
+}
+END_TEST
+
+/* Two runs of one GPU type, one with gemm and fma, one with membw (as the
+ * shipped data/measured files), next to a second GPU type: one roofline per
+ * type, the H200's with every ceiling, each the best over both runs:
+ * memory: write fp64 at 4 GiB, 4600 GB/s, the best row marked headline
+ *   (throttled still counts; the invalid read at 4900, the L2-resident
+ *   triad at 1 MiB, 7000, and copy_cold at 256 MiB, 4650, the largest
+ *   array of its case but not marked headline, do not);
+ * CUDA-core fp32 60 and fp64 33; GEMM per input type at its best case and
+ *   shape: fp16 group 660 (fp16acc16 over fp16 600), bf16 700 (8192^3 over
+ *   4096^3 650), fp8 1400 (fp8e4m3_fastacc over _slowacc 1250), int8 1500
+ *   TOP/s; the bf16_vs_fp32 speedup row is no ceiling.
+ * The caption names the run and file of each ceiling; the headline table has
+ * one column per GPU type, tagging the run of each figure. */
+START_TEST(test_roofline_combines_runs) {
+  const char *dir = gb_test_tmpdir();
+  fixtures();
+  char gemm_fma[4096], membw[4096];
+  snprintf(gemm_fma, sizeof gemm_fma, "%s", gb_fixture("report_roofline_gemm_fma.csv"));
+  snprintf(membw, sizeof membw, "%s", gb_fixture("report_roofline_membw.csv"));
+  const char *files[] = {gemm_fma, membw, g_a100};
+  gb_report_options o = {.results = files, .nresults = 3, .specs_path = g_specs, .out_dir = dir};
+  gb_report_summary sum;
+  ck_assert_msg(gb_report_write(&o, &sum) == GB_OK, "%s", gb_errmsg());
+  ck_assert(sum.gnuplot);
+  ck_assert_uint_eq(sum.plots_failed, 0);
+  /* one roofline per GPU type, none per run */
+  ck_assert(exists_in(dir, "roofline_H200-SXM-141GB.png"));
+  ck_assert(exists_in(dir, "roofline_A100-SXM-80GB.png"));
+  ck_assert(!exists_in(dir, "roofline_H200-SXM-141GB-20261203T080000Z-gpu07-aa0001.png"));
+  ck_assert(!exists_in(dir, "roofline_H200-SXM-141GB-20261203T090000Z-gpu07-bb0002.png"));
+  char *svg = slurp_in(dir, "roofline_H200-SXM-141GB.svg");
+  ck_assert_ptr_nonnull(svg);
+  char err[256];
+  ck_assert_msg(gb_xml_wellformed(svg, err, sizeof err), "roofline svg: %s", err);
+  static const char *const titles[] = {
+      "Measured roofline, H200-SXM-141GB (2 runs combined)", "memory (membw): 4600 GB/s",
+      "CUDA-core fp32: 60 TFLOP/s", "CUDA-core fp64: 33 TFLOP/s", "GEMM fp16acc16: 660 TFLOP/s",
+      "GEMM bf16: 700 TFLOP/s", "GEMM fp8e4m3_fastacc: 1400 TFLOP/s", "GEMM int8: 1500 TOP/s",
+      "STREAM kernels (HBM-bound arrays)", "GEMM (best shape per precision)", "triad fp64"};
+  for (size_t i = 0; i < sizeof titles / sizeof titles[0]; i++)
+    ck_assert_msg(strstr(svg, titles[i]), "roofline svg lacks \"%s\"", titles[i]);
+  ck_assert_ptr_null(strstr(svg, "4900"));
+  ck_assert_ptr_null(strstr(svg, "7000 GB/s"));
+  ck_assert_ptr_null(strstr(svg, "4650"));
+  ck_assert_ptr_null(strstr(svg, "GEMM fp16: "));
+  ck_assert_ptr_null(strstr(svg, "slowacc"));
+  free(svg);
+  /* the triad point from the membw run: intensity 2 FLOP / (3 x 8 bytes) =
+   * 1/12; 4400 GB/s x 1/12 FLOP/byte = 366.67 GFLOP/s = 0.36667 TFLOP/s */
+  char *dat = slurp_in(dir, "roofline_H200-SXM-141GB.dat");
+  ck_assert_ptr_nonnull(strstr(dat, "\n0.08333333333333333 0.36666666666666"));
+  free(dat);
+  char *md = slurp_in(dir, "report.md");
+  ck_assert_ptr_null(strstr(md, "Measured roofline, H200-SXM-141GB\" left out"));
+  ck_assert_ptr_null(strstr(md, "Measured roofline, H200-SXM-141GB (2 runs combined)\" left out"));
+  ck_assert_ptr_nonnull(strstr(md, "Memory (the best membw row marked headline: hot, arrays of at least 1 GiB and 8 "
+                                   "L2 sizes): write fp64 at 4 GiB from run 20261203T090000Z-gpu07-bb0002 "
+                                   "(report_roofline_membw.csv). CUDA-core "
+                                   "(fma): fp32, fp64 from run 20261203T080000Z-gpu07-aa0001 "
+                                   "(report_roofline_gemm_fma.csv). GEMM (best shape per input type): fp16acc16, "
+                                   "bf16, fp8e4m3_fastacc, int8 from run 20261203T080000Z-gpu07-aa0001 "
+                                   "(report_roofline_gemm_fma.csv)."));
+  /* headline: a column per GPU type; 700 / 989.5 = 70.7% -> 71%;
+   * 4600 / 4800 = 95.8% -> 96% */
+  ck_assert_ptr_nonnull(strstr(md, "| figure | H200-SXM-141GB | A100-SXM-80GB |"));
+  ck_assert_ptr_nonnull(strstr(md, "| GEMM bf16 (TFLOP/s) | 700.0 (71% of 989.5) [run 1] |"));
+  ck_assert_ptr_nonnull(strstr(md, "| memory write, HBM (GB/s) | 4600 at 4 GiB (96% of 4800) [run 2] |"));
+  ck_assert_ptr_nonnull(strstr(md, "| memory triad, HBM (GB/s) | 4400 at 4 GiB (92% of 4800) [run 2] |"));
+  ck_assert_ptr_null(strstr(md, "| memory copy_cold")); /* not an HBM figure where rows are marked */
+  /* the A100 run marks no headline rows: its largest arrays, 1 GiB */
+  ck_assert_ptr_nonnull(strstr(md, "| memory copy, HBM (GB/s) |  | 1720 at 1 GiB (84% of 2039) |"));
+  ck_assert_ptr_nonnull(strstr(md, "Runs of H200-SXM-141GB: run 1 = 20261203T080000Z-gpu07-aa0001 "
+                                   "(report_roofline_gemm_fma.csv); run 2 = 20261203T090000Z-gpu07-bb0002 "
+                                   "(report_roofline_membw.csv)."));
+  ck_assert_ptr_null(strstr(md, "Runs of A100-SXM-80GB")); /* one run: no tags */
   free(md);
 }
 END_TEST
@@ -284,6 +363,154 @@ START_TEST(test_absent_data_skipped) {
 }
 END_TEST
 
+/* Three runs, each of one GPU type with different benchmarks, scripts only
+ * (no gnuplot needed): each plot lists only the runs with data in it, in
+ * their own colours; the L2 marker falls back to the published L2 of the
+ * type when no membw row carries l2_bytes=N; byte ticks read "1 MiB"; a
+ * one-GPU collective is drawn as algbw, out of place only; roofline
+ * ceilings and point labels that would print over each other are merged. */
+#define ROW_HEAD "1,%s,2026-12-02T00:00:00Z,h,%s,g,%d,580.1,13.0,"
+static const char *k_header =
+    "schema,run_id,timestamp,host,gpu_type,gpu_name,gpu_count,driver,cuda,benchmark,case,dtype,m,n,k,bytes,metric,"
+    "unit,value,samples,min,max,stddev,status,detail,sm_clock_mhz,mem_clock_mhz,temp_c,power_w\n";
+
+START_TEST(test_series_with_data_only) {
+  setenv("GPUBENCH_GNUPLOT", "/nonexistent/gnuplot", 1);
+  const char *dir = gb_test_tmpdir();
+  char p1[4096], p2[4096], p3[4096], out[4096];
+  snprintf(p1, sizeof p1, "%s/h200.csv", dir);
+  snprintf(p2, sizeof p2, "%s/l4.csv", dir);
+  snprintf(p3, sizeof p3, "%s/mi300x.csv", dir);
+  snprintf(out, sizeof out, "%s/out", dir);
+  char csv[8192];
+  /* H200: GEMM, fma fp16x2 127.7 and bf16x2 127.8 (within 1%: one ceiling),
+   * membw at 1 MiB and 1 GiB with no l2_bytes in the detail, triad fp64 and
+   * add fp32 at 1 GiB (both 1/12 FLOP/byte: 2/(3x8) and 1/(3x4)), and a
+   * one-GPU all_reduce in and out of place */
+  int n = snprintf(csv, sizeof csv, "%s"
+      ROW_HEAD "gemm,bf16,bf16,8192,8192,8192,,tflops,TFLOP/s,710,10,700,720,1,ok,,,,,\n"
+      ROW_HEAD "gemm,bf16,bf16,8,14336,4096,,tflops,TFLOP/s,28,10,27,29,0.1,ok,,,,,\n"
+      ROW_HEAD "fma,fp16x2,fp16,,,,,tflops,TFLOP/s,127.7,10,127,128,0.1,ok,,,,,\n"
+      ROW_HEAD "fma,bf16x2,bf16,,,,,tflops,TFLOP/s,127.8,10,127,128,0.1,ok,,,,,\n"
+      ROW_HEAD "membw,triad,fp64,,,,1048576,gbps,GB/s,2200,10,2100,2300,1,ok,regime=l2,,,,\n"
+      ROW_HEAD "membw,triad,fp64,,,,1073741824,gbps,GB/s,4000,10,3990,4010,1,ok,regime=hbm,,,,\n"
+      ROW_HEAD "membw,add,fp32,,,,1073741824,gbps,GB/s,4010,10,4000,4020,1,ok,regime=hbm,,,,\n"
+      ROW_HEAD "collective,all_reduce_outofplace,fp32,,,,1048576,algbw_gbps,GB/s,170,10,160,180,1,ok,,,,,\n"
+      ROW_HEAD "collective,all_reduce_outofplace,fp32,,,,1073741824,algbw_gbps,GB/s,2100,10,2090,2110,1,ok,,,,,\n"
+      ROW_HEAD "collective,all_reduce_outofplace,fp32,,,,1073741824,busbw_gbps,GB/s,0,10,0,0,0,ok,,,,,\n"
+      ROW_HEAD "collective,all_reduce_inplace,fp32,,,,1073741824,algbw_gbps,GB/s,3500000,10,3e6,4e6,1,ok,,,,,\n",
+      k_header, "r1", "H200-SXM-141GB", 1, "r1", "H200-SXM-141GB", 1, "r1", "H200-SXM-141GB", 1, "r1",
+      "H200-SXM-141GB", 1, "r1",
+      "H200-SXM-141GB", 1, "r1", "H200-SXM-141GB", 1, "r1", "H200-SXM-141GB", 1, "r1", "H200-SXM-141GB", 1, "r1",
+      "H200-SXM-141GB", 1, "r1", "H200-SXM-141GB", 1, "r1", "H200-SXM-141GB", 1);
+  ck_assert_int_eq(gb_test_write(p1, csv, (size_t)n), 0);
+  n = snprintf(csv, sizeof csv, "%s" ROW_HEAD "copy,h2d_pinned,,,,,1073741824,gbps,GB/s,24.5,10,24,25,0.1,ok,,,,,\n",
+               k_header, "r2", "L4-PCIE-24GB", 1);
+  ck_assert_int_eq(gb_test_write(p2, csv, (size_t)n), 0);
+  n = snprintf(csv, sizeof csv, "%s" ROW_HEAD "membw,copy,fp64,,,,1073741824,gbps,GB/s,4300,10,4200,4400,1,ok,,,,,\n",
+               k_header, "r3", "MI300X-OAM-192GB", 1);
+  ck_assert_int_eq(gb_test_write(p3, csv, (size_t)n), 0);
+  fixtures();
+  const char *files[] = {p1, p2, p3};
+  gb_report_options o = {.results = files, .nresults = 3, .specs_path = g_specs, .out_dir = out};
+  gb_report_summary sum;
+  ck_assert_msg(gb_report_write(&o, &sum) == GB_OK, "%s", gb_errmsg());
+
+  /* GEMM: only the H200 run, in its colour (source 1) */
+  char *gp = slurp_in(out, "gemm_precision.gp");
+  ck_assert_ptr_nonnull(strstr(gp, "with boxes lc 1 title 'H200-SXM-141GB'"));
+  ck_assert_ptr_null(strstr(gp, "L4-PCIE-24GB"));
+  ck_assert_ptr_null(strstr(gp, "MI300X"));
+  free(gp);
+  char *dat = slurp_in(out, "gemm_precision.dat");
+  ck_assert_ptr_null(strstr(dat, "L4-PCIE-24GB"));
+  free(dat);
+  /* GEMM size: the skinny 8x14336x4096 (an edge under 256) as a point of
+   * bf16's colour without a line or a legend entry of its own */
+  gp = slurp_in(out, "gemm_size_H200-SXM-141GB.gp");
+  ck_assert_ptr_nonnull(strstr(gp, "with linespoints pt 7 ps 0.8 lw 1.5 lc 1 title 'bf16'"));
+  ck_assert_ptr_nonnull(strstr(gp, "with points pt 7 ps 1.2 lw 1.5 lc 1 notitle"));
+  free(gp);
+  /* copy: only the L4 run, still colour 2, the whole group width: x = 0 */
+  gp = slurp_in(out, "copy.gp");
+  ck_assert_ptr_nonnull(strstr(gp, "with boxes lc 2 title 'L4-PCIE-24GB'"));
+  ck_assert_ptr_null(strstr(gp, "H200-SXM-141GB"));
+  ck_assert_ptr_nonnull(strstr(gp, "set key at screen 0.5, screen 0.015 center bottom")); /* one entry: below */
+  free(gp);
+  /* membw: the H200 measured two types, one plot each; its L2 from the
+   * table of published sizes, 60 MiB = 62914560 = 6.291456e+07 bytes; ticks a step of two
+   * doublings from 1 MiB (2^20) to 1 GiB (2^30) */
+  gp = slurp_in(out, "membw_H200-SXM-141GB_fp64.gp");
+  ck_assert_ptr_nonnull(gp);
+  ck_assert_ptr_nonnull(strstr(gp, "set label 'L2 60 MiB' at first 6.291456e+07,"));
+  ck_assert_ptr_nonnull(strstr(gp, "set xtics ('1 MiB' 1048576, '4 MiB' 4194304, '16 MiB' 16777216, '64 MiB' "
+                                   "67108864, '256 MiB' 268435456, '1 GiB' 1073741824)"));
+  ck_assert_ptr_nonnull(strstr(gp, "lc 4 title 'triad'")); /* triad's own colour: the 4th kernel */
+  free(gp);
+  ck_assert(exists_in(out, "membw_H200-SXM-141GB_fp32.gp"));
+  /* MI300X: not in the table, no marker */
+  gp = slurp_in(out, "membw_MI300X-OAM-192GB.gp");
+  ck_assert_ptr_nonnull(gp);
+  ck_assert_ptr_null(strstr(gp, "L2 "));
+  free(gp);
+  char *md = slurp_in(out, "report.md");
+  ck_assert_ptr_nonnull(strstr(md, "fp64, H200-SXM-141GB (red dashed line: L2 size of this GPU type as published; "
+                                   "no membw row reports l2_bytes=N)"));
+  ck_assert_ptr_nonnull(strstr(md, "array size, MI300X-OAM-192GB (L2 size unknown"));
+  ck_assert_ptr_null(strstr(md, "_cold cases")); /* no cold case measured */
+  free(md);
+  /* one GPU: algbw, out of place only */
+  gp = slurp_in(out, "collective_all-reduce_H200-SXM-141GB.gp");
+  ck_assert_ptr_nonnull(gp);
+  ck_assert_ptr_nonnull(strstr(gp, "set ylabel 'algorithm bandwidth (GB/s)'"));
+  ck_assert_ptr_nonnull(strstr(gp, "title '1 GPU, out-of-place'"));
+  ck_assert_ptr_null(strstr(gp, "in-place"));
+  free(gp);
+  dat = slurp_in(out, "collective_all-reduce_H200-SXM-141GB.dat");
+  ck_assert_ptr_nonnull(strstr(dat, "1073741824 2100 \"\""));
+  ck_assert_ptr_null(strstr(dat, "3500000"));
+  free(dat);
+  /* roofline: one ceiling for fp16x2 and bf16x2; one label for the two
+   * points at 1/12 FLOP/byte (4000 x 1/12 / 1000 = 0.3333 TFLOP/s) */
+  gp = slurp_in(out, "roofline_H200-SXM-141GB.gp");
+  ck_assert_ptr_nonnull(strstr(gp, "title 'CUDA-core fp16x2 / bf16x2: 127.7 TFLOP/s'"));
+  ck_assert_ptr_null(strstr(gp, "title 'CUDA-core bf16x2"));
+  free(gp);
+  dat = slurp_in(out, "roofline_H200-SXM-141GB.dat");
+  ck_assert_uint_eq(gb_test_count(dat, "triad fp64, add fp32"), 1);
+  ck_assert_uint_eq(gb_test_count(dat, "\"add fp32\""), 0);
+  free(dat);
+  unsetenv("GPUBENCH_GNUPLOT");
+}
+END_TEST
+
+/* The prices table: one row per offering, even when its configurations
+ * differ in basis (one GPU measured from throttled rows, eight projected)
+ * and the first is rejected with no rate: both bases, the first rate. */
+START_TEST(test_prices_one_row_per_offering) {
+  setenv("GPUBENCH_GNUPLOT", "/nonexistent/gnuplot", 1);
+  const char *dir = gb_test_tmpdir();
+  char plan[4096], out[4096];
+  snprintf(plan, sizeof plan, "%s/plan.csv", dir);
+  snprintf(out, sizeof out, "%s/out", dir);
+  const char *csv =
+      "rank,gpu_type,gpu_count,provider,offering,basis,feasible,reason,hours,cost_usd,efficiency,efficiency_unit,"
+      "pareto,price_usd_per_gpu_hour,price_date,price_source\n"
+      "1,H200-SXM-141GB,8,CoreWeave,on-demand,projected,yes,,100,5048,1,PFLOP/USD,yes,6.31,2026-09-05,HGX H200\n"
+      ",H200-SXM-141GB,1,CoreWeave,on-demand,measured-throttled,no,over deadline,900,,,PFLOP/USD,no,,2026-09-05,"
+      "HGX H200\n";
+  ck_assert_int_eq(gb_test_write(plan, csv, strlen(csv)), 0);
+  fixtures();
+  gb_report_options o = {.plan_path = plan, .specs_path = g_specs, .out_dir = out};
+  ck_assert_msg(gb_report_write(&o, NULL) == GB_OK, "%s", gb_errmsg());
+  char *md = slurp_in(out, "report.md");
+  ck_assert_ptr_nonnull(strstr(md, "| H200-SXM-141GB | CoreWeave | on-demand | projected / measured-throttled | 6.31 |"));
+  ck_assert_uint_eq(gb_test_count(md, "| H200-SXM-141GB | CoreWeave | on-demand |"), 1);
+  free(md);
+  unsetenv("GPUBENCH_GNUPLOT");
+}
+END_TEST
+
 /* No files: the shipped data/measured results (GPUBENCH_DATA_DIR here). */
 START_TEST(test_shipped) {
   setenv("GPUBENCH_GNUPLOT", "/nonexistent/gnuplot", 1);
@@ -334,6 +561,8 @@ int main(void) {
   tcase_add_test(tc, test_without_gnuplot);
   tcase_add_test(tc, test_bad_inputs);
   tcase_add_test(tc, test_absent_data_skipped);
+  tcase_add_test(tc, test_series_with_data_only);
+  tcase_add_test(tc, test_prices_one_row_per_offering);
   tcase_add_test(tc, test_shipped);
   suite_add_tcase(s, tc);
   if (have) {
@@ -341,6 +570,7 @@ int main(void) {
     tcase_set_timeout(tr, 120);
     tcase_add_test(tr, test_full_report);
     tcase_add_test(tr, test_comma_locale);
+    tcase_add_test(tr, test_roofline_combines_runs);
     suite_add_tcase(s, tr);
   }
   int rc = gb_test_run_suite(s);

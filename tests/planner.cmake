@@ -15,6 +15,13 @@ endfunction()
 gb_plan_cli_test(plan_cli_default 0 "Oldest price used:" plan --top 3)
 gb_plan_cli_test(plan_cli_measured 0 "H200-SXM-141GB              700.0 measured" plan --top 3
                  --measured ${GB_FIXTURES}/planner_h200.csv)
+# the H200 bf16 GEMM row of data/measured, throttled (power-capped, checked), beside an ok speedup row:
+# the rate is measured from it, not projected, and says so
+gb_plan_cli_test(plan_cli_throttled 0 "H200-SXM-141GB              710.5 measured (throttled)" plan --top 3
+                 --measured ${GB_FIXTURES}/planner_h200_throttled.csv)
+gb_plan_cli_test(plan_cli_throttled_note 0
+                 "the bf16 GEMM rate 710.5 TFLOP/s at size 8192 rests on throttled rows" plan
+                 --top 3 --measured ${GB_FIXTURES}/planner_h200_throttled.csv)
 gb_plan_cli_test(plan_cli_help 0 "--max-hours" plan --help)
 gb_plan_cli_test(plan_cli_inference 0 "Mtok/USD" plan ${CMAKE_SOURCE_DIR}/data/workloads/inference-70b.ini --top 3)
 gb_plan_cli_test(plan_cli_bad_number 2 "--params: params: not a number: \"abc\"" plan --params abc)

@@ -9,22 +9,22 @@ set title 'Copy bandwidth (largest size measured)'
 set xlabel 'copy'
 set ylabel 'bandwidth (GB/s)'
 set grid back lc rgb '#dddddd'
-set key outside right top box opaque Left reverse spacing 1.2
+set key at screen 0.5, screen 0.015 center bottom horizontal box opaque Left reverse spacing 1.2 width 2 maxcols 1
+set bmargin 8
 set border 3
 set tics nomirror
 set style fill solid 0.85 border rgb '#333333'
-set boxwidth 0.253333 absolute
+set boxwidth 0.380000 absolute
 set xrange [-0.6:5.6]
 set yrange [0:*]
 set offsets 0,0,graph 0.08,0
 set grid noxtics ytics
 set xtics ('d2d' 0, 'h2d_pinned' 1, 'd2h_pinned' 2, 'bidir_pinned' 3, 'h2d_pageable' 4, 'd2h_pageable' 5)
 plot \
-  'copy.dat' index 0 using 1:2 with boxes lc 1 title 'H200-SXM-141GB (20261202T154400Z-vm-974fa1)', \
-  'copy.dat' index 1 using 1:2 with boxes lc 2 title 'H200-SXM-141GB (20261202T154650Z-vm-492a0c)', \
-  'copy.dat' index 1 using 1:2:5 with labels offset 0,0.6 font ',8' notitle, \
-  'copy.dat' index 2 using 1:2 with boxes lc 3 title 'H200-SXM-141GB (20261202T154744Z-vm-611c71)', \
-  'copy.dat' index 2 using 1:2:5 with labels offset 0,0.6 font ',8' notitle
+  'copy.dat' index 0 using 1:2 with boxes lc 2 title 'H200-SXM-141GB (20261202T154744Z-vm-611c71)', \
+  'copy.dat' index 0 using 1:2:5 with labels offset 0,0.6 font ',8' notitle, \
+  'copy.dat' index 1 using 1:2 with boxes lc 3 title 'H200-SXM-141GB (20261202T163825Z-vm-a42527)', \
+  'copy.dat' index 1 using 1:2:5 with labels offset 0,0.6 font ',8' notitle
 set terminal svg size 1000,600 font 'Sans,11' noenhanced background rgb 'white'
 set termoption noenhanced
 set output 'copy.svg'

@@ -9,24 +9,24 @@ set title 'GEMM throughput per precision (best shape)'
 set xlabel 'precision'
 set ylabel 'throughput (TFLOP/s; TOP/s for int8)'
 set grid back lc rgb '#dddddd'
-set key outside right top box opaque Left reverse spacing 1.2
+set key at screen 0.5, screen 0.015 center bottom horizontal box opaque Left reverse spacing 1.2 width 2 maxcols 1
+set bmargin 13
 set border 3
 set tics nomirror
 set style fill solid 0.85 border rgb '#333333'
-set boxwidth 0.253333 absolute
-set xrange [-0.6:6.6]
+set boxwidth 0.760000 absolute
+set xrange [-0.6:10.6]
 set yrange [0:*]
 set offsets 0,0,graph 0.08,0
 set grid noxtics ytics
-set xtics ('fp64' 0, 'fp32' 1, 'tf32' 2, 'fp16' 3, 'fp16acc16' 4, 'bf16' 5, 'int8' 6)
+set xtics ('fp64' 0, 'fp32' 1, 'tf32' 2, 'fp16' 3, 'fp16acc16' 4, 'bf16' 5, 'fp8e4m3_fastacc' 6, 'fp8e4m3_slowacc' 7, 'fp8e4m3xe5m2_fastacc' 8, 'fp8e4m3xe5m2_slowacc' 9, 'int8' 10)
+set xtics rotate by 30 right
+set lmargin 15
+set rmargin 3
 plot \
-  'gemm_precision.dat' index 0 using 1:2 with boxes lc 1 title 'H200-SXM-141GB (20261202T154400Z-vm-974fa1)', \
+  'gemm_precision.dat' index 0 using 1:2 with boxes lc 1 title 'H200-SXM-141GB (20261202T155807Z-vm-f4b353)', \
   'gemm_precision.dat' index 0 using 1:2:5 with labels offset 0,0.6 font ',8' notitle, \
-  'gemm_precision.dat' index 1 using 1:2 with boxes lc 2 title 'H200-SXM-141GB (20261202T154650Z-vm-492a0c)', \
-  'gemm_precision.dat' index 2 using 1:2 with boxes lc 3 title 'H200-SXM-141GB (20261202T154744Z-vm-611c71)', \
-  'gemm_precision.dat' index 0 using 1:3:(0.133333) with xerrorbars pt 0 ps 0 lw 2.5 lc rgb 'black' title 'datasheet peak (dense)', \
-  'gemm_precision.dat' index 1 using 1:3:(0.133333) with xerrorbars pt 0 ps 0 lw 2.5 lc rgb 'black' notitle, \
-  'gemm_precision.dat' index 2 using 1:3:(0.133333) with xerrorbars pt 0 ps 0 lw 2.5 lc rgb 'black' notitle
+  'gemm_precision.dat' index 0 using 1:3:(0.400000) with xerrorbars pt 0 ps 0 lw 2.5 lc rgb 'black' title 'datasheet peak (dense)'
 set terminal svg size 1000,600 font 'Sans,11' noenhanced background rgb 'white'
 set termoption noenhanced
 set output 'gemm_precision.svg'

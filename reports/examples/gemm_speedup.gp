@@ -5,29 +5,28 @@ set termoption noenhanced
 set decimalsign '.'
 set encoding utf8
 set output 'gemm_speedup.png'
-set title 'Mixed-precision GEMM speedup against fp32'
-set xlabel 'precision against fp32'
-set ylabel 'speedup over fp32 (x)'
+set title 'Mixed-precision GEMM speedup (largest shape)'
+set xlabel 'precision pair (A_vs_B: A''s TFLOP/s over B''s)'
+set ylabel 'speedup (x)'
 set grid back lc rgb '#dddddd'
-set key outside right top box opaque Left reverse spacing 1.2
+set key at screen 0.5, screen 0.015 center bottom horizontal box opaque Left reverse spacing 1.2 width 2 maxcols 1
+set bmargin 14
 set border 3
 set tics nomirror
 set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lw 1.5 lc rgb '#aa0000' front
-set label 'fp32 = 1' at graph 0.01, first 1 left offset 0,0.7 tc rgb '#aa0000' front
 set style fill solid 0.85 border rgb '#333333'
-set boxwidth 0.253333 absolute
-set xrange [-0.6:11.6]
+set boxwidth 0.760000 absolute
+set xrange [-0.6:19.6]
 set yrange [0:*]
 set offsets 0,0,graph 0.08,0
 set grid noxtics ytics
-set xtics ('fp64_vs_fp32' 0, 'fp32_vs_fp64' 1, 'tf32_vs_fp32' 2, 'tf32_vs_fp64' 3, 'fp16_vs_fp32' 4, 'fp16_vs_fp64' 5, 'fp16acc16_vs_fp32' 6, 'fp16acc16_vs_fp64' 7, 'bf16_vs_fp32' 8, 'bf16_vs_fp64' 9, 'int8_vs_fp32' 10, 'int8_vs_fp64' 11)
+set xtics ('fp64_vs_fp32' 0, 'fp32_vs_fp64' 1, 'tf32_vs_fp32' 2, 'tf32_vs_fp64' 3, 'fp16_vs_fp32' 4, 'fp16_vs_fp64' 5, 'fp16acc16_vs_fp32' 6, 'fp16acc16_vs_fp64' 7, 'bf16_vs_fp32' 8, 'bf16_vs_fp64' 9, 'fp8e4m3_fastacc_vs_fp32' 10, 'fp8e4m3_fastacc_vs_fp64' 11, 'fp8e4m3_slowacc_vs_fp32' 12, 'fp8e4m3_slowacc_vs_fp64' 13, 'fp8e4m3xe5m2_fastacc_vs_fp32' 14, 'fp8e4m3xe5m2_fastacc_vs_fp64' 15, 'fp8e4m3xe5m2_slowacc_vs_fp32' 16, 'fp8e4m3xe5m2_slowacc_vs_fp64' 17, 'int8_vs_fp32' 18, 'int8_vs_fp64' 19)
 set xtics rotate by 30 right
-set lmargin 12
+set lmargin 22
+set rmargin 3
 plot \
-  'gemm_speedup.dat' index 0 using 1:2 with boxes lc 1 title 'H200-SXM-141GB (20261202T154400Z-vm-974fa1)', \
-  'gemm_speedup.dat' index 0 using 1:2:5 with labels offset 0,0.6 font ',8' notitle, \
-  'gemm_speedup.dat' index 1 using 1:2 with boxes lc 2 title 'H200-SXM-141GB (20261202T154650Z-vm-492a0c)', \
-  'gemm_speedup.dat' index 2 using 1:2 with boxes lc 3 title 'H200-SXM-141GB (20261202T154744Z-vm-611c71)'
+  'gemm_speedup.dat' index 0 using 1:2 with boxes lc 1 title 'H200-SXM-141GB (20261202T155807Z-vm-f4b353)', \
+  'gemm_speedup.dat' index 0 using 1:2:5 with labels offset 0,0.6 font ',8' notitle
 set terminal svg size 1000,600 font 'Sans,11' noenhanced background rgb 'white'
 set termoption noenhanced
 set output 'gemm_speedup.svg'

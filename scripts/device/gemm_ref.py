@@ -12,6 +12,7 @@ events; the figure is the median, as TFLOP/s (TOP/s for int8) = 2 m n k / s / 1e
 
 Prints comment lines (#) and a CSV table `name,tflops` on stdout; a case the
 installed PyTorch cannot run prints `name,` and the reason as a comment.
+Arguments, if any, name the cases to run (e.g. `gemm_ref.py bf16 fp16`).
 """
 import statistics
 import sys
@@ -107,7 +108,14 @@ def main():
     print(f"# {M}x{N}x{K}, random operands, median of {REPS} products timed with CUDA events")
     print("name,tflops")
     flops = 2.0 * M * N * K
+    wanted = set(sys.argv[1:])
+    unknown = wanted - {name for name, _ in CASES}
+    if unknown:
+        print(f"# unknown case(s): {', '.join(sorted(unknown))}", file=sys.stderr)
+        return 2
     for name, run in CASES:
+        if wanted and name not in wanted:
+            continue
         try:
             sec = run()
             print(f"{name},{flops / sec / 1e12:.1f}")
