@@ -1,6 +1,7 @@
 /* fuzz_cli: the command-line parsers of compare, history, plan, report and
- * run (cli/gb_cli_args.h), which read argv and nothing else: no file is
- * opened, nothing measured or written.
+ * run (cli/gb_cli_args.h), and run's --opt through core/gb_opts and the
+ * gemm, membw/copy and collective option parsers. They read argv and
+ * nothing else: no file is opened, nothing measured or written.
  *
  * Input: the first byte picks the subcommand; the rest is split at '\n' into
  * arguments (at most 300, so plan's 256-argument limit is reached).
@@ -10,6 +11,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "bench_collective.h"
+#include "bench_gemm.h"
+#include "bench_membw.h"
 #include "fuzz_util.h"
 #include "gb_cli_args.h"
 
@@ -65,7 +69,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   default: {
     gb_run_args a;
     rc = gb_run_parse_args(argc, argv, &a);
-    if (rc == GB_CLI_CONTINUE) FUZZ_ASSERT(a.repeat >= 1 && a.repeat <= 1000);
+    if (rc == GB_CLI_CONTINUE) {
+      FUZZ_ASSERT(a.repeat >= 1 && a.repeat <= 1000);
+      /* --opt: the walker (core/gb_opts) and each benchmark's own option parser */
+      gb_err e;
+      gb_gemm_opts go;
+      e = gb_gemm_opts_parse(a.bench_opts, &go);
+      FUZZ_ASSERT(e == GB_OK || e == GB_E_USAGE || e == GB_E_INPUT);
+      if (e == GB_OK) FUZZ_ASSERT(go.nprecs <= 32 && go.nshapes <= GB_GEMM_MAX_OPT_SHAPES);
+      gb_membw_opts mo;
+      e = gb_membw_opts_parse(a.bench_opts, "membw.", &mo);
+      FUZZ_ASSERT(e == GB_OK || e == GB_E_USAGE || e == GB_E_INPUT);
+      if (e == GB_OK) FUZZ_ASSERT(mo.nsizes <= GB_MEMBW_MAX_SIZES);
+      e = gb_membw_opts_parse(a.bench_opts, "copy.", &mo);
+      FUZZ_ASSERT(e == GB_OK || e == GB_E_USAGE || e == GB_E_INPUT);
+      gb_coll_opts co;
+      e = gb_coll_opts_parse(a.bench_opts, &co);
+      FUZZ_ASSERT(e == GB_OK || e == GB_E_USAGE || e == GB_E_INPUT);
+    }
     break;
   }
   }
