@@ -7,12 +7,20 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-cmake -S . -B build-device -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build-device -j"$(nproc)" >/dev/null
-rm -rf .devbuild
-mkdir -p .devbuild/tests
-cp build-device/gpubench .devbuild/
-for t in build-device/tests/check_*_gpu; do
-  [ -x "$t" ] && cp "$t" .devbuild/tests/
+# --sanitize: the same with AddressSanitizer and UndefinedBehaviorSanitizer
+# (their runtimes linked statically) into .devbuild-asan/, for
+# scripts/device-run.sh asan
+build=build-device dest=.devbuild flags=(-DCMAKE_BUILD_TYPE=Release)
+if [ "${1:-}" = "--sanitize" ]; then
+  build=build-device-asan dest=.devbuild-asan
+  flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DGB_SANITIZE=ON -DGB_SANITIZE_STATIC=ON)
+fi
+cmake -S . -B "$build" "${flags[@]}" >/dev/null
+cmake --build "$build" -j"$(nproc)" >/dev/null
+rm -rf "$dest"
+mkdir -p "$dest/tests"
+cp "$build/gpubench" "$dest/"
+for t in "$build"/tests/check_*_gpu; do
+  [ -x "$t" ] && cp "$t" "$dest/tests/"
 done
-echo "built: $(ls .devbuild .devbuild/tests | tr '\n' ' ')"
+echo "built: $(ls "$dest" "$dest/tests" | tr '\n' ' ')"
