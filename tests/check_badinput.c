@@ -114,7 +114,7 @@ static char *good_results(void) {
   return b.data;
 }
 
-/* text with the first occurrence of from after offset `after` replaced (malloc'd). */
+/* text with the first occurrence of from in its data rows (after the header) replaced by to (malloc'd). */
 static char *replace(const char *text, const char *from, const char *to) {
   const char *at = strstr(strchr(text, '\n'), from); /* in the data rows, not the header */
   ck_assert_ptr_nonnull(at);
@@ -164,7 +164,7 @@ static size_t make_bad(const char *name, const char *good, char **out) {
   gb_buf b = {0};
   if (!strcmp(name, "nul.csv")) {
     char *s = replace(good, ",vec16,", ",vec16,");
-    char *at = strstr(strchr(s, '\n'), ",vec16,") + 4; /* "vec1" NUL "," */
+    char *at = strstr(strchr(s, '\n'), ",vec16,") + 4; /* the field becomes "vec" NUL "6" */
     *at = '\0';
     *out = s;
     return strlen(good);
