@@ -259,6 +259,17 @@ START_TEST(test_opts_bad) {
 }
 END_TEST
 
+/* fuzz_cli found this (tests/fixtures/fuzz_cli_membw_cold_not_bool.bin): a
+ * value that is not a boolean left `cold` set from an uninitialized bool
+ * (UBSan: "load of value 14, which is not a valid value for type 'bool'").
+ * Now the error comes back and cold keeps its default (-1: per profile). */
+START_TEST(test_opts_cold_not_bool_keeps_default) {
+  gb_membw_opts o;
+  ck_assert_int_eq(gb_membw_opts_parse("membw.cold=imeout=30", "membw.", &o), GB_E_USAGE);
+  ck_assert_int_eq(o.cold, -1);
+}
+END_TEST
+
 START_TEST(test_opts_copy_rejects_membw_keys) {
   gb_membw_opts o;
   ck_assert_int_eq(gb_membw_opts_parse("copy.kernels=triad", "copy.", &o), GB_E_USAGE);
@@ -446,6 +457,7 @@ static Suite *suite(void) {
   TCase *op = tcase_create("options");
   tcase_add_test(op, test_opts_parse);
   tcase_add_loop_test(op, test_opts_bad, 0, (int)(sizeof bad_opts / sizeof bad_opts[0]));
+  tcase_add_test(op, test_opts_cold_not_bool_keeps_default);
   tcase_add_test(op, test_opts_copy_rejects_membw_keys);
   suite_add_tcase(s, op);
   TCase *ck = tcase_create("check");
