@@ -22,23 +22,43 @@ export PYTHONUNBUFFERED=1
 bin=.devbuild/gpubench
 what=${1:-tests}
 shift || true
+# run_suites DIR LOG VERDICT SUMMARY COUNTWORD SKIP [WRAPPER...]: runs every
+# DIR/check_*_gpu but those named in SKIP, under WRAPPER when given, with its
+# output in $out/NAME.LOG; prints the last lines and a verdict per program,
+# then "SUMMARY: N COUNTWORD, N failed, N skipped"; fails when one failed.
+# When $report_suffix is set, NAME.$report_suffix (a wrapper's own report)
+# is what is shown instead of the program's output.
+run_suites() {
+  local dir=$1 log=$2 verdict=$3 summary=$4 countword=$5 skip=$6
+  shift 6
+  local pass=0 fail=0 nskip=0 t name rc show
+  for t in "$dir"/check_*_gpu; do
+    name=$(basename "$t")
+    case " $skip " in *" $name "*) continue ;; esac
+    "$@" "$t" >"$out/$name.$log" 2>&1
+    rc=$?
+    show="$out/$name.$log"
+    [ -n "${report_suffix:-}" ] && show="$out/$name.$report_suffix"
+    tail -n 3 "$show"
+    case $rc in
+      0) pass=$((pass + 1)); echo "$name: $verdict" ;;
+      77) nskip=$((nskip + 1)); echo "$name: SKIPPED" ;;
+      *)
+        fail=$((fail + 1))
+        echo "$name: FAILED (rc=$rc)"
+        tail -n 40 "$show"
+        [ "$show" = "$out/$name.$log" ] || tail -n 40 "$out/$name.$log"
+        ;;
+    esac
+  done
+  echo "$summary: $pass $countword, $fail failed, $nskip skipped"
+  [ "$fail" -eq 0 ]
+}
+
 case "$what" in
   tests)
     $bin info | tee "$out/info.txt"
-    pass=0 fail=0 skip=0
-    for t in .devbuild/tests/check_*_gpu; do
-      name=$(basename "$t")
-      "$t" >"$out/$name.log" 2>&1
-      rc=$?
-      tail -n 3 "$out/$name.log"
-      case $rc in
-        0) pass=$((pass + 1)); echo "$name: passed" ;;
-        77) skip=$((skip + 1)); echo "$name: SKIPPED" ;;
-        *) fail=$((fail + 1)); echo "$name: FAILED (rc=$rc)"; tail -n 30 "$out/$name.log" ;;
-      esac
-    done
-    echo "GPU tests: $pass passed, $fail failed, $skip skipped"
-    [ "$fail" -eq 0 ]
+    run_suites .devbuild/tests log passed "GPU tests" passed ""
     ;;
   asan)
     # protect_shadow_gap=0: the CUDA driver maps memory where ASan would
@@ -46,39 +66,17 @@ case "$what" in
     # allocations, never freed before exit, would be reported as leaks
     export ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0:halt_on_error=1:abort_on_error=1
     export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-    pass=0 fail=0 skip=0
-    for t in .devbuild-asan/tests/check_*_gpu; do
-      name=$(basename "$t")
-      "$t" >"$out/$name.asan.log" 2>&1
-      rc=$?
-      tail -n 3 "$out/$name.asan.log"
-      case $rc in
-        0) pass=$((pass + 1)); echo "$name: passed under ASan + UBSan" ;;
-        77) skip=$((skip + 1)); echo "$name: SKIPPED" ;;
-        *) fail=$((fail + 1)); echo "$name: FAILED (rc=$rc)"; tail -n 40 "$out/$name.asan.log" ;;
-      esac
-    done
-    echo "asan: $pass passed, $fail failed, $skip skipped"
-    [ "$fail" -eq 0 ]
+    run_suites .devbuild-asan/tests asan.log "passed under ASan + UBSan" asan passed ""
     ;;
   memcheck)
     san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-    pass=0 fail=0 skip=0
-    for t in .devbuild/tests/check_*_gpu; do
-      name=$(basename "$t")
-      case "$name" in check_faults_gpu | check_interrupt_gpu) continue ;; esac
-      "$san" --tool memcheck --error-exitcode 99 --target-processes all --log-file "$out/$name.memcheck.txt" \
-        "$t" >"$out/$name.log" 2>&1
-      rc=$?
-      tail -n 3 "$out/$name.memcheck.txt"
-      case $rc in
-        0) pass=$((pass + 1)); echo "$name: memcheck clean" ;;
-        77) skip=$((skip + 1)); echo "$name: SKIPPED" ;;
-        *) fail=$((fail + 1)); echo "$name: FAILED (rc=$rc)"; tail -n 40 "$out/$name.memcheck.txt" "$out/$name.log" ;;
-      esac
-    done
-    echo "memcheck: $pass clean, $fail failed, $skip skipped"
-    [ "$fail" -eq 0 ]
+    # memcheck's own report goes to NAME.memcheck.txt; the program's output to NAME.log
+    report_suffix=memcheck.txt
+    memcheck() {
+      "$san" --tool memcheck --error-exitcode 99 --target-processes all \
+        --log-file "$out/$(basename "$1").memcheck.txt" "$1"
+    }
+    run_suites .devbuild/tests log "memcheck clean" memcheck clean "check_faults_gpu check_interrupt_gpu" memcheck
     ;;
   bench)
     list=$1
