@@ -224,6 +224,7 @@ static gb_err run_p2p(gb_run_ctx *ctx, const gb_case *c, copy_launch *lc, gb_sam
   *lc = (copy_launch){.st = st, .kind = COPY_P2P, .dst = dd, .src = ds, .dst_dev = dst, .src_dev = src,
                       .bytes = (size_t)c->bytes};
   gb_measure_opts o = copy_measure_opts(ctx);
+  o.tel = ctx->tel;
   GB_TRY_GOTO(gb_measure(&o, ps, copy_op, lc, smp), e, done);
   GB_CUDA_GOTO(cudaStreamSynchronize(ps), e, done);
   if (st->opts.corrupt) {
@@ -275,6 +276,7 @@ static gb_err copy_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
       break;
     }
     gb_measure_opts o = copy_measure_opts(ctx);
+    o.tel = ctx->tel;
     GB_TRY(gb_measure(&o, st->s, copy_op, &lc, &smp));
     GB_CUDA(cudaStreamSynchronize(st->s));
     GB_CUDA(cudaStreamSynchronize(st->s2));

@@ -201,6 +201,7 @@ static gb_err fma_time_variant(fma_state *st, const gb_run_ctx *ctx, fma_kind ki
   o.min_samples = ctx->cfg->iters > 0 ? ctx->cfg->iters : 20;
   o.max_samples = o.min_samples > 50 ? o.min_samples : 50;
   o.budget_s = ctx->cfg->profile == GB_PROFILE_FULL ? 2.0 : 0.6;
+  o.tel = ctx->tel;
   GB_TRY(gb_measure(&o, st->stream, launch_fma, &l, samp));
   *clock = sm_clock_now(d); /* right after the timed launches, while clocks are still up */
   return GB_OK;

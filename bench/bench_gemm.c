@@ -52,6 +52,7 @@ void gb_gemm_test_corrupt_output(bool on) { g_corrupt_output = on; }
 
 typedef struct gemm_state {
   gb_gemm_search search; /* from --opt gemm.search */
+  gb_gemm_window window; /* from --opt gemm.window */
   cublasLtHandle_t lt;
   cudaStream_t stream;
   void *workspace;
@@ -652,6 +653,7 @@ static gb_err gemm_setup(gb_run_ctx *ctx) {
   if (!st) return gb_fail(GB_E_NOMEM, "gemm: out of host memory");
   ctx->state = st;
   st->search = opts.search;
+  st->window = opts.window;
   GB_CUBLAS_GOTO(cublasLtCreate(&st->lt), err, fail);
   GB_CUDA_GOTO(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking), err, fail);
   GB_CUDA_GOTO(cudaMalloc(&st->workspace, GEMM_WORKSPACE_BYTES), err, fail);
@@ -737,7 +739,7 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
    * rate, or bytes over ~3 TB/s for skinny shapes, whichever is longer) */
   double flops = gb_gemm_flops(o.m, o.n, o.k);
   double t_est = fmax(flops / (p->est_tflops * 1e12), (double)(set_bytes + o.d_bytes) / 3e12);
-  gb_gemm_timing search = gb_gemm_timing_plan(ctx->cfg->profile, t_est);
+  gb_gemm_timing search = gb_gemm_timing_plan(ctx->cfg->profile, st->window, t_est);
   gemm_pick pick;
   char scale_note[200] = "";
   GB_TRY_GOTO(gemm_op_create_desc(&o, p->fp8), err, done);
@@ -753,7 +755,7 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
   if (err) goto done;
 
   /* measurement */
-  gb_gemm_timing plan = gb_gemm_timing_plan(ctx->cfg->profile, pick.t_best_s);
+  gb_gemm_timing plan = gb_gemm_timing_plan(ctx->cfg->profile, st->window, pick.t_best_s);
   gb_measure_opts mo = gb_measure_defaults();
   mo.warmup = ctx->cfg->warmup >= 0 ? ctx->cfg->warmup : plan.warmup;
   mo.min_samples = ctx->cfg->iters > 0 ? ctx->cfg->iters : plan.min_samples;
@@ -761,6 +763,7 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
   mo.budget_s = plan.budget_s;
   mo.ops_per_sample = plan.ops_per_sample;
   mo.graph = ctx->cfg->graph;
+  mo.tel = ctx->tel;
   GB_TRY_GOTO(gb_measure(&mo, s, gemm_launch, &o, &samp), err, done);
   gb_stats rate = gb_samples_rate(&samp, flops, 1e12);
 
@@ -792,17 +795,18 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
   }
   gb_snprintf_c(timing_desc, sizeof timing_desc,
                 "fastest of %d timed (%d from the heuristic%s, %d failed), kept %s, ws %zu of %u B, waves %.2f; "
-                "%d input set%s, %d product%s per sample",
+                "%d input set%s, %d product%s per sample; %s window: %d warm-up product%s, %zu samples",
                 pick.timed, pick.returned, search_desc, pick.failed, pick.source, pick.ws_needed,
                 GEMM_WORKSPACE_BYTES, (double)pick.waves, o.sets, o.sets == 1 ? "" : "s", mo.ops_per_sample,
-                mo.ops_per_sample == 1 ? "" : "s");
+                mo.ops_per_sample == 1 ? "" : "s", gb_gemm_window_name(st->window), mo.warmup,
+                mo.warmup == 1 ? "" : "s", samp.n);
   snprintf(detail, sizeof detail, "%s%s %s x %s -> %s, %s; %s; %s; check: %s%s",
            chk.status == GB_STATUS_OK ? "" : "check failed: ", p->compute_name, gb_dtype_name(p->a_type),
            gb_dtype_name(p->b_type), gb_dtype_name(p->d_type), gb_gemm_layout_label(o.layout), algo_desc,
            timing_desc, check_desc, fp8_desc);
 
   gb_row r = gb_case_row("gemm", c);
-  r.metric = gb_gemm_metric(p);
+  r.metric = gb_gemm_metric_in(p, st->window);
   r.unit = gb_gemm_unit(p);
   r.value = rate.median;
   r.samples = (int64_t)rate.n;
@@ -824,7 +828,8 @@ done:
 }
 
 static gb_err gemm_derive(gb_run_ctx *ctx, const gb_row *rows, size_t n, gb_rowset *out) {
-  (void)ctx;
+  const gemm_state *st = ctx->state;
+  bool sustained = st && st->window == GB_GEMM_WINDOW_SUSTAINED;
   gb_gemm_speedup *v = NULL;
   size_t nv = 0;
   GB_TRY(gb_gemm_speedups(rows, n, &v, &nv));
@@ -835,7 +840,7 @@ static gb_err gemm_derive(gb_run_ctx *ctx, const gb_row *rows, size_t n, gb_rows
     c.n = v[i].n;
     c.k = v[i].k;
     gb_row r = gb_case_row("gemm", &c);
-    r.metric = "speedup";
+    r.metric = sustained ? "speedup_sustained" : "speedup";
     r.unit = "x";
     r.value = v[i].value;
     r.status = GB_STATUS_OK;

@@ -154,6 +154,11 @@ double gb_gemm_flops(int64_t m, int64_t n, int64_t k) { return 2.0 * (double)m *
 
 const char *gb_gemm_metric(const gb_gemm_prec *p) { return p->integer ? "tops" : "tflops"; }
 
+const char *gb_gemm_metric_in(const gb_gemm_prec *p, gb_gemm_window w) {
+  if (w == GB_GEMM_WINDOW_SUSTAINED) return p->integer ? "tops_sustained" : "tflops_sustained";
+  return gb_gemm_metric(p);
+}
+
 const char *gb_gemm_unit(const gb_gemm_prec *p) { return p->integer ? "TOP/s" : "TFLOP/s"; }
 
 /* ---- shapes ---- */
@@ -276,7 +281,11 @@ bool gb_gemm_amax_agrees(double amax_d, double max_abs_out) {
 
 /* ---- timing ---- */
 
-gb_gemm_timing gb_gemm_timing_plan(gb_profile profile, double t_op_s) {
+const char *gb_gemm_window_name(gb_gemm_window w) {
+  return w == GB_GEMM_WINDOW_SUSTAINED ? "sustained" : "burst";
+}
+
+gb_gemm_timing gb_gemm_timing_plan(gb_profile profile, gb_gemm_window window, double t_op_s) {
   bool quick = profile == GB_PROFILE_QUICK;
   double search_budget_s = quick ? 0.08 : 0.25;
   gb_gemm_timing t = {.budget_s = quick ? 0.2 : 0.5, .max_samples = 200};
@@ -293,6 +302,15 @@ gb_gemm_timing gb_gemm_timing_plan(gb_profile profile, double t_op_s) {
   /* at least 4: on an H200 the heuristic's first fp64 candidate at 8192^3 ran
    * 11% under cuBLAS's own pick, and timing one candidate cannot see that */
   t.candidates = cand < 4 ? 4 : cand > 8 ? 8 : (int)cand;
+  if (window == GB_GEMM_WINDOW_BURST) {
+    double cap_s = quick ? 0.6 : 1.5;
+    int n = t_sample * 30 <= cap_s ? 30 : (int)floor(cap_s / t_sample + 1e-9);
+    if (n < 10) n = 10;
+    t.warmup = (t_sample < 20e-3 ? 5 : 2) * t.ops_per_sample;
+    t.min_samples = t.max_samples = n;
+    t.budget_s = 0;
+    return t;
+  }
   t.warmup = t_sample < 10e-3 ? 3 : 1;
   t.min_samples = t_sample > 50e-3 ? 5 : 10;
   return t;
@@ -300,11 +318,14 @@ gb_gemm_timing gb_gemm_timing_plan(gb_profile profile, double t_op_s) {
 
 /* ---- speedups ---- */
 
-/* A measured throughput row of the gemm benchmark: ok, or throttled (it ran
- * and was checked; its status already says the clocks were held down). */
+/* A measured throughput row of the gemm benchmark, of either window (a run
+ * measures in one): ok, or throttled (it ran and was checked; its status
+ * already says the clocks were held down). */
 static bool is_throughput(const gb_row *r) {
   return r->benchmark && strcmp(r->benchmark, "gemm") == 0 && r->metric &&
-         (strcmp(r->metric, "tflops") == 0 || strcmp(r->metric, "tops") == 0) && r->case_name &&
+         (strcmp(r->metric, "tflops") == 0 || strcmp(r->metric, "tops") == 0 ||
+          strcmp(r->metric, "tflops_sustained") == 0 || strcmp(r->metric, "tops_sustained") == 0) &&
+         r->case_name &&
          gb_gemm_case_parse(r->case_name, NULL) && (r->status == GB_STATUS_OK || r->status == GB_STATUS_THROTTLED) &&
          isfinite(r->value) && r->value > 0;
 }
@@ -494,6 +515,16 @@ static gb_err gemm_opt(void *ctx, const char *key, const char *val, bool prefixe
     lc->seen = true;
     return gb_opts_list("gemm.layout", val, gemm_opt_layout, lc);
   }
+  if (strcmp(key, "window") == 0) {
+    if (strcmp(val, "burst") == 0) o->window = GB_GEMM_WINDOW_BURST;
+    else if (strcmp(val, "sustained") == 0) o->window = GB_GEMM_WINDOW_SUSTAINED;
+    else
+      return gb_fail(GB_E_USAGE,
+                     "--opt gemm.window: \"%s\" is not burst (30 products after 5 warm-ups) or sustained "
+                     "(at least 0.5 s of products)",
+                     val);
+    return GB_OK;
+  }
   if (strcmp(key, "search") == 0) {
     if (strcmp(val, "heuristic") == 0) o->search = GB_GEMM_SEARCH_HEURISTIC;
     else if (strcmp(val, "extended") == 0) o->search = GB_GEMM_SEARCH_EXTENDED;
@@ -501,7 +532,7 @@ static gb_err gemm_opt(void *ctx, const char *key, const char *val, bool prefixe
       return gb_fail(GB_E_USAGE, "--opt gemm.search: \"%s\" is not heuristic or extended", val);
     return GB_OK;
   }
-  return gb_fail(GB_E_USAGE, "--opt gemm.%s: unknown key (known: precs, shapes, layout, search)", key);
+  return gb_fail(GB_E_USAGE, "--opt gemm.%s: unknown key (known: precs, shapes, layout, search, window)", key);
 }
 
 gb_err gb_gemm_opts_parse(const char *bench_opts, gb_gemm_opts *out) {

@@ -407,6 +407,7 @@ static gb_err membw_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
   GB_TRY(fill_case(st, k, t, n, sets, bytes, true));
   GB_TRY(launch_setup(st, k, t, &vars[best], n, &lc, kname, sizeof kname));
   gb_measure_opts mo = measure_opts(ctx, ops);
+  mo.tel = ctx->tel;
   gb_samples smp = {0};
   GB_TRY(gb_measure(&mo, st->stream, membw_launch_op, &lc, &smp));
   gb_stats rate = gb_samples_rate(&smp, (double)moved, 1e9);

@@ -17,6 +17,7 @@
 #include "gb_device.h"
 #include "gb_error.h"
 #include "gb_results.h"
+#include "gb_telemetry.h"
 
 typedef enum gb_profile { GB_PROFILE_QUICK = 0, GB_PROFILE_FULL = 1 } gb_profile;
 
@@ -82,6 +83,9 @@ typedef struct gb_run_ctx {
   const gb_run_config *cfg;
   const gb_device_info *dev; /* the first selected device (the current one) */
   void *state;               /* the benchmark's own, from setup() */
+  gb_telemetry *tel;         /* the case's NVML sampler (NULL without one): set it as the
+                              * final gb_measure's opts.tel so that the row's clocks and
+                              * status describe the timed samples alone */
 } gb_run_ctx;
 
 typedef struct gb_bench {

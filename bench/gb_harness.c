@@ -67,6 +67,7 @@ gb_err gb_measure(const gb_measure_opts *o, cudaStream_t s, gb_launch_fn launch,
     GB_CUDA_GOTO(cudaStreamSynchronize(s), err, done);
   }
 
+  gb_telemetry_window_begin(o->tel);
   double t_start = now_s();
   while ((int)out->n < max_samples) {
     GB_CUDA_GOTO(cudaEventRecord(ev0, s), err, done);
@@ -83,6 +84,7 @@ gb_err gb_measure(const gb_measure_opts *o, cudaStream_t s, gb_launch_fn launch,
     out->sec[out->n++] = (double)ms * 1e-3 / ops;
     if ((int)out->n >= min_samples && now_s() - t_start >= o->budget_s) break;
   }
+  gb_telemetry_window_end(o->tel);
   out->st = gb_stats_of(out->sec, out->n);
 done:
   if (exec) cudaGraphExecDestroy(exec);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "gb_error.h"
+#include "gb_telemetry.h"
 #include "gb_stats.h"
 
 /* Enqueues one timed operation on stream s. iter counts every call (warm-up
@@ -24,6 +25,8 @@ typedef struct gb_measure_opts {
   double budget_s;       /* stop after min_samples once this much time is spent (default 1.0) */
   int ops_per_sample;    /* operations between the two events of one sample (default 1) */
   bool graph;            /* capture ops_per_sample operations into a graph and time its replay */
+  gb_telemetry *tel;     /* when set, the timed samples are marked as its window
+                          * (gb_telemetry_window_begin/_end); NULL by default */
 } gb_measure_opts;
 
 /* Defaults above. */

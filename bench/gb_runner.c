@@ -230,7 +230,7 @@ done:
 static gb_err run_bench(run_state *st, const gb_bench *b, size_t *done_cases, size_t total_cases,
                         gb_case_list *cases, bool *broken) {
   const gb_campaign *c = st->c;
-  gb_run_ctx ctx = {.sys = st->sys, .cfg = &c->run, .dev = st->dev, .state = NULL};
+  gb_run_ctx ctx = {.sys = st->sys, .cfg = &c->run, .dev = st->dev, .state = NULL, .tel = st->tel};
   gb_err setup_err = b->setup ? b->setup(&ctx) : GB_OK;
   char setup_msg[2048] = "";
   if (setup_err) snprintf(setup_msg, sizeof setup_msg, "%s", gb_errmsg());
@@ -324,7 +324,7 @@ gb_err gb_campaign_run(const gb_campaign *c, const gb_system_info *sys, gb_campa
   }
 
   GB_CUDA_GOTO(cudaSetDevice(ord), err, done);
-  GB_TRY_GOTO(gb_telemetry_start(st.dev->pci_bus_id, 50, &st.tel), err, done);
+  GB_TRY_GOTO(gb_telemetry_start(st.dev->pci_bus_id, 20, &st.tel), err, done);
 
   /* plan every benchmark first, so progress knows the total */
   gb_case_list lists[32];

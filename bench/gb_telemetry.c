@@ -19,12 +19,16 @@ typedef struct sample {
 
 struct gb_telemetry {
   gb_nvml_dev *dev;
+  gb_telemetry_reader reader; /* replaces NVML when set (tests) */
+  void *reader_arg;
   int period_ms;
   pthread_t thread;
   int running;
   pthread_mutex_t lock;
   sample s[MAX_SAMPLES];
   int n;
+  bool windowed; /* a timed window was marked in this case: keep its samples only */
+  bool inside;   /* between gb_telemetry_window_begin and _end */
   volatile int stop;
 };
 
@@ -41,8 +45,21 @@ static sample read_now(gb_nvml_dev *d) {
   return s;
 }
 
-static void add(gb_telemetry *t, sample s) {
+static sample take(gb_telemetry *t) {
+  if (t->reader) {
+    gb_telemetry_reading r = t->reader(t->reader_arg);
+    return (sample){r.sm_clock_mhz, r.mem_clock_mhz, r.temp_c, r.power_w, r.reasons};
+  }
+  return read_now(t->dev);
+}
+
+/* Keeps a sample unless a timed window was marked and this one falls outside it. */
+static void add(gb_telemetry *t, sample s, bool forced) {
   pthread_mutex_lock(&t->lock);
+  if (t->windowed && !t->inside && !forced) {
+    pthread_mutex_unlock(&t->lock);
+    return;
+  }
   if (t->n < MAX_SAMPLES) t->s[t->n++] = s;
   else t->s[(size_t)rand() % MAX_SAMPLES] = s; /* reservoir-ish: keep the window covered */
   pthread_mutex_unlock(&t->lock);
@@ -52,27 +69,59 @@ static void *loop(void *arg) {
   gb_telemetry *t = arg;
   struct timespec ts = {t->period_ms / 1000, (long)(t->period_ms % 1000) * 1000000L};
   while (!t->stop) {
-    add(t, read_now(t->dev));
+    add(t, take(t), false);
     nanosleep(&ts, NULL);
   }
   return NULL;
 }
 
-gb_err gb_telemetry_start(const char *pci_bus_id, int period_ms, gb_telemetry **out) {
+static gb_err start(gb_nvml_dev *dev, gb_telemetry_reader reader, void *arg, int period_ms, gb_telemetry **out) {
   gb_telemetry *t = calloc(1, sizeof *t);
   if (!t) return gb_fail(GB_E_NOMEM, "out of memory");
   pthread_mutex_init(&t->lock, NULL);
-  t->period_ms = period_ms > 0 ? period_ms : 50;
-  t->dev = pci_bus_id ? gb_nvml_device_by_pci(pci_bus_id) : NULL;
-  if (t->dev && pthread_create(&t->thread, NULL, loop, t) == 0) t->running = 1;
+  t->period_ms = period_ms > 0 ? period_ms : 20;
+  t->dev = dev;
+  t->reader = reader;
+  t->reader_arg = arg;
+  if ((t->dev || t->reader) && pthread_create(&t->thread, NULL, loop, t) == 0) t->running = 1;
   *out = t;
   return GB_OK;
 }
+
+gb_err gb_telemetry_start(const char *pci_bus_id, int period_ms, gb_telemetry **out) {
+  return start(pci_bus_id ? gb_nvml_device_by_pci(pci_bus_id) : NULL, NULL, NULL, period_ms, out);
+}
+
+gb_err gb_telemetry_start_reader(gb_telemetry_reader reader, void *arg, int period_ms, gb_telemetry **out) {
+  return start(NULL, reader, arg, period_ms, out);
+}
+
+static bool active(const gb_telemetry *t) { return t && (t->dev || t->reader); }
 
 void gb_telemetry_begin(gb_telemetry *t) {
   if (!t) return;
   pthread_mutex_lock(&t->lock);
   t->n = 0;
+  t->windowed = false;
+  t->inside = false;
+  pthread_mutex_unlock(&t->lock);
+}
+
+void gb_telemetry_window_begin(gb_telemetry *t) {
+  if (!active(t)) return;
+  pthread_mutex_lock(&t->lock);
+  if (!t->windowed) t->n = 0; /* the first window of the case: forget what came before it */
+  t->windowed = true;
+  t->inside = true;
+  pthread_mutex_unlock(&t->lock);
+  add(t, take(t), true);
+}
+
+void gb_telemetry_window_end(gb_telemetry *t) {
+  if (!active(t)) return;
+  add(t, take(t), true);
+  pthread_mutex_lock(&t->lock);
+  t->inside = false;
   pthread_mutex_unlock(&t->lock);
 }
 
@@ -88,8 +137,8 @@ static double median_of(const sample *s, int n, size_t off) {
 
 gb_telemetry_summary gb_telemetry_end(gb_telemetry *t) {
   gb_telemetry_summary r = {0, NAN, NAN, NAN, NAN, false, ""};
-  if (!t || !t->dev) return r;
-  if (t->n == 0) add(t, read_now(t->dev));
+  if (!active(t)) return r;
+  if (t->n == 0) add(t, take(t), true);
   pthread_mutex_lock(&t->lock);
   int n = t->n;
   r.nsamples = n;

@@ -24,10 +24,27 @@ typedef struct gb_telemetry_summary {
  * NVML, returns GB_OK and a sampler whose summaries are empty. */
 gb_err gb_telemetry_start(const char *pci_bus_id, int period_ms, gb_telemetry **out);
 
-/* Begins a window (forgets earlier samples). */
+/* One reading, for a sampler fed by a function instead of NVML (tests). */
+typedef struct gb_telemetry_reading {
+  double sm_clock_mhz, mem_clock_mhz, temp_c, power_w;
+  unsigned long long reasons; /* GB_NVML_REASON_* bits */
+} gb_telemetry_reading;
+typedef gb_telemetry_reading (*gb_telemetry_reader)(void *arg);
+gb_err gb_telemetry_start_reader(gb_telemetry_reader reader, void *arg, int period_ms, gb_telemetry **out);
+
+/* Begins a case's window (forgets earlier samples). */
 void gb_telemetry_begin(gb_telemetry *t);
 
-/* Ends the window and summarizes it (takes one sample now if none yet). */
+/* Marks a timed region inside the case (gb_measure does, when given the
+ * sampler): once one is marked, the case's summary holds only samples taken
+ * inside marked regions, plus one taken at each region's start and end, so
+ * a row's clocks, power and `throttled` status describe the region its value
+ * was timed over, not the algorithm search or the result check around it.
+ * NULL-safe; no effect on a sampler with no device. */
+void gb_telemetry_window_begin(gb_telemetry *t);
+void gb_telemetry_window_end(gb_telemetry *t);
+
+/* Ends the case's window and summarizes it (takes one sample now if none yet). */
 gb_telemetry_summary gb_telemetry_end(gb_telemetry *t);
 
 void gb_telemetry_stop(gb_telemetry *t);

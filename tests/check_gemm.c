@@ -269,31 +269,86 @@ END_TEST
 /* ---- timing ---- */
 
 START_TEST(test_timing_plan) {
-  /* quick, 8192^3 bf16 at ~1.8 ms: 1 op/sample, 3 reps, floor(0.08 / (4 * 1.8e-3)) = 11 -> 8 candidates */
-  gb_gemm_timing t = gb_gemm_timing_plan(GB_PROFILE_QUICK, 1.8e-3);
+  /* sustained, quick, 8192^3 bf16 at ~1.8 ms: 1 op/sample, 3 reps, floor(0.08 / (4 * 1.8e-3)) = 11 -> 8
+   * candidates */
+  gb_gemm_timing t = gb_gemm_timing_plan(GB_PROFILE_QUICK, GB_GEMM_WINDOW_SUSTAINED, 1.8e-3);
   ck_assert_int_eq(t.ops_per_sample, 1);
   ck_assert_int_eq(t.search_reps, 3);
   ck_assert_int_eq(t.candidates, 8);
   ck_assert_int_eq(t.warmup, 3);
   ck_assert_int_eq(t.min_samples, 10);
+  ck_assert_int_eq(t.max_samples, 200);
   ck_assert_double_eq(t.budget_s, 0.2);
   /* a decode product of 8 us: ceil(100 / 8) = 13 per sample (104 us), 5 reps */
-  t = gb_gemm_timing_plan(GB_PROFILE_FULL, 8e-6);
+  t = gb_gemm_timing_plan(GB_PROFILE_FULL, GB_GEMM_WINDOW_SUSTAINED, 8e-6);
   ck_assert_int_eq(t.ops_per_sample, 13);
   ck_assert_int_eq(t.search_reps, 5);
   ck_assert_int_eq(t.candidates, 8);
   /* full, a 0.2 s fp64 product: floor(0.25 / (3 * 0.2)) = 0 -> raised to the minimum of 4 candidates,
    * 2 reps, 5 samples, 1 warm-up */
-  t = gb_gemm_timing_plan(GB_PROFILE_FULL, 0.2);
+  t = gb_gemm_timing_plan(GB_PROFILE_FULL, GB_GEMM_WINDOW_SUSTAINED, 0.2);
   ck_assert_int_eq(t.candidates, 4);
   ck_assert_int_eq(t.search_reps, 2);
   ck_assert_int_eq(t.min_samples, 5);
   ck_assert_int_eq(t.warmup, 1);
   ck_assert_double_eq(t.budget_s, 0.5);
   /* 30 ms: floor(0.25 / (3 * 0.03)) = floor(2.78) = 2 -> the minimum, 4 candidates */
-  ck_assert_int_eq(gb_gemm_timing_plan(GB_PROFILE_FULL, 0.03).candidates, 4);
+  ck_assert_int_eq(gb_gemm_timing_plan(GB_PROFILE_FULL, GB_GEMM_WINDOW_SUSTAINED, 0.03).candidates, 4);
   /* 10 ms: floor(0.25 / (3 * 0.01)) = 8 candidates */
-  ck_assert_int_eq(gb_gemm_timing_plan(GB_PROFILE_FULL, 0.01).candidates, 8);
+  ck_assert_int_eq(gb_gemm_timing_plan(GB_PROFILE_FULL, GB_GEMM_WINDOW_SUSTAINED, 0.01).candidates, 8);
+}
+END_TEST
+
+START_TEST(test_timing_plan_burst) {
+  /* 8192^3 bf16 at 1.8 ms: 30 samples (54 ms, under both caps), exactly, after 5 warm-up products; the
+   * search is the sustained window's */
+  gb_gemm_timing t = gb_gemm_timing_plan(GB_PROFILE_QUICK, GB_GEMM_WINDOW_BURST, 1.8e-3);
+  ck_assert_int_eq(t.ops_per_sample, 1);
+  ck_assert_int_eq(t.warmup, 5);
+  ck_assert_int_eq(t.min_samples, 30);
+  ck_assert_int_eq(t.max_samples, 30);
+  ck_assert_int_eq(t.candidates, 8);
+  ck_assert_int_eq(t.search_reps, 3);
+  /* 8192^3 fp64 at 19 ms: 30 x 19 ms = 0.57 s fits quick's cap of 0.6 s: 30 samples; 5 warm-ups
+   * (19 ms < 20 ms) */
+  t = gb_gemm_timing_plan(GB_PROFILE_QUICK, GB_GEMM_WINDOW_BURST, 19e-3);
+  ck_assert_int_eq(t.min_samples, 30);
+  ck_assert_int_eq(t.warmup, 5);
+  /* 25 ms, quick: 30 x 25 ms = 0.75 s > 0.6 s -> floor(0.6 / 0.025) = 24 samples, 2 warm-ups */
+  t = gb_gemm_timing_plan(GB_PROFILE_QUICK, GB_GEMM_WINDOW_BURST, 25e-3);
+  ck_assert_int_eq(t.min_samples, 24);
+  ck_assert_int_eq(t.max_samples, 24);
+  ck_assert_int_eq(t.warmup, 2);
+  /* full, 16384^3 fp64 at 0.16 s: floor(1.5 / 0.16) = 9 -> raised to the floor of 10 */
+  t = gb_gemm_timing_plan(GB_PROFILE_FULL, GB_GEMM_WINDOW_BURST, 0.16);
+  ck_assert_int_eq(t.min_samples, 10);
+  ck_assert_int_eq(t.warmup, 2);
+  /* a decode product of 8 us: 13 per sample, warm-up 5 samples = 65 products */
+  t = gb_gemm_timing_plan(GB_PROFILE_FULL, GB_GEMM_WINDOW_BURST, 8e-6);
+  ck_assert_int_eq(t.ops_per_sample, 13);
+  ck_assert_int_eq(t.warmup, 65);
+  ck_assert_int_eq(t.min_samples, 30);
+}
+END_TEST
+
+START_TEST(test_window_option) {
+  gb_gemm_opts o;
+  const gb_gemm_prec *bf16 = gb_gemm_prec_find("bf16"), *i8 = gb_gemm_prec_find("int8");
+  ck_assert_int_eq(gb_gemm_opts_parse("", &o), GB_OK);
+  ck_assert_int_eq(o.window, GB_GEMM_WINDOW_BURST);
+  ck_assert_str_eq(gb_gemm_window_name(o.window), "burst");
+  ck_assert_str_eq(gb_gemm_metric_in(bf16, o.window), "tflops");
+  ck_assert_str_eq(gb_gemm_metric_in(i8, o.window), "tops");
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.window=sustained", &o), GB_OK);
+  ck_assert_int_eq(o.window, GB_GEMM_WINDOW_SUSTAINED);
+  ck_assert_str_eq(gb_gemm_window_name(o.window), "sustained");
+  ck_assert_str_eq(gb_gemm_metric_in(bf16, o.window), "tflops_sustained");
+  ck_assert_str_eq(gb_gemm_metric_in(i8, o.window), "tops_sustained");
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.window=burst", &o), GB_OK);
+  ck_assert_int_eq(o.window, GB_GEMM_WINDOW_BURST);
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.window=long", &o), GB_E_USAGE);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "gemm.window"));
+  gb_errclear();
 }
 END_TEST
 
@@ -749,6 +804,8 @@ static Suite *suite(void) {
   tcase_add_test(core, test_bytes_and_sets);
   tcase_add_test(core, test_sample_rows);
   tcase_add_test(core, test_timing_plan);
+  tcase_add_test(core, test_timing_plan_burst);
+  tcase_add_test(core, test_window_option);
   tcase_add_test(core, test_names);
   suite_add_tcase(s, core);
   TCase *check = tcase_create("check");

@@ -74,7 +74,12 @@ static int run_case_layout(gpu_env *e, const gb_gemm_prec *p, gb_gemm_layout l, 
   ck_assert_uint_eq(rs->n, 1);
   const gb_row *r = &rs->v[0];
   char name[64];
-  ck_assert_str_eq(r->metric, gb_gemm_metric(p));
+  gb_gemm_opts o;
+  ck_assert_int_eq(gb_gemm_opts_parse(e->cfg.bench_opts, &o), GB_OK);
+  ck_assert_str_eq(r->metric, gb_gemm_metric_in(p, o.window));
+  ck_assert_ptr_nonnull(strstr(r->detail, o.window == GB_GEMM_WINDOW_SUSTAINED ? "; sustained window: "
+                                                                               : "; burst window: "));
+  if (o.window == GB_GEMM_WINDOW_BURST) ck_assert_int_eq(r->samples, 30); /* products far under 20 ms here */
   ck_assert_str_eq(r->case_name, gb_gemm_case_name(p, l, name, sizeof name));
   ck_assert_int_eq(r->m, m);
   ck_assert(r->value > 0);
@@ -189,6 +194,30 @@ START_TEST(test_extended_search) {
 }
 END_TEST
 
+/* The sustained window: its own metric and speedup metric, so that its rows
+ * never mix with the burst rows; it times until 0.2 s (quick) have passed or
+ * 200 samples were taken, more than the burst window's 30. */
+START_TEST(test_sustained_window) {
+  gpu_env *e = env_open_opts("gemm.window=sustained");
+  gb_rowset rs = {0}, all = {0}, derived = {0};
+  const char *precs[] = {"fp32", "bf16"};
+  for (int i = 0; i < 2; i++) {
+    ck_assert_int_eq(run_case(e, gb_gemm_prec_find(precs[i]), 1024, 1024, 1024, &rs), GB_STATUS_OK);
+    ck_assert_str_eq(rs.v[0].metric, "tflops_sustained");
+    ck_assert_int_gt(rs.v[0].samples, 30);
+    ck_assert_int_eq(gb_rowset_add(&all, &rs.v[0]), GB_OK);
+  }
+  ck_assert_int_eq(gb_bench_gemm.derive(&e->ctx, all.v, all.n, &derived), GB_OK);
+  ck_assert_uint_eq(derived.n, 1); /* bf16_vs_fp32 */
+  ck_assert_str_eq(derived.v[0].metric, "speedup_sustained");
+  ck_assert_str_eq(derived.v[0].case_name, "bf16_vs_fp32");
+  gb_rowset_free(&rs);
+  gb_rowset_free(&all);
+  gb_rowset_free(&derived);
+  env_close(e);
+}
+END_TEST
+
 START_TEST(test_derive_rows) {
   gpu_env *e = env_open();
   gb_rowset rs = {0}, all = {0}, derived = {0};
@@ -222,6 +251,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_nn_corrupt_output_invalid);
   tcase_add_test(tc, test_extended_search);
   tcase_add_test(tc, test_derive_rows);
+  tcase_add_test(tc, test_sustained_window);
   suite_add_tcase(s, tc);
   return s;
 }
