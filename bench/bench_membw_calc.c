@@ -229,9 +229,9 @@ static gb_err opt_apply(const char *prefix, const char *key, const char *val, gb
   if (membw && strcmp(key, "kernels") == 0) return opt_list(full, val, o, one_kernel);
   if (membw && strcmp(key, "dtypes") == 0) return opt_list(full, val, o, one_dtype);
   if (membw && strcmp(key, "cold") == 0) {
-    bool b = false; /* a value that is not 0/1 leaves it unset: the error is returned */
+    bool b = false;
     gb_err e = opt_bool(full, val, &b);
-    if (!e) o->cold = b ? 1 : 0;
+    if (e == GB_OK) o->cold = b ? 1 : 0;
     return e;
   }
   return gb_fail(GB_E_USAGE, "--opt %s: unknown key (known: %s)", full,
