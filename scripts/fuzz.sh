@@ -11,7 +11,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 secs=${1:-60}
 shift || true
-all=(fuzz_csv fuzz_results fuzz_specs fuzz_prices fuzz_workload fuzz_gate_config fuzz_planfile fuzz_cli)
+all=(fuzz_csv fuzz_results fuzz_measured fuzz_specs fuzz_prices fuzz_workload fuzz_gate_config fuzz_planfile fuzz_cli)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
@@ -25,6 +25,7 @@ seed_files() {
     fuzz_csv) ls data/*.csv data/measured/*.csv tests/fixtures/*.csv ;;
     fuzz_results) ls data/measured/*.csv tests/fixtures/results_*.csv tests/fixtures/gate_*.csv \
                      tests/fixtures/planner_*.csv tests/fixtures/report_h200.csv tests/fixtures/report_a100.csv ;;
+    fuzz_measured) ls data/measured/*.csv tests/fixtures/planner_*.csv ;;
     fuzz_specs) ls data/gpu_specs.csv tests/fixtures/report_gpu_specs.csv ;;
     fuzz_prices) ls data/prices.csv ;;
     fuzz_workload) ls data/workloads/*.ini ;;
@@ -46,13 +47,15 @@ for t in "${targets[@]}"; do
   mkdir -p "$seeds" "$corpus"
   seed_files "$t" | while read -r f; do cp "$f" "$seeds/"; done
   case "$t" in
-    fuzz_csv | fuzz_results | fuzz_planfile) max_len=65536 ;;
+    fuzz_csv | fuzz_results | fuzz_measured | fuzz_planfile) max_len=65536 ;;
     *) max_len=8192 ;;
   esac
   log=build-fuzz/$t.log
   echo "fuzz: $t for ${secs}s ($(ls "$seeds" | wc -l) seeds, $(ls "$corpus" | wc -l) in the corpus)" >&2
   set +e
-  "build-fuzz/fuzz/$t" "$corpus" "$seeds" -dict="fuzz/dict/$name.dict" -max_total_time="$secs" \
+  dict=fuzz/dict/$name.dict
+  if [ "$t" = fuzz_measured ]; then dict=fuzz/dict/results.dict; fi
+  "build-fuzz/fuzz/$t" "$corpus" "$seeds" -dict="$dict" -max_total_time="$secs" \
     -max_len="$max_len" -timeout=10 -rss_limit_mb=2560 -malloc_limit_mb=2048 -close_fd_mask=3 \
     -print_final_stats=1 -artifact_prefix="build-fuzz/artifacts/$t-" >"$log" 2>&1
   rc=$?
