@@ -19,6 +19,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gb_bench.h"
 #include "gb_cuda.h"
@@ -41,6 +42,7 @@ _Static_assert(GB_DT_F64 == 0 && GB_DT_F32 == 1 && GB_DT_F16 == 2 && GB_DT_BF16 
 #define GEMM_ENUM_MAX_CHECKS 4096        /* cublasLtMatmulAlgoCheck calls per case */
 #define GEMM_ENUM_MAX_CHECKS_PER_ID 512
 #define GEMM_CAND_MAX (2 * GEMM_HEUR_MAX) /* candidates timed at most: the heuristic's and the enumerated */
+#define GEMM_SEARCH_REPS_MAX 8            /* timed samples per candidate at most */
 /* Each fp8 scale and the amax live in their own 256-byte slot (64 floats),
  * aligned as separate allocations would be: cuBLASLt refused every fp8
  * candidate (NOT_SUPPORTED) with the four packed 4 bytes apart. */
@@ -53,6 +55,7 @@ void gb_gemm_test_corrupt_output(bool on) { g_corrupt_output = on; }
 typedef struct gemm_state {
   gb_gemm_search search; /* from --opt gemm.search */
   gb_gemm_window window; /* from --opt gemm.window */
+  int rest_ms;           /* from --opt gemm.rest_ms */
   cublasLtHandle_t lt;
   cudaStream_t stream;
   void *workspace;
@@ -397,35 +400,53 @@ static gb_err gemm_pick_algo(gemm_op *o, gb_gemm_search search, const gb_device_
                   out->enum_note[0] ? "; enumeration: " : "", out->enum_note);
     goto done;
   }
+  /* Every candidate is warmed and timed once, then the others' samples are
+   * taken round-robin, one per candidate per round: the clock drift of the
+   * search (the power cap coming on as the card heats) then hits every
+   * candidate alike, not the later ones. */
   int best = -1;
   double best_t = INFINITY;
   char last_failure[512] = "";
-  for (int i = 0; i < ncand; i++) {
-    o->algo = cand[i].algo;
-    gb_measure_opts mo = gb_measure_defaults();
-    mo.warmup = 1;
-    mo.min_samples = mo.max_samples = plan->search_reps;
-    mo.budget_s = 0;
-    mo.ops_per_sample = plan->ops_per_sample;
-    gb_samples samp = {0};
-    gb_err e = gb_measure(&mo, s, gemm_launch, o, &samp);
-    if (e) {
-      if (e == GB_E_CUDA && gb_cuda_context_broken()) {
-        err = e;
-        goto done;
+  int reps = plan->search_reps < 1 ? 1 : plan->search_reps > GEMM_SEARCH_REPS_MAX ? GEMM_SEARCH_REPS_MAX
+                                                                                   : plan->search_reps;
+  double sec[GEMM_CAND_MAX][GEMM_SEARCH_REPS_MAX] = {{0}};
+  bool live[GEMM_CAND_MAX] = {false};
+  for (int r = 0; r < reps; r++)
+    for (int i = 0; i < ncand; i++) {
+      if (r > 0 && !live[i]) continue;
+      o->algo = cand[i].algo;
+      gb_measure_opts mo = gb_measure_defaults();
+      mo.warmup = r == 0 ? 1 : 0;
+      mo.min_samples = mo.max_samples = 1;
+      mo.budget_s = 0;
+      mo.ops_per_sample = plan->ops_per_sample;
+      gb_samples samp = {0};
+      gb_err e = gb_measure(&mo, s, gemm_launch, o, &samp);
+      if (e) {
+        gb_samples_free(&samp);
+        if (e == GB_E_CUDA && gb_cuda_context_broken()) {
+          err = e;
+          goto done;
+        }
+        snprintf(last_failure, sizeof last_failure, "%s", gb_errmsg());
+        gb_errclear();
+        (void)cudaGetLastError(); /* clear a non-sticky launch error */
+        live[i] = false;
+        out->failed++;
+        continue;
       }
-      snprintf(last_failure, sizeof last_failure, "%s", gb_errmsg());
-      gb_errclear();
-      (void)cudaGetLastError(); /* clear a non-sticky launch error */
-      out->failed++;
-      continue;
+      if (r == 0) live[i] = true;
+      sec[i][r] = samp.sec[0];
+      gb_samples_free(&samp);
     }
+  for (int i = 0; i < ncand; i++) {
+    if (!live[i]) continue;
     out->timed++;
-    if (samp.st.median < best_t) {
-      best_t = samp.st.median;
+    double med = gb_median(sec[i], (size_t)reps);
+    if (med < best_t) {
+      best_t = med;
       best = i;
     }
-    gb_samples_free(&samp);
   }
   if (best < 0) {
     err = gb_fail(GB_E_UNSUPPORTED, "%s: none of the %d cuBLASLt candidates ran at %lldx%lldx%lld (%s): %s",
@@ -654,6 +675,7 @@ static gb_err gemm_setup(gb_run_ctx *ctx) {
   ctx->state = st;
   st->search = opts.search;
   st->window = opts.window;
+  st->rest_ms = opts.rest_ms;
   GB_CUBLAS_GOTO(cublasLtCreate(&st->lt), err, fail);
   GB_CUDA_GOTO(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking), err, fail);
   GB_CUDA_GOTO(cudaMalloc(&st->workspace, GEMM_WORKSPACE_BYTES), err, fail);
@@ -764,6 +786,13 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
   mo.ops_per_sample = plan.ops_per_sample;
   mo.graph = ctx->cfg->graph;
   mo.tel = ctx->tel;
+  if (st->rest_ms > 0) {
+    /* let the card idle first, so that the window does not start under the
+     * power cap the search brought on */
+    GB_CUDA_GOTO(cudaStreamSynchronize(s), err, done);
+    struct timespec ts = {st->rest_ms / 1000, (long)(st->rest_ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+  }
   GB_TRY_GOTO(gb_measure(&mo, s, gemm_launch, &o, &samp), err, done);
   gb_stats rate = gb_samples_rate(&samp, flops, 1e12);
 
@@ -795,10 +824,10 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
   }
   gb_snprintf_c(timing_desc, sizeof timing_desc,
                 "fastest of %d timed (%d from the heuristic%s, %d failed), kept %s, ws %zu of %u B, waves %.2f; "
-                "%d input set%s, %d product%s per sample; %s window: %d warm-up product%s, %zu samples",
+                "%d input set%s, %d product%s per sample; %s window: %d ms idle, %d warm-up product%s, %zu samples",
                 pick.timed, pick.returned, search_desc, pick.failed, pick.source, pick.ws_needed,
                 GEMM_WORKSPACE_BYTES, (double)pick.waves, o.sets, o.sets == 1 ? "" : "s", mo.ops_per_sample,
-                mo.ops_per_sample == 1 ? "" : "s", gb_gemm_window_name(st->window), mo.warmup,
+                mo.ops_per_sample == 1 ? "" : "s", gb_gemm_window_name(st->window), st->rest_ms, mo.warmup,
                 mo.warmup == 1 ? "" : "s", samp.n);
   snprintf(detail, sizeof detail, "%s%s %s x %s -> %s, %s; %s; %s; check: %s%s",
            chk.status == GB_STATUS_OK ? "" : "check failed: ", p->compute_name, gb_dtype_name(p->a_type),

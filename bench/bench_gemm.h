@@ -172,8 +172,11 @@ typedef enum gb_gemm_search {
  * to some precisions and shapes; absent keys keep the profile's.
  * gemm.layout=tn:nn picks the layouts (default tn), gemm.search=heuristic or
  * extended the algorithm search (default heuristic), gemm.window=burst or
- * sustained the measurement window (default burst). */
+ * sustained the measurement window (default burst), gemm.rest_ms=N the idle
+ * time between the algorithm search and the window (0..10000). */
 #define GB_GEMM_MAX_OPT_SHAPES 32
+#define GB_GEMM_REST_MS_DEFAULT 0
+#define GB_GEMM_REST_MS_MAX 10000
 typedef struct gb_gemm_opts {
   const gb_gemm_prec *precs[32];
   size_t nprecs;          /* 0 = every precision */
@@ -182,6 +185,7 @@ typedef struct gb_gemm_opts {
   bool layouts[GB_GEMM_NLAYOUTS]; /* indexed by gb_gemm_layout; TN alone when gemm.layout is absent */
   gb_gemm_search search;
   gb_gemm_window window;
+  int rest_ms;            /* idle before the timed window, ms (GB_GEMM_REST_MS_DEFAULT) */
 } gb_gemm_opts;
 
 gb_err gb_gemm_opts_parse(const char *bench_opts, gb_gemm_opts *out);

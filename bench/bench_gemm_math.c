@@ -515,6 +515,14 @@ static gb_err gemm_opt(void *ctx, const char *key, const char *val, bool prefixe
     lc->seen = true;
     return gb_opts_list("gemm.layout", val, gemm_opt_layout, lc);
   }
+  if (strcmp(key, "rest_ms") == 0) {
+    int64_t v;
+    if (!gb_parse_i64(val, &v) || v < 0 || v > GB_GEMM_REST_MS_MAX)
+      return gb_fail(GB_E_USAGE, "--opt gemm.rest_ms: \"%s\" is not a whole number of milliseconds from 0 to %d",
+                     val, GB_GEMM_REST_MS_MAX);
+    o->rest_ms = (int)v;
+    return GB_OK;
+  }
   if (strcmp(key, "window") == 0) {
     if (strcmp(val, "burst") == 0) o->window = GB_GEMM_WINDOW_BURST;
     else if (strcmp(val, "sustained") == 0) o->window = GB_GEMM_WINDOW_SUSTAINED;
@@ -532,11 +540,12 @@ static gb_err gemm_opt(void *ctx, const char *key, const char *val, bool prefixe
       return gb_fail(GB_E_USAGE, "--opt gemm.search: \"%s\" is not heuristic or extended", val);
     return GB_OK;
   }
-  return gb_fail(GB_E_USAGE, "--opt gemm.%s: unknown key (known: precs, shapes, layout, search, window)", key);
+  return gb_fail(GB_E_USAGE, "--opt gemm.%s: unknown key (known: precs, shapes, layout, search, window, rest_ms)", key);
 }
 
 gb_err gb_gemm_opts_parse(const char *bench_opts, gb_gemm_opts *out) {
   memset(out, 0, sizeof *out);
+  out->rest_ms = GB_GEMM_REST_MS_DEFAULT;
   layout_ctx lc = {.o = out};
   gb_err err = gb_opts_each(bench_opts, "gemm.", false, gemm_opt, &lc);
   if (!err && !lc.seen) out->layouts[GB_GEMM_TN] = true;

@@ -346,6 +346,18 @@ START_TEST(test_window_option) {
   ck_assert_str_eq(gb_gemm_metric_in(i8, o.window), "tops_sustained");
   ck_assert_int_eq(gb_gemm_opts_parse("gemm.window=burst", &o), GB_OK);
   ck_assert_int_eq(o.window, GB_GEMM_WINDOW_BURST);
+  ck_assert_int_eq(o.rest_ms, GB_GEMM_REST_MS_DEFAULT);
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.rest_ms=250,gemm.window=burst", &o), GB_OK);
+  ck_assert_int_eq(o.rest_ms, 250);
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.rest_ms=0", &o), GB_OK);
+  ck_assert_int_eq(o.rest_ms, 0);
+  const char *bad_rest[] = {"gemm.rest_ms=-1", "gemm.rest_ms=10001", "gemm.rest_ms=1.5", "gemm.rest_ms=",
+                            "gemm.rest_ms=2s"};
+  for (size_t i = 0; i < sizeof bad_rest / sizeof bad_rest[0]; i++) {
+    ck_assert_int_eq(gb_gemm_opts_parse(bad_rest[i], &o), GB_E_USAGE);
+    ck_assert_ptr_nonnull(strstr(gb_errmsg(), "gemm.rest_ms"));
+    gb_errclear();
+  }
   ck_assert_int_eq(gb_gemm_opts_parse("gemm.window=long", &o), GB_E_USAGE);
   ck_assert_ptr_nonnull(strstr(gb_errmsg(), "gemm.window"));
   gb_errclear();
