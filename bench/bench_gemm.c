@@ -439,15 +439,15 @@ static gb_err gemm_pick_algo(gemm_op *o, gb_gemm_search search, const gb_device_
       sec[i][r] = samp.sec[0];
       gb_samples_free(&samp);
     }
+  double med[GEMM_CAND_MAX];
+  int first = -1;
   for (int i = 0; i < ncand; i++) {
-    if (!live[i]) continue;
-    out->timed++;
-    double med = gb_median(sec[i], (size_t)reps);
-    if (med < best_t) {
-      best_t = med;
-      best = i;
-    }
+    med[i] = live[i] ? gb_median(sec[i], (size_t)reps) : NAN;
+    if (live[i]) out->timed++;
+    if (!cand[i].enumerated && cand[i].index == 0) first = i;
   }
+  best = gb_gemm_keep(med, ncand, first);
+  if (best >= 0) best_t = med[best];
   if (best < 0) {
     err = gb_fail(GB_E_UNSUPPORTED, "%s: none of the %d cuBLASLt candidates ran at %lldx%lldx%lld (%s): %s",
                   o->p->name, ncand, (long long)o->m, (long long)o->n, (long long)o->k,
@@ -460,8 +460,13 @@ static gb_err gemm_pick_algo(gemm_op *o, gb_gemm_search search, const gb_device_
   out->waves = cand[best].waves;
   if (cand[best].enumerated)
     snprintf(out->source, sizeof out->source, "enumerated via AlgoGetIds (algo id %d)", cand[best].index);
-  else
-    snprintf(out->source, sizeof out->source, "the heuristic's #%d", cand[best].index + 1);
+  else {
+    bool beaten = false;
+    for (int i = 0; i < ncand; i++)
+      if (isfinite(med[i]) && med[i] < best_t) beaten = true;
+    snprintf(out->source, sizeof out->source, "the heuristic's #%d%s", cand[best].index + 1,
+             beaten ? " (another was faster in the search, by 1% or less)" : "");
+  }
 done:
   gemm_enum_list_free(&en);
   if (pref) cublasLtMatmulPreferenceDestroy(pref);
@@ -675,7 +680,7 @@ static gb_err gemm_setup(gb_run_ctx *ctx) {
   ctx->state = st;
   st->search = opts.search;
   st->window = opts.window;
-  st->rest_ms = opts.rest_ms;
+  st->rest_ms = gb_gemm_rest_ms(&opts);
   GB_CUBLAS_GOTO(cublasLtCreate(&st->lt), err, fail);
   GB_CUDA_GOTO(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking), err, fail);
   GB_CUDA_GOTO(cudaMalloc(&st->workspace, GEMM_WORKSPACE_BYTES), err, fail);

@@ -154,6 +154,7 @@ typedef enum gb_gemm_window {
 
 const char *gb_gemm_window_name(gb_gemm_window w);
 
+
 /* The metric of a throughput row measured in window w: gb_gemm_metric's in
  * the burst window; "tflops_sustained" or "tops_sustained" in the sustained
  * one, so that the two never mix (speedups, the planner, the reports and
@@ -173,9 +174,11 @@ typedef enum gb_gemm_search {
  * gemm.layout=tn:nn picks the layouts (default tn), gemm.search=heuristic or
  * extended the algorithm search (default heuristic), gemm.window=burst or
  * sustained the measurement window (default burst), gemm.rest_ms=N the idle
- * time between the algorithm search and the window (0..10000). */
+ * time between the algorithm search and the window (0..10000; default
+ * gb_gemm_rest_ms: GB_GEMM_REST_MS_BURST before a burst window, 0 before a
+ * sustained one). */
 #define GB_GEMM_MAX_OPT_SHAPES 32
-#define GB_GEMM_REST_MS_DEFAULT 0
+#define GB_GEMM_REST_MS_BURST 300 /* the burst window's default idle */
 #define GB_GEMM_REST_MS_MAX 10000
 typedef struct gb_gemm_opts {
   const gb_gemm_prec *precs[32];
@@ -185,10 +188,17 @@ typedef struct gb_gemm_opts {
   bool layouts[GB_GEMM_NLAYOUTS]; /* indexed by gb_gemm_layout; TN alone when gemm.layout is absent */
   gb_gemm_search search;
   gb_gemm_window window;
-  int rest_ms;            /* idle before the timed window, ms (GB_GEMM_REST_MS_DEFAULT) */
+  int rest_ms;            /* idle before the timed window, ms; -1: the window's default */
 } gb_gemm_opts;
 
 gb_err gb_gemm_opts_parse(const char *bench_opts, gb_gemm_opts *out);
+
+/* The idle before the timed window, ms: gemm.rest_ms when given, else 300
+ * for the burst window (the algorithm search, up to 8 candidates x 4
+ * samples, brings the power cap on; on an H200 the burst window then
+ * started under it, 2-8% below PyTorch's rate from a rested card: 300 ms
+ * idle removed that) and 0 for the sustained one. */
+int gb_gemm_rest_ms(const gb_gemm_opts *o);
 
 /* Whether the plan holds a case of precision p in layout l: the layout was
  * asked for, p was named in gemm.precs (or none was), and, for a precision
@@ -259,6 +269,16 @@ typedef struct gb_gemm_timing {
   double budget_s;       /* measurement time budget */
   int ops_per_sample;    /* products between the two events of a sample */
 } gb_gemm_timing;
+
+/* Which of n timed candidates to keep: the fastest by median seconds t[i]
+ * (NaN or infinite: the candidate did not run), except that the heuristic's
+ * own first choice (index first; -1 when it is not among them) stays unless
+ * another is more than GB_GEMM_KEEP_MARGIN faster: the search takes 2-5
+ * samples per candidate while the card's clock drifts, and on an H200 a
+ * candidate 0.5% ahead in the search (fp32 8192^3, heuristic #2) came out
+ * 1.4% behind #1 in the timed window. -1 when none ran. */
+#define GB_GEMM_KEEP_MARGIN 0.01
+int gb_gemm_keep(const double *t, int n, int first);
 
 /* The timing plan for one case from an estimate of one product's time
  * t_op_s: short products get several per sample (>= 100 us a sample), huge

@@ -285,6 +285,21 @@ const char *gb_gemm_window_name(gb_gemm_window w) {
   return w == GB_GEMM_WINDOW_SUSTAINED ? "sustained" : "burst";
 }
 
+int gb_gemm_keep(const double *t, int n, int first) {
+  int best = -1;
+  for (int i = 0; i < n; i++)
+    if (isfinite(t[i]) && (best < 0 || t[i] < t[best])) best = i;
+  if (best >= 0 && first >= 0 && first < n && first != best && isfinite(t[first]) &&
+      t[first] <= t[best] * (1.0 + GB_GEMM_KEEP_MARGIN))
+    return first;
+  return best;
+}
+
+int gb_gemm_rest_ms(const gb_gemm_opts *o) {
+  if (o->rest_ms >= 0) return o->rest_ms;
+  return o->window == GB_GEMM_WINDOW_BURST ? GB_GEMM_REST_MS_BURST : 0;
+}
+
 gb_gemm_timing gb_gemm_timing_plan(gb_profile profile, gb_gemm_window window, double t_op_s) {
   bool quick = profile == GB_PROFILE_QUICK;
   double search_budget_s = quick ? 0.08 : 0.25;
@@ -545,7 +560,7 @@ static gb_err gemm_opt(void *ctx, const char *key, const char *val, bool prefixe
 
 gb_err gb_gemm_opts_parse(const char *bench_opts, gb_gemm_opts *out) {
   memset(out, 0, sizeof *out);
-  out->rest_ms = GB_GEMM_REST_MS_DEFAULT;
+  out->rest_ms = -1;
   layout_ctx lc = {.o = out};
   gb_err err = gb_opts_each(bench_opts, "gemm.", false, gemm_opt, &lc);
   if (!err && !lc.seen) out->layouts[GB_GEMM_TN] = true;

@@ -331,6 +331,24 @@ START_TEST(test_timing_plan_burst) {
 }
 END_TEST
 
+START_TEST(test_keep) {
+  /* the fastest is 0.0208; 1% over it is 0.021008: #1 (index 0) at 0.0211 is further behind */
+  double t[] = {0.0211, 0.0208, 0.0215, NAN};
+  ck_assert_int_eq(gb_gemm_keep(t, 4, 0), 1);
+  t[0] = 0.0210; /* 0.0210 <= 0.021008: #1 kept */
+  ck_assert_int_eq(gb_gemm_keep(t, 4, 0), 0);
+  ck_assert_int_eq(gb_gemm_keep(t, 4, -1), 1); /* no heuristic #1 among them: the fastest */
+  ck_assert_int_eq(gb_gemm_keep(t, 4, 2), 1);  /* the "first" 3.4% behind: the fastest */
+  t[0] = NAN; /* #1 did not run */
+  ck_assert_int_eq(gb_gemm_keep(t, 4, 0), 1);
+  t[0] = 0.0200; /* #1 fastest outright */
+  ck_assert_int_eq(gb_gemm_keep(t, 4, 0), 0);
+  double none[] = {NAN, INFINITY};
+  ck_assert_int_eq(gb_gemm_keep(none, 2, 0), -1);
+  ck_assert_int_eq(gb_gemm_keep(none, 0, -1), -1);
+}
+END_TEST
+
 START_TEST(test_window_option) {
   gb_gemm_opts o;
   const gb_gemm_prec *bf16 = gb_gemm_prec_find("bf16"), *i8 = gb_gemm_prec_find("int8");
@@ -344,13 +362,16 @@ START_TEST(test_window_option) {
   ck_assert_str_eq(gb_gemm_window_name(o.window), "sustained");
   ck_assert_str_eq(gb_gemm_metric_in(bf16, o.window), "tflops_sustained");
   ck_assert_str_eq(gb_gemm_metric_in(i8, o.window), "tops_sustained");
+  ck_assert_int_eq(gb_gemm_rest_ms(&o), 0); /* no idle before a sustained window */
   ck_assert_int_eq(gb_gemm_opts_parse("gemm.window=burst", &o), GB_OK);
   ck_assert_int_eq(o.window, GB_GEMM_WINDOW_BURST);
-  ck_assert_int_eq(o.rest_ms, GB_GEMM_REST_MS_DEFAULT);
+  ck_assert_int_eq(o.rest_ms, -1);
+  ck_assert_int_eq(gb_gemm_rest_ms(&o), 300); /* 300 ms before a burst window */
   ck_assert_int_eq(gb_gemm_opts_parse("gemm.rest_ms=250,gemm.window=burst", &o), GB_OK);
   ck_assert_int_eq(o.rest_ms, 250);
+  ck_assert_int_eq(gb_gemm_rest_ms(&o), 250);
   ck_assert_int_eq(gb_gemm_opts_parse("gemm.rest_ms=0", &o), GB_OK);
-  ck_assert_int_eq(o.rest_ms, 0);
+  ck_assert_int_eq(gb_gemm_rest_ms(&o), 0);
   const char *bad_rest[] = {"gemm.rest_ms=-1", "gemm.rest_ms=10001", "gemm.rest_ms=1.5", "gemm.rest_ms=",
                             "gemm.rest_ms=2s"};
   for (size_t i = 0; i < sizeof bad_rest / sizeof bad_rest[0]; i++) {
@@ -818,6 +839,7 @@ static Suite *suite(void) {
   tcase_add_test(core, test_timing_plan);
   tcase_add_test(core, test_timing_plan_burst);
   tcase_add_test(core, test_window_option);
+  tcase_add_test(core, test_keep);
   tcase_add_test(core, test_names);
   suite_add_tcase(s, core);
   TCase *check = tcase_create("check");
