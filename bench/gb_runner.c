@@ -325,6 +325,7 @@ gb_err gb_campaign_run(const gb_campaign *c, const gb_system_info *sys, gb_campa
 
   GB_CUDA_GOTO(cudaSetDevice(ord), err, done);
   GB_TRY_GOTO(gb_telemetry_start(st.dev->pci_bus_id, 20, &st.tel), err, done);
+  gb_telemetry_set_max_sm(st.tel, st.dev->max_sm_clock_mhz);
 
   /* plan every benchmark first, so progress knows the total */
   gb_case_list lists[32];

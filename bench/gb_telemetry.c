@@ -22,6 +22,7 @@ struct gb_telemetry {
   gb_telemetry_reader reader; /* replaces NVML when set (tests) */
   void *reader_arg;
   int period_ms;
+  double max_sm_mhz; /* 0: unknown */
   pthread_t thread;
   int running;
   pthread_mutex_t lock;
@@ -96,6 +97,19 @@ gb_err gb_telemetry_start_reader(gb_telemetry_reader reader, void *arg, int peri
   return start(NULL, reader, arg, period_ms, out);
 }
 
+bool gb_telemetry_is_throttled(int nsamples, int held, double sm_median_mhz, double max_sm_mhz) {
+  if (nsamples <= 0 || 2 * held <= nsamples) return false;
+  /* the reason flag alone, with the clock within 2% of its peak, trimmed a
+   * bin or two: no more than the run-to-run spread */
+  if (max_sm_mhz > 0 && isfinite(sm_median_mhz) && sm_median_mhz >= max_sm_mhz * (1.0 - GB_TELEMETRY_CLOCK_MARGIN))
+    return false;
+  return true;
+}
+
+void gb_telemetry_set_max_sm(gb_telemetry *t, double mhz) {
+  if (t) t->max_sm_mhz = mhz > 0 ? mhz : 0;
+}
+
 static bool active(const gb_telemetry *t) { return t && (t->dev || t->reader); }
 
 void gb_telemetry_begin(gb_telemetry *t) {
@@ -153,7 +167,7 @@ gb_telemetry_summary gb_telemetry_end(gb_telemetry *t) {
     if (t->s[i].reasons & GB_NVML_REASONS_THROTTLE) held++;
   }
   pthread_mutex_unlock(&t->lock);
-  r.throttled = n > 0 && 2 * held > n;
+  r.throttled = gb_telemetry_is_throttled(n, held, r.sm_clock_mhz, t->max_sm_mhz);
   gb_nvml_reason_names(all & ~GB_NVML_REASON_GPU_IDLE, r.reasons, sizeof r.reasons);
   return r;
 }

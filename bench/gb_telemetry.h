@@ -16,7 +16,7 @@ typedef struct gb_telemetry_summary {
   double mem_clock_mhz;
   double temp_c;
   double power_w;
-  bool throttled;         /* power or heat reasons active in over half the samples */
+  bool throttled;         /* gb_telemetry_is_throttled */
   char reasons[128];      /* union of the reasons seen ("sw_power_cap+hw_slowdown") */
 } gb_telemetry_summary;
 
@@ -31,6 +31,20 @@ typedef struct gb_telemetry_reading {
 } gb_telemetry_reading;
 typedef gb_telemetry_reading (*gb_telemetry_reader)(void *arg);
 gb_err gb_telemetry_start_reader(gb_telemetry_reader reader, void *arg, int period_ms, gb_telemetry **out);
+
+/* The device's peak SM clock (gb_device_info.max_sm_clock_mhz; 0: unknown),
+ * for gb_telemetry_is_throttled. */
+void gb_telemetry_set_max_sm(gb_telemetry *t, double mhz);
+
+/* A window is throttled when power or heat reasons (GB_NVML_REASONS_THROTTLE)
+ * were active in over half of its samples (held of nsamples) and its median
+ * SM clock was more than GB_TELEMETRY_CLOCK_MARGIN under the peak (when the
+ * peak is known): on an H200 the sw_power_cap reason stayed on in GEMM
+ * windows whose clock held 1965 of 1980 MHz, a 0.8% trim inside the
+ * run-to-run spread, while the power cap that matters pulled it to
+ * 1400-1800 MHz. */
+#define GB_TELEMETRY_CLOCK_MARGIN 0.02
+bool gb_telemetry_is_throttled(int nsamples, int held, double sm_median_mhz, double max_sm_mhz);
 
 /* Begins a case's window (forgets earlier samples). */
 void gb_telemetry_begin(gb_telemetry *t);

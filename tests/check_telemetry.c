@@ -1,6 +1,7 @@
 /* Tests for gb_telemetry's windows, with a reader function standing in for
  * NVML: a case's summary covers the whole case until a timed window is
  * marked, then only the samples taken inside marked windows. */
+#include <math.h>
 #include <stdatomic.h>
 #include <time.h>
 
@@ -98,6 +99,41 @@ START_TEST(test_windows_only) {
 }
 END_TEST
 
+START_TEST(test_throttled_rule) {
+  /* reasons in over half the samples and the clock more than 2% under the peak */
+  ck_assert(gb_telemetry_is_throttled(10, 6, 1740, 1980));
+  ck_assert(!gb_telemetry_is_throttled(10, 5, 1740, 1980)); /* exactly half: no */
+  /* 1980 * 0.98 = 1940.4: 1965 and 1941 are within the margin, 1940 is not */
+  ck_assert(!gb_telemetry_is_throttled(10, 10, 1965, 1980));
+  ck_assert(!gb_telemetry_is_throttled(10, 10, 1941, 1980));
+  ck_assert(gb_telemetry_is_throttled(10, 10, 1940, 1980));
+  /* peak or clock unknown: the reasons alone decide */
+  ck_assert(gb_telemetry_is_throttled(10, 10, 1965, 0));
+  ck_assert(gb_telemetry_is_throttled(10, 10, NAN, 1980));
+  ck_assert(!gb_telemetry_is_throttled(0, 0, NAN, 1980));
+}
+END_TEST
+
+START_TEST(test_peak_margin) {
+  /* phase 2 reads 1700 MHz with a slowdown reason: throttled under a 1980 peak, not under 1720 */
+  gb_telemetry *t = NULL;
+  ck_assert_int_eq(gb_telemetry_start_reader(fake_read, NULL, 1, &t), GB_OK);
+  phase(2);
+  gb_telemetry_set_max_sm(t, 1980);
+  gb_telemetry_begin(t);
+  sleep_ms(10);
+  ck_assert(gb_telemetry_end(t).throttled);
+  gb_telemetry_set_max_sm(t, 1720); /* 1700 >= 1720 * 0.98 = 1685.6 */
+  gb_telemetry_begin(t);
+  sleep_ms(10);
+  gb_telemetry_summary s = gb_telemetry_end(t);
+  ck_assert(!s.throttled);
+  ck_assert_str_eq(s.reasons, "hw_slowdown"); /* still reported in detail */
+  phase(0);
+  gb_telemetry_stop(t);
+}
+END_TEST
+
 START_TEST(test_no_device) {
   /* no NVML device: empty summaries, windows do nothing, NULL is safe */
   gb_telemetry *t = NULL;
@@ -122,6 +158,8 @@ static Suite *telemetry_suite(void) {
   tcase_add_test(tc, test_whole_case);
   tcase_add_test(tc, test_windows_only);
   tcase_add_test(tc, test_no_device);
+  tcase_add_test(tc, test_throttled_rule);
+  tcase_add_test(tc, test_peak_margin);
   suite_add_tcase(s, tc);
   return s;
 }
