@@ -312,7 +312,9 @@ gb_gemm_timing gb_gemm_timing_plan(gb_profile profile, gb_gemm_window window, do
     if (t.ops_per_sample > 64) t.ops_per_sample = 64;
   }
   double t_sample = t_op_s * t.ops_per_sample;
-  t.search_reps = t_sample < 1e-3 ? 5 : t_sample < 10e-3 ? 3 : 2;
+  /* 3 samples up to 50 ms: with 2, fp32 8192^3 (21 ms) on an H200 kept
+   * heuristic #2, over 1% ahead in the search, 1.6% behind #1 in the window */
+  t.search_reps = t_sample < 1e-3 ? 5 : t_sample < 50e-3 ? 3 : 2;
   double cand = floor(search_budget_s / ((t.search_reps + 1) * t_sample));
   /* at least 4: on an H200 the heuristic's first fp64 candidate at 8192^3 ran
    * 11% under cuBLAS's own pick, and timing one candidate cannot see that */

@@ -292,10 +292,14 @@ START_TEST(test_timing_plan) {
   ck_assert_int_eq(t.min_samples, 5);
   ck_assert_int_eq(t.warmup, 1);
   ck_assert_double_eq(t.budget_s, 0.5);
-  /* 30 ms: floor(0.25 / (3 * 0.03)) = floor(2.78) = 2 -> the minimum, 4 candidates */
-  ck_assert_int_eq(gb_gemm_timing_plan(GB_PROFILE_FULL, GB_GEMM_WINDOW_SUSTAINED, 0.03).candidates, 4);
-  /* 10 ms: floor(0.25 / (3 * 0.01)) = 8 candidates */
-  ck_assert_int_eq(gb_gemm_timing_plan(GB_PROFILE_FULL, GB_GEMM_WINDOW_SUSTAINED, 0.01).candidates, 8);
+  /* 30 ms: 3 reps, floor(0.25 / (4 * 0.03)) = floor(2.08) = 2 -> the minimum, 4 candidates */
+  t = gb_gemm_timing_plan(GB_PROFILE_FULL, GB_GEMM_WINDOW_SUSTAINED, 0.03);
+  ck_assert_int_eq(t.search_reps, 3);
+  ck_assert_int_eq(t.candidates, 4);
+  /* 10 ms: floor(0.25 / (4 * 0.01)) = 6 candidates */
+  ck_assert_int_eq(gb_gemm_timing_plan(GB_PROFILE_FULL, GB_GEMM_WINDOW_SUSTAINED, 0.01).candidates, 6);
+  /* 5 ms: floor(0.25 / (4 * 0.005)) = 12 -> at most 8 */
+  ck_assert_int_eq(gb_gemm_timing_plan(GB_PROFILE_FULL, GB_GEMM_WINDOW_SUSTAINED, 0.005).candidates, 8);
 }
 END_TEST
 
