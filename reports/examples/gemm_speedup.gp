@@ -25,7 +25,7 @@ set xtics rotate by 30 right
 set lmargin 22
 set rmargin 3
 plot \
-  'gemm_speedup.dat' index 0 using 1:2 with boxes lc 1 title 'H200-SXM-141GB (20261202T155807Z-vm-f4b353)', \
+  'gemm_speedup.dat' index 0 using 1:2 with boxes lc 1 title 'H200-SXM-141GB (20261202T213457Z-vm-16be16)', \
   'gemm_speedup.dat' index 0 using 1:2:5 with labels offset 0,0.6 font ',8' notitle
 set terminal svg size 1000,600 font 'Sans,11' noenhanced background rgb 'white'
 set termoption noenhanced
