@@ -139,8 +139,8 @@ typedef struct gb_gemm_shape {
 } gb_gemm_shape;
 
 /* The measurement window (--opt gemm.window).
- * burst (default): 5 warm-up samples, then 30 timed samples, the protocol of
- *   PyTorch's benchmark recipes and of the issue's bar. The products run at
+ * burst (default): an idle (gb_gemm_rest_ms), 5 warm-up samples, then 30
+ *   timed samples, the protocol of PyTorch's benchmark recipes. The products run at
  *   the clock the card holds for a fraction of a second; on a power-limited
  *   card (an H200 at 700 W) that is above the clock it settles to.
  * sustained: at least 0.5 s (full) or 0.2 s (quick) of products, up to 200
@@ -153,7 +153,6 @@ typedef enum gb_gemm_window {
 } gb_gemm_window;
 
 const char *gb_gemm_window_name(gb_gemm_window w);
-
 
 /* The metric of a throughput row measured in window w: gb_gemm_metric's in
  * the burst window; "tflops_sustained" or "tops_sustained" in the sustained

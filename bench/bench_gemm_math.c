@@ -316,8 +316,9 @@ gb_gemm_timing gb_gemm_timing_plan(gb_profile profile, gb_gemm_window window, do
    * heuristic #2, over 1% ahead in the search, 1.6% behind #1 in the window */
   t.search_reps = t_sample < 1e-3 ? 5 : t_sample < 50e-3 ? 3 : 2;
   double cand = floor(search_budget_s / ((t.search_reps + 1) * t_sample));
-  /* at least 4: on an H200 the heuristic's first fp64 candidate at 8192^3 ran
-   * 11% under cuBLAS's own pick, and timing one candidate cannot see that */
+  /* at least 4, also for products too long for the search budget: the
+   * heuristic's first is not always the fastest (bf16 8192^3 on an H200 kept
+   * its #2 or #7) */
   t.candidates = cand < 4 ? 4 : cand > 8 ? 8 : (int)cand;
   if (window == GB_GEMM_WINDOW_BURST) {
     double cap_s = quick ? 0.6 : 1.5;
