@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "fuzz_shipped.h"
 #include "fuzz_util.h"
 #include "gb_plan.h"
 #include "gb_runinfo.h"
@@ -21,11 +22,8 @@ static gb_workload g_work;
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc;
   (void)argv;
+  fuzz_read_shipped(&g_specs, &g_prices);
   char path[4096];
-  snprintf(path, sizeof path, "%s/gpu_specs.csv", gb_data_dir());
-  if (gb_specs_read(path, &g_specs) != GB_OK) abort();
-  snprintf(path, sizeof path, "%s/prices.csv", gb_data_dir());
-  if (gb_prices_read(path, &g_specs, &g_prices) != GB_OK) abort();
   snprintf(path, sizeof path, "%s/workloads/training-7b.ini", gb_data_dir());
   gb_workload_init(&g_work);
   if (gb_workload_read(path, &g_work) != GB_OK || gb_workload_finish(&g_work) != GB_OK) abort();

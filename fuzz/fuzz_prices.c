@@ -8,18 +8,16 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "fuzz_shipped.h"
 #include "fuzz_util.h"
 #include "gb_prices.h"
-#include "gb_runinfo.h"
 
 static gb_specs g_specs;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc;
   (void)argv;
-  char path[4096];
-  snprintf(path, sizeof path, "%s/gpu_specs.csv", gb_data_dir());
-  if (gb_specs_read(path, &g_specs) != GB_OK) abort();
+  fuzz_read_shipped(&g_specs, NULL);
   return 0;
 }
 

@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "fuzz_shipped.h"
 #include "fuzz_util.h"
 #include "gb_plan.h"
-#include "gb_runinfo.h"
 
 static gb_specs g_specs;
 static gb_prices g_prices;
@@ -20,11 +20,7 @@ static gb_prices g_prices;
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc;
   (void)argv;
-  char path[4096];
-  snprintf(path, sizeof path, "%s/gpu_specs.csv", gb_data_dir());
-  if (gb_specs_read(path, &g_specs) != GB_OK) abort();
-  snprintf(path, sizeof path, "%s/prices.csv", gb_data_dir());
-  if (gb_prices_read(path, &g_specs, &g_prices) != GB_OK) abort();
+  fuzz_read_shipped(&g_specs, &g_prices);
   return 0;
 }
 
