@@ -16,7 +16,9 @@
  * kernels/gemm_ref.cu. */
 #include "bench_gemm.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -33,7 +35,8 @@ _Static_assert(GB_DT_F64 == 0 && GB_DT_F32 == 1 && GB_DT_F16 == 2 && GB_DT_BF16 
                "gb_dtype codes changed: update kernels/gemm_ref.cu");
 
 #define GEMM_WORKSPACE_BYTES (64u << 20) /* >= 32 MiB: Hopper's best kernels want large workspaces */
-#define GEMM_HEUR_MAX 8                  /* heuristic candidates asked for */
+#define GEMM_HEUR_MAX GB_GEMM_CANDIDATES_MAX /* heuristic candidates asked for */
+#define GEMM_EXT_BELOW 8                 /* gemm.search=extended enumerates when the heuristic returns fewer */
 #define GEMM_MAX_CHECK_ROWS 256
 #define GEMM_AMAX_UNSET -1.0f            /* amax_D before the checked product */
 /* gemm.search=extended: bounds on the enumeration (host-side calls only;
@@ -43,6 +46,7 @@ _Static_assert(GB_DT_F64 == 0 && GB_DT_F32 == 1 && GB_DT_F16 == 2 && GB_DT_BF16 
 #define GEMM_ENUM_MAX_CHECKS_PER_ID 512
 #define GEMM_CAND_MAX (2 * GEMM_HEUR_MAX) /* candidates timed at most: the heuristic's and the enumerated */
 #define GEMM_SEARCH_REPS_MAX 8            /* timed samples per candidate at most */
+#define GEMM_CONFIRM_SAMPLES_MAX 64       /* timed samples per confirmation burst at most */
 /* Each fp8 scale and the amax live in their own 256-byte slot (64 floats),
  * aligned as separate allocations would be: cuBLASLt refused every fp8
  * candidate (NOT_SUPPORTED) with the four packed 4 bytes apart. */
@@ -53,6 +57,9 @@ static bool g_corrupt_output;
 void gb_gemm_test_corrupt_output(bool on) { g_corrupt_output = on; }
 
 typedef struct gemm_state {
+  gb_gemm_opts opts;     /* --opt gemm.* */
+  FILE *search_log;      /* gemm.search_log, opened for appending; NULL for none */
+  FILE *samples_log;     /* gemm.samples_log, likewise */
   gb_gemm_search search; /* from --opt gemm.search */
   gb_gemm_window window; /* from --opt gemm.window */
   int rest_ms;           /* from --opt gemm.rest_ms */
@@ -71,7 +78,8 @@ typedef struct gemm_op {
   int64_t m, n, k;
   cublasLtHandle_t lt;
   cublasLtMatmulDesc_t desc;
-  cublasLtMatrixLayout_t la, lb, ld; /* cuBLASLt's A' (our B), B' (our A), C = D */
+  cublasLtMatrixLayout_t la, lb, ld; /* cuBLASLt's A' (our B), B' (our A), D (and C, unless lc) */
+  cublasLtMatrixLayout_t lc;         /* fp8 output: C, bf16 (cuBLASLt wants a 16-bit C then); else NULL */
   cublasLtMatmulAlgo_t algo;
   void *ws;
   size_t ws_bytes;
@@ -80,8 +88,11 @@ typedef struct gemm_op {
   int sets;
   void *d;
   uint64_t d_bytes;
+  void *c; /* fp8 output: the bf16 C (zeros; beta is 0); else NULL and C is D */
+  uint64_t c_bytes;
   float *scales; /* device, fp8 only: scale of A, of B, of D, amax of D, each in its own 256-byte slot */
-  bool d_scales; /* D scale and amax pointers set on the descriptor */
+  bool d_scale;  /* fp8: the D scale pointer is set on the descriptor */
+  bool amax;     /* fp8: the amax-of-D pointer is set on the descriptor */
   unsigned char alpha[8], beta[8];
 } gemm_op;
 
@@ -92,8 +103,9 @@ static void gemm_op_destroy_desc(gemm_op *o) {
   if (o->la) cublasLtMatrixLayoutDestroy(o->la);
   if (o->lb) cublasLtMatrixLayoutDestroy(o->lb);
   if (o->ld) cublasLtMatrixLayoutDestroy(o->ld);
+  if (o->lc) cublasLtMatrixLayoutDestroy(o->lc);
   o->desc = NULL;
-  o->la = o->lb = o->ld = NULL;
+  o->la = o->lb = o->ld = o->lc = NULL;
 }
 
 /* alpha = 1, beta = 0 in the scale type */
@@ -125,8 +137,9 @@ static void gemm_scalars(gemm_op *o) {
 }
 
 /* Builds the TN or NN descriptor (bench/bench_gemm.h). For fp8 the A and B
- * scale pointers are always set; with_d_scales adds the D scale and amax of D. */
-static gb_err gemm_op_create_desc(gemm_op *o, bool with_d_scales) {
+ * scale pointers are always set; d_scale adds the D scale pointer, amax the
+ * amax-of-D pointer. */
+static gb_err gemm_op_create_desc(gemm_op *o, bool d_scale, bool amax) {
   gb_err err = GB_OK;
   const gb_gemm_prec *p = o->p;
   gb_gemm_lt_dims dims = gb_gemm_lt_layout(o->layout, o->m, o->n, o->k);
@@ -134,31 +147,35 @@ static gb_err gemm_op_create_desc(gemm_op *o, bool with_d_scales) {
   GB_CUBLAS_GOTO(cublasLtMatmulDescCreate(&o->desc, p->compute, p->scale_cuda), err, fail);
   GB_CUBLAS_GOTO(cublasLtMatmulDescSetAttribute(o->desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta), err, fail);
   GB_CUBLAS_GOTO(cublasLtMatmulDescSetAttribute(o->desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb), err, fail);
-  o->d_scales = false;
+  o->d_scale = o->amax = false;
   if (p->fp8) {
     int8_t fast = (int8_t)p->fast_accum;
     const float *sa = &o->scales[GEMM_SCALE_SLOT(1)], *sb = &o->scales[GEMM_SCALE_SLOT(0)]; /* A' is our B, B' our A */
     const float *sd = &o->scales[GEMM_SCALE_SLOT(2)];
-    float *amax = &o->scales[GEMM_SCALE_SLOT(3)];
+    float *am = &o->scales[GEMM_SCALE_SLOT(3)];
     GB_CUBLAS_GOTO(cublasLtMatmulDescSetAttribute(o->desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast),
                    err, fail);
     GB_CUBLAS_GOTO(cublasLtMatmulDescSetAttribute(o->desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa),
                    err, fail);
     GB_CUBLAS_GOTO(cublasLtMatmulDescSetAttribute(o->desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb),
                    err, fail);
-    if (with_d_scales) {
+    if (d_scale) {
       GB_CUBLAS_GOTO(
           cublasLtMatmulDescSetAttribute(o->desc, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, &sd, sizeof sd), err, fail);
-      GB_CUBLAS_GOTO(
-          cublasLtMatmulDescSetAttribute(o->desc, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, &amax, sizeof amax), err,
-          fail);
-      o->d_scales = true;
+      o->d_scale = true;
+    }
+    if (amax) {
+      GB_CUBLAS_GOTO(cublasLtMatmulDescSetAttribute(o->desc, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, &am, sizeof am),
+                     err, fail);
+      o->amax = true;
     }
   }
   /* A' = our B, B' = our A, D (gb_gemm_lt_layout has the rows, columns and leading dimensions) */
   GB_CUBLAS_GOTO(cublasLtMatrixLayoutCreate(&o->la, p->b_cuda, dims.a_rows, dims.a_cols, dims.lda), err, fail);
   GB_CUBLAS_GOTO(cublasLtMatrixLayoutCreate(&o->lb, p->a_cuda, dims.b_rows, dims.b_cols, dims.ldb), err, fail);
   GB_CUBLAS_GOTO(cublasLtMatrixLayoutCreate(&o->ld, p->d_cuda, dims.d_rows, dims.d_cols, dims.ldd), err, fail);
+  if (p->out_fp8)
+    GB_CUBLAS_GOTO(cublasLtMatrixLayoutCreate(&o->lc, CUDA_R_16BF, dims.d_rows, dims.d_cols, dims.ldd), err, fail);
   return GB_OK;
 fail:
   gemm_op_destroy_desc(o);
@@ -171,8 +188,8 @@ static gb_err gemm_launch(void *ctx, cudaStream_t s, long iter) {
   long set = iter % o->sets;
   const void *a = o->a + (uint64_t)set * o->a_stride;
   const void *b = o->b + (uint64_t)set * o->b_stride;
-  cublasStatus_t st = cublasLtMatmul(o->lt, o->desc, o->alpha, b, o->la, a, o->lb, o->beta, o->d, o->ld, o->d,
-                                     o->ld, &o->algo, o->ws, o->ws_bytes, s);
+  cublasStatus_t st = cublasLtMatmul(o->lt, o->desc, o->alpha, b, o->la, a, o->lb, o->beta, o->c ? o->c : o->d,
+                                     o->lc ? o->lc : o->ld, o->d, o->ld, &o->algo, o->ws, o->ws_bytes, s);
   if (st != CUBLAS_STATUS_SUCCESS) return gb_cublas_fail((int)st, "cublasLtMatmul", __FILE__, __LINE__);
   return GB_OK;
 }
@@ -181,6 +198,8 @@ static gb_err gemm_launch(void *ctx, cudaStream_t s, long iter) {
 
 typedef struct gemm_pick {
   int returned;        /* candidates the heuristic returned */
+  int finalists;       /* candidates confirmed rested (0: no confirmation) */
+  int rounds;          /* confirmation rounds */
   int enumerated;      /* enumerated configurations added to the timed list */
   int enum_ids, enum_checks, enum_accepted; /* algo ids tried, AlgoCheck calls, configurations it accepted */
   int timed;           /* candidates timed successfully */
@@ -279,8 +298,9 @@ static gb_err gemm_enumerate(gemm_op *o, const gemm_cand *h, int nh, gemm_enum_l
   memset(out, 0, sizeof *out);
   int ids[GEMM_ENUM_MAX_IDS];
   int nids = 0;
-  /* cuBLASLt's A is our B, its B our A; C has D's type */
-  cublasStatus_t st = cublasLtMatmulAlgoGetIds(o->lt, p->compute, p->scale_cuda, p->b_cuda, p->a_cuda, p->d_cuda,
+  /* cuBLASLt's A is our B, its B our A; C has D's type but for an fp8 output (bf16) */
+  cudaDataType_t c_cuda = p->out_fp8 ? CUDA_R_16BF : p->d_cuda;
+  cublasStatus_t st = cublasLtMatmulAlgoGetIds(o->lt, p->compute, p->scale_cuda, p->b_cuda, p->a_cuda, c_cuda,
                                                p->d_cuda, GEMM_ENUM_MAX_IDS, ids, &nids);
   if (st != CUBLAS_STATUS_SUCCESS || nids <= 0) {
     snprintf(pick->enum_note, sizeof pick->enum_note, "AlgoGetIds: %s",
@@ -296,7 +316,7 @@ static gb_err gemm_enumerate(gemm_op *o, const gemm_cand *h, int nh, gemm_enum_l
   }
   for (int i = 0; i < nids && pick->enum_checks < GEMM_ENUM_MAX_CHECKS; i++) {
     cublasLtMatmulAlgo_t algo;
-    if (cublasLtMatmulAlgoInit(o->lt, p->compute, p->scale_cuda, p->b_cuda, p->a_cuda, p->d_cuda, p->d_cuda, ids[i],
+    if (cublasLtMatmulAlgoInit(o->lt, p->compute, p->scale_cuda, p->b_cuda, p->a_cuda, c_cuda, p->d_cuda, ids[i],
                                &algo) != CUBLAS_STATUS_SUCCESS)
       continue;
     pick->enum_ids++;
@@ -322,7 +342,8 @@ static gb_err gemm_enumerate(gemm_op *o, const gemm_cand *h, int nh, gemm_enum_l
         memset(&res, 0, sizeof res);
         id_checks++;
         pick->enum_checks++;
-        if (cublasLtMatmulAlgoCheck(o->lt, o->desc, o->la, o->lb, o->ld, o->ld, &a, &res) != CUBLAS_STATUS_SUCCESS ||
+        if (cublasLtMatmulAlgoCheck(o->lt, o->desc, o->la, o->lb, o->lc ? o->lc : o->ld, o->ld, &a, &res) !=
+                CUBLAS_STATUS_SUCCESS ||
             res.workspaceSize > o->ws_bytes)
           continue;
         pick->enum_accepted++;
@@ -343,14 +364,67 @@ static gb_err gemm_enumerate(gemm_op *o, const gemm_cand *h, int nh, gemm_enum_l
   return GB_OK;
 }
 
+static void gemm_describe_algo(const cublasLtMatmulAlgo_t *algo, char *detail, size_t dn, char *variant,
+                               size_t vn);
+
+/* A seconds-per-product figure and its rate for the search log; empty
+ * fields for a candidate not timed at that stage. */
+static void gemm_log_time(char *buf, size_t n, double sec, double flops) {
+  if (isfinite(sec) && sec > 0) gb_snprintf_c(buf, n, "%.6e,%.1f", sec, flops / sec / 1e12);
+  else snprintf(buf, n, ",");
+}
+
+/* gemm.search_log: one CSV line per candidate of this case, its screening
+ * and confirmation medians (seconds per product and TFLOP/s or TOP/s) and
+ * whether it was kept. The header is written when the file is empty. */
+static void gemm_log_search(FILE *fp, const gemm_op *o, const gemm_cand *cand, int ncand, const double *screen,
+                            const double *conf, int kept) {
+  double flops = gb_gemm_flops(o->m, o->n, o->k);
+  char name[64];
+  gb_gemm_case_name(o->p, o->layout, name, sizeof name);
+  if (ftell(fp) == 0)
+    fputs("case,m,n,k,candidate,variant,algo,screen_s,screen_rate,confirm_s,confirm_rate,kept\n", fp);
+  for (int i = 0; i < ncand; i++) {
+    char desc[256], variant[128], src[32], t1[64], t2[64];
+    gemm_describe_algo(&cand[i].algo, desc, sizeof desc, variant, sizeof variant);
+    if (cand[i].enumerated) snprintf(src, sizeof src, "enumerated");
+    else snprintf(src, sizeof src, "heuristic#%d", cand[i].index + 1);
+    gemm_log_time(t1, sizeof t1, screen[i], flops);
+    gemm_log_time(t2, sizeof t2, conf[i], flops);
+    fprintf(fp, "%s,%lld,%lld,%lld,%s,%s,\"%s\",%s,%s,%d\n", name, (long long)o->m, (long long)o->n,
+            (long long)o->k, src, variant, desc, t1, t2, i == kept);
+  }
+  fflush(fp);
+}
+
+/* gemm.samples_log: one CSV line per timed sample of the window, in the
+ * order taken (seconds per product and the rate). The header is written when
+ * the file is empty. */
+static void gemm_log_samples(FILE *fp, const gemm_op *o, int rest_ms, int warmup, const gb_samples *samp) {
+  double flops = gb_gemm_flops(o->m, o->n, o->k);
+  char name[64], desc[256], variant[128];
+  gb_gemm_case_name(o->p, o->layout, name, sizeof name);
+  gemm_describe_algo(&o->algo, desc, sizeof desc, variant, sizeof variant);
+  if (ftell(fp) == 0) fputs("case,m,n,k,variant,rest_ms,warmup,sample,seconds,rate\n", fp);
+  for (size_t i = 0; i < samp->n; i++) {
+    char t[64];
+    gemm_log_time(t, sizeof t, samp->sec[i], flops);
+    fprintf(fp, "%s,%lld,%lld,%lld,%s,%d,%d,%zu,%s\n", name, (long long)o->m, (long long)o->n, (long long)o->k,
+            variant, rest_ms, warmup, i, t);
+  }
+  fflush(fp);
+}
+
 /* Asks the heuristic for up to 8 candidates and takes the first
  * plan->candidates of them; with gemm.search=extended, when it returned
  * fewer than 8, adds up to min(8 - returned, plan->candidates) enumerated
  * configurations (gb_gemm_enum_pick). Times each briefly and keeps the
  * fastest in o->algo. GB_E_UNSUPPORTED (with the reason) when there is no
  * candidate or none runs. */
-static gb_err gemm_pick_algo(gemm_op *o, gb_gemm_search search, const gb_device_info *dev,
+static gb_err gemm_pick_algo(gemm_op *o, const gemm_state *st, const gb_device_info *dev,
                              const gb_gemm_timing *plan, cudaStream_t s, gemm_pick *out) {
+  gb_gemm_search search = st->search;
+  int want_cand = st->opts.candidates > 0 ? st->opts.candidates : plan->candidates;
   gb_err err = GB_OK;
   cublasLtMatmulPreference_t pref = NULL;
   cublasLtMatmulHeuristicResult_t res[GEMM_HEUR_MAX];
@@ -364,19 +438,20 @@ static gb_err gemm_pick_algo(gemm_op *o, gb_gemm_search search, const gb_device_
   GB_CUBLAS_GOTO(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws),
                  err, done);
   cublasStatus_t hs =
-      cublasLtMatmulAlgoGetHeuristic(o->lt, o->desc, o->la, o->lb, o->ld, o->ld, pref, GEMM_HEUR_MAX, res, &got);
+      cublasLtMatmulAlgoGetHeuristic(o->lt, o->desc, o->la, o->lb, o->lc ? o->lc : o->ld, o->ld, pref, GEMM_HEUR_MAX,
+                                     res, &got);
   if (hs != CUBLAS_STATUS_SUCCESS) got = 0;
   out->returned = got;
-  for (int i = 0; i < got && i < plan->candidates; i++)
+  for (int i = 0; i < got && i < want_cand; i++)
     if (res[i].state == CUBLAS_STATUS_SUCCESS)
       cand[ncand++] = (gemm_cand){.algo = res[i].algo, .ws = res[i].workspaceSize, .waves = res[i].wavesCount,
                                   .index = i};
   int nheur = ncand;
-  if (search == GB_GEMM_SEARCH_EXTENDED && got < GEMM_HEUR_MAX) {
+  if (search == GB_GEMM_SEARCH_EXTENDED && got < GEMM_EXT_BELOW) {
     GB_TRY_GOTO(gemm_enumerate(o, cand, nheur, &en, out), err, done);
-    size_t want = (size_t)(GEMM_HEUR_MAX - got);
-    if (want > (size_t)plan->candidates) want = (size_t)plan->candidates;
-    size_t picked[GEMM_HEUR_MAX];
+    size_t want = (size_t)(GEMM_EXT_BELOW - got);
+    if (want > (size_t)want_cand) want = (size_t)want_cand;
+    size_t picked[GEMM_EXT_BELOW];
     size_t np = gb_gemm_enum_pick(en.c, en.n, want, picked);
     for (size_t i = 0; i < np && ncand < GEMM_CAND_MAX; i++) {
       size_t j = picked[i];
@@ -446,8 +521,64 @@ static gb_err gemm_pick_algo(gemm_op *o, gb_gemm_search search, const gb_device_
     if (live[i]) out->timed++;
     if (!cand[i].enumerated && cand[i].index == 0) first = i;
   }
-  best = gb_gemm_keep(med, ncand, first);
-  if (best >= 0) best_t = med[best];
+  /* the rested confirmation: the finalists of the screening, each timed
+   * in short bursts after an idle, as the window will time the one kept
+   * (the screening ranks them on a card the search itself heats) */
+  double conf[GEMM_CAND_MAX];
+  for (int i = 0; i < ncand; i++) conf[i] = NAN;
+  int fin[GB_GEMM_FINALISTS_MAX];
+  int maxfin = st->opts.finalists > 0 ? st->opts.finalists : GB_GEMM_FINALISTS_DEFAULT;
+  int nfin = gb_gemm_finalists(med, ncand, first, maxfin, fin);
+  int rounds = st->opts.confirm_rounds >= 0 ? st->opts.confirm_rounds : plan->confirm_rounds;
+  int rest_ms = st->opts.confirm_rest_ms >= 0 ? st->opts.confirm_rest_ms : plan->confirm_rest_ms;
+  if (nfin >= 2 && rounds > 0) {
+    double cs[GB_GEMM_FINALISTS_MAX][GB_GEMM_CONFIRM_MAX];
+    bool fok[GB_GEMM_FINALISTS_MAX];
+    for (int j = 0; j < nfin; j++) fok[j] = true;
+    for (int r = 0; r < rounds; r++)
+      for (int jj = 0; jj < nfin; jj++) {
+        int j = (jj + r) % nfin; /* each round starts with the next finalist */
+        if (!fok[j]) continue;
+        o->algo = cand[fin[j]].algo;
+        GB_CUDA_GOTO(cudaStreamSynchronize(s), err, done);
+        if (rest_ms > 0) {
+          struct timespec ts = {rest_ms / 1000, (long)(rest_ms % 1000) * 1000000L};
+          nanosleep(&ts, NULL);
+        }
+        gb_measure_opts mo = gb_measure_defaults();
+        mo.warmup = plan->confirm_warmup;
+        mo.min_samples = mo.max_samples =
+            plan->confirm_samples < 1 ? 1 : plan->confirm_samples > GEMM_CONFIRM_SAMPLES_MAX ? GEMM_CONFIRM_SAMPLES_MAX
+                                                                                             : plan->confirm_samples;
+        mo.budget_s = 0;
+        mo.ops_per_sample = plan->ops_per_sample;
+        gb_samples samp = {0};
+        gb_err e = gb_measure(&mo, s, gemm_launch, o, &samp);
+        if (e) {
+          gb_samples_free(&samp);
+          if (e == GB_E_CUDA && gb_cuda_context_broken()) {
+            err = e;
+            goto done;
+          }
+          snprintf(last_failure, sizeof last_failure, "%s", gb_errmsg());
+          gb_errclear();
+          (void)cudaGetLastError();
+          fok[j] = false;
+          continue;
+        }
+        cs[j][r] = gb_median(samp.sec, samp.n);
+        gb_samples_free(&samp);
+      }
+    for (int j = 0; j < nfin; j++)
+      if (fok[j]) conf[fin[j]] = gb_median(cs[j], (size_t)rounds);
+    out->finalists = nfin;
+    out->rounds = rounds;
+    best = gb_gemm_keep(conf, ncand, first);
+  }
+  if (best < 0) best = gb_gemm_keep(med, ncand, first); /* no confirmation, or every finalist failed it */
+  const double *decided = out->finalists && isfinite(conf[best < 0 ? 0 : best]) ? conf : med;
+  if (best >= 0) best_t = decided[best];
+  if (st->search_log) gemm_log_search(st->search_log, o, cand, ncand, med, conf, best);
   if (best < 0) {
     err = gb_fail(GB_E_UNSUPPORTED, "%s: none of the %d cuBLASLt candidates ran at %lldx%lldx%lld (%s): %s",
                   o->p->name, ncand, (long long)o->m, (long long)o->n, (long long)o->k,
@@ -463,7 +594,7 @@ static gb_err gemm_pick_algo(gemm_op *o, gb_gemm_search search, const gb_device_
   else {
     bool beaten = false;
     for (int i = 0; i < ncand; i++)
-      if (isfinite(med[i]) && med[i] < best_t) beaten = true;
+      if (isfinite(decided[i]) && decided[i] < best_t) beaten = true;
     snprintf(out->source, sizeof out->source, "the heuristic's #%d%s", cand[best].index + 1,
              beaten ? " (another was faster in the search, by 1% or less)" : "");
   }
@@ -562,7 +693,7 @@ static gb_err gemm_run_check(gemm_state *st, gemm_op *o, const gb_device_info *d
   if (g_corrupt_output) GB_CUDA_GOTO(cudaMemsetAsync(o->d, 0x3F, o->d_bytes, s), err, done);
 
   {
-    double scale = p->scale_a * p->scale_b; /* scale_D is 1 */
+    double scale = p->scale_a * p->scale_b * gb_gemm_scale_d(p); /* D = scale_D * scale_A * scale_B * A.B */
     int d_type = (int)p->d_type;
     long long n = o->n, k = o->k;
     int nr = (int)nrows;
@@ -605,7 +736,8 @@ static gb_err gemm_run_check(gemm_state *st, gemm_op *o, const gb_device_info *d
   if (out->nonfinite)
     snprintf(out->note, sizeof out->note, "%llu of %lld outputs NaN or infinite (unwritten or overflowed)",
              out->nonfinite, (long long)(o->m * o->n));
-  if (p->fp8 && o->d_scales && amax != GEMM_AMAX_UNSET && !gb_gemm_amax_agrees(amax, out->max_abs_out)) {
+  if (p->fp8 && o->amax && amax != GEMM_AMAX_UNSET &&
+      !gb_gemm_amax_agrees(amax, out->max_abs_out, gb_gemm_scale_d(p), p->out_fp8)) {
     out->status = GB_STATUS_INVALID;
     gb_snprintf_c(out->note, sizeof out->note, "amax_D %.6g disagrees with max|D| %.6g", (double)amax,
                   out->max_abs_out);
@@ -667,6 +799,8 @@ static void gemm_teardown(gb_run_ctx *ctx) {
   if (st->stream) cudaStreamDestroy(st->stream);
   if (st->lt) cublasLtDestroy(st->lt);
   if (st->mod_loaded) gb_module_unload(&st->mod);
+  if (st->search_log) fclose(st->search_log);
+  if (st->samples_log) fclose(st->samples_log);
   free(st);
   ctx->state = NULL;
 }
@@ -678,8 +812,21 @@ static gb_err gemm_setup(gb_run_ctx *ctx) {
   gemm_state *st = calloc(1, sizeof *st);
   if (!st) return gb_fail(GB_E_NOMEM, "gemm: out of host memory");
   ctx->state = st;
+  st->opts = opts;
   st->search = opts.search;
   st->window = opts.window;
+  const char *logs[2] = {opts.search_log, opts.samples_log};
+  FILE **fps[2] = {&st->search_log, &st->samples_log};
+  for (int i = 0; i < 2; i++) {
+    if (!logs[i][0]) continue;
+    *fps[i] = fopen(logs[i], "a");
+    if (*fps[i]) fseek(*fps[i], 0, SEEK_END); /* so that ftell says whether the header is written */
+    if (!*fps[i]) {
+      err = gb_fail(GB_E_IO, "--opt gemm.%s: cannot open %s for appending: %s", i ? "samples_log" : "search_log",
+                    logs[i], strerror(errno));
+      goto fail;
+    }
+  }
   st->rest_ms = gb_gemm_rest_ms(&opts);
   GB_CUBLAS_GOTO(cublasLtCreate(&st->lt), err, fail);
   GB_CUDA_GOTO(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking), err, fail);
@@ -724,11 +871,12 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
   /* memory: the input sets, D, the check's reference rows, a margin */
   uint64_t set_bytes = gb_gemm_input_bytes(p, o.m, o.n, o.k);
   o.d_bytes = gb_gemm_output_bytes(p, o.m, o.n);
+  o.c_bytes = p->out_fp8 ? (uint64_t)o.m * (uint64_t)o.n * 2u : 0;
   uint64_t check_bytes = 2ull * (o.m <= GEMM_MAX_CHECK_ROWS ? (uint64_t)o.m : 128u) * (uint64_t)o.n * 8u;
   size_t free_b = 0, total_b = 0;
   GB_CUDA(cudaMemGetInfo(&free_b, &total_b));
   uint64_t margin = 256ull << 20;
-  uint64_t fixed = o.d_bytes + check_bytes + margin;
+  uint64_t fixed = o.d_bytes + o.c_bytes + check_bytes + margin;
   if (fixed + set_bytes > free_b)
     return gb_fail(GB_E_OOM, "%s at %lldx%lldx%lld needs %.2f GiB of device memory; %.2f GiB free", p->name,
                    (long long)o.m, (long long)o.n, (long long)o.k, (double)(fixed + set_bytes) / (1ull << 30),
@@ -741,6 +889,10 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
   GB_CUDA_GOTO(cudaMalloc((void **)&o.a, o.a_stride * (uint64_t)o.sets), err, done);
   GB_CUDA_GOTO(cudaMalloc((void **)&o.b, o.b_stride * (uint64_t)o.sets), err, done);
   GB_CUDA_GOTO(cudaMalloc(&o.d, o.d_bytes), err, done);
+  if (o.c_bytes) {
+    GB_CUDA_GOTO(cudaMalloc(&o.c, o.c_bytes), err, done);
+    GB_CUDA_GOTO(cudaMemsetAsync(o.c, 0, o.c_bytes, s), err, done);
+  }
   for (int set = 0; set < o.sets; set++) {
     GB_TRY_GOTO(gb_fill_random(o.a + (uint64_t)set * o.a_stride, (size_t)(o.m * o.k), p->a_type, p->a_lo, p->a_hi,
                                gemm_seed(p, o.layout, o.m, o.n, o.k, set, 0), s),
@@ -750,12 +902,12 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
                 err, done);
   }
   if (p->fp8) {
-    /* scale of A, of B, of D (1: the reference then holds whatever cuBLASLt
-     * does with a D scale on a bf16 output), amax of D */
+    /* scale of A, of B, of D (1 for a bf16 output: the reference then holds
+     * whatever cuBLASLt does with a D scale there), amax of D */
     float h_scales[GEMM_SCALE_SLOT(4)] = {0};
     h_scales[GEMM_SCALE_SLOT(0)] = (float)p->scale_a;
     h_scales[GEMM_SCALE_SLOT(1)] = (float)p->scale_b;
-    h_scales[GEMM_SCALE_SLOT(2)] = 1.0f;
+    h_scales[GEMM_SCALE_SLOT(2)] = (float)gb_gemm_scale_d(p);
     h_scales[GEMM_SCALE_SLOT(3)] = GEMM_AMAX_UNSET;
     GB_CUDA_GOTO(cudaMalloc((void **)&o.scales, sizeof h_scales), err, done);
     GB_CUDA_GOTO(cudaMemcpyAsync(o.scales, h_scales, sizeof h_scales, cudaMemcpyHostToDevice, s), err, done);
@@ -768,16 +920,22 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
   double t_est = fmax(flops / (p->est_tflops * 1e12), (double)(set_bytes + o.d_bytes) / 3e12);
   gb_gemm_timing search = gb_gemm_timing_plan(ctx->cfg->profile, st->window, t_est);
   gemm_pick pick;
-  char scale_note[200] = "";
-  GB_TRY_GOTO(gemm_op_create_desc(&o, p->fp8), err, done);
-  err = gemm_pick_algo(&o, st->search, dev, &search, s, &pick);
-  if (err && p->fp8 && (err == GB_E_UNSUPPORTED || err == GB_E_CUDA) && !gb_cuda_context_broken()) {
-    /* the D scale / amax pointers may be refused with a bf16 output: retry with A and B scales only */
-    snprintf(scale_note, sizeof scale_note, " (D scale and amax pointers refused: %.120s)", gb_errmsg());
+  char scale_note[400] = "";
+  /* fp8: the D scale and amax-of-D pointers as well, when cuBLASLt takes
+   * them with this output type; else amax alone; else A and B scales only
+   * (each refusal is noted in detail) */
+  static const bool fp8_tries[][2] = {{true, true}, {false, true}, {false, false}};
+  int ntries = p->fp8 ? 3 : 1;
+  for (int t = 0; t < ntries; t++) {
+    bool last = t == ntries - 1;
+    GB_TRY_GOTO(gemm_op_create_desc(&o, p->fp8 && fp8_tries[t][0], p->fp8 && fp8_tries[t][1]), err, done);
+    err = gemm_pick_algo(&o, st, dev, &search, s, &pick);
+    if (!err || last || (err != GB_E_UNSUPPORTED && err != GB_E_CUDA) || gb_cuda_context_broken()) break;
+    size_t used = strlen(scale_note);
+    snprintf(scale_note + used, sizeof scale_note - used, " (%s refused: %.100s)",
+             fp8_tries[t][0] ? "D scale and amax pointers" : "amax pointer", gb_errmsg());
     gb_errclear();
     gemm_op_destroy_desc(&o);
-    GB_TRY_GOTO(gemm_op_create_desc(&o, false), err, done);
-    err = gemm_pick_algo(&o, st->search, dev, &search, s, &pick);
   }
   if (err) goto done;
 
@@ -800,37 +958,46 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
   }
   GB_TRY_GOTO(gb_measure(&mo, s, gemm_launch, &o, &samp), err, done);
   gb_stats rate = gb_samples_rate(&samp, flops, 1e12);
+  if (st->samples_log) gemm_log_samples(st->samples_log, &o, st->rest_ms, mo.warmup, &samp);
 
   gemm_check chk;
   GB_TRY_GOTO(gemm_run_check(st, &o, dev, &chk), err, done);
 
   /* the row */
-  char algo_desc[256], variant[128], check_desc[320], fp8_desc[400] = "", detail[2048];
+  char algo_desc[256], variant[128], check_desc[320], fp8_desc[700] = "", detail[2048];
   gemm_describe_algo(&o.algo, algo_desc, sizeof algo_desc, variant, sizeof variant);
   gb_snprintf_c(check_desc, sizeof check_desc, "rel_err=%.3g tol=%.3g over %s%zu rows x %lld cols%s%s",
                 chk.rel_err, chk.tol, chk.rows == (size_t)o.m ? "all " : "", chk.rows, (long long)o.n,
                 chk.note[0] ? "; " : "", chk.note);
   if (p->fp8) {
     char amax_txt[64];
-    if (!o.d_scales) snprintf(amax_txt, sizeof amax_txt, "not set");
+    if (!o.amax) snprintf(amax_txt, sizeof amax_txt, "not set");
     else if (chk.amax_d == GEMM_AMAX_UNSET) snprintf(amax_txt, sizeof amax_txt, "not written");
     else gb_snprintf_c(amax_txt, sizeof amax_txt, "%.6g (max|D| %.6g)", chk.amax_d, chk.max_abs_out);
+    char sd_txt[32];
+    if (o.d_scale) gb_snprintf_c(sd_txt, sizeof sd_txt, "%g", gb_gemm_scale_d(p));
+    else snprintf(sd_txt, sizeof sd_txt, "unset");
     gb_snprintf_c(fp8_desc, sizeof fp8_desc, "; fp8: fast_accum=%d scale_a=%g scale_b=%g scale_d=%s amax_d=%s%s",
-                  p->fast_accum, p->scale_a, p->scale_b, o.d_scales ? "1" : "unset", amax_txt, scale_note);
+                  p->fast_accum, p->scale_a, p->scale_b, sd_txt, amax_txt, scale_note);
   }
-  char search_desc[320] = "", timing_desc[640];
+  char search_desc[320] = "", timing_desc[800];
   if (st->search == GB_GEMM_SEARCH_EXTENDED) {
-    if (pick.returned >= GEMM_HEUR_MAX)
+    if (pick.returned >= GEMM_EXT_BELOW)
       snprintf(search_desc, sizeof search_desc, ", enumeration not needed");
     else
       snprintf(search_desc, sizeof search_desc,
                ", %d enumerated via AlgoGetIds (%d ids, %d AlgoCheck calls, %d accepted)%s%s", pick.enumerated,
                pick.enum_ids, pick.enum_checks, pick.enum_accepted, pick.enum_note[0] ? ": " : "", pick.enum_note);
   }
+  char confirm_desc[160] = "";
+  if (pick.finalists)
+    snprintf(confirm_desc, sizeof confirm_desc, "; %d finalists confirmed rested (%d round%s, %d ms idle each)",
+             pick.finalists, pick.rounds, pick.rounds == 1 ? "" : "s",
+             st->opts.confirm_rest_ms >= 0 ? st->opts.confirm_rest_ms : search.confirm_rest_ms);
   gb_snprintf_c(timing_desc, sizeof timing_desc,
-                "fastest of %d timed (%d from the heuristic%s, %d failed), kept %s, ws %zu of %u B, waves %.2f; "
+                "fastest of %d timed (%d from the heuristic%s, %d failed)%s, kept %s, ws %zu of %u B, waves %.2f; "
                 "%d input set%s, %d product%s per sample; %s window: %d ms idle, %d warm-up product%s, %zu samples",
-                pick.timed, pick.returned, search_desc, pick.failed, pick.source, pick.ws_needed,
+                pick.timed, pick.returned, search_desc, pick.failed, confirm_desc, pick.source, pick.ws_needed,
                 GEMM_WORKSPACE_BYTES, (double)pick.waves, o.sets, o.sets == 1 ? "" : "s", mo.ops_per_sample,
                 mo.ops_per_sample == 1 ? "" : "s", gb_gemm_window_name(st->window), st->rest_ms, mo.warmup,
                 mo.warmup == 1 ? "" : "s", samp.n);
@@ -856,6 +1023,7 @@ done:
   gemm_op_destroy_desc(&o);
   if (o.scales) cudaFree(o.scales);
   if (o.d) cudaFree(o.d);
+  if (o.c) cudaFree(o.c);
   if (o.b) cudaFree(o.b);
   if (o.a) cudaFree(o.a);
   return err;

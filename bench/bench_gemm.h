@@ -47,6 +47,8 @@ typedef struct gb_gemm_prec {
   double a_lo, a_hi;         /* random range of A (integers: inclusive) */
   double b_lo, b_hi;         /* random range of B */
   bool fp8;                  /* per-tensor scale pointers and amax of D */
+  bool out_fp8;              /* D is fp8 (C bf16): cuBLASLt takes the D scale and amax-of-D pointers only then */
+  double scale_d;            /* fp8 output: the per-tensor quantisation scale of D (D = scale_d * A.B) */
   int fast_accum;            /* CUBLASLT_MATMUL_DESC_FAST_ACCUM: -1 not applicable, 0, 1 */
   double scale_a, scale_b;   /* fp8 per-tensor dequantisation scales (1 otherwise) */
   bool integer;              /* integer product: metric tops, exact check */
@@ -175,10 +177,21 @@ typedef enum gb_gemm_search {
  * sustained the measurement window (default burst), gemm.rest_ms=N the idle
  * time between the algorithm search and the window (0..10000; default
  * gb_gemm_rest_ms: GB_GEMM_REST_MS_BURST before a burst window, 0 before a
- * sustained one). */
+ * sustained one). The algorithm search: gemm.candidates=N candidates timed
+ * (1..16; default the timing plan's 4..8), gemm.finalists=N of them
+ * confirmed rested (1..8, default 3; 1 skips the confirmation),
+ * gemm.confirm=R rounds of that confirmation (0..8; default the timing
+ * plan's), gemm.confirm_rest_ms=N the idle before each finalist's burst
+ * (0..10000), gemm.search_log=PATH a CSV file every candidate's timings are
+ * appended to (why an algorithm was kept), gemm.samples_log=PATH one every
+ * timed window's samples are appended to, in the order they were taken. */
 #define GB_GEMM_MAX_OPT_SHAPES 32
 #define GB_GEMM_REST_MS_BURST 300 /* the burst window's default idle */
 #define GB_GEMM_REST_MS_MAX 10000
+#define GB_GEMM_CANDIDATES_MAX 16 /* heuristic candidates asked for and timed at most */
+#define GB_GEMM_FINALISTS_DEFAULT 3
+#define GB_GEMM_CONFIRM_MAX 8
+#define GB_GEMM_CONFIRM_REST_MS 50 /* idle before each finalist's confirmation burst */
 typedef struct gb_gemm_opts {
   const gb_gemm_prec *precs[32];
   size_t nprecs;          /* 0 = every precision */
@@ -188,6 +201,12 @@ typedef struct gb_gemm_opts {
   gb_gemm_search search;
   gb_gemm_window window;
   int rest_ms;            /* idle before the timed window, ms; -1: the window's default */
+  int candidates;         /* candidates timed (1..GB_GEMM_CANDIDATES_MAX); 0: the timing plan's */
+  int finalists;          /* candidates confirmed rested (1..GB_GEMM_FINALISTS_MAX); 0: the default */
+  int confirm_rounds;     /* rested confirmation rounds (0..GB_GEMM_CONFIRM_MAX); -1: the timing plan's */
+  int confirm_rest_ms;    /* idle before each finalist's burst; -1: the timing plan's */
+  char search_log[512];   /* file the search appends every candidate's timings to; "" for none */
+  char samples_log[512];  /* file every timed window's samples are appended to, in order; "" for none */
 } gb_gemm_opts;
 
 gb_err gb_gemm_opts_parse(const char *bench_opts, gb_gemm_opts *out);
@@ -253,10 +272,15 @@ double gb_gemm_tolerance(const gb_gemm_prec *p, int64_t k);
  * element was left non-finite; INVALID otherwise (NaN never passes). */
 gb_status gb_gemm_check_decide(const gb_gemm_prec *p, int64_t k, double rel_err, uint64_t nonfinite);
 
-/* The fp8 amax check: amax_d (what cuBLASLt wrote, before output rounding)
- * against max|D| measured over the bf16 output: they may differ by the output
- * rounding, 2^-8 relative; true when they agree within 1%. */
-bool gb_gemm_amax_agrees(double amax_d, double max_abs_out);
+/* The fp8 amax check: amax_d (what cuBLASLt wrote: max|A.B| after the A and
+ * B scales, before the D scale and the output rounding) times the D scale
+ * scale_d against max|D| measured over the output. They may differ by the
+ * output rounding: 2^-8 relative for bf16, 2^-4 for fp8 e4m3 (out_fp8);
+ * true when they agree within that plus 1%. */
+bool gb_gemm_amax_agrees(double amax_d, double max_abs_out, double scale_d, bool out_fp8);
+
+/* The precision's D scale: scale_d for an fp8 output, else 1. */
+double gb_gemm_scale_d(const gb_gemm_prec *p);
 
 /* ---- timing ---- */
 
@@ -267,17 +291,38 @@ typedef struct gb_gemm_timing {
   int min_samples, max_samples;
   double budget_s;       /* measurement time budget */
   int ops_per_sample;    /* products between the two events of a sample */
+  /* the rested confirmation of the finalists (gb_gemm_finalists): rounds,
+   * each finalist per round idle confirm_rest_ms, then confirm_warmup
+   * untimed products and confirm_samples timed samples; 0 rounds: none */
+  int confirm_rounds;
+  int confirm_rest_ms;
+  int confirm_warmup;
+  int confirm_samples;
 } gb_gemm_timing;
 
 /* Which of n timed candidates to keep: the fastest by median seconds t[i]
  * (NaN or infinite: the candidate did not run), except that the heuristic's
  * own first choice (index first; -1 when it is not among them) stays unless
- * another is more than GB_GEMM_KEEP_MARGIN faster: the search takes 2-5
- * samples per candidate while the card's clock drifts, and on an H200 a
+ * another is more than GB_GEMM_KEEP_MARGIN faster. The search takes 2-5
+ * samples per candidate while the card's clock drifts: on an H200 a
  * candidate 0.5% ahead in the search (fp32 8192^3, heuristic #2) came out
- * 1.4% behind #1 in the timed window. -1 when none ran. */
+ * 1.4% behind #1 in the timed window. The same margin holds after the rested
+ * confirmation: there fp32's #2 was 0.3% ahead of #1 on one H200, and kept
+ * under a 0.2% margin it drew more power on another and ran 1.5% behind
+ * #1's rate there (docs/perf-notes-gemm.md). -1 when none ran. */
 #define GB_GEMM_KEEP_MARGIN 0.01
 int gb_gemm_keep(const double *t, int n, int first);
+
+/* The candidates that go on from the screening (timed back to back, the
+ * card heating as it goes) to the rested confirmation: those whose screening
+ * median t[i] is within GB_GEMM_FINALIST_WITHIN of the fastest, fastest
+ * first, at most max of them; the heuristic's first (index first, -1 when it
+ * is not among them) takes the last place when it is within but would not
+ * make the cut. Writes the indices to out and returns how many (0 when none
+ * ran). */
+#define GB_GEMM_FINALIST_WITHIN 0.05
+#define GB_GEMM_FINALISTS_MAX 8
+int gb_gemm_finalists(const double *t, int n, int first, int max, int *out);
 
 /* The timing plan for one case from an estimate of one product's time
  * t_op_s: short products get several per sample (>= 100 us a sample), huge

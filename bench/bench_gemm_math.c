@@ -59,6 +59,20 @@ static const gb_gemm_prec gb_gemm_prec_table[] = {
     GB_GEMM_FP8("fp8e4m3_fastacc", GB_DT_F8E4M3, CUDA_R_8F_E4M3, 1),
     GB_GEMM_FP8("fp8e4m3xe5m2_slowacc", GB_DT_F8E5M2, CUDA_R_8F_E5M2, 0),
     GB_GEMM_FP8("fp8e4m3xe5m2_fastacc", GB_DT_F8E5M2, CUDA_R_8F_E5M2, 1),
+    /* e4m3 output with a bf16 C: the one fp8 form in which cuBLASLt (13.1,
+     * sm_90) takes the D scale and amax-of-D pointers (with a bf16 D it
+     * refuses the amax pointer). D scale 0.5: |A.B| reaches ~310 at k = 28672
+     * (5.5 sigma of sqrt(k/9)), 155 after it, inside e4m3's 448. The output
+     * rounding (2^-4 relative at most, ~0.024 norm-wise) is inside 5e-2. */
+#define GB_GEMM_FP8_OUT8(NAME, FAST)                                                                           \
+  {.name = NAME, .dtype = "fp8e4m3", .a_type = GB_DT_F8E4M3, .b_type = GB_DT_F8E4M3, .d_type = GB_DT_F8E4M3,   \
+   .a_cuda = CUDA_R_8F_E4M3, .b_cuda = CUDA_R_8F_E4M3, .d_cuda = CUDA_R_8F_E4M3, .compute = CUBLAS_COMPUTE_32F,  \
+   .scale_cuda = CUDA_R_32F, .compute_name = "COMPUTE_32F", .a_lo = -FP8_RANGE, .a_hi = FP8_RANGE,             \
+   .b_lo = -FP8_RANGE, .b_hi = FP8_RANGE, .fp8 = true, .out_fp8 = true, .scale_d = 0.5, .fast_accum = FAST,      \
+   .scale_a = FP8_SCALE, .scale_b = FP8_SCALE, .min_cc = 89, .tol = 5e-2, .est_tflops = 1200}
+    GB_GEMM_FP8_OUT8("fp8e4m3_e4m3out_slowacc", 0),
+    GB_GEMM_FP8_OUT8("fp8e4m3_e4m3out_fastacc", 1),
+#undef GB_GEMM_FP8_OUT8
 #undef GB_GEMM_FP8
     {.name = "int8", .dtype = "int8", .a_type = GB_DT_I8, .b_type = GB_DT_I8, .d_type = GB_DT_I32,
      .a_cuda = CUDA_R_8I, .b_cuda = CUDA_R_8I, .d_cuda = CUDA_R_32I, .compute = CUBLAS_COMPUTE_32I,
@@ -273,11 +287,15 @@ gb_status gb_gemm_check_decide(const gb_gemm_prec *p, int64_t k, double rel_err,
   return GB_STATUS_OK;
 }
 
-bool gb_gemm_amax_agrees(double amax_d, double max_abs_out) {
-  if (!isfinite(amax_d) || !isfinite(max_abs_out)) return false;
-  if (max_abs_out == 0) return amax_d == 0;
-  return fabs(amax_d - max_abs_out) <= 0.01 * max_abs_out;
+bool gb_gemm_amax_agrees(double amax_d, double max_abs_out, double scale_d, bool out_fp8) {
+  if (!isfinite(amax_d) || !isfinite(max_abs_out) || !isfinite(scale_d)) return false;
+  double expect = amax_d * scale_d;
+  if (max_abs_out == 0) return expect == 0;
+  double rounding = out_fp8 ? 1.0 / 16 : 1.0 / 256;
+  return fabs(expect - max_abs_out) <= (rounding + 0.01) * max_abs_out;
 }
+
+double gb_gemm_scale_d(const gb_gemm_prec *p) { return p->out_fp8 && p->scale_d > 0 ? p->scale_d : 1.0; }
 
 /* ---- timing ---- */
 
@@ -293,6 +311,32 @@ int gb_gemm_keep(const double *t, int n, int first) {
       t[first] <= t[best] * (1.0 + GB_GEMM_KEEP_MARGIN))
     return first;
   return best;
+}
+
+int gb_gemm_finalists(const double *t, int n, int first, int max, int *out) {
+  int best = -1;
+  for (int i = 0; i < n; i++)
+    if (isfinite(t[i]) && (best < 0 || t[i] < t[best])) best = i;
+  if (best < 0 || max < 1) return 0;
+  double limit = t[best] * (1.0 + GB_GEMM_FINALIST_WITHIN);
+  int got = 0;
+  bool first_in = false;
+  /* selection by screening time, fastest first (n is at most a few dozen) */
+  while (got < max) {
+    int next = -1;
+    for (int i = 0; i < n; i++) {
+      if (!isfinite(t[i]) || t[i] > limit) continue;
+      bool taken = false;
+      for (int j = 0; j < got; j++) taken = taken || out[j] == i;
+      if (!taken && (next < 0 || t[i] < t[next])) next = i;
+    }
+    if (next < 0) break;
+    out[got++] = next;
+    first_in = first_in || next == first;
+  }
+  if (!first_in && first >= 0 && first < n && isfinite(t[first]) && t[first] <= limit && got == max)
+    out[got - 1] = first;
+  return got;
 }
 
 int gb_gemm_rest_ms(const gb_gemm_opts *o) {
@@ -320,6 +364,19 @@ gb_gemm_timing gb_gemm_timing_plan(gb_profile profile, gb_gemm_window window, do
    * heuristic's first is not always the fastest (bf16 8192^3 on an H200 kept
    * its #2 or #7) */
   t.candidates = cand < 4 ? 4 : cand > 8 ? 8 : (int)cand;
+  /* the rested confirmation: bursts of ~15 ms of products (3..10 samples)
+   * after an idle, GB_GEMM_FINALISTS_DEFAULT finalists a round, as many
+   * rounds (up to 2 quick, 3 full) as fit in 0.6 s (quick) or 1 s (full) of
+   * products, at least one */
+  {
+    int samples = (int)floor(0.015 / t_sample);
+    t.confirm_samples = samples < 3 ? 3 : samples > 10 ? 10 : samples;
+    t.confirm_warmup = (t_sample < 20e-3 ? 2 : 1) * t.ops_per_sample;
+    t.confirm_rest_ms = GB_GEMM_CONFIRM_REST_MS;
+    double per_round = GB_GEMM_FINALISTS_DEFAULT * (t.confirm_samples * t_sample + t.confirm_warmup * t_op_s);
+    int rounds = (int)floor((quick ? 0.6 : 1.0) / per_round + 1e-9), max_rounds = quick ? 2 : 3;
+    t.confirm_rounds = rounds < 1 ? 1 : rounds > max_rounds ? max_rounds : rounds;
+  }
   if (window == GB_GEMM_WINDOW_BURST) {
     double cap_s = quick ? 0.6 : 1.5;
     int n = t_sample * 30 <= cap_s ? 30 : (int)floor(cap_s / t_sample + 1e-9);
@@ -541,6 +598,30 @@ static gb_err gemm_opt(void *ctx, const char *key, const char *val, bool prefixe
     o->rest_ms = (int)v;
     return GB_OK;
   }
+  if (strcmp(key, "candidates") == 0 || strcmp(key, "finalists") == 0 || strcmp(key, "confirm") == 0 ||
+      strcmp(key, "confirm_rest_ms") == 0) {
+    bool cand = strcmp(key, "candidates") == 0, fin = strcmp(key, "finalists") == 0, rest = key[7] == '_';
+    int64_t lo = cand || fin ? 1 : 0;
+    int64_t hi = cand ? GB_GEMM_CANDIDATES_MAX : fin ? GB_GEMM_FINALISTS_MAX : rest ? GB_GEMM_REST_MS_MAX
+                                                                                 : GB_GEMM_CONFIRM_MAX;
+    int64_t v;
+    if (!gb_parse_i64(val, &v) || v < lo || v > hi)
+      return gb_fail(GB_E_USAGE, "--opt gemm.%s: \"%s\" is not a whole number from %lld to %lld%s", key, val,
+                     (long long)lo, (long long)hi, rest ? " (milliseconds)" : "");
+    if (cand) o->candidates = (int)v;
+    else if (fin) o->finalists = (int)v;
+    else if (rest) o->confirm_rest_ms = (int)v;
+    else o->confirm_rounds = (int)v;
+    return GB_OK;
+  }
+  if (strcmp(key, "search_log") == 0 || strcmp(key, "samples_log") == 0) {
+    char *dst = strcmp(key, "search_log") == 0 ? o->search_log : o->samples_log;
+    size_t len = strlen(val), cap = sizeof o->search_log;
+    if (len == 0 || len >= cap)
+      return gb_fail(GB_E_USAGE, "--opt gemm.%s: give a file path of 1 to %zu characters", key, cap - 1);
+    memcpy(dst, val, len + 1);
+    return GB_OK;
+  }
   if (strcmp(key, "window") == 0) {
     if (strcmp(val, "burst") == 0) o->window = GB_GEMM_WINDOW_BURST;
     else if (strcmp(val, "sustained") == 0) o->window = GB_GEMM_WINDOW_SUSTAINED;
@@ -558,12 +639,17 @@ static gb_err gemm_opt(void *ctx, const char *key, const char *val, bool prefixe
       return gb_fail(GB_E_USAGE, "--opt gemm.search: \"%s\" is not heuristic or extended", val);
     return GB_OK;
   }
-  return gb_fail(GB_E_USAGE, "--opt gemm.%s: unknown key (known: precs, shapes, layout, search, window, rest_ms)", key);
+  return gb_fail(GB_E_USAGE,
+                 "--opt gemm.%s: unknown key (known: precs, shapes, layout, search, window, rest_ms, candidates, "
+                 "finalists, confirm, confirm_rest_ms, search_log, samples_log)",
+                 key);
 }
 
 gb_err gb_gemm_opts_parse(const char *bench_opts, gb_gemm_opts *out) {
   memset(out, 0, sizeof *out);
   out->rest_ms = -1;
+  out->confirm_rounds = -1;
+  out->confirm_rest_ms = -1;
   layout_ctx lc = {.o = out};
   gb_err err = gb_opts_each(bench_opts, "gemm.", false, gemm_opt, &lc);
   if (!err && !lc.seen) out->layouts[GB_GEMM_TN] = true;

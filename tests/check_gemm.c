@@ -32,7 +32,7 @@ END_TEST
 START_TEST(test_prec_table) {
   size_t n;
   const gb_gemm_prec *p = gb_gemm_precs(&n);
-  ck_assert_uint_eq(n, 11);
+  ck_assert_uint_eq(n, 13);
   for (size_t i = 0; i < n; i++)
     for (size_t j = i + 1; j < n; j++) ck_assert_str_ne(p[i].name, p[j].name);
 
@@ -65,6 +65,22 @@ START_TEST(test_prec_table) {
     ck_assert_str_eq(f->dtype, "fp8e4m3");
     ck_assert_double_eq(f->scale_a, 0.25);
     ck_assert_int_eq(f->min_cc, 89);
+    ck_assert(!f->out_fp8);
+    ck_assert_double_eq(gb_gemm_scale_d(f), 1.0); /* no D scale on a bf16 output */
+  }
+  /* fp8 e4m3 output: both accumulation settings, D scale 0.5 */
+  const char *out8[] = {"fp8e4m3_e4m3out_slowacc", "fp8e4m3_e4m3out_fastacc"};
+  for (int i = 0; i < 2; i++) {
+    const gb_gemm_prec *f = gb_gemm_prec_find(out8[i]);
+    ck_assert_ptr_nonnull(f);
+    ck_assert(f->fp8 && f->out_fp8);
+    ck_assert_int_eq(f->fast_accum, i);
+    ck_assert_int_eq(f->d_cuda, CUDA_R_8F_E4M3);
+    ck_assert_int_eq(f->d_type, GB_DT_F8E4M3);
+    ck_assert_str_eq(f->dtype, "fp8e4m3");
+    ck_assert_double_eq(gb_gemm_scale_d(f), 0.5);
+    /* the largest |D| expected: 5.5 sigma of sqrt(k/9) at k = 28672 (~310), halved, inside e4m3's 448 */
+    ck_assert(5.5 * sqrt(28672.0 / 9.0) * gb_gemm_scale_d(f) < 448.0);
   }
 
   const gb_gemm_prec *i8 = gb_gemm_prec_find("int8");
@@ -232,10 +248,18 @@ START_TEST(test_check_decide) {
 END_TEST
 
 START_TEST(test_amax) {
-  ck_assert(gb_gemm_amax_agrees(100.0, 100.3)); /* 0.3% apart: bf16 rounding */
-  ck_assert(!gb_gemm_amax_agrees(100.0, 102.0)); /* 2% apart */
-  ck_assert(!gb_gemm_amax_agrees(NAN, 100.0));
-  ck_assert(gb_gemm_amax_agrees(0.0, 0.0));
+  /* bf16 output, no D scale: within 2^-8 + 1% = 1.39% */
+  ck_assert(gb_gemm_amax_agrees(100.0, 100.3, 1.0, false)); /* 0.3% apart: bf16 rounding */
+  ck_assert(!gb_gemm_amax_agrees(100.0, 102.0, 1.0, false)); /* 2% apart */
+  ck_assert(!gb_gemm_amax_agrees(NAN, 100.0, 1.0, false));
+  ck_assert(gb_gemm_amax_agrees(0.0, 0.0, 1.0, false));
+  /* e4m3 output with D scale 0.5: amax 300 before the scale -> 150 expected; e4m3 rounds 150 to 144 or 160
+   * (3 mantissa bits, step 16 at 128..256): within 2^-4 + 1% = 7.25% of max|D| */
+  ck_assert(gb_gemm_amax_agrees(300.0, 144.0, 0.5, true)); /* 6/144 = 4.2% */
+  ck_assert(gb_gemm_amax_agrees(300.0, 160.0, 0.5, true)); /* 10/160 = 6.25% */
+  ck_assert(!gb_gemm_amax_agrees(300.0, 300.0, 0.5, true)); /* amax read as after the scale: fails */
+  ck_assert(!gb_gemm_amax_agrees(300.0, 144.0, 0.5, false)); /* the same gap on a bf16 output fails */
+  ck_assert(!gb_gemm_amax_agrees(300.0, 150.0, NAN, true));
 }
 END_TEST
 
@@ -350,6 +374,93 @@ START_TEST(test_keep) {
   double none[] = {NAN, INFINITY};
   ck_assert_int_eq(gb_gemm_keep(none, 2, 0), -1);
   ck_assert_int_eq(gb_gemm_keep(none, 0, -1), -1);
+}
+END_TEST
+
+START_TEST(test_finalists) {
+  /* the fastest 0.0208; within 5%: up to 0.02184 -> indices 1, 0 (0.0211), 2 (0.0215); 4 (0.0230) is out */
+  double t[] = {0.0211, 0.0208, 0.0215, NAN, 0.0230};
+  int f[GB_GEMM_FINALISTS_MAX];
+  ck_assert_int_eq(gb_gemm_finalists(t, 5, 0, 3, f), 3);
+  ck_assert_int_eq(f[0], 1);
+  ck_assert_int_eq(f[1], 0);
+  ck_assert_int_eq(f[2], 2);
+  ck_assert_int_eq(gb_gemm_finalists(t, 5, 0, 8, f), 3); /* room for more, but no more within 5% */
+  /* two places, the heuristic's first is index 2 (third by time, within): it takes the last place */
+  ck_assert_int_eq(gb_gemm_finalists(t, 5, 2, 2, f), 2);
+  ck_assert_int_eq(f[0], 1);
+  ck_assert_int_eq(f[1], 2);
+  /* the first is index 4, 10.6% behind: not a finalist */
+  ck_assert_int_eq(gb_gemm_finalists(t, 5, 4, 2, f), 2);
+  ck_assert_int_eq(f[0], 1);
+  ck_assert_int_eq(f[1], 0);
+  ck_assert_int_eq(gb_gemm_finalists(t, 5, -1, 2, f), 2);
+  ck_assert_int_eq(f[1], 0);
+  /* one place: the heuristic's first takes it (alone, so no confirmation follows) */
+  ck_assert_int_eq(gb_gemm_finalists(t, 5, 0, 1, f), 1);
+  ck_assert_int_eq(f[0], 0);
+  double none[] = {NAN, INFINITY};
+  ck_assert_int_eq(gb_gemm_finalists(none, 2, 0, 3, f), 0);
+  ck_assert_int_eq(gb_gemm_finalists(t, 0, -1, 3, f), 0);
+}
+END_TEST
+
+START_TEST(test_confirm_plan) {
+  /* bf16 8192^3 at 1.8 ms: floor(0.015 / 0.0018) = 8 samples, 2 warm-ups; a round of 3 finalists is
+   * 3 x 10 x 1.8 ms = 54 ms, so the round caps decide: 2 quick, 3 full */
+  gb_gemm_timing t = gb_gemm_timing_plan(GB_PROFILE_QUICK, GB_GEMM_WINDOW_BURST, 1.8e-3);
+  ck_assert_int_eq(t.confirm_samples, 8);
+  ck_assert_int_eq(t.confirm_warmup, 2);
+  ck_assert_int_eq(t.confirm_rounds, 2);
+  ck_assert_int_eq(t.confirm_rest_ms, GB_GEMM_CONFIRM_REST_MS);
+  ck_assert_int_eq(gb_gemm_timing_plan(GB_PROFILE_FULL, GB_GEMM_WINDOW_BURST, 1.8e-3).confirm_rounds, 3);
+  /* fp32 8192^3 at 21 ms: 3 samples (the floor), 1 warm-up; a round 3 x 4 x 21 ms = 0.252 s:
+   * floor(0.6 / 0.252) = 2 rounds quick, floor(1.0 / 0.252) = 3 full */
+  t = gb_gemm_timing_plan(GB_PROFILE_QUICK, GB_GEMM_WINDOW_BURST, 21e-3);
+  ck_assert_int_eq(t.confirm_samples, 3);
+  ck_assert_int_eq(t.confirm_warmup, 1);
+  ck_assert_int_eq(t.confirm_rounds, 2);
+  ck_assert_int_eq(gb_gemm_timing_plan(GB_PROFILE_FULL, GB_GEMM_WINDOW_BURST, 21e-3).confirm_rounds, 3);
+  /* a 0.16 s fp64 product: a round is 1.92 s, over the budget: still one round */
+  ck_assert_int_eq(gb_gemm_timing_plan(GB_PROFILE_FULL, GB_GEMM_WINDOW_BURST, 0.16).confirm_rounds, 1);
+  /* a decode product of 8 us, 13 per sample: floor(0.015 / 104 us) = 144 -> 10 samples, 2 x 13 warm-up products */
+  t = gb_gemm_timing_plan(GB_PROFILE_FULL, GB_GEMM_WINDOW_SUSTAINED, 8e-6);
+  ck_assert_int_eq(t.confirm_samples, 10);
+  ck_assert_int_eq(t.confirm_warmup, 26);
+  ck_assert_int_eq(t.confirm_rounds, 3);
+}
+END_TEST
+
+START_TEST(test_search_options) {
+  gb_gemm_opts o;
+  ck_assert_int_eq(gb_gemm_opts_parse("", &o), GB_OK);
+  ck_assert_int_eq(o.candidates, 0);     /* the timing plan's */
+  ck_assert_int_eq(o.finalists, 0);      /* GB_GEMM_FINALISTS_DEFAULT */
+  ck_assert_int_eq(o.confirm_rounds, -1); /* the timing plan's */
+  ck_assert_int_eq(o.confirm_rest_ms, -1);
+  ck_assert_str_eq(o.search_log, "");
+  ck_assert_str_eq(o.samples_log, "");
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.candidates=16,gemm.finalists=8,gemm.confirm=0,gemm.confirm_rest_ms=250,"
+                                      "gemm.search_log=out/s.csv,gemm.samples_log=/tmp/w.csv",
+                                      &o),
+                   GB_OK);
+  ck_assert_int_eq(o.candidates, 16);
+  ck_assert_int_eq(o.finalists, 8);
+  ck_assert_int_eq(o.confirm_rounds, 0);
+  ck_assert_int_eq(o.confirm_rest_ms, 250);
+  ck_assert_str_eq(o.search_log, "out/s.csv");
+  ck_assert_str_eq(o.samples_log, "/tmp/w.csv");
+  const char *bad[] = {"gemm.candidates=0",  "gemm.candidates=17", "gemm.finalists=0",         "gemm.finalists=9",
+                       "gemm.confirm=-1",    "gemm.confirm=9",     "gemm.confirm_rest_ms=10001", "gemm.confirm=x",
+                       "gemm.search_log=",   "gemm.samples_log="};
+  const char *key[] = {"gemm.candidates", "gemm.candidates", "gemm.finalists", "gemm.finalists",
+                       "gemm.confirm",    "gemm.confirm",    "gemm.confirm_rest_ms", "gemm.confirm",
+                       "gemm.search_log", "gemm.samples_log"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    ck_assert_int_eq(gb_gemm_opts_parse(bad[i], &o), GB_E_USAGE);
+    ck_assert_msg(strstr(gb_errmsg(), key[i]), "%s: %s", bad[i], gb_errmsg());
+    gb_errclear();
+  }
 }
 END_TEST
 
@@ -538,34 +649,35 @@ static gb_err plan_with(const char *opts, int major, int minor, gb_case_list *ou
 
 START_TEST(test_plan_layouts) {
   gb_case_list l;
-  /* default: TN only, 4 quick shapes x 11 precisions, names unchanged */
+  /* default: TN only, 4 quick shapes x 13 precisions, names unchanged */
   ck_assert_int_eq(plan_with(NULL, 9, 0, &l), GB_OK);
-  ck_assert_uint_eq(l.n, 44);
+  ck_assert_uint_eq(l.n, 52);
   ck_assert_str_eq(l.v[0].name, "fp64");
   for (size_t i = 0; i < l.n; i++) ck_assert_int_eq(l.v[i].param[0], GB_GEMM_TN);
   gb_case_list_free(&l);
 
-  /* tn:nn at one shape on Hopper: 11 TN + 6 NN (fp8 and int8 left out), each
+  /* tn:nn at one shape on Hopper: 13 TN + 6 NN (fp8 and int8 left out), each
    * precision's NN case right after its TN case */
   ck_assert_int_eq(plan_with("gemm.shapes=8192,gemm.layout=tn:nn", 9, 0, &l), GB_OK);
-  ck_assert_uint_eq(l.n, 17);
+  ck_assert_uint_eq(l.n, 19);
   const char *order[] = {"fp64", "fp64_nn", "fp32", "fp32_nn", "tf32", "tf32_nn", "fp16", "fp16_nn", "bf16",
                          "bf16_nn", "fp16acc16", "fp16acc16_nn", "fp8e4m3_slowacc"};
   for (int i = 0; i < 13; i++) ck_assert_str_eq(l.v[i].name, order[i]);
-  ck_assert_str_eq(l.v[16].name, "int8");
+  ck_assert_str_eq(l.v[17].name, "fp8e4m3_e4m3out_fastacc");
+  ck_assert_str_eq(l.v[18].name, "int8");
   ck_assert_int_eq(l.v[1].param[0], GB_GEMM_NN);
   ck_assert_str_eq(l.v[1].dtype, "fp64"); /* same dtype as TN: only the case differs */
   ck_assert_int_eq(l.v[1].m, 8192);
   ck_assert_ptr_eq(l.v[1].spec, gb_gemm_prec_find("fp64"));
   gb_case_list_free(&l);
 
-  /* the same on Blackwell (10.0): NN for all 11 */
+  /* the same on Blackwell (10.0): NN for all 13 */
   ck_assert_int_eq(plan_with("gemm.shapes=8192,gemm.layout=tn:nn", 10, 0, &l), GB_OK);
-  ck_assert_uint_eq(l.n, 22);
+  ck_assert_uint_eq(l.n, 26);
   gb_case_list_free(&l);
   /* no device info: everything asked for */
   ck_assert_int_eq(plan_with("gemm.shapes=8192,gemm.layout=nn", -1, 0, &l), GB_OK);
-  ck_assert_uint_eq(l.n, 11);
+  ck_assert_uint_eq(l.n, 13);
   gb_case_list_free(&l);
 
   /* NN only, precisions named: int8 is planned on Hopper (its row will say why it cannot run) */
@@ -842,6 +954,9 @@ static Suite *suite(void) {
   tcase_add_test(core, test_sample_rows);
   tcase_add_test(core, test_timing_plan);
   tcase_add_test(core, test_timing_plan_burst);
+  tcase_add_test(core, test_finalists);
+  tcase_add_test(core, test_confirm_plan);
+  tcase_add_test(core, test_search_options);
   tcase_add_test(core, test_window_option);
   tcase_add_test(core, test_keep);
   tcase_add_test(core, test_names);

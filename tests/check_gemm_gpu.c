@@ -4,11 +4,14 @@
  * precision), in the TN layout and, for the precisions that have it, in NN;
  * an output overwritten through the test-only hook comes out `invalid` in
  * both layouts; the extended algorithm search (gemm.search=extended) keeps a
- * checked algorithm and says where it came from. Runs in one process
+ * checked algorithm and says where it came from; fp8 with an e4m3 output
+ * runs with all four scale and amax pointers; gemm.search_log writes every
+ * candidate's timings. Runs in one process
  * (testutil_gpu.h: no CUDA state crosses a fork). */
 #include <cuda_runtime_api.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench_gemm.h"
 #include "gb_bench.h"
@@ -194,6 +197,71 @@ START_TEST(test_extended_search) {
 }
 END_TEST
 
+/* fp8 with an e4m3 output runs with all four per-tensor pointers (A, B and
+ * D scale, amax of D) and its amax agreed with max|D|; with a bf16 output
+ * the detail says what cuBLASLt refused. */
+START_TEST(test_fp8_scale_pointers) {
+  gpu_env *e = env_open();
+  gb_rowset rs = {0};
+  const char *out8[] = {"fp8e4m3_e4m3out_slowacc", "fp8e4m3_e4m3out_fastacc"};
+  for (int i = 0; i < 2; i++) {
+    int st = run_case(e, gb_gemm_prec_find(out8[i]), 512, 768, 1024, &rs);
+    if (st < 0) continue; /* before compute capability 8.9 */
+    const char *d = rs.v[0].detail;
+    ck_assert_msg(st == GB_STATUS_OK, "%s: %s", out8[i], d);
+    ck_assert_msg(strstr(d, "scale_a=0.25 scale_b=0.25 scale_d=0.5 amax_d="), "%s: %s", out8[i], d);
+    ck_assert_msg(!strstr(d, "amax_d=not"), "%s: amax of D not written: %s", out8[i], d);
+    ck_assert_msg(!strstr(d, "refused"), "%s: %s", out8[i], d);
+  }
+  if (run_case(e, gb_gemm_prec_find("fp8e4m3_fastacc"), 512, 768, 1024, &rs) == GB_STATUS_OK)
+    ck_assert_msg(strstr(rs.v[0].detail, "scale_d=") && strstr(rs.v[0].detail, "amax_d="), "%s", rs.v[0].detail);
+  gb_rowset_free(&rs);
+  env_close(e);
+}
+END_TEST
+
+/* gemm.search_log: a header and one line per timed candidate, exactly one
+ * of them kept; with more than one finalist the detail says they were
+ * confirmed rested. */
+START_TEST(test_search_log) {
+  char path[] = "/tmp/gb_search_log_XXXXXX";
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  close(fd);
+  char opts[128];
+  snprintf(opts, sizeof opts, "gemm.search_log=%s,gemm.candidates=6,gemm.finalists=3", path);
+  gpu_env *e = env_open_opts(opts);
+  gb_rowset rs = {0};
+  ck_assert_int_eq(run_case(e, gb_gemm_prec_find("bf16"), 2048, 2048, 2048, &rs), GB_STATUS_OK);
+  char detail[2048];
+  snprintf(detail, sizeof detail, "%s", rs.v[0].detail);
+  gb_rowset_free(&rs);
+  env_close(e); /* closes the log */
+  FILE *fp = fopen(path, "r");
+  ck_assert_ptr_nonnull(fp);
+  char line[1024];
+  ck_assert_ptr_nonnull(fgets(line, sizeof line, fp));
+  ck_assert_str_eq(line, "case,m,n,k,candidate,variant,algo,screen_s,screen_rate,confirm_s,confirm_rate,kept\n");
+  int lines = 0, kept = 0, confirmed = 0;
+  while (fgets(line, sizeof line, fp)) {
+    lines++;
+    ck_assert_msg(strncmp(line, "bf16,2048,2048,2048,heuristic#", 30) == 0, "%s", line);
+    size_t len = strlen(line);
+    ck_assert(len > 3);
+    kept += line[len - 2] == '1';
+    /* a confirmed candidate has its confirmation fields filled: no ",," before ",kept" */
+    char *kept_field = line + len - 3;
+    confirmed += !(kept_field[-1] == ',' && kept_field[-2] == ',');
+  }
+  fclose(fp);
+  unlink(path);
+  ck_assert_int_ge(lines, 1);
+  ck_assert_int_le(lines, 6);
+  ck_assert_int_eq(kept, 1);
+  if (confirmed >= 2) ck_assert_msg(strstr(detail, "finalists confirmed rested"), "%s", detail);
+}
+END_TEST
+
 /* The sustained window: its own metric and speedup metric, so that its rows
  * never mix with the burst rows; it times until 0.2 s (quick) have passed or
  * 200 samples were taken, more than the burst window's 30. */
@@ -252,6 +320,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_extended_search);
   tcase_add_test(tc, test_derive_rows);
   tcase_add_test(tc, test_sustained_window);
+  tcase_add_test(tc, test_fp8_scale_pointers);
+  tcase_add_test(tc, test_search_log);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -12,7 +12,7 @@ set -u
 rounds=${1:-3}
 precs=${2:-fp64:fp32:tf32:fp16:bf16}
 layouts=${3:-tn:nn}
-precs_tn=${4:-fp8e4m3_slowacc:fp8e4m3_fastacc:fp8e4m3xe5m2_slowacc:fp8e4m3xe5m2_fastacc:int8}
+precs_tn=${4:-fp8e4m3_slowacc:fp8e4m3_fastacc:fp8e4m3xe5m2_slowacc:fp8e4m3xe5m2_fastacc:fp8e4m3_e4m3out_slowacc:fp8e4m3_e4m3out_fastacc:int8}
 out=${OUT:-out}
 mkdir -p "$out"
 csv="$out/gemm-interleave.csv"

@@ -12,6 +12,7 @@ events; the figure is the median, as TFLOP/s (TOP/s for int8) = 2 m n k / s / 1e
   fp64_f32values                           fp64 operands holding float32 values
       (the first version of this script): lower power, higher clocks, ~8% faster
   fp8e4m3 (and e4m3 x e5m2), fast/slow acc  torch._scaled_mm, per-tensor scales, bf16 out
+  fp8e4m3_e4m3out, fast/slow acc            the same with an e4m3 output and result scale 0.5
   int8                                      torch._int_mm (int32 out), TN
 
 Operands are uniform in [-1, 1), drawn in the operand type (float64 draws
@@ -21,8 +22,10 @@ Prints comment lines (#) and a CSV table `name,tflops` on stdout; a case the
 installed PyTorch cannot run prints `name,` and the reason as a comment.
 Arguments, if any, name the cases to run (e.g. `gemm_ref.py bf16 fp16`).
 """
+import os
 import statistics
 import sys
+import time
 
 import torch
 
@@ -31,8 +34,19 @@ WARMUP = 5
 REPS = 30
 
 
+SAMPLES_LOG = os.environ.get("GEMM_REF_SAMPLES")  # file every timed call is appended to, in order
+REST_S = int(os.environ.get("GEMM_REF_REST_MS", "0")) / 1000  # idle before each case's warm-up
+current_case = ""
+
+
 def timed(fn):
-    """Median seconds of REPS calls of fn, each between two CUDA events."""
+    """Median seconds of REPS calls of fn, each between two CUDA events; with
+    GEMM_REF_SAMPLES set, appends "case,sample,seconds,tflops" lines to it;
+    with GEMM_REF_REST_MS set, idles that long first (as gpubench's
+    gemm.rest_ms does before its burst window)."""
+    if REST_S > 0:
+        torch.cuda.synchronize()
+        time.sleep(REST_S)
     for _ in range(WARMUP):
         fn()
     torch.cuda.synchronize()
@@ -43,7 +57,12 @@ def timed(fn):
         fn()
         e.record()
     torch.cuda.synchronize()
-    return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends)) * 1e-3
+    sec = [s.elapsed_time(e) * 1e-3 for s, e in zip(starts, ends)]
+    if SAMPLES_LOG:
+        with open(SAMPLES_LOG, "a") as f:
+            for i, t in enumerate(sec):
+                f.write(f"{current_case},{i},{t:.6e},{2.0 * M * N * K / t / 1e12:.1f}\n")
+    return statistics.median(sec)
 
 
 def set_tf32(on):
@@ -78,7 +97,10 @@ def matmul_case(dtype, tf32=False, fill=uniform, layout="tn"):
     return run
 
 
-def scaled_mm_case(b_dtype, fast_accum):
+def scaled_mm_case(b_dtype, fast_accum, out_dtype=torch.bfloat16, scale_result=None):
+    """torch._scaled_mm with per-tensor A and B scales 0.25; an fp8 output
+    (out_dtype float8_e4m3fn) also gets the result scale (gpubench's
+    fp8e4m3_e4m3out cases: D scale 0.5)."""
     def run():
         # activations A (m x k, row-major) and weights B (n x k, row-major) used as
         # B^T (k x n, column-major): the TN layout Hopper's fp8 kernels need
@@ -86,7 +108,8 @@ def scaled_mm_case(b_dtype, fast_accum):
         b = (uniform((N, K), torch.float32) * 4).to(b_dtype).t()
         sa = torch.tensor(0.25, device="cuda")
         sb = torch.tensor(0.25, device="cuda")
-        return timed(lambda: torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16,
+        sr = None if scale_result is None else torch.tensor(scale_result, device="cuda")
+        return timed(lambda: torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, scale_result=sr, out_dtype=out_dtype,
                                               use_fast_accum=fast_accum))
 
     return run
@@ -120,6 +143,8 @@ CASES = [
     ("fp8e4m3_fastacc", scaled_mm_case(torch.float8_e4m3fn, True)),
     ("fp8e4m3xe5m2_slowacc", scaled_mm_case(torch.float8_e5m2, False)),
     ("fp8e4m3xe5m2_fastacc", scaled_mm_case(torch.float8_e5m2, True)),
+    ("fp8e4m3_e4m3out_slowacc", scaled_mm_case(torch.float8_e4m3fn, False, torch.float8_e4m3fn, 0.5)),
+    ("fp8e4m3_e4m3out_fastacc", scaled_mm_case(torch.float8_e4m3fn, True, torch.float8_e4m3fn, 0.5)),
     ("int8", int_mm_case(b_column_major=True)),
     ("int8_b_rowmajor", int_mm_case(b_column_major=False)),
 ]
@@ -138,9 +163,11 @@ def main():
     if unknown:
         print(f"# unknown case(s): {', '.join(sorted(unknown))}", file=sys.stderr)
         return 2
+    global current_case
     for name, run in CASES:
         if wanted and name not in wanted:
             continue
+        current_case = name
         try:
             sec = run()
             print(f"{name},{flops / sec / 1e12:.1f}")
