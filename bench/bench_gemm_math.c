@@ -600,7 +600,8 @@ static gb_err gemm_opt(void *ctx, const char *key, const char *val, bool prefixe
   }
   if (strcmp(key, "candidates") == 0 || strcmp(key, "finalists") == 0 || strcmp(key, "confirm") == 0 ||
       strcmp(key, "confirm_rest_ms") == 0) {
-    bool cand = strcmp(key, "candidates") == 0, fin = strcmp(key, "finalists") == 0, rest = key[7] == '_';
+    bool cand = strcmp(key, "candidates") == 0, fin = strcmp(key, "finalists") == 0,
+         rest = strcmp(key, "confirm_rest_ms") == 0;
     int64_t lo = cand || fin ? 1 : 0;
     int64_t hi = cand ? GB_GEMM_CANDIDATES_MAX : fin ? GB_GEMM_FINALISTS_MAX : rest ? GB_GEMM_REST_MS_MAX
                                                                                  : GB_GEMM_CONFIRM_MAX;
