@@ -201,6 +201,7 @@ typedef struct gemm_pick {
   int finalists;       /* candidates confirmed rested (0: no confirmation) */
   int rounds;          /* confirmation rounds */
   int enumerated;      /* enumerated configurations added to the timed list */
+  int variants;        /* configurations of the heuristic's #1 added (cluster, swizzle, custom option) */
   int enum_ids, enum_checks, enum_accepted; /* algo ids tried, AlgoCheck calls, configurations it accepted */
   int timed;           /* candidates timed successfully */
   int failed;          /* candidates that would not run */
@@ -217,7 +218,8 @@ typedef struct gemm_cand {
   size_t ws;
   float waves;
   bool enumerated;
-  int index; /* heuristic: its rank (0 = first); enumerated: its algo id */
+  bool variant; /* the heuristic's candidate #index+1 with one configuration knob changed */
+  int index;    /* heuristic or variant: the heuristic's rank (0 = first); enumerated: its algo id */
 } gemm_cand;
 
 /* Algo id, tile and stages of a configured algorithm (0 where unreadable). */
@@ -364,6 +366,68 @@ static gb_err gemm_enumerate(gemm_op *o, const gemm_cand *h, int nh, gemm_enum_l
   return GB_OK;
 }
 
+/* gemm.search=extended: the configurations of base (a heuristic candidate)
+ * that differ from it in one knob: the cluster shape (the heuristic returns
+ * one per tile), CTA swizzling where the algorithm supports it, or its
+ * custom option. Each must pass cublasLtMatmulAlgoCheck within the
+ * workspace. Appends at most cap of them to out and returns how many. */
+static int gemm_config_variants(gemm_op *o, const gemm_cand *base, gemm_cand *out, int cap) {
+  static const uint16_t clusters[] = {CUBLASLT_CLUSTER_SHAPE_1x1x1, CUBLASLT_CLUSTER_SHAPE_2x1x1,
+                                      CUBLASLT_CLUSTER_SHAPE_1x2x1, CUBLASLT_CLUSTER_SHAPE_2x2x1,
+                                      CUBLASLT_CLUSTER_SHAPE_4x1x1, CUBLASLT_CLUSTER_SHAPE_1x4x1};
+  enum { KNOB_CLUSTER, KNOB_SWIZZLE, KNOB_CUSTOM };
+  uint16_t base_cluster = 0;
+  uint32_t base_swizzle = 0, base_custom = 0, swizzle_ok = 0, custom_max = 0;
+  size_t w = 0;
+  if (cublasLtMatmulAlgoConfigGetAttribute(&base->algo, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, &base_cluster,
+                                           sizeof base_cluster, &w))
+    base_cluster = 0;
+  if (cublasLtMatmulAlgoConfigGetAttribute(&base->algo, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, &base_swizzle,
+                                           sizeof base_swizzle, &w))
+    base_swizzle = 0;
+  if (cublasLtMatmulAlgoConfigGetAttribute(&base->algo, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, &base_custom,
+                                           sizeof base_custom, &w))
+    base_custom = 0;
+  if (cublasLtMatmulAlgoCapGetAttribute(&base->algo, CUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT, &swizzle_ok,
+                                        sizeof swizzle_ok, &w))
+    swizzle_ok = 0;
+  if (cublasLtMatmulAlgoCapGetAttribute(&base->algo, CUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX, &custom_max,
+                                        sizeof custom_max, &w))
+    custom_max = 0;
+  if (custom_max > 7) custom_max = 7;
+  int n = 0;
+  for (int knob = KNOB_CLUSTER; knob <= KNOB_CUSTOM; knob++) {
+    int count = knob == KNOB_CLUSTER   ? (int)(sizeof clusters / sizeof clusters[0])
+                : knob == KNOB_SWIZZLE ? (swizzle_ok ? 2 : 0)
+                                       : (int)custom_max + 1;
+    for (int v = 0; v < count && n < cap; v++) {
+      cublasLtMatmulAlgo_t a = base->algo;
+      cublasStatus_t set;
+      if (knob == KNOB_CLUSTER) {
+        if (clusters[v] == base_cluster) continue;
+        set = cublasLtMatmulAlgoConfigSetAttribute(&a, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, &clusters[v],
+                                                   sizeof clusters[v]);
+      } else {
+        uint32_t val = (uint32_t)v;
+        if (val == (knob == KNOB_SWIZZLE ? base_swizzle : base_custom)) continue;
+        set = cublasLtMatmulAlgoConfigSetAttribute(
+            &a, knob == KNOB_SWIZZLE ? CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING : CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, &val,
+            sizeof val);
+      }
+      cublasLtMatmulHeuristicResult_t res;
+      memset(&res, 0, sizeof res);
+      if (set != CUBLAS_STATUS_SUCCESS ||
+          cublasLtMatmulAlgoCheck(o->lt, o->desc, o->la, o->lb, o->lc ? o->lc : o->ld, o->ld, &a, &res) !=
+              CUBLAS_STATUS_SUCCESS ||
+          res.workspaceSize > o->ws_bytes)
+        continue;
+      out[n++] = (gemm_cand){.algo = a, .ws = res.workspaceSize, .waves = res.wavesCount, .variant = true,
+                             .index = base->index};
+    }
+  }
+  return n;
+}
+
 static void gemm_describe_algo(const cublasLtMatmulAlgo_t *algo, char *detail, size_t dn, char *variant,
                                size_t vn);
 
@@ -388,6 +452,7 @@ static void gemm_log_search(FILE *fp, const gemm_op *o, const gemm_cand *cand, i
     char desc[256], variant[128], src[32], t1[64], t2[64];
     gemm_describe_algo(&cand[i].algo, desc, sizeof desc, variant, sizeof variant);
     if (cand[i].enumerated) snprintf(src, sizeof src, "enumerated");
+    else if (cand[i].variant) snprintf(src, sizeof src, "variant-of-#%d", cand[i].index + 1);
     else snprintf(src, sizeof src, "heuristic#%d", cand[i].index + 1);
     gemm_log_time(t1, sizeof t1, screen[i], flops);
     gemm_log_time(t2, sizeof t2, conf[i], flops);
@@ -413,6 +478,42 @@ static void gemm_log_samples(FILE *fp, const gemm_op *o, int rest_ms, int warmup
             variant, rest_ms, warmup, i, t);
   }
   fflush(fp);
+}
+
+/* Waits for stream s, then lets the card idle ms milliseconds. */
+static gb_err gemm_idle(cudaStream_t s, int ms) {
+  GB_CUDA(cudaStreamSynchronize(s));
+  if (ms > 0) {
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+  }
+  return GB_OK;
+}
+
+/* Times algo in one burst: warmup products, then samples samples of
+ * ops_per_sample products each; *median gets the median seconds per
+ * sample. A candidate that does not run leaves *median NaN and its reason
+ * in failure[fn] (the search goes on without it); only a broken CUDA
+ * context is an error. */
+static gb_err gemm_time_algo(gemm_op *o, cudaStream_t s, const cublasLtMatmulAlgo_t *algo, int warmup, int samples,
+                             int ops_per_sample, double *median, char *failure, size_t fn) {
+  o->algo = *algo;
+  gb_measure_opts mo = gb_measure_defaults();
+  mo.warmup = warmup;
+  mo.min_samples = mo.max_samples = samples;
+  mo.budget_s = 0;
+  mo.ops_per_sample = ops_per_sample;
+  gb_samples samp = {0};
+  *median = NAN;
+  gb_err e = gb_measure(&mo, s, gemm_launch, o, &samp);
+  if (!e) *median = gb_median(samp.sec, samp.n);
+  gb_samples_free(&samp);
+  if (!e) return GB_OK;
+  if (e == GB_E_CUDA && gb_cuda_context_broken()) return e;
+  snprintf(failure, fn, "%s", gb_errmsg());
+  gb_errclear();
+  (void)cudaGetLastError(); /* clear a non-sticky launch error */
+  return GB_OK;
 }
 
 /* Asks the heuristic for up to 8 candidates and takes the first
@@ -442,12 +543,13 @@ static gb_err gemm_pick_algo(gemm_op *o, const gemm_state *st, const gb_device_i
                                      res, &got);
   if (hs != CUBLAS_STATUS_SUCCESS) got = 0;
   out->returned = got;
-  for (int i = 0; i < got && i < want_cand; i++)
-    if (res[i].state == CUBLAS_STATUS_SUCCESS)
+  int only = st->opts.candidate; /* gemm.candidate: the heuristic's #only alone */
+  for (int i = 0; i < got && (only ? i < only : i < want_cand); i++)
+    if (res[i].state == CUBLAS_STATUS_SUCCESS && (!only || i == only - 1))
       cand[ncand++] = (gemm_cand){.algo = res[i].algo, .ws = res[i].workspaceSize, .waves = res[i].wavesCount,
                                   .index = i};
   int nheur = ncand;
-  if (search == GB_GEMM_SEARCH_EXTENDED && got < GEMM_EXT_BELOW) {
+  if (search == GB_GEMM_SEARCH_EXTENDED && got < GEMM_EXT_BELOW && !only) {
     GB_TRY_GOTO(gemm_enumerate(o, cand, nheur, &en, out), err, done);
     size_t want = (size_t)(GEMM_EXT_BELOW - got);
     if (want > (size_t)want_cand) want = (size_t)want_cand;
@@ -463,6 +565,10 @@ static gb_err gemm_pick_algo(gemm_op *o, const gemm_state *st, const gb_device_i
       snprintf(out->enum_note, sizeof out->enum_note, "none of %zu new configurations scored (tile or waves unknown)",
                en.n);
   }
+  if (search == GB_GEMM_SEARCH_EXTENDED && !only && nheur > 0) {
+    out->variants = gemm_config_variants(o, &cand[0], cand + ncand, GEMM_CAND_MAX - ncand);
+    ncand += out->variants;
+  }
   if (ncand == 0) {
     err = gb_fail(GB_E_UNSUPPORTED,
                   "%s: cuBLASLt has no algorithm for %s (A %s, B %s, D %s, %s) at %lldx%lldx%lld on sm_%d%d: %s%s%s",
@@ -470,6 +576,8 @@ static gb_err gemm_pick_algo(gemm_op *o, const gemm_state *st, const gb_device_i
                   gb_dtype_name(o->p->d_type), gb_gemm_layout_label(o->layout), (long long)o->m, (long long)o->n,
                   (long long)o->k, dev->cc_major, dev->cc_minor,
                   hs != CUBLAS_STATUS_SUCCESS ? cublasLtGetStatusString(hs)
+                  : only && got > 0           ? (only > got ? "gemm.candidate asked for more than the heuristic returned"
+                                                            : "gemm.candidate's candidate was marked unusable")
                   : got > 0                   ? "every heuristic candidate was marked unusable"
                                               : "the heuristic returned no candidate",
                   out->enum_note[0] ? "; enumeration: " : "", out->enum_note);
@@ -489,37 +597,22 @@ static gb_err gemm_pick_algo(gemm_op *o, const gemm_state *st, const gb_device_i
   for (int r = 0; r < reps; r++)
     for (int i = 0; i < ncand; i++) {
       if (r > 0 && !live[i]) continue;
-      o->algo = cand[i].algo;
-      gb_measure_opts mo = gb_measure_defaults();
-      mo.warmup = r == 0 ? 1 : 0;
-      mo.min_samples = mo.max_samples = 1;
-      mo.budget_s = 0;
-      mo.ops_per_sample = plan->ops_per_sample;
-      gb_samples samp = {0};
-      gb_err e = gb_measure(&mo, s, gemm_launch, o, &samp);
-      if (e) {
-        gb_samples_free(&samp);
-        if (e == GB_E_CUDA && gb_cuda_context_broken()) {
-          err = e;
-          goto done;
-        }
-        snprintf(last_failure, sizeof last_failure, "%s", gb_errmsg());
-        gb_errclear();
-        (void)cudaGetLastError(); /* clear a non-sticky launch error */
+      GB_TRY_GOTO(gemm_time_algo(o, s, &cand[i].algo, r == 0 ? 1 : 0, 1, plan->ops_per_sample, &sec[i][r],
+                                 last_failure, sizeof last_failure),
+                  err, done);
+      if (isnan(sec[i][r])) {
         live[i] = false;
         out->failed++;
         continue;
       }
       if (r == 0) live[i] = true;
-      sec[i][r] = samp.sec[0];
-      gb_samples_free(&samp);
     }
   double med[GEMM_CAND_MAX];
   int first = -1;
   for (int i = 0; i < ncand; i++) {
     med[i] = live[i] ? gb_median(sec[i], (size_t)reps) : NAN;
     if (live[i]) out->timed++;
-    if (!cand[i].enumerated && cand[i].index == 0) first = i;
+    if (!cand[i].enumerated && !cand[i].variant && cand[i].index == 0) first = i;
   }
   /* the rested confirmation: the finalists of the screening, each timed
    * in short bursts after an idle, as the window will time the one kept
@@ -533,41 +626,20 @@ static gb_err gemm_pick_algo(gemm_op *o, const gemm_state *st, const gb_device_i
   int rest_ms = st->opts.confirm_rest_ms >= 0 ? st->opts.confirm_rest_ms : plan->confirm_rest_ms;
   if (nfin >= 2 && rounds > 0) {
     double cs[GB_GEMM_FINALISTS_MAX][GB_GEMM_CONFIRM_MAX];
+    int samples = plan->confirm_samples < 1                          ? 1
+                  : plan->confirm_samples > GEMM_CONFIRM_SAMPLES_MAX ? GEMM_CONFIRM_SAMPLES_MAX
+                                                                     : plan->confirm_samples;
     bool fok[GB_GEMM_FINALISTS_MAX];
     for (int j = 0; j < nfin; j++) fok[j] = true;
     for (int r = 0; r < rounds; r++)
       for (int jj = 0; jj < nfin; jj++) {
         int j = (jj + r) % nfin; /* each round starts with the next finalist */
         if (!fok[j]) continue;
-        o->algo = cand[fin[j]].algo;
-        GB_CUDA_GOTO(cudaStreamSynchronize(s), err, done);
-        if (rest_ms > 0) {
-          struct timespec ts = {rest_ms / 1000, (long)(rest_ms % 1000) * 1000000L};
-          nanosleep(&ts, NULL);
-        }
-        gb_measure_opts mo = gb_measure_defaults();
-        mo.warmup = plan->confirm_warmup;
-        mo.min_samples = mo.max_samples =
-            plan->confirm_samples < 1 ? 1 : plan->confirm_samples > GEMM_CONFIRM_SAMPLES_MAX ? GEMM_CONFIRM_SAMPLES_MAX
-                                                                                             : plan->confirm_samples;
-        mo.budget_s = 0;
-        mo.ops_per_sample = plan->ops_per_sample;
-        gb_samples samp = {0};
-        gb_err e = gb_measure(&mo, s, gemm_launch, o, &samp);
-        if (e) {
-          gb_samples_free(&samp);
-          if (e == GB_E_CUDA && gb_cuda_context_broken()) {
-            err = e;
-            goto done;
-          }
-          snprintf(last_failure, sizeof last_failure, "%s", gb_errmsg());
-          gb_errclear();
-          (void)cudaGetLastError();
-          fok[j] = false;
-          continue;
-        }
-        cs[j][r] = gb_median(samp.sec, samp.n);
-        gb_samples_free(&samp);
+        GB_TRY_GOTO(gemm_idle(s, rest_ms), err, done);
+        GB_TRY_GOTO(gemm_time_algo(o, s, &cand[fin[j]].algo, plan->confirm_warmup, samples, plan->ops_per_sample,
+                                   &cs[j][r], last_failure, sizeof last_failure),
+                    err, done);
+        if (isnan(cs[j][r])) fok[j] = false;
       }
     for (int j = 0; j < nfin; j++)
       if (fok[j]) conf[fin[j]] = gb_median(cs[j], (size_t)rounds);
@@ -591,12 +663,17 @@ static gb_err gemm_pick_algo(gemm_op *o, const gemm_state *st, const gb_device_i
   out->waves = cand[best].waves;
   if (cand[best].enumerated)
     snprintf(out->source, sizeof out->source, "enumerated via AlgoGetIds (algo id %d)", cand[best].index);
+  else if (cand[best].variant)
+    snprintf(out->source, sizeof out->source, "a configuration of the heuristic's #%d (over 1%% faster)",
+             cand[best].index + 1);
   else {
     bool beaten = false;
     for (int i = 0; i < ncand; i++)
       if (isfinite(decided[i]) && decided[i] < best_t) beaten = true;
     snprintf(out->source, sizeof out->source, "the heuristic's #%d%s", cand[best].index + 1,
-             beaten ? " (another was faster in the search, by 1% or less)" : "");
+             only      ? " (gemm.candidate)"
+             : beaten ? " (another was faster in the search, by 1% or less)"
+                      : "");
   }
 done:
   gemm_enum_list_free(&en);
@@ -626,13 +703,21 @@ static void gemm_describe_algo(const cublasLtMatmulAlgo_t *algo, char *detail, s
   if (cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, &cluster, sizeof cluster,
                                            &w))
     cluster = 0;
+  uint32_t custom = 0;
+  if (cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, &custom, sizeof custom, &w))
+    custom = 0;
   char tb[24], sb[24], cb[24];
   const char *tn = gb_gemm_tile_name(tile, tb, sizeof tb);
   const char *sn = gb_gemm_stages_name(stages, sb, sizeof sb);
   const char *cn = gb_gemm_cluster_name(cluster, cb, sizeof cb);
-  snprintf(detail, dn, "algo=%d tile=%s stages=%s splitk=%d reduction=%u swizzle=%u cluster=%s", (int)id, tn, sn,
-           (int)splitk, (unsigned)reduction, (unsigned)swizzle, cn);
-  snprintf(variant, vn, "tile%s_stages%s_splitk%d_cluster%s", tn, sn, (int)splitk, cn);
+  snprintf(detail, dn, "algo=%d tile=%s stages=%s splitk=%d reduction=%u swizzle=%u cluster=%s custom=%u", (int)id,
+           tn, sn, (int)splitk, (unsigned)reduction, (unsigned)swizzle, cn, (unsigned)custom);
+  /* swizzle and custom option only where set, so that the variants of the
+   * runs before them keep their names */
+  char extra[40] = "";
+  int used = swizzle ? snprintf(extra, sizeof extra, "_swizzle%u", (unsigned)swizzle) : 0;
+  if (custom) snprintf(extra + used, sizeof extra - (size_t)used, "_custom%u", (unsigned)custom);
+  snprintf(variant, vn, "tile%s_stages%s_splitk%d_cluster%s%s", tn, sn, (int)splitk, cn, extra);
 }
 
 /* ---- the check ---- */
@@ -949,13 +1034,9 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
   mo.ops_per_sample = plan.ops_per_sample;
   mo.graph = ctx->cfg->graph;
   mo.tel = ctx->tel;
-  if (st->rest_ms > 0) {
-    /* let the card idle first, so that the window does not start under the
-     * power cap the search brought on */
-    GB_CUDA_GOTO(cudaStreamSynchronize(s), err, done);
-    struct timespec ts = {st->rest_ms / 1000, (long)(st->rest_ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-  }
+  /* let the card idle first, so that the window does not start under the
+   * power cap the search brought on */
+  if (st->rest_ms > 0) GB_TRY_GOTO(gemm_idle(s, st->rest_ms), err, done);
   GB_TRY_GOTO(gb_measure(&mo, s, gemm_launch, &o, &samp), err, done);
   gb_stats rate = gb_samples_rate(&samp, flops, 1e12);
   if (st->samples_log) gemm_log_samples(st->samples_log, &o, st->rest_ms, mo.warmup, &samp);
@@ -982,12 +1063,18 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
   }
   char search_desc[320] = "", timing_desc[800];
   if (st->search == GB_GEMM_SEARCH_EXTENDED) {
+    int used;
     if (pick.returned >= GEMM_EXT_BELOW)
-      snprintf(search_desc, sizeof search_desc, ", enumeration not needed");
+      used = snprintf(search_desc, sizeof search_desc, ", enumeration not needed");
     else
-      snprintf(search_desc, sizeof search_desc,
-               ", %d enumerated via AlgoGetIds (%d ids, %d AlgoCheck calls, %d accepted)%s%s", pick.enumerated,
-               pick.enum_ids, pick.enum_checks, pick.enum_accepted, pick.enum_note[0] ? ": " : "", pick.enum_note);
+      used = snprintf(search_desc, sizeof search_desc,
+                      ", %d enumerated via AlgoGetIds (%d ids, %d AlgoCheck calls, %d accepted)%s%s", pick.enumerated,
+                      pick.enum_ids, pick.enum_checks, pick.enum_accepted, pick.enum_note[0] ? ": " : "",
+                      pick.enum_note);
+    if (used >= 0 && (size_t)used < sizeof search_desc)
+      snprintf(search_desc + used, sizeof search_desc - (size_t)used,
+               ", %d configuration%s of #1 (cluster, swizzle, custom option)", pick.variants,
+               pick.variants == 1 ? "" : "s");
   }
   char confirm_desc[160] = "";
   if (pick.finalists)

@@ -166,7 +166,9 @@ const char *gb_gemm_metric_in(const gb_gemm_prec *p, gb_gemm_window w);
 typedef enum gb_gemm_search {
   GB_GEMM_SEARCH_HEURISTIC = 0, /* cublasLtMatmulAlgoGetHeuristic's candidates only (default) */
   GB_GEMM_SEARCH_EXTENDED = 1,  /* plus configurations enumerated through cublasLtMatmulAlgoGetIds
-                                 * when the heuristic returns fewer than 8 */
+                                 * when the heuristic returns fewer than 8, and the configurations
+                                 * of its #1 that differ in cluster shape, CTA swizzling or
+                                 * custom option */
 } gb_gemm_search;
 
 /* --opt gemm.precs=bf16:fp8e4m3_fastacc (precision names) and
@@ -178,7 +180,8 @@ typedef enum gb_gemm_search {
  * time between the algorithm search and the window (0..10000; default
  * gb_gemm_rest_ms: GB_GEMM_REST_MS_BURST before a burst window, 0 before a
  * sustained one). The algorithm search: gemm.candidates=N candidates timed
- * (1..16; default the timing plan's 4..8), gemm.finalists=N of them
+ * (1..16; default the timing plan's 4..8), gemm.candidate=N the
+ * heuristic's #N alone (no search: to time one kernel), gemm.finalists=N of them
  * confirmed rested (1..8, default 3; 1 skips the confirmation),
  * gemm.confirm=R rounds of that confirmation (0..8; default the timing
  * plan's), gemm.confirm_rest_ms=N the idle before each finalist's burst
@@ -202,6 +205,7 @@ typedef struct gb_gemm_opts {
   gb_gemm_window window;
   int rest_ms;            /* idle before the timed window, ms; -1: the window's default */
   int candidates;         /* candidates timed (1..GB_GEMM_CANDIDATES_MAX); 0: the timing plan's */
+  int candidate;          /* the heuristic's #candidate alone, no search (1..GB_GEMM_CANDIDATES_MAX); 0: search */
   int finalists;          /* candidates confirmed rested (1..GB_GEMM_FINALISTS_MAX); 0: the default */
   int confirm_rounds;     /* rested confirmation rounds (0..GB_GEMM_CONFIRM_MAX); -1: the timing plan's */
   int confirm_rest_ms;    /* idle before each finalist's burst; -1: the timing plan's */

@@ -598,18 +598,21 @@ static gb_err gemm_opt(void *ctx, const char *key, const char *val, bool prefixe
     o->rest_ms = (int)v;
     return GB_OK;
   }
-  if (strcmp(key, "candidates") == 0 || strcmp(key, "finalists") == 0 || strcmp(key, "confirm") == 0 ||
-      strcmp(key, "confirm_rest_ms") == 0) {
-    bool cand = strcmp(key, "candidates") == 0, fin = strcmp(key, "finalists") == 0,
-         rest = strcmp(key, "confirm_rest_ms") == 0;
-    int64_t lo = cand || fin ? 1 : 0;
-    int64_t hi = cand ? GB_GEMM_CANDIDATES_MAX : fin ? GB_GEMM_FINALISTS_MAX : rest ? GB_GEMM_REST_MS_MAX
-                                                                                 : GB_GEMM_CONFIRM_MAX;
+  if (strcmp(key, "candidates") == 0 || strcmp(key, "candidate") == 0 || strcmp(key, "finalists") == 0 ||
+      strcmp(key, "confirm") == 0 || strcmp(key, "confirm_rest_ms") == 0) {
+    bool cand = strcmp(key, "candidates") == 0, one = strcmp(key, "candidate") == 0,
+         fin = strcmp(key, "finalists") == 0, rest = strcmp(key, "confirm_rest_ms") == 0;
+    int64_t lo = cand || one || fin ? 1 : 0;
+    int64_t hi = cand || one ? GB_GEMM_CANDIDATES_MAX
+                 : fin       ? GB_GEMM_FINALISTS_MAX
+                 : rest      ? GB_GEMM_REST_MS_MAX
+                             : GB_GEMM_CONFIRM_MAX;
     int64_t v;
     if (!gb_parse_i64(val, &v) || v < lo || v > hi)
       return gb_fail(GB_E_USAGE, "--opt gemm.%s: \"%s\" is not a whole number from %lld to %lld%s", key, val,
                      (long long)lo, (long long)hi, rest ? " (milliseconds)" : "");
     if (cand) o->candidates = (int)v;
+    else if (one) o->candidate = (int)v;
     else if (fin) o->finalists = (int)v;
     else if (rest) o->confirm_rest_ms = (int)v;
     else o->confirm_rounds = (int)v;
@@ -642,7 +645,7 @@ static gb_err gemm_opt(void *ctx, const char *key, const char *val, bool prefixe
   }
   return gb_fail(GB_E_USAGE,
                  "--opt gemm.%s: unknown key (known: precs, shapes, layout, search, window, rest_ms, candidates, "
-                 "finalists, confirm, confirm_rest_ms, search_log, samples_log)",
+                 "candidate, finalists, confirm, confirm_rest_ms, search_log, samples_log)",
                  key);
 }
 

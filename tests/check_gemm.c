@@ -435,6 +435,7 @@ START_TEST(test_search_options) {
   gb_gemm_opts o;
   ck_assert_int_eq(gb_gemm_opts_parse("", &o), GB_OK);
   ck_assert_int_eq(o.candidates, 0);     /* the timing plan's */
+  ck_assert_int_eq(o.candidate, 0);      /* a search */
   ck_assert_int_eq(o.finalists, 0);      /* GB_GEMM_FINALISTS_DEFAULT */
   ck_assert_int_eq(o.confirm_rounds, -1); /* the timing plan's */
   ck_assert_int_eq(o.confirm_rest_ms, -1);
@@ -445,15 +446,19 @@ START_TEST(test_search_options) {
                                       &o),
                    GB_OK);
   ck_assert_int_eq(o.candidates, 16);
+  ck_assert_int_eq(o.candidate, 0);
   ck_assert_int_eq(o.finalists, 8);
   ck_assert_int_eq(o.confirm_rounds, 0);
   ck_assert_int_eq(o.confirm_rest_ms, 250);
   ck_assert_str_eq(o.search_log, "out/s.csv");
   ck_assert_str_eq(o.samples_log, "/tmp/w.csv");
-  const char *bad[] = {"gemm.candidates=0",  "gemm.candidates=17", "gemm.finalists=0",         "gemm.finalists=9",
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.candidate=3", &o), GB_OK);
+  ck_assert_int_eq(o.candidate, 3);
+  ck_assert_int_eq(o.candidates, 0);
+  const char *bad[] = {"gemm.candidate=0", "gemm.candidate=17", "gemm.candidates=0",  "gemm.candidates=17", "gemm.finalists=0",         "gemm.finalists=9",
                        "gemm.confirm=-1",    "gemm.confirm=9",     "gemm.confirm_rest_ms=10001", "gemm.confirm=x",
                        "gemm.search_log=",   "gemm.samples_log="};
-  const char *key[] = {"gemm.candidates", "gemm.candidates", "gemm.finalists", "gemm.finalists",
+  const char *key[] = {"gemm.candidate", "gemm.candidate", "gemm.candidates", "gemm.candidates", "gemm.finalists", "gemm.finalists",
                        "gemm.confirm",    "gemm.confirm",    "gemm.confirm_rest_ms", "gemm.confirm",
                        "gemm.search_log", "gemm.samples_log"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -189,9 +189,37 @@ START_TEST(test_extended_search) {
       ck_assert_msg(st == GB_STATUS_OK, "%s %s: %s", precs[i], gb_gemm_layout_name((gb_gemm_layout)l),
                     rs.v[0].detail);
       const char *d = rs.v[0].detail;
-      ck_assert_msg(strstr(d, "kept the heuristic's #") || strstr(d, "kept enumerated via AlgoGetIds"), "%s", d);
+      ck_assert_msg(strstr(d, "kept the heuristic's #") || strstr(d, "kept enumerated via AlgoGetIds") ||
+                        strstr(d, "kept a configuration of the heuristic's #1"),
+                    "%s", d);
       ck_assert_msg(strstr(d, "enumeration not needed") || strstr(d, "enumerated via AlgoGetIds ("), "%s", d);
+      ck_assert_msg(strstr(d, " of #1 (cluster, swizzle, custom option)"), "%s", d);
     }
+  gb_rowset_free(&rs);
+  env_close(e);
+}
+END_TEST
+
+/* gemm.candidate=N times the heuristic's #N alone and says so; asking for
+ * more candidates than the heuristic returns is an error naming the option. */
+START_TEST(test_candidate_option) {
+  gpu_env *e = env_open_opts("gemm.candidate=2");
+  gb_rowset rs = {0};
+  ck_assert_int_eq(run_case(e, gb_gemm_prec_find("bf16"), 2048, 2048, 2048, &rs), GB_STATUS_OK);
+  ck_assert_msg(strstr(rs.v[0].detail, "fastest of 1 timed") &&
+                    strstr(rs.v[0].detail, "kept the heuristic's #2 (gemm.candidate)"),
+                "%s", rs.v[0].detail);
+  env_close(e);
+  e = env_open_opts("gemm.candidate=16"); /* the heuristic returns at most 8 at this size on Hopper */
+  gb_case c = gb_gemm_make_case(gb_gemm_prec_find("bf16"), GB_GEMM_TN, 2048, 2048, 2048);
+  gb_rowset_clear(&rs);
+  gb_err err = gb_bench_gemm.run(&e->ctx, &c, &rs);
+  if (err != GB_OK) {
+    ck_assert_int_eq(err, GB_E_UNSUPPORTED);
+    ck_assert_msg(strstr(gb_errmsg(), "gemm.candidate asked for more than the heuristic returned"), "%s",
+                  gb_errmsg());
+    gb_errclear();
+  }
   gb_rowset_free(&rs);
   env_close(e);
 }
@@ -322,6 +350,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_sustained_window);
   tcase_add_test(tc, test_fp8_scale_pointers);
   tcase_add_test(tc, test_search_log);
+  tcase_add_test(tc, test_candidate_option);
   suite_add_tcase(s, tc);
   return s;
 }
