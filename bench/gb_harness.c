@@ -27,6 +27,59 @@ void gb_samples_free(gb_samples *s) {
   memset(s, 0, sizeof *s);
 }
 
+/* One sample's operations: the graph's replay, or ops launches. */
+static gb_err measure_enqueue_sample(cudaStream_t s, gb_launch_fn launch, void *ctx, cudaGraphExec_t exec, int ops,
+                                     long *iter) {
+  if (exec) {
+    GB_CUDA(cudaGraphLaunch(exec, s));
+    return GB_OK;
+  }
+  for (int i = 0; i < ops; i++) GB_TRY(launch(ctx, s, (*iter)++));
+  return GB_OK;
+}
+
+/* gb_measure_opts.back_to_back: event k of a ring of 2 GB_MEASURE_CHUNK + 1
+ * ends sample k-1 and starts sample k; the samples are queued a chunk at a
+ * time, the next chunk before waiting for the end of the previous one, so
+ * the device runs them back to back. A slot is recorded again only after
+ * the samples on both sides of it were read. */
+static gb_err measure_back_to_back(const gb_measure_opts *o, cudaStream_t s, gb_launch_fn launch, void *ctx,
+                                   cudaGraphExec_t exec, int ops, long *iter, int min_samples, int max_samples,
+                                   double t_start, gb_samples *out) {
+  enum { RING = 2 * GB_MEASURE_CHUNK + 1 };
+  cudaEvent_t ev[RING] = {0};
+  gb_err err = GB_OK;
+  int queued = 0, read = 0;
+  for (int i = 0; i < RING; i++) GB_CUDA_GOTO(cudaEventCreate(&ev[i]), err, done);
+  GB_CUDA_GOTO(cudaEventRecord(ev[0], s), err, done);
+  for (;;) {
+    /* queue one more chunk unless the samples are complete */
+    bool more = queued < max_samples && !(queued >= min_samples && now_s() - t_start >= o->budget_s);
+    int target = queued; /* what was queued before this chunk is read below */
+    for (int c = 0; more && c < GB_MEASURE_CHUNK && queued < max_samples; c++) {
+      GB_TRY_GOTO(measure_enqueue_sample(s, launch, ctx, exec, ops, iter), err, done);
+      queued++;
+      GB_CUDA_GOTO(cudaEventRecord(ev[queued % RING], s), err, done);
+    }
+    if (target == read) {
+      if (queued == read) break; /* nothing queued, nothing left to read */
+      continue;                  /* the first chunk: queue the second before waiting */
+    }
+    GB_CUDA_GOTO(cudaEventSynchronize(ev[target % RING]), err, done);
+    GB_CUDA_GOTO(cudaGetLastError(), err, done);
+    for (; read < target; read++) {
+      float ms = 0;
+      GB_CUDA_GOTO(cudaEventElapsedTime(&ms, ev[read % RING], ev[(read + 1) % RING]), err, done);
+      out->sec[out->n++] = (double)ms * 1e-3 / ops;
+    }
+  }
+done:
+  if (err) (void)cudaStreamSynchronize(s); /* no event of the ring may still be pending when destroyed */
+  for (int i = 0; i < RING; i++)
+    if (ev[i]) cudaEventDestroy(ev[i]);
+  return err;
+}
+
 gb_err gb_measure(const gb_measure_opts *o, cudaStream_t s, gb_launch_fn launch, void *ctx, gb_samples *out) {
   memset(out, 0, sizeof *out);
   gb_err err = GB_OK;
@@ -69,6 +122,13 @@ gb_err gb_measure(const gb_measure_opts *o, cudaStream_t s, gb_launch_fn launch,
 
   gb_telemetry_window_begin(o->tel);
   double t_start = now_s();
+  if (o->back_to_back) {
+    GB_TRY_GOTO(measure_back_to_back(o, s, launch, ctx, exec, ops, &iter, min_samples, max_samples, t_start, out), err,
+                done);
+    gb_telemetry_window_end(o->tel);
+    out->st = gb_stats_of(out->sec, out->n);
+    goto done;
+  }
   while ((int)out->n < max_samples) {
     GB_CUDA_GOTO(cudaEventRecord(ev0, s), err, done);
     if (exec) {

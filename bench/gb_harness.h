@@ -25,9 +25,15 @@ typedef struct gb_measure_opts {
   double budget_s;       /* stop after min_samples once this much time is spent (default 1.0) */
   int ops_per_sample;    /* operations between the two events of one sample (default 1) */
   bool graph;            /* capture ops_per_sample operations into a graph and time its replay */
+  bool back_to_back;     /* queue the samples ahead, each between two events of one chain, and
+                          * wait once per GB_MEASURE_CHUNK samples with the next chunk already
+                          * queued: no host launch latency inside a sample, no idle between
+                          * samples (false: wait for each sample before launching the next) */
   gb_telemetry *tel;     /* when set, the timed samples are marked as its window
                           * (gb_telemetry_window_begin/_end); NULL by default */
 } gb_measure_opts;
+
+#define GB_MEASURE_CHUNK 16 /* samples queued per chunk with back_to_back */
 
 /* Defaults above. */
 gb_measure_opts gb_measure_defaults(void);

@@ -116,6 +116,41 @@ START_TEST(test_measure) {
   gb_samples_free(&s);
   /* the legacy stream cannot be captured: a clear error, not a stuck capture */
   ck_assert_int_eq(gb_measure(&o, 0, launch_fill, &f, &s), GB_E_INTERNAL);
+  /* back to back: exactly the samples asked for, past the event ring's
+   * wrap (2 x 16 + 1), each at least the kernel's time */
+  o = gb_measure_defaults();
+  o.back_to_back = true;
+  o.min_samples = o.max_samples = 100;
+  o.budget_s = 0;
+  ck_assert_msg(gb_measure(&o, st, launch_fill, &f, &s) == GB_OK, "%s", gb_errmsg());
+  ck_assert_uint_eq(s.n, 100);
+  ck_assert_double_gt(s.st.min, 0);
+  gb_samples_free(&s);
+  /* with a time budget it stops after it, within one chunk */
+  o.min_samples = 5;
+  o.max_samples = 100000;
+  o.budget_s = 0.02;
+  ck_assert_msg(gb_measure(&o, st, launch_fill, &f, &s) == GB_OK, "%s", gb_errmsg());
+  ck_assert_uint_ge(s.n, 5);
+  ck_assert_uint_lt(s.n, 100000);
+  double b2b = s.st.median;
+  gb_samples_free(&s);
+  /* a sample timed alone holds the host's launch latency as well: 64 MiB
+   * written in ~15 us on an H200, the launch a few us more */
+  o.back_to_back = false;
+  o.min_samples = o.max_samples = 100;
+  o.budget_s = 0;
+  ck_assert_int_eq(gb_measure(&o, st, launch_fill, &f, &s), GB_OK);
+  printf("fill 64 MiB: %.2f us back to back, %.2f us one at a time\n", b2b * 1e6, s.st.median * 1e6);
+  ck_assert_double_lt(b2b, s.st.median);
+  gb_samples_free(&s);
+  /* graph replay back to back */
+  o.back_to_back = o.graph = true;
+  o.ops_per_sample = 4;
+  o.min_samples = o.max_samples = 40;
+  ck_assert_msg(gb_measure(&o, st, launch_fill, &f, &s) == GB_OK, "%s", gb_errmsg());
+  ck_assert_uint_eq(s.n, 40);
+  gb_samples_free(&s);
   cudaStreamDestroy(st);
   cudaFree(f.d);
 }
