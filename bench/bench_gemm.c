@@ -44,7 +44,8 @@ _Static_assert(GB_DT_F64 == 0 && GB_DT_F32 == 1 && GB_DT_F16 == 2 && GB_DT_BF16 
 #define GEMM_ENUM_MAX_IDS 64             /* algo ids asked of cublasLtMatmulAlgoGetIds */
 #define GEMM_ENUM_MAX_CHECKS 4096        /* cublasLtMatmulAlgoCheck calls per case */
 #define GEMM_ENUM_MAX_CHECKS_PER_ID 512
-#define GEMM_CAND_MAX (2 * GEMM_HEUR_MAX) /* candidates timed at most: the heuristic's and the enumerated */
+#define GEMM_CAND_MAX (2 * GEMM_HEUR_MAX) /* candidates timed at most: the heuristic's, then the enumerated
+                                          * and the variants of its first (gemm.search=extended) */
 #define GEMM_SEARCH_REPS_MAX 8            /* timed samples per candidate at most */
 #define GEMM_CONFIRM_SAMPLES_MAX 64       /* timed samples per confirmation burst at most */
 /* Each fp8 scale and the amax live in their own 256-byte slot (64 floats),
@@ -201,7 +202,9 @@ typedef struct gemm_pick {
   int finalists;       /* candidates confirmed rested (0: no confirmation) */
   int rounds;          /* confirmation rounds */
   int enumerated;      /* enumerated configurations added to the timed list */
-  int variants;        /* configurations of the heuristic's #1 added (cluster, swizzle, custom option) */
+  int variants;        /* configurations of the heuristic's first usable candidate added (cluster,
+                        * swizzle, custom option) */
+  int variant_base;    /* that candidate's rank, from 1 */
   int enum_ids, enum_checks, enum_accepted; /* algo ids tried, AlgoCheck calls, configurations it accepted */
   int timed;           /* candidates timed successfully */
   int failed;          /* candidates that would not run */
@@ -377,7 +380,8 @@ static int gemm_config_variants(gemm_op *o, const gemm_cand *base, gemm_cand *ou
                                       CUBLASLT_CLUSTER_SHAPE_4x1x1, CUBLASLT_CLUSTER_SHAPE_1x4x1};
   enum { KNOB_CLUSTER, KNOB_SWIZZLE, KNOB_CUSTOM };
   uint16_t base_cluster = 0;
-  uint32_t base_swizzle = 0, base_custom = 0, swizzle_ok = 0, custom_max = 0;
+  uint32_t base_swizzle = 0, base_custom = 0;
+  int32_t swizzle_ok = 0, custom_max = 0;
   size_t w = 0;
   if (cublasLtMatmulAlgoConfigGetAttribute(&base->algo, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, &base_cluster,
                                            sizeof base_cluster, &w))
@@ -394,12 +398,14 @@ static int gemm_config_variants(gemm_op *o, const gemm_cand *base, gemm_cand *ou
   if (cublasLtMatmulAlgoCapGetAttribute(&base->algo, CUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX, &custom_max,
                                         sizeof custom_max, &w))
     custom_max = 0;
+  if (swizzle_ok < 0) swizzle_ok = 0;
+  if (custom_max < 0) custom_max = 0;
   if (custom_max > 7) custom_max = 7;
   int n = 0;
   for (int knob = KNOB_CLUSTER; knob <= KNOB_CUSTOM; knob++) {
     int count = knob == KNOB_CLUSTER   ? (int)(sizeof clusters / sizeof clusters[0])
                 : knob == KNOB_SWIZZLE ? (swizzle_ok ? 2 : 0)
-                                       : (int)custom_max + 1;
+                                       : custom_max + 1;
     for (int v = 0; v < count && n < cap; v++) {
       cublasLtMatmulAlgo_t a = base->algo;
       cublasStatus_t set;
@@ -568,6 +574,7 @@ static gb_err gemm_pick_algo(gemm_op *o, const gemm_state *st, const gb_device_i
   }
   if (search == GB_GEMM_SEARCH_EXTENDED && !only && nheur > 0) {
     out->variants = gemm_config_variants(o, &cand[0], cand + ncand, GEMM_CAND_MAX - ncand);
+    out->variant_base = cand[0].index + 1;
     ncand += out->variants;
   }
   if (ncand == 0) {
@@ -665,8 +672,7 @@ static gb_err gemm_pick_algo(gemm_op *o, const gemm_state *st, const gb_device_i
   if (cand[best].enumerated)
     snprintf(out->source, sizeof out->source, "enumerated via AlgoGetIds (algo id %d)", cand[best].index);
   else if (cand[best].variant)
-    snprintf(out->source, sizeof out->source, "a configuration of the heuristic's #%d (over 1%% faster)",
-             cand[best].index + 1);
+    snprintf(out->source, sizeof out->source, "a configuration of the heuristic's #%d", cand[best].index + 1);
   else {
     bool beaten = false;
     for (int i = 0; i < ncand; i++)
@@ -1075,8 +1081,8 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
                       pick.enum_note);
     if (used >= 0 && (size_t)used < sizeof search_desc)
       snprintf(search_desc + used, sizeof search_desc - (size_t)used,
-               ", %d configuration%s of #1 (cluster, swizzle, custom option)", pick.variants,
-               pick.variants == 1 ? "" : "s");
+               ", %d configuration%s of #%d (cluster, swizzle, custom option)", pick.variants,
+               pick.variants == 1 ? "" : "s", pick.variant_base);
   }
   char confirm_desc[160] = "";
   if (pick.finalists)

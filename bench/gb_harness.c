@@ -39,10 +39,15 @@ static gb_err measure_enqueue_sample(cudaStream_t s, gb_launch_fn launch, void *
 }
 
 /* gb_measure_opts.back_to_back: event k of a ring of 2 GB_MEASURE_CHUNK + 1
- * ends sample k-1 and starts sample k; the samples are queued a chunk at a
- * time, the next chunk before waiting for the end of the previous one, so
- * the device runs them back to back. A slot is recorded again only after
- * the samples on both sides of it were read. */
+ * ends sample k-1 and starts sample k. The samples are queued at most a
+ * chunk at a time, the next chunk before waiting for the end of the
+ * previous one, so the device runs them back to back; an untimed sample
+ * ahead of the first (when there are several) keeps the first from starting
+ * on an idle stream. The first min_samples are queued outright; after them
+ * a chunk holds only the samples that, at the mean of those read, still end
+ * within budget_s of t_start. A slot is recorded again only after the
+ * samples on both sides of it were read: at most two chunks are ever
+ * unread. */
 static gb_err measure_back_to_back(const gb_measure_opts *o, cudaStream_t s, gb_launch_fn launch, void *ctx,
                                    cudaGraphExec_t exec, int ops, long *iter, int min_samples, int max_samples,
                                    double t_start, gb_samples *out) {
@@ -50,26 +55,37 @@ static gb_err measure_back_to_back(const gb_measure_opts *o, cudaStream_t s, gb_
   cudaEvent_t ev[RING] = {0};
   gb_err err = GB_OK;
   int queued = 0, read = 0;
+  double read_s = 0; /* seconds of the samples read */
   for (int i = 0; i < RING; i++) GB_CUDA_GOTO(cudaEventCreate(&ev[i]), err, done);
+  if (max_samples > 1) GB_TRY_GOTO(measure_enqueue_sample(s, launch, ctx, exec, ops, iter), err, done);
   GB_CUDA_GOTO(cudaEventRecord(ev[0], s), err, done);
   for (;;) {
-    /* queue one more chunk unless the samples are complete */
-    bool more = queued < max_samples && !(queued >= min_samples && now_s() - t_start >= o->budget_s);
+    int want = 0;
+    if (queued < min_samples) {
+      want = min_samples - queued;
+    } else if (read > 0 && o->budget_s > 0) {
+      double mean = read_s / read;
+      double left = o->budget_s - (now_s() - t_start) - (queued - read) * mean;
+      want = left <= 0 ? 0 : mean > 0 ? (int)fmin(ceil(left / mean), GB_MEASURE_CHUNK) : GB_MEASURE_CHUNK;
+    }
+    if (want > GB_MEASURE_CHUNK) want = GB_MEASURE_CHUNK;
+    if (want > max_samples - queued) want = max_samples - queued;
     int target = queued; /* what was queued before this chunk is read below */
-    for (int c = 0; more && c < GB_MEASURE_CHUNK && queued < max_samples; c++) {
+    for (int c = 0; c < want; c++) {
       GB_TRY_GOTO(measure_enqueue_sample(s, launch, ctx, exec, ops, iter), err, done);
       queued++;
       GB_CUDA_GOTO(cudaEventRecord(ev[queued % RING], s), err, done);
     }
     if (target == read) {
       if (queued == read) break; /* nothing queued, nothing left to read */
-      continue;                  /* the first chunk: queue the second before waiting */
+      continue;                  /* queue the next chunk before waiting for this one */
     }
     GB_CUDA_GOTO(cudaEventSynchronize(ev[target % RING]), err, done);
     GB_CUDA_GOTO(cudaGetLastError(), err, done);
     for (; read < target; read++) {
       float ms = 0;
       GB_CUDA_GOTO(cudaEventElapsedTime(&ms, ev[read % RING], ev[(read + 1) % RING]), err, done);
+      read_s += (double)ms * 1e-3;
       out->sec[out->n++] = (double)ms * 1e-3 / ops;
     }
   }

@@ -27,8 +27,9 @@ typedef struct gb_measure_opts {
   bool graph;            /* capture ops_per_sample operations into a graph and time its replay */
   bool back_to_back;     /* queue the samples ahead, each between two events of one chain, and
                           * wait once per GB_MEASURE_CHUNK samples with the next chunk already
-                          * queued: no host launch latency inside a sample, no idle between
-                          * samples (false: wait for each sample before launching the next) */
+                          * queued (an untimed sample first when there are several): no host
+                          * launch latency inside a sample, no idle between samples (false:
+                          * wait for each sample before launching the next) */
   gb_telemetry *tel;     /* when set, the timed samples are marked as its window
                           * (gb_telemetry_window_begin/_end); NULL by default */
 } gb_measure_opts;

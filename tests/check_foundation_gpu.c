@@ -126,22 +126,32 @@ START_TEST(test_measure) {
   ck_assert_uint_eq(s.n, 100);
   ck_assert_double_gt(s.st.min, 0);
   gb_samples_free(&s);
-  /* with a time budget it stops after it, within one chunk */
+  /* with a time budget: the first min_samples, then no more than end
+   * within it (44 us samples: at most ~450 in 20 ms, not 100000) */
   o.min_samples = 5;
   o.max_samples = 100000;
   o.budget_s = 0.02;
   ck_assert_msg(gb_measure(&o, st, launch_fill, &f, &s) == GB_OK, "%s", gb_errmsg());
   ck_assert_uint_ge(s.n, 5);
-  ck_assert_uint_lt(s.n, 100000);
-  double b2b = s.st.median;
+  ck_assert_double_le(s.n * s.st.median, 0.02 * 1.5);
   gb_samples_free(&s);
-  /* a sample timed alone holds the host's launch latency as well: 64 MiB
-   * written in ~15 us on an H200, the launch a few us more */
-  o.back_to_back = false;
+  /* a budget the first samples already spend: min_samples and no more */
+  o.min_samples = 3;
+  o.budget_s = 1e-9;
+  ck_assert_msg(gb_measure(&o, st, launch_fill, &f, &s) == GB_OK, "%s", gb_errmsg());
+  ck_assert_uint_eq(s.n, 3);
+  gb_samples_free(&s);
+  /* a sample timed alone holds the host's launch latency as well: 8 MiB
+   * written in a few us, about what a launch takes */
+  fill_ctx small = {f.d, 1 << 21};
   o.min_samples = o.max_samples = 100;
   o.budget_s = 0;
-  ck_assert_int_eq(gb_measure(&o, st, launch_fill, &f, &s), GB_OK);
-  printf("fill 64 MiB: %.2f us back to back, %.2f us one at a time\n", b2b * 1e6, s.st.median * 1e6);
+  ck_assert_msg(gb_measure(&o, st, launch_fill, &small, &s) == GB_OK, "%s", gb_errmsg());
+  double b2b = s.st.median;
+  gb_samples_free(&s);
+  o.back_to_back = false;
+  ck_assert_int_eq(gb_measure(&o, st, launch_fill, &small, &s), GB_OK);
+  printf("fill 8 MiB: %.2f us back to back, %.2f us one at a time\n", b2b * 1e6, s.st.median * 1e6);
   ck_assert_double_lt(b2b, s.st.median);
   gb_samples_free(&s);
   /* graph replay back to back */

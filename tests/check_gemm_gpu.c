@@ -190,10 +190,10 @@ START_TEST(test_extended_search) {
                     rs.v[0].detail);
       const char *d = rs.v[0].detail;
       ck_assert_msg(strstr(d, "kept the heuristic's #") || strstr(d, "kept enumerated via AlgoGetIds") ||
-                        strstr(d, "kept a configuration of the heuristic's #1"),
+                        strstr(d, "kept a configuration of the heuristic's #"),
                     "%s", d);
       ck_assert_msg(strstr(d, "enumeration not needed") || strstr(d, "enumerated via AlgoGetIds ("), "%s", d);
-      ck_assert_msg(strstr(d, " of #1 (cluster, swizzle, custom option)"), "%s", d);
+      ck_assert_msg(strstr(d, " (cluster, swizzle, custom option)"), "%s", d);
     }
   gb_rowset_free(&rs);
   env_close(e);
