@@ -27,6 +27,21 @@ void gb_samples_free(gb_samples *s) {
   memset(s, 0, sizeof *s);
 }
 
+int gb_measure_next_chunk(int min_samples, int max_samples, int queued, int read, double read_s, double budget_s,
+                          double elapsed_s) {
+  int want = 0;
+  if (queued < min_samples) {
+    want = min_samples - queued;
+  } else if (read > 0 && budget_s > 0) {
+    double mean = read_s / read;
+    double left = budget_s - elapsed_s - (queued - read) * mean;
+    want = left <= 0 ? 0 : mean > 0 ? (int)fmin(ceil(left / mean), GB_MEASURE_CHUNK) : GB_MEASURE_CHUNK;
+  }
+  if (want > GB_MEASURE_CHUNK) want = GB_MEASURE_CHUNK;
+  if (want > max_samples - queued) want = max_samples - queued;
+  return want < 0 ? 0 : want;
+}
+
 /* One sample's operations: the graph's replay, or ops launches. */
 static gb_err measure_enqueue_sample(cudaStream_t s, gb_launch_fn launch, void *ctx, cudaGraphExec_t exec, int ops,
                                      long *iter) {
@@ -60,16 +75,7 @@ static gb_err measure_back_to_back(const gb_measure_opts *o, cudaStream_t s, gb_
   if (max_samples > 1) GB_TRY_GOTO(measure_enqueue_sample(s, launch, ctx, exec, ops, iter), err, done);
   GB_CUDA_GOTO(cudaEventRecord(ev[0], s), err, done);
   for (;;) {
-    int want = 0;
-    if (queued < min_samples) {
-      want = min_samples - queued;
-    } else if (read > 0 && o->budget_s > 0) {
-      double mean = read_s / read;
-      double left = o->budget_s - (now_s() - t_start) - (queued - read) * mean;
-      want = left <= 0 ? 0 : mean > 0 ? (int)fmin(ceil(left / mean), GB_MEASURE_CHUNK) : GB_MEASURE_CHUNK;
-    }
-    if (want > GB_MEASURE_CHUNK) want = GB_MEASURE_CHUNK;
-    if (want > max_samples - queued) want = max_samples - queued;
+    int want = gb_measure_next_chunk(min_samples, max_samples, queued, read, read_s, o->budget_s, now_s() - t_start);
     int target = queued; /* what was queued before this chunk is read below */
     for (int c = 0; c < want; c++) {
       GB_TRY_GOTO(measure_enqueue_sample(s, launch, ctx, exec, ops, iter), err, done);

@@ -36,6 +36,14 @@ typedef struct gb_measure_opts {
 
 #define GB_MEASURE_CHUNK 16 /* samples queued per chunk with back_to_back */
 
+/* How many samples back-to-back timing queues next, 0..GB_MEASURE_CHUNK:
+ * up to min_samples outright; after them, with a budget, as many as still
+ * end within budget_s at the mean of the samples read (read_s seconds over
+ * read samples), counting elapsed_s since the start and the queued - read
+ * samples not yet read (none before one was read); never past max_samples. */
+int gb_measure_next_chunk(int min_samples, int max_samples, int queued, int read, double read_s, double budget_s,
+                          double elapsed_s);
+
 /* Defaults above. */
 gb_measure_opts gb_measure_defaults(void);
 

@@ -32,6 +32,30 @@ START_TEST(test_random_values) {
 }
 END_TEST
 
+/* The chunks of back-to-back timing, hand-computed. */
+START_TEST(test_next_chunk) {
+  /* burst window: 30 samples, no budget: 16, then 14, then none */
+  ck_assert_int_eq(gb_measure_next_chunk(30, 30, 0, 0, 0, 0, 0), 16);
+  ck_assert_int_eq(gb_measure_next_chunk(30, 30, 16, 0, 0, 0, 0), 14);
+  ck_assert_int_eq(gb_measure_next_chunk(30, 30, 30, 16, 0.016, 0, 0), 0);
+  /* budget: nothing past min_samples before a sample was read */
+  ck_assert_int_eq(gb_measure_next_chunk(5, 100000, 5, 0, 0, 0.02, 0.001), 0);
+  /* 5 read at 1 ms each, 6 ms spent of 20: 14 more end in time */
+  ck_assert_int_eq(gb_measure_next_chunk(5, 100000, 5, 5, 0.005, 0.02, 0.006), 14);
+  /* 15 still unread eat the 14 ms left */
+  ck_assert_int_eq(gb_measure_next_chunk(5, 100000, 20, 5, 0.005, 0.02, 0.006), 0);
+  /* 19 would fit: one chunk of 16 */
+  ck_assert_int_eq(gb_measure_next_chunk(5, 100000, 5, 5, 0.005, 0.02, 0.001), 16);
+  /* never past max_samples */
+  ck_assert_int_eq(gb_measure_next_chunk(5, 8, 5, 5, 0.005, 0.02, 0.001), 3);
+  ck_assert_int_eq(gb_measure_next_chunk(40, 8, 8, 0, 0, 0, 0), 0);
+  /* samples too short for the event clock (0 s): a whole chunk */
+  ck_assert_int_eq(gb_measure_next_chunk(1, 100, 1, 1, 0, 0.5, 0.1), 16);
+  /* the budget already spent */
+  ck_assert_int_eq(gb_measure_next_chunk(5, 100, 5, 5, 0.005, 0.02, 0.03), 0);
+}
+END_TEST
+
 START_TEST(test_names_sizes) {
   ck_assert_str_eq(gb_dtype_name(GB_DT_F8E4M3), "fp8e4m3");
   ck_assert_uint_eq(gb_dtype_size(GB_DT_BF16), 2);
@@ -46,6 +70,7 @@ static Suite *suite(void) {
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_random_values);
   tcase_add_test(tc, test_names_sizes);
+  tcase_add_test(tc, test_next_chunk);
   suite_add_tcase(s, tc);
   return s;
 }
