@@ -1091,7 +1091,8 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
              st->opts.confirm_rest_ms >= 0 ? st->opts.confirm_rest_ms : search.confirm_rest_ms);
   gb_snprintf_c(timing_desc, sizeof timing_desc,
                 "fastest of %d timed (%d from the heuristic%s, %d failed)%s, kept %s, ws %zu of %u B, waves %.2f; "
-                "%d input set%s, %d product%s per sample; %s window: %d ms idle, %d warm-up product%s, %zu samples",
+                "%d input set%s, %d product%s per sample; %s window: %d ms idle, %d warm-up product%s, %zu samples "
+                "back to back",
                 pick.timed, pick.returned, search_desc, pick.failed, confirm_desc, pick.source, pick.ws_needed,
                 GEMM_WORKSPACE_BYTES, (double)pick.waves, o.sets, o.sets == 1 ? "" : "s", mo.ops_per_sample,
                 mo.ops_per_sample == 1 ? "" : "s", gb_gemm_window_name(st->window), st->rest_ms, mo.warmup,
