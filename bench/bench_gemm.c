@@ -1017,15 +1017,17 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
    * them with this output type; else amax alone; else A and B scales only
    * (each refusal is noted in detail) */
   static const bool fp8_tries[][2] = {{true, true}, {false, true}, {false, false}};
-  int ntries = p->fp8 ? 3 : 1;
+  static const bool fp8_tries_no_amax[][2] = {{true, false}, {false, false}}; /* gemm.fp8_amax=off */
+  const bool(*tries)[2] = st->opts.fp8_no_amax ? fp8_tries_no_amax : fp8_tries;
+  int ntries = !p->fp8 ? 1 : st->opts.fp8_no_amax ? 2 : 3;
   for (int t = 0; t < ntries; t++) {
     bool last = t == ntries - 1;
-    GB_TRY_GOTO(gemm_op_create_desc(&o, p->fp8 && fp8_tries[t][0], p->fp8 && fp8_tries[t][1]), err, done);
+    GB_TRY_GOTO(gemm_op_create_desc(&o, p->fp8 && tries[t][0], p->fp8 && tries[t][1]), err, done);
     err = gemm_pick_algo(&o, st, dev, &search, s, &pick);
     if (!err || last || (err != GB_E_UNSUPPORTED && err != GB_E_CUDA) || gb_cuda_context_broken()) break;
     size_t used = strlen(scale_note);
     snprintf(scale_note + used, sizeof scale_note - used, " (%s refused: %.100s)",
-             fp8_tries[t][0] ? "D scale and amax pointers" : "amax pointer", gb_errmsg());
+             !tries[t][0] ? "amax pointer" : tries[t][1] ? "D scale and amax pointers" : "D scale pointer", gb_errmsg());
     gb_errclear();
     gemm_op_destroy_desc(&o);
   }
@@ -1060,7 +1062,7 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
                 chk.note[0] ? "; " : "", chk.note);
   if (p->fp8) {
     char amax_txt[64];
-    if (!o.amax) snprintf(amax_txt, sizeof amax_txt, "not set");
+    if (!o.amax) snprintf(amax_txt, sizeof amax_txt, "not set%s", st->opts.fp8_no_amax ? " (gemm.fp8_amax=off)" : "");
     else if (chk.amax_d == GEMM_AMAX_UNSET) snprintf(amax_txt, sizeof amax_txt, "not written");
     else gb_snprintf_c(amax_txt, sizeof amax_txt, "%.6g (max|D| %.6g)", chk.amax_d, chk.max_abs_out);
     char sd_txt[32];

@@ -187,7 +187,10 @@ typedef enum gb_gemm_search {
  * plan's), gemm.confirm_rest_ms=N the idle before each finalist's burst
  * (0..10000), gemm.search_log=PATH a CSV file every candidate's timings are
  * appended to (why an algorithm was kept), gemm.samples_log=PATH one every
- * timed window's samples are appended to, in the order they were taken. */
+ * timed window's samples are appended to, in the order they were taken.
+ * gemm.fp8_amax=on (default) or off: whether the fp8 cases set the amax-of-D
+ * pointer (off: the product an inference GEMM with a bf16 output runs, and
+ * what torch._scaled_mm runs; detail then says amax_d=not set). */
 #define GB_GEMM_MAX_OPT_SHAPES 32
 #define GB_GEMM_REST_MS_BURST 300 /* the burst window's default idle */
 #define GB_GEMM_REST_MS_MAX 10000
@@ -209,6 +212,7 @@ typedef struct gb_gemm_opts {
   int finalists;          /* candidates confirmed rested (1..GB_GEMM_FINALISTS_MAX); 0: the default */
   int confirm_rounds;     /* rested confirmation rounds (0..GB_GEMM_CONFIRM_MAX); -1: the timing plan's */
   int confirm_rest_ms;    /* idle before each finalist's burst; -1: the timing plan's */
+  bool fp8_no_amax;       /* gemm.fp8_amax=off: fp8 cases leave the amax-of-D pointer unset */
   char search_log[512];   /* file the search appends every candidate's timings to; "" for none */
   char samples_log[512];  /* file every timed window's samples are appended to, in order; "" for none */
 } gb_gemm_opts;

@@ -636,6 +636,16 @@ static gb_err gemm_opt(void *ctx, const char *key, const char *val, bool prefixe
                      val);
     return GB_OK;
   }
+  if (strcmp(key, "fp8_amax") == 0) {
+    if (strcmp(val, "on") == 0) o->fp8_no_amax = false;
+    else if (strcmp(val, "off") == 0) o->fp8_no_amax = true;
+    else
+      return gb_fail(GB_E_USAGE,
+                     "--opt gemm.fp8_amax: \"%s\" is not on (the fp8 cases compute the amax of D) or off (they "
+                     "do not)",
+                     val);
+    return GB_OK;
+  }
   if (strcmp(key, "search") == 0) {
     if (strcmp(val, "heuristic") == 0) o->search = GB_GEMM_SEARCH_HEURISTIC;
     else if (strcmp(val, "extended") == 0) o->search = GB_GEMM_SEARCH_EXTENDED;
@@ -645,7 +655,7 @@ static gb_err gemm_opt(void *ctx, const char *key, const char *val, bool prefixe
   }
   return gb_fail(GB_E_USAGE,
                  "--opt gemm.%s: unknown key (known: precs, shapes, layout, search, window, rest_ms, candidates, "
-                 "candidate, finalists, confirm, confirm_rest_ms, search_log, samples_log)",
+                 "candidate, finalists, confirm, confirm_rest_ms, search_log, samples_log, fp8_amax)",
                  key);
 }
 

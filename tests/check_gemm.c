@@ -441,6 +441,11 @@ START_TEST(test_search_options) {
   ck_assert_int_eq(o.confirm_rest_ms, -1);
   ck_assert_str_eq(o.search_log, "");
   ck_assert_str_eq(o.samples_log, "");
+  ck_assert(!o.fp8_no_amax); /* the amax of D is computed */
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.fp8_amax=off", &o), GB_OK);
+  ck_assert(o.fp8_no_amax);
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.fp8_amax=on", &o), GB_OK);
+  ck_assert(!o.fp8_no_amax);
   ck_assert_int_eq(gb_gemm_opts_parse("gemm.candidates=16,gemm.finalists=8,gemm.confirm=0,gemm.confirm_rest_ms=250,"
                                       "gemm.search_log=out/s.csv,gemm.samples_log=/tmp/w.csv",
                                       &o),
@@ -457,10 +462,10 @@ START_TEST(test_search_options) {
   ck_assert_int_eq(o.candidates, 0);
   const char *bad[] = {"gemm.candidate=0", "gemm.candidate=17", "gemm.candidates=0",  "gemm.candidates=17", "gemm.finalists=0",         "gemm.finalists=9",
                        "gemm.confirm=-1",    "gemm.confirm=9",     "gemm.confirm_rest_ms=10001", "gemm.confirm=x",
-                       "gemm.search_log=",   "gemm.samples_log="};
+                       "gemm.search_log=",   "gemm.samples_log=", "gemm.fp8_amax=no"};
   const char *key[] = {"gemm.candidate", "gemm.candidate", "gemm.candidates", "gemm.candidates", "gemm.finalists", "gemm.finalists",
                        "gemm.confirm",    "gemm.confirm",    "gemm.confirm_rest_ms", "gemm.confirm",
-                       "gemm.search_log", "gemm.samples_log"};
+                       "gemm.search_log", "gemm.samples_log", "gemm.fp8_amax"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     ck_assert_int_eq(gb_gemm_opts_parse(bad[i], &o), GB_E_USAGE);
     ck_assert_msg(strstr(gb_errmsg(), key[i]), "%s: %s", bad[i], gb_errmsg());

@@ -248,6 +248,25 @@ START_TEST(test_fp8_scale_pointers) {
 }
 END_TEST
 
+/* gemm.fp8_amax=off: the fp8 cases run and pass their check with the
+ * amax-of-D pointer unset, and the detail says so. */
+START_TEST(test_fp8_amax_off) {
+  gpu_env *e = env_open_opts("gemm.fp8_amax=off");
+  gb_rowset rs = {0};
+  const char *names[] = {"fp8e4m3_slowacc", "fp8e4m3_e4m3out_fastacc"};
+  for (int i = 0; i < 2; i++) {
+    int st = run_case(e, gb_gemm_prec_find(names[i]), 512, 768, 1024, &rs);
+    if (st < 0) continue; /* before compute capability 8.9 */
+    const char *d = rs.v[0].detail;
+    ck_assert_msg(st == GB_STATUS_OK, "%s: %s", names[i], d);
+    ck_assert_msg(strstr(d, "amax_d=not set (gemm.fp8_amax=off)"), "%s: %s", names[i], d);
+    ck_assert_msg(!strstr(d, "refused"), "%s: %s", names[i], d);
+  }
+  gb_rowset_free(&rs);
+  env_close(e);
+}
+END_TEST
+
 /* gemm.search_log: a header and one line per timed candidate, exactly one
  * of them kept; with more than one finalist the detail says they were
  * confirmed rested. */
@@ -349,6 +368,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_derive_rows);
   tcase_add_test(tc, test_sustained_window);
   tcase_add_test(tc, test_fp8_scale_pointers);
+  tcase_add_test(tc, test_fp8_amax_off);
   tcase_add_test(tc, test_search_log);
   tcase_add_test(tc, test_candidate_option);
   suite_add_tcase(s, tc);
