@@ -973,7 +973,7 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
     return gb_fail(GB_E_OOM, "%s at %lldx%lldx%lld needs %.2f GiB of device memory; %.2f GiB free", p->name,
                    (long long)o.m, (long long)o.n, (long long)o.k, (double)(fixed + set_bytes) / (1ull << 30),
                    (double)free_b / (1ull << 30));
-  o.sets = gb_gemm_input_sets(set_bytes, (uint64_t)dev->l2_bytes, (free_b - fixed) / 2);
+  o.sets = gb_gemm_input_sets_for(st->opts.input_sets, set_bytes, (uint64_t)dev->l2_bytes, (free_b - fixed) / 2);
   o.a_stride = gb_gemm_input_bytes(p, o.m, 0, o.k);
   o.b_stride = gb_gemm_input_bytes(p, 0, o.n, o.k);
   gemm_scalars(&o);
@@ -1093,10 +1093,11 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
              st->opts.confirm_rest_ms >= 0 ? st->opts.confirm_rest_ms : search.confirm_rest_ms);
   gb_snprintf_c(timing_desc, sizeof timing_desc,
                 "fastest of %d timed (%d from the heuristic%s, %d failed)%s, kept %s, ws %zu of %u B, waves %.2f; "
-                "%d input set%s, %d product%s per sample; %s window: %d ms idle, %d warm-up product%s, %zu samples "
+                "%d input set%s%s, %d product%s per sample; %s window: %d ms idle, %d warm-up product%s, %zu samples "
                 "back to back",
                 pick.timed, pick.returned, search_desc, pick.failed, confirm_desc, pick.source, pick.ws_needed,
-                GEMM_WORKSPACE_BYTES, (double)pick.waves, o.sets, o.sets == 1 ? "" : "s", mo.ops_per_sample,
+                GEMM_WORKSPACE_BYTES, (double)pick.waves, o.sets, o.sets == 1 ? "" : "s",
+                st->opts.input_sets ? " (gemm.input_sets)" : "", mo.ops_per_sample,
                 mo.ops_per_sample == 1 ? "" : "s", gb_gemm_window_name(st->window), st->rest_ms, mo.warmup,
                 mo.warmup == 1 ? "" : "s", samp.n);
   snprintf(detail, sizeof detail, "%s%s %s x %s -> %s, %s; %s; %s; check: %s%s",

@@ -190,7 +190,11 @@ typedef enum gb_gemm_search {
  * timed window's samples are appended to, in the order they were taken.
  * gemm.fp8_amax=on (default) or off: whether the fp8 cases set the amax-of-D
  * pointer (off: the product an inference GEMM with a bf16 output runs, and
- * what torch._scaled_mm runs; detail then says amax_d=not set). */
+ * what torch._scaled_mm runs; detail then says amax_d=not set).
+ * gemm.input_sets=N rotates among N input sets (1..32, fewer where memory
+ * runs short) instead of gb_gemm_input_sets' rule: 1 times consecutive
+ * products over one set, as a timing loop over one pair of tensors does. */
+#define GB_GEMM_INPUT_SETS_MAX 32
 #define GB_GEMM_MAX_OPT_SHAPES 32
 #define GB_GEMM_REST_MS_BURST 300 /* the burst window's default idle */
 #define GB_GEMM_REST_MS_MAX 10000
@@ -213,6 +217,7 @@ typedef struct gb_gemm_opts {
   int confirm_rounds;     /* rested confirmation rounds (0..GB_GEMM_CONFIRM_MAX); -1: the timing plan's */
   int confirm_rest_ms;    /* idle before each finalist's burst; -1: the timing plan's */
   bool fp8_no_amax;       /* gemm.fp8_amax=off: fp8 cases leave the amax-of-D pointer unset */
+  int input_sets;         /* input sets rotated among (1..GB_GEMM_INPUT_SETS_MAX); 0: gb_gemm_input_sets' rule */
   char search_log[512];   /* file the search appends every candidate's timings to; "" for none */
   char samples_log[512];  /* file every timed window's samples are appended to, in order; "" for none */
 } gb_gemm_opts;
@@ -251,6 +256,10 @@ uint64_t gb_gemm_output_bytes(const gb_gemm_prec *p, int64_t m, int64_t n);
  * sets to cover three L2s, at most 32 (and never more than max_bytes allows,
  * and at least 1). */
 int gb_gemm_input_sets(uint64_t set_bytes, uint64_t l2_bytes, uint64_t max_bytes);
+
+/* The same with gemm.input_sets=want (0: the rule above): want, but never
+ * more than max_bytes allows, and at least 1. */
+int gb_gemm_input_sets_for(int want, uint64_t set_bytes, uint64_t l2_bytes, uint64_t max_bytes);
 
 /* Rows of D the check compares: every row when m <= 256 (the full product),
  * else 128 rows spread evenly from the first to the last. Writes at most cap

@@ -237,8 +237,15 @@ int gb_gemm_input_sets(uint64_t set_bytes, uint64_t l2_bytes, uint64_t max_bytes
   if (set_bytes == 0) return 1;
   uint64_t want = 3 * l2_bytes;
   uint64_t sets = set_bytes >= want ? 1 : (want + set_bytes - 1) / set_bytes;
-  if (sets > 32) sets = 32;
+  if (sets > GB_GEMM_INPUT_SETS_MAX) sets = GB_GEMM_INPUT_SETS_MAX;
   if (max_bytes / set_bytes < sets) sets = max_bytes / set_bytes;
+  return sets < 1 ? 1 : (int)sets;
+}
+
+int gb_gemm_input_sets_for(int want, uint64_t set_bytes, uint64_t l2_bytes, uint64_t max_bytes) {
+  if (want <= 0) return gb_gemm_input_sets(set_bytes, l2_bytes, max_bytes);
+  uint64_t sets = (uint64_t)want;
+  if (set_bytes && max_bytes / set_bytes < sets) sets = max_bytes / set_bytes;
   return sets < 1 ? 1 : (int)sets;
 }
 
@@ -599,13 +606,15 @@ static gb_err gemm_opt(void *ctx, const char *key, const char *val, bool prefixe
     return GB_OK;
   }
   if (strcmp(key, "candidates") == 0 || strcmp(key, "candidate") == 0 || strcmp(key, "finalists") == 0 ||
-      strcmp(key, "confirm") == 0 || strcmp(key, "confirm_rest_ms") == 0) {
+      strcmp(key, "confirm") == 0 || strcmp(key, "confirm_rest_ms") == 0 || strcmp(key, "input_sets") == 0) {
     bool cand = strcmp(key, "candidates") == 0, one = strcmp(key, "candidate") == 0,
-         fin = strcmp(key, "finalists") == 0, rest = strcmp(key, "confirm_rest_ms") == 0;
-    int64_t lo = cand || one || fin ? 1 : 0;
+         fin = strcmp(key, "finalists") == 0, rest = strcmp(key, "confirm_rest_ms") == 0,
+         sets = strcmp(key, "input_sets") == 0;
+    int64_t lo = cand || one || fin || sets ? 1 : 0;
     int64_t hi = cand || one ? GB_GEMM_CANDIDATES_MAX
                  : fin       ? GB_GEMM_FINALISTS_MAX
                  : rest      ? GB_GEMM_REST_MS_MAX
+                 : sets      ? GB_GEMM_INPUT_SETS_MAX
                              : GB_GEMM_CONFIRM_MAX;
     int64_t v;
     if (!gb_parse_i64(val, &v) || v < lo || v > hi)
@@ -615,6 +624,7 @@ static gb_err gemm_opt(void *ctx, const char *key, const char *val, bool prefixe
     else if (one) o->candidate = (int)v;
     else if (fin) o->finalists = (int)v;
     else if (rest) o->confirm_rest_ms = (int)v;
+    else if (sets) o->input_sets = (int)v;
     else o->confirm_rounds = (int)v;
     return GB_OK;
   }
@@ -655,7 +665,7 @@ static gb_err gemm_opt(void *ctx, const char *key, const char *val, bool prefixe
   }
   return gb_fail(GB_E_USAGE,
                  "--opt gemm.%s: unknown key (known: precs, shapes, layout, search, window, rest_ms, candidates, "
-                 "candidate, finalists, confirm, confirm_rest_ms, search_log, samples_log, fp8_amax)",
+                 "candidate, finalists, confirm, confirm_rest_ms, search_log, samples_log, fp8_amax, input_sets)",
                  key);
 }
 

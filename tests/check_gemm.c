@@ -156,6 +156,13 @@ START_TEST(test_bytes_and_sets) {
   ck_assert_int_eq(gb_gemm_input_sets(33554432u, l2, 67108864u), 2);
   /* never fewer than one */
   ck_assert_int_eq(gb_gemm_input_sets(33554432u, l2, 0), 1);
+  /* gemm.input_sets: 0 keeps the rule; N is taken as given (8192^2 fp8: 134217728 B, 2 by the rule), but
+   * never past memory and never under one */
+  ck_assert_int_eq(gb_gemm_input_sets_for(0, 134217728u, l2, UINT64_MAX), 2);
+  ck_assert_int_eq(gb_gemm_input_sets_for(1, 134217728u, l2, UINT64_MAX), 1);
+  ck_assert_int_eq(gb_gemm_input_sets_for(4, 268435456u, l2, UINT64_MAX), 4);
+  ck_assert_int_eq(gb_gemm_input_sets_for(8, 33554432u, l2, 67108864u), 2);
+  ck_assert_int_eq(gb_gemm_input_sets_for(8, 33554432u, l2, 0), 1);
 }
 END_TEST
 
@@ -457,15 +464,18 @@ START_TEST(test_search_options) {
   ck_assert_int_eq(o.confirm_rest_ms, 250);
   ck_assert_str_eq(o.search_log, "out/s.csv");
   ck_assert_str_eq(o.samples_log, "/tmp/w.csv");
+  ck_assert_int_eq(o.input_sets, 0); /* gb_gemm_input_sets' rule */
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.input_sets=1", &o), GB_OK);
+  ck_assert_int_eq(o.input_sets, 1);
   ck_assert_int_eq(gb_gemm_opts_parse("gemm.candidate=3", &o), GB_OK);
   ck_assert_int_eq(o.candidate, 3);
   ck_assert_int_eq(o.candidates, 0);
   const char *bad[] = {"gemm.candidate=0", "gemm.candidate=17", "gemm.candidates=0",  "gemm.candidates=17", "gemm.finalists=0",         "gemm.finalists=9",
                        "gemm.confirm=-1",    "gemm.confirm=9",     "gemm.confirm_rest_ms=10001", "gemm.confirm=x",
-                       "gemm.search_log=",   "gemm.samples_log=", "gemm.fp8_amax=no"};
+                       "gemm.search_log=",   "gemm.samples_log=", "gemm.fp8_amax=no", "gemm.input_sets=0", "gemm.input_sets=33"};
   const char *key[] = {"gemm.candidate", "gemm.candidate", "gemm.candidates", "gemm.candidates", "gemm.finalists", "gemm.finalists",
                        "gemm.confirm",    "gemm.confirm",    "gemm.confirm_rest_ms", "gemm.confirm",
-                       "gemm.search_log", "gemm.samples_log", "gemm.fp8_amax"};
+                       "gemm.search_log", "gemm.samples_log", "gemm.fp8_amax", "gemm.input_sets", "gemm.input_sets"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     ck_assert_int_eq(gb_gemm_opts_parse(bad[i], &o), GB_E_USAGE);
     ck_assert_msg(strstr(gb_errmsg(), key[i]), "%s: %s", bad[i], gb_errmsg());

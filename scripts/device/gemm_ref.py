@@ -21,7 +21,11 @@ for fp64, so every mantissa bit is random, as gpubench's fill makes them).
 Prints comment lines (#) and a CSV table `name,tflops` on stdout; a case the
 installed PyTorch cannot run prints `name,` and the reason as a comment.
 Arguments, if any, name the cases to run (e.g. `gemm_ref.py bf16 fp16`).
+GEMM_REF_SETS=N rotates the calls among N operand sets (default 1, one set,
+as the issue's reference figures were measured); gpubench rotates among 2 at
+8192^3 in fp8 and int8, where one set is 128 MiB, under three L2s.
 """
+import itertools
 import os
 import statistics
 import sys
@@ -36,6 +40,7 @@ REPS = 30
 
 SAMPLES_LOG = os.environ.get("GEMM_REF_SAMPLES")  # file every timed call is appended to, in order
 REST_S = int(os.environ.get("GEMM_REF_REST_MS", "0")) / 1000  # idle before each case's warm-up
+SETS = int(os.environ.get("GEMM_REF_SETS", "1"))  # operand sets the calls rotate among (gpubench's input sets)
 current_case = ""
 
 
@@ -90,9 +95,14 @@ def matmul_case(dtype, tf32=False, fill=uniform, layout="tn"):
     transb=N, as gpubench's TN cases do); in NN b is K x N row-major."""
     def run():
         set_tf32(tf32)
-        a = fill((M, K), dtype)
-        b = fill((N, K), dtype).t() if layout == "tn" else fill((K, N), dtype)
-        return timed(lambda: torch.matmul(a, b))
+        ops = itertools.cycle([(fill((M, K), dtype), fill((N, K), dtype).t() if layout == "tn" else fill((K, N), dtype))
+                               for _ in range(SETS)])
+
+        def call():
+            a, b = next(ops)
+            return torch.matmul(a, b)
+
+        return timed(call)
 
     return run
 
@@ -104,13 +114,18 @@ def scaled_mm_case(b_dtype, fast_accum, out_dtype=torch.bfloat16, scale_result=N
     def run():
         # activations A (m x k, row-major) and weights B (n x k, row-major) used as
         # B^T (k x n, column-major): the TN layout Hopper's fp8 kernels need
-        a = (uniform((M, K), torch.float32) * 4).to(torch.float8_e4m3fn)
-        b = (uniform((N, K), torch.float32) * 4).to(b_dtype).t()
+        ops = itertools.cycle([((uniform((M, K), torch.float32) * 4).to(torch.float8_e4m3fn),
+                                (uniform((N, K), torch.float32) * 4).to(b_dtype).t()) for _ in range(SETS)])
         sa = torch.tensor(0.25, device="cuda")
         sb = torch.tensor(0.25, device="cuda")
         sr = None if scale_result is None else torch.tensor(scale_result, device="cuda")
-        return timed(lambda: torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, scale_result=sr, out_dtype=out_dtype,
-                                              use_fast_accum=fast_accum))
+
+        def call():
+            a, b = next(ops)
+            return torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, scale_result=sr, out_dtype=out_dtype,
+                                    use_fast_accum=fast_accum)
+
+        return timed(call)
 
     return run
 
