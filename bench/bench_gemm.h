@@ -193,7 +193,9 @@ typedef enum gb_gemm_search {
  * what torch._scaled_mm runs; detail then says amax_d=not set).
  * gemm.input_sets=N rotates among N input sets (1..32, fewer where memory
  * runs short) instead of gb_gemm_input_sets' rule: 1 times consecutive
- * products over one set, as a timing loop over one pair of tensors does. */
+ * products over one set, as a timing loop over one pair of tensors does.
+ * gemm.out_of_place=on gives C a buffer of its own (cuBLASLt's out-of-place
+ * form, which PyTorch calls) instead of C = D; beta is 0, so C is never read. */
 #define GB_GEMM_INPUT_SETS_MAX 32
 #define GB_GEMM_MAX_OPT_SHAPES 32
 #define GB_GEMM_REST_MS_BURST 300 /* the burst window's default idle */
@@ -217,6 +219,7 @@ typedef struct gb_gemm_opts {
   int confirm_rounds;     /* rested confirmation rounds (0..GB_GEMM_CONFIRM_MAX); -1: the timing plan's */
   int confirm_rest_ms;    /* idle before each finalist's burst; -1: the timing plan's */
   bool fp8_no_amax;       /* gemm.fp8_amax=off: fp8 cases leave the amax-of-D pointer unset */
+  bool out_of_place;      /* gemm.out_of_place=on: C is a buffer of its own, not D (beta = 0 reads neither) */
   int input_sets;         /* input sets rotated among (1..GB_GEMM_INPUT_SETS_MAX); 0: gb_gemm_input_sets' rule */
   char search_log[512];   /* file the search appends every candidate's timings to; "" for none */
   char samples_log[512];  /* file every timed window's samples are appended to, in order; "" for none */

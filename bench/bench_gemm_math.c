@@ -646,14 +646,16 @@ static gb_err gemm_opt(void *ctx, const char *key, const char *val, bool prefixe
                      val);
     return GB_OK;
   }
-  if (strcmp(key, "fp8_amax") == 0) {
-    if (strcmp(val, "on") == 0) o->fp8_no_amax = false;
-    else if (strcmp(val, "off") == 0) o->fp8_no_amax = true;
+  if (strcmp(key, "fp8_amax") == 0 || strcmp(key, "out_of_place") == 0) {
+    bool amax = strcmp(key, "fp8_amax") == 0, on;
+    if (strcmp(val, "on") == 0) on = true;
+    else if (strcmp(val, "off") == 0) on = false;
     else
-      return gb_fail(GB_E_USAGE,
-                     "--opt gemm.fp8_amax: \"%s\" is not on (the fp8 cases compute the amax of D) or off (they "
-                     "do not)",
-                     val);
+      return gb_fail(GB_E_USAGE, "--opt gemm.%s: \"%s\" is not on or off (%s)", key, val,
+                     amax ? "whether the fp8 cases compute the amax of D"
+                          : "whether C gets a buffer of its own instead of D");
+    if (amax) o->fp8_no_amax = !on;
+    else o->out_of_place = on;
     return GB_OK;
   }
   if (strcmp(key, "search") == 0) {
@@ -665,7 +667,7 @@ static gb_err gemm_opt(void *ctx, const char *key, const char *val, bool prefixe
   }
   return gb_fail(GB_E_USAGE,
                  "--opt gemm.%s: unknown key (known: precs, shapes, layout, search, window, rest_ms, candidates, "
-                 "candidate, finalists, confirm, confirm_rest_ms, search_log, samples_log, fp8_amax, input_sets)",
+                 "candidate, finalists, confirm, confirm_rest_ms, search_log, samples_log, fp8_amax, input_sets, out_of_place)",
                  key);
 }
 
