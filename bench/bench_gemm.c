@@ -1100,10 +1100,10 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
                 st->opts.input_sets ? " (gemm.input_sets)" : "", mo.ops_per_sample,
                 mo.ops_per_sample == 1 ? "" : "s", gb_gemm_window_name(st->window), st->rest_ms, mo.warmup,
                 mo.warmup == 1 ? "" : "s", samp.n);
-  snprintf(detail, sizeof detail, "%s%s %s x %s -> %s, %s%s; %s; %s; check: %s%s",
+  snprintf(detail, sizeof detail, "%s%s %s x %s -> %s, %s;%s %s; %s; check: %s%s",
            chk.status == GB_STATUS_OK ? "" : "check failed: ", p->compute_name, gb_dtype_name(p->a_type),
            gb_dtype_name(p->b_type), gb_dtype_name(p->d_type), gb_gemm_layout_label(o.layout),
-           st->opts.out_of_place ? ", out of place (gemm.out_of_place)" : "", algo_desc,
+           st->opts.out_of_place ? " out of place (gemm.out_of_place);" : "", algo_desc,
            timing_desc, check_desc, fp8_desc);
 
   gb_row r = gb_case_row("gemm", c);

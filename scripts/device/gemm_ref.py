@@ -40,15 +40,25 @@ REPS = 30
 
 SAMPLES_LOG = os.environ.get("GEMM_REF_SAMPLES")  # file every timed call is appended to, in order
 REST_S = int(os.environ.get("GEMM_REF_REST_MS", "0")) / 1000  # idle before each case's warm-up
+SIDE_STREAM = os.environ.get("GEMM_REF_SIDE_STREAM") == "1"  # time on a created stream, as gpubench does
 SETS = int(os.environ.get("GEMM_REF_SETS", "1"))  # operand sets the calls rotate among (gpubench's input sets)
 current_case = ""
 
 
 def timed(fn):
-    """Median seconds of REPS calls of fn, each between two CUDA events; with
+    """Median seconds of REPS calls of fn, each between two CUDA events, on
+    the default stream (GEMM_REF_SIDE_STREAM=1: on a created one); with
     GEMM_REF_SAMPLES set, appends "case,sample,seconds,tflops" lines to it;
     with GEMM_REF_REST_MS set, idles that long first (as gpubench's
     gemm.rest_ms does before its burst window)."""
+    if SIDE_STREAM:
+        torch.cuda.synchronize()  # the operands were filled on the default stream
+        with torch.cuda.stream(torch.cuda.Stream()):
+            return timed_on_current_stream(fn)
+    return timed_on_current_stream(fn)
+
+
+def timed_on_current_stream(fn):
     if REST_S > 0:
         torch.cuda.synchronize()
         time.sleep(REST_S)
