@@ -7,9 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifndef GB_GIT_SHA
-#define GB_GIT_SHA "unknown"
-#endif
+#include "gb_git_sha.h" /* GB_GIT_SHA, written at build time (cmake/git_sha.cmake) */
 #ifndef GB_VERSION
 #define GB_VERSION "0.0.0"
 #endif

@@ -2,6 +2,14 @@ gb_add_check_test(check_csv check_csv.c)
 gb_add_check_test(check_results check_results.c)
 gb_add_check_test(check_num check_num.c)
 gb_add_check_test(check_stats check_stats.c)
+# gb_runinfo, and cmake/git_sha.cmake run on a scratch git repository (with
+# git and this cmake; without git that test is left out)
+gb_add_check_test(check_runinfo check_runinfo.c)
+find_program(GB_GIT_EXECUTABLE git)
+if(GB_GIT_EXECUTABLE)
+  target_compile_definitions(check_runinfo PRIVATE GB_GIT_COMMAND="${GB_GIT_EXECUTABLE}"
+    GB_CMAKE_COMMAND="${CMAKE_COMMAND}")
+endif()
 # Interrupted campaigns: the results writer killed at random moments (SIGKILL,
 # SIGINT) and resumed; prints the counts quoted in docs/reliability.md.
 gb_add_check_test(check_interrupt check_interrupt.c)
