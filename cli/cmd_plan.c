@@ -145,9 +145,9 @@ static const char *figure_basis(bool measured, bool throttled) {
 }
 
 static void print_perf(const gb_perf *perf, const gb_prices *prices) {
-  printf("\nPer-GPU figures at %s (measured; measured (throttled) = from power-capped rows whose result "
-         "passed; datasheet x ratio = projected):\n",
-         perf->precision);
+  printf("\nPer-GPU figures at %s, GEMM in the %s window (measured; measured (throttled) = from power-capped rows "
+         "whose result passed; datasheet x ratio = projected):\n",
+         perf->precision, perf->gemm_sustained ? "sustained" : "burst");
   printf("  %-20s %12s %-20s %10s %-20s %s\n", "gpu_type", "GEMM TFLOP/s", "basis", "HBM GB/s", "basis",
          "all-reduce busbw GB/s (in node)");
   for (size_t i = 0; i < perf->n; i++) {
@@ -389,7 +389,7 @@ int gb_cmd_plan(int argc, char **argv) {
       goto done;
     }
   }
-  if ((e = gb_perf_build(&specs, &measured, w.precision, w.gemm_size, &perf))) goto done;
+  if ((e = gb_perf_build(&specs, &measured, w.precision, w.gemm_size, w.gemm_sustained, &perf))) goto done;
   if ((e = gb_plan_rank(&w, &perf, &prices, &o, &plan))) goto done;
 
   printf("gpubench plan: workload %s (%s, %s)%s%s\n", w.name, gb_workload_kind_name(w.kind), w.precision,

@@ -33,10 +33,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   gb_results res = {0};
   if (gb_results_read_mem("fuzz_measured.csv", (const char *)data, size, &res) != GB_OK) return 0;
-  static const char *const precisions[] = {"bf16", "fp8e4m3"};
-  for (int p = 0; p < 2; p++) {
+  static const char *const precisions[] = {"bf16", "fp8e4m3", "bf16"};
+  for (int p = 0; p < 3; p++) {
     gb_perf perf;
-    if (gb_perf_build(&g_specs, &res, precisions[p], 8192, &perf) != GB_OK) continue;
+    if (gb_perf_build(&g_specs, &res, precisions[p], 8192, p == 2 /* the sustained window */, &perf) != GB_OK)
+      continue;
     for (size_t i = 0; i < perf.n; i++) {
       const gb_perf_type *t = &perf.v[i];
       FUZZ_ASSERT(isnan(t->gemm_tflops) || t->gemm_tflops > 0);

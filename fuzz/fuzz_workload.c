@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (gb_workload_read_mem("fuzz.ini", text, &w) == GB_OK && gb_workload_finish(&w) == GB_OK) {
     (void)gb_workload_total_flops(&w);
     gb_perf perf;
-    FUZZ_ASSERT(gb_perf_build(&g_specs, NULL, w.precision, w.gemm_size, &perf) == GB_OK);
+    FUZZ_ASSERT(gb_perf_build(&g_specs, NULL, w.precision, w.gemm_size, w.gemm_sustained, &perf) == GB_OK);
     gb_plan_opts o;
     gb_plan_opts_default(&o);
     gb_plan plan;

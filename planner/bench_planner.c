@@ -49,7 +49,7 @@ int main(void) {
   }
   gb_results none = {0};
   gb_perf perf;
-  if (gb_perf_build(&specs, &none, w.precision, w.gemm_size, &perf)) {
+  if (gb_perf_build(&specs, &none, w.precision, w.gemm_size, w.gemm_sustained, &perf)) {
     fprintf(stderr, "bench_planner: %s\n", gb_errmsg());
     return 2;
   }

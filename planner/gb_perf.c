@@ -83,14 +83,21 @@ static bool usable(const gb_row *r, const char *benchmark, const char *type) {
 /* GEMM rate at the precision, interpolated at log(gemm_size) over the
  * measured shapes (each shape: its ok rows, else its throttled rows); NaN if
  * none. *throttled: the rate rests on a throttled shape. */
-static double gemm_measured(const gb_results *m, const char *type, const char *prec, double gemm_size, pt *buf,
-                            double *scratch, size_t *used, bool *throttled) {
+/* Whether r is a GEMM rate of the burst window (tflops, tops) or, with
+ * sustained, of the sustained one (tflops_sustained, tops_sustained). */
+static bool gemm_rate_metric(const gb_row *r, bool sustained) {
+  return sustained ? strcmp(r->metric, "tflops_sustained") == 0 || strcmp(r->metric, "tops_sustained") == 0
+                   : strcmp(r->metric, "tflops") == 0 || strcmp(r->metric, "tops") == 0;
+}
+
+static double gemm_measured(const gb_results *m, const char *type, const char *prec, bool sustained,
+                            double gemm_size, pt *buf, double *scratch, size_t *used, bool *throttled) {
   size_t n = 0;
   *throttled = false;
   for (size_t i = 0; i < m->nrows; i++) {
     const gb_row *r = &m->rows[i];
     if (!usable(r, "gemm", type) || strcmp(r->dtype, prec) != 0) continue;
-    if (strcmp(r->metric, "tflops") != 0 && strcmp(r->metric, "tops") != 0) continue;
+    if (!gemm_rate_metric(r, sustained)) continue;
     if (r->m == GB_NA || r->n == GB_NA || r->k == GB_NA || r->m <= 0 || r->n <= 0 || r->k <= 0) continue;
     buf[n].x = log(cbrt((double)r->m * (double)r->n * (double)r->k));
     buf[n].y = r->value;
@@ -189,9 +196,10 @@ static gb_err comm_measured(const gb_results *m, gb_perf_type *t, pt *buf, doubl
 }
 
 gb_err gb_perf_build(const gb_specs *specs, const gb_results *measured, const char *precision, double gemm_size,
-                     gb_perf *out) {
+                     bool sustained, gb_perf *out) {
   memset(out, 0, sizeof *out);
   snprintf(out->precision, sizeof out->precision, "%s", precision);
+  out->gemm_sustained = sustained;
   gb_results none = {0};
   const gb_results *m = measured ? measured : &none;
   gb_err e = GB_OK;
@@ -219,8 +227,8 @@ gb_err gb_perf_build(const gb_specs *specs, const gb_results *measured, const ch
     const gb_gpu_spec *s = &specs->v[i];
     t->spec = s;
     t->peak_tflops = gb_spec_peak(s, precision);
-    t->gemm_tflops = gemm_measured(m, s->gpu_type, precision, gemm_size, buf, scratch, &out->measured_rows_used,
-                                   &t->gemm_throttled);
+    t->gemm_tflops = gemm_measured(m, s->gpu_type, precision, sustained, gemm_size, buf, scratch,
+                                   &out->measured_rows_used, &t->gemm_throttled);
     t->gemm_measured = !isnan(t->gemm_tflops);
     if (t->gemm_throttled)
       gb_buf_printf(&out->notes,
@@ -232,9 +240,21 @@ gb_err gb_perf_build(const gb_specs *specs, const gb_results *measured, const ch
       out->gemm_ratio_types++;
     }
     if (!t->gemm_measured) {
-      bool other = false;
-      for (size_t r = 0; r < m->nrows && !other; r++) other = usable(&m->rows[r], "gemm", s->gpu_type);
-      if (other)
+      bool other = false, other_window = false;
+      for (size_t r = 0; r < m->nrows; r++) {
+        const gb_row *row = &m->rows[r];
+        if (!usable(row, "gemm", s->gpu_type)) continue;
+        other = true;
+        other_window |= strcmp(row->dtype, precision) == 0 && gemm_rate_metric(row, !sustained);
+      }
+      if (other_window)
+        gb_buf_printf(&out->notes,
+                      "%s: GEMM rows at %s exist only in the %s window, none in the %s one (metric %s); its %s rate "
+                      "is projected%s\n",
+                      s->gpu_type, precision, sustained ? "burst" : "sustained", sustained ? "sustained" : "burst",
+                      sustained ? "tflops_sustained or tops_sustained" : "tflops or tops", precision,
+                      sustained ? " (measure it with: gpubench run --bench gemm --opt gemm.window=sustained)" : "");
+      else if (other)
         gb_buf_printf(&out->notes,
                       "%s: measured GEMM rows exist but none at %s with status ok or throttled; its %s rate is "
                       "projected\n",

@@ -3,8 +3,10 @@
  * figures where they do not.
  *
  * - GEMM TFLOP/s at the workload's precision: rows benchmark=gemm,
- *   metric=tflops, status=ok, dtype=precision, interpolated linearly in
- *   log(cbrt(m*n*k)) between the two measured shapes nearest gemm_size.
+ *   metric=tflops (or tops; with the workload's gemm_window = sustained,
+ *   tflops_sustained or tops_sustained), status=ok, dtype=precision,
+ *   interpolated linearly in log(cbrt(m*n*k)) between the two measured
+ *   shapes nearest gemm_size.
  * - HBM GB/s: rows benchmark=membw, metric=gbps, status=ok; case triad if
  *   measured, else copy, else any; the median at the largest array size.
  * - All-reduce busbw GB/s: rows benchmark=collective, case all_reduce*,
@@ -48,7 +50,7 @@ typedef struct gb_perf_curve {
 typedef struct gb_perf_type {
   const gb_gpu_spec *spec;
   double peak_tflops;  /* datasheet dense peak at the precision (NaN: none) */
-  double gemm_tflops;  /* sustained GEMM rate (NaN: precision not available) */
+  double gemm_tflops;  /* GEMM rate in the chosen window (NaN: precision not available) */
   bool gemm_measured;
   bool gemm_throttled; /* rests on a shape with throttled rows only (see above) */
   double hbm_gbps;
@@ -62,6 +64,7 @@ typedef struct gb_perf_type {
 
 typedef struct gb_perf {
   char precision[16];
+  bool gemm_sustained;         /* GEMM rates from the sustained window (tflops_sustained), else the burst one */
   size_t n;
   gb_perf_type *v;             /* one per specs row, same order */
   double gemm_ratio, hbm_ratio, comm_ratio;
@@ -72,9 +75,13 @@ typedef struct gb_perf {
 
 /* Builds the figures for every type in specs from measured (may be NULL or
  * hold no rows) at precision, interpolating GEMM shapes around gemm_size.
- * Measured types missing from specs are noted and skipped. */
+ * GEMM rates come from the burst window's rows (metric tflops or tops), or
+ * with sustained from the sustained window's (tflops_sustained,
+ * tops_sustained); the two never mix, and a type measured only in the other
+ * window is projected, with a note. Measured types missing from specs are
+ * noted and skipped. */
 gb_err gb_perf_build(const gb_specs *specs, const gb_results *measured, const char *precision, double gemm_size,
-                     gb_perf *out);
+                     bool sustained, gb_perf *out);
 
 const gb_perf_type *gb_perf_find(const gb_perf *p, const char *gpu_type);
 

@@ -68,7 +68,7 @@ gb_err gb_plan_default(const char *plan_csv, const char *sensitivity_csv) {
   if ((e = gb_workload_read(path, &w)) || (e = gb_workload_finish(&w))) goto done;
   snprintf(path, sizeof path, "%s/measured", dir);
   if ((e = gb_plan_load_measured_dir(path, &measured, &nfiles))) goto done;
-  if ((e = gb_perf_build(&specs, &measured, w.precision, w.gemm_size, &perf))) goto done;
+  if ((e = gb_perf_build(&specs, &measured, w.precision, w.gemm_size, w.gemm_sustained, &perf))) goto done;
   gb_plan_opts o;
   gb_plan_opts_default(&o);
   if ((e = gb_plan_rank(&w, &perf, &prices, &o, &plan))) goto done;

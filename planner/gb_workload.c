@@ -11,7 +11,7 @@
 
 #include "gb_num.h"
 
-typedef enum key_type { K_NUM, K_BOOL, K_KIND, K_PRECISION, K_NAME } key_type;
+typedef enum key_type { K_NUM, K_BOOL, K_KIND, K_PRECISION, K_NAME, K_WINDOW } key_type;
 
 #define KT (1u << GB_WL_TRAINING)
 #define KI (1u << GB_WL_INFERENCE)
@@ -39,6 +39,9 @@ static const wl_key k_keys[] = {
      "fp64 fp32 tf32 fp16 bf16 fp8e4m3 fp8e5m2 int8 (GEMM rows of this dtype are used)"},
     {"gemm_size", K_NUM, KALL, F(gemm_size), 1, 1e6, false, false, "8192",
      "representative GEMM edge m=n=k; measured shapes nearest it are interpolated"},
+    {"gemm_window", K_WINDOW, KALL, F(gemm_sustained), 0, 0, false, false, "burst",
+     "burst (GEMM rows tflops: a short burst after an idle) or sustained (tflops_sustained: a card kept busy "
+     "under its power cap)"},
     {"fixed_hours", K_NUM, KALL, F(fixed_hours), 0, 1e5, false, false, "0",
      "hours added to every run: provisioning, data loading, checkpoints, eval"},
     {"usable_memory_fraction", K_NUM, KALL, F(usable_memory_fraction), 0, 1, true, false, "0.9",
@@ -150,6 +153,15 @@ gb_err gb_workload_set(gb_workload *w, const char *key, const char *value, const
       return gb_fail(GB_E_INPUT, "%s: precision: \"%s\" is not one of fp64 fp32 tf32 fp16 bf16 fp8e4m3 fp8e5m2 int8",
                      where, value);
     snprintf(w->precision, sizeof w->precision, "%s", value);
+    return GB_OK;
+  case K_WINDOW:
+    if (strcmp(value, "burst") == 0) w->gemm_sustained = false;
+    else if (strcmp(value, "sustained") == 0) w->gemm_sustained = true;
+    else
+      return gb_fail(GB_E_INPUT,
+                     "%s: gemm_window: \"%s\" is not burst or sustained (the window gemm measured in: "
+                     "gpubench run --opt gemm.window=...)",
+                     where, value);
     return GB_OK;
   case K_BOOL: {
     bool *b = (bool *)((char *)w + k->off);

@@ -25,6 +25,7 @@ typedef struct gb_workload {
   char precision[16]; /* a results dtype: bf16, fp16, fp8e4m3, ... */
   /* all kinds */
   double gemm_size;              /* representative GEMM edge (m = n = k) for interpolation */
+  bool gemm_sustained;           /* GEMM rows of the sustained window (tflops_sustained), else the burst one */
   double fixed_hours;            /* provisioning, data loading, checkpoints, eval */
   double usable_memory_fraction; /* share of device memory the job may use */
   double max_hours, budget_usd;  /* constraints (NaN: none) */

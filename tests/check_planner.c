@@ -64,7 +64,7 @@ static void world_load_measured(world *x, const char *prices_body, const char *w
   gb_workload_init(&x->w);
   ck_assert_msg(gb_workload_read_mem("w.ini", workload_ini, &x->w) == GB_OK, "%s", gb_errmsg());
   ck_assert_msg(gb_workload_finish(&x->w) == GB_OK, "%s", gb_errmsg());
-  ck_assert_int_eq(gb_perf_build(&x->specs, &x->measured, x->w.precision, x->w.gemm_size, &x->perf), GB_OK);
+  ck_assert_int_eq(gb_perf_build(&x->specs, &x->measured, x->w.precision, x->w.gemm_size, x->w.gemm_sustained, &x->perf), GB_OK);
   gb_plan_opts_default(&x->o);
   x->o.mfu = 0.5;
   x->o.max_gpus = 16;
@@ -235,7 +235,7 @@ START_TEST(test_perf_fixture) {
   gb_perf p;
   /* 4096 x sqrt(2) lies halfway between 4096 and 8192 in log size:
    * (600 + 700) / 2 = 650 TFLOP/s; the throttled 100 is ignored */
-  ck_assert_int_eq(gb_perf_build(&specs, &m, "bf16", 4096 * sqrt(2.0), &p), GB_OK);
+  ck_assert_int_eq(gb_perf_build(&specs, &m, "bf16", 4096 * sqrt(2.0), false, &p), GB_OK);
   const gb_perf_type *h = gb_perf_find(&p, "H200-SXM-141GB");
   ck_assert(h->gemm_measured && h->hbm_measured);
   ck_assert(!h->gemm_throttled && !h->hbm_throttled && !h->comm_throttled); /* ok rows exist: preferred */
@@ -273,7 +273,7 @@ START_TEST(test_perf_fixture) {
 
   /* no rows at the workload's precision: a warning, and the figure projected
    * with the default ratio 0.75 (no type measured at fp8): 1979 x 0.75 */
-  ck_assert_int_eq(gb_perf_build(&specs, &m, "fp8e4m3", 8192, &p), GB_OK);
+  ck_assert_int_eq(gb_perf_build(&specs, &m, "fp8e4m3", 8192, false, &p), GB_OK);
   h = gb_perf_find(&p, "H200-SXM-141GB");
   ck_assert(!h->gemm_measured);
   ck_assert_double_eq_tol(h->gemm_tflops, 1979 * 0.75, 1e-9);
@@ -282,13 +282,93 @@ START_TEST(test_perf_fixture) {
   gb_perf_free(&p);
 
   /* nothing measured: default ratios everywhere */
-  ck_assert_int_eq(gb_perf_build(&specs, NULL, "bf16", 8192, &p), GB_OK);
+  ck_assert_int_eq(gb_perf_build(&specs, NULL, "bf16", 8192, false, &p), GB_OK);
   ck_assert_uint_eq(p.measured_rows_used, 0);
   ck_assert_double_eq_tol(gb_perf_find(&p, "H200-SXM-141GB")->hbm_gbps, 4800 * 0.90, 1e-9);
   ck_assert_double_eq_tol(gb_perf_find(&p, "H200-SXM-141GB")->comm_plateau_gbps, 450 * 0.80, 1e-9);
   gb_perf_free(&p);
   gb_results_free(&m);
   gb_specs_free(&specs);
+}
+END_TEST
+
+/* ---- GEMM windows: burst rows (tflops) or sustained ones (tflops_sustained), never mixed ---- */
+
+/* planner_gemm_windows.csv: H200 bf16 burst 600 (4096^3) and 700 (8192^3),
+ * ok; sustained 540 (4096^3, ok) and 630 (8192^3, throttled); a sustained
+ * speedup row (not a rate); int8 sustained only (1300 TOP/s, throttled);
+ * H100 bf16 burst only (650 at 8192^3). */
+START_TEST(test_perf_gemm_window) {
+  gb_specs specs;
+  ck_assert_int_eq(gb_specs_read(GB_SOURCE_ROOT "/data/gpu_specs.csv", &specs), GB_OK);
+  gb_results m = {0};
+  ck_assert_int_eq(gb_results_read(gb_fixture("planner_gemm_windows.csv"), &m), GB_OK);
+  gb_perf p;
+
+  /* burst: (600 + 700) / 2 halfway in log size; H100 measured */
+  ck_assert_int_eq(gb_perf_build(&specs, &m, "bf16", 4096 * sqrt(2.0), false, &p), GB_OK);
+  ck_assert(!p.gemm_sustained);
+  const gb_perf_type *h200 = gb_perf_find(&p, "H200-SXM-141GB"), *h100 = gb_perf_find(&p, "H100-SXM-80GB");
+  ck_assert(h200->gemm_measured && !h200->gemm_throttled);
+  ck_assert_double_eq_tol(h200->gemm_tflops, 650, 1e-9);
+  ck_assert(h100->gemm_measured);
+  ck_assert_double_eq_tol(h100->gemm_tflops, 650, 1e-9);
+  gb_perf_free(&p);
+
+  /* sustained: (540 + 630) / 2 = 585, resting on the throttled 8192^3 point */
+  ck_assert_int_eq(gb_perf_build(&specs, &m, "bf16", 4096 * sqrt(2.0), true, &p), GB_OK);
+  ck_assert(p.gemm_sustained);
+  h200 = gb_perf_find(&p, "H200-SXM-141GB");
+  h100 = gb_perf_find(&p, "H100-SXM-80GB");
+  ck_assert(h200->gemm_measured && h200->gemm_throttled);
+  ck_assert_double_eq_tol(h200->gemm_tflops, 585, 1e-9);
+  /* H100 has burst rows only: projected with the H200's sustained ratio,
+   * 989.5 x 585 / 989.5 = 585, and a note says why */
+  ck_assert(!h100->gemm_measured);
+  ck_assert_double_eq_tol(h100->gemm_tflops, 585, 1e-9);
+  ck_assert_msg(strstr(p.notes.data, "H100-SXM-80GB: GEMM rows at bf16 exist only in the burst window, none in the "
+                                     "sustained one (metric tflops_sustained or tops_sustained)"),
+                "%s", p.notes.data);
+  ck_assert(strstr(p.notes.data, "gemm.window=sustained"));
+  gb_perf_free(&p);
+
+  /* at 8192^3 exactly: the throttled sustained point, 630 */
+  ck_assert_int_eq(gb_perf_build(&specs, &m, "bf16", 8192, true, &p), GB_OK);
+  ck_assert_double_eq_tol(gb_perf_find(&p, "H200-SXM-141GB")->gemm_tflops, 630, 1e-9);
+  gb_perf_free(&p);
+
+  /* int8: TOP/s rows of the sustained window count; the burst window has none */
+  ck_assert_int_eq(gb_perf_build(&specs, &m, "int8", 8192, true, &p), GB_OK);
+  ck_assert(gb_perf_find(&p, "H200-SXM-141GB")->gemm_measured);
+  ck_assert_double_eq_tol(gb_perf_find(&p, "H200-SXM-141GB")->gemm_tflops, 1300, 1e-9);
+  gb_perf_free(&p);
+  ck_assert_int_eq(gb_perf_build(&specs, &m, "int8", 8192, false, &p), GB_OK);
+  ck_assert(!gb_perf_find(&p, "H200-SXM-141GB")->gemm_measured);
+  ck_assert_msg(strstr(p.notes.data, "H200-SXM-141GB: GEMM rows at int8 exist only in the sustained window, none in "
+                                     "the burst one (metric tflops or tops)"),
+                "%s", p.notes.data);
+  gb_perf_free(&p);
+  gb_results_free(&m);
+  gb_specs_free(&specs);
+}
+END_TEST
+
+/* The workload key (and flag) gemm_window: burst by default, sustained, and
+ * a bad value named with its file and line. */
+START_TEST(test_workload_gemm_window) {
+  gb_workload w;
+  gb_workload_init(&w);
+  ck_assert_int_eq(gb_workload_set(&w, "type", "generic", "--type", 0), GB_OK);
+  ck_assert_int_eq(gb_workload_set(&w, "total_flops", "1e21", "--total-flops", 0), GB_OK);
+  ck_assert_int_eq(gb_workload_finish(&w), GB_OK);
+  ck_assert(!w.gemm_sustained);
+  ck_assert_int_eq(gb_workload_set(&w, "gemm_window", "sustained", "w.ini:4", 4), GB_OK);
+  ck_assert(w.gemm_sustained);
+  ck_assert_int_eq(gb_workload_set(&w, "gemm_window", "burst", "--gemm-window", 0), GB_OK);
+  ck_assert(!w.gemm_sustained);
+  ck_assert_int_eq(gb_workload_set(&w, "gemm_window", "long", "w.ini:4", 4), GB_E_INPUT);
+  ck_assert_msg(strstr(gb_errmsg(), "w.ini:4: gemm_window: \"long\" is not burst or sustained"), "%s", gb_errmsg());
+  gb_errclear();
 }
 END_TEST
 
@@ -329,7 +409,7 @@ START_TEST(test_perf_throttled_points) {
   /* 4096 x sqrt(2) is halfway between 4096 and 8192 in log size: FAST
    * (600 + 700) / 2 = 650 from its throttled shapes (not the ok 1024^3 alone:
    * 120 clamped); SLOW its ok 400 (the throttled 100 there ignored) */
-  ck_assert_int_eq(gb_perf_build(&specs, &m, "bf16", 4096 * sqrt(2.0), &p), GB_OK);
+  ck_assert_int_eq(gb_perf_build(&specs, &m, "bf16", 4096 * sqrt(2.0), false, &p), GB_OK);
   const gb_perf_type *f = gb_perf_find(&p, "FAST-SXM-100GB"), *s = gb_perf_find(&p, "SLOW-SXM-100GB");
   ck_assert(f->gemm_measured && f->gemm_throttled);
   ck_assert_double_eq_tol(f->gemm_tflops, 650, 1e-9);
@@ -367,12 +447,12 @@ START_TEST(test_perf_throttled_points) {
   /* at 1024 the ok shape itself: 120, not throttled; at 2048, halfway between
    * 1024 (ok 120) and 4096 (throttled 600) in log size: 360, resting on a
    * throttled neighbour */
-  ck_assert_int_eq(gb_perf_build(&specs, &m, "bf16", 1024, &p), GB_OK);
+  ck_assert_int_eq(gb_perf_build(&specs, &m, "bf16", 1024, false, &p), GB_OK);
   f = gb_perf_find(&p, "FAST-SXM-100GB");
   ck_assert(f->gemm_measured && !f->gemm_throttled);
   ck_assert_double_eq_tol(f->gemm_tflops, 120, 1e-9);
   gb_perf_free(&p);
-  ck_assert_int_eq(gb_perf_build(&specs, &m, "bf16", 2048, &p), GB_OK);
+  ck_assert_int_eq(gb_perf_build(&specs, &m, "bf16", 2048, false, &p), GB_OK);
   f = gb_perf_find(&p, "FAST-SXM-100GB");
   ck_assert(f->gemm_throttled);
   ck_assert_double_eq_tol(f->gemm_tflops, 360, 1e-9);
@@ -827,6 +907,8 @@ static Suite *suite(void) {
   suite_add_tcase(s, tc);
   tc = tcase_create("model");
   tcase_add_test(tc, test_perf_fixture);
+  tcase_add_test(tc, test_perf_gemm_window);
+  tcase_add_test(tc, test_workload_gemm_window);
   tcase_add_test(tc, test_perf_throttled_points);
   tcase_add_test(tc, test_training_hand);
   tcase_add_test(tc, test_constraints_and_reasons);

@@ -37,7 +37,7 @@ START_TEST(test_shipped_files) {
     ck_assert_msg(gb_workload_finish(&w) == GB_OK, "%s", gb_errmsg());
     /* each shipped workload has at least one feasible configuration */
     gb_perf perf;
-    ck_assert_int_eq(gb_perf_build(&specs, NULL, w.precision, w.gemm_size, &perf), GB_OK);
+    ck_assert_int_eq(gb_perf_build(&specs, NULL, w.precision, w.gemm_size, w.gemm_sustained, &perf), GB_OK);
     gb_plan_opts o;
     gb_plan_opts_default(&o);
     gb_plan p;
