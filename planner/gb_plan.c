@@ -505,7 +505,8 @@ static const char *const k_plan_cols[] = {
     "rank", "gpu_type", "gpu_count", "nodes", "gpus_per_node", "provider", "offering", "basis", "feasible",
     "reason", "hours", "cost_usd", "efficiency", "efficiency_unit", "bottleneck", "compute_hours", "memory_hours",
     "comm_hours", "pareto", "price_usd_per_gpu_hour", "purchase_usd_per_gpu", "price_date", "price_source",
-    "utilization", "pue", "electricity_usd_per_kwh", "mfu", "overlap", "max_hours", "budget_usd", "workload"};
+    "utilization", "pue", "electricity_usd_per_kwh", "mfu", "overlap", "max_hours", "budget_usd", "workload",
+    "precision", "gemm_window"};
 
 static gb_err put_int(gb_buf *b, long v, char sep) {
   char s[32];
@@ -552,6 +553,8 @@ static gb_err put_row(gb_buf *b, const gb_plan *p, const gb_plan_row *r) {
   e = e ? e : gb_csv_put_double(b, o->max_hours, ',');
   e = e ? e : gb_csv_put_double(b, o->budget_usd, ',');
   e = e ? e : gb_csv_put_field(b, p->workload->name, ',');
+  e = e ? e : gb_csv_put_field(b, p->workload->precision, ',');
+  e = e ? e : gb_csv_put_field(b, p->workload->gemm_sustained ? "sustained" : "burst", ',');
   e = e ? e : gb_buf_puts(b, "\n");
   return e;
 }

@@ -51,7 +51,8 @@ static gb_err boolean(const gb_csv_table *t, size_t r, int c, const char *name, 
 enum {
   P_RANK, P_GPU_TYPE, P_GPU_COUNT, P_NODES, P_GPN, P_PROVIDER, P_OFFERING, P_BASIS, P_FEASIBLE, P_REASON, P_HOURS,
   P_COST, P_EFF, P_EFF_UNIT, P_BOTTLENECK, P_COMPUTE_H, P_MEMORY_H, P_COMM_H, P_PARETO, P_PRICE, P_PURCHASE,
-  P_PRICE_DATE, P_PRICE_SOURCE, P_UTIL, P_PUE, P_ELEC, P_MFU, P_OVERLAP, P_MAX_HOURS, P_BUDGET, P_WORKLOAD, P_NCOLS
+  P_PRICE_DATE, P_PRICE_SOURCE, P_UTIL, P_PUE, P_ELEC, P_MFU, P_OVERLAP, P_MAX_HOURS, P_BUDGET, P_WORKLOAD,
+  P_PRECISION, P_GEMM_WINDOW, P_NCOLS
 };
 
 static const struct {
@@ -68,7 +69,7 @@ static const struct {
     {"price_date", false}, {"price_source", false},  {"utilization", false},
     {"pue", false},       {"electricity_usd_per_kwh", false}, {"mfu", false},
     {"overlap", false},   {"max_hours", false},      {"budget_usd", false},
-    {"workload", false},
+    {"workload", false},  {"precision", false},     {"gemm_window", false},
 };
 
 /* Validates out->table (already read) into out->rows. */
@@ -115,6 +116,8 @@ static gb_err planfile_rows(const char *path, gb_planfile *out) {
     if (!e) e = num(t, r, c[P_MAX_HOURS], "max_hours", &p->max_hours);
     if (!e) e = num(t, r, c[P_BUDGET], "budget_usd", &p->budget_usd);
     p->workload = gb_csv_cell(t, r, c[P_WORKLOAD]);
+    p->precision = gb_csv_cell(t, r, c[P_PRECISION]);
+    p->gemm_window = gb_csv_cell(t, r, c[P_GEMM_WINDOW]);
   }
   if (e) {
     gb_planfile_free(out);

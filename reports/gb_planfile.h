@@ -27,6 +27,7 @@ typedef struct gb_planfile_row {
   const char *price_date, *price_source;
   double utilization, pue, electricity_usd_per_kwh, mfu, overlap, max_hours, budget_usd;
   const char *workload;
+  const char *precision, *gemm_window; /* "" in plan files written before they were added */
 } gb_planfile_row;
 
 typedef struct gb_planfile {

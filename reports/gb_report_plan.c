@@ -65,9 +65,13 @@ static gb_err plan_assumptions(gb_rep *r) {
   gb_err e = gb_doc_heading(&r->doc, 3, "Assumptions");
   const char *hdr[] = {"assumption", "value"};
   if (!e) e = gb_doc_table_begin(&r->doc, 2, hdr, NULL);
-  if (!e && r->plan.n > 0 && *r->plan.rows[0].workload) {
-    const char *cells[] = {"workload", r->plan.rows[0].workload};
-    e = gb_doc_table_row(&r->doc, cells);
+  if (r->plan.n > 0) {
+    const gb_planfile_row *p0 = &r->plan.rows[0];
+    const char *text[][2] = {{"workload", p0->workload},
+                             {"precision (GEMM rows of this dtype)", p0->precision},
+                             {"GEMM window (burst: tflops rows; sustained: tflops_sustained)", p0->gemm_window}};
+    for (size_t i = 0; i < sizeof text / sizeof text[0] && !e; i++)
+      if (*text[i][1]) e = gb_doc_table_row(&r->doc, text[i]);
   }
   static const struct {
     const char *name;

@@ -66,12 +66,15 @@ START_TEST(test_default_plan) {
       "rank", "gpu_type", "gpu_count", "nodes", "gpus_per_node", "provider", "offering", "basis", "feasible",
       "reason", "hours", "cost_usd", "efficiency", "efficiency_unit", "bottleneck", "compute_hours", "memory_hours",
       "comm_hours", "pareto", "price_usd_per_gpu_hour", "purchase_usd_per_gpu", "price_date", "price_source",
-      "utilization", "pue", "electricity_usd_per_kwh", "mfu", "overlap", "max_hours", "budget_usd", "workload"};
+      "utilization", "pue", "electricity_usd_per_kwh", "mfu", "overlap", "max_hours", "budget_usd", "workload",
+      "precision", "gemm_window"};
   ck_assert_uint_eq(t.ncols, sizeof cols / sizeof cols[0]);
   for (size_t i = 0; i < t.ncols; i++) ck_assert_str_eq(gb_csv_header(&t, i), cols[i]);
   ck_assert_uint_gt(t.nrows, 100);
   ck_assert_str_eq(gb_csv_cell(&t, 0, 0), "1");
   ck_assert_str_eq(gb_csv_cell(&t, 0, gb_csv_col(&t, "workload")), "training-7b");
+  ck_assert_str_eq(gb_csv_cell(&t, 0, gb_csv_col(&t, "precision")), "bf16");
+  ck_assert_str_eq(gb_csv_cell(&t, 0, gb_csv_col(&t, "gemm_window")), "burst");
   gb_csv_free(&t);
   ck_assert_int_eq(gb_csv_read_file(sens_csv, &t), GB_OK);
   ck_assert_uint_eq(t.nrows, 5);

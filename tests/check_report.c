@@ -86,6 +86,27 @@ static const struct {
 };
 #define NPLOTS (sizeof k_plots / sizeof k_plots[0])
 
+/* A plan file written before the precision and gemm_window columns still
+ * reads; its Assumptions simply lack those two rows. */
+START_TEST(test_plan_before_window_columns) {
+  fixtures();
+  char old_plan[4096];
+  snprintf(old_plan, sizeof old_plan, "%s", gb_fixture("report_plan_before_window.csv"));
+  const char *dir = gb_test_tmpdir();
+  const char *files[] = {g_h200};
+  gb_report_options o = {.results = files, .nresults = 1, .plan_path = old_plan, .sensitivity_path = g_sens,
+                         .specs_path = g_specs, .out_dir = dir, .title = "old plan"};
+  gb_report_summary sum;
+  ck_assert_msg(gb_report_write(&o, &sum) == GB_OK, "%s", gb_errmsg());
+  char *md = slurp_in(dir, "report.md");
+  ck_assert_ptr_nonnull(md);
+  ck_assert_ptr_nonnull(strstr(md, "| workload | llm-7b-pretrain |"));
+  ck_assert_ptr_null(strstr(md, "GEMM window"));
+  ck_assert_ptr_null(strstr(md, "precision (GEMM rows"));
+  free(md);
+}
+END_TEST
+
 START_TEST(test_full_report) {
   const char *dir = gb_test_tmpdir();
   gb_report_summary sum;
@@ -151,6 +172,8 @@ START_TEST(test_full_report) {
   ck_assert_ptr_nonnull(strstr(md, "| deadline (max_hours) | 200 h |"));
   ck_assert_ptr_nonnull(strstr(md, "| PUE | 1.3 |"));
   ck_assert_ptr_nonnull(strstr(md, "| electricity price | 0.1 USD/kWh |"));
+  ck_assert_ptr_nonnull(strstr(md, "| precision (GEMM rows of this dtype) | bf16 |"));
+  ck_assert_ptr_nonnull(strstr(md, "| GEMM window (burst: tflops rows; sustained: tflops_sustained) | sustained |"));
   ck_assert_ptr_nonnull(strstr(md, "| 2026-09-25 | https://example.org/prices/runpod (list, on-demand) |"));
   ck_assert_ptr_nonnull(strstr(md, "Top pick: 8x H100-SXM-80GB runpod secure, 125.0 hours, 2990 USD"));
   ck_assert_ptr_nonnull(strstr(md, "| price_usd_per_gpu_hour | +20 | 8x H200-SXM-141GB runpod secure |"));
@@ -569,6 +592,7 @@ int main(void) {
     TCase *tr = tcase_create("render");
     tcase_set_timeout(tr, 120);
     tcase_add_test(tr, test_full_report);
+    tcase_add_test(tr, test_plan_before_window_columns);
     tcase_add_test(tr, test_comma_locale);
     tcase_add_test(tr, test_roofline_combines_runs);
     suite_add_tcase(s, tr);
