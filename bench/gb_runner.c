@@ -134,6 +134,9 @@ static void fill_identity(run_state *st, gb_row *r, int rep, const gb_telemetry_
   r->driver = st->sys->driver;
   r->cuda = st->sys->cuda_runtime;
   r->git_sha = gb_git_sha();
+  r->cublaslt = st->sys->cublaslt;
+  r->nvrtc = st->sys->nvrtc;
+  r->nccl = st->sys->nccl;
   r->rep = rep;
   if (tel && tel->nsamples > 0) {
     if (isnan(r->sm_clock_mhz)) r->sm_clock_mhz = tel->sm_clock_mhz;
@@ -307,6 +310,10 @@ gb_err gb_campaign_run(const gb_campaign *c, const gb_system_info *sys, gb_campa
 
   /* the output must be writable before anything is measured */
   GB_TRY(gb_writer_open(&st.w, c->out_path));
+  if (st.w.missing[0] && c->progress)
+    fprintf(c->progress,
+            "%s: written in the columns it already has; not recorded there: %s (a new file records them)\n",
+            c->out_path, st.w.missing);
   gb_err err = GB_OK;
   gb_make_run_id(st.run_id, sizeof st.run_id);
   if (c->resume && strcmp(c->out_path, "-") != 0) {

@@ -32,6 +32,7 @@ gb_row gb_row_empty(void) {
   memset(&r, 0, sizeof r);
   r.run_id = r.timestamp = r.host = r.gpu_type = r.gpu_name = r.driver = r.cuda = "";
   r.benchmark = r.case_name = r.dtype = r.metric = r.unit = r.detail = r.variant = r.git_sha = "";
+  r.cublaslt = r.nvrtc = r.nccl = "";
   r.file = "";
   r.gpu_count = 1;
   r.m = r.n = r.k = r.bytes = GB_NA;
@@ -106,6 +107,9 @@ static const col_def k_cols[] = {
     {"variant", COL_STR, false, F(variant)},
     {"peak", COL_DBL, false, F(peak)},
     {"git_sha", COL_STR, false, F(git_sha)},
+    {"cublaslt", COL_STR, false, F(cublaslt)},
+    {"nvrtc", COL_STR, false, F(nvrtc)},
+    {"nccl", COL_STR, false, F(nccl)},
 };
 #undef F
 #define NCOLS (sizeof k_cols / sizeof k_cols[0])
@@ -117,44 +121,56 @@ gb_err gb_results_put_header(gb_buf *b) {
   return gb_buf_append(b, "\n", 1);
 }
 
-gb_err gb_results_put_row(gb_buf *b, const gb_row *r) {
+/* Appends the field of column c of r (NULL: an empty field). */
+static gb_err put_field(gb_buf *b, const gb_row *r, const col_def *c, char sep) {
   gb_err e = GB_OK;
   char num[64];
-  for (size_t i = 0; i < NCOLS && !e; i++) {
-    const col_def *c = &k_cols[i];
-    const char *base = (const char *)r;
-    char sep = i ? ',' : 0;
-    switch (c->kind) {
-    case COL_SCHEMA:
-      snprintf(num, sizeof num, "%d", GB_SCHEMA_VERSION);
-      e = gb_csv_put_field(b, num, sep);
-      break;
-    case COL_STR:
-    case COL_REQSTR:
-      e = gb_csv_put_field(b, *(const char *const *)(base + c->off), sep);
-      break;
-    case COL_INT:
-      put_i64(num, sizeof num, *(const int64_t *)(base + c->off));
-      e = gb_csv_put_field(b, num, sep);
-      break;
-    case COL_COUNT:
-      snprintf(num, sizeof num, "%d", *(const int *)(base + c->off));
-      e = gb_csv_put_field(b, num, sep);
-      break;
-    case COL_REP: {
-      int rep = *(const int *)(base + c->off);
-      if (rep < 0) num[0] = '\0'; else snprintf(num, sizeof num, "%d", rep);
-      e = gb_csv_put_field(b, num, sep);
-      break;
-    }
-    case COL_DBL:
-      e = gb_csv_put_double(b, *(const double *)(base + c->off), sep);
-      break;
-    case COL_STATUS:
-      e = gb_csv_put_field(b, gb_status_name(*(const gb_status *)(base + c->off)), sep);
-      break;
-    }
+  const char *base = (const char *)r;
+  if (!c) return gb_csv_put_field(b, "", sep);
+  switch (c->kind) {
+  case COL_SCHEMA:
+    snprintf(num, sizeof num, "%d", GB_SCHEMA_VERSION);
+    e = gb_csv_put_field(b, num, sep);
+    break;
+  case COL_STR:
+  case COL_REQSTR:
+    e = gb_csv_put_field(b, *(const char *const *)(base + c->off), sep);
+    break;
+  case COL_INT:
+    put_i64(num, sizeof num, *(const int64_t *)(base + c->off));
+    e = gb_csv_put_field(b, num, sep);
+    break;
+  case COL_COUNT:
+    snprintf(num, sizeof num, "%d", *(const int *)(base + c->off));
+    e = gb_csv_put_field(b, num, sep);
+    break;
+  case COL_REP: {
+    int rep = *(const int *)(base + c->off);
+    if (rep < 0) num[0] = '\0'; else snprintf(num, sizeof num, "%d", rep);
+    e = gb_csv_put_field(b, num, sep);
+    break;
   }
+  case COL_DBL:
+    e = gb_csv_put_double(b, *(const double *)(base + c->off), sep);
+    break;
+  case COL_STATUS:
+    e = gb_csv_put_field(b, gb_status_name(*(const gb_status *)(base + c->off)), sep);
+    break;
+  }
+  return e;
+}
+
+gb_err gb_results_put_row(gb_buf *b, const gb_row *r) {
+  gb_err e = GB_OK;
+  for (size_t i = 0; i < NCOLS && !e; i++) e = put_field(b, r, &k_cols[i], i ? ',' : 0);
+  return e ? e : gb_buf_append(b, "\n", 1);
+}
+
+/* The same in the columns of an existing file: cols[i] indexes k_cols, or
+ * is -1 for a column this writer does not know. */
+static gb_err put_row_in(gb_buf *b, const gb_row *r, const int *cols, size_t ncols) {
+  gb_err e = GB_OK;
+  for (size_t i = 0; i < ncols && !e; i++) e = put_field(b, r, cols[i] >= 0 ? &k_cols[cols[i]] : NULL, i ? ',' : 0);
   return e ? e : gb_buf_append(b, "\n", 1);
 }
 
@@ -394,8 +410,34 @@ static void writer_fail_cleanup(gb_results_writer *w) {
   if (w->marker_fd >= 0) close(w->marker_fd);
   free(w->path);
   free(w->marker_path);
+  free(w->cols);
   w->fd = w->marker_fd = -1;
   w->path = w->marker_path = NULL;
+  w->cols = NULL;
+}
+
+/* Maps the columns of an existing file's header t onto the writer's (see
+ * gb_results_writer.cols); a header that is exactly the writer's needs no
+ * map. */
+static gb_err writer_map_columns(gb_results_writer *w, const gb_csv_table *t) {
+  bool same = t->ncols == NCOLS;
+  for (size_t i = 0; i < t->ncols && same; i++) same = strcmp(gb_csv_header(t, i), k_cols[i].name) == 0;
+  if (same) return GB_OK;
+  w->cols = malloc((t->ncols ? t->ncols : 1) * sizeof *w->cols);
+  if (!w->cols) return gb_fail(GB_E_NOMEM, "out of memory");
+  w->ncols = t->ncols;
+  for (size_t i = 0; i < t->ncols; i++) {
+    w->cols[i] = -1;
+    for (size_t j = 0; j < NCOLS && w->cols[i] < 0; j++)
+      if (strcmp(gb_csv_header(t, i), k_cols[j].name) == 0) w->cols[i] = (int)j;
+  }
+  size_t used = 0;
+  for (size_t j = 0; j < NCOLS; j++)
+    if (gb_csv_col(t, k_cols[j].name) < 0 && used < sizeof w->missing) {
+      int n = snprintf(w->missing + used, sizeof w->missing - used, "%s%s", used ? " " : "", k_cols[j].name);
+      if (n > 0) used += (size_t)n;
+    }
+  return GB_OK;
 }
 
 gb_err gb_writer_open(gb_results_writer *w, const char *path) {
@@ -449,6 +491,7 @@ gb_err gb_writer_open(gb_results_writer *w, const char *path) {
       e = gb_fail(GB_E_INPUT, "%s: exists and is not a valid results file, so it was not appended to: %s",
                   path, msg);
     }
+    if (!e && existing.ntables == 1) e = writer_map_columns(w, &existing.tables[0]);
     gb_results_free(&existing);
   } else if (!e) {
     gb_buf hdr = {0};
@@ -475,7 +518,7 @@ gb_err gb_writer_open(gb_results_writer *w, const char *path) {
 }
 
 gb_err gb_writer_add(gb_results_writer *w, const gb_row *r) {
-  gb_err e = gb_results_put_row(&w->pending, r);
+  gb_err e = w->cols ? put_row_in(&w->pending, r, w->cols, w->ncols) : gb_results_put_row(&w->pending, r);
   if (!e) w->pending_rows++;
   return e;
 }
@@ -513,6 +556,8 @@ gb_err gb_writer_close(gb_results_writer *w) {
   gb_buf_free(&w->pending);
   free(w->path);
   free(w->marker_path);
+  free(w->cols);
   w->path = w->marker_path = NULL;
+  w->cols = NULL;
   return e;
 }

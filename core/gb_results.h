@@ -46,6 +46,7 @@ typedef struct gb_row {
   const char *variant;
   double peak;
   const char *git_sha;
+  const char *cublaslt, *nvrtc, *nccl; /* library versions of the run ("" where unknown or not recorded) */
   /* where a read row came from (not written) */
   const char *file;
   long line;
@@ -89,10 +90,18 @@ typedef struct gb_results_writer {
   int64_t committed_bytes; /* file length at the last commit */
   char *marker_path;       /* path.committed */
   int marker_fd;           /* -1 when there is no marker */
+  int *cols;               /* appending to an existing file: per column of its header, the writer's column
+                            * (index into the header gb_results_put_header writes) or -1 for one it does not
+                            * know (written empty); NULL: the writer's own order */
+  size_t ncols;
+  char missing[256];       /* the writer's columns that existing file lacks (not recorded), space-separated */
 } gb_results_writer;
 
 /* Opens path for appending results. A missing or empty file gets the header;
- * an existing one must be a valid results file. What a killed writer left
+ * an existing one must be a valid results file, and rows are then written in
+ * its columns (found by name: one the writer lacks stays empty, one the file
+ * lacks is left out and named in w->missing), so that a file begun by an
+ * older gpubench stays a valid CSV when a newer one resumes it. What a killed writer left
  * unfinished is cut off first: back to its last commit when its marker file
  * path.committed agrees (see below); without one, only a last line that
  * lacks its line end (a record cut inside a quoted field that holds a

@@ -3,6 +3,7 @@
 #include "gb_gate.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +160,33 @@ static void check_identity(const gb_results *base, const gb_results *cur, bool a
   }
 }
 
+/* Fills rep->libraries_msg: each library whose recorded versions differ
+ * between the sides, where both recorded one (files from before the
+ * columns were added record none). */
+static void check_libraries(const gb_results *base, const gb_results *cur, gb_gate_report *rep) {
+  static const char *const names[3] = {"cublaslt", "nvrtc", "nccl"};
+  static const size_t offs[3] = {offsetof(gb_row, cublaslt), offsetof(gb_row, nvrtc), offsetof(gb_row, nccl)};
+  size_t used = 0;
+  for (int f = 0; f < 3; f++) {
+    ident_set s[2];
+    memset(s, 0, sizeof s);
+    const gb_results *side[2] = {base, cur};
+    for (int k = 0; k < 2; k++)
+      for (size_t i = 0; i < side[k]->nrows; i++) {
+        const char *v = *(const char *const *)((const char *)&side[k]->rows[i] + offs[f]);
+        if (v && *v) ident_add(&s[k], v);
+      }
+    if (!s[0].n || !s[1].n || ident_equal(&s[0], &s[1])) continue;
+    char a[160], b[160];
+    ident_join(&s[0], a, sizeof a);
+    ident_join(&s[1], b, sizeof b);
+    int n = snprintf(rep->libraries_msg + used, sizeof rep->libraries_msg - used, "%s%s %s -> %s", used ? ", " : "",
+                     names[f], a, b);
+    if (n < 0 || (size_t)n >= sizeof rep->libraries_msg - used) break;
+    used += (size_t)n;
+  }
+}
+
 /* ---- per-key statistics ---- */
 
 static gb_err fill_side(gb_gate_side *s, keyed_row *rows, size_t n) {
@@ -309,6 +337,7 @@ gb_err gb_gate_compare(const gb_results *base, const gb_results *cur, const gb_g
     }
 
   check_identity(base, cur, opt->allow_mismatch, rep);
+  check_libraries(base, cur, rep);
   if (rep->mismatch) return GB_OK;
 
   size_t n = base->nrows + cur->nrows;

@@ -104,6 +104,8 @@ typedef struct gb_gate_report {
   bool mismatch;           /* machine identities differ (and not allowed) */
   char mismatch_msg[512];
   bool allowed_mismatch;   /* identities differ but --allow-mismatch */
+  char libraries_msg[512]; /* "cublaslt 13.1.0 -> 13.2.0, ..." where both sides recorded a library version and
+                            * the versions differ (a likely cause of what changed; not a mismatch); "" if none */
 } gb_gate_report;
 
 /* Compares cur against base. Fills *rep (free with gb_gate_report_free).

@@ -25,6 +25,7 @@ gb_err gb_gate_summary(const gb_gate_report *rep, gb_buf *out) {
   if (!e && !isnan(rep->geomean_ratio))
     e = gb_buf_printf(out, "; geometric mean of ratios %.4f (> 1 better)", rep->geomean_ratio);
   if (!e && rep->allowed_mismatch) e = gb_buf_printf(out, "; allowed %s", rep->mismatch_msg);
+  if (!e && rep->libraries_msg[0]) e = gb_buf_printf(out, "; libraries differ: %s", rep->libraries_msg);
   if (!e && rep->compared == 0 && !rep->count[GB_VERDICT_REGRESSION] && !rep->newly_failed)
     e = gb_buf_printf(out, "; nothing could be compared (%zu common keys)", rep->common);
   return e ? e : gb_buf_puts(out, "\n");

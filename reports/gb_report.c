@@ -352,14 +352,18 @@ static gb_err table_environment(gb_rep *r) {
     size_t off;
   } strs[] = {{"run id", offsetof(gb_row, run_id)},   {"host", offsetof(gb_row, host)},
               {"GPU", offsetof(gb_row, gpu_name)},    {"driver", offsetof(gb_row, driver)},
-              {"CUDA", offsetof(gb_row, cuda)},       {"gpubench revision", offsetof(gb_row, git_sha)}};
+              {"CUDA", offsetof(gb_row, cuda)},       {"cuBLASLt", offsetof(gb_row, cublaslt)},
+              {"NVRTC", offsetof(gb_row, nvrtc)},     {"NCCL", offsetof(gb_row, nccl)},
+              {"gpubench revision", offsetof(gb_row, git_sha)}};
   for (size_t f = 0; f < sizeof strs / sizeof strs[0] && !e; f++) {
     cells[0] = strs[f].name;
+    bool any = false;
     for (size_t s = 0; s < r->nsrc; s++) {
       distinct(r, s, strs[f].off, buf[s + 1], sizeof buf[0]);
       cells[s + 1] = buf[s + 1];
+      any |= buf[s + 1][0] != '\0';
     }
-    e = gb_doc_table_row(&r->doc, cells);
+    if (any) e = gb_doc_table_row(&r->doc, cells); /* a field no run recorded (an older file) is left out */
   }
   /* time span */
   if (!e) {

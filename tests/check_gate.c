@@ -405,6 +405,52 @@ START_TEST(test_machine_mismatch) {
 }
 END_TEST
 
+/* Library versions that differ between the sides are named (a likely cause
+ * of a change), without stopping the gate; a library one side did not
+ * record (a file from before the columns) is not compared. */
+START_TEST(test_libraries_differ) {
+  gb_row b[2], c[2];
+  for (int i = 0; i < 2; i++) {
+    gb_row r = gb_row_empty();
+    r.run_id = "run";
+    r.gpu_type = "H200-SXM-141GB";
+    r.driver = "580.159.04";
+    r.cuda = "13.0";
+    r.benchmark = "membw";
+    r.case_name = i ? "copy" : "triad";
+    r.dtype = "fp64";
+    r.bytes = 1 << 30;
+    r.metric = "gbps";
+    r.value = 4400;
+    r.samples = 100;
+    r.file = "x.csv";
+    r.cublaslt = "13.1.0";
+    r.nccl = "2.28.3";
+    b[i] = r;
+    r.cublaslt = i ? "13.2.0" : "13.1.0"; /* the current run saw two versions */
+    r.nvrtc = "13.0";                     /* not recorded by the baseline */
+    c[i] = r;
+  }
+  gb_results base = {.nrows = 2, .rows = b}, cur = {.nrows = 2, .rows = c};
+  gb_gate_options opt = gb_gate_defaults();
+  gb_gate_report rep;
+  ck_assert_int_eq(gb_gate_compare(&base, &cur, &opt, &rep), GB_OK);
+  ck_assert(!rep.mismatch && !rep.allowed_mismatch);
+  ck_assert_str_eq(rep.libraries_msg, "cublaslt 13.1.0 -> 13.1.0 13.2.0");
+  gb_buf sum = {0};
+  ck_assert_int_eq(gb_gate_summary(&rep, &sum), GB_OK);
+  ck_assert_msg(strstr(sum.data, "; libraries differ: cublaslt 13.1.0 -> 13.1.0 13.2.0"), "%s", sum.data);
+  gb_buf_free(&sum);
+  gb_gate_report_free(&rep);
+
+  /* the same versions on both sides: nothing said */
+  for (int i = 0; i < 2; i++) c[i].cublaslt = "13.1.0";
+  ck_assert_int_eq(gb_gate_compare(&base, &cur, &opt, &rep), GB_OK);
+  ck_assert_str_eq(rep.libraries_msg, "");
+  gb_gate_report_free(&rep);
+}
+END_TEST
+
 START_TEST(test_nothing_comparable) {
   gb_gate_options opt = gb_gate_defaults();
   gb_gate_report rep;
@@ -822,6 +868,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_drop_among_hundreds);
   tcase_add_test(tc, test_noise_not_flagged);
   tcase_add_test(tc, test_machine_mismatch);
+  tcase_add_test(tc, test_libraries_differ);
   tcase_add_test(tc, test_nothing_comparable);
   tcase_add_test(tc, test_insufficient);
   tcase_add_test(tc, test_unknown_metric);

@@ -397,6 +397,58 @@ static const char *k_header =
     "schema,run_id,timestamp,host,gpu_type,gpu_name,gpu_count,driver,cuda,benchmark,case,dtype,m,n,k,bytes,metric,"
     "unit,value,samples,min,max,stddev,status,detail,sm_clock_mhz,mem_clock_mhz,temp_c,power_w\n";
 
+/* The library versions a run recorded (cublaslt, nvrtc, nccl columns) show
+ * in the Environment table, one column per run; fields no run recorded (a
+ * file from before they were added) are left out rather than shown empty. */
+START_TEST(test_environment_libraries) {
+  setenv("GPUBENCH_GNUPLOT", "/nonexistent/gnuplot", 1);
+  const char *dir = gb_test_tmpdir();
+  char with[4096], without[4096], out[4096];
+  snprintf(with, sizeof with, "%s/with.csv", dir);
+  snprintf(without, sizeof without, "%s/without.csv", dir);
+  const char *hdr = "schema,run_id,timestamp,host,gpu_type,gpu_name,gpu_count,driver,cuda,benchmark,case,dtype,m,n,k,"
+                    "bytes,metric,unit,value,samples,min,max,stddev,status,detail,sm_clock_mhz,mem_clock_mhz,temp_c,"
+                    "power_w";
+  char csv[2048];
+  snprintf(csv, sizeof csv,
+           "%s,cublaslt,nvrtc,nccl\n"
+           "1,r1,2026-12-02T00:00:00Z,h,L4-PCIE-24GB,NVIDIA L4,1,580.1,13.0,copy,h2d_pinned,,,,,1073741824,gbps,"
+           "GB/s,24.5,10,24,25,0.1,ok,,,,,,13.1.0,13.0,2.28.3\n",
+           hdr);
+  gb_test_write(with, csv, strlen(csv));
+  snprintf(csv, sizeof csv,
+           "%s\n1,r2,2026-12-01T00:00:00Z,h,L4-PCIE-24GB,NVIDIA L4,1,580.1,13.0,copy,h2d_pinned,,,,,1073741824,gbps,"
+           "GB/s,24.0,10,24,25,0.1,ok,,,,,\n",
+           hdr);
+  gb_test_write(without, csv, strlen(csv));
+  fixtures();
+  gb_report_summary sum;
+
+  snprintf(out, sizeof out, "%s/both", dir);
+  const char *both[] = {with, without};
+  gb_report_options o = {.results = both, .nresults = 2, .specs_path = g_specs, .out_dir = out};
+  ck_assert_int_eq(gb_report_write(&o, &sum), GB_OK);
+  char *md = slurp_in(out, "report.md");
+  ck_assert_ptr_nonnull(md);
+  ck_assert_msg(strstr(md, "| cuBLASLt | 13.1.0 |  |"), "%s", md);
+  ck_assert_ptr_nonnull(strstr(md, "| NVRTC | 13.0 |  |"));
+  ck_assert_ptr_nonnull(strstr(md, "| NCCL | 2.28.3 |  |"));
+  free(md);
+
+  snprintf(out, sizeof out, "%s/old", dir);
+  const char *old[] = {without};
+  gb_report_options o2 = {.results = old, .nresults = 1, .specs_path = g_specs, .out_dir = out};
+  ck_assert_int_eq(gb_report_write(&o2, &sum), GB_OK);
+  md = slurp_in(out, "report.md");
+  ck_assert_ptr_nonnull(md);
+  ck_assert_ptr_null(strstr(md, "| cuBLASLt |"));
+  ck_assert_ptr_null(strstr(md, "| NCCL |"));
+  ck_assert_ptr_nonnull(strstr(md, "| driver | 580.1 |"));
+  free(md);
+  unsetenv("GPUBENCH_GNUPLOT");
+}
+END_TEST
+
 START_TEST(test_series_with_data_only) {
   setenv("GPUBENCH_GNUPLOT", "/nonexistent/gnuplot", 1);
   const char *dir = gb_test_tmpdir();
@@ -584,6 +636,7 @@ int main(void) {
   tcase_add_test(tc, test_without_gnuplot);
   tcase_add_test(tc, test_bad_inputs);
   tcase_add_test(tc, test_absent_data_skipped);
+  tcase_add_test(tc, test_environment_libraries);
   tcase_add_test(tc, test_series_with_data_only);
   tcase_add_test(tc, test_prices_one_row_per_offering);
   tcase_add_test(tc, test_shipped);

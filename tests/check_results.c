@@ -37,6 +37,9 @@ static gb_row sample_row(void) {
   r.stddev = 3.25;
   r.detail = "variant vec16, \"quoted\", comma";
   r.sm_clock_mhz = 1980;
+  r.cublaslt = "13.1.0";
+  r.nvrtc = "13.0";
+  r.nccl = "2.28.3";
   return r;
 }
 
@@ -63,6 +66,9 @@ START_TEST(test_roundtrip) {
   ck_assert_int_eq(res.rows[1].status, GB_STATUS_INVALID);
   ck_assert_str_eq(res.rows[1].detail, "two\nlines");
   ck_assert_int_eq(res.rows[1].line, 3);
+  ck_assert_str_eq(res.rows[0].cublaslt, "13.1.0");
+  ck_assert_str_eq(res.rows[0].nvrtc, "13.0");
+  ck_assert_str_eq(res.rows[0].nccl, "2.28.3");
   char key[256];
   gb_row_case_key(&res.rows[0], true, key, sizeof key);
   ck_assert_str_eq(key, "membw|triad|fp64||||1073741824|1|-1|gbps");
@@ -98,6 +104,65 @@ START_TEST(test_fixture_bad) {
   ck_assert_msg(strstr(gb_errmsg(), k_bad[_i].expect) != NULL, "%s: got \"%s\"", k_bad[_i].file, gb_errmsg());
   ck_assert_uint_eq(res.nrows, 0);
   gb_results_free(&res);
+}
+END_TEST
+
+/* A file begun by an older writer (no git_sha nor library columns; an
+ * extra column this writer does not know) is appended to in its own
+ * columns: it stays a valid CSV, the old rows keep their values, the new
+ * rows fill the columns the file has, the unknown one stays empty, and the
+ * columns the file lacks are named in w.missing. A file with the writer's
+ * own header needs no map. */
+START_TEST(test_writer_appends_in_existing_columns) {
+  const char *dir = gb_test_tmpdir();
+  char path[4200];
+  snprintf(path, sizeof path, "%s/old.csv", dir);
+  const char *old_file =
+      "schema,run_id,timestamp,host,gpu_type,gpu_name,gpu_count,driver,cuda,benchmark,case,dtype,m,n,k,bytes,"
+      "metric,unit,value,samples,min,max,stddev,status,detail,sm_clock_mhz,mem_clock_mhz,temp_c,power_w,site\n"
+      "1,old-run,2026-11-01T00:00:00Z,h,H200-SXM-141GB,NVIDIA H200,1,570.1,12.8,membw,copy,fp64,,,,1024,gbps,"
+      "GB/s,4000,10,3990,4010,5,ok,old,1900,,,,lab-3\n";
+  ck_assert_int_eq(gb_test_write(path, old_file, strlen(old_file)), 0);
+  gb_results_writer w;
+  ck_assert_msg(gb_writer_open(&w, path) == GB_OK, "%s", gb_errmsg());
+  ck_assert_ptr_nonnull(w.cols);
+  ck_assert_uint_eq(w.ncols, 30);
+  ck_assert_str_eq(w.missing, "rep variant peak git_sha cublaslt nvrtc nccl");
+  gb_row r = sample_row();
+  r.git_sha = "0123456789ab";
+  gb_writer_add(&w, &r);
+  ck_assert_int_eq(gb_writer_commit(&w), GB_OK);
+  gb_writer_close(&w);
+
+  gb_results res = {0};
+  ck_assert_msg(gb_results_read(path, &res) == GB_OK, "%s", gb_errmsg());
+  ck_assert_uint_eq(res.nrows, 2);
+  ck_assert_str_eq(res.rows[0].run_id, "old-run");
+  ck_assert_double_eq(res.rows[0].value, 4000);
+  ck_assert_str_eq(res.rows[1].case_name, "triad");
+  ck_assert_double_eq(res.rows[1].value, 4400.25);
+  ck_assert_str_eq(res.rows[1].detail, "variant vec16, \"quoted\", comma");
+  ck_assert_double_eq(res.rows[1].sm_clock_mhz, 1980);
+  ck_assert_str_eq(res.rows[1].git_sha, ""); /* the file has no such column */
+  ck_assert_str_eq(res.rows[1].cublaslt, "");
+  gb_results_free(&res);
+  size_t len;
+  char *text = gb_test_slurp(path, &len);
+  ck_assert_ptr_nonnull(text);
+  /* the new row ends with the empty unknown column */
+  ck_assert_msg(strstr(text, ",1980,,,,\n") != NULL, "%s", text);
+  free(text);
+
+  /* the writer's own header: no map, nothing missing */
+  snprintf(path, sizeof path, "%s/new.csv", dir);
+  ck_assert_int_eq(gb_writer_open(&w, path), GB_OK);
+  gb_writer_add(&w, &r);
+  ck_assert_int_eq(gb_writer_commit(&w), GB_OK);
+  gb_writer_close(&w);
+  ck_assert_int_eq(gb_writer_open(&w, path), GB_OK);
+  ck_assert_ptr_null(w.cols);
+  ck_assert_str_eq(w.missing, "");
+  gb_writer_close(&w);
 }
 END_TEST
 
@@ -371,6 +436,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_roundtrip);
   tcase_add_test(tc, test_fixture_good);
   tcase_add_test(tc, test_writer_appends_and_cuts_torn_line);
+  tcase_add_test(tc, test_writer_appends_in_existing_columns);
   tcase_add_test(tc, test_marker_cuts_unfinished_commit);
   tcase_add_test(tc, test_no_marker_cuts_only_a_last_line);
   tcase_add_test(tc, test_stale_marker_ignored);
