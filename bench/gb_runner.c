@@ -147,8 +147,14 @@ static void fill_identity(run_state *st, gb_row *r, int rep, const gb_telemetry_
   }
 }
 
-/* Appends "; clock events: ..." to a row's detail when power/heat reasons showed up. */
-static void note_reasons(gb_row *r, const gb_telemetry_summary *tel, char *buf, size_t n) {
+/* Appends "; clock events: ..." to a row's detail when power/heat reasons
+ * showed up, or "; telemetry off" when the campaign sampled nothing. */
+static void note_reasons(gb_row *r, const gb_telemetry_summary *tel, bool off, char *buf, size_t n) {
+  if (off) {
+    snprintf(buf, n, "%.4000s%stelemetry off (--telemetry-ms 0)", r->detail, r->detail[0] ? "; " : "");
+    r->detail = buf;
+    return;
+  }
   if (!tel || !tel->reasons[0]) return;
   snprintf(buf, n, "%.4000s%sclock events: %s", r->detail, r->detail[0] ? "; " : "", tel->reasons);
   r->detail = buf;
@@ -159,7 +165,7 @@ static gb_err write_case_rows(run_state *st, gb_rowset *rows, int rep, const gb_
     gb_row r = rows->v[i];
     char detail[4200];
     fill_identity(st, &r, rep, tel);
-    note_reasons(&r, tel, detail, sizeof detail);
+    note_reasons(&r, tel, st->c->telemetry_ms < 0, detail, sizeof detail);
     GB_TRY(gb_writer_add(&st->w, &r));
     count_row(st->res, &r);
   }
@@ -331,7 +337,10 @@ gb_err gb_campaign_run(const gb_campaign *c, const gb_system_info *sys, gb_campa
   }
 
   GB_CUDA_GOTO(cudaSetDevice(ord), err, done);
-  GB_TRY_GOTO(gb_telemetry_start(st.dev->pci_bus_id, 20, &st.tel), err, done);
+  /* no sampling: a sampler with no device, whose summaries are empty */
+  GB_TRY_GOTO(gb_telemetry_start(c->telemetry_ms < 0 ? NULL : st.dev->pci_bus_id,
+                                 c->telemetry_ms > 0 ? c->telemetry_ms : GB_TELEMETRY_DEFAULT_MS, &st.tel),
+              err, done);
   gb_telemetry_set_max_sm(st.tel, st.dev->max_sm_clock_mhz);
 
   /* plan every benchmark first, so progress knows the total */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "gb_bench.h"
+#include "gb_telemetry.h"
 
 typedef struct gb_campaign {
   gb_run_config run;
@@ -16,6 +17,8 @@ typedef struct gb_campaign {
   bool progress_bar;           /* a redrawn bar (terminal) or plain lines */
   FILE *progress;              /* where progress goes (stderr) */
   FILE *table;                 /* where the end-of-run tables go (stdout) */
+  int telemetry_ms;            /* NVML sampling period; 0: GB_TELEMETRY_DEFAULT_MS; < 0: no sampling (rows
+                                * then carry no telemetry, can never be marked throttled, and say so) */
 } gb_campaign;
 
 typedef struct gb_campaign_result {

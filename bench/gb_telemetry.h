@@ -10,6 +10,8 @@
 
 typedef struct gb_telemetry gb_telemetry;
 
+#define GB_TELEMETRY_DEFAULT_MS 20 /* a campaign's sampling period unless told otherwise */
+
 typedef struct gb_telemetry_summary {
   int nsamples;           /* 0 when NVML gave nothing */
   double sm_clock_mhz;    /* medians over the window; NaN when none */

@@ -14,6 +14,7 @@
 static void help(void) {
   printf("Usage: gpubench run [--bench LIST] [--quick|--full] [--devices LIST] [--out FILE]\n"
          "                    [--resume FILE] [--repeat N] [--warmup N] [--iters N] [--opt K=V,...]\n"
+         "                    [--telemetry-ms N]\n"
          "\n"
          "Runs benchmarks on the local GPUs and appends one row per measured point and\n"
          "metric to a results CSV (see docs/results-schema.md). Every finished case is on\n"
@@ -34,6 +35,9 @@ static void help(void) {
          "  --warmup N       warm-up operations per case (default: per benchmark)\n"
          "  --iters N        timed samples per case (default: per benchmark)\n"
          "  --graph          time short kernels through CUDA-graph replay where supported\n"
+         "  --telemetry-ms N sample clocks, power, temperature and throttle reasons through\n"
+         "                   NVML every N ms while cases run (default 20; 0 = off: no telemetry\n"
+         "                   columns and no throttled status, to rule the sampler out)\n"
          "  --opt K=V,...    benchmark-specific options (see docs/)\n"
          "  --list           list the benchmarks and exit\n"
          "  -h, --help       this help\n"
@@ -57,7 +61,10 @@ static int parse_int(const char *opt, const char *s, int lo, int hi, int *out) {
 }
 
 int gb_run_parse_args(int argc, char **argv, gb_run_args *a) {
-  enum { O_BENCH = 1, O_QUICK, O_FULL, O_DEVICES, O_OUT, O_RESUME, O_REPEAT, O_WARMUP, O_ITERS, O_GRAPH, O_OPT, O_LIST };
+  enum {
+    O_BENCH = 1, O_QUICK, O_FULL, O_DEVICES, O_OUT, O_RESUME, O_REPEAT, O_WARMUP, O_ITERS, O_GRAPH, O_OPT, O_LIST,
+    O_TELEMETRY
+  };
   static const struct option opts[] = {
       {"bench", required_argument, NULL, O_BENCH},   {"quick", no_argument, NULL, O_QUICK},
       {"full", no_argument, NULL, O_FULL},           {"devices", required_argument, NULL, O_DEVICES},
@@ -65,11 +72,13 @@ int gb_run_parse_args(int argc, char **argv, gb_run_args *a) {
       {"repeat", required_argument, NULL, O_REPEAT}, {"warmup", required_argument, NULL, O_WARMUP},
       {"iters", required_argument, NULL, O_ITERS},   {"graph", no_argument, NULL, O_GRAPH},
       {"opt", required_argument, NULL, O_OPT},       {"list", no_argument, NULL, O_LIST},
+      {"telemetry-ms", required_argument, NULL, O_TELEMETRY},
       {"help", no_argument, NULL, 'h'},              {0, 0, 0, 0}};
   memset(a, 0, sizeof *a);
   a->warmup = -1;
   a->iters = -1;
   a->repeat = 1;
+  a->telemetry_ms = GB_TELEMETRY_DEFAULT_MS;
   int ch, rc;
   /* 0, not 1: glibc then also forgets a half-read "-abc" cluster of an
    * earlier parse in this process (tests and the fuzzer parse many times) */
@@ -87,6 +96,9 @@ int gb_run_parse_args(int argc, char **argv, gb_run_args *a) {
     case O_WARMUP: if ((rc = parse_int("--warmup", optarg, 0, 100000, &a->warmup))) return rc; break;
     case O_ITERS: if ((rc = parse_int("--iters", optarg, 1, 1000000, &a->iters))) return rc; break;
     case O_GRAPH: a->graph = true; break;
+    case O_TELEMETRY:
+      if ((rc = parse_int("--telemetry-ms", optarg, 0, 10000, &a->telemetry_ms))) return rc;
+      break;
     case O_OPT: a->bench_opts = optarg; break;
     case O_LIST: a->list = true; return 0;
     case 'h': help(); return 0;
@@ -112,6 +124,7 @@ int gb_cmd_run(int argc, char **argv) {
   c.run.repeat = a.repeat;
   c.run.graph = a.graph;
   c.run.bench_opts = a.bench_opts;
+  c.telemetry_ms = a.telemetry_ms > 0 ? a.telemetry_ms : -1;
   c.out_path = "results.csv";
   const char *bench_list = a.bench_list, *devices = a.devices, *out = a.out, *resume = a.resume;
   if (resume) {

@@ -86,6 +86,7 @@ typedef struct gb_run_args {
   const char *bench_list, *devices, *out, *resume, *bench_opts;
   bool full, graph;
   int repeat, warmup, iters; /* warmup and iters -1: the benchmark's default */
+  int telemetry_ms;          /* NVML sampling period; 0: none */
   bool list;                 /* --list: print the benchmarks and exit 0 */
 } gb_run_args;
 

@@ -763,6 +763,10 @@ START_TEST(test_run_usage) {
   rc = gpubench(&out, "run", "--iters", "nan", NULL);
   EXPECT_RC(rc, 2, out);
   free(out);
+  rc = gpubench(&out, "run", "--telemetry-ms", "-1", NULL);
+  EXPECT_RC(rc, 2, out);
+  EXPECT_HAS(out, "--telemetry-ms: expected an integer from 0 to 10000, got '-1'");
+  free(out);
   rc = gpubench(&out, "run", "--bench", "nosuch", NULL);
   EXPECT_RC(rc, 2, out);
   EXPECT_HAS(out, "unknown benchmark 'nosuch'");

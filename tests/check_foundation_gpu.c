@@ -9,6 +9,7 @@
 #include "bench_fma.h"
 #include "gb_bench.h"
 #include "gb_harness.h"
+#include "gb_runinfo.h"
 #include "gb_runner.h"
 #include "testutil_gpu.h"
 
@@ -202,6 +203,10 @@ START_TEST(test_runner_fma_and_resume) {
     ck_assert_str_eq(r->benchmark, "fma");
     ck_assert_double_gt(r->value, 0);
     ck_assert_str_eq(r->gpu_type, g_sys.dev[0].gpu_type);
+    ck_assert_str_eq(r->cublaslt, g_sys.cublaslt); /* the run's library versions on every row */
+    ck_assert_str_eq(r->nccl, g_sys.nccl);
+    ck_assert_str_eq(r->git_sha, gb_git_sha());
+    ck_assert_ptr_null(strstr(r->detail, "telemetry off"));
     printf("fma %s: %.2f TFLOP/s (%s) %s\n", r->case_name, r->value, gb_status_name(r->status), r->detail);
   }
   size_t before = rows.nrows;
@@ -213,6 +218,21 @@ START_TEST(test_runner_fma_and_resume) {
   ck_assert_uint_ge(res.cases_skipped, 2);
   ck_assert_int_eq(gb_results_read(path, &rows), GB_OK);
   ck_assert_uint_eq(rows.nrows, before);
+  gb_results_free(&rows);
+
+  /* --telemetry-ms 0: no sampler; every row says so and none is throttled */
+  snprintf(path, sizeof path, "%s", tmpfile_path("fma-no-telemetry.csv"));
+  c.out_path = path;
+  c.resume = false;
+  c.telemetry_ms = -1;
+  ck_assert_msg(gb_campaign_run(&c, &g_sys, &res) == GB_OK, "%s", gb_errmsg());
+  ck_assert_int_eq(gb_results_read(path, &rows), GB_OK);
+  ck_assert_uint_ge(rows.nrows, 2);
+  for (size_t i = 0; i < rows.nrows; i++) {
+    ck_assert_msg(strstr(rows.rows[i].detail, "telemetry off (--telemetry-ms 0)"), "%s", rows.rows[i].detail);
+    ck_assert_int_ne(rows.rows[i].status, GB_STATUS_THROTTLED);
+    ck_assert(isnan(rows.rows[i].power_w));
+  }
   gb_results_free(&rows);
 }
 END_TEST
