@@ -1055,7 +1055,7 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
   GB_TRY_GOTO(gemm_run_check(st, &o, dev, &chk), err, done);
 
   /* the row */
-  char algo_desc[256], variant[128], check_desc[320], fp8_desc[700] = "", detail[2048];
+  char algo_desc[256], variant[128], check_desc[320], fp8_desc[700] = "", detail[4096];
   gemm_describe_algo(&o.algo, algo_desc, sizeof algo_desc, variant, sizeof variant);
   gb_snprintf_c(check_desc, sizeof check_desc, "rel_err=%.3g tol=%.3g over %s%zu rows x %lld cols%s%s",
                 chk.rel_err, chk.tol, chk.rows == (size_t)o.m ? "all " : "", chk.rows, (long long)o.n,
@@ -1071,7 +1071,11 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
     gb_snprintf_c(fp8_desc, sizeof fp8_desc, "; fp8: fast_accum=%d scale_a=%g scale_b=%g scale_d=%s amax_d=%s%s",
                   p->fast_accum, p->scale_a, p->scale_b, sd_txt, amax_txt, scale_note);
   }
-  char search_desc[320] = "", timing_desc[800];
+  char search_desc[320] = "", timing_desc[800], sets_desc[64] = "";
+  if (st->opts.input_sets && o.sets < st->opts.input_sets)
+    snprintf(sets_desc, sizeof sets_desc, " (gemm.input_sets=%d, fewer fit in memory)", st->opts.input_sets);
+  else if (st->opts.input_sets)
+    snprintf(sets_desc, sizeof sets_desc, " (gemm.input_sets)");
   if (st->search == GB_GEMM_SEARCH_EXTENDED) {
     int used;
     if (pick.returned >= GEMM_EXT_BELOW)
@@ -1097,7 +1101,7 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
                 "back to back",
                 pick.timed, pick.returned, search_desc, pick.failed, confirm_desc, pick.source, pick.ws_needed,
                 GEMM_WORKSPACE_BYTES, (double)pick.waves, o.sets, o.sets == 1 ? "" : "s",
-                st->opts.input_sets ? " (gemm.input_sets)" : "", mo.ops_per_sample,
+                sets_desc, mo.ops_per_sample,
                 mo.ops_per_sample == 1 ? "" : "s", gb_gemm_window_name(st->window), st->rest_ms, mo.warmup,
                 mo.warmup == 1 ? "" : "s", samp.n);
   snprintf(detail, sizeof detail, "%s%s %s x %s -> %s, %s;%s %s; %s; check: %s%s",

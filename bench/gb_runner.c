@@ -316,6 +316,13 @@ gb_err gb_campaign_run(const gb_campaign *c, const gb_system_info *sys, gb_campa
 
   /* the output must be writable before anything is measured */
   GB_TRY(gb_writer_open(&st.w, c->out_path));
+  if (c->run.repeat > 1 && !gb_writer_records(&st.w, "rep")) {
+    gb_writer_close(&st.w);
+    return gb_fail(GB_E_INPUT,
+                   "%s: has no rep column (an older gpubench began it), so --repeat %d could not tell its "
+                   "repetitions apart; write them to a new file",
+                   c->out_path, c->run.repeat);
+  }
   if (st.w.missing[0] && c->progress)
     fprintf(c->progress,
             "%s: written in the columns it already has; not recorded there: %s (a new file records them)\n",

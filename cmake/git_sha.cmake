@@ -8,10 +8,10 @@ execute_process(COMMAND git rev-parse --short=12 HEAD
 if(NOT rc EQUAL 0 OR NOT sha)
   set(sha "unknown")
 else()
-  execute_process(COMMAND git update-index -q --refresh
-    WORKING_DIRECTORY ${SRC} OUTPUT_QUIET ERROR_QUIET)
-  execute_process(COMMAND git diff-index --quiet HEAD --
-    WORKING_DIRECTORY ${SRC} RESULT_VARIABLE dirty ERROR_QUIET)
+  # git diff refreshes file times in memory: no index lock, no false
+  # "-dirty" from a stale index (diff-index would need update-index first)
+  execute_process(COMMAND git diff --quiet HEAD --
+    WORKING_DIRECTORY ${SRC} RESULT_VARIABLE dirty OUTPUT_QUIET ERROR_QUIET)
   if(NOT dirty EQUAL 0)
     set(sha "${sha}-dirty")
   endif()

@@ -517,6 +517,17 @@ gb_err gb_writer_open(gb_results_writer *w, const char *path) {
   return GB_OK;
 }
 
+bool gb_writer_records(const gb_results_writer *w, const char *column) {
+  int j = -1;
+  for (size_t i = 0; i < NCOLS && j < 0; i++)
+    if (strcmp(k_cols[i].name, column) == 0) j = (int)i;
+  if (j < 0) return false;
+  if (!w->cols) return true;
+  for (size_t i = 0; i < w->ncols; i++)
+    if (w->cols[i] == j) return true;
+  return false;
+}
+
 gb_err gb_writer_add(gb_results_writer *w, const gb_row *r) {
   gb_err e = w->cols ? put_row_in(&w->pending, r, w->cols, w->ncols) : gb_results_put_row(&w->pending, r);
   if (!e) w->pending_rows++;

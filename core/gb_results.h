@@ -117,6 +117,10 @@ typedef struct gb_results_writer {
  * standard output (no marker). */
 gb_err gb_writer_open(gb_results_writer *w, const char *path);
 
+/* Whether rows written through w keep column (always, unless w appends to
+ * an older file that lacks it). */
+bool gb_writer_records(const gb_results_writer *w, const char *column);
+
 /* Queues one row; nothing reaches the file before gb_writer_commit. */
 gb_err gb_writer_add(gb_results_writer *w, const gb_row *r);
 

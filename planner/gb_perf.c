@@ -80,9 +80,6 @@ static bool usable(const gb_row *r, const char *benchmark, const char *type) {
          strcmp(r->benchmark, benchmark) == 0 && isfinite(r->value) && r->value > 0;
 }
 
-/* GEMM rate at the precision, interpolated at log(gemm_size) over the
- * measured shapes (each shape: its ok rows, else its throttled rows); NaN if
- * none. *throttled: the rate rests on a throttled shape. */
 /* Whether r is a GEMM rate of the burst window (tflops, tops) or, with
  * sustained, of the sustained one (tflops_sustained, tops_sustained). */
 static bool gemm_rate_metric(const gb_row *r, bool sustained) {
@@ -90,6 +87,9 @@ static bool gemm_rate_metric(const gb_row *r, bool sustained) {
                    : strcmp(r->metric, "tflops") == 0 || strcmp(r->metric, "tops") == 0;
 }
 
+/* GEMM rate at the precision, interpolated at log(gemm_size) over the
+ * measured shapes (each shape: its ok rows, else its throttled rows); NaN if
+ * none. *throttled: the rate rests on a throttled shape. */
 static double gemm_measured(const gb_results *m, const char *type, const char *prec, bool sustained,
                             double gemm_size, pt *buf, double *scratch, size_t *used, bool *throttled) {
   size_t n = 0;

@@ -118,6 +118,9 @@ static gb_err planfile_rows(const char *path, gb_planfile *out) {
     p->workload = gb_csv_cell(t, r, c[P_WORKLOAD]);
     p->precision = gb_csv_cell(t, r, c[P_PRECISION]);
     p->gemm_window = gb_csv_cell(t, r, c[P_GEMM_WINDOW]);
+    if (!e && *p->gemm_window && strcmp(p->gemm_window, "burst") && strcmp(p->gemm_window, "sustained"))
+      e = gb_fail(GB_E_INPUT, "%s:%ld: gemm_window: not burst or sustained: \"%.40s\"", t->name, p->line,
+                  p->gemm_window);
   }
   if (e) {
     gb_planfile_free(out);

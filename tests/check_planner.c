@@ -326,6 +326,8 @@ START_TEST(test_perf_gemm_window) {
    * 989.5 x 585 / 989.5 = 585, and a note says why */
   ck_assert(!h100->gemm_measured);
   ck_assert_double_eq_tol(h100->gemm_tflops, 585, 1e-9);
+  /* a type of another peak shows it is the ratio, not the rate: A100 312 x 585 / 989.5 */
+  ck_assert_double_eq_tol(gb_perf_find(&p, "A100-SXM-80GB")->gemm_tflops, 312 * 585 / 989.5, 1e-9);
   ck_assert_msg(strstr(p.notes.data, "H100-SXM-80GB: GEMM rows at bf16 exist only in the burst window, none in the "
                                      "sustained one (metric tflops_sustained or tops_sustained)"),
                 "%s", p.notes.data);

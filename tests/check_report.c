@@ -343,6 +343,13 @@ START_TEST(test_bad_inputs) {
   gb_test_write(bad, badnum, strlen(badnum));
   ck_assert_int_eq(gb_report_write(&o2, NULL), GB_E_INPUT);
   ck_assert_ptr_nonnull(strstr(gb_errmsg(), "notplan.csv:2"));
+  /* a gemm_window that is neither burst nor sustained */
+  const char *badwin = "rank,gpu_type,gpu_count,provider,offering,feasible,hours,cost_usd,efficiency,"
+                       "efficiency_unit,pareto,gemm_window\n1,H100-SXM-80GB,8,aws,p5,true,10,5,1,x,true,long\n";
+  gb_test_write(bad, badwin, strlen(badwin));
+  ck_assert_int_eq(gb_report_write(&o2, NULL), GB_E_INPUT);
+  ck_assert_msg(strstr(gb_errmsg(), "notplan.csv:2: gemm_window: not burst or sustained: \"long\""), "%s",
+                gb_errmsg());
   /* usage errors */
   gb_report_options o3 = {.specs_path = g_specs, .out_dir = out};
   ck_assert_int_eq(gb_report_write(&o3, NULL), GB_E_USAGE);

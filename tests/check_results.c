@@ -128,6 +128,9 @@ START_TEST(test_writer_appends_in_existing_columns) {
   ck_assert_ptr_nonnull(w.cols);
   ck_assert_uint_eq(w.ncols, 30);
   ck_assert_str_eq(w.missing, "rep variant peak git_sha cublaslt nvrtc nccl");
+  ck_assert(!gb_writer_records(&w, "rep"));
+  ck_assert(gb_writer_records(&w, "value"));
+  ck_assert(!gb_writer_records(&w, "site")); /* the file's, not the writer's */
   gb_row r = sample_row();
   r.git_sha = "0123456789ab";
   gb_writer_add(&w, &r);
@@ -162,6 +165,7 @@ START_TEST(test_writer_appends_in_existing_columns) {
   ck_assert_int_eq(gb_writer_open(&w, path), GB_OK);
   ck_assert_ptr_null(w.cols);
   ck_assert_str_eq(w.missing, "");
+  ck_assert(gb_writer_records(&w, "rep") && gb_writer_records(&w, "nccl"));
   gb_writer_close(&w);
 }
 END_TEST

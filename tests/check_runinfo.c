@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "gb_runinfo.h"
 #include "testutil.h"
@@ -19,7 +21,9 @@ static int is_revision(const char *s) {
 START_TEST(test_git_sha_format) {
   const char *sha = gb_git_sha();
   ck_assert_msg(strcmp(sha, "unknown") == 0 || is_revision(sha), "%s", sha);
-  ck_assert_str_eq(gb_version(), "0.1.0");
+  int major, minor, patch;
+  char extra;
+  ck_assert_msg(sscanf(gb_version(), "%d.%d.%d%c", &major, &minor, &patch, &extra) == 3, "%s", gb_version());
 }
 END_TEST
 
@@ -127,6 +131,8 @@ START_TEST(test_git_sha_script) {
   snprintf(file, sizeof file, "%s/a.txt", repo);
   snprintf(header, sizeof header, "%s/gb_git_sha.h", g_tmp);
   setenv("GIT_CEILING_DIRECTORIES", g_tmp, 1); /* never the checkout the tests run in */
+  setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);   /* no signing, hooks or templates of the user's */
+  setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
 
   /* not a git checkout */
   ck_assert_int_eq(mkdir(repo, 0755), 0);
@@ -144,13 +150,14 @@ START_TEST(test_git_sha_script) {
   expect_sha(text, first);
   free(text);
 
-  /* unchanged: the header is not rewritten */
-  struct stat before, after;
-  ck_assert_int_eq(stat(header, &before), 0);
+  /* unchanged: the header is not rewritten (its time, set an hour back, stays) */
+  struct timespec past[2] = {{.tv_sec = time(NULL) - 3600, .tv_nsec = 0}, {.tv_sec = time(NULL) - 3600, .tv_nsec = 0}};
+  ck_assert_int_eq(utimensat(AT_FDCWD, header, past, 0), 0);
   text = write_header(repo, header);
   free(text);
+  struct stat after;
   ck_assert_int_eq(stat(header, &after), 0);
-  ck_assert(before.st_mtim.tv_sec == after.st_mtim.tv_sec && before.st_mtim.tv_nsec == after.st_mtim.tv_nsec);
+  ck_assert_int_eq((long long)after.st_mtime, (long long)past[1].tv_sec);
 
   /* a tracked file changed: the same revision, dirty */
   ck_assert_int_eq(gb_test_write(file, "two\n", 4), 0);
