@@ -592,6 +592,8 @@ static const bad_plan_input k_bad_plan[] = {
     {NULL, "wl_unknown.ini", NULL, NULL, "type = training\nparamz = 7e9\n", ":2: paramz: unknown key"},
     {NULL, "wl_section.ini", NULL, NULL, "[cluster]\ntype = training\n", ":2: [cluster]: unknown section"},
     {NULL, "wl_syntax.ini", NULL, NULL, "type = training\nthis line has no equals sign\n", ":2: syntax error"},
+    {NULL, "wl_window.ini", NULL, NULL, "type = generic\ntotal_flops = 1e21\ngemm_window = long\n",
+     ":3: gemm_window: \"long\" is not burst or sustained"},
 };
 
 START_TEST(test_bad_plan_inputs) {
