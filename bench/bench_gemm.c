@@ -1019,7 +1019,9 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
   static const bool fp8_tries[][2] = {{true, true}, {false, true}, {false, false}};
   static const bool fp8_tries_no_amax[][2] = {{true, false}, {false, false}}; /* gemm.fp8_amax=off */
   const bool(*tries)[2] = st->opts.fp8_no_amax ? fp8_tries_no_amax : fp8_tries;
-  int ntries = !p->fp8 ? 1 : st->opts.fp8_no_amax ? 2 : 3;
+  int ntries = !p->fp8              ? 1
+               : st->opts.fp8_no_amax ? (int)(sizeof fp8_tries_no_amax / sizeof fp8_tries_no_amax[0])
+                                    : (int)(sizeof fp8_tries / sizeof fp8_tries[0]);
   for (int t = 0; t < ntries; t++) {
     bool last = t == ntries - 1;
     GB_TRY_GOTO(gemm_op_create_desc(&o, p->fp8 && tries[t][0], p->fp8 && tries[t][1]), err, done);

@@ -234,18 +234,18 @@ uint64_t gb_gemm_output_bytes(const gb_gemm_prec *p, int64_t m, int64_t n) {
 }
 
 int gb_gemm_input_sets(uint64_t set_bytes, uint64_t l2_bytes, uint64_t max_bytes) {
-  if (set_bytes == 0) return 1;
-  uint64_t want = 3 * l2_bytes;
-  uint64_t sets = set_bytes >= want ? 1 : (want + set_bytes - 1) / set_bytes;
-  if (sets > GB_GEMM_INPUT_SETS_MAX) sets = GB_GEMM_INPUT_SETS_MAX;
-  if (max_bytes / set_bytes < sets) sets = max_bytes / set_bytes;
-  return sets < 1 ? 1 : (int)sets;
+  return gb_gemm_input_sets_for(0, set_bytes, l2_bytes, max_bytes);
 }
 
 int gb_gemm_input_sets_for(int want, uint64_t set_bytes, uint64_t l2_bytes, uint64_t max_bytes) {
-  if (want <= 0) return gb_gemm_input_sets(set_bytes, l2_bytes, max_bytes);
+  if (set_bytes == 0) return want > 0 ? want : 1;
   uint64_t sets = (uint64_t)want;
-  if (set_bytes && max_bytes / set_bytes < sets) sets = max_bytes / set_bytes;
+  if (want <= 0) { /* the rule: enough sets to cover three L2s, at most GB_GEMM_INPUT_SETS_MAX */
+    uint64_t cover = 3 * l2_bytes;
+    sets = set_bytes >= cover ? 1 : (cover + set_bytes - 1) / set_bytes;
+    if (sets > GB_GEMM_INPUT_SETS_MAX) sets = GB_GEMM_INPUT_SETS_MAX;
+  }
+  if (max_bytes / set_bytes < sets) sets = max_bytes / set_bytes;
   return sets < 1 ? 1 : (int)sets;
 }
 

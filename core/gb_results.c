@@ -160,19 +160,19 @@ static gb_err put_field(gb_buf *b, const gb_row *r, const col_def *c, char sep) 
   return e;
 }
 
-gb_err gb_results_put_row(gb_buf *b, const gb_row *r) {
+/* One row in the columns of an existing file (cols[i] indexes k_cols, or is
+ * -1 for a column this writer does not know), or with cols NULL in the
+ * writer's own NCOLS columns. */
+static gb_err put_row_in(gb_buf *b, const gb_row *r, const int *cols, size_t ncols) {
   gb_err e = GB_OK;
-  for (size_t i = 0; i < NCOLS && !e; i++) e = put_field(b, r, &k_cols[i], i ? ',' : 0);
+  for (size_t i = 0; i < ncols && !e; i++) {
+    const col_def *c = !cols ? &k_cols[i] : cols[i] >= 0 ? &k_cols[cols[i]] : NULL;
+    e = put_field(b, r, c, i ? ',' : 0);
+  }
   return e ? e : gb_buf_append(b, "\n", 1);
 }
 
-/* The same in the columns of an existing file: cols[i] indexes k_cols, or
- * is -1 for a column this writer does not know. */
-static gb_err put_row_in(gb_buf *b, const gb_row *r, const int *cols, size_t ncols) {
-  gb_err e = GB_OK;
-  for (size_t i = 0; i < ncols && !e; i++) e = put_field(b, r, cols[i] >= 0 ? &k_cols[cols[i]] : NULL, i ? ',' : 0);
-  return e ? e : gb_buf_append(b, "\n", 1);
-}
+gb_err gb_results_put_row(gb_buf *b, const gb_row *r) { return put_row_in(b, r, NULL, NCOLS); }
 
 /* ---- reading ---- */
 
@@ -529,7 +529,7 @@ bool gb_writer_records(const gb_results_writer *w, const char *column) {
 }
 
 gb_err gb_writer_add(gb_results_writer *w, const gb_row *r) {
-  gb_err e = w->cols ? put_row_in(&w->pending, r, w->cols, w->ncols) : gb_results_put_row(&w->pending, r);
+  gb_err e = put_row_in(&w->pending, r, w->cols, w->cols ? w->ncols : NCOLS);
   if (!e) w->pending_rows++;
   return e;
 }

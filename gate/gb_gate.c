@@ -124,31 +124,39 @@ static void ident_join(const ident_set *s, char *buf, size_t n) {
     off += (size_t)snprintf(buf + off, n - off, "%s%s", i ? " " : "", s->v[i][0] ? s->v[i] : "(empty)");
 }
 
+/* The distinct values of one string field (at offset off in gb_row) over
+ * the rows of res, empty ones left out with skip_empty. */
+static void ident_collect(const gb_results *res, size_t off, bool skip_empty, ident_set *s) {
+  memset(s, 0, sizeof *s);
+  for (size_t i = 0; i < res->nrows; i++) {
+    const char *v = *(const char *const *)((const char *)&res->rows[i] + off);
+    if (!skip_empty || (v && *v)) ident_add(s, v);
+  }
+}
+
 /* Sets rep->mismatch (or allowed_mismatch) with a message naming the first
  * differing field. */
 static void check_identity(const gb_results *base, const gb_results *cur, bool allow, gb_gate_report *rep) {
-  ident_set s[2][3];
-  int maxcount[2] = {0, 0};
-  memset(s, 0, sizeof s);
-  const gb_results *side[2] = {base, cur};
-  for (int k = 0; k < 2; k++)
-    for (size_t i = 0; i < side[k]->nrows; i++) {
-      const gb_row *r = &side[k]->rows[i];
-      ident_add(&s[k][0], r->gpu_type);
-      ident_add(&s[k][1], r->driver);
-      ident_add(&s[k][2], r->cuda);
-      if (r->gpu_count > maxcount[k]) maxcount[k] = r->gpu_count;
-    }
   static const char *const names[3] = {"gpu_type", "driver", "cuda"};
+  static const size_t offs[3] = {offsetof(gb_row, gpu_type), offsetof(gb_row, driver), offsetof(gb_row, cuda)};
   char a[200], b[200];
-  for (int f = 0; f < 3; f++)
-    if (!ident_equal(&s[0][f], &s[1][f])) {
-      ident_join(&s[0][f], a, sizeof a);
-      ident_join(&s[1][f], b, sizeof b);
+  for (int f = 0; f < 3; f++) {
+    ident_set s[2];
+    ident_collect(base, offs[f], false, &s[0]);
+    ident_collect(cur, offs[f], false, &s[1]);
+    if (!ident_equal(&s[0], &s[1])) {
+      ident_join(&s[0], a, sizeof a);
+      ident_join(&s[1], b, sizeof b);
       snprintf(rep->mismatch_msg, sizeof rep->mismatch_msg, "machine mismatch: %s: baseline %s, current %s", names[f],
                a, b);
       break;
     }
+  }
+  int maxcount[2] = {0, 0};
+  const gb_results *side[2] = {base, cur};
+  for (int k = 0; k < 2; k++)
+    for (size_t i = 0; i < side[k]->nrows; i++)
+      if (side[k]->rows[i].gpu_count > maxcount[k]) maxcount[k] = side[k]->rows[i].gpu_count;
   if (!rep->mismatch_msg[0] && maxcount[0] != maxcount[1])
     snprintf(rep->mismatch_msg, sizeof rep->mismatch_msg,
              "machine mismatch: gpu_count: baseline up to %d GPUs, current up to %d", maxcount[0], maxcount[1]);
@@ -169,13 +177,8 @@ static void check_libraries(const gb_results *base, const gb_results *cur, gb_ga
   size_t used = 0;
   for (int f = 0; f < 3; f++) {
     ident_set s[2];
-    memset(s, 0, sizeof s);
-    const gb_results *side[2] = {base, cur};
-    for (int k = 0; k < 2; k++)
-      for (size_t i = 0; i < side[k]->nrows; i++) {
-        const char *v = *(const char *const *)((const char *)&side[k]->rows[i] + offs[f]);
-        if (v && *v) ident_add(&s[k], v);
-      }
+    ident_collect(base, offs[f], true, &s[0]);
+    ident_collect(cur, offs[f], true, &s[1]);
     if (!s[0].n || !s[1].n || ident_equal(&s[0], &s[1])) continue;
     char a[160], b[160];
     ident_join(&s[0], a, sizeof a);
