@@ -1045,6 +1045,7 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
   mo.ops_per_sample = plan.ops_per_sample;
   mo.graph = ctx->cfg->graph;
   mo.back_to_back = true; /* as PyTorch's and nccl-tests' loops: no launch latency inside a sample */
+  mo.event_pairs = st->opts.event_pairs;
   mo.tel = ctx->tel;
   /* let the card idle first, so that the window does not start under the
    * power cap the search brought on */
@@ -1100,12 +1101,13 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
   gb_snprintf_c(timing_desc, sizeof timing_desc,
                 "fastest of %d timed (%d from the heuristic%s, %d failed)%s, kept %s, ws %zu of %u B, waves %.2f; "
                 "%d input set%s%s, %d product%s per sample; %s window: %d ms idle, %d warm-up product%s, %zu samples "
-                "back to back",
+                "back to back%s",
                 pick.timed, pick.returned, search_desc, pick.failed, confirm_desc, pick.source, pick.ws_needed,
                 GEMM_WORKSPACE_BYTES, (double)pick.waves, o.sets, o.sets == 1 ? "" : "s",
                 sets_desc, mo.ops_per_sample,
                 mo.ops_per_sample == 1 ? "" : "s", gb_gemm_window_name(st->window), st->rest_ms, mo.warmup,
-                mo.warmup == 1 ? "" : "s", samp.n);
+                mo.warmup == 1 ? "" : "s", samp.n,
+                mo.event_pairs ? ", each between two events of its own (gemm.timing=pairs)" : "");
   snprintf(detail, sizeof detail, "%s%s %s x %s -> %s, %s;%s %s; %s; check: %s%s",
            chk.status == GB_STATUS_OK ? "" : "check failed: ", p->compute_name, gb_dtype_name(p->a_type),
            gb_dtype_name(p->b_type), gb_dtype_name(p->d_type), gb_gemm_layout_label(o.layout),

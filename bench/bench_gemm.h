@@ -195,7 +195,13 @@ typedef enum gb_gemm_search {
  * runs short) instead of gb_gemm_input_sets' rule: 1 times consecutive
  * products over one set, as a timing loop over one pair of tensors does.
  * gemm.out_of_place=on gives C a buffer of its own (cuBLASLt's out-of-place
- * form, which PyTorch calls) instead of C = D; beta is 0, so C is never read. */
+ * form, which PyTorch calls) instead of C = D; beta is 0, so C is never read.
+ * gemm.timing=chain (default) or pairs: how the timed window's samples are
+ * delimited (gb_measure_opts.event_pairs). chain: one chain of events, each
+ * sample from the event that ends the previous one, so every gap between
+ * products is inside some sample; pairs: each product between two events of
+ * its own, as PyTorch's timing loops do, the gap from one product's end
+ * event to the next one's start event in no sample. */
 #define GB_GEMM_INPUT_SETS_MAX 32
 #define GB_GEMM_MAX_OPT_SHAPES 32
 #define GB_GEMM_REST_MS_BURST 300 /* the burst window's default idle */
@@ -220,6 +226,7 @@ typedef struct gb_gemm_opts {
   int confirm_rest_ms;    /* idle before each finalist's burst; -1: the timing plan's */
   bool fp8_no_amax;       /* gemm.fp8_amax=off: fp8 cases leave the amax-of-D pointer unset */
   bool out_of_place;      /* gemm.out_of_place=on: C is a buffer of its own, not D (beta = 0 reads neither) */
+  bool event_pairs;       /* gemm.timing=pairs: each sample between two events of its own */
   int input_sets;         /* input sets rotated among (1..GB_GEMM_INPUT_SETS_MAX); 0: gb_gemm_input_sets' rule */
   char search_log[512];   /* file the search appends every candidate's timings to; "" for none */
   char samples_log[512];  /* file every timed window's samples are appended to, in order; "" for none */

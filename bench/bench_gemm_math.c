@@ -658,6 +658,16 @@ static gb_err gemm_opt(void *ctx, const char *key, const char *val, bool prefixe
     else o->out_of_place = on;
     return GB_OK;
   }
+  if (strcmp(key, "timing") == 0) {
+    if (strcmp(val, "chain") == 0) o->event_pairs = false;
+    else if (strcmp(val, "pairs") == 0) o->event_pairs = true;
+    else
+      return gb_fail(GB_E_USAGE,
+                     "--opt gemm.timing: \"%s\" is not chain (one chain of events, every gap between products "
+                     "inside a sample) or pairs (two events per product, as PyTorch's timing loops)",
+                     val);
+    return GB_OK;
+  }
   if (strcmp(key, "search") == 0) {
     if (strcmp(val, "heuristic") == 0) o->search = GB_GEMM_SEARCH_HEURISTIC;
     else if (strcmp(val, "extended") == 0) o->search = GB_GEMM_SEARCH_EXTENDED;
@@ -667,7 +677,8 @@ static gb_err gemm_opt(void *ctx, const char *key, const char *val, bool prefixe
   }
   return gb_fail(GB_E_USAGE,
                  "--opt gemm.%s: unknown key (known: precs, shapes, layout, search, window, rest_ms, candidates, "
-                 "candidate, finalists, confirm, confirm_rest_ms, search_log, samples_log, fp8_amax, input_sets, out_of_place)",
+                 "candidate, finalists, confirm, confirm_rest_ms, search_log, samples_log, fp8_amax, input_sets, "
+                 "out_of_place, timing)",
                  key);
 }
 

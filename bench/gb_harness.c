@@ -54,7 +54,8 @@ static gb_err measure_enqueue_sample(cudaStream_t s, gb_launch_fn launch, void *
 }
 
 /* gb_measure_opts.back_to_back: event k of a ring of 2 GB_MEASURE_CHUNK + 1
- * ends sample k-1 and starts sample k. The samples are queued at most a
+ * ends sample k-1 and starts sample k (with event_pairs, sample k has start
+ * event k and end event k of two such rings instead). The samples are queued at most a
  * chunk at a time, the next chunk before waiting for the end of the
  * previous one, so the device runs them back to back; an untimed sample
  * ahead of the first (when there are several) keeps the first from starting
@@ -67,38 +68,49 @@ static gb_err measure_back_to_back(const gb_measure_opts *o, cudaStream_t s, gb_
                                    cudaGraphExec_t exec, int ops, long *iter, int min_samples, int max_samples,
                                    double t_start, gb_samples *out) {
   enum { RING = 2 * GB_MEASURE_CHUNK + 1 };
-  cudaEvent_t ev[RING] = {0};
+  cudaEvent_t ev[RING] = {0}, start[RING] = {0}; /* start: the pairs' first events */
+  bool pairs = o->event_pairs;
   gb_err err = GB_OK;
   int queued = 0, read = 0;
   double read_s = 0; /* seconds of the samples read */
-  for (int i = 0; i < RING; i++) GB_CUDA_GOTO(cudaEventCreate(&ev[i]), err, done);
+  for (int i = 0; i < RING; i++) {
+    GB_CUDA_GOTO(cudaEventCreate(&ev[i]), err, done);
+    if (pairs) GB_CUDA_GOTO(cudaEventCreate(&start[i]), err, done);
+  }
   if (max_samples > 1) GB_TRY_GOTO(measure_enqueue_sample(s, launch, ctx, exec, ops, iter), err, done);
-  GB_CUDA_GOTO(cudaEventRecord(ev[0], s), err, done);
+  if (!pairs) GB_CUDA_GOTO(cudaEventRecord(ev[0], s), err, done);
   for (;;) {
     int want = gb_measure_next_chunk(min_samples, max_samples, queued, read, read_s, o->budget_s, now_s() - t_start);
     int target = queued; /* what was queued before this chunk is read below */
     for (int c = 0; c < want; c++) {
+      if (pairs) GB_CUDA_GOTO(cudaEventRecord(start[queued % RING], s), err, done);
       GB_TRY_GOTO(measure_enqueue_sample(s, launch, ctx, exec, ops, iter), err, done);
+      /* chain: the event after sample k (slot k + 1) also starts sample k + 1;
+       * pairs: slot k of ev ends sample k */
+      GB_CUDA_GOTO(cudaEventRecord(ev[(queued + !pairs) % RING], s), err, done);
       queued++;
-      GB_CUDA_GOTO(cudaEventRecord(ev[queued % RING], s), err, done);
     }
     if (target == read) {
       if (queued == read) break; /* nothing queued, nothing left to read */
       continue;                  /* queue the next chunk before waiting for this one */
     }
-    GB_CUDA_GOTO(cudaEventSynchronize(ev[target % RING]), err, done);
+    /* the event that ends sample target - 1 */
+    GB_CUDA_GOTO(cudaEventSynchronize(ev[(target - pairs) % RING]), err, done);
     GB_CUDA_GOTO(cudaGetLastError(), err, done);
     for (; read < target; read++) {
       float ms = 0;
-      GB_CUDA_GOTO(cudaEventElapsedTime(&ms, ev[read % RING], ev[(read + 1) % RING]), err, done);
+      if (pairs) GB_CUDA_GOTO(cudaEventElapsedTime(&ms, start[read % RING], ev[read % RING]), err, done);
+      else GB_CUDA_GOTO(cudaEventElapsedTime(&ms, ev[read % RING], ev[(read + 1) % RING]), err, done);
       read_s += (double)ms * 1e-3;
       out->sec[out->n++] = (double)ms * 1e-3 / ops;
     }
   }
 done:
   if (err) (void)cudaStreamSynchronize(s); /* no event of the ring may still be pending when destroyed */
-  for (int i = 0; i < RING; i++)
+  for (int i = 0; i < RING; i++) {
     if (ev[i]) cudaEventDestroy(ev[i]);
+    if (start[i]) cudaEventDestroy(start[i]);
+  }
   return err;
 }
 
@@ -116,8 +128,6 @@ gb_err gb_measure(const gb_measure_opts *o, cudaStream_t s, gb_launch_fn launch,
 
   out->sec = malloc((size_t)max_samples * sizeof *out->sec);
   if (!out->sec) return gb_fail(GB_E_NOMEM, "out of memory for timing samples");
-  GB_CUDA_GOTO(cudaEventCreate(&ev0), err, done);
-  GB_CUDA_GOTO(cudaEventCreate(&ev1), err, done);
 
   for (int w = 0; w < o->warmup; w++) GB_TRY_GOTO(launch(ctx, s, iter++), err, done);
   GB_CUDA_GOTO(cudaStreamSynchronize(s), err, done);
@@ -151,6 +161,8 @@ gb_err gb_measure(const gb_measure_opts *o, cudaStream_t s, gb_launch_fn launch,
     out->st = gb_stats_of(out->sec, out->n);
     goto done;
   }
+  GB_CUDA_GOTO(cudaEventCreate(&ev0), err, done);
+  GB_CUDA_GOTO(cudaEventCreate(&ev1), err, done);
   while ((int)out->n < max_samples) {
     GB_CUDA_GOTO(cudaEventRecord(ev0, s), err, done);
     if (exec) {

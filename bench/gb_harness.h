@@ -30,6 +30,11 @@ typedef struct gb_measure_opts {
                           * queued (an untimed sample first when there are several): no host
                           * launch latency inside a sample, no idle between samples (false:
                           * wait for each sample before launching the next) */
+  bool event_pairs;      /* with back_to_back: each sample between two events of its own, one
+                          * recorded just before its operations and one just after (the
+                          * timing loop of PyTorch's benchmarks), so that the time from one
+                          * sample's end to the next one's start is in neither; false: one
+                          * chain, where the event that ends a sample starts the next */
   gb_telemetry *tel;     /* when set, the timed samples are marked as its window
                           * (gb_telemetry_window_begin/_end); NULL by default */
 } gb_measure_opts;

@@ -152,9 +152,28 @@ START_TEST(test_measure) {
   gb_samples_free(&s);
   o.back_to_back = false;
   ck_assert_int_eq(gb_measure(&o, st, launch_fill, &small, &s), GB_OK);
-  printf("fill 8 MiB: %.2f us back to back, %.2f us one at a time\n", b2b * 1e6, s.st.median * 1e6);
-  ck_assert_double_lt(b2b, s.st.median);
+  double alone = s.st.median;
   gb_samples_free(&s);
+  ck_assert_double_lt(b2b, alone);
+  /* event pairs, back to back: no launch latency inside a sample either;
+   * past the ring's wrap, exactly the samples asked for */
+  o.back_to_back = o.event_pairs = true;
+  ck_assert_msg(gb_measure(&o, st, launch_fill, &small, &s) == GB_OK, "%s", gb_errmsg());
+  ck_assert_uint_eq(s.n, 100);
+  ck_assert_double_gt(s.st.min, 0);
+  printf("fill 8 MiB: %.2f us back to back (chain), %.2f us back to back (pairs), %.2f us one at a time\n",
+         b2b * 1e6, s.st.median * 1e6, alone * 1e6);
+  ck_assert_double_lt(s.st.median, alone);
+  gb_samples_free(&s);
+  /* pairs under a budget: the first min_samples, then no more than end within it */
+  o.min_samples = 5;
+  o.max_samples = 100000;
+  o.budget_s = 0.02;
+  ck_assert_msg(gb_measure(&o, st, launch_fill, &f, &s) == GB_OK, "%s", gb_errmsg());
+  ck_assert_uint_ge(s.n, 5);
+  ck_assert_double_le(s.n * s.st.median, 0.02 * 1.5);
+  gb_samples_free(&s);
+  o.event_pairs = false;
   /* graph replay back to back */
   o.back_to_back = o.graph = true;
   o.ops_per_sample = 4;

@@ -456,6 +456,12 @@ START_TEST(test_search_options) {
   ck_assert(!o.out_of_place); /* C = D */
   ck_assert_int_eq(gb_gemm_opts_parse("gemm.out_of_place=on", &o), GB_OK);
   ck_assert(o.out_of_place);
+  ck_assert_int_eq(gb_gemm_opts_parse("", &o), GB_OK);
+  ck_assert(!o.event_pairs); /* one chain of events */
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.timing=pairs", &o), GB_OK);
+  ck_assert(o.event_pairs);
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.timing=chain", &o), GB_OK);
+  ck_assert(!o.event_pairs);
   ck_assert_int_eq(gb_gemm_opts_parse("gemm.candidates=16,gemm.finalists=8,gemm.confirm=0,gemm.confirm_rest_ms=250,"
                                       "gemm.search_log=out/s.csv,gemm.samples_log=/tmp/w.csv",
                                       &o),
@@ -475,10 +481,12 @@ START_TEST(test_search_options) {
   ck_assert_int_eq(o.candidates, 0);
   const char *bad[] = {"gemm.candidate=0", "gemm.candidate=17", "gemm.candidates=0",  "gemm.candidates=17", "gemm.finalists=0",         "gemm.finalists=9",
                        "gemm.confirm=-1",    "gemm.confirm=9",     "gemm.confirm_rest_ms=10001", "gemm.confirm=x",
-                       "gemm.search_log=",   "gemm.samples_log=", "gemm.fp8_amax=no", "gemm.input_sets=0", "gemm.input_sets=33", "gemm.out_of_place=1"};
+                       "gemm.search_log=",   "gemm.samples_log=", "gemm.fp8_amax=no", "gemm.input_sets=0", "gemm.input_sets=33", "gemm.out_of_place=1",
+                       "gemm.timing=pair"};
   const char *key[] = {"gemm.candidate", "gemm.candidate", "gemm.candidates", "gemm.candidates", "gemm.finalists", "gemm.finalists",
                        "gemm.confirm",    "gemm.confirm",    "gemm.confirm_rest_ms", "gemm.confirm",
-                       "gemm.search_log", "gemm.samples_log", "gemm.fp8_amax", "gemm.input_sets", "gemm.input_sets", "gemm.out_of_place"};
+                       "gemm.search_log", "gemm.samples_log", "gemm.fp8_amax", "gemm.input_sets", "gemm.input_sets", "gemm.out_of_place",
+                       "gemm.timing"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     ck_assert_int_eq(gb_gemm_opts_parse(bad[i], &o), GB_E_USAGE);
     ck_assert_msg(strstr(gb_errmsg(), key[i]), "%s: %s", bad[i], gb_errmsg());

@@ -297,6 +297,20 @@ START_TEST(test_out_of_place_option) {
 }
 END_TEST
 
+/* gemm.timing=pairs: the timed samples between event pairs; the product
+ * passes its check and the detail says how it was timed. */
+START_TEST(test_timing_pairs_option) {
+  gpu_env *e = env_open_opts("gemm.timing=pairs");
+  gb_rowset rs = {0};
+  ck_assert_int_eq(run_case(e, gb_gemm_prec_find("bf16"), 512, 768, 1024, &rs), GB_STATUS_OK);
+  ck_assert_msg(strstr(rs.v[0].detail, " samples back to back, each between two events of its own (gemm.timing=pairs);"),
+                "%s", rs.v[0].detail);
+  ck_assert_double_gt(rs.v[0].value, 0);
+  gb_rowset_free(&rs);
+  env_close(e);
+}
+END_TEST
+
 /* gemm.search_log: a header and one line per timed candidate, exactly one
  * of them kept; with more than one finalist the detail says they were
  * confirmed rested. */
@@ -401,6 +415,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_fp8_amax_off);
   tcase_add_test(tc, test_input_sets_option);
   tcase_add_test(tc, test_out_of_place_option);
+  tcase_add_test(tc, test_timing_pairs_option);
   tcase_add_test(tc, test_search_log);
   tcase_add_test(tc, test_candidate_option);
   suite_add_tcase(s, tc);

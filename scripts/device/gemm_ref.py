@@ -24,6 +24,12 @@ Arguments, if any, name the cases to run (e.g. `gemm_ref.py bf16 fp16`).
 GEMM_REF_SETS=N rotates the calls among N operand sets (default 1, one set,
 as the issue's reference figures were measured); gpubench rotates among 2 at
 8192^3 in fp8 and int8, where one set is 128 MiB, under three L2s.
+GEMM_REF_TIMING=chain times the calls as gpubench's default does (one untimed
+call, then one chain of events: each sample from the event that ends the
+previous call to the one after it); the default, pairs, records an event
+just before and one just after each call, as torch's own benchmarks do, so
+the time from one call's end event to the next call's start event is in no
+sample (gpubench --opt gemm.timing=pairs).
 """
 import itertools
 import os
@@ -42,6 +48,9 @@ SAMPLES_LOG = os.environ.get("GEMM_REF_SAMPLES")  # file every timed call is app
 REST_S = int(os.environ.get("GEMM_REF_REST_MS", "0")) / 1000  # idle before each case's warm-up
 SIDE_STREAM = os.environ.get("GEMM_REF_SIDE_STREAM") == "1"  # time on a created stream, as gpubench does
 SETS = int(os.environ.get("GEMM_REF_SETS", "1"))  # operand sets the calls rotate among (gpubench's input sets)
+TIMING = os.environ.get("GEMM_REF_TIMING", "pairs")  # pairs or chain
+if TIMING not in ("pairs", "chain"):
+    sys.exit(f"gemm_ref.py: GEMM_REF_TIMING={TIMING!r} is not pairs or chain")
 current_case = ""
 
 
@@ -65,12 +74,21 @@ def timed_on_current_stream(fn):
     for _ in range(WARMUP):
         fn()
     torch.cuda.synchronize()
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(REPS)]
-    ends = [torch.cuda.Event(enable_timing=True) for _ in range(REPS)]
-    for s, e in zip(starts, ends):
-        s.record()
-        fn()
-        e.record()
+    if TIMING == "chain":
+        fn()  # untimed, so that the first sample does not start on an idle stream
+        chain = [torch.cuda.Event(enable_timing=True) for _ in range(REPS + 1)]
+        chain[0].record()
+        for e in chain[1:]:
+            fn()
+            e.record()
+        starts, ends = chain[:-1], chain[1:]
+    else:
+        starts = [torch.cuda.Event(enable_timing=True) for _ in range(REPS)]
+        ends = [torch.cuda.Event(enable_timing=True) for _ in range(REPS)]
+        for s, e in zip(starts, ends):
+            s.record()
+            fn()
+            e.record()
     torch.cuda.synchronize()
     sec = [s.elapsed_time(e) * 1e-3 for s, e in zip(starts, ends)]
     if SAMPLES_LOG:
@@ -180,7 +198,7 @@ def main():
         print("# no CUDA device", file=sys.stderr)
         return 3
     print(f"# torch {torch.__version__}, CUDA {torch.version.cuda}, {torch.cuda.get_device_name(0)}")
-    print(f"# {M}x{N}x{K}, random operands, median of {REPS} products timed with CUDA events")
+    print(f"# {M}x{N}x{K}, random operands, median of {REPS} products timed with CUDA events ({TIMING})")
     print("name,tflops")
     flops = 2.0 * M * N * K
     wanted = set(sys.argv[1:])
