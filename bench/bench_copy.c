@@ -435,6 +435,10 @@ static void copy_summarize(const gb_run_ctx *ctx, const gb_row *rows, size_t n, 
   }
 }
 
+static void copy_settings(const gb_run_config *cfg, char *buf, size_t n) {
+  gb_membw_settings(cfg->bench_opts, "copy.", buf, n);
+}
+
 const gb_bench gb_bench_copy = {
     .name = "copy",
     .summary = "copy engines: d2d, h2d/d2h pinned and pageable, bidirectional, peer on/off",
@@ -443,4 +447,5 @@ const gb_bench gb_bench_copy = {
     .run = copy_run,
     .summarize = copy_summarize,
     .teardown = copy_teardown,
+    .settings = copy_settings,
 };

@@ -1167,6 +1167,16 @@ static void gemm_summarize(const gb_run_ctx *ctx, const gb_row *rows, size_t n, 
   gb_gemm_summary_table(rows, n, fp);
 }
 
+static void gemm_settings(const gb_run_config *cfg, char *buf, size_t n) {
+  gb_gemm_opts o;
+  if (gb_gemm_opts_parse(cfg->bench_opts, &o) == GB_OK) {
+    gb_gemm_settings(&o, buf, n);
+    return;
+  }
+  gb_errclear(); /* plan() reports it */
+  if (n) buf[0] = '\0';
+}
+
 const gb_bench gb_bench_gemm = {
     .name = "gemm",
     .summary = "cuBLASLt GEMM per precision (fp64 .. fp8, int8), checked against fp64, with speedup rows",
@@ -1178,4 +1188,5 @@ const gb_bench gb_bench_gemm = {
     .derive = gemm_derive,
     .summarize = gemm_summarize,
     .teardown = gemm_teardown,
+    .settings = gemm_settings,
 };

@@ -234,6 +234,13 @@ typedef struct gb_gemm_opts {
 
 gb_err gb_gemm_opts_parse(const char *bench_opts, gb_gemm_opts *out);
 
+/* The options of o that change how a case is measured, where they differ
+ * from the defaults, as the rows' `settings` items in a fixed order
+ * ("gemm.rest_ms=1000,gemm.timing=pairs"); "" for none. gemm.precs, .shapes
+ * and .layout select cases, gemm.window is in the metric, and the logs are
+ * side outputs: none of them is a setting. */
+void gb_gemm_settings(const gb_gemm_opts *o, char *buf, size_t n);
+
 /* The idle before the timed window, ms: gemm.rest_ms when given, else 300
  * for the burst window (the algorithm search, up to 8 candidates x 4
  * samples, brings the power cap on; on an H200 the burst window then

@@ -693,6 +693,21 @@ gb_err gb_gemm_opts_parse(const char *bench_opts, gb_gemm_opts *out) {
   return err;
 }
 
+void gb_gemm_settings(const gb_gemm_opts *o, char *buf, size_t n) {
+  gb_settings s = gb_settings_start(buf, n);
+  if (o->search == GB_GEMM_SEARCH_EXTENDED) gb_settings_add(&s, "gemm.search=extended");
+  if (o->rest_ms >= 0) gb_settings_add(&s, "gemm.rest_ms=%d", o->rest_ms);
+  if (o->candidates > 0) gb_settings_add(&s, "gemm.candidates=%d", o->candidates);
+  if (o->candidate > 0) gb_settings_add(&s, "gemm.candidate=%d", o->candidate);
+  if (o->finalists > 0) gb_settings_add(&s, "gemm.finalists=%d", o->finalists);
+  if (o->confirm_rounds >= 0) gb_settings_add(&s, "gemm.confirm=%d", o->confirm_rounds);
+  if (o->confirm_rest_ms >= 0) gb_settings_add(&s, "gemm.confirm_rest_ms=%d", o->confirm_rest_ms);
+  if (o->fp8_no_amax) gb_settings_add(&s, "gemm.fp8_amax=off");
+  if (o->input_sets > 0) gb_settings_add(&s, "gemm.input_sets=%d", o->input_sets);
+  if (o->out_of_place) gb_settings_add(&s, "gemm.out_of_place=on");
+  if (o->event_pairs) gb_settings_add(&s, "gemm.timing=pairs");
+}
+
 bool gb_gemm_plan_wants(const gb_gemm_opts *o, const gb_gemm_prec *p, gb_gemm_layout l, int cc_major,
                         int cc_minor) {
   if (!o->layouts[l]) return false;

@@ -589,6 +589,10 @@ static void membw_summarize(const gb_run_ctx *ctx, const gb_row *rows, size_t n,
   if (invalid) fprintf(fp, "%zu membw row(s) failed the result check (status invalid): not in this table\n", invalid);
 }
 
+static void membw_settings(const gb_run_config *cfg, char *buf, size_t n) {
+  gb_membw_settings(cfg->bench_opts, "membw.", buf, n);
+}
+
 const gb_bench gb_bench_membw = {
     .name = "membw",
     .summary = "device-memory bandwidth: STREAM copy/mul/add/triad/dot, read, write; 1 MiB .. >= 4 GiB",
@@ -597,4 +601,5 @@ const gb_bench gb_bench_membw = {
     .run = membw_run,
     .summarize = membw_summarize,
     .teardown = membw_teardown,
+    .settings = membw_settings,
 };

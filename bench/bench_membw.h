@@ -144,6 +144,12 @@ typedef struct gb_membw_opts {
  * message naming the key. bench_opts may be NULL. */
 gb_err gb_membw_opts_parse(const char *bench_opts, const char *prefix, gb_membw_opts *out);
 
+/* The rows' `settings` items of membw's or copy's options (prefix "membw."
+ * or "copy."), from cfg->bench_opts: "PREFIXcorrupt=on" when the check's
+ * test corruption is on, else "" (sizes, kernels, dtypes and cold select
+ * cases). Bad options give "": plan() reports them. */
+void gb_membw_settings(const char *bench_opts, const char *prefix, char *buf, size_t n);
+
 /* ---- result checks on host values ---- */
 
 /* k sample indices for an array of n elements: 0 and n-1 first, then

@@ -256,6 +256,16 @@ gb_err gb_membw_opts_parse(const char *bench_opts, const char *prefix, gb_membw_
   return gb_opts_each(bench_opts, prefix, false, membw_opt, &c);
 }
 
+void gb_membw_settings(const char *bench_opts, const char *prefix, char *buf, size_t n) {
+  gb_membw_opts o;
+  gb_settings s = gb_settings_start(buf, n);
+  if (gb_membw_opts_parse(bench_opts, prefix, &o) != GB_OK) {
+    gb_errclear();
+    return;
+  }
+  if (o.corrupt) gb_settings_add(&s, "%scorrupt=on", prefix);
+}
+
 /* ---- checks ---- */
 
 /* splitmix64: a small counter-based generator for sample positions. */

@@ -1,6 +1,8 @@
 /* gb_bench: case lists and row sets shared by the benchmarks and the runner. */
 #include "gb_bench.h"
 
+#include "gb_opts.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,7 +66,8 @@ gb_err gb_rowset_add(gb_rowset *rs, const gb_row *r) {
   gb_row c = *r;
   const char **fields[] = {&c.run_id, &c.timestamp, &c.host,   &c.gpu_type, &c.gpu_name, &c.driver,
                            &c.cuda,   &c.benchmark, &c.case_name, &c.dtype, &c.metric,   &c.unit,
-                           &c.detail, &c.variant,   &c.git_sha,   &c.cublaslt, &c.nvrtc,    &c.nccl};
+                           &c.detail, &c.variant,   &c.git_sha,   &c.cublaslt, &c.nvrtc,    &c.nccl,
+                           &c.settings};
   for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) *fields[i] = keep(rs, *fields[i], &err);
   if (err) return err;
   rs->v[rs->n++] = c;
@@ -95,4 +98,14 @@ gb_row gb_case_row(const char *benchmark, const gb_case *c) {
   r.bytes = c->bytes;
   r.gpu_count = c->gpu_count;
   return r;
+}
+
+void gb_run_settings(const gb_bench *b, const gb_run_config *cfg, char *buf, size_t n) {
+  char own[512] = "";
+  if (b && b->settings) b->settings(cfg, own, sizeof own);
+  gb_settings s = gb_settings_start(buf, n);
+  if (cfg->warmup >= 0) gb_settings_add(&s, "warmup=%d", cfg->warmup);
+  if (cfg->iters > 0) gb_settings_add(&s, "iters=%d", cfg->iters);
+  if (cfg->graph) gb_settings_add(&s, "graph=on");
+  if (own[0]) gb_settings_add(&s, "%s", own);
 }

@@ -115,7 +115,19 @@ typedef struct gb_bench {
 
   /* Optional: frees what setup() made. */
   void (*teardown)(gb_run_ctx *ctx);
+
+  /* Optional: the options of cfg->bench_opts for this benchmark that change
+   * how its cases are measured, where they differ from the defaults, as
+   * comma-separated key=value items in a fixed order ("" for none). Options
+   * that only select cases are not settings. Bad options are plan()'s to
+   * report: write "" for them. */
+  void (*settings)(const gb_run_config *cfg, char *buf, size_t n);
 } gb_bench;
+
+/* The `settings` column of b's rows under cfg: the runner's own non-default
+ * items (warmup=N, iters=N, graph=on), then b's (gb_bench.settings), joined
+ * by ','; "" when everything is at its default. */
+void gb_run_settings(const gb_bench *b, const gb_run_config *cfg, char *buf, size_t n);
 
 /* The registry: every benchmark, sorted by name, NULL-terminated. */
 extern const gb_bench *const gb_benches[];

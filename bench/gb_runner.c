@@ -111,6 +111,7 @@ typedef struct run_state {
   keyset done;
   gb_telemetry *tel;
   gb_campaign_result *res;
+  char settings[1024]; /* the benchmark running now: its rows' settings (gb_run_settings) */
 } run_state;
 
 static void count_row(gb_campaign_result *res, const gb_row *r) {
@@ -137,6 +138,7 @@ static void fill_identity(run_state *st, gb_row *r, int rep, const gb_telemetry_
   r->cublaslt = st->sys->cublaslt;
   r->nvrtc = st->sys->nvrtc;
   r->nccl = st->sys->nccl;
+  if (!r->settings || !r->settings[0]) r->settings = st->settings;
   r->rep = rep;
   if (tel && tel->nsamples > 0) {
     if (isnan(r->sm_clock_mhz)) r->sm_clock_mhz = tel->sm_clock_mhz;
@@ -172,13 +174,14 @@ static gb_err write_case_rows(run_state *st, gb_rowset *rows, int rep, const gb_
   return gb_writer_commit(&st->w);
 }
 
-static void case_key(const char *bench, const gb_case *cs, int rep, char *buf, size_t n) {
+static void case_key(const char *bench, const gb_case *cs, int rep, const char *settings, char *buf, size_t n) {
   gb_row r = gb_case_row(bench, cs);
   r.rep = rep;
+  r.settings = settings;
   gb_row_case_key(&r, false, buf, n);
 }
 
-/* Rows of this run and benchmark now in the output file. */
+/* Rows of this run, benchmark and settings now in the output file. */
 static gb_err rows_of_run(run_state *st, const char *bench, gb_results *all, gb_row **out, size_t *n) {
   *out = NULL;
   *n = 0;
@@ -187,7 +190,8 @@ static gb_err rows_of_run(run_state *st, const char *bench, gb_results *all, gb_
   gb_row *v = malloc((all->nrows + 1) * sizeof *v);
   if (!v) return gb_fail(GB_E_NOMEM, "out of memory");
   for (size_t i = 0; i < all->nrows; i++)
-    if (strcmp(all->rows[i].run_id, st->run_id) == 0 && strcmp(all->rows[i].benchmark, bench) == 0)
+    if (strcmp(all->rows[i].run_id, st->run_id) == 0 && strcmp(all->rows[i].benchmark, bench) == 0 &&
+        strcmp(all->rows[i].settings, st->settings) == 0)
       v[(*n)++] = all->rows[i];
   *out = v;
   return GB_OK;
@@ -215,6 +219,7 @@ static gb_err finish_bench(run_state *st, const gb_bench *b, gb_run_ctx *ctx) {
       for (size_t i = 0; i < derived.n && !err; i++) {
         gb_row r = derived.v[i];
         r.rep = -1;
+        if (!r.settings[0]) r.settings = st->settings;
         gb_row_case_key(&r, true, key, sizeof key);
         if (!keyset_has(&have, key)) err = gb_rowset_add(&fresh, &r);
       }
@@ -240,6 +245,7 @@ static gb_err run_bench(run_state *st, const gb_bench *b, size_t *done_cases, si
                         gb_case_list *cases, bool *broken) {
   const gb_campaign *c = st->c;
   gb_run_ctx ctx = {.sys = st->sys, .cfg = &c->run, .dev = st->dev, .state = NULL, .tel = st->tel};
+  gb_run_settings(b, &c->run, st->settings, sizeof st->settings);
   gb_err setup_err = b->setup ? b->setup(&ctx) : GB_OK;
   char setup_msg[2048] = "";
   if (setup_err) snprintf(setup_msg, sizeof setup_msg, "%s", gb_errmsg());
@@ -251,7 +257,7 @@ static gb_err run_bench(run_state *st, const gb_bench *b, size_t *done_cases, si
       const gb_case *cs = &cases->v[i];
       int rep_col = reps > 1 ? rep : -1;
       char key[512];
-      case_key(b->name, cs, rep_col, key, sizeof key);
+      case_key(b->name, cs, rep_col, st->settings, key, sizeof key);
       (*done_cases)++;
       if (keyset_has(&st->done, key)) {
         st->res->cases_skipped++;
@@ -322,6 +328,16 @@ gb_err gb_campaign_run(const gb_campaign *c, const gb_system_info *sys, gb_campa
                    "%s: has no rep column (an older gpubench began it), so --repeat %d could not tell its "
                    "repetitions apart; write them to a new file",
                    c->out_path, c->run.repeat);
+  }
+  for (int i = 0; i < c->nbenches; i++) {
+    gb_run_settings(c->benches[i], &c->run, st.settings, sizeof st.settings);
+    if (st.settings[0] && !gb_writer_records(&st.w, "settings")) {
+      gb_writer_close(&st.w);
+      return gb_fail(GB_E_INPUT,
+                     "%s: has no settings column (an older gpubench began it), so its rows could not say they "
+                     "were measured under %s; write them to a new file",
+                     c->out_path, st.settings);
+    }
   }
   if (st.w.missing[0] && c->progress)
     fprintf(c->progress,

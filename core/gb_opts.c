@@ -1,6 +1,8 @@
 /* gb_opts: the --opt key=value list walker. */
 #include "gb_opts.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #define GB_TRY_OPT(expr)          \
@@ -51,4 +53,33 @@ gb_err gb_opts_list(const char *key, const char *val, gb_err (*one)(void *ctx, c
     if (p[len] == '\0') return GB_OK;
     p += len + 1;
   }
+}
+
+gb_settings gb_settings_start(char *buf, size_t cap) {
+  gb_settings s = {.buf = buf, .cap = cap, .len = 0, .truncated = false};
+  if (cap) buf[0] = '\0';
+  return s;
+}
+
+void gb_settings_add(gb_settings *s, const char *fmt, ...) {
+  if (!s->cap) {
+    s->truncated = true;
+    return;
+  }
+  size_t at = s->len + (s->len ? 1 : 0);
+  if (at >= s->cap) {
+    s->truncated = true;
+    return;
+  }
+  va_list ap;
+  va_start(ap, fmt);
+  int w = vsnprintf(s->buf + at, s->cap - at, fmt, ap);
+  va_end(ap);
+  if (w < 0 || (size_t)w >= s->cap - at) {
+    s->buf[s->len] = '\0'; /* the item did not fit whole: leave it out */
+    s->truncated = true;
+    return;
+  }
+  if (s->len) s->buf[s->len] = ',';
+  s->len = at + (size_t)w;
 }

@@ -5,6 +5,7 @@
 #define GB_OPTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "gb_error.h"
 
@@ -24,5 +25,20 @@ gb_err gb_opts_each(const char *opts, const char *prefix, bool unprefixed, gb_op
 /* Walks a ':'-separated value ("bf16:fp16"), calling one for each item;
  * an empty or overlong item is a GB_E_USAGE error naming key and value. */
 gb_err gb_opts_list(const char *key, const char *val, gb_err (*one)(void *ctx, const char *item), void *ctx);
+
+/* The other way: a ','-joined list of key=value items built into a caller's
+ * buffer (the results' `settings` column). Items that do not fit whole are
+ * left out and mark the list truncated. */
+typedef struct gb_settings {
+  char *buf;
+  size_t cap, len;
+  bool truncated;
+} gb_settings;
+
+/* Starts an empty list in buf (cap >= 1). */
+gb_settings gb_settings_start(char *buf, size_t cap);
+
+/* Appends one item, printf-style, with a ',' before it when not first. */
+void gb_settings_add(gb_settings *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -32,7 +32,7 @@ gb_row gb_row_empty(void) {
   memset(&r, 0, sizeof r);
   r.run_id = r.timestamp = r.host = r.gpu_type = r.gpu_name = r.driver = r.cuda = "";
   r.benchmark = r.case_name = r.dtype = r.metric = r.unit = r.detail = r.variant = r.git_sha = "";
-  r.cublaslt = r.nvrtc = r.nccl = "";
+  r.cublaslt = r.nvrtc = r.nccl = r.settings = "";
   r.file = "";
   r.gpu_count = 1;
   r.m = r.n = r.k = r.bytes = GB_NA;
@@ -57,8 +57,8 @@ void gb_row_case_key(const gb_row *r, bool with_metric, char *buf, size_t n) {
   put_i64(nn, sizeof nn, r->n);
   put_i64(k, sizeof k, r->k);
   put_i64(b, sizeof b, r->bytes);
-  snprintf(buf, n, "%s|%s|%s|%s|%s|%s|%s|%d|%d%s%s", r->benchmark, r->case_name, r->dtype, m, nn, k, b,
-           r->gpu_count, r->rep, with_metric ? "|" : "", with_metric ? r->metric : "");
+  snprintf(buf, n, "%s|%s|%s|%s|%s|%s|%s|%d|%d|%s%s%s", r->benchmark, r->case_name, r->dtype, m, nn, k, b,
+           r->gpu_count, r->rep, r->settings, with_metric ? "|" : "", with_metric ? r->metric : "");
 }
 
 /* ---- the column table: order written, and how each is read ---- */
@@ -110,6 +110,7 @@ static const col_def k_cols[] = {
     {"cublaslt", COL_STR, false, F(cublaslt)},
     {"nvrtc", COL_STR, false, F(nvrtc)},
     {"nccl", COL_STR, false, F(nccl)},
+    {"settings", COL_STR, false, F(settings)},
 };
 #undef F
 #define NCOLS (sizeof k_cols / sizeof k_cols[0])

@@ -47,6 +47,8 @@ typedef struct gb_row {
   double peak;
   const char *git_sha;
   const char *cublaslt, *nvrtc, *nccl; /* library versions of the run ("" where unknown or not recorded) */
+  const char *settings; /* the run's non-default measurement settings ("warmup=5,gemm.timing=pairs");
+                         * "" for the defaults. Part of the row's identity. */
   /* where a read row came from (not written) */
   const char *file;
   long line;
@@ -55,9 +57,9 @@ typedef struct gb_row {
 /* A row with every optional field empty (NaN, GB_NA, "" and rep -1). */
 gb_row gb_row_empty(void);
 
-/* The identity of a measured case, used by --resume and by the regression
- * gate: benchmark, case, dtype, m, n, k, bytes, gpu_count and rep, '|'-joined.
- * With with_metric, the metric is appended too. */
+/* The identity of a measured case, used by --resume: benchmark, case, dtype,
+ * m, n, k, bytes, gpu_count, rep and settings, '|'-joined. With with_metric,
+ * the metric is appended too. */
 void gb_row_case_key(const gb_row *r, bool with_metric, char *buf, size_t n);
 
 /* ---- reading ---- */

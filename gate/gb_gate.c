@@ -60,7 +60,7 @@ static char *make_key(const gb_row *r) {
   put_int(&b, r->k);
   gb_buf_append(&b, "\x1f", 1);
   put_int(&b, r->bytes);
-  gb_buf_printf(&b, "\x1f%s", r->metric);
+  gb_buf_printf(&b, "\x1f%s\x1f%s", r->metric, r->settings);
   if (gb_buf_append(&b, "", 1)) {
     gb_buf_free(&b);
     return NULL;
@@ -68,8 +68,7 @@ static char *make_key(const gb_row *r) {
   return b.data;
 }
 
-/* Readable key: "H200-SXM-141GB x1 gemm/bf16 bf16 m=8192 n=8192 k=8192 tflops". */
-static char *display_key(const gb_row *r) {
+char *gb_gate_key_label(const gb_row *r) {
   gb_buf b = {0};
   gb_buf_printf(&b, "%s x%d %s/%s", r->gpu_type, r->gpu_count, r->benchmark, r->case_name);
   if (r->dtype[0]) gb_buf_printf(&b, " %s", r->dtype);
@@ -78,6 +77,7 @@ static char *display_key(const gb_row *r) {
   if (r->k != GB_NA) gb_buf_printf(&b, " k=%lld", (long long)r->k);
   if (r->bytes != GB_NA) gb_buf_printf(&b, " bytes=%lld", (long long)r->bytes);
   gb_buf_printf(&b, " %s", r->metric);
+  if (r->settings[0]) gb_buf_printf(&b, " [%s]", r->settings);
   if (gb_buf_append(&b, "", 1)) {
     gb_buf_free(&b);
     return NULL;
@@ -379,7 +379,7 @@ gb_err gb_gate_compare(const gb_results *base, const gb_results *cur, const gb_g
     it->metric = r0->metric;
     it->direction = gb_gate_config_direction(cfg, r0->benchmark, r0->metric);
     if (it->direction == 0) it->direction = gb_metric_direction(r0->metric);
-    if (!(it->key = display_key(r0)) || (e = fill_side(&it->base, kr + i, mid - i)) ||
+    if (!(it->key = gb_gate_key_label(r0)) || (e = fill_side(&it->base, kr + i, mid - i)) ||
         (e = fill_side(&it->cur, kr + mid, j - mid))) {
       if (!e) e = gb_fail(GB_E_NOMEM, "out of memory for keys");
       break;

@@ -1,7 +1,8 @@
 /* gb_gate: the regression gate. Compares a current results set with a
  * baseline key by key and gives each key a verdict, then an exit code.
  *
- * Key: (gpu_type, gpu_count, benchmark, case, dtype, m, n, k, bytes, metric).
+ * Key: (gpu_type, gpu_count, benchmark, case, dtype, m, n, k, bytes, metric,
+ * settings): rows measured under other settings are another key.
  * The samples of a key are the `value` of each of its rows with status ok
  * (one row per repetition, `rep` column). Changes are oriented so that a
  * negative change_pct is always worse (see gb_metric_direction).
@@ -53,6 +54,11 @@ const char *gb_verdict_name(gb_verdict v);
  * gflops, gbps, *_gbps, *_tflops, speedup, *_per_s), -1 lower is better
  * (time_us and anything ending in _ns, _us, _ms, _s, latency*), 0 unknown. */
 int gb_metric_direction(const char *metric);
+
+/* A key as people read it: "H200-SXM-141GB x1 gemm/bf16 bf16 m=8192 n=8192
+ * k=8192 tflops", then " [settings]" where the row has any. malloc'd; NULL
+ * when out of memory. */
+char *gb_gate_key_label(const gb_row *r);
 
 typedef struct gb_gate_options {
   double threshold_pct; /* base threshold; NaN: the config's [defaults], else 5 */

@@ -32,22 +32,6 @@ static int cmp_hist_row(const void *a, const void *b) {
   return (x->run > y->run) - (x->run < y->run);
 }
 
-static char *make_key(const gb_row *r) {
-  gb_buf b = {0};
-  gb_buf_printf(&b, "%s x%d %s/%s", r->gpu_type, r->gpu_count, r->benchmark, r->case_name);
-  if (r->dtype[0]) gb_buf_printf(&b, " %s", r->dtype);
-  if (r->m != GB_NA) gb_buf_printf(&b, " m=%lld", (long long)r->m);
-  if (r->n != GB_NA) gb_buf_printf(&b, " n=%lld", (long long)r->n);
-  if (r->k != GB_NA) gb_buf_printf(&b, " k=%lld", (long long)r->k);
-  if (r->bytes != GB_NA) gb_buf_printf(&b, " bytes=%lld", (long long)r->bytes);
-  gb_buf_printf(&b, " %s", r->metric);
-  if (gb_buf_append(&b, "", 1)) {
-    gb_buf_free(&b);
-    return NULL;
-  }
-  return b.data;
-}
-
 /* A file-name stem: letters, digits, '-', '.', '_' kept, the rest '_'. */
 static char *make_stem(const char *key) {
   size_t n = strlen(key);
@@ -126,7 +110,7 @@ gb_err gb_history_build(const gb_results *res, const gb_cp_options *opt, gb_hist
     if (res->rows[i].status != GB_STATUS_OK && res->rows[i].status != GB_STATUS_THROTTLED) continue;
     hr[nh].row = &res->rows[i];
     hr[nh].run = run_of_row[i];
-    if (!(hr[nh].key = make_key(hr[nh].row))) e = gb_fail(GB_E_NOMEM, "out of memory for keys");
+    if (!(hr[nh].key = gb_gate_key_label(hr[nh].row))) e = gb_fail(GB_E_NOMEM, "out of memory for keys");
     else nh++;
   }
   if (!e) qsort(hr, nh, sizeof *hr, cmp_hist_row);

@@ -74,10 +74,12 @@ static double interp_pts(const pt *p, size_t n, double x, bool *throttled) {
 }
 
 /* A row of the type and benchmark with a positive value whose result was
- * checked: status ok, or throttled (check passed, clocks capped). */
+ * checked (status ok, or throttled: check passed, clocks capped), measured
+ * under the default settings (rows of probes with other settings are not a
+ * card's figure). */
 static bool usable(const gb_row *r, const char *benchmark, const char *type) {
   return (r->status == GB_STATUS_OK || r->status == GB_STATUS_THROTTLED) && strcmp(r->gpu_type, type) == 0 &&
-         strcmp(r->benchmark, benchmark) == 0 && isfinite(r->value) && r->value > 0;
+         strcmp(r->benchmark, benchmark) == 0 && isfinite(r->value) && r->value > 0 && !r->settings[0];
 }
 
 /* Whether r is a GEMM rate of the burst window (tflops, tops) or, with
@@ -221,6 +223,15 @@ gb_err gb_perf_build(const gb_specs *specs, const gb_results *measured, const ch
       gb_buf_printf(&out->notes, "%s:%ld: gpu_type %s is not in gpu_specs.csv; its measurements are not used\n",
                     m->rows[i].file ? m->rows[i].file : "measured", m->rows[i].line, type);
   }
+  size_t nset = 0, first_set = 0;
+  for (size_t i = 0; i < m->nrows; i++)
+    if (m->rows[i].settings[0] && nset++ == 0) first_set = i;
+  if (nset)
+    gb_buf_printf(&out->notes,
+                  "%s:%ld: %zu row%s measured under non-default settings (here: %s) %s not used; the planner "
+                  "uses rows measured with the defaults\n",
+                  m->rows[first_set].file ? m->rows[first_set].file : "measured", m->rows[first_set].line, nset,
+                  nset == 1 ? "" : "s", m->rows[first_set].settings, nset == 1 ? "is" : "are");
   double gsum = 0, hsum = 0, csum = 0;
   for (size_t i = 0; i < specs->n; i++) {
     gb_perf_type *t = &out->v[i];

@@ -354,7 +354,7 @@ static gb_err table_environment(gb_rep *r) {
               {"GPU", offsetof(gb_row, gpu_name)},    {"driver", offsetof(gb_row, driver)},
               {"CUDA", offsetof(gb_row, cuda)},       {"cuBLASLt", offsetof(gb_row, cublaslt)},
               {"NVRTC", offsetof(gb_row, nvrtc)},     {"NCCL", offsetof(gb_row, nccl)},
-              {"gpubench revision", offsetof(gb_row, git_sha)}};
+              {"gpubench revision", offsetof(gb_row, git_sha)}, {"non-default settings", offsetof(gb_row, settings)}};
   for (size_t f = 0; f < sizeof strs / sizeof strs[0] && !e; f++) {
     cells[0] = strs[f].name;
     bool any = false;

@@ -495,6 +495,30 @@ START_TEST(test_search_options) {
 }
 END_TEST
 
+/* The rows' settings: only options that change how a case is measured, in a
+ * fixed order whatever the order given, and nothing for the defaults. */
+START_TEST(test_settings_of_options) {
+  gb_gemm_opts o;
+  char buf[512];
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.precs=bf16,gemm.shapes=8192,gemm.layout=tn:nn,gemm.window=sustained,"
+                                      "gemm.search_log=/tmp/s.csv,gemm.samples_log=/tmp/w.csv,gemm.timing=chain,"
+                                      "gemm.fp8_amax=on,gemm.out_of_place=off,gemm.search=heuristic",
+                                      &o),
+                   GB_OK);
+  gb_gemm_settings(&o, buf, sizeof buf);
+  ck_assert_str_eq(buf, "");
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.timing=pairs,gemm.out_of_place=on,gemm.input_sets=1,gemm.fp8_amax=off,"
+                                      "gemm.confirm_rest_ms=0,gemm.confirm=0,gemm.finalists=2,gemm.candidate=3,"
+                                      "gemm.candidates=4,gemm.rest_ms=0,gemm.search=extended",
+                                      &o),
+                   GB_OK);
+  gb_gemm_settings(&o, buf, sizeof buf);
+  ck_assert_str_eq(buf, "gemm.search=extended,gemm.rest_ms=0,gemm.candidates=4,gemm.candidate=3,gemm.finalists=2,"
+                        "gemm.confirm=0,gemm.confirm_rest_ms=0,gemm.fp8_amax=off,gemm.input_sets=1,"
+                        "gemm.out_of_place=on,gemm.timing=pairs");
+}
+END_TEST
+
 START_TEST(test_window_option) {
   gb_gemm_opts o;
   const gb_gemm_prec *bf16 = gb_gemm_prec_find("bf16"), *i8 = gb_gemm_prec_find("int8");
@@ -989,6 +1013,7 @@ static Suite *suite(void) {
   tcase_add_test(core, test_confirm_plan);
   tcase_add_test(core, test_search_options);
   tcase_add_test(core, test_window_option);
+  tcase_add_test(core, test_settings_of_options);
   tcase_add_test(core, test_keep);
   tcase_add_test(core, test_names);
   suite_add_tcase(s, core);

@@ -104,12 +104,37 @@ START_TEST(test_gemm_layout_opts) {
 }
 END_TEST
 
+/* The settings list: ','-joined items; an item that does not fit whole is
+ * left out and marks the list truncated. */
+START_TEST(test_settings_list) {
+  char buf[24];
+  gb_settings s = gb_settings_start(buf, sizeof buf);
+  ck_assert_str_eq(buf, "");
+  gb_settings_add(&s, "warmup=%d", 5);
+  ck_assert_str_eq(buf, "warmup=5");
+  gb_settings_add(&s, "iters=%d", 30);
+  ck_assert_str_eq(buf, "warmup=5,iters=30");
+  ck_assert(!s.truncated);
+  gb_settings_add(&s, "gemm.timing=pairs"); /* 17 + 1 + 17 > 23 */
+  ck_assert_str_eq(buf, "warmup=5,iters=30");
+  ck_assert(s.truncated);
+  gb_settings_add(&s, "a=1"); /* still fits after a refused item */
+  ck_assert_str_eq(buf, "warmup=5,iters=30,a=1");
+  char one[1];
+  s = gb_settings_start(one, sizeof one);
+  gb_settings_add(&s, "x=1");
+  ck_assert_str_eq(one, "");
+  ck_assert(s.truncated);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("opts");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_walk);
   tcase_add_test(tc, test_gemm_opts);
   tcase_add_test(tc, test_gemm_layout_opts);
+  tcase_add_test(tc, test_settings_list);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -42,11 +42,45 @@ START_TEST(test_fault_bench_is_test_only) {
 }
 END_TEST
 
+/* The rows' settings: the runner's non-default items, then the benchmark's;
+ * "" at the defaults; a benchmark with no settings hook adds none. */
+START_TEST(test_run_settings) {
+  char buf[512];
+  gb_run_config cfg = {.warmup = -1, .iters = -1, .repeat = 1, .graph = false, .bench_opts = NULL};
+  const gb_bench *gemm = gb_bench_find("gemm"), *membw = gb_bench_find("membw"), *copy = gb_bench_find("copy");
+  ck_assert_ptr_nonnull(gemm);
+  gb_run_settings(gemm, &cfg, buf, sizeof buf);
+  ck_assert_str_eq(buf, "");
+  cfg.warmup = 5;
+  cfg.iters = 30;
+  cfg.graph = true;
+  cfg.bench_opts = "gemm.precs=bf16,gemm.timing=pairs,membw.corrupt=1,gemm.rest_ms=1000";
+  gb_run_settings(gemm, &cfg, buf, sizeof buf);
+  ck_assert_str_eq(buf, "warmup=5,iters=30,graph=on,gemm.rest_ms=1000,gemm.timing=pairs");
+  gb_run_settings(membw, &cfg, buf, sizeof buf);
+  ck_assert_str_eq(buf, "warmup=5,iters=30,graph=on,membw.corrupt=on");
+  cfg.warmup = 0; /* zero warm-ups is a setting too; --iters 0 is not given */
+  cfg.iters = 0;
+  cfg.graph = false;
+  gb_run_settings(copy, &cfg, buf, sizeof buf);
+  ck_assert_str_eq(buf, "warmup=0");
+  /* bad options are plan()'s to report: no settings from them, no error left behind */
+  cfg.warmup = -1;
+  cfg.bench_opts = "gemm.timing=sometimes";
+  gb_run_settings(gemm, &cfg, buf, sizeof buf);
+  ck_assert_str_eq(buf, "");
+  ck_assert_str_eq(gb_errmsg(), "");
+  gb_run_settings(gb_bench_find("fma"), &cfg, buf, sizeof buf);
+  ck_assert_str_eq(buf, "");
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("registry");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_sorted_complete);
   tcase_add_test(tc, test_fault_bench_is_test_only);
+  tcase_add_test(tc, test_run_settings);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -52,6 +52,7 @@ START_TEST(test_roundtrip) {
   r.detail = "two\nlines";
   r.rep = 3;
   r.status = GB_STATUS_INVALID;
+  r.settings = "iters=30,gemm.timing=pairs";
   gb_results_put_row(&b, &r);
   gb_results res = {0};
   ck_assert_int_eq(gb_results_read_mem("rt.csv", b.data, b.len, &res), GB_OK);
@@ -71,7 +72,12 @@ START_TEST(test_roundtrip) {
   ck_assert_str_eq(res.rows[0].nccl, "2.28.3");
   char key[256];
   gb_row_case_key(&res.rows[0], true, key, sizeof key);
-  ck_assert_str_eq(key, "membw|triad|fp64||||1073741824|1|-1|gbps");
+  ck_assert_str_eq(key, "membw|triad|fp64||||1073741824|1|-1||gbps");
+  /* the settings are part of the identity: the same case measured otherwise is another key */
+  ck_assert_str_eq(res.rows[0].settings, "");
+  ck_assert_str_eq(res.rows[1].settings, "iters=30,gemm.timing=pairs");
+  gb_row_case_key(&res.rows[1], false, key, sizeof key);
+  ck_assert_str_eq(key, "membw|dot|fp64||||1073741824|1|3|iters=30,gemm.timing=pairs");
   gb_results_free(&res);
   gb_buf_free(&b);
 }
@@ -127,7 +133,7 @@ START_TEST(test_writer_appends_in_existing_columns) {
   ck_assert_msg(gb_writer_open(&w, path) == GB_OK, "%s", gb_errmsg());
   ck_assert_ptr_nonnull(w.cols);
   ck_assert_uint_eq(w.ncols, 30);
-  ck_assert_str_eq(w.missing, "rep variant peak git_sha cublaslt nvrtc nccl");
+  ck_assert_str_eq(w.missing, "rep variant peak git_sha cublaslt nvrtc nccl settings");
   ck_assert(!gb_writer_records(&w, "rep"));
   ck_assert(gb_writer_records(&w, "value"));
   ck_assert(!gb_writer_records(&w, "site")); /* the file's, not the writer's */
