@@ -451,6 +451,51 @@ START_TEST(test_libraries_differ) {
 }
 END_TEST
 
+/* Rows measured under other settings are another key: a probe run's
+ * figures are not compared with the defaults' (the default row shows as
+ * missing, the probe's as new), and the readable key names the settings. */
+START_TEST(test_settings_are_part_of_the_key) {
+  gb_row b[1], c[1];
+  gb_row r = gb_row_empty();
+  r.run_id = "run";
+  r.gpu_type = "H200-SXM-141GB";
+  r.driver = "580.159.04";
+  r.benchmark = "gemm";
+  r.case_name = "bf16";
+  r.dtype = "bf16";
+  r.m = r.n = r.k = 8192;
+  r.metric = "tflops";
+  r.value = 800;
+  r.min = 795;
+  r.max = 805;
+  r.samples = 30;
+  r.file = "x.csv";
+  b[0] = r;
+  c[0] = r;
+  c[0].value = 600; /* a regression, were it compared with the default row */
+  c[0].min = 595;
+  c[0].max = 605;
+  c[0].settings = "gemm.timing=pairs";
+  gb_results base = {.nrows = 1, .rows = b}, cur = {.nrows = 1, .rows = c};
+  gb_gate_options opt = gb_gate_defaults();
+  gb_gate_report rep;
+  ck_assert_int_eq(gb_gate_compare(&base, &cur, &opt, &rep), GB_OK);
+  ck_assert_uint_eq(rep.count[GB_VERDICT_REGRESSION], 0);
+  ck_assert_uint_eq(rep.count[GB_VERDICT_MISSING], 1);
+  ck_assert_uint_eq(rep.count[GB_VERDICT_NEW], 1);
+  const gb_gate_item *it = find_item(&rep, "[gemm.timing=pairs]");
+  ck_assert_ptr_nonnull(it);
+  ck_assert_str_eq(it->key, "H200-SXM-141GB x1 gemm/bf16 bf16 m=8192 n=8192 k=8192 tflops [gemm.timing=pairs]");
+  ck_assert_int_eq(it->verdict, GB_VERDICT_NEW);
+  gb_gate_report_free(&rep);
+  /* the same settings on both sides: compared, and the drop found */
+  b[0].settings = "gemm.timing=pairs";
+  ck_assert_int_eq(gb_gate_compare(&base, &cur, &opt, &rep), GB_OK);
+  ck_assert_uint_eq(rep.count[GB_VERDICT_REGRESSION], 1);
+  gb_gate_report_free(&rep);
+}
+END_TEST
+
 START_TEST(test_nothing_comparable) {
   gb_gate_options opt = gb_gate_defaults();
   gb_gate_report rep;
@@ -869,6 +914,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_noise_not_flagged);
   tcase_add_test(tc, test_machine_mismatch);
   tcase_add_test(tc, test_libraries_differ);
+  tcase_add_test(tc, test_settings_are_part_of_the_key);
   tcase_add_test(tc, test_nothing_comparable);
   tcase_add_test(tc, test_insufficient);
   tcase_add_test(tc, test_unknown_metric);

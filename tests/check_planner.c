@@ -292,6 +292,41 @@ START_TEST(test_perf_fixture) {
 }
 END_TEST
 
+/* Rows measured under non-default settings (a probe's) are not a card's
+ * figure: the planner leaves them out and says so. A probe row at 9999
+ * TFLOP/s beside the fixture's 8192^3 bf16 row (700) changes nothing. */
+START_TEST(test_perf_ignores_settings_rows) {
+  gb_specs specs;
+  ck_assert_int_eq(gb_specs_read(GB_SOURCE_ROOT "/data/gpu_specs.csv", &specs), GB_OK);
+  gb_results m = {0};
+  ck_assert_int_eq(gb_results_read(gb_fixture("planner_h200.csv"), &m), GB_OK);
+  gb_row *rows = malloc((m.nrows + 1) * sizeof *rows);
+  ck_assert_ptr_nonnull(rows);
+  memcpy(rows, m.rows, m.nrows * sizeof *rows);
+  size_t probe = m.nrows;
+  for (size_t i = 0; i < m.nrows; i++)
+    if (strcmp(rows[i].benchmark, "gemm") == 0 && strcmp(rows[i].dtype, "bf16") == 0 && rows[i].m == 8192 &&
+        rows[i].status == GB_STATUS_OK)
+      probe = i;
+  ck_assert_uint_lt(probe, m.nrows);
+  rows[m.nrows] = rows[probe];
+  rows[m.nrows].value = 9999;
+  rows[m.nrows].settings = "gemm.candidate=3";
+  rows[m.nrows].line = 99;
+  gb_results with = {.nrows = m.nrows + 1, .rows = rows};
+  gb_perf p;
+  ck_assert_int_eq(gb_perf_build(&specs, &with, "bf16", 8192, false, &p), GB_OK);
+  ck_assert_double_eq_tol(gb_perf_find(&p, "H200-SXM-141GB")->gemm_tflops, 700, 1e-9);
+  ck_assert_msg(strstr(p.notes.data, ":99: 1 row measured under non-default settings (here: gemm.candidate=3) is not "
+                                     "used; the planner uses rows measured with the defaults"),
+                "%s", p.notes.data);
+  gb_perf_free(&p);
+  free(rows);
+  gb_results_free(&m);
+  gb_specs_free(&specs);
+}
+END_TEST
+
 /* ---- GEMM windows: burst rows (tflops) or sustained ones (tflops_sustained), never mixed ---- */
 
 /* planner_gemm_windows.csv: H200 bf16 burst 600 (4096^3) and 700 (8192^3),
@@ -913,6 +948,7 @@ static Suite *suite(void) {
   suite_add_tcase(s, tc);
   tc = tcase_create("model");
   tcase_add_test(tc, test_perf_fixture);
+  tcase_add_test(tc, test_perf_ignores_settings_rows);
   tcase_add_test(tc, test_perf_gemm_window);
   tcase_add_test(tc, test_workload_gemm_window);
   tcase_add_test(tc, test_perf_throttled_points);
