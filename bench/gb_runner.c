@@ -210,7 +210,7 @@ static gb_err finish_bench(run_state *st, const gb_bench *b, gb_run_ctx *ctx) {
     if (!err) {
       /* on --resume, derived rows of this run may already be in the file */
       keyset have = {0};
-      char key[512];
+      char key[2048];
       for (size_t i = 0; i < n && !err; i++) {
         gb_row_case_key(&rows[i], true, key, sizeof key);
         err = keyset_add(&have, key);
@@ -256,7 +256,7 @@ static gb_err run_bench(run_state *st, const gb_bench *b, size_t *done_cases, si
     for (int rep = 0; rep < reps && !g_stop && !*broken; rep++) {
       const gb_case *cs = &cases->v[i];
       int rep_col = reps > 1 ? rep : -1;
-      char key[512];
+      char key[2048];
       case_key(b->name, cs, rep_col, st->settings, key, sizeof key);
       (*done_cases)++;
       if (keyset_has(&st->done, key)) {
@@ -350,7 +350,7 @@ gb_err gb_campaign_run(const gb_campaign *c, const gb_system_info *sys, gb_campa
     err = gb_results_read(c->out_path, &prev);
     if (err) goto done;
     for (size_t i = 0; i < prev.nrows && !err; i++) {
-      char key[512];
+      char key[2048];
       gb_row_case_key(&prev.rows[i], false, key, sizeof key);
       err = keyset_add(&st.done, key);
     }
