@@ -42,6 +42,11 @@ static void help(void) {
          "  --list           list the benchmarks and exit\n"
          "  -h, --help       this help\n"
          "\n"
+         "--warmup, --iters, --graph and the --opt keys that change how a case is measured\n"
+         "(gemm.timing, gemm.rest_ms, gemm.candidate, ...) go into the rows' settings column\n"
+         "(e.g. iters=30,gemm.timing=pairs): --resume, gpubench compare and gpubench plan\n"
+         "keep those rows apart from the defaults' ones.\n"
+         "\n"
          "Exit codes: 0 every row ok, 1 a result check failed (a row is invalid) or the run\n"
          "stopped early, 2 bad usage or an unwritable output, 3 no usable GPU.\n");
 }

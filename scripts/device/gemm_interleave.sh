@@ -8,7 +8,13 @@
 # PRECS (':'-separated gemm case names, default fp64:fp32:tf32:fp16:bf16) run
 # in LAYOUTS (default tn:nn); PRECS_TN (default: the fp8 and int8 cases;
 # "-" for none) in TN alone, the layout Hopper runs them in.
+# PyTorch idles GEMM_REF_REST_MS (default 300) before each case's warm-ups,
+# as gpubench's burst window does after its search (gemm.rest_ms): without
+# it PyTorch's runs start right after gpubench's process, on a card still
+# busy (stop 16: its fp8 fast-accumulation figures rose 8-13% once rested).
+# GEMM_REF_REST_MS=0 gives the unrested protocol of stops 12-15.
 set -u
+export GEMM_REF_REST_MS=${GEMM_REF_REST_MS:-300}
 rounds=${1:-3}
 precs=${2:-fp64:fp32:tf32:fp16:bf16}
 layouts=${3:-tn:nn}
@@ -32,6 +38,7 @@ group() { # round precs layouts
   .devbuild/gpubench run --bench gemm --opt "gemm.precs=$2,gemm.shapes=8192,gemm.layout=$3" --out "$csv" 2>&1 |
     grep -E '^\[|rows:'
   echo "# round $1: torch"
+  # shellcheck disable=SC2046 # one argument per case name
   python3 scripts/device/gemm_ref.py $(names "$2" "$3") | grep -v '^#' | grep -v '^name,' | sed "s/^/$1,/" | tee -a "$txt"
 }
 for r in $(seq 1 "$rounds"); do
