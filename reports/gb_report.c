@@ -165,7 +165,9 @@ static gb_err find_sources(gb_rep *r) {
     const gb_row *w = &r->res.rows[i];
     size_t s;
     for (s = 0; s < r->nsrc; s++)
-      if (strcmp(r->src[s].gpu_type, w->gpu_type) == 0 && strcmp(r->src[s].run_id, w->run_id) == 0) break;
+      if (strcmp(r->src[s].gpu_type, w->gpu_type) == 0 && strcmp(r->src[s].run_id, w->run_id) == 0 &&
+          strcmp(r->src[s].settings, w->settings) == 0)
+        break;
     if (s == r->nsrc) {
       size_t t;
       for (t = 0; t < r->ntypes; t++)
@@ -177,6 +179,7 @@ static gb_err find_sources(gb_rep *r) {
       }
       r->src[s].gpu_type = w->gpu_type;
       r->src[s].run_id = w->run_id;
+      r->src[s].settings = w->settings;
       r->src[s].spec = r->types[t].spec;
       r->src[s].type = t;
       r->src[s].run_no = ++r->types[t].nruns;
@@ -185,9 +188,11 @@ static gb_err find_sources(gb_rep *r) {
     r->row_src[i] = s;
   }
   for (size_t s = 0; s < r->nsrc; s++) {
-    if (r->types[r->src[s].type].nruns > 1)
-      snprintf(r->src[s].label, sizeof r->src[s].label, "%s (%s)", r->src[s].gpu_type, r->src[s].run_id);
-    else snprintf(r->src[s].label, sizeof r->src[s].label, "%s", r->src[s].gpu_type);
+    const gb_rep_source *c = &r->src[s];
+    bool several = r->types[c->type].nruns > 1, set = c->settings[0] != '\0';
+    snprintf(r->src[s].label, sizeof r->src[s].label, "%.60s%s%.60s%s%s%.100s%s%s", c->gpu_type, several ? " (" : "",
+             several ? c->run_id : "", several ? ")" : "", set ? " [" : "", c->settings,
+             strlen(c->settings) > 100 ? "..." : "", set ? "]" : "");
   }
   return GB_OK;
 }

@@ -15,13 +15,16 @@
 #include "gb_results.h"
 #include "gb_specs.h"
 
-/* A column of the side-by-side comparison: one GPU type in one run. label
- * is the gpu_type, or "gpu_type (run_id)" when a type appears in several
- * runs. */
+/* A column of the side-by-side comparison: one GPU type in one run under
+ * one settings (results' `settings` column: rows measured otherwise are
+ * never one point). label is the gpu_type, or "gpu_type (run_id)" when a
+ * type appears in several runs, then " [settings]" where they are not the
+ * defaults (cut at 100 characters, "..." then). */
 typedef struct gb_rep_source {
   char label[256];
   const char *gpu_type;
   const char *run_id;
+  const char *settings;
   const gb_gpu_spec *spec; /* datasheet row, or NULL */
   size_t type;             /* its GPU type: index into gb_rep.types */
   size_t run_no;           /* 1, 2, ...: its place among the runs of its type, in input order */

@@ -456,6 +456,40 @@ START_TEST(test_environment_libraries) {
 }
 END_TEST
 
+/* Rows measured under other settings (the settings column) are another
+ * source, never one point with the defaults' rows: two copies of one point
+ * in one run, 24.5 with the defaults and 30 with iters=30, stay apart (no
+ * median of 27.25), and the columns and the Environment table say which. */
+START_TEST(test_settings_are_sources) {
+  setenv("GPUBENCH_GNUPLOT", "/nonexistent/gnuplot", 1);
+  const char *dir = gb_test_tmpdir();
+  char in[4096], out[4096];
+  snprintf(in, sizeof in, "%s/settings.csv", dir);
+  const char *csv =
+      "schema,run_id,timestamp,host,gpu_type,gpu_name,gpu_count,driver,cuda,benchmark,case,dtype,m,n,k,bytes,metric,"
+      "unit,value,samples,min,max,stddev,status,detail,sm_clock_mhz,mem_clock_mhz,temp_c,power_w,settings\n"
+      "1,r1,2026-12-02T00:00:00Z,h,L4-PCIE-24GB,NVIDIA L4,1,580.1,13.0,copy,h2d_pinned,,,,,1073741824,gbps,GB/s,"
+      "24.5,10,24,25,0.1,ok,,,,,,\n"
+      "1,r1,2026-12-02T00:01:00Z,h,L4-PCIE-24GB,NVIDIA L4,1,580.1,13.0,copy,h2d_pinned,,,,,1073741824,gbps,GB/s,"
+      "30,30,29,31,0.1,ok,,,,,,iters=30\n";
+  gb_test_write(in, csv, strlen(csv));
+  fixtures();
+  gb_report_summary sum;
+  snprintf(out, sizeof out, "%s/settings-report", dir);
+  const char *files[] = {in};
+  gb_report_options o = {.results = files, .nresults = 1, .specs_path = g_specs, .out_dir = out};
+  ck_assert_int_eq(gb_report_write(&o, &sum), GB_OK);
+  char *md = slurp_in(out, "report.md");
+  ck_assert_ptr_nonnull(md);
+  ck_assert_msg(strstr(md, "|  | L4-PCIE-24GB (r1) | L4-PCIE-24GB (r1) [iters=30] |"), "%s", md);
+  ck_assert_msg(strstr(md, "| non-default settings |  | iters=30 |"), "%s", md);
+  ck_assert_ptr_null(strstr(md, "27.25"));
+  ck_assert_ptr_null(strstr(md, "27.2"));
+  free(md);
+  unsetenv("GPUBENCH_GNUPLOT");
+}
+END_TEST
+
 START_TEST(test_series_with_data_only) {
   setenv("GPUBENCH_GNUPLOT", "/nonexistent/gnuplot", 1);
   const char *dir = gb_test_tmpdir();
@@ -644,6 +678,7 @@ int main(void) {
   tcase_add_test(tc, test_bad_inputs);
   tcase_add_test(tc, test_absent_data_skipped);
   tcase_add_test(tc, test_environment_libraries);
+  tcase_add_test(tc, test_settings_are_sources);
   tcase_add_test(tc, test_series_with_data_only);
   tcase_add_test(tc, test_prices_one_row_per_offering);
   tcase_add_test(tc, test_shipped);
