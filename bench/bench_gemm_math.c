@@ -586,6 +586,18 @@ static gb_err gemm_opt_layout(void *ctx, const char *item) {
   return GB_OK;
 }
 
+/* A key with two values, a and b (each with what it means, or NULL): *is_b
+ * tells which was given; anything else is a usage error naming both, e.g.
+ * "--opt gemm.search: \"x\" is not heuristic or extended". */
+static gb_err gemm_opt_choice(const char *key, const char *val, const char *a, const char *a_means, const char *b,
+                              const char *b_means, bool *is_b) {
+  *is_b = strcmp(val, b) == 0;
+  if (*is_b || strcmp(val, a) == 0) return GB_OK;
+  return gb_fail(GB_E_USAGE, "--opt gemm.%s: \"%s\" is not %s%s%s%s or %s%s%s%s", key, val, a, a_means ? " (" : "",
+                 a_means ? a_means : "", a_means ? ")" : "", b, b_means ? " (" : "", b_means ? b_means : "",
+                 b_means ? ")" : "");
+}
+
 static gb_err gemm_opt(void *ctx, const char *key, const char *val, bool prefixed) {
   (void)prefixed;
   layout_ctx *lc = ctx;
@@ -636,44 +648,34 @@ static gb_err gemm_opt(void *ctx, const char *key, const char *val, bool prefixe
     memcpy(dst, val, len + 1);
     return GB_OK;
   }
+  bool second;
+  gb_err e;
   if (strcmp(key, "window") == 0) {
-    if (strcmp(val, "burst") == 0) o->window = GB_GEMM_WINDOW_BURST;
-    else if (strcmp(val, "sustained") == 0) o->window = GB_GEMM_WINDOW_SUSTAINED;
-    else
-      return gb_fail(GB_E_USAGE,
-                     "--opt gemm.window: \"%s\" is not burst (30 products after 5 warm-ups) or sustained "
-                     "(at least 0.5 s of products)",
-                     val);
-    return GB_OK;
+    e = gemm_opt_choice(key, val, "burst", "30 products after 5 warm-ups", "sustained", "at least 0.5 s of products",
+                        &second);
+    if (!e) o->window = second ? GB_GEMM_WINDOW_SUSTAINED : GB_GEMM_WINDOW_BURST;
+    return e;
   }
-  if (strcmp(key, "fp8_amax") == 0 || strcmp(key, "out_of_place") == 0) {
-    bool amax = strcmp(key, "fp8_amax") == 0, on;
-    if (strcmp(val, "on") == 0) on = true;
-    else if (strcmp(val, "off") == 0) on = false;
-    else
-      return gb_fail(GB_E_USAGE, "--opt gemm.%s: \"%s\" is not on or off (%s)", key, val,
-                     amax ? "whether the fp8 cases compute the amax of D"
-                          : "whether C gets a buffer of its own instead of D");
-    if (amax) o->fp8_no_amax = !on;
-    else o->out_of_place = on;
-    return GB_OK;
+  if (strcmp(key, "fp8_amax") == 0) {
+    e = gemm_opt_choice(key, val, "on", NULL, "off", "whether the fp8 cases compute the amax of D", &second);
+    if (!e) o->fp8_no_amax = second;
+    return e;
+  }
+  if (strcmp(key, "out_of_place") == 0) {
+    e = gemm_opt_choice(key, val, "on", NULL, "off", "whether C gets a buffer of its own instead of D", &second);
+    if (!e) o->out_of_place = !second;
+    return e;
   }
   if (strcmp(key, "timing") == 0) {
-    if (strcmp(val, "chain") == 0) o->event_pairs = false;
-    else if (strcmp(val, "pairs") == 0) o->event_pairs = true;
-    else
-      return gb_fail(GB_E_USAGE,
-                     "--opt gemm.timing: \"%s\" is not chain (one chain of events, every gap between products "
-                     "inside a sample) or pairs (two events per product, as PyTorch's timing loops)",
-                     val);
-    return GB_OK;
+    e = gemm_opt_choice(key, val, "chain", "one chain of events, every gap between products inside a sample", "pairs",
+                        "two events per product, as PyTorch's timing loops", &second);
+    if (!e) o->event_pairs = second;
+    return e;
   }
   if (strcmp(key, "search") == 0) {
-    if (strcmp(val, "heuristic") == 0) o->search = GB_GEMM_SEARCH_HEURISTIC;
-    else if (strcmp(val, "extended") == 0) o->search = GB_GEMM_SEARCH_EXTENDED;
-    else
-      return gb_fail(GB_E_USAGE, "--opt gemm.search: \"%s\" is not heuristic or extended", val);
-    return GB_OK;
+    e = gemm_opt_choice(key, val, "heuristic", NULL, "extended", NULL, &second);
+    if (!e) o->search = second ? GB_GEMM_SEARCH_EXTENDED : GB_GEMM_SEARCH_HEURISTIC;
+    return e;
   }
   return gb_fail(GB_E_USAGE,
                  "--opt gemm.%s: unknown key (known: precs, shapes, layout, search, window, rest_ms, candidates, "
