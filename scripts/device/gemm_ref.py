@@ -15,8 +15,13 @@ events; the figure is the median, as TFLOP/s (TOP/s for int8) = 2 m n k / s / 1e
   fp8e4m3_e4m3out, fast/slow acc            the same with an e4m3 output and result scale 0.5
   int8                                      torch._int_mm (int32 out), TN
 
-Operands are uniform in [-1, 1), drawn in the operand type (float64 draws
-for fp64, so every mantissa bit is random, as gpubench's fill makes them).
+Operands are uniform in [-1, 1) with every mantissa bit random, as gpubench's
+fill makes them: drawn in float64 for fp64 and fp32/tf32 operands (then
+rounded to float32), in float32 for the narrower types. torch.rand's float32
+draws lie on a 2^-24 grid, so a float32 operand drawn in float32 has its
+lowest mantissa bits zero below 0.5 in magnitude (two on average): fewer bits
+toggling, less power. GEMM_REF_FP32_DRAW=float32 keeps that older draw for
+fp32 and tf32, for comparison.
 
 Prints comment lines (#) and a CSV table `name,tflops` on stdout; a case the
 installed PyTorch cannot run prints `name,` and the reason as a comment.
@@ -49,6 +54,9 @@ REST_S = int(os.environ.get("GEMM_REF_REST_MS", "0")) / 1000  # idle before each
 SIDE_STREAM = os.environ.get("GEMM_REF_SIDE_STREAM") == "1"  # time on a created stream, as gpubench does
 SETS = int(os.environ.get("GEMM_REF_SETS", "1"))  # operand sets the calls rotate among (gpubench's input sets)
 TIMING = os.environ.get("GEMM_REF_TIMING", "pairs")  # pairs or chain
+FP32_DRAW = os.environ.get("GEMM_REF_FP32_DRAW", "float64")  # what float32 operands are drawn in
+if FP32_DRAW not in ("float64", "float32"):
+    sys.exit(f"gemm_ref.py: GEMM_REF_FP32_DRAW={FP32_DRAW!r} is not float64 or float32")
 if TIMING not in ("pairs", "chain"):
     sys.exit(f"gemm_ref.py: GEMM_REF_TIMING={TIMING!r} is not pairs or chain")
 current_case = ""
@@ -105,9 +113,11 @@ def set_tf32(on):
 
 
 def uniform(shape, dtype):
-    """Uniform in [-1, 1): drawn in float64 for float64 operands (every mantissa
-    bit random, as gpubench fills them), else in float32 and rounded."""
-    draw = torch.float64 if dtype == torch.float64 else torch.float32
+    """Uniform in [-1, 1): drawn in float64 for float64 and float32 operands
+    (every mantissa bit random, as gpubench fills them; GEMM_REF_FP32_DRAW=float32
+    draws float32 operands in float32), else in float32 and rounded."""
+    wide = dtype == torch.float64 or (dtype == torch.float32 and FP32_DRAW == "float64")
+    draw = torch.float64 if wide else torch.float32
     return (torch.rand(shape, device="cuda", dtype=draw) * 2 - 1).to(dtype)
 
 
