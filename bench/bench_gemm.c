@@ -45,7 +45,8 @@ _Static_assert(GB_DT_F64 == 0 && GB_DT_F32 == 1 && GB_DT_F16 == 2 && GB_DT_BF16 
 #define GEMM_ENUM_MAX_CHECKS 4096        /* cublasLtMatmulAlgoCheck calls per case */
 #define GEMM_ENUM_MAX_CHECKS_PER_ID 512
 #define GEMM_CAND_MAX (2 * GEMM_HEUR_MAX) /* candidates timed at most: the heuristic's, then the enumerated
-                                          * and the variants of its first (gemm.search=extended) */
+                                          * and the variants of its first (gemm.search=extended,
+                                          * or variants when it returns fewer than 8) */
 #define GEMM_SEARCH_REPS_MAX 8            /* timed samples per candidate at most */
 #define GEMM_CONFIRM_SAMPLES_MAX 64       /* timed samples per confirmation burst at most */
 /* Each fp8 scale and the amax live in their own 256-byte slot (64 floats),
@@ -572,8 +573,17 @@ static gb_err gemm_pick_algo(gemm_op *o, const gemm_state *st, const gb_device_i
       snprintf(out->enum_note, sizeof out->enum_note, "none of %zu new configurations scored (tile or waves unknown)",
                en.n);
   }
-  if (search == GB_GEMM_SEARCH_EXTENDED && !only && nheur > 0) {
-    out->variants = gemm_config_variants(o, &cand[0], cand + ncand, GEMM_CAND_MAX - ncand);
+  /* one-knob configurations of the heuristic's first usable candidate: all
+   * of them (extended), or (variants, the default) as many as fill the
+   * plan's candidate count when the heuristic returned fewer than 8 (tf32
+   * at 8192^3 on an H200: 1 returned; its #1 with a 2x1 cluster ran 2%
+   * faster than with the 1x2 the heuristic gives) */
+  int variant_cap = search == GB_GEMM_SEARCH_EXTENDED                       ? GEMM_CAND_MAX - ncand
+                    : search == GB_GEMM_SEARCH_VARIANTS && got < GEMM_EXT_BELOW ? want_cand - ncand
+                                                                            : 0;
+  if (variant_cap > GEMM_CAND_MAX - ncand) variant_cap = GEMM_CAND_MAX - ncand;
+  if (variant_cap > 0 && !only && nheur > 0) {
+    out->variants = gemm_config_variants(o, &cand[0], cand + ncand, variant_cap);
     out->variant_base = cand[0].index + 1;
     ncand += out->variants;
   }
@@ -1079,16 +1089,16 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
     snprintf(sets_desc, sizeof sets_desc, " (gemm.input_sets=%d, fewer fit in memory)", st->opts.input_sets);
   else if (st->opts.input_sets)
     snprintf(sets_desc, sizeof sets_desc, " (gemm.input_sets)");
-  if (st->search == GB_GEMM_SEARCH_EXTENDED) {
-    int used;
-    if (pick.returned >= GEMM_EXT_BELOW)
-      used = snprintf(search_desc, sizeof search_desc, ", enumeration not needed");
-    else
-      used = snprintf(search_desc, sizeof search_desc,
-                      ", %d enumerated via AlgoGetIds (%d ids, %d AlgoCheck calls, %d accepted)%s%s", pick.enumerated,
-                      pick.enum_ids, pick.enum_checks, pick.enum_accepted, pick.enum_note[0] ? ": " : "",
-                      pick.enum_note);
-    if (used >= 0 && (size_t)used < sizeof search_desc)
+  {
+    int used = 0;
+    if (st->search == GB_GEMM_SEARCH_EXTENDED)
+      used = pick.returned >= GEMM_EXT_BELOW
+                 ? snprintf(search_desc, sizeof search_desc, ", enumeration not needed")
+                 : snprintf(search_desc, sizeof search_desc,
+                            ", %d enumerated via AlgoGetIds (%d ids, %d AlgoCheck calls, %d accepted)%s%s",
+                            pick.enumerated, pick.enum_ids, pick.enum_checks, pick.enum_accepted,
+                            pick.enum_note[0] ? ": " : "", pick.enum_note);
+    if (pick.variant_base > 0 && used >= 0 && (size_t)used < sizeof search_desc)
       snprintf(search_desc + used, sizeof search_desc - (size_t)used,
                ", %d configuration%s of #%d (cluster, swizzle, custom option)", pick.variants,
                pick.variants == 1 ? "" : "s", pick.variant_base);

@@ -164,18 +164,21 @@ const char *gb_gemm_metric_in(const gb_gemm_prec *p, gb_gemm_window w);
 
 /* How the algorithm is chosen (--opt gemm.search). */
 typedef enum gb_gemm_search {
-  GB_GEMM_SEARCH_HEURISTIC = 0, /* cublasLtMatmulAlgoGetHeuristic's candidates only (default) */
-  GB_GEMM_SEARCH_EXTENDED = 1,  /* plus configurations enumerated through cublasLtMatmulAlgoGetIds
-                                 * when the heuristic returns fewer than 8, and the configurations
-                                 * of its #1 that differ in cluster shape, CTA swizzling or
-                                 * custom option */
+  GB_GEMM_SEARCH_VARIANTS = 0,  /* the heuristic's candidates and, when it returns fewer than 8,
+                                 * configurations of its #1 that differ in one knob (cluster
+                                 * shape, CTA swizzling, custom option) up to the plan's
+                                 * candidate count (default) */
+  GB_GEMM_SEARCH_HEURISTIC = 1, /* cublasLtMatmulAlgoGetHeuristic's candidates only */
+  GB_GEMM_SEARCH_EXTENDED = 2,  /* plus configurations enumerated through cublasLtMatmulAlgoGetIds
+                                 * when the heuristic returns fewer than 8, and every one-knob
+                                 * configuration of its #1 */
 } gb_gemm_search;
 
 /* --opt gemm.precs=bf16:fp8e4m3_fastacc (precision names) and
  * gemm.shapes=8192:4096x14336x4096 (N for N^3, or MxNxK) narrow a campaign
  * to some precisions and shapes; absent keys keep the profile's.
- * gemm.layout=tn:nn picks the layouts (default tn), gemm.search=heuristic or
- * extended the algorithm search (default heuristic), gemm.window=burst or
+ * gemm.layout=tn:nn picks the layouts (default tn), gemm.search=variants,
+ * heuristic or extended the algorithm search (default variants), gemm.window=burst or
  * sustained the measurement window (default burst), gemm.rest_ms=N the idle
  * time between the algorithm search and the window (0..10000; default
  * gb_gemm_rest_ms: GB_GEMM_REST_MS_BURST before a burst window, 0 before a

@@ -588,7 +588,7 @@ static gb_err gemm_opt_layout(void *ctx, const char *item) {
 
 /* A key with two values, a and b (each with what it means, or NULL): *is_b
  * tells which was given; anything else is a usage error naming both, e.g.
- * "--opt gemm.search: \"x\" is not heuristic or extended". */
+ * "--opt gemm.window: \"x\" is not burst (...) or sustained (...)". */
 static gb_err gemm_opt_choice(const char *key, const char *val, const char *a, const char *a_means, const char *b,
                               const char *b_means, bool *is_b) {
   *is_b = strcmp(val, b) == 0;
@@ -673,9 +673,16 @@ static gb_err gemm_opt(void *ctx, const char *key, const char *val, bool prefixe
     return e;
   }
   if (strcmp(key, "search") == 0) {
-    e = gemm_opt_choice(key, val, "heuristic", NULL, "extended", NULL, &second);
-    if (!e) o->search = second ? GB_GEMM_SEARCH_EXTENDED : GB_GEMM_SEARCH_HEURISTIC;
-    return e;
+    if (strcmp(val, "variants") == 0) o->search = GB_GEMM_SEARCH_VARIANTS;
+    else if (strcmp(val, "heuristic") == 0) o->search = GB_GEMM_SEARCH_HEURISTIC;
+    else if (strcmp(val, "extended") == 0) o->search = GB_GEMM_SEARCH_EXTENDED;
+    else
+      return gb_fail(GB_E_USAGE,
+                     "--opt gemm.search: \"%s\" is not variants (the heuristic's candidates, and configurations "
+                     "of its #1 when it returns fewer than 8), heuristic (its candidates only) or extended (also "
+                     "enumerated configurations)",
+                     val);
+    return GB_OK;
   }
   return gb_fail(GB_E_USAGE,
                  "--opt gemm.%s: unknown key (known: precs, shapes, layout, search, window, rest_ms, candidates, "
@@ -697,7 +704,8 @@ gb_err gb_gemm_opts_parse(const char *bench_opts, gb_gemm_opts *out) {
 
 void gb_gemm_settings(const gb_gemm_opts *o, char *buf, size_t n) {
   gb_settings s = gb_settings_start(buf, n);
-  if (o->search == GB_GEMM_SEARCH_EXTENDED) gb_settings_add(&s, "gemm.search=extended");
+  if (o->search != GB_GEMM_SEARCH_VARIANTS)
+    gb_settings_add(&s, "gemm.search=%s", o->search == GB_GEMM_SEARCH_EXTENDED ? "extended" : "heuristic");
   if (o->rest_ms >= 0) gb_settings_add(&s, "gemm.rest_ms=%d", o->rest_ms);
   if (o->candidates > 0) gb_settings_add(&s, "gemm.candidates=%d", o->candidates);
   if (o->candidate > 0) gb_settings_add(&s, "gemm.candidate=%d", o->candidate);

@@ -502,11 +502,15 @@ START_TEST(test_settings_of_options) {
   char buf[512];
   ck_assert_int_eq(gb_gemm_opts_parse("gemm.precs=bf16,gemm.shapes=8192,gemm.layout=tn:nn,gemm.window=sustained,"
                                       "gemm.search_log=/tmp/s.csv,gemm.samples_log=/tmp/w.csv,gemm.timing=chain,"
-                                      "gemm.fp8_amax=on,gemm.out_of_place=off,gemm.search=heuristic",
+                                      "gemm.fp8_amax=on,gemm.out_of_place=off,gemm.search=variants",
                                       &o),
                    GB_OK);
   gb_gemm_settings(&o, buf, sizeof buf);
   ck_assert_str_eq(buf, "");
+  /* the heuristic's candidates alone are no longer the default search */
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.search=heuristic", &o), GB_OK);
+  gb_gemm_settings(&o, buf, sizeof buf);
+  ck_assert_str_eq(buf, "gemm.search=heuristic");
   ck_assert_int_eq(gb_gemm_opts_parse("gemm.timing=pairs,gemm.out_of_place=on,gemm.input_sets=1,gemm.fp8_amax=off,"
                                       "gemm.confirm_rest_ms=0,gemm.confirm=0,gemm.finalists=2,gemm.candidate=3,"
                                       "gemm.candidates=4,gemm.rest_ms=0,gemm.search=extended",

@@ -4,7 +4,9 @@
  * precision), in the TN layout and, for the precisions that have it, in NN;
  * an output overwritten through the test-only hook comes out `invalid` in
  * both layouts; the extended algorithm search (gemm.search=extended) keeps a
- * checked algorithm and says where it came from; fp8 with an e4m3 output
+ * checked algorithm and says where it came from; the default search adds
+ * configurations of the heuristic's #1 only when it returns fewer than 8;
+ * fp8 with an e4m3 output
  * runs with all four scale and amax pointers; gemm.search_log writes every
  * candidate's timings. Runs in one process
  * (testutil_gpu.h: no CUDA state crosses a fork). */
@@ -197,6 +199,42 @@ START_TEST(test_extended_search) {
     }
   gb_rowset_free(&rs);
   env_close(e);
+}
+END_TEST
+
+/* The default search (variants): when the heuristic returns fewer than 8
+ * candidates, configurations of its #1 fill the timed list and detail says
+ * how many; with 8 it adds none; gemm.search=heuristic never adds any. tf32
+ * is a case where it returns few (1 at 8192^3 on an H200). */
+START_TEST(test_default_search_variants) {
+  const char *precs[] = {"tf32", "fp8e4m3_fastacc", "bf16"};
+  int exercised = 0;
+  for (int heur_only = 0; heur_only < 2; heur_only++) {
+    gpu_env *e = env_open_opts(heur_only ? "gemm.search=heuristic" : NULL);
+    gb_rowset rs = {0};
+    for (int i = 0; i < 3; i++) {
+      const gb_gemm_prec *p = gb_gemm_prec_find(precs[i]);
+      gb_rowset_clear(&rs);
+      int st = run_case(e, p, 2048, 2048, 2048, &rs);
+      if (st == -1) continue; /* fp8 before compute capability 8.9 (run_case checked the error) */
+      const char *d = rs.v[0].detail;
+      ck_assert_msg(st == GB_STATUS_OK, "%s: %s", precs[i], d);
+      int timed = 0, returned = 0;
+      const char *f = strstr(d, "fastest of ");
+      ck_assert_msg(f && sscanf(f, "fastest of %d timed (%d from the heuristic", &timed, &returned) == 2, "%s", d);
+      const char *v = strstr(d, " (cluster, swizzle, custom option)");
+      if (heur_only || returned >= 8) {
+        ck_assert_msg(v == NULL, "%s", d);
+      } else {
+        ck_assert_msg(v && strstr(d, "configuration") && strstr(d, "of #1"), "%s", d);
+        exercised++;
+      }
+    }
+    gb_rowset_free(&rs);
+    env_close(e);
+  }
+  ck_assert_msg(exercised > 0, "the heuristic returned 8 candidates for every case: pick a case where it returns "
+                               "fewer, or this test checks nothing of the variants");
 }
 END_TEST
 
@@ -409,6 +447,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_nn_ok);
   tcase_add_test(tc, test_nn_corrupt_output_invalid);
   tcase_add_test(tc, test_extended_search);
+  tcase_add_test(tc, test_default_search_variants);
   tcase_add_test(tc, test_derive_rows);
   tcase_add_test(tc, test_sustained_window);
   tcase_add_test(tc, test_fp8_scale_pointers);

@@ -68,11 +68,11 @@ END_TEST
 
 START_TEST(test_gemm_layout_opts) {
   gb_gemm_opts o;
-  /* absent: TN alone, heuristic search (results keep their keys) */
+  /* absent: TN alone, the variants search (results keep their keys) */
   ck_assert_int_eq(gb_gemm_opts_parse(NULL, &o), GB_OK);
   ck_assert(o.layouts[GB_GEMM_TN]);
   ck_assert(!o.layouts[GB_GEMM_NN]);
-  ck_assert_int_eq(o.search, GB_GEMM_SEARCH_HEURISTIC);
+  ck_assert_int_eq(o.search, GB_GEMM_SEARCH_VARIANTS);
   ck_assert_int_eq(gb_gemm_opts_parse("gemm.precs=fp64", &o), GB_OK);
   ck_assert(o.layouts[GB_GEMM_TN] && !o.layouts[GB_GEMM_NN]);
   /* both, in either order; one alone */
@@ -99,8 +99,15 @@ START_TEST(test_gemm_layout_opts) {
   ck_assert_int_eq(o.search, GB_GEMM_SEARCH_EXTENDED);
   ck_assert_int_eq(gb_gemm_opts_parse("gemm.search=heuristic", &o), GB_OK);
   ck_assert_int_eq(o.search, GB_GEMM_SEARCH_HEURISTIC);
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.search=variants", &o), GB_OK);
+  ck_assert_int_eq(o.search, GB_GEMM_SEARCH_VARIANTS);
   ck_assert_int_eq(gb_gemm_opts_parse("gemm.search=all", &o), GB_E_USAGE);
-  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "heuristic or extended"));
+  ck_assert_str_eq(gb_errmsg(),
+                   "--opt gemm.search: \"all\" is not variants (the heuristic's candidates, and configurations of "
+                   "its #1 when it returns fewer than 8), heuristic (its candidates only) or extended (also "
+                   "enumerated configurations)");
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.search=", &o), GB_E_USAGE);
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.search=Variants", &o), GB_E_USAGE);
 }
 END_TEST
 

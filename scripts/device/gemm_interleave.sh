@@ -13,6 +13,8 @@
 # it PyTorch's runs start right after gpubench's process, on a card still
 # busy (stop 16: its fp8 fast-accumulation figures rose 8-13% once rested).
 # GEMM_REF_REST_MS=0 gives the unrested protocol of stops 12-15.
+# GEMM_OPTS adds --opt keys to gpubench's (e.g. gemm.samples_log=FILE; with
+# GEMM_REF_SAMPLES=FILE both sides' samples are logged in order).
 set -u
 export GEMM_REF_REST_MS=${GEMM_REF_REST_MS:-300}
 rounds=${1:-3}
@@ -35,7 +37,7 @@ names() {
 }
 group() { # round precs layouts
   echo "# round $1: gpubench $2 ($3)"
-  .devbuild/gpubench run --bench gemm --opt "gemm.precs=$2,gemm.shapes=8192,gemm.layout=$3" --out "$csv" 2>&1 |
+  .devbuild/gpubench run --bench gemm --opt "gemm.precs=$2,gemm.shapes=8192,gemm.layout=$3${GEMM_OPTS:+,$GEMM_OPTS}" --out "$csv" 2>&1 |
     grep -E '^\[|rows:'
   echo "# round $1: torch"
   # shellcheck disable=SC2046 # one argument per case name
