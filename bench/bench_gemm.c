@@ -58,6 +58,10 @@ static bool g_corrupt_output;
 
 void gb_gemm_test_corrupt_output(bool on) { g_corrupt_output = on; }
 
+static int g_heuristic_max; /* 0: GEMM_HEUR_MAX */
+
+void gb_gemm_test_heuristic_max(int n) { g_heuristic_max = n > 0 && n < GEMM_HEUR_MAX ? n : 0; }
+
 typedef struct gemm_state {
   gb_gemm_opts opts;     /* --opt gemm.* */
   FILE *search_log;      /* gemm.search_log, opened for appending; NULL for none */
@@ -547,8 +551,8 @@ static gb_err gemm_pick_algo(gemm_op *o, const gemm_state *st, const gb_device_i
   GB_CUBLAS_GOTO(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws),
                  err, done);
   cublasStatus_t hs =
-      cublasLtMatmulAlgoGetHeuristic(o->lt, o->desc, o->la, o->lb, o->lc ? o->lc : o->ld, o->ld, pref, GEMM_HEUR_MAX,
-                                     res, &got);
+      cublasLtMatmulAlgoGetHeuristic(o->lt, o->desc, o->la, o->lb, o->lc ? o->lc : o->ld, o->ld, pref,
+                                     g_heuristic_max ? g_heuristic_max : GEMM_HEUR_MAX, res, &got);
   if (hs != CUBLAS_STATUS_SUCCESS) got = 0;
   out->returned = got;
   int only = st->opts.candidate; /* gemm.candidate: the heuristic's #only alone */

@@ -448,4 +448,9 @@ gb_case gb_gemm_make_case(const gb_gemm_prec *p, gb_gemm_layout l, int64_t m, in
  * `invalid`. Off by default; not thread-safe. */
 void gb_gemm_test_corrupt_output(bool on);
 
+/* Test hook: ask cublasLtMatmulAlgoGetHeuristic for at most n candidates
+ * (0: the usual 8), so that a test can reach the paths taken when it
+ * returns fewer than 8 on any device. */
+void gb_gemm_test_heuristic_max(int n);
+
 #endif

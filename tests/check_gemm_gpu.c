@@ -203,38 +203,37 @@ START_TEST(test_extended_search) {
 END_TEST
 
 /* The default search (variants): when the heuristic returns fewer than 8
- * candidates, configurations of its #1 fill the timed list and detail says
- * how many; with 8 it adds none; gemm.search=heuristic never adds any. tf32
- * is a case where it returns few (1 at 8192^3 on an H200). */
+ * candidates (here made to return 2 through the test hook), configurations
+ * of its #1 fill the timed list and detail says how many (some on Hopper,
+ * where cluster shapes exist); with 8 it adds none; gemm.search=heuristic
+ * never adds any. */
 START_TEST(test_default_search_variants) {
-  const char *precs[] = {"tf32", "fp8e4m3_fastacc", "bf16"};
-  int exercised = 0;
-  for (int heur_only = 0; heur_only < 2; heur_only++) {
-    gpu_env *e = env_open_opts(heur_only ? "gemm.search=heuristic" : NULL);
-    gb_rowset rs = {0};
-    for (int i = 0; i < 3; i++) {
-      const gb_gemm_prec *p = gb_gemm_prec_find(precs[i]);
-      gb_rowset_clear(&rs);
-      int st = run_case(e, p, 2048, 2048, 2048, &rs);
-      if (st == -1) continue; /* fp8 before compute capability 8.9 (run_case checked the error) */
+  const gb_gemm_prec *bf16 = gb_gemm_prec_find("bf16");
+  for (int heur_only = 0; heur_only < 2; heur_only++)
+    for (int cap = 0; cap <= 2; cap += 2) {
+      gpu_env *e = env_open_opts(heur_only ? "gemm.search=heuristic" : NULL);
+      gb_rowset rs = {0};
+      gb_gemm_test_heuristic_max(cap);
+      int st = run_case(e, bf16, 2048, 2048, 2048, &rs);
+      gb_gemm_test_heuristic_max(0);
       const char *d = rs.v[0].detail;
-      ck_assert_msg(st == GB_STATUS_OK, "%s: %s", precs[i], d);
-      int timed = 0, returned = 0;
+      ck_assert_msg(st == GB_STATUS_OK, "%s", d);
+      int timed = 0, returned = 0, nvar = 0;
       const char *f = strstr(d, "fastest of ");
-      ck_assert_msg(f && sscanf(f, "fastest of %d timed (%d from the heuristic", &timed, &returned) == 2, "%s", d);
-      const char *v = strstr(d, " (cluster, swizzle, custom option)");
+      int got = f ? sscanf(f, "fastest of %d timed (%d from the heuristic, %d configuration", &timed, &returned, &nvar)
+                  : 0;
+      ck_assert_msg(got >= 2, "%s", d);
       if (heur_only || returned >= 8) {
-        ck_assert_msg(v == NULL, "%s", d);
+        ck_assert_msg(got == 2 && !strstr(d, "(cluster, swizzle, custom option)") && timed <= returned, "%s", d);
       } else {
-        ck_assert_msg(v && strstr(d, "configuration") && strstr(d, "of #1"), "%s", d);
-        exercised++;
+        ck_assert_int_eq(returned, 2);
+        ck_assert_msg(got == 3 && strstr(d, " of #1 (cluster, swizzle, custom option)"), "%s", d);
+        ck_assert_msg(timed <= returned + nvar, "%s", d);
+        if (e->ctx.dev->cc_major >= 9) ck_assert_msg(nvar > 0, "no cluster-shape variant on sm_90+: %s", d);
       }
+      gb_rowset_free(&rs);
+      env_close(e);
     }
-    gb_rowset_free(&rs);
-    env_close(e);
-  }
-  ck_assert_msg(exercised > 0, "the heuristic returned 8 candidates for every case: pick a case where it returns "
-                               "fewer, or this test checks nothing of the variants");
 }
 END_TEST
 
