@@ -36,7 +36,8 @@ def windows(path):
             elif len(row) == 4:  # gemm_ref.py: case,sample,seconds,tflops
                 case, sample, rate = row[0], row[1], row[3]
             else:
-                sys.exit(f"{path}: a line of {len(row)} fields is neither a gpubench nor a gemm_ref.py samples log")
+                raise ValueError(f"{path}: a line of {len(row)} fields is neither a gpubench nor a gemm_ref.py "
+                                 "samples log")
             if sample == "0" or not out or out[-1][0] != case:
                 out.append((case, []))
             out[-1][1].append(float(rate))
@@ -57,7 +58,11 @@ def main(argv):
         return 2
     cases = argv[1].split(":")
     for path in argv[2:]:
-        found = windows(path)
+        try:
+            found = windows(path)
+        except (OSError, ValueError) as e:
+            sys.stderr.write(f"gemm_onsets.py: {e}\n")
+            return 2
         for case in cases:
             cells, ons = [], []
             for c, rates in found:
