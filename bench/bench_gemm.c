@@ -582,10 +582,9 @@ static gb_err gemm_pick_algo(gemm_op *o, const gemm_state *st, const gb_device_i
    * plan's candidate count when the heuristic returned fewer than 8 (tf32
    * at 8192^3 on an H200: 1 returned; its #1 with a 2x1 cluster ran 2%
    * faster than with the 1x2 the heuristic gives) */
-  int variant_cap = search == GB_GEMM_SEARCH_EXTENDED                       ? GEMM_CAND_MAX - ncand
-                    : search == GB_GEMM_SEARCH_VARIANTS && got < GEMM_EXT_BELOW ? want_cand - ncand
-                                                                            : 0;
-  if (variant_cap > GEMM_CAND_MAX - ncand) variant_cap = GEMM_CAND_MAX - ncand;
+  int variant_cap = 0; /* want_cand <= GB_GEMM_CANDIDATES_MAX < GEMM_CAND_MAX: both fit in cand[] */
+  if (search == GB_GEMM_SEARCH_EXTENDED) variant_cap = GEMM_CAND_MAX - ncand;
+  else if (search == GB_GEMM_SEARCH_VARIANTS && got < GEMM_EXT_BELOW) variant_cap = want_cand - ncand;
   if (variant_cap > 0 && !only && nheur > 0) {
     out->variants = gemm_config_variants(o, &cand[0], cand + ncand, variant_cap);
     out->variant_base = cand[0].index + 1;
