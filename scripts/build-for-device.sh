@@ -20,6 +20,13 @@ cmake --build "$build" -j"$(nproc)" >/dev/null
 rm -rf "$dest"
 mkdir -p "$dest/tests"
 cp "$build/gpubench" "$dest/"
+# the kernel tracer (scripts/device/ktrace.c) with the CUPTI it was built
+# against, which its rpath ($ORIGIN) finds there
+if [ -f "$build/libgb_ktrace.so" ]; then
+  cp "$build/libgb_ktrace.so" "$dest/"
+  cupti=$(sed -n 's/^CUDA_cupti_LIBRARY:FILEPATH=//p' "$build/CMakeCache.txt")
+  [ -n "$cupti" ] && cp -L "$cupti" "$dest/$(basename "$(readlink -f "$cupti")")"
+fi
 for t in "$build"/tests/check_*_gpu; do
   [ -x "$t" ] && cp "$t" "$dest/tests/"
 done
