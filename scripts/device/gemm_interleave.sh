@@ -15,6 +15,13 @@
 # GEMM_REF_REST_MS=0 gives the unrested protocol of stops 12-15.
 # GEMM_OPTS adds --opt keys to gpubench's (e.g. gemm.samples_log=FILE; with
 # GEMM_REF_SAMPLES=FILE both sides' samples are logged in order).
+# GEMM_REF_TIMINGS=pairs:chain (a ':'-list, default the script's own
+# GEMM_REF_TIMING or pairs) gives PyTorch's rounds those timing methods in
+# turn; its figures then go to $OUT/torch-interleave-METHOD.txt, with a
+# table for each. GEMM_KTRACE=1 traces every process with ktrace
+# (scripts/device/ktrace.c) into $OUT/ktrace-{gpubench,torch}-ROUND-GROUP.csv
+# and prints each window's kernel duration, gap and period
+# (scripts/device/ktrace_gaps.py, bursts of 30 launches or more) at the end.
 set -u
 export GEMM_REF_REST_MS=${GEMM_REF_REST_MS:-300}
 rounds=${1:-3}
@@ -24,8 +31,26 @@ precs_tn=${4:-fp8e4m3_slowacc:fp8e4m3_fastacc:fp8e4m3xe5m2_slowacc:fp8e4m3xe5m2_
 out=${OUT:-out}
 mkdir -p "$out"
 csv="$out/gemm-interleave.csv"
+IFS=: read -r -a timings <<<"${GEMM_REF_TIMINGS:-${GEMM_REF_TIMING:-pairs}}"
 txt="$out/torch-interleave.txt"
 : >"$txt"
+if [ "${#timings[@]}" -gt 1 ]; then
+  for t in "${timings[@]}"; do : >"$out/torch-interleave-$t.txt"; done
+fi
+lib=$PWD/.devbuild/libgb_ktrace.so
+if [ "${GEMM_KTRACE:-0}" = 1 ] && [ ! -f "$lib" ]; then
+  echo "gemm_interleave.sh: GEMM_KTRACE=1 needs $lib (scripts/build-for-device.sh builds it)" >&2
+  exit 2
+fi
+traced() { # FILE COMMAND...: COMMAND, under ktrace into FILE when GEMM_KTRACE=1
+  local file=$1
+  shift
+  if [ "${GEMM_KTRACE:-0}" = 1 ]; then
+    CUDA_INJECTION64_PATH=$lib GB_KTRACE_OUT=$file "$@"
+  else
+    "$@"
+  fi
+}
 # torch case names of a group: PREC for TN, PREC_nn for NN
 names() {
   local p l
@@ -35,16 +60,31 @@ names() {
     done
   done
 }
-group() { # round precs layouts
-  echo "# round $1: gpubench $2 ($3)"
-  .devbuild/gpubench run --bench gemm --opt "gemm.precs=$2,gemm.shapes=8192,gemm.layout=$3${GEMM_OPTS:+,$GEMM_OPTS}" --out "$csv" 2>&1 |
-    grep -E '^\[|rows:'
-  echo "# round $1: torch"
+group() { # round group precs layouts
+  local timing=${timings[$((($1 - 1) % ${#timings[@]}))]}
+  local each=/dev/null # the figures of this timing method alone, when there are several
+  [ "${#timings[@]}" -gt 1 ] && each="$out/torch-interleave-$timing.txt"
+  echo "# round $1: gpubench $3 ($4)"
+  traced "$out/ktrace-gpubench-$1-$2.csv" .devbuild/gpubench run --bench gemm \
+    --opt "gemm.precs=$3,gemm.shapes=8192,gemm.layout=$4${GEMM_OPTS:+,$GEMM_OPTS}" --out "$csv" 2>&1 |
+    grep -E '^\[|rows:|ktrace'
+  echo "# round $1: torch ($timing)"
   # shellcheck disable=SC2046 # one argument per case name
-  python3 scripts/device/gemm_ref.py $(names "$2" "$3") | grep -v '^#' | grep -v '^name,' | sed "s/^/$1,/" | tee -a "$txt"
+  GEMM_REF_TIMING=$timing traced "$out/ktrace-torch-$1-$2.csv" python3 scripts/device/gemm_ref.py $(names "$3" "$4") |
+    grep -v '^#' | grep -v '^name,' | sed "s/^/$1,/" | tee -a "$txt" | tee -a "$each"
 }
 for r in $(seq 1 "$rounds"); do
-  group "$r" "$precs" "$layouts"
-  [ "$precs_tn" = - ] || group "$r" "$precs_tn" tn
+  group "$r" 1 "$precs" "$layouts"
+  [ "$precs_tn" = - ] || group "$r" 2 "$precs_tn" tn
 done
 python3 scripts/device/gemm_table.py "$csv" "$txt"
+if [ "${#timings[@]}" -gt 1 ]; then
+  for t in "${timings[@]}"; do
+    echo "## PyTorch's rounds timed in $t"
+    python3 scripts/device/gemm_table.py "$csv" "$out/torch-interleave-$t.txt"
+  done
+fi
+if [ "${GEMM_KTRACE:-0}" = 1 ]; then
+  echo "## ktrace: the windows' kernels as they ran (bursts of 30 or more launches)"
+  python3 scripts/device/ktrace_gaps.py --min-launches 30 . "$out"/ktrace-*.csv | tee "$out/ktrace-gaps.csv"
+fi
