@@ -10,7 +10,7 @@
  * inputs in the operand type (rotated among several sets when they fit in
  * L2), cuBLASLt's heuristic asked for 8 candidates with a 64 MiB workspace
  * (with gemm.search=extended, configurations enumerated through
- * cublasLtMatmulAlgoGetIds added when it returns fewer), the fastest of the
+ * cublasLtMatmulAlgoGetIds added: up to 8 in all, or 4 beside 8), the fastest of the
  * timed candidates kept, then warm-up and the median of many products timed
  * with events, then one product on poisoned output checked against
  * kernels/gemm_ref.cu. */
@@ -36,7 +36,11 @@ _Static_assert(GB_DT_F64 == 0 && GB_DT_F32 == 1 && GB_DT_F16 == 2 && GB_DT_BF16 
 
 #define GEMM_WORKSPACE_BYTES (64u << 20) /* >= 32 MiB: Hopper's best kernels want large workspaces */
 #define GEMM_HEUR_MAX GB_GEMM_CANDIDATES_MAX /* heuristic candidates asked for */
-#define GEMM_EXT_BELOW 8                 /* gemm.search=extended enumerates when the heuristic returns fewer */
+#define GEMM_EXT_BELOW 8                 /* gemm.search=extended: heuristic candidates + enumerated ones, when it
+                                          * returns fewer */
+#define GEMM_EXT_WIDE 4                  /* gemm.search=extended: enumerated configurations timed beside 8 or
+                                          * more heuristic candidates */
+_Static_assert(GEMM_EXT_WIDE <= GEMM_EXT_BELOW, "the enumerated picks fit in picked[GEMM_EXT_BELOW]");
 #define GEMM_MAX_CHECK_ROWS 256
 #define GEMM_AMAX_UNSET -1.0f            /* amax_D before the checked product */
 /* gemm.search=extended: bounds on the enumeration (host-side calls only;
@@ -529,9 +533,10 @@ static gb_err gemm_time_algo(gemm_op *o, cudaStream_t s, const cublasLtMatmulAlg
 }
 
 /* Asks the heuristic for up to 8 candidates and takes the first
- * plan->candidates of them; with gemm.search=extended, when it returned
- * fewer than 8, adds up to min(8 - returned, plan->candidates) enumerated
- * configurations (gb_gemm_enum_pick). Times each briefly and keeps the
+ * plan->candidates of them; with gemm.search=extended, adds up to
+ * min(8 - returned, plan->candidates) enumerated configurations
+ * (gb_gemm_enum_pick) when it returned fewer than 8, else up to
+ * min(GEMM_EXT_WIDE, plan->candidates). Times each briefly and keeps the
  * fastest in o->algo. GB_E_UNSUPPORTED (with the reason) when there is no
  * candidate or none runs. */
 static gb_err gemm_pick_algo(gemm_op *o, const gemm_state *st, const gb_device_info *dev,
@@ -561,9 +566,12 @@ static gb_err gemm_pick_algo(gemm_op *o, const gemm_state *st, const gb_device_i
       cand[ncand++] = (gemm_cand){.algo = res[i].algo, .ws = res[i].workspaceSize, .waves = res[i].wavesCount,
                                   .index = i};
   int nheur = ncand;
-  if (search == GB_GEMM_SEARCH_EXTENDED && got < GEMM_EXT_BELOW && !only) {
+  if (search == GB_GEMM_SEARCH_EXTENDED && !only) {
     GB_TRY_GOTO(gemm_enumerate(o, cand, nheur, &en, out), err, done);
-    size_t want = (size_t)(GEMM_EXT_BELOW - got);
+    /* fill up to 8 with enumerated configurations; beside a full list, a
+     * few more (fp8 slow accumulation at 8192^3: the heuristic returns 8,
+     * all of one algo id; the enumeration reaches tiles it leaves out) */
+    size_t want = (size_t)(got < GEMM_EXT_BELOW ? GEMM_EXT_BELOW - got : GEMM_EXT_WIDE);
     if (want > (size_t)want_cand) want = (size_t)want_cand;
     size_t picked[GEMM_EXT_BELOW];
     size_t np = gb_gemm_enum_pick(en.c, en.n, want, picked);
@@ -1095,12 +1103,10 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
   {
     int used = 0;
     if (st->search == GB_GEMM_SEARCH_EXTENDED)
-      used = pick.returned >= GEMM_EXT_BELOW
-                 ? snprintf(search_desc, sizeof search_desc, ", enumeration not needed")
-                 : snprintf(search_desc, sizeof search_desc,
-                            ", %d enumerated via AlgoGetIds (%d ids, %d AlgoCheck calls, %d accepted)%s%s",
-                            pick.enumerated, pick.enum_ids, pick.enum_checks, pick.enum_accepted,
-                            pick.enum_note[0] ? ": " : "", pick.enum_note);
+      used = snprintf(search_desc, sizeof search_desc,
+                      ", %d enumerated via AlgoGetIds (%d ids, %d AlgoCheck calls, %d accepted)%s%s", pick.enumerated,
+                      pick.enum_ids, pick.enum_checks, pick.enum_accepted, pick.enum_note[0] ? ": " : "",
+                      pick.enum_note);
     if (pick.variant_base > 0 && used >= 0 && (size_t)used < sizeof search_desc)
       snprintf(search_desc + used, sizeof search_desc - (size_t)used,
                ", %d configuration%s of #%d (cluster, swizzle, custom option)", pick.variants,
