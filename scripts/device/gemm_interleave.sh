@@ -86,5 +86,5 @@ if [ "${#timings[@]}" -gt 1 ]; then
 fi
 if [ "${GEMM_KTRACE:-0}" = 1 ]; then
   echo "## ktrace: the windows' kernels as they ran (bursts of 30 or more launches)"
-  python3 scripts/device/ktrace_gaps.py --min-launches 30 . "$out"/ktrace-*.csv | tee "$out/ktrace-gaps.csv"
+  python3 scripts/device/ktrace_gaps.py --min-launches 30 . "$out"/ktrace-gpubench-*.csv "$out"/ktrace-torch-*.csv | tee "$out/ktrace-gaps.csv"
 fi

@@ -49,4 +49,4 @@ for r in $(seq 1 "$rounds"); do
   fi
 done
 python3 "$here/gemm_table.py" "$out/gemm-ktrace.csv" "$out/torch-ktrace.txt"
-python3 "$here/ktrace_gaps.py" "$regex" "$out"/ktrace-*.csv | tee "$out/ktrace-gaps.csv"
+python3 "$here/ktrace_gaps.py" "$regex" "$out"/ktrace-gpubench-*.csv "$out"/ktrace-torch-*.csv | tee "$out/ktrace-gaps.csv"
