@@ -170,8 +170,8 @@ typedef enum gb_gemm_search {
                                  * candidate count (default) */
   GB_GEMM_SEARCH_HEURISTIC = 1, /* cublasLtMatmulAlgoGetHeuristic's candidates only */
   GB_GEMM_SEARCH_EXTENDED = 2,  /* plus configurations enumerated through cublasLtMatmulAlgoGetIds
-                                 * when the heuristic returns fewer than 8, and every one-knob
-                                 * configuration of its #1 */
+                                 * (up to 8 in all, or 4 beside a full list of 8) and the one-knob
+                                 * configurations of its #1 */
 } gb_gemm_search;
 
 /* --opt gemm.precs=bf16:fp8e4m3_fastacc (precision names) and

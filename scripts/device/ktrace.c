@@ -51,6 +51,12 @@ static void ktrace_put_name(const char *name) {
   fputs("\"\n", ktrace_out);
 }
 
+/* A memset or memcpy: no grid, block or cluster; its kind is its name. */
+static void ktrace_put_copy(const char *kind, uint32_t stream, uint64_t start, uint64_t end) {
+  fprintf(ktrace_out, "%s,%u,%llu,%llu,,,,", kind, stream, (unsigned long long)start, (unsigned long long)end);
+  ktrace_put_name(kind);
+}
+
 static void CUPTIAPI ktrace_buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size,
                                              size_t valid) {
   (void)ctx;
@@ -70,16 +76,12 @@ static void CUPTIAPI ktrace_buffer_completed(CUcontext ctx, uint32_t stream, uin
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)rec;
-      fprintf(ktrace_out, "memset,%u,%llu,%llu,,,,", m->streamId, (unsigned long long)m->start,
-              (unsigned long long)m->end);
-      ktrace_put_name("memset");
+      ktrace_put_copy("memset", m->streamId, m->start, m->end);
       break;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)rec;
-      fprintf(ktrace_out, "memcpy,%u,%llu,%llu,,,,", m->streamId, (unsigned long long)m->start,
-              (unsigned long long)m->end);
-      ktrace_put_name("memcpy");
+      ktrace_put_copy("memcpy", m->streamId, m->start, m->end);
       break;
     }
     default:
