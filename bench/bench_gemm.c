@@ -9,8 +9,9 @@
  * product with B k x n row-major (cases "<precision>_nn"). Per case: random
  * inputs in the operand type (rotated among several sets when they fit in
  * L2), cuBLASLt's heuristic asked for 8 candidates with a 64 MiB workspace
- * (with gemm.search=extended, configurations enumerated through
- * cublasLtMatmulAlgoGetIds added: up to 8 in all, or 4 beside 8), the fastest of the
+ * (gemm.workspace_kib changes it; with gemm.search=extended, configurations
+ * enumerated through cublasLtMatmulAlgoGetIds added: up to 8 in all, or 4
+ * beside 8), the fastest of the
  * timed candidates kept, then warm-up and the median of many products timed
  * with events, then one product on poisoned output checked against
  * kernels/gemm_ref.cu. */
@@ -34,7 +35,6 @@ _Static_assert(GB_DT_F64 == 0 && GB_DT_F32 == 1 && GB_DT_F16 == 2 && GB_DT_BF16 
                    GB_DT_F8E5M2 == 5 && GB_DT_I8 == 6 && GB_DT_I32 == 7,
                "gb_dtype codes changed: update kernels/gemm_ref.cu");
 
-#define GEMM_WORKSPACE_BYTES (64u << 20) /* >= 32 MiB: Hopper's best kernels want large workspaces */
 #define GEMM_HEUR_MAX GB_GEMM_CANDIDATES_MAX /* heuristic candidates asked for */
 #define GEMM_EXT_BELOW 8                 /* gemm.search=extended: heuristic candidates + enumerated ones, when it
                                           * returns fewer */
@@ -48,9 +48,11 @@ _Static_assert(GEMM_EXT_WIDE <= GEMM_EXT_BELOW, "the enumerated picks fit in pic
 #define GEMM_ENUM_MAX_IDS 64             /* algo ids asked of cublasLtMatmulAlgoGetIds */
 #define GEMM_ENUM_MAX_CHECKS 4096        /* cublasLtMatmulAlgoCheck calls per case */
 #define GEMM_ENUM_MAX_CHECKS_PER_ID 512
-#define GEMM_CAND_MAX (2 * GEMM_HEUR_MAX) /* candidates timed at most: the heuristic's, then the enumerated
-                                          * and the variants of its first (gemm.search=extended,
-                                          * or variants when it returns fewer than 8) */
+#define GEMM_NOWS_MAX 2 /* candidates of the heuristic asked for with no workspace, timed beside the others */
+#define GEMM_CAND_MAX (2 * GEMM_HEUR_MAX + GEMM_NOWS_MAX) /* candidates timed at most: the heuristic's, then the
+                                          * enumerated and the variants of its first (gemm.search=extended,
+                                          * or variants when it returns fewer than 8), then those without
+                                          * workspace */
 #define GEMM_SEARCH_REPS_MAX 8            /* timed samples per candidate at most */
 #define GEMM_CONFIRM_SAMPLES_MAX 64       /* timed samples per confirmation burst at most */
 /* Each fp8 scale and the amax live in their own 256-byte slot (64 floats),
@@ -76,6 +78,7 @@ typedef struct gemm_state {
   cublasLtHandle_t lt;
   cudaStream_t stream;
   void *workspace;
+  size_t workspace_bytes; /* gemm.workspace_kib, or 64 MiB */
   gb_module mod;
   bool mod_loaded;
   cudaKernel_t k_scan;
@@ -92,7 +95,8 @@ typedef struct gemm_op {
   cublasLtMatrixLayout_t lc;         /* fp8 output: C, bf16 (cuBLASLt wants a 16-bit C then); else NULL */
   cublasLtMatmulAlgo_t algo;
   void *ws;
-  size_t ws_bytes;
+  size_t ws_bytes;  /* the workspace allocated, what the heuristic is asked with */
+  size_t ws_launch; /* what cublasLtMatmul is given: ws_bytes, or 0 for a candidate asked for without */
   unsigned char *a, *b; /* input sets, set s at a + s * a_stride */
   uint64_t a_stride, b_stride;
   int sets;
@@ -199,7 +203,7 @@ static gb_err gemm_launch(void *ctx, cudaStream_t s, long iter) {
   const void *a = o->a + (uint64_t)set * o->a_stride;
   const void *b = o->b + (uint64_t)set * o->b_stride;
   cublasStatus_t st = cublasLtMatmul(o->lt, o->desc, o->alpha, b, o->la, a, o->lb, o->beta, o->c ? o->c : o->d,
-                                     o->lc ? o->lc : o->ld, o->d, o->ld, &o->algo, o->ws, o->ws_bytes, s);
+                                     o->lc ? o->lc : o->ld, o->d, o->ld, &o->algo, o->ws_launch ? o->ws : NULL, o->ws_launch, s);
   if (st != CUBLAS_STATUS_SUCCESS) return gb_cublas_fail((int)st, "cublasLtMatmul", __FILE__, __LINE__);
   return GB_OK;
 }
@@ -215,12 +219,14 @@ typedef struct gemm_pick {
                         * swizzle, custom option) */
   int variant_base;    /* that candidate's rank, from 1 */
   int enum_ids, enum_checks, enum_accepted; /* algo ids tried, AlgoCheck calls, configurations it accepted */
+  int no_ws;           /* candidates of the heuristic asked for with no workspace added */
+  bool kept_no_ws;     /* the one kept runs without workspace */
   int timed;           /* candidates timed successfully */
   int failed;          /* candidates that would not run */
   double t_best_s;     /* median seconds per product of the one kept */
   size_t ws_needed;
   float waves;
-  char source[96];     /* where the kept algorithm came from */
+  char source[128];    /* where the kept algorithm came from */
   char enum_note[160]; /* why the enumeration found nothing, when it did not run through */
 } gemm_pick;
 
@@ -231,7 +237,8 @@ typedef struct gemm_cand {
   float waves;
   bool enumerated;
   bool variant; /* the heuristic's candidate #index+1 with one configuration knob changed */
-  int index;    /* heuristic or variant: the heuristic's rank (0 = first); enumerated: its algo id */
+  bool no_ws;   /* from the heuristic asked with no workspace, and run with none */
+  int index;    /* heuristic, no_ws or variant: the heuristic's rank (0 = first); enumerated: its algo id */
 } gemm_cand;
 
 /* Algo id, tile and stages of a configured algorithm (0 where unreadable). */
@@ -443,8 +450,8 @@ static int gemm_config_variants(gemm_op *o, const gemm_cand *base, gemm_cand *ou
   return n;
 }
 
-static void gemm_describe_algo(const cublasLtMatmulAlgo_t *algo, char *detail, size_t dn, char *variant,
-                               size_t vn);
+static void gemm_describe_algo(const cublasLtMatmulAlgo_t *algo, bool no_ws, char *detail, size_t dn,
+                               char *variant, size_t vn);
 
 /* A seconds-per-product figure and its rate for the search log; empty
  * fields for a candidate not timed at that stage. */
@@ -465,10 +472,10 @@ static void gemm_log_search(FILE *fp, const gemm_op *o, const gemm_cand *cand, i
     fputs("case,m,n,k,candidate,variant,algo,screen_s,screen_rate,confirm_s,confirm_rate,kept\n", fp);
   for (int i = 0; i < ncand; i++) {
     char desc[256], variant[128], src[32], t1[64], t2[64];
-    gemm_describe_algo(&cand[i].algo, desc, sizeof desc, variant, sizeof variant);
+    gemm_describe_algo(&cand[i].algo, cand[i].no_ws || o->ws_bytes == 0, desc, sizeof desc, variant, sizeof variant);
     if (cand[i].enumerated) snprintf(src, sizeof src, "enumerated");
     else if (cand[i].variant) snprintf(src, sizeof src, "variant-of-#%d", cand[i].index + 1);
-    else snprintf(src, sizeof src, "heuristic#%d", cand[i].index + 1);
+    else snprintf(src, sizeof src, "heuristic%s#%d", cand[i].no_ws ? "-no-ws" : "", cand[i].index + 1);
     gemm_log_time(t1, sizeof t1, screen[i], flops);
     gemm_log_time(t2, sizeof t2, conf[i], flops);
     fprintf(fp, "%s,%lld,%lld,%lld,%s,%s,\"%s\",%s,%s,%d\n", name, (long long)o->m, (long long)o->n,
@@ -484,7 +491,7 @@ static void gemm_log_samples(FILE *fp, const gemm_op *o, int rest_ms, int warmup
   double flops = gb_gemm_flops(o->m, o->n, o->k);
   char name[64], desc[256], variant[128];
   gb_gemm_case_name(o->p, o->layout, name, sizeof name);
-  gemm_describe_algo(&o->algo, desc, sizeof desc, variant, sizeof variant);
+  gemm_describe_algo(&o->algo, o->ws_launch == 0, desc, sizeof desc, variant, sizeof variant);
   if (ftell(fp) == 0) fputs("case,m,n,k,variant,rest_ms,warmup,sample,seconds,rate\n", fp);
   for (size_t i = 0; i < samp->n; i++) {
     char t[64];
@@ -505,14 +512,15 @@ static gb_err gemm_idle(cudaStream_t s, int ms) {
   return GB_OK;
 }
 
-/* Times algo in one burst: warmup products, then samples samples of
+/* Times candidate c in one burst: warmup products, then samples samples of
  * ops_per_sample products each; *median gets the median seconds per
  * sample. A candidate that does not run leaves *median NaN and its reason
  * in failure[fn] (the search goes on without it); only a broken CUDA
  * context is an error. */
-static gb_err gemm_time_algo(gemm_op *o, cudaStream_t s, const cublasLtMatmulAlgo_t *algo, int warmup, int samples,
+static gb_err gemm_time_algo(gemm_op *o, cudaStream_t s, const gemm_cand *c, int warmup, int samples,
                              int ops_per_sample, double *median, char *failure, size_t fn) {
-  o->algo = *algo;
+  o->algo = c->algo;
+  o->ws_launch = c->no_ws ? 0 : o->ws_bytes;
   gb_measure_opts mo = gb_measure_defaults();
   mo.warmup = warmup;
   mo.min_samples = mo.max_samples = samples;
@@ -532,12 +540,49 @@ static gb_err gemm_time_algo(gemm_op *o, cudaStream_t s, const cublasLtMatmulAlg
   return GB_OK;
 }
 
+/* The heuristic's first GEMM_NOWS_MAX candidates (at most cap) for a
+ * workspace of 0 bytes, appended to out and run with none, when one of the
+ * nheur candidates from the full workspace needs some: their kernels take
+ * no per-launch state there. The fp8 cases at 8192^3 on an H200: the same
+ * configuration's kernel needs 4 bytes of workspace, a counter cuBLASLt
+ * zeroes with a memset before every launch (5.5 us between products);
+ * without workspace the heuristic gives it with a static tile scheduler
+ * (`ssched`), no memset (3.2 us between) and ~0.5% more TFLOP/s. *n gets
+ * how many were appended; the heuristic failing adds none. */
+static gb_err gemm_add_no_ws(gemm_op *o, const gemm_cand *heur, int nheur, gemm_cand *out, int cap, int *n) {
+  *n = 0;
+  bool needs_ws = false;
+  for (int i = 0; i < nheur; i++) needs_ws = needs_ws || heur[i].ws > 0;
+  if (!needs_ws || o->ws_bytes == 0 || cap <= 0) return GB_OK;
+  gb_err err = GB_OK;
+  cublasLtMatmulPreference_t pref = NULL;
+  cublasLtMatmulHeuristicResult_t res[GEMM_NOWS_MAX];
+  uint64_t none = 0;
+  int got = 0;
+  memset(res, 0, sizeof res);
+  GB_CUBLAS_GOTO(cublasLtMatmulPreferenceCreate(&pref), err, done);
+  GB_CUBLAS_GOTO(
+      cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &none, sizeof none), err,
+      done);
+  if (cublasLtMatmulAlgoGetHeuristic(o->lt, o->desc, o->la, o->lb, o->lc ? o->lc : o->ld, o->ld, pref,
+                                     GEMM_NOWS_MAX, res, &got) != CUBLAS_STATUS_SUCCESS)
+    got = 0;
+  for (int i = 0; i < got && *n < cap; i++)
+    if (res[i].state == CUBLAS_STATUS_SUCCESS && res[i].workspaceSize == 0)
+      out[(*n)++] = (gemm_cand){.algo = res[i].algo, .ws = 0, .waves = res[i].wavesCount, .no_ws = true, .index = i};
+done:
+  if (pref) cublasLtMatmulPreferenceDestroy(pref);
+  return err;
+}
+
 /* Asks the heuristic for up to 8 candidates and takes the first
  * plan->candidates of them; with gemm.search=extended, adds up to
  * min(8 - returned, plan->candidates) enumerated configurations
  * (gb_gemm_enum_pick) when it returned fewer than 8, else up to
- * min(GEMM_EXT_WIDE, plan->candidates). Times each briefly and keeps the
- * fastest in o->algo. GB_E_UNSUPPORTED (with the reason) when there is no
+ * min(GEMM_EXT_WIDE, plan->candidates). Unless gemm.search=heuristic,
+ * adds those the heuristic gives without workspace (gemm_add_no_ws). Times
+ * each briefly and keeps the fastest in o->algo (o->ws_launch: whether it
+ * runs with the workspace). GB_E_UNSUPPORTED (with the reason) when there is no
  * candidate or none runs. */
 static gb_err gemm_pick_algo(gemm_op *o, const gemm_state *st, const gb_device_info *dev,
                              const gb_gemm_timing *plan, cudaStream_t s, gemm_pick *out) {
@@ -598,6 +643,9 @@ static gb_err gemm_pick_algo(gemm_op *o, const gemm_state *st, const gb_device_i
     out->variant_base = cand[0].index + 1;
     ncand += out->variants;
   }
+  if (search != GB_GEMM_SEARCH_HEURISTIC && !only)
+    GB_TRY_GOTO(gemm_add_no_ws(o, cand, nheur, cand + ncand, GEMM_CAND_MAX - ncand, &out->no_ws), err, done);
+  ncand += out->no_ws;
   if (ncand == 0) {
     err = gb_fail(GB_E_UNSUPPORTED,
                   "%s: cuBLASLt has no algorithm for %s (A %s, B %s, D %s, %s) at %lldx%lldx%lld on sm_%d%d: %s%s%s",
@@ -626,7 +674,7 @@ static gb_err gemm_pick_algo(gemm_op *o, const gemm_state *st, const gb_device_i
   for (int r = 0; r < reps; r++)
     for (int i = 0; i < ncand; i++) {
       if (r > 0 && !live[i]) continue;
-      GB_TRY_GOTO(gemm_time_algo(o, s, &cand[i].algo, r == 0 ? 1 : 0, 1, plan->ops_per_sample, &sec[i][r],
+      GB_TRY_GOTO(gemm_time_algo(o, s, &cand[i], r == 0 ? 1 : 0, 1, plan->ops_per_sample, &sec[i][r],
                                  last_failure, sizeof last_failure),
                   err, done);
       if (isnan(sec[i][r])) {
@@ -637,12 +685,16 @@ static gb_err gemm_pick_algo(gemm_op *o, const gemm_state *st, const gb_device_i
       if (r == 0) live[i] = true;
     }
   double med[GEMM_CAND_MAX];
-  int first = -1;
+  int first_ws = -1, first_no_ws = -1;
   for (int i = 0; i < ncand; i++) {
     med[i] = live[i] ? gb_median(sec[i], (size_t)reps) : NAN;
     if (live[i]) out->timed++;
-    if (!cand[i].enumerated && !cand[i].variant && cand[i].index == 0) first = i;
+    if (!cand[i].enumerated && !cand[i].variant && cand[i].index == 0) {
+      if (cand[i].no_ws) first_no_ws = i;
+      else first_ws = i;
+    }
   }
+  int first = gb_gemm_first_of(med, first_ws, first_no_ws);
   /* the rested confirmation: the finalists of the screening, each timed
    * in short bursts after an idle, as the window will time the one kept
    * (the screening ranks them on a card the search itself heats) */
@@ -665,7 +717,7 @@ static gb_err gemm_pick_algo(gemm_op *o, const gemm_state *st, const gb_device_i
         int j = (jj + r) % nfin; /* each round starts with the next finalist */
         if (!fok[j]) continue;
         GB_TRY_GOTO(gemm_idle(s, rest_ms), err, done);
-        GB_TRY_GOTO(gemm_time_algo(o, s, &cand[fin[j]].algo, plan->confirm_warmup, samples, plan->ops_per_sample,
+        GB_TRY_GOTO(gemm_time_algo(o, s, &cand[fin[j]], plan->confirm_warmup, samples, plan->ops_per_sample,
                                    &cs[j][r], last_failure, sizeof last_failure),
                     err, done);
         if (isnan(cs[j][r])) fok[j] = false;
@@ -674,7 +726,7 @@ static gb_err gemm_pick_algo(gemm_op *o, const gemm_state *st, const gb_device_i
       if (fok[j]) conf[fin[j]] = gb_median(cs[j], (size_t)rounds);
     out->finalists = nfin;
     out->rounds = rounds;
-    best = gb_gemm_keep(conf, ncand, first);
+    best = gb_gemm_keep(conf, ncand, gb_gemm_first_of(conf, first_ws, first_no_ws));
   }
   if (best < 0) best = gb_gemm_keep(med, ncand, first); /* no confirmation, or every finalist failed it */
   const double *decided = out->finalists && isfinite(conf[best < 0 ? 0 : best]) ? conf : med;
@@ -687,6 +739,8 @@ static gb_err gemm_pick_algo(gemm_op *o, const gemm_state *st, const gb_device_i
     goto done;
   }
   o->algo = cand[best].algo;
+  o->ws_launch = cand[best].no_ws ? 0 : o->ws_bytes;
+  out->kept_no_ws = cand[best].no_ws;
   out->t_best_s = best_t;
   out->ws_needed = cand[best].ws;
   out->waves = cand[best].waves;
@@ -698,7 +752,8 @@ static gb_err gemm_pick_algo(gemm_op *o, const gemm_state *st, const gb_device_i
     bool beaten = false;
     for (int i = 0; i < ncand; i++)
       if (isfinite(decided[i]) && decided[i] < best_t) beaten = true;
-    snprintf(out->source, sizeof out->source, "the heuristic's #%d%s", cand[best].index + 1,
+    snprintf(out->source, sizeof out->source, "the heuristic's #%d%s%s", cand[best].index + 1,
+             cand[best].no_ws ? " without workspace" : "",
              only      ? " (gemm.candidate)"
              : beaten ? " (another was faster in the search, by 1% or less)"
                       : "");
@@ -709,9 +764,11 @@ done:
   return err;
 }
 
-/* "algo=.. tile=.. stages=.. splitk=.. ..." for detail and a short variant. */
-static void gemm_describe_algo(const cublasLtMatmulAlgo_t *algo, char *detail, size_t dn, char *variant,
-                               size_t vn) {
+/* "algo=.. tile=.. stages=.. splitk=.. ..." for detail and a short variant;
+ * no_ws: it runs without workspace (" workspace=none", "_nows"), which may
+ * be another kernel of the same configuration. */
+static void gemm_describe_algo(const cublasLtMatmulAlgo_t *algo, bool no_ws, char *detail, size_t dn,
+                               char *variant, size_t vn) {
   int32_t id = -1, splitk = -1;
   uint32_t tile = 0, stages = 0, reduction = 0, swizzle = 0;
   uint16_t cluster = 0;
@@ -738,13 +795,15 @@ static void gemm_describe_algo(const cublasLtMatmulAlgo_t *algo, char *detail, s
   const char *tn = gb_gemm_tile_name(tile, tb, sizeof tb);
   const char *sn = gb_gemm_stages_name(stages, sb, sizeof sb);
   const char *cn = gb_gemm_cluster_name(cluster, cb, sizeof cb);
-  snprintf(detail, dn, "algo=%d tile=%s stages=%s splitk=%d reduction=%u swizzle=%u cluster=%s custom=%u", (int)id,
-           tn, sn, (int)splitk, (unsigned)reduction, (unsigned)swizzle, cn, (unsigned)custom);
+  snprintf(detail, dn, "algo=%d tile=%s stages=%s splitk=%d reduction=%u swizzle=%u cluster=%s custom=%u%s", (int)id,
+           tn, sn, (int)splitk, (unsigned)reduction, (unsigned)swizzle, cn, (unsigned)custom,
+           no_ws ? " workspace=none" : "");
   /* swizzle and custom option only where set, so that the variants of the
    * runs before them keep their names */
   char extra[40] = "";
   int used = swizzle ? snprintf(extra, sizeof extra, "_swizzle%u", (unsigned)swizzle) : 0;
-  if (custom) snprintf(extra + used, sizeof extra - (size_t)used, "_custom%u", (unsigned)custom);
+  if (custom) used += snprintf(extra + used, sizeof extra - (size_t)used, "_custom%u", (unsigned)custom);
+  if (no_ws && used >= 0 && (size_t)used < sizeof extra) snprintf(extra + used, sizeof extra - (size_t)used, "_nows");
   snprintf(variant, vn, "tile%s_stages%s_splitk%d_cluster%s%s", tn, sn, (int)splitk, cn, extra);
 }
 
@@ -943,7 +1002,9 @@ static gb_err gemm_setup(gb_run_ctx *ctx) {
   st->rest_ms = gb_gemm_rest_ms(&opts);
   GB_CUBLAS_GOTO(cublasLtCreate(&st->lt), err, fail);
   GB_CUDA_GOTO(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking), err, fail);
-  GB_CUDA_GOTO(cudaMalloc(&st->workspace, GEMM_WORKSPACE_BYTES), err, fail);
+  st->workspace_bytes =
+      (size_t)(opts.workspace_kib >= 0 ? opts.workspace_kib : GB_GEMM_WORKSPACE_KIB_DEFAULT) * 1024u;
+  if (st->workspace_bytes) GB_CUDA_GOTO(cudaMalloc(&st->workspace, st->workspace_bytes), err, fail);
   GB_TRY_GOTO(gb_module_load("gemm_ref.cu", NULL, 0, &st->mod), err, fail);
   st->mod_loaded = true;
   GB_TRY_GOTO(gb_module_kernel(&st->mod, "gemm_scan_output", &st->k_scan), err, fail);
@@ -973,7 +1034,7 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
   cudaStream_t s = st->stream;
   gb_err err = GB_OK;
   gemm_op o = {.p = p, .layout = (gb_gemm_layout)c->param[0], .m = c->m, .n = c->n, .k = c->k, .lt = st->lt,
-               .ws = st->workspace, .ws_bytes = GEMM_WORKSPACE_BYTES};
+               .ws = st->workspace, .ws_bytes = st->workspace_bytes, .ws_launch = st->workspace_bytes};
   gb_samples samp = {0};
   char why[256];
   if (!gb_gemm_supported(p, dev->cc_major, dev->cc_minor, why, sizeof why))
@@ -1080,7 +1141,7 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
 
   /* the row */
   char algo_desc[256], variant[128], check_desc[320], fp8_desc[700] = "", detail[4096];
-  gemm_describe_algo(&o.algo, algo_desc, sizeof algo_desc, variant, sizeof variant);
+  gemm_describe_algo(&o.algo, o.ws_launch == 0, algo_desc, sizeof algo_desc, variant, sizeof variant);
   gb_snprintf_c(check_desc, sizeof check_desc, "rel_err=%.3g tol=%.3g over %s%zu rows x %lld cols%s%s",
                 chk.rel_err, chk.tol, chk.rows == (size_t)o.m ? "all " : "", chk.rows, (long long)o.n,
                 chk.note[0] ? "; " : "", chk.note);
@@ -1108,9 +1169,11 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
                       pick.enum_ids, pick.enum_checks, pick.enum_accepted, pick.enum_note[0] ? ": " : "",
                       pick.enum_note);
     if (pick.variant_base > 0 && used >= 0 && (size_t)used < sizeof search_desc)
-      snprintf(search_desc + used, sizeof search_desc - (size_t)used,
-               ", %d configuration%s of #%d (cluster, swizzle, custom option)", pick.variants,
-               pick.variants == 1 ? "" : "s", pick.variant_base);
+      used += snprintf(search_desc + used, sizeof search_desc - (size_t)used,
+                       ", %d configuration%s of #%d (cluster, swizzle, custom option)", pick.variants,
+                       pick.variants == 1 ? "" : "s", pick.variant_base);
+    if (pick.no_ws > 0 && used >= 0 && (size_t)used < sizeof search_desc)
+      snprintf(search_desc + used, sizeof search_desc - (size_t)used, ", %d from it without workspace", pick.no_ws);
   }
   char confirm_desc[160] = "";
   if (pick.finalists)
@@ -1118,11 +1181,11 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
              pick.finalists, pick.rounds, pick.rounds == 1 ? "" : "s",
              st->opts.confirm_rest_ms >= 0 ? st->opts.confirm_rest_ms : search.confirm_rest_ms);
   gb_snprintf_c(timing_desc, sizeof timing_desc,
-                "fastest of %d timed (%d from the heuristic%s, %d failed)%s, kept %s, ws %zu of %u B, waves %.2f; "
+                "fastest of %d timed (%d from the heuristic%s, %d failed)%s, kept %s, ws %zu of %zu B, waves %.2f; "
                 "%d input set%s%s, %d product%s per sample; %s window: %d ms idle, %d warm-up product%s, %zu samples "
                 "back to back%s",
                 pick.timed, pick.returned, search_desc, pick.failed, confirm_desc, pick.source, pick.ws_needed,
-                GEMM_WORKSPACE_BYTES, (double)pick.waves, o.sets, o.sets == 1 ? "" : "s",
+                st->workspace_bytes, (double)pick.waves, o.sets, o.sets == 1 ? "" : "s",
                 sets_desc, mo.ops_per_sample,
                 mo.ops_per_sample == 1 ? "" : "s", gb_gemm_window_name(st->window), st->rest_ms, mo.warmup,
                 mo.warmup == 1 ? "" : "s", samp.n,

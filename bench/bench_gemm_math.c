@@ -320,6 +320,12 @@ int gb_gemm_keep(const double *t, int n, int first) {
   return best;
 }
 
+int gb_gemm_first_of(const double *t, int a, int b) {
+  if (a < 0 || (b >= 0 && !isfinite(t[a]))) return b;
+  if (b < 0 || !isfinite(t[b])) return a;
+  return t[b] < t[a] ? b : a;
+}
+
 int gb_gemm_finalists(const double *t, int n, int first, int max, int *out) {
   int best = -1;
   for (int i = 0; i < n; i++)
@@ -640,6 +646,14 @@ static gb_err gemm_opt(void *ctx, const char *key, const char *val, bool prefixe
     else o->confirm_rounds = (int)v;
     return GB_OK;
   }
+  if (strcmp(key, "workspace_kib") == 0) {
+    int64_t v;
+    if (!gb_parse_i64(val, &v) || v < 0 || v > GB_GEMM_WORKSPACE_KIB_DEFAULT)
+      return gb_fail(GB_E_USAGE, "--opt gemm.workspace_kib: \"%s\" is not a whole number of KiB from 0 to %d", val,
+                     GB_GEMM_WORKSPACE_KIB_DEFAULT);
+    o->workspace_kib = (int)v;
+    return GB_OK;
+  }
   if (strcmp(key, "search_log") == 0 || strcmp(key, "samples_log") == 0) {
     char *dst = strcmp(key, "search_log") == 0 ? o->search_log : o->samples_log;
     size_t len = strlen(val), cap = sizeof o->search_log;
@@ -687,7 +701,7 @@ static gb_err gemm_opt(void *ctx, const char *key, const char *val, bool prefixe
   return gb_fail(GB_E_USAGE,
                  "--opt gemm.%s: unknown key (known: precs, shapes, layout, search, window, rest_ms, candidates, "
                  "candidate, finalists, confirm, confirm_rest_ms, search_log, samples_log, fp8_amax, input_sets, "
-                 "out_of_place, timing)",
+                 "out_of_place, timing, workspace_kib)",
                  key);
 }
 
@@ -696,6 +710,7 @@ gb_err gb_gemm_opts_parse(const char *bench_opts, gb_gemm_opts *out) {
   out->rest_ms = -1;
   out->confirm_rounds = -1;
   out->confirm_rest_ms = -1;
+  out->workspace_kib = -1;
   layout_ctx lc = {.o = out};
   gb_err err = gb_opts_each(bench_opts, "gemm.", false, gemm_opt, &lc);
   if (!err && !lc.seen) out->layouts[GB_GEMM_TN] = true;
@@ -716,6 +731,7 @@ void gb_gemm_settings(const gb_gemm_opts *o, char *buf, size_t n) {
   if (o->input_sets > 0) gb_settings_add(&s, "gemm.input_sets=%d", o->input_sets);
   if (o->out_of_place) gb_settings_add(&s, "gemm.out_of_place=on");
   if (o->event_pairs) gb_settings_add(&s, "gemm.timing=pairs");
+  if (o->workspace_kib >= 0) gb_settings_add(&s, "gemm.workspace_kib=%d", o->workspace_kib);
 }
 
 bool gb_gemm_plan_wants(const gb_gemm_opts *o, const gb_gemm_prec *p, gb_gemm_layout l, int cc_major,

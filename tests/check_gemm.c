@@ -373,6 +373,19 @@ START_TEST(test_keep) {
   t[0] = 0.0210; /* 0.0210 <= 0.021008: #1 kept */
   ck_assert_int_eq(gb_gemm_keep(t, 4, 0), 0);
   ck_assert_int_eq(gb_gemm_keep(t, 4, -1), 1); /* no heuristic #1 among them: the fastest */
+  /* the heuristic's #1 with the workspace (index 0, 0.7820 ms) and without
+   * (index 3, 0.7790 ms): the faster one; either alone; neither */
+  double w[4] = {0.7820e-3, 0.7830e-3, NAN, 0.7790e-3};
+  ck_assert_int_eq(gb_gemm_first_of(w, 0, 3), 3);
+  w[3] = 0.7825e-3;
+  ck_assert_int_eq(gb_gemm_first_of(w, 0, 3), 0);
+  w[3] = 0.7820e-3; /* a tie keeps the one with the workspace */
+  ck_assert_int_eq(gb_gemm_first_of(w, 0, 3), 0);
+  ck_assert_int_eq(gb_gemm_first_of(w, 0, -1), 0);
+  ck_assert_int_eq(gb_gemm_first_of(w, -1, 3), 3);
+  ck_assert_int_eq(gb_gemm_first_of(w, 2, 3), 3); /* index 2 did not run */
+  ck_assert_int_eq(gb_gemm_first_of(w, 1, 2), 1);
+  ck_assert_int_eq(gb_gemm_first_of(w, -1, -1), -1);
   ck_assert_int_eq(gb_gemm_keep(t, 4, 2), 1);  /* the "first" 3.4% behind: the fastest */
   t[0] = NAN; /* #1 did not run */
   ck_assert_int_eq(gb_gemm_keep(t, 4, 0), 1);
@@ -474,6 +487,11 @@ START_TEST(test_search_options) {
   ck_assert_str_eq(o.search_log, "out/s.csv");
   ck_assert_str_eq(o.samples_log, "/tmp/w.csv");
   ck_assert_int_eq(o.input_sets, 0); /* gb_gemm_input_sets' rule */
+  ck_assert_int_eq(o.workspace_kib, -1); /* 64 MiB */
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.workspace_kib=0", &o), GB_OK);
+  ck_assert_int_eq(o.workspace_kib, 0);
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.workspace_kib=65536", &o), GB_OK);
+  ck_assert_int_eq(o.workspace_kib, 65536);
   ck_assert_int_eq(gb_gemm_opts_parse("gemm.input_sets=1", &o), GB_OK);
   ck_assert_int_eq(o.input_sets, 1);
   ck_assert_int_eq(gb_gemm_opts_parse("gemm.candidate=3", &o), GB_OK);
@@ -482,11 +500,11 @@ START_TEST(test_search_options) {
   const char *bad[] = {"gemm.candidate=0", "gemm.candidate=17", "gemm.candidates=0",  "gemm.candidates=17", "gemm.finalists=0",         "gemm.finalists=9",
                        "gemm.confirm=-1",    "gemm.confirm=9",     "gemm.confirm_rest_ms=10001", "gemm.confirm=x",
                        "gemm.search_log=",   "gemm.samples_log=", "gemm.fp8_amax=no", "gemm.input_sets=0", "gemm.input_sets=33", "gemm.out_of_place=1",
-                       "gemm.timing=pair"};
+                       "gemm.timing=pair", "gemm.workspace_kib=-1", "gemm.workspace_kib=65537", "gemm.workspace_kib=1M"};
   const char *key[] = {"gemm.candidate", "gemm.candidate", "gemm.candidates", "gemm.candidates", "gemm.finalists", "gemm.finalists",
                        "gemm.confirm",    "gemm.confirm",    "gemm.confirm_rest_ms", "gemm.confirm",
                        "gemm.search_log", "gemm.samples_log", "gemm.fp8_amax", "gemm.input_sets", "gemm.input_sets", "gemm.out_of_place",
-                       "gemm.timing"};
+                       "gemm.timing", "gemm.workspace_kib", "gemm.workspace_kib", "gemm.workspace_kib"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     ck_assert_int_eq(gb_gemm_opts_parse(bad[i], &o), GB_E_USAGE);
     ck_assert_msg(strstr(gb_errmsg(), key[i]), "%s: %s", bad[i], gb_errmsg());
@@ -513,13 +531,13 @@ START_TEST(test_settings_of_options) {
   ck_assert_str_eq(buf, "gemm.search=heuristic");
   ck_assert_int_eq(gb_gemm_opts_parse("gemm.timing=pairs,gemm.out_of_place=on,gemm.input_sets=1,gemm.fp8_amax=off,"
                                       "gemm.confirm_rest_ms=0,gemm.confirm=0,gemm.finalists=2,gemm.candidate=3,"
-                                      "gemm.candidates=4,gemm.rest_ms=0,gemm.search=extended",
+                                      "gemm.candidates=4,gemm.rest_ms=0,gemm.workspace_kib=0,gemm.search=extended",
                                       &o),
                    GB_OK);
   gb_gemm_settings(&o, buf, sizeof buf);
   ck_assert_str_eq(buf, "gemm.search=extended,gemm.rest_ms=0,gemm.candidates=4,gemm.candidate=3,gemm.finalists=2,"
                         "gemm.confirm=0,gemm.confirm_rest_ms=0,gemm.fp8_amax=off,gemm.input_sets=1,"
-                        "gemm.out_of_place=on,gemm.timing=pairs");
+                        "gemm.out_of_place=on,gemm.timing=pairs,gemm.workspace_kib=0");
 }
 END_TEST
 

@@ -25,7 +25,7 @@ set xtics rotate by 30 right
 set lmargin 24
 set rmargin 3
 plot \
-  'gemm_speedup.dat' index 0 using 1:2 with boxes lc 1 title 'H200-SXM-141GB (20261203T150515Z-vm-87a136)'
+  'gemm_speedup.dat' index 0 using 1:2 with boxes lc 1 title 'H200-SXM-141GB (20261203T161927Z-vm-5eac5c)'
 set terminal svg size 1000,600 font 'Sans,11' noenhanced background rgb 'white'
 set termoption noenhanced
 set output 'gemm_speedup.svg'

@@ -19,13 +19,13 @@ plot \
   'roofline_H200-SXM-141GB.dat' index 1 using 1:2 with lines lw 1.5 lc 2 title 'CUDA-core fp32: 63.85 TFLOP/s', \
   'roofline_H200-SXM-141GB.dat' index 2 using 1:2 with lines lw 1.5 lc 3 title 'CUDA-core fp64: 33.41 TFLOP/s', \
   'roofline_H200-SXM-141GB.dat' index 3 using 1:2 with lines lw 1.5 lc 4 title 'CUDA-core fp16x2 / bf16x2: 127.7 TFLOP/s', \
-  'roofline_H200-SXM-141GB.dat' index 4 using 1:2 with lines lw 1.5 lc 5 title 'GEMM fp64: 60.77 TFLOP/s', \
-  'roofline_H200-SXM-141GB.dat' index 5 using 1:2 with lines lw 1.5 lc 6 title 'GEMM fp32: 53.03 TFLOP/s', \
-  'roofline_H200-SXM-141GB.dat' index 6 using 1:2 with lines lw 1.5 lc 7 title 'GEMM tf32: 422.9 TFLOP/s', \
-  'roofline_H200-SXM-141GB.dat' index 7 using 1:2 with lines lw 1.5 lc 8 title 'GEMM fp16acc16: 807 TFLOP/s', \
-  'roofline_H200-SXM-141GB.dat' index 8 using 1:2 with lines dt 2 lw 1.5 lc 1 title 'GEMM bf16: 835.9 TFLOP/s', \
-  'roofline_H200-SXM-141GB.dat' index 9 using 1:2 with lines dt 2 lw 1.5 lc 2 title 'GEMM fp8e4m3xe5m2_fastacc: 1583 TFLOP/s', \
-  'roofline_H200-SXM-141GB.dat' index 10 using 1:2 with lines dt 2 lw 1.5 lc 3 title 'GEMM int8: 1696 TOP/s', \
+  'roofline_H200-SXM-141GB.dat' index 4 using 1:2 with lines lw 1.5 lc 5 title 'GEMM fp64: 60.71 TFLOP/s', \
+  'roofline_H200-SXM-141GB.dat' index 5 using 1:2 with lines lw 1.5 lc 6 title 'GEMM fp32: 52.25 TFLOP/s', \
+  'roofline_H200-SXM-141GB.dat' index 6 using 1:2 with lines lw 1.5 lc 7 title 'GEMM tf32: 416.3 TFLOP/s', \
+  'roofline_H200-SXM-141GB.dat' index 7 using 1:2 with lines lw 1.5 lc 8 title 'GEMM fp16acc16: 783.3 TFLOP/s', \
+  'roofline_H200-SXM-141GB.dat' index 8 using 1:2 with lines dt 2 lw 1.5 lc 1 title 'GEMM bf16: 813.8 TFLOP/s', \
+  'roofline_H200-SXM-141GB.dat' index 9 using 1:2 with lines dt 2 lw 1.5 lc 2 title 'GEMM fp8e4m3xe5m2_fastacc: 1546 TFLOP/s', \
+  'roofline_H200-SXM-141GB.dat' index 10 using 1:2 with lines dt 2 lw 1.5 lc 3 title 'GEMM int8: 1668 TOP/s', \
   'roofline_H200-SXM-141GB.dat' index 11 using 1:2 with points pt 7 ps 1.2 lw 1.5 lc 8 title 'STREAM kernels (HBM-bound arrays)', \
   'roofline_H200-SXM-141GB.dat' index 11 using 1:2:3 with labels left offset 0.8,-0.7 font ',9' notitle, \
   'roofline_H200-SXM-141GB.dat' index 12 using 1:2 with points pt 7 ps 1.2 lw 1.5 lc 7 title 'GEMM (best shape per precision)', \

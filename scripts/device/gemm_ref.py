@@ -35,6 +35,10 @@ previous call to the one after it); the default, pairs, records an event
 just before and one just after each call, as torch's own benchmarks do, so
 the time from one call's end event to the next call's start event is in no
 sample (gpubench --opt gemm.timing=pairs).
+PyTorch's own CUBLASLT_WORKSPACE_SIZE (KiB) sets its cuBLASLt workspace;
+CUBLASLT_WORKSPACE_SIZE=0 gets the kernels gpubench's search times "without
+workspace" (e.g. fp8 at 8192^3: the `ssched` kernel, no memset per launch),
+for a like-for-like comparison of one kernel. Figures print to two decimals.
 """
 import itertools
 import os
@@ -223,7 +227,7 @@ def main():
         current_case = name
         try:
             sec = run()
-            print(f"{name},{flops / sec / 1e12:.1f}")
+            print(f"{name},{flops / sec / 1e12:.2f}")
         except (RuntimeError, TypeError, AttributeError) as e:
             print(f"{name},")
             print(f"# {name}: {str(e).splitlines()[0]}")

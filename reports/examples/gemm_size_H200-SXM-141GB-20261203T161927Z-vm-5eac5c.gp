@@ -1,0 +1,48 @@
+# gnuplot script written by gpubench report; re-run with: gnuplot gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.gp
+# data: gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.dat (one block per series, numbers in the C locale)
+set terminal pngcairo size 1000,600 font 'Sans,11' noenhanced
+set termoption noenhanced
+set decimalsign '.'
+set encoding utf8
+set output 'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.png'
+set title 'GEMM throughput against size, H200-SXM-141GB (20261203T161927Z-vm-5eac5c)'
+set xlabel 'matrix size (m*n*k)^(1/3), elements (log scale)'
+set ylabel 'throughput (TFLOP/s; TOP/s for int8)'
+set grid back lc rgb '#dddddd'
+set key outside right top box opaque Left reverse spacing 1.2
+set border 3
+set tics nomirror
+set logscale x 10
+plot \
+  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.dat' index 0 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 1 title 'fp64', \
+  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.dat' index 1 using 1:2 with points pt 7 ps 1.2 lw 1.5 lc 1 notitle, \
+  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.dat' index 2 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 2 title 'fp32', \
+  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.dat' index 3 using 1:2 with points pt 7 ps 1.2 lw 1.5 lc 2 notitle, \
+  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.dat' index 4 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 3 title 'tf32', \
+  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.dat' index 5 using 1:2 with points pt 7 ps 1.2 lw 1.5 lc 3 notitle, \
+  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.dat' index 6 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 4 title 'fp16', \
+  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.dat' index 7 using 1:2 with points pt 7 ps 1.2 lw 1.5 lc 4 notitle, \
+  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.dat' index 8 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 5 title 'fp16acc16', \
+  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.dat' index 9 using 1:2 with points pt 7 ps 1.2 lw 1.5 lc 5 notitle, \
+  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.dat' index 10 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 6 title 'bf16', \
+  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.dat' index 11 using 1:2 with points pt 7 ps 1.2 lw 1.5 lc 6 notitle, \
+  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.dat' index 12 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 7 title 'fp8e4m3_e4m3out_fastacc', \
+  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.dat' index 13 using 1:2 with points pt 7 ps 1.2 lw 1.5 lc 7 notitle, \
+  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.dat' index 14 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 8 title 'fp8e4m3_e4m3out_slowacc', \
+  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.dat' index 15 using 1:2 with points pt 7 ps 1.2 lw 1.5 lc 8 notitle, \
+  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.dat' index 16 using 1:2 with linespoints dt 2 pt 6 ps 0.8 lw 1.5 lc 1 title 'fp8e4m3_fastacc', \
+  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.dat' index 17 using 1:2 with points pt 6 ps 1.2 lw 1.5 lc 1 notitle, \
+  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.dat' index 18 using 1:2 with linespoints dt 2 pt 6 ps 0.8 lw 1.5 lc 2 title 'fp8e4m3_slowacc', \
+  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.dat' index 19 using 1:2 with points pt 6 ps 1.2 lw 1.5 lc 2 notitle, \
+  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.dat' index 20 using 1:2 with linespoints dt 2 pt 6 ps 0.8 lw 1.5 lc 3 title 'fp8e4m3xe5m2_fastacc', \
+  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.dat' index 21 using 1:2 with points pt 6 ps 1.2 lw 1.5 lc 3 notitle, \
+  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.dat' index 22 using 1:2 with linespoints dt 2 pt 6 ps 0.8 lw 1.5 lc 4 title 'fp8e4m3xe5m2_slowacc', \
+  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.dat' index 23 using 1:2 with points pt 6 ps 1.2 lw 1.5 lc 4 notitle, \
+  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.dat' index 24 using 1:2 with linespoints dt 2 pt 6 ps 0.8 lw 1.5 lc 5 title 'int8', \
+  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.dat' index 25 using 1:2 with points pt 6 ps 1.2 lw 1.5 lc 5 notitle, \
+  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.dat' index 26 using 1:2 with points ps 0 lc rgb 'white' notitle
+set terminal svg size 1000,600 font 'Sans,11' noenhanced background rgb 'white'
+set termoption noenhanced
+set output 'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.svg'
+replot
+unset output
