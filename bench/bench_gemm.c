@@ -11,8 +11,8 @@
  * L2), cuBLASLt's heuristic asked for 8 candidates with a 64 MiB workspace
  * (gemm.workspace_kib changes it; with gemm.search=extended, configurations
  * enumerated through cublasLtMatmulAlgoGetIds added: up to 8 in all, or 4
- * beside 8), the fastest of the
- * timed candidates kept, then warm-up and the median of many products timed
+ * beside 8) and, unless gemm.search=heuristic, its first 2 for no workspace
+ * (run with none), the fastest of the timed candidates kept, then warm-up and the median of many products timed
  * with events, then one product on poisoned output checked against
  * kernels/gemm_ref.cu. */
 #include "bench_gemm.h"
@@ -203,7 +203,8 @@ static gb_err gemm_launch(void *ctx, cudaStream_t s, long iter) {
   const void *a = o->a + (uint64_t)set * o->a_stride;
   const void *b = o->b + (uint64_t)set * o->b_stride;
   cublasStatus_t st = cublasLtMatmul(o->lt, o->desc, o->alpha, b, o->la, a, o->lb, o->beta, o->c ? o->c : o->d,
-                                     o->lc ? o->lc : o->ld, o->d, o->ld, &o->algo, o->ws_launch ? o->ws : NULL, o->ws_launch, s);
+                                     o->lc ? o->lc : o->ld, o->d, o->ld, &o->algo, o->ws_launch ? o->ws : NULL,
+                                     o->ws_launch, s);
   if (st != CUBLAS_STATUS_SUCCESS) return gb_cublas_fail((int)st, "cublasLtMatmul", __FILE__, __LINE__);
   return GB_OK;
 }
@@ -220,7 +221,7 @@ typedef struct gemm_pick {
   int variant_base;    /* that candidate's rank, from 1 */
   int enum_ids, enum_checks, enum_accepted; /* algo ids tried, AlgoCheck calls, configurations it accepted */
   int no_ws;           /* candidates of the heuristic asked for with no workspace added */
-  bool kept_no_ws;     /* the one kept runs without workspace */
+  char no_ws_note[128]; /* why that query added none, when it failed */
   int timed;           /* candidates timed successfully */
   int failed;          /* candidates that would not run */
   double t_best_s;     /* median seconds per product of the one kept */
@@ -547,32 +548,41 @@ static gb_err gemm_time_algo(gemm_op *o, cudaStream_t s, const gemm_cand *c, int
  * configuration's kernel needs 4 bytes of workspace, a counter cuBLASLt
  * zeroes with a memset before every launch (5.5 us between products);
  * without workspace the heuristic gives it with a static tile scheduler
- * (`ssched`), no memset (3.2 us between) and ~0.5% more TFLOP/s. *n gets
- * how many were appended; the heuristic failing adds none. */
-static gb_err gemm_add_no_ws(gemm_op *o, const gemm_cand *heur, int nheur, gemm_cand *out, int cap, int *n) {
-  *n = 0;
+ * (`ssched`), no memset (3.2 us between) and ~0.5% more TFLOP/s. One that
+ * is a candidate from the full workspace needing none already (the same
+ * algorithm, byte for byte) is not added twice. Returns how many were
+ * appended; a query cuBLASLt refuses adds none, and note says why (the
+ * candidates from the full workspace remain). */
+static int gemm_add_no_ws(gemm_op *o, const gemm_cand *heur, int nheur, gemm_cand *out, int cap, char *note,
+                          size_t note_n) {
   bool needs_ws = false;
   for (int i = 0; i < nheur; i++) needs_ws = needs_ws || heur[i].ws > 0;
-  if (!needs_ws || o->ws_bytes == 0 || cap <= 0) return GB_OK;
-  gb_err err = GB_OK;
+  if (!needs_ws || o->ws_bytes == 0 || cap <= 0) return 0;
   cublasLtMatmulPreference_t pref = NULL;
   cublasLtMatmulHeuristicResult_t res[GEMM_NOWS_MAX];
   uint64_t none = 0;
-  int got = 0;
+  int got = 0, n = 0;
   memset(res, 0, sizeof res);
-  GB_CUBLAS_GOTO(cublasLtMatmulPreferenceCreate(&pref), err, done);
-  GB_CUBLAS_GOTO(
-      cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &none, sizeof none), err,
-      done);
-  if (cublasLtMatmulAlgoGetHeuristic(o->lt, o->desc, o->la, o->lb, o->lc ? o->lc : o->ld, o->ld, pref,
-                                     GEMM_NOWS_MAX, res, &got) != CUBLAS_STATUS_SUCCESS)
-    got = 0;
-  for (int i = 0; i < got && *n < cap; i++)
-    if (res[i].state == CUBLAS_STATUS_SUCCESS && res[i].workspaceSize == 0)
-      out[(*n)++] = (gemm_cand){.algo = res[i].algo, .ws = 0, .waves = res[i].wavesCount, .no_ws = true, .index = i};
-done:
+  cublasStatus_t st = cublasLtMatmulPreferenceCreate(&pref);
+  if (st == CUBLAS_STATUS_SUCCESS)
+    st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &none, sizeof none);
+  if (st == CUBLAS_STATUS_SUCCESS)
+    st = cublasLtMatmulAlgoGetHeuristic(o->lt, o->desc, o->la, o->lb, o->lc ? o->lc : o->ld, o->ld, pref,
+                                        GEMM_NOWS_MAX, res, &got);
   if (pref) cublasLtMatmulPreferenceDestroy(pref);
-  return err;
+  if (st != CUBLAS_STATUS_SUCCESS) {
+    snprintf(note, note_n, "%s", cublasLtGetStatusString(st));
+    return 0;
+  }
+  for (int i = 0; i < got && n < cap; i++) {
+    if (res[i].state != CUBLAS_STATUS_SUCCESS || res[i].workspaceSize != 0) continue;
+    bool known = false;
+    for (int j = 0; j < nheur; j++)
+      known = known || (heur[j].ws == 0 && memcmp(&heur[j].algo, &res[i].algo, sizeof res[i].algo) == 0);
+    if (!known)
+      out[n++] = (gemm_cand){.algo = res[i].algo, .ws = 0, .waves = res[i].wavesCount, .no_ws = true, .index = i};
+  }
+  return n;
 }
 
 /* Asks the heuristic for up to 8 candidates and takes the first
@@ -634,9 +644,10 @@ static gb_err gemm_pick_algo(gemm_op *o, const gemm_state *st, const gb_device_i
    * of them (extended), or (variants, the default) as many as fill the
    * plan's candidate count when the heuristic returned fewer than 8 (tf32
    * at 8192^3 on an H200: 1 returned; its #1 with a 2x1 cluster ran 2%
-   * faster than with the 1x2 the heuristic gives) */
+   * faster than with the 1x2 the heuristic gives); extended leaves room for
+   * gemm_add_no_ws's candidates */
   int variant_cap = 0; /* want_cand <= GB_GEMM_CANDIDATES_MAX < GEMM_CAND_MAX: both fit in cand[] */
-  if (search == GB_GEMM_SEARCH_EXTENDED) variant_cap = GEMM_CAND_MAX - ncand;
+  if (search == GB_GEMM_SEARCH_EXTENDED) variant_cap = GEMM_CAND_MAX - GEMM_NOWS_MAX - ncand;
   else if (search == GB_GEMM_SEARCH_VARIANTS && got < GEMM_EXT_BELOW) variant_cap = want_cand - ncand;
   if (variant_cap > 0 && !only && nheur > 0) {
     out->variants = gemm_config_variants(o, &cand[0], cand + ncand, variant_cap);
@@ -644,7 +655,8 @@ static gb_err gemm_pick_algo(gemm_op *o, const gemm_state *st, const gb_device_i
     ncand += out->variants;
   }
   if (search != GB_GEMM_SEARCH_HEURISTIC && !only)
-    GB_TRY_GOTO(gemm_add_no_ws(o, cand, nheur, cand + ncand, GEMM_CAND_MAX - ncand, &out->no_ws), err, done);
+    out->no_ws = gemm_add_no_ws(o, cand, nheur, cand + ncand, GEMM_CAND_MAX - ncand, out->no_ws_note,
+                                sizeof out->no_ws_note);
   ncand += out->no_ws;
   if (ncand == 0) {
     err = gb_fail(GB_E_UNSUPPORTED,
@@ -740,7 +752,6 @@ static gb_err gemm_pick_algo(gemm_op *o, const gemm_state *st, const gb_device_i
   }
   o->algo = cand[best].algo;
   o->ws_launch = cand[best].no_ws ? 0 : o->ws_bytes;
-  out->kept_no_ws = cand[best].no_ws;
   out->t_best_s = best_t;
   out->ws_needed = cand[best].ws;
   out->waves = cand[best].waves;
@@ -1156,7 +1167,7 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
     gb_snprintf_c(fp8_desc, sizeof fp8_desc, "; fp8: fast_accum=%d scale_a=%g scale_b=%g scale_d=%s amax_d=%s%s",
                   p->fast_accum, p->scale_a, p->scale_b, sd_txt, amax_txt, scale_note);
   }
-  char search_desc[320] = "", timing_desc[800], sets_desc[64] = "";
+  char search_desc[448] = "", timing_desc[1280], sets_desc[64] = "";
   if (st->opts.input_sets && o.sets < st->opts.input_sets)
     snprintf(sets_desc, sizeof sets_desc, " (gemm.input_sets=%d, fewer fit in memory)", st->opts.input_sets);
   else if (st->opts.input_sets)
@@ -1173,7 +1184,11 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
                        ", %d configuration%s of #%d (cluster, swizzle, custom option)", pick.variants,
                        pick.variants == 1 ? "" : "s", pick.variant_base);
     if (pick.no_ws > 0 && used >= 0 && (size_t)used < sizeof search_desc)
-      snprintf(search_desc + used, sizeof search_desc - (size_t)used, ", %d from it without workspace", pick.no_ws);
+      snprintf(search_desc + used, sizeof search_desc - (size_t)used, ", %d from the heuristic without workspace",
+               pick.no_ws);
+    else if (pick.no_ws_note[0] && used >= 0 && (size_t)used < sizeof search_desc)
+      snprintf(search_desc + used, sizeof search_desc - (size_t)used,
+               ", none from the heuristic without workspace: %s", pick.no_ws_note);
   }
   char confirm_desc[160] = "";
   if (pick.finalists)

@@ -206,12 +206,14 @@ typedef enum gb_gemm_search {
  * its own, as PyTorch's timing loops do, the gap from one product's end
  * event to the next one's start event in no sample.
  * gemm.workspace_kib=N gives cuBLASLt N KiB of workspace (0..65536; default
- * 65536, 64 MiB) for the heuristic's query and every product: a probe of
- * what the workspace changes (the kernels that need none run without the
- * 4-byte memset cuBLASLt queues before those that keep a counter in it);
- * below 32 MiB it is under what the issue's search asks for. */
+ * 65536, 64 MiB): the heuristic's first query is made with it and every
+ * candidate from that query runs with it (those the search adds from its
+ * query without workspace run with none either way). A probe of what the
+ * workspace changes; the search's own rule is a workspace of at least
+ * 32 MiB, so a smaller one is for probing only. */
 #define GB_GEMM_INPUT_SETS_MAX 32
 #define GB_GEMM_WORKSPACE_KIB_DEFAULT 65536 /* 64 MiB: >= 32 MiB, what Hopper's best kernels want */
+#define GB_GEMM_WORKSPACE_KIB_MAX 65536
 #define GB_GEMM_MAX_OPT_SHAPES 32
 #define GB_GEMM_REST_MS_BURST 300 /* the burst window's default idle */
 #define GB_GEMM_REST_MS_MAX 10000
@@ -237,7 +239,7 @@ typedef struct gb_gemm_opts {
   bool out_of_place;      /* gemm.out_of_place=on: C is a buffer of its own, not D (beta = 0 reads neither) */
   bool event_pairs;       /* gemm.timing=pairs: each sample between two events of its own */
   int input_sets;         /* input sets rotated among (1..GB_GEMM_INPUT_SETS_MAX); 0: gb_gemm_input_sets' rule */
-  int workspace_kib;      /* cuBLASLt workspace, KiB (0..GB_GEMM_WORKSPACE_KIB_DEFAULT); -1: the default */
+  int workspace_kib;      /* cuBLASLt workspace, KiB (0..GB_GEMM_WORKSPACE_KIB_MAX); -1: the default */
   char search_log[512];   /* file the search appends every candidate's timings to; "" for none */
   char samples_log[512];  /* file every timed window's samples are appended to, in order; "" for none */
 } gb_gemm_opts;
@@ -358,10 +360,11 @@ typedef struct gb_gemm_timing {
 int gb_gemm_keep(const double *t, int n, int first);
 
 /* Of the heuristic's first choice asked with the workspace (index a) and
- * without (index b), -1 where absent, the one with the lower time t[] (NaN or
- * infinite: it did not run); the other when only one ran, a on a tie. The
- * search passes it as `first` to gb_gemm_finalists and gb_gemm_keep: both
- * are the heuristic's #1, for two workspace sizes. */
+ * without (index b), -1 where absent, the one with the lower time t[] (NaN
+ * or infinite: it did not run); the one that ran when only one did; a on a
+ * tie; when neither ran, whichever is present (-1 for neither), which
+ * gb_gemm_keep and gb_gemm_finalists pass over. The search passes it as
+ * `first` to both: each is the heuristic's #1, for two workspace sizes. */
 int gb_gemm_first_of(const double *t, int a, int b);
 
 /* The candidates that go on from the screening (timed back to back, the

@@ -648,9 +648,9 @@ static gb_err gemm_opt(void *ctx, const char *key, const char *val, bool prefixe
   }
   if (strcmp(key, "workspace_kib") == 0) {
     int64_t v;
-    if (!gb_parse_i64(val, &v) || v < 0 || v > GB_GEMM_WORKSPACE_KIB_DEFAULT)
+    if (!gb_parse_i64(val, &v) || v < 0 || v > GB_GEMM_WORKSPACE_KIB_MAX)
       return gb_fail(GB_E_USAGE, "--opt gemm.workspace_kib: \"%s\" is not a whole number of KiB from 0 to %d", val,
-                     GB_GEMM_WORKSPACE_KIB_DEFAULT);
+                     GB_GEMM_WORKSPACE_KIB_MAX);
     o->workspace_kib = (int)v;
     return GB_OK;
   }

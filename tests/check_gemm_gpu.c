@@ -203,9 +203,10 @@ START_TEST(test_extended_search) {
 END_TEST
 
 /* From detail's "fastest of T timed (R from the heuristic[, N configuration(s)
- * of #1 (cluster, swizzle, custom option)][, W from it without workspace], F
- * failed)": T, R, N and W (N and W stay as given when there is no such part).
- * False when the text is not there. */
+ * of #1 (cluster, swizzle, custom option)][, W from the heuristic without
+ * workspace], F failed)" (the default and heuristic searches; the extended
+ * one puts its enumeration between): T, R, N and W (N and W stay as given
+ * when there is no such part). False when the text is not there. */
 static bool search_counts(const char *d, int *timed, int *returned, int *nvar, int *nows) {
   const char *f = strstr(d, "fastest of ");
   int used = 0;
@@ -219,7 +220,7 @@ static bool search_counts(const char *d, int *timed, int *returned, int *nvar, i
     f = strstr(f, "custom option)") + strlen("custom option)");
   }
   used2 = 0;
-  if (sscanf(f, ", %d from it without workspace%n", &n, &used2) == 1 && used2 > 0) *nows = n;
+  if (sscanf(f, ", %d from the heuristic without workspace%n", &n, &used2) == 1 && used2 > 0) *nows = n;
   return true;
 }
 
