@@ -12,9 +12,9 @@
  * (gemm.workspace_kib changes it; with gemm.search=extended, configurations
  * enumerated through cublasLtMatmulAlgoGetIds added: up to 8 in all, or 4
  * beside 8) and, unless gemm.search=heuristic, its first 2 for no workspace
- * (run with none), the fastest of the timed candidates kept, then warm-up and the median of many products timed
- * with events, then one product on poisoned output checked against
- * kernels/gemm_ref.cu. */
+ * (run with none), the fastest of the timed candidates kept, then warm-up
+ * and the median of many products timed with events, then one product on
+ * poisoned output checked against kernels/gemm_ref.cu. */
 #include "bench_gemm.h"
 
 #include <errno.h>
