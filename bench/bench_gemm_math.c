@@ -624,34 +624,29 @@ static gb_err gemm_opt(void *ctx, const char *key, const char *val, bool prefixe
     return GB_OK;
   }
   if (strcmp(key, "candidates") == 0 || strcmp(key, "candidate") == 0 || strcmp(key, "finalists") == 0 ||
-      strcmp(key, "confirm") == 0 || strcmp(key, "confirm_rest_ms") == 0 || strcmp(key, "input_sets") == 0) {
+      strcmp(key, "confirm") == 0 || strcmp(key, "confirm_rest_ms") == 0 || strcmp(key, "input_sets") == 0 ||
+      strcmp(key, "workspace_kib") == 0) {
     bool cand = strcmp(key, "candidates") == 0, one = strcmp(key, "candidate") == 0,
          fin = strcmp(key, "finalists") == 0, rest = strcmp(key, "confirm_rest_ms") == 0,
-         sets = strcmp(key, "input_sets") == 0;
+         sets = strcmp(key, "input_sets") == 0, kib = strcmp(key, "workspace_kib") == 0;
     int64_t lo = cand || one || fin || sets ? 1 : 0;
     int64_t hi = cand || one ? GB_GEMM_CANDIDATES_MAX
                  : fin       ? GB_GEMM_FINALISTS_MAX
                  : rest      ? GB_GEMM_REST_MS_MAX
                  : sets      ? GB_GEMM_INPUT_SETS_MAX
+                 : kib       ? GB_GEMM_WORKSPACE_KIB_MAX
                              : GB_GEMM_CONFIRM_MAX;
     int64_t v;
     if (!gb_parse_i64(val, &v) || v < lo || v > hi)
       return gb_fail(GB_E_USAGE, "--opt gemm.%s: \"%s\" is not a whole number from %lld to %lld%s", key, val,
-                     (long long)lo, (long long)hi, rest ? " (milliseconds)" : "");
+                     (long long)lo, (long long)hi, rest ? " (milliseconds)" : kib ? " (KiB)" : "");
     if (cand) o->candidates = (int)v;
     else if (one) o->candidate = (int)v;
     else if (fin) o->finalists = (int)v;
     else if (rest) o->confirm_rest_ms = (int)v;
     else if (sets) o->input_sets = (int)v;
+    else if (kib) o->workspace_kib = (int)v;
     else o->confirm_rounds = (int)v;
-    return GB_OK;
-  }
-  if (strcmp(key, "workspace_kib") == 0) {
-    int64_t v;
-    if (!gb_parse_i64(val, &v) || v < 0 || v > GB_GEMM_WORKSPACE_KIB_MAX)
-      return gb_fail(GB_E_USAGE, "--opt gemm.workspace_kib: \"%s\" is not a whole number of KiB from 0 to %d", val,
-                     GB_GEMM_WORKSPACE_KIB_MAX);
-    o->workspace_kib = (int)v;
     return GB_OK;
   }
   if (strcmp(key, "search_log") == 0 || strcmp(key, "samples_log") == 0) {
