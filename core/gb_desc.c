@@ -1,0 +1,176 @@
+/* gb_desc: the benchmark description table (gb_desc.h). */
+#include "gb_desc.h"
+
+#include <string.h>
+
+#define MIB ((int64_t)1 << 20)
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- classes ---- */
+
+const char *gb_fclass_name(gb_fclass c) {
+  static const char *const names[GB_FCLASS_COUNT] = {"headline", "latency", "derived", "meaningless"};
+  return (unsigned)c < GB_FCLASS_COUNT ? names[c] : "?";
+}
+
+static bool is(const char *s, const char *want) { return s && strcmp(s, want) == 0; }
+
+static bool ends_with(const char *s, const char *suffix) {
+  size_t n = s ? strlen(s) : 0, m = strlen(suffix);
+  return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* GEMM: m, n and k of 4096 and more are compute-bound; smaller products
+ * (decode shapes, 1024^3) last microseconds and move with launch overheads. */
+static gb_fclass classify_gemm(const gb_row *r) {
+  if (is(r->metric, "speedup")) return GB_FCLASS_DERIVED;
+  bool large = r->m != GB_NA && r->n != GB_NA && r->k != GB_NA && r->m >= 4096 && r->n >= 4096 && r->k >= 4096;
+  return large ? GB_FCLASS_HEADLINE : GB_FCLASS_LATENCY;
+}
+
+static gb_fclass classify_membw(const gb_row *r) {
+  return gb_desc_is_hbm(r, GB_NA) ? GB_FCLASS_HEADLINE : GB_FCLASS_LATENCY;
+}
+
+/* Pageable copies go through a staging buffer and the host's page cache;
+ * pinned and device copies under 16 MiB are dominated by the copy's start. */
+static gb_fclass classify_copy(const gb_row *r) {
+  if (r->case_name && strstr(r->case_name, "pageable")) return GB_FCLASS_LATENCY;
+  return r->bytes != GB_NA && r->bytes >= 16 * MIB ? GB_FCLASS_HEADLINE : GB_FCLASS_LATENCY;
+}
+
+/* nccl-tests' definitions: with one rank an in-place collective moves no
+ * data, busbw is 0 by definition and a broadcast is a local copy. */
+static gb_fclass classify_collective(const gb_row *r) {
+  if (r->gpu_count <= 1 &&
+      (ends_with(r->case_name, "_inplace") || is(r->metric, "busbw_gbps") || strncmp(r->case_name, "broadcast", 9) == 0))
+    return GB_FCLASS_MEANINGLESS;
+  return r->bytes != GB_NA && r->bytes > MIB ? GB_FCLASS_HEADLINE : GB_FCLASS_LATENCY;
+}
+
+static gb_fclass classify_headline(const gb_row *r) {
+  (void)r;
+  return GB_FCLASS_HEADLINE;
+}
+
+/* ---- the table ---- */
+
+static const gb_metric_desc gemm_metrics[] = {
+    {"tflops", "TFLOP/s", GB_DIR_HIGHER, "throughput", "flops_per_second", 1e12,
+     "floating-point GEMM throughput, 2*m*n*k operations per product"},
+    {"tops", "TOP/s", GB_DIR_HIGHER, "throughput", "ops_per_second", 1e12,
+     "integer GEMM throughput, 2*m*n*k operations per product"},
+    {"speedup", "x", GB_DIR_HIGHER, "speedup", "ratio", 1.0,
+     "throughput of one precision over another at the same shape"},
+};
+
+static const gb_metric_desc membw_metrics[] = {
+    {"gbps", "GB/s", GB_DIR_HIGHER, "bandwidth", "bytes_per_second", 1e9,
+     "device memory bandwidth, bytes counted as BabelStream does"},
+};
+
+static const gb_metric_desc copy_metrics[] = {
+    {"gbps", "GB/s", GB_DIR_HIGHER, "bandwidth", "bytes_per_second", 1e9,
+     "copy bandwidth, each byte counted once"},
+    {"rw_gbps", "GB/s", GB_DIR_HIGHER, "rw_bandwidth", "bytes_per_second", 1e9,
+     "device-to-device copy bandwidth counting read plus write"},
+};
+
+static const gb_metric_desc collective_metrics[] = {
+    {"algbw_gbps", "GB/s", GB_DIR_HIGHER, "algbw", "bytes_per_second", 1e9,
+     "NCCL algorithm bandwidth, bytes / time (nccl-tests)"},
+    {"busbw_gbps", "GB/s", GB_DIR_HIGHER, "busbw", "bytes_per_second", 1e9,
+     "NCCL bus bandwidth, algbw times the collective's factor (nccl-tests)"},
+    {"time_us", "us", GB_DIR_LOWER, "time", "seconds", 1e-6, "time of one collective"},
+};
+
+static const gb_metric_desc fma_metrics[] = {
+    {"tflops", "TFLOP/s", GB_DIR_HIGHER, "throughput", "flops_per_second", 1e12,
+     "CUDA-core fused multiply-add throughput, 2 operations per FMA"},
+};
+
+const gb_bench_desc gb_bench_descs[] = {
+    {"gemm", "GEMM throughput per precision", gemm_metrics, N(gemm_metrics), "tflops", GB_HEADLINE_LARGEST_SHAPE,
+     classify_gemm, "gemm"},
+    {"membw", "Device memory bandwidth", membw_metrics, N(membw_metrics), "gbps", GB_HEADLINE_HBM, classify_membw,
+     "membw"},
+    {"copy", "Host, device and peer copies", copy_metrics, N(copy_metrics), "gbps", GB_HEADLINE_LARGEST_MESSAGE,
+     classify_copy, "copy"},
+    {"collective", "NCCL collectives", collective_metrics, N(collective_metrics), "algbw_gbps",
+     GB_HEADLINE_LARGEST_MESSAGE, classify_collective, "collective"},
+    {"fma", "CUDA-core FMA peak", fma_metrics, N(fma_metrics), "tflops", GB_HEADLINE_PER_CASE, classify_headline,
+     "fma"},
+};
+const size_t gb_nbench_descs = N(gb_bench_descs);
+
+const gb_bench_desc *gb_desc_find(const char *benchmark) {
+  for (size_t i = 0; benchmark && i < gb_nbench_descs; i++)
+    if (strcmp(gb_bench_descs[i].name, benchmark) == 0) return &gb_bench_descs[i];
+  return NULL;
+}
+
+static const gb_metric_desc *metric_of(const gb_bench_desc *b, const char *metric) {
+  for (size_t i = 0; b && metric && i < b->nmetrics; i++)
+    if (strcmp(b->metrics[i].name, metric) == 0) return &b->metrics[i];
+  return NULL;
+}
+
+const gb_metric_desc *gb_desc_metric(const char *benchmark, const char *metric) {
+  return metric_of(gb_desc_find(benchmark), metric);
+}
+
+gb_dir gb_desc_direction(const char *benchmark, const char *metric) {
+  const gb_bench_desc *b = gb_desc_find(benchmark);
+  if (b) {
+    const gb_metric_desc *m = metric_of(b, metric);
+    return m ? m->dir : GB_DIR_UNKNOWN;
+  }
+  for (size_t i = 0; i < gb_nbench_descs; i++) {
+    const gb_metric_desc *m = metric_of(&gb_bench_descs[i], metric);
+    if (m) return m->dir;
+  }
+  return GB_DIR_UNKNOWN;
+}
+
+gb_fclass gb_desc_class(const gb_row *r) {
+  const gb_bench_desc *b = gb_desc_find(r->benchmark);
+  return b && b->classify ? b->classify(r) : GB_FCLASS_HEADLINE;
+}
+
+/* ---- element types ---- */
+
+const gb_dtype_desc gb_dtype_descs[] = {
+    {"fp64", 8, true},    {"fp32", 4, true},    {"tf32", 4, true}, {"fp16", 2, true},  {"bf16", 2, true},
+    {"fp8e4m3", 1, true}, {"fp8e5m2", 1, true}, {"int8", 1, false}, {"int32", 4, false},
+};
+const size_t gb_ndtype_descs = N(gb_dtype_descs);
+
+const gb_dtype_desc *gb_dtype_find(const char *name) {
+  for (size_t i = 0; name && i < gb_ndtype_descs; i++)
+    if (strcmp(gb_dtype_descs[i].name, name) == 0) return &gb_dtype_descs[i];
+  return NULL;
+}
+
+int gb_dtype_bytes(const char *name) {
+  const gb_dtype_desc *d = gb_dtype_find(name);
+  return d ? d->bytes : 0;
+}
+
+/* ---- the HBM rule ---- */
+
+int64_t gb_hbm_min_bytes(int64_t l2_bytes) {
+  int64_t min = GB_HBM_MIN_BYTES;
+  if (l2_bytes != GB_NA && l2_bytes > 0 && l2_bytes <= INT64_MAX / GB_HBM_L2_FACTOR &&
+      l2_bytes * GB_HBM_L2_FACTOR > min)
+    min = l2_bytes * GB_HBM_L2_FACTOR;
+  return min;
+}
+
+bool gb_desc_is_hbm(const gb_row *r, int64_t l2_bytes) {
+  return is(r->benchmark, "membw") && is(r->metric, "gbps") && r->bytes != GB_NA &&
+         r->bytes >= gb_hbm_min_bytes(l2_bytes);
+}
+
+int gb_hbm_case_rank(const char *case_name) {
+  return is(case_name, "triad") ? 0 : is(case_name, "copy") ? 1 : 2;
+}

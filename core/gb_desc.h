@@ -1,0 +1,129 @@
+/* gb_desc: what each benchmark is, as data, in one place.
+ *
+ * The runner, the reports, the gate, the planner and the exporters read this
+ * table instead of switching on benchmark or metric names of their own: a
+ * benchmark's metrics with their units and direction, the rule that picks its
+ * headline figure, the class the gate puts each of its figures in (what it
+ * judges and against which noise), and the report section that draws it.
+ * Element types have one table too, and the "is this an HBM figure" question
+ * one rule.
+ *
+ * Adding a benchmark: one entry in gb_bench_descs (core/gb_desc.c) beside its
+ * source file and its registry line (docs/architecture.md). A benchmark or
+ * metric this table does not know still reads (old or foreign files): its
+ * direction is unknown and its figures are in the headline class. */
+#ifndef GB_DESC_H
+#define GB_DESC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gb_results.h"
+
+/* Which way is better. */
+typedef enum gb_dir { GB_DIR_LOWER = -1, GB_DIR_UNKNOWN = 0, GB_DIR_HIGHER = 1 } gb_dir;
+
+/* What kind of figure a row is, for the gate and the headline tables. */
+typedef enum gb_fclass {
+  GB_FCLASS_HEADLINE = 0, /* a figure people act on (HBM bandwidth, large GEMMs, fma, large
+                           * messages, pinned copies): judged, and the verdict rests on it */
+  GB_FCLASS_LATENCY,      /* latency-bound: messages <= 1 MiB, L2-resident or cold small arrays,
+                           * pageable copies, small GEMMs; judged against its own measured floor
+                           * or shown as information */
+  GB_FCLASS_DERIVED,      /* computed from other rows (speedup); judged from its sides' spread */
+  GB_FCLASS_MEANINGLESS,  /* no data moves or the value is 0 by definition (one-rank in-place
+                           * collectives, busbw and broadcast on one GPU): not measured by
+                           * default, never judged */
+  GB_FCLASS_COUNT
+} gb_fclass;
+
+/* "headline", "latency", "derived", "meaningless"; "?" out of range. */
+const char *gb_fclass_name(gb_fclass c);
+
+/* One metric of a benchmark. */
+typedef struct gb_metric_desc {
+  const char *name;      /* the `metric` column: "tflops" */
+  const char *unit;      /* the `unit` column: "TFLOP/s" */
+  gb_dir dir;
+  const char *quantity;  /* what it measures, for metric names: "throughput", "bandwidth", "time" */
+  const char *base_unit; /* the base unit (Prometheus naming): "flops_per_second",
+                          * "bytes_per_second", "seconds", "ratio" */
+  double to_base;        /* value * to_base is in base_unit: 1e12 for TFLOP/s */
+  const char *help;      /* one line */
+} gb_metric_desc;
+
+/* How a benchmark's headline figure is chosen among its rows. */
+typedef enum gb_headline_rule {
+  GB_HEADLINE_NONE = 0,
+  GB_HEADLINE_LARGEST_SHAPE,   /* per case and dtype: the largest m*n*k (GEMM) */
+  GB_HEADLINE_PER_CASE,        /* every case: one figure each (fma) */
+  GB_HEADLINE_HBM,             /* per dtype: the HBM rule below (membw) */
+  GB_HEADLINE_LARGEST_MESSAGE, /* per case, dtype and gpu_count: the largest bytes, among the
+                                * figures that mean something for the GPU count (collective, copy) */
+} gb_headline_rule;
+
+typedef struct gb_bench_desc {
+  const char *name;            /* the `benchmark` column and --bench name */
+  const char *title;           /* a heading: "GEMM throughput per precision" */
+  const gb_metric_desc *metrics;
+  size_t nmetrics;
+  const char *headline_metric; /* the metric headline figures are read in */
+  gb_headline_rule headline;
+  gb_fclass (*classify)(const gb_row *r); /* the gate's class of one of its rows */
+  const char *section;         /* the report section that draws it (reports/) */
+} gb_bench_desc;
+
+/* Every described benchmark, in report order; gb_nbench_descs of them. */
+extern const gb_bench_desc gb_bench_descs[];
+extern const size_t gb_nbench_descs;
+
+/* A benchmark by name, or NULL. */
+const gb_bench_desc *gb_desc_find(const char *benchmark);
+
+/* A metric of a benchmark, or NULL (either unknown). */
+const gb_metric_desc *gb_desc_metric(const char *benchmark, const char *metric);
+
+/* The direction of a benchmark's metric; for an unknown benchmark, that of a
+ * metric of the same name in any described benchmark; else GB_DIR_UNKNOWN. */
+gb_dir gb_desc_direction(const char *benchmark, const char *metric);
+
+/* The class of a row (GB_FCLASS_HEADLINE for a benchmark the table lacks). */
+gb_fclass gb_desc_class(const gb_row *r);
+
+/* ---- element types ---- */
+
+typedef struct gb_dtype_desc {
+  const char *name; /* the `dtype` column: fp64 fp32 tf32 fp16 bf16 fp8e4m3 fp8e5m2 int8 int32 */
+  int bytes;        /* storage size of one element */
+  bool floating;
+} gb_dtype_desc;
+
+extern const gb_dtype_desc gb_dtype_descs[];
+extern const size_t gb_ndtype_descs;
+
+/* An element type by name, or NULL. */
+const gb_dtype_desc *gb_dtype_find(const char *name);
+
+/* Bytes of one element of the named type; 0 when unknown. */
+int gb_dtype_bytes(const char *name);
+
+/* ---- the HBM rule ---- */
+
+/* The smallest array that measures HBM rather than a cache, bytes: at least
+ * GB_HBM_MIN_BYTES and at least GB_HBM_L2_FACTOR times the L2 when it is
+ * known (l2_bytes > 0). */
+#define GB_HBM_MIN_BYTES ((int64_t)1 << 30)
+#define GB_HBM_L2_FACTOR 16
+int64_t gb_hbm_min_bytes(int64_t l2_bytes);
+
+/* Whether r is an HBM bandwidth figure: a membw `gbps` row whose arrays are
+ * at least gb_hbm_min_bytes(l2_bytes) (l2_bytes <= 0 or GB_NA: unknown). */
+bool gb_desc_is_hbm(const gb_row *r, int64_t l2_bytes);
+
+/* The order in which membw cases stand for "the" HBM bandwidth: triad 0,
+ * copy 1, any other 2. The headline HBM figure of a GPU type and dtype is
+ * the best-ranked case at the largest HBM size. */
+int gb_hbm_case_rank(const char *case_name);
+
+#endif

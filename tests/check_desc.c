@@ -1,0 +1,123 @@
+/* Tests for gb_desc: the benchmark description table, the dtype table and
+ * the HBM rule. */
+#include <string.h>
+
+#include "gb_desc.h"
+#include "testutil.h"
+
+static gb_row row(const char *bench, const char *cs, const char *metric, int64_t bytes, int gpus) {
+  gb_row r = gb_row_empty();
+  r.benchmark = bench;
+  r.case_name = cs;
+  r.metric = metric;
+  r.bytes = bytes;
+  r.gpu_count = gpus;
+  return r;
+}
+
+START_TEST(test_every_benchmark_described) {
+  static const char *const names[] = {"gemm", "membw", "copy", "collective", "fma"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    const gb_bench_desc *b = gb_desc_find(names[i]);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_str_eq(b->name, names[i]);
+    ck_assert_ptr_nonnull(gb_desc_metric(names[i], b->headline_metric));
+    for (size_t j = 0; j < b->nmetrics; j++) {
+      ck_assert_int_ne(b->metrics[j].dir, GB_DIR_UNKNOWN);
+      ck_assert(b->metrics[j].to_base > 0);
+    }
+  }
+  ck_assert_ptr_null(gb_desc_find("nope"));
+  ck_assert_ptr_null(gb_desc_find(NULL));
+}
+END_TEST
+
+START_TEST(test_directions) {
+  ck_assert_int_eq(gb_desc_direction("gemm", "tflops"), GB_DIR_HIGHER);
+  ck_assert_int_eq(gb_desc_direction("collective", "time_us"), GB_DIR_LOWER);
+  ck_assert_int_eq(gb_desc_direction("gemm", "time_us"), GB_DIR_UNKNOWN); /* gemm has no such metric */
+  ck_assert_int_eq(gb_desc_direction("newbench", "time_us"), GB_DIR_LOWER); /* by the metric's name */
+  ck_assert_int_eq(gb_desc_direction("newbench", "widgets"), GB_DIR_UNKNOWN);
+  ck_assert_str_eq(gb_desc_metric("membw", "gbps")->base_unit, "bytes_per_second");
+  ck_assert_double_eq(gb_desc_metric("collective", "time_us")->to_base, 1e-6);
+}
+END_TEST
+
+START_TEST(test_classes) {
+  gb_row r = row("collective", "all_reduce_inplace", "algbw_gbps", 64 << 20, 1);
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_MEANINGLESS);
+  r.gpu_count = 8;
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_HEADLINE);
+  r = row("collective", "all_reduce_outofplace", "busbw_gbps", 64 << 20, 1);
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_MEANINGLESS);
+  r.metric = "algbw_gbps";
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_HEADLINE);
+  r.bytes = 1 << 20; /* 1 MiB: latency-bound */
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_LATENCY);
+  r = row("collective", "broadcast_outofplace", "algbw_gbps", 64 << 20, 1);
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_MEANINGLESS);
+
+  r = row("gemm", "bf16", "tflops", GB_NA, 1);
+  r.m = r.n = r.k = 8192;
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_HEADLINE);
+  r.m = 8;
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_LATENCY);
+  r.metric = "speedup";
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_DERIVED);
+
+  r = row("copy", "h2d_pageable", "gbps", 256 << 20, 1);
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_LATENCY);
+  r.case_name = "h2d_pinned";
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_HEADLINE);
+  r = row("fma", "fp32", "tflops", GB_NA, 1);
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_HEADLINE);
+  r = row("unknown", "x", "y", GB_NA, 1);
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_HEADLINE);
+  ck_assert_str_eq(gb_fclass_name(GB_FCLASS_LATENCY), "latency");
+  ck_assert_str_eq(gb_fclass_name(GB_FCLASS_COUNT), "?");
+}
+END_TEST
+
+START_TEST(test_hbm_rule) {
+  gb_row r = row("membw", "triad", "gbps", (int64_t)1 << 30, 1);
+  ck_assert(gb_desc_is_hbm(&r, GB_NA));
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_HEADLINE);
+  r.bytes = 512 << 20;
+  ck_assert(!gb_desc_is_hbm(&r, GB_NA));
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_LATENCY);
+  /* a 126 MiB L2 needs arrays of 16 x 126 MiB */
+  r.bytes = (int64_t)1 << 30;
+  ck_assert(!gb_desc_is_hbm(&r, 126 << 20));
+  ck_assert(gb_desc_is_hbm(&r, 60 << 20));
+  ck_assert_int_eq(gb_hbm_min_bytes(126 << 20), (int64_t)16 * (126 << 20));
+  r.metric = "time_us";
+  ck_assert(!gb_desc_is_hbm(&r, GB_NA));
+  ck_assert_int_lt(gb_hbm_case_rank("triad"), gb_hbm_case_rank("copy"));
+  ck_assert_int_lt(gb_hbm_case_rank("copy"), gb_hbm_case_rank("dot"));
+}
+END_TEST
+
+START_TEST(test_dtypes) {
+  ck_assert_int_eq(gb_dtype_bytes("fp64"), 8);
+  ck_assert_int_eq(gb_dtype_bytes("tf32"), 4);
+  ck_assert_int_eq(gb_dtype_bytes("bf16"), 2);
+  ck_assert_int_eq(gb_dtype_bytes("fp8e5m2"), 1);
+  ck_assert_int_eq(gb_dtype_bytes("int32"), 4);
+  ck_assert_int_eq(gb_dtype_bytes("fp4"), 0);
+  ck_assert(!gb_dtype_find("int8")->floating);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("desc");
+  TCase *tc = tcase_create("core");
+  tcase_add_test(tc, test_every_benchmark_described);
+  tcase_add_test(tc, test_directions);
+  tcase_add_test(tc, test_classes);
+  tcase_add_test(tc, test_hbm_rule);
+  tcase_add_test(tc, test_dtypes);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return gb_test_run_suite(suite()); }
