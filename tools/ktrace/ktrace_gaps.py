@@ -3,7 +3,7 @@
 
 Usage: ktrace_gaps.py [--min-launches N] KERNEL_REGEX FILE...
 
-FILE is what scripts/device/ktrace.c wrote (GB_KTRACE_OUT). A burst is a
+FILE is what tools/ktrace/ktrace.c wrote (GB_KTRACE_OUT). A burst is a
 run of launches of one kernel whose name matches KERNEL_REGEX, one after
 another on one stream, each starting less than 1 ms after the one before
 ended, with no other kernel and no memcpy between them (memsets between

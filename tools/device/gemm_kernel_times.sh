@@ -19,6 +19,7 @@ out=${OUT:-out}
 mkdir -p "$out"
 bin=${GPUBENCH:-.devbuild/gpubench}
 here=$(cd "$(dirname "$0")" && pwd)
+ref=$here/../../scripts/device/gemm_ref.py # the product's PyTorch reference
 ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 prof() { # label command...
   local label=$1
@@ -42,4 +43,4 @@ PY
 }
 prof gpubench "$bin" run --bench gemm --opt "gemm.precs=$case_name,gemm.shapes=8192,gemm.candidate=1" \
   --warmup 5 --iters 40 --out /tmp/ncu-gemm.csv
-prof torch python3 "$here/gemm_ref.py" "$case_name"
+prof torch python3 "$ref" "$case_name"

@@ -11,10 +11,12 @@
  * other CUDA processes (the collective's ranks). Columns:
  * kind,stream,start_ns,end_ns,grid,block,cluster,name. Kernel
  * durations and the gaps between consecutive launches of one kernel come
- * from scripts/device/ktrace_gaps.py. Without GB_KTRACE_OUT it enables
+ * from tools/ktrace/ktrace_gaps.py. Without GB_KTRACE_OUT it enables
  * nothing. Diagnostics go to stderr with a "ktrace:" prefix; a process that
- * is killed loses its trace (records are flushed at exit). Built by
- * scripts/build-for-device.sh and, where CUPTI is found, by CMake. */
+ * is killed loses its trace (records are flushed at exit). Built as
+ * libgb_ktrace.so by the lab build (cmake -DGB_TOOLS=ON, where the toolkit
+ * has CUPTI; tools/CMakeLists.txt), which scripts/build-for-device.sh
+ * --tools makes and carries. */
 #include <cupti.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -25,6 +25,7 @@ out=${OUT:-out}
 mkdir -p "$out"
 bin=${GPUBENCH:-.devbuild/gpubench}
 here=$(cd "$(dirname "$0")" && pwd)
+ref=$here/../../scripts/device/gemm_ref.py # the product's PyTorch reference
 : >"$out/torch-ab-a.txt"
 : >"$out/torch-ab-b.txt"
 field() { # SPEC N: the Nth '|'-separated field of SPEC (1-based)
@@ -39,7 +40,7 @@ side() { # round label spec
   "$bin" run --bench gemm --opt "$o" $args --out "$out/gemm-ab-$2.csv" 2>&1 | grep -E '^\[|rows:|not recorded'
   echo "# round $1: torch $2 ($env)"
   # shellcheck disable=SC2046,SC2086 # one argument per case name; env words on purpose
-  env $env python3 "$here/gemm_ref.py" $(echo "$precs" | tr ':' ' ') | grep -v '^#' | grep -v '^name,' |
+  env $env python3 "$ref" $(echo "$precs" | tr ':' ' ') | grep -v '^#' | grep -v '^name,' |
     sed "s/^/$1,/" | tee -a "$out/torch-ab-$2.txt"
 }
 for r in $(seq 1 "$rounds"); do
@@ -57,5 +58,5 @@ for pair in a:a b:b a:b b:a; do
   spec_g=$([ "$g" = a ] && echo "$3" || echo "$4")
   spec_t=$([ "$t" = a ] && echo "$3" || echo "$4")
   echo "## gpubench $G ($(field "$spec_g" 1)|$(field "$spec_g" 2)) against PyTorch $T ($(field "$spec_t" 3))"
-  python3 "$here/gemm_table.py" "$out/gemm-ab-$g.csv" "$out/torch-ab-$t.txt"
+  python3 "$here/../../scripts/device/gemm_table.py" "$out/gemm-ab-$g.csv" "$out/torch-ab-$t.txt"
 done

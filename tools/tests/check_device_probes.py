@@ -1,20 +1,26 @@
 #!/usr/bin/env python3
-"""The device probes' arithmetic (scripts/device/ktrace_gaps.py,
-ktrace_compare.py, gemm_onsets.py) on fixtures whose figures are worked out
-by hand in the comments: they run on the GPU machine, where a wrong median
-would go unseen. Usage: check_device_probes.py SOURCE_ROOT"""
+"""The lab probes' arithmetic (tools/ktrace/ktrace_gaps.py,
+tools/ktrace/ktrace_compare.py, tools/device/gemm_onsets.py) on fixtures
+whose figures are worked out by hand in the comments: they run on the GPU
+machine, where a wrong median would go unseen. Registered with ctest by
+tools/CMakeLists.txt (-DGB_TOOLS=ON). Usage: check_device_probes.py SOURCE_ROOT"""
 import os
 import subprocess
 import sys
 import unittest
 
-ROOT = sys.argv.pop(1) if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
-PROBES = os.path.join(ROOT, "scripts", "device")
-FIX = os.path.join(ROOT, "tests", "fixtures")
+ROOT = sys.argv.pop(1) if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
+TOOLS = os.path.join(ROOT, "tools")
+# where each probe lives under tools/
+PROBES = {"ktrace_gaps.py": "ktrace", "ktrace_compare.py": "ktrace", "gemm_onsets.py": "device"}
+FIX = os.path.join(TOOLS, "tests", "fixtures")
+# a results CSV of the product's tests: not a ktrace file
+RESULTS = os.path.join(ROOT, "tests", "fixtures", "results_good.csv")
 
 
 def run(script, *args):
-    p = subprocess.run([sys.executable, os.path.join(PROBES, script), *args], capture_output=True, text=True)
+    path = os.path.join(TOOLS, PROBES[script], script)
+    p = subprocess.run([sys.executable, path, *args], capture_output=True, text=True)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -40,7 +46,7 @@ class KtraceGaps(unittest.TestCase):
         self.assertIn(",0,7,4,700.00,100.00,800.00,0,,nvjet_sm90_c", out)
 
     def test_bad_input(self):
-        rc, out, err = run("ktrace_gaps.py", "nvjet", os.path.join(FIX, "results_good.csv"))
+        rc, out, err = run("ktrace_gaps.py", "nvjet", RESULTS)
         self.assertEqual(rc, 2)
         self.assertEqual(out, "")
         self.assertIn("results_good.csv:2: not a ktrace row", err)
