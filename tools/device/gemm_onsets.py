@@ -15,7 +15,8 @@ case, counting a window with no step as 30.
 
 A 30-sample window whose step comes before sample 15 has a median from the
 stepped-down part: at 8192^3 tf32, fp16 and bf16 on an H200 that decides a
-window's median more than the kernel does (docs/perf-notes.md, stop 17).
+window's median more than the kernel does (stop 17: git show
+ddddffc:docs/perf-notes.md).
 """
 import csv
 import statistics
