@@ -9,21 +9,38 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 # --sanitize: the same with AddressSanitizer and UndefinedBehaviorSanitizer
 # (their runtimes linked statically) into .devbuild-asan/, for
-# scripts/device-run.sh asan
-build=build-device dest=.devbuild flags=(-DCMAKE_BUILD_TYPE=Release)
-if [ "${1:-}" = "--sanitize" ]; then
-  build=build-device-asan dest=.devbuild-asan
-  flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DGB_SANITIZE=ON -DGB_SANITIZE_STATIC=ON)
+# scripts/device-run.sh asan.
+# --tools: the lab build (-DGB_TOOLS=ON, tools/README.md) into .devbuild/:
+# gpubench with the probe-only options, and the kernel tracer
+# (tools/ktrace/ktrace.c) with the CUPTI it was built against; the probes
+# under tools/device/ run it from there.
+build=build-device dest=.devbuild flags=(-DCMAKE_BUILD_TYPE=Release) tools=0
+for arg in "$@"; do
+  case $arg in
+    --sanitize)
+      build=${build}-asan dest=.devbuild-asan
+      flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DGB_SANITIZE=ON -DGB_SANITIZE_STATIC=ON)
+      ;;
+    --tools) tools=1 ;;
+    *)
+      echo "usage: $0 [--sanitize] [--tools]" >&2
+      exit 2
+      ;;
+  esac
+done
+if [ "$tools" = 1 ]; then
+  build=${build}-tools
+  flags+=(-DGB_TOOLS=ON)
 fi
 cmake -S . -B "$build" "${flags[@]}" >/dev/null
 cmake --build "$build" -j"$(nproc)" >/dev/null
 rm -rf "$dest"
 mkdir -p "$dest/tests"
 cp "$build/gpubench" "$dest/"
-# the kernel tracer (scripts/device/ktrace.c) with the CUPTI it was built
-# against, which its rpath ($ORIGIN) finds there
-if [ -f "$build/libgb_ktrace.so" ]; then
-  cp "$build/libgb_ktrace.so" "$dest/"
+# the lab build's kernel tracer with the CUPTI it was built against, which
+# its rpath ($ORIGIN) finds there
+if [ "$tools" = 1 ] && [ -f "$build/tools/libgb_ktrace.so" ]; then
+  cp "$build/tools/libgb_ktrace.so" "$dest/"
   cupti=$(sed -n 's/^CUDA_cupti_LIBRARY:FILEPATH=//p' "$build/CMakeCache.txt")
   [ -n "$cupti" ] && cp -L "$cupti" "$dest/$(basename "$(readlink -f "$cupti")")"
 fi

@@ -13,7 +13,9 @@
 #   scripts/device-run.sh bench LIST ARGS  gpubench run --bench LIST ARGS
 #   scripts/device-run.sh ref NAME...      scripts/device/NAME_ref.py (PyTorch references)
 # Output files go to $OUT (or ./out when unset). Never changes clocks, power
-# limits or MIG and leaves NCCL's environment as the machine sets it.
+# limits or MIG and leaves NCCL's environment as the machine sets it. The
+# lab's probes (tools/device/, tools/README.md) run from the repository root
+# too, on the .devbuild/ of scripts/build-for-device.sh --tools.
 set -u
 out=${OUT:-out}
 mkdir -p "$out"

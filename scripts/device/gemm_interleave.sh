@@ -11,17 +11,19 @@
 # PyTorch idles GEMM_REF_REST_MS (default 300) before each case's warm-ups,
 # as gpubench's burst window does after its search (gemm.rest_ms): without
 # it PyTorch's runs start right after gpubench's process, on a card still
-# busy (stop 16: its fp8 fast-accumulation figures rose 8-13% once rested).
-# GEMM_REF_REST_MS=0 gives the unrested protocol of stops 12-15.
-# GEMM_OPTS adds --opt keys to gpubench's (e.g. gemm.samples_log=FILE; with
-# GEMM_REF_SAMPLES=FILE both sides' samples are logged in order).
+# busy (its fp8 fast-accumulation figures were 8-13% lower unrested).
+# GEMM_REF_REST_MS=0 gives that unrested protocol.
+# GEMM_OPTS adds --opt keys to gpubench's (e.g. gemm.samples_log=FILE, a lab
+# option; with GEMM_REF_SAMPLES=FILE both sides' samples are logged in order).
 # GEMM_REF_TIMINGS=pairs:chain (a ':'-list, default the script's own
 # GEMM_REF_TIMING or pairs) gives PyTorch's rounds those timing methods in
 # turn; its figures then go to $OUT/torch-interleave-METHOD.txt, with a
-# table for each. GEMM_KTRACE=1 traces every process with ktrace
-# (scripts/device/ktrace.c) into $OUT/ktrace-{gpubench,torch}-ROUND-GROUP.csv
-# and prints each window's kernel duration, gap and period
-# (scripts/device/ktrace_gaps.py, bursts of 30 launches or more) at the end.
+# table for each. GEMM_KTRACE=1 (the lab build: build-for-device.sh --tools)
+# traces every process with ktrace (tools/ktrace/ktrace.c) into
+# $OUT/ktrace-{gpubench,torch}-ROUND-GROUP.csv and prints each window's
+# kernel duration, gap and period (tools/ktrace/ktrace_gaps.py, bursts of 30
+# launches or more) at the end. The product's GEMM comparison: its tables
+# are the ratios docs/perf-notes-gemm.md reports.
 set -u
 export GEMM_REF_REST_MS=${GEMM_REF_REST_MS:-300}
 rounds=${1:-3}
@@ -39,7 +41,7 @@ if [ "${#timings[@]}" -gt 1 ]; then
 fi
 lib=$PWD/.devbuild/libgb_ktrace.so
 if [ "${GEMM_KTRACE:-0}" = 1 ] && [ ! -f "$lib" ]; then
-  echo "gemm_interleave.sh: GEMM_KTRACE=1 needs $lib (scripts/build-for-device.sh builds it)" >&2
+  echo "gemm_interleave.sh: GEMM_KTRACE=1 needs $lib (scripts/build-for-device.sh --tools builds it)" >&2
   exit 2
 fi
 traced() { # FILE COMMAND...: COMMAND, under ktrace into FILE when GEMM_KTRACE=1
@@ -86,5 +88,5 @@ if [ "${#timings[@]}" -gt 1 ]; then
 fi
 if [ "${GEMM_KTRACE:-0}" = 1 ]; then
   echo "## ktrace: the windows' kernels as they ran (bursts of 30 or more launches)"
-  python3 scripts/device/ktrace_gaps.py --min-launches 30 . "$out"/ktrace-gpubench-*.csv "$out"/ktrace-torch-*.csv | tee "$out/ktrace-gaps.csv"
+  python3 tools/ktrace/ktrace_gaps.py --min-launches 30 . "$out"/ktrace-gpubench-*.csv "$out"/ktrace-torch-*.csv | tee "$out/ktrace-gaps.csv"
 fi
