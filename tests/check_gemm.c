@@ -1,4 +1,4 @@
-/* Tests for the GEMM benchmark's pure parts (bench/bench_gemm.h) on the CPU:
+/* Tests for the GEMM benchmark's pure parts (bench/gemm/bench_gemm.h) on the CPU:
  * FLOP accounting, the precision table, shapes, check thresholds and the
  * check decision on host arrays, the unsupported-precision decision, the
  * timing plan, speedup rows and the end-of-run table, the layouts (case

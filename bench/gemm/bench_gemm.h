@@ -1,10 +1,13 @@
-/* bench_gemm: the pure parts of the GEMM benchmark (bench/bench_gemm.c), so
- * they can be tested on a machine with no GPU: the precision table with its
- * cuBLASLt types, FLOP accounting, the shape plan per profile, the accuracy
- * check and its per-precision thresholds, the unsupported-precision decision,
- * the timing plan, the mixed-precision speedup derivation and the end-of-run
- * table. Implemented in bench/bench_gemm_math.c (and the cuBLASLt enum names
- * in bench/bench_gemm_names.c); nothing here touches a device.
+/* bench_gemm: the pure parts of the GEMM benchmark (bench/gemm/), so they
+ * can be tested on a machine with no GPU: the precision table with its
+ * cuBLASLt types, FLOP accounting (gemm_precs.c), the shape plan per
+ * profile (gemm_shapes.c), the options (gemm_opts.c), the accuracy check
+ * and its per-precision thresholds (gemm_check.c), the unsupported-precision
+ * decision, the timing plan and the keep rule (gemm_timing.c), the
+ * mixed-precision speedup derivation and the end-of-run table
+ * (gemm_speedups.c), the extended search's picks (gemm_enum.c) and the
+ * cuBLASLt enum names (gemm_names.c); nothing here touches a device. The
+ * files' roles: bench/gemm/gemm_internal.h.
  *
  * Layout convention (every precision, so speedups compare like with like):
  * A is m x k row-major (activations), B is n x k row-major (weights), and
@@ -445,7 +448,7 @@ int gb_gemm_stage_depth(unsigned stages);
  * candidates alone). */
 size_t gb_gemm_enum_pick(const gb_gemm_enum_cand *c, size_t n, size_t want, size_t *picked);
 
-/* ---- cuBLASLt algorithm names (bench/bench_gemm_names.c) ---- */
+/* ---- cuBLASLt algorithm names (gemm_names.c) ---- */
 
 /* "128x256" for a cublasLtMatmulTile_t, "64x4" for cublasLtMatmulStages_t,
  * "2x1x1" for cublasLtClusterShape_t; "auto"/"undefined" for 0 and "#<id>"
@@ -454,7 +457,7 @@ const char *gb_gemm_tile_name(unsigned id, char *buf, size_t n);
 const char *gb_gemm_stages_name(unsigned id, char *buf, size_t n);
 const char *gb_gemm_cluster_name(unsigned id, char *buf, size_t n);
 
-/* ---- the benchmark (bench/bench_gemm.c) ---- */
+/* ---- the benchmark (gemm_bench.c; the hooks in gemm_check.c and gemm_search.c) ---- */
 
 /* A gemm case for precision p in layout l at m x n x k (what plan()
  * makes), for tests. */
