@@ -16,7 +16,8 @@
  *   gemm_check.c   the result check against the fp64 reference
  *   gemm_precs.c   precisions, layouts, case names, FLOPs
  *   gemm_shapes.c  shapes per profile, memory, input sets, checked rows
- *   gemm_opts.c    --opt gemm.* (gemm_lab.c: the keys only probes use)
+ *   gemm_opts.c    --opt gemm.*: the product's keys; gemm_lab_keys.c names
+ *                  the lab's (tools/gemm/gemm_lab.c, with -DGB_TOOLS=ON)
  *   gemm_speedups.c  speedup rows and the end-of-run table
  *   gemm_names.c   cuBLASLt enum names (generated) */
 #ifndef GEMM_INTERNAL_H
@@ -225,7 +226,9 @@ gb_err gemm_window(const gb_run_ctx *ctx, const gemm_state *st, gemm_op *o, doub
  * sampled rows with the fp64 reference computed from the same inputs. */
 gb_err gemm_run_check(gemm_state *st, gemm_op *o, const gb_device_info *dev, gemm_check *out);
 
-/* ---- gemm_log.c: the search and samples logs ---- */
+/* ---- the lab's logs (tools/gemm/gemm_lab.c; in a default build, where
+ * gemm.search_log and gemm.samples_log cannot be given, no-ops in
+ * gemm_lab_keys.c) ---- */
 
 /* Opens gemm.search_log and gemm.samples_log (when given) for appending. */
 gb_err gemm_logs_open(gemm_state *st);
