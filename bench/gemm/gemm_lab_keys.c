@@ -39,10 +39,19 @@ void gemm_logs_close(gemm_state *st) { (void)st; }
 
 void gemm_log_search(const gemm_state *st, const gemm_op *o, const gemm_cand *cand, int ncand, const double *screen,
                      const double *conf, int kept) {
-  (void)st, (void)o, (void)cand, (void)ncand, (void)screen, (void)conf, (void)kept;
+  (void)st;
+  (void)o;
+  (void)cand;
+  (void)ncand;
+  (void)screen;
+  (void)conf;
+  (void)kept;
 }
 
 void gemm_log_samples(const gemm_state *st, const gemm_op *o, int warmup, const gb_samples *samp) {
-  (void)st, (void)o, (void)warmup, (void)samp;
+  (void)st;
+  (void)o;
+  (void)warmup;
+  (void)samp;
 }
 #endif
