@@ -139,6 +139,7 @@ static void fill_identity(run_state *st, gb_row *r, int rep, const gb_telemetry_
   r->nvrtc = st->sys->nvrtc;
   r->nccl = st->sys->nccl;
   if (!r->settings || !r->settings[0]) r->settings = st->settings;
+  r->profile = st->c->run.profile == GB_PROFILE_FULL ? "full" : "quick";
   r->rep = rep;
   if (tel && tel->nsamples > 0) {
     if (isnan(r->sm_clock_mhz)) r->sm_clock_mhz = tel->sm_clock_mhz;

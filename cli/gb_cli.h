@@ -24,6 +24,7 @@ int gb_cli_wants_help(int argc, char **argv);
 int gb_cmd_compare(int argc, char **argv);
 int gb_cmd_history(int argc, char **argv);
 int gb_cmd_info(int argc, char **argv);
+int gb_cmd_noise(int argc, char **argv);
 int gb_cmd_plan(int argc, char **argv);
 int gb_cmd_report(int argc, char **argv);
 int gb_cmd_run(int argc, char **argv);

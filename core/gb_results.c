@@ -33,6 +33,7 @@ gb_row gb_row_empty(void) {
   r.run_id = r.timestamp = r.host = r.gpu_type = r.gpu_name = r.driver = r.cuda = "";
   r.benchmark = r.case_name = r.dtype = r.metric = r.unit = r.detail = r.variant = r.git_sha = "";
   r.cublaslt = r.nvrtc = r.nccl = r.settings = "";
+  r.profile = "";
   r.file = "";
   r.gpu_count = 1;
   r.m = r.n = r.k = r.bytes = GB_NA;
@@ -111,6 +112,7 @@ static const col_def k_cols[] = {
     {"nvrtc", COL_STR, false, F(nvrtc)},
     {"nccl", COL_STR, false, F(nccl)},
     {"settings", COL_STR, false, F(settings)},
+    {"profile", COL_STR, false, F(profile)},
 };
 #undef F
 #define NCOLS (sizeof k_cols / sizeof k_cols[0])

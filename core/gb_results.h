@@ -49,6 +49,7 @@ typedef struct gb_row {
   const char *cublaslt, *nvrtc, *nccl; /* library versions of the run ("" where unknown or not recorded) */
   const char *settings; /* the run's non-default measurement settings ("warmup=5,gemm.timing=pairs");
                          * "" for the defaults. Part of the row's identity. */
+  const char *profile;  /* the campaign's profile, "quick" or "full" ("" where not recorded) */
   /* where a read row came from (not written) */
   const char *file;
   long line;

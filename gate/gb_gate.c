@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gb_desc.h"
+#include "gb_history.h"
 #include "gb_noise.h"
 #include "gb_stats.h"
 
@@ -17,7 +18,7 @@ static const char *const k_verdict_names[GB_VERDICT_COUNT] = {
     "new",        "improvement", "worse-info", "better-info",    "not-judged", "unchanged"};
 
 /* Prior weight (degrees of freedom) of the floor against the runs' spread. */
-#define NU0 4.0
+#define NU0 GB_NOISE_NU0
 
 const char *gb_verdict_name(gb_verdict v) { return (unsigned)v < GB_VERDICT_COUNT ? k_verdict_names[v] : "?"; }
 
@@ -240,7 +241,7 @@ static gb_err fill_side(gb_gate_side *s, keyed_row *rows, size_t n) {
       continue;
     }
     ok[s->nok++] = r;
-    if (!isnan(r->stddev) && r->value > 0) cvs[ncv++] = r->stddev / r->value;
+    if (!isnan(r->stddev) && r->value > 0) cvs[ncv++] = GB_GATE_OWN_SPREAD * r->stddev / r->value;
   }
   if (s->failed) s->row = s->failed;
   if (ncv) s->cv = gb_median(cvs, ncv);
@@ -309,15 +310,11 @@ static bool comparable(keyed_row *b, size_t nb, keyed_row *c, size_t nc, bool al
              strcmp(y, "(empty)") ? y : "");
     return false;
   }
-  /* samples per figure: the profile and --iters (a row's sample count) */
-  int64_t sb = GB_NA, sc = GB_NA;
-  for (size_t i = 0; i < nb; i++)
-    if (b[i].row->samples != GB_NA && b[i].row->status == GB_STATUS_OK) sb = b[i].row->samples;
-  for (size_t i = 0; i < nc; i++)
-    if (c[i].row->samples != GB_NA && c[i].row->status == GB_STATUS_OK) sc = c[i].row->samples;
-  if (sb != GB_NA && sc != GB_NA && sb != sc) {
-    snprintf(note, n, "samples per figure differ: baseline %lld, current %lld (another profile or --iters)",
-             (long long)sb, (long long)sc);
+  /* the profile (warm-up, samples, sizes): where both sides recorded it */
+  side_values(b, nb, offsetof(gb_row, profile), true, x, sizeof x);
+  side_values(c, nc, offsetof(gb_row, profile), true, y, sizeof y);
+  if (x[0] && y[0] && strcmp(x, y)) {
+    snprintf(note, n, "profile differs: baseline %s, current %s", x, y);
     return false;
   }
   if (allow_libs) return true;
@@ -375,8 +372,9 @@ static void judge(gb_gate_item *it, const gb_gate_options *opt, double min_pct, 
   it->ratio = c->median / b->median;
   it->change_pct = it->direction * (it->ratio - 1.0) * 100.0;
   /* the class's floor, pooled with the runs' own spread */
-  const gb_noise_floor *fl = gb_noise_lookup(opt->noise, b->row);
+  const gb_noise_floor *fl = gb_noise_lookup(opt->noise, b->row), *ff = gb_noise_lookup_figure(opt->noise, b->row);
   double floor_sigma = fl ? fl->sigma : gb_noise_default_sigma(b->row);
+  if (ff && ff->sigma > floor_sigma) floor_sigma = ff->sigma;
   double ss = NU0 * floor_sigma * floor_sigma, df = NU0;
   if (!isnan(b->sd_ln)) {
     ss += (double)(b->nruns - 1) * b->sd_ln * b->sd_ln;
@@ -387,7 +385,7 @@ static void judge(gb_gate_item *it, const gb_gate_options *opt, double min_pct, 
     df += (double)(c->nruns - 1);
   }
   double sigma = sqrt(ss / df);
-  it->method = df > NU0 ? "floor+runs" : fl ? "floor" : "built-in floor";
+  it->method = df > NU0 ? "floor+runs" : ff && ff->sigma >= floor_sigma ? "figure floor" : fl ? "floor" : "built-in floor";
   /* never below the figure's own spread: within a run (rows' stddev, the
    * repetitions) a bimodal figure shows how far its median can move */
   double own = own_cv;
@@ -598,4 +596,33 @@ int gb_gate_exit_code(const gb_gate_report *rep) {
   if (rep->count[GB_VERDICT_REGRESSION] || rep->newly_failed) return 1;
   if (rep->compared == 0) return 3;
   return 0;
+}
+
+gb_err gb_gate_read_side(char *const *inputs, size_t ninputs, gb_results *res) {
+  char **paths = NULL;
+  size_t npaths = 0;
+  gb_err e = gb_history_collect_paths(inputs, ninputs, &paths, &npaths);
+  const char *gpu = NULL, *gpu_file = NULL;
+  for (size_t i = 0; i < npaths && !e; i++) {
+    size_t before = res->nrows;
+    if ((e = gb_results_read(paths[i], res))) break;
+    if (res->nrows == before) {
+      e = gb_fail(GB_E_INPUT, "%s: a header and no rows: no results to compare", paths[i]);
+      break;
+    }
+    for (size_t r = before; r < res->nrows; r++) {
+      const gb_row *row = &res->rows[r];
+      if (!gpu) {
+        gpu = row->gpu_type;
+        gpu_file = row->file;
+      } else if (strcmp(gpu, row->gpu_type)) {
+        e = gb_fail(GB_E_INPUT, "%s:%ld: gpu_type %s, but %s is on %s: one side of a comparison is one GPU type",
+                    row->file, row->line, row->gpu_type, gpu_file, gpu);
+        break;
+      }
+    }
+  }
+  gb_history_free_paths(paths, npaths);
+  if (e) gb_results_free(res);
+  return e;
 }

@@ -21,8 +21,10 @@
  * else a built-in one) pooled with the spread of the baseline runs when there
  * are several (sigma^2 = (NU0 * floor^2 + sum (k_i - 1) s_i^2) / (NU0 + sum
  * (k_i - 1)), NU0 = 4, over both sides), and never below the figure's own
- * spread: its rows' within-run stddev / value, or the spread of its
- * repetitions (a bimodal figure moves by that much between runs).
+ * spread: GB_GATE_OWN_SPREAD times its rows' within-run stddev / value (a
+ * figure whose samples scatter within a run moves its median between runs:
+ * on the H200 A/A runs by up to about a third of that scatter), or the
+ * spread of its repetitions.
  *   SE = sigma * sqrt(1/k_base + 1/k_cur), d = mean ln(cur) - mean ln(base)
  *   p = two-sided normal p of d / SE
  *   flagged when |d| > T = max(z(1 - alpha/2) * SE, ln(1 + threshold/100))
@@ -45,6 +47,10 @@
 #include "gb_gate_config.h"
 #include "gb_noise.h"
 #include "gb_results.h"
+
+/* The share of a row's within-run relative stddev taken as the least
+ * between-run noise of its figure (see above). */
+#define GB_GATE_OWN_SPREAD (1.0 / 3.0)
 
 /* Verdicts, most severe first (the order reports list them in). */
 typedef enum gb_verdict {
@@ -102,7 +108,7 @@ typedef struct gb_gate_side {
   double mean_ln;       /* mean of ln(per-run value); NaN when none */
   double sd_ln;         /* their standard deviation (nruns >= 2), else NaN */
   double rep_sd_ln;     /* pooled sd of ln over repetitions within runs; NaN without repetitions */
-  double cv;            /* median of the rows' own stddev / value; NaN when unknown */
+  double cv;            /* median over its rows of GB_GATE_OWN_SPREAD * stddev / value; NaN when unknown */
   const gb_row *row;    /* a representative row (first failed one if any) */
   const gb_row *failed; /* first row with status other than ok, or NULL */
 } gb_gate_side;
@@ -151,6 +157,14 @@ gb_err gb_gate_compare(const gb_results *base, const gb_results *cur, const gb_g
                        gb_gate_report *rep);
 
 void gb_gate_report_free(gb_gate_report *rep);
+
+/* Reads the results files of one side of a comparison: each input a CSV
+ * or a directory of them (gb_history_collect_paths). Every file must hold
+ * rows, and all of one GPU type. Errors (naming the file): GB_E_IO,
+ * GB_E_INPUT (a directory with no .csv, a file with a header and no rows,
+ * mixed GPU types: "B.csv: gpu_type A100-SXM-80GB, but A.csv is on
+ * H200-SXM-141GB"), GB_E_NOMEM. On error *res is freed. */
+gb_err gb_gate_read_side(char *const *inputs, size_t ninputs, gb_results *res);
 
 /* The gate's exit code: 3 on a machine mismatch; 1 on any regression or
  * newly failed row of a gated figure; 3 when no figure could be compared; 0

@@ -38,6 +38,17 @@ void gb_noise_size_class(const gb_row *r, char *buf, size_t n) {
   }
 }
 
+void gb_noise_figure(const gb_row *r, char *buf, size_t n) {
+  int off = snprintf(buf, n, "%s/%s", r->benchmark, r->case_name);
+  if (off < 0 || (size_t)off >= n) return;
+  if (r->dtype[0]) off += snprintf(buf + off, n - (size_t)off, " %s", r->dtype);
+  const char *names[4] = {"m", "n", "k", "bytes"};
+  const int64_t v[4] = {r->m, r->n, r->k, r->bytes};
+  for (int i = 0; i < 4 && off >= 0 && (size_t)off < n; i++)
+    if (v[i] != GB_NA) off += snprintf(buf + off, n - (size_t)off, " %s=%lld", names[i], (long long)v[i]);
+  if (off >= 0 && (size_t)off < n) snprintf(buf + off, n - (size_t)off, " %s x%d", r->metric, r->gpu_count);
+}
+
 double gb_noise_default_sigma(const gb_row *r) {
   return gb_desc_class(r) == GB_FCLASS_LATENCY ? 0.15 : 0.01;
 }
@@ -48,6 +59,7 @@ void gb_noise_free(gb_noise_table *t) {
     free(t->v[i].benchmark);
     free(t->v[i].metric);
     free(t->v[i].size_class);
+    free(t->v[i].figure);
   }
   free(t->v);
   memset(t, 0, sizeof *t);
@@ -61,7 +73,7 @@ static char *dup(const char *s) {
 }
 
 static gb_err push(gb_noise_table *t, size_t *cap, const char *gpu, const char *bench, const char *metric,
-                   const char *cls, gb_noise_floor **out) {
+                   const char *cls, const char *figure, gb_noise_floor **out) {
   if (t->n == *cap) {
     size_t nc = *cap ? *cap * 2 : 32;
     gb_noise_floor *v = realloc(t->v, nc * sizeof *v);
@@ -75,15 +87,16 @@ static gb_err push(gb_noise_table *t, size_t *cap, const char *gpu, const char *
   f->benchmark = dup(bench);
   f->metric = dup(metric);
   f->size_class = dup(cls);
+  f->figure = dup(figure);
   t->n++;
-  if (!f->gpu_type || !f->benchmark || !f->metric || !f->size_class)
+  if (!f->gpu_type || !f->benchmark || !f->metric || !f->size_class || !f->figure)
     return gb_fail(GB_E_NOMEM, "out of memory for noise floors");
   *out = f;
   return GB_OK;
 }
 
 static const char *const k_cols[] = {"gpu_type", "benchmark", "metric", "size_class", "sigma", "figures",
-                                     "pairs", "median_abs_ln", "p95_abs_ln", "max_abs_ln"};
+                                     "pairs", "median_abs_ln", "p95_abs_ln", "max_abs_ln", "figure"};
 #define NCOLS (sizeof k_cols / sizeof k_cols[0])
 
 static gb_err read_table(gb_csv_table *csv, gb_noise_table *t) {
@@ -97,7 +110,7 @@ static gb_err read_table(gb_csv_table *csv, gb_noise_table *t) {
   for (size_t r = 0; r < csv->nrows; r++) {
     gb_noise_floor *f;
     gb_err e = push(t, &cap, gb_csv_cell(csv, r, col[0]), gb_csv_cell(csv, r, col[1]), gb_csv_cell(csv, r, col[2]),
-                    gb_csv_cell(csv, r, col[3]), &f);
+                    gb_csv_cell(csv, r, col[3]), gb_csv_cell(csv, r, col[10]), &f);
     if (e) return e;
     if (!gb_parse_double(gb_csv_cell(csv, r, col[4]), &f->sigma) || !(f->sigma > 0))
       return gb_fail(GB_E_INPUT, "%s:%ld: sigma: not a positive number: \"%s\"", csv->name, gb_csv_line(csv, r),
@@ -141,11 +154,22 @@ const gb_noise_floor *gb_noise_lookup(const gb_noise_table *t, const gb_row *r) 
   const gb_noise_floor *any = NULL;
   for (size_t i = 0; i < t->n; i++) {
     const gb_noise_floor *f = &t->v[i];
-    if (strcmp(f->benchmark, r->benchmark) || strcmp(f->metric, r->metric) || strcmp(f->size_class, cls)) continue;
+    if (f->figure[0] || strcmp(f->benchmark, r->benchmark) || strcmp(f->metric, r->metric) || strcmp(f->size_class, cls)) continue;
     if (strcmp(f->gpu_type, r->gpu_type) == 0) return f;
     if (strcmp(f->gpu_type, "*") == 0) any = f;
   }
   return any;
+}
+
+const gb_noise_floor *gb_noise_lookup_figure(const gb_noise_table *t, const gb_row *r) {
+  if (!t || !t->n) return NULL;
+  char fig[512];
+  gb_noise_figure(r, fig, sizeof fig);
+  for (size_t i = 0; i < t->n; i++) {
+    const gb_noise_floor *f = &t->v[i];
+    if (f->figure[0] && strcmp(f->figure, fig) == 0 && strcmp(f->gpu_type, r->gpu_type) == 0) return f;
+  }
+  return NULL;
 }
 
 /* ---- measuring ---- */
@@ -162,11 +186,19 @@ static int cmp_fig(const void *a, const void *b) {
   return strcmp(x->row->run_id, y->row->run_id);
 }
 
+typedef struct fig_sd {
+  const gb_row *row;
+  double sd;  /* of ln over its runs */
+  size_t df;  /* runs - 1 */
+} fig_sd;
+
 typedef struct class_acc {
   char *name; /* benchmark \x1f metric \x1f size class */
   const gb_row *row;
   size_t figures, nd, cap;
   double *d;
+  fig_sd *figs;
+  size_t nfigs, figcap;
 } class_acc;
 
 static int cmp_class(const void *a, const void *b) {
@@ -216,6 +248,18 @@ static gb_err acc_add(class_acc **accs, size_t *nacc, size_t *cap, const gb_row 
     gb_buf_free(&name);
   }
   a->figures++;
+  if (a->nfigs == a->figcap) {
+    size_t nc = a->figcap ? a->figcap * 2 : 16;
+    fig_sd *v = realloc(a->figs, nc * sizeof *v);
+    if (!v) return gb_fail(GB_E_NOMEM, "out of memory");
+    a->figs = v;
+    a->figcap = nc;
+  }
+  double mean = 0, ss = 0;
+  for (size_t i = 0; i < nv; i++) mean += log(vals[i]);
+  mean /= (double)nv;
+  for (size_t i = 0; i < nv; i++) ss += (log(vals[i]) - mean) * (log(vals[i]) - mean);
+  a->figs[a->nfigs++] = (fig_sd){.row = r, .sd = sqrt(ss / (double)(nv - 1)), .df = nv - 1};
   for (size_t i = 0; i < nv; i++)
     for (size_t j = i + 1; j < nv; j++) {
       if (a->nd == a->cap) {
@@ -292,7 +336,7 @@ gb_err gb_noise_measure(const gb_results *res, gb_noise_table *t) {
     char cls[96];
     gb_noise_size_class(a->row, cls, sizeof cls);
     gb_noise_floor *f;
-    if ((e = push(t, &cap, gpu, a->row->benchmark, a->row->metric, cls, &f))) break;
+    if ((e = push(t, &cap, gpu, a->row->benchmark, a->row->metric, cls, "", &f))) break;
     gb_stats st = gb_stats_of(a->d, a->nd);
     f->figures = a->figures;
     f->pairs = a->nd;
@@ -300,13 +344,31 @@ gb_err gb_noise_measure(const gb_results *res, gb_noise_table *t) {
     f->p95_abs = gb_quantile(a->d, a->nd, 0.95);
     f->max_abs = st.max;
     /* a floor of exactly 0 (identical runs) would make any change significant */
-    double sigma = GB_NOISE_SAFETY * st.median / (0.6745 * sqrt(2.0));
+    double c = st.median / (0.6745 * sqrt(2.0));
+    double sigma = GB_NOISE_SAFETY * c;
     f->sigma = sigma > 1e-4 ? sigma : 1e-4;
+    double class_sigma = f->sigma;
+    /* figures noisier than their class: a row each */
+    for (size_t k = 0; k < a->nfigs && !e; k++) {
+      const fig_sd *fs = &a->figs[k];
+      double fsig = GB_NOISE_SAFETY * sqrt((GB_NOISE_NU0 * c * c + (double)fs->df * fs->sd * fs->sd) /
+                                           (GB_NOISE_NU0 + (double)fs->df));
+      if (!(fsig > class_sigma)) continue;
+      char fig[512];
+      gb_noise_figure(fs->row, fig, sizeof fig);
+      gb_noise_floor *g;
+      if ((e = push(t, &cap, gpu, fs->row->benchmark, fs->row->metric, cls, fig, &g))) break;
+      g->sigma = fsig;
+      g->figures = 1;
+      g->pairs = fs->df * (fs->df + 1) / 2;
+      g->median_abs = g->p95_abs = g->max_abs = NAN;
+    }
   }
   for (size_t i = 0; i < nfr; i++) free(fr[i].key);
   for (size_t i = 0; i < nacc; i++) {
     free(accs[i].name);
     free(accs[i].d);
+    free(accs[i].figs);
   }
   free(accs);
   free(fr);
@@ -333,7 +395,9 @@ gb_err gb_noise_write(const gb_noise_table *t, gb_buf *out) {
     if (!e) e = gb_csv_put_field(out, f->benchmark, ',');
     if (!e) e = gb_csv_put_field(out, f->metric, ',');
     if (!e) e = gb_csv_put_field(out, f->size_class, ',');
-    if (!e) e = gb_buf_printf(out, ",%s,%zu,%zu,%s,%s,%s\n", num[0], f->figures, f->pairs, num[1], num[2], num[3]);
+    if (!e) e = gb_buf_printf(out, ",%s,%zu,%zu,%s,%s,%s", num[0], f->figures, f->pairs, num[1], num[2], num[3]);
+    if (!e) e = gb_csv_put_field(out, f->figure, ',');
+    if (!e) e = gb_buf_puts(out, "\n");
   }
   return e;
 }

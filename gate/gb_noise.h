@@ -14,13 +14,19 @@
  *   sigma = GB_NOISE_SAFETY * median(d) / (0.6745 * sqrt(2))
  * the robust (MAD) estimate of one run's standard deviation in ln units,
  * times a safety factor. Median, 95th percentile and maximum of d are kept
- * for the record. Figures whose spread is wider than their class's are
- * caught per figure by the gate (their own within-run spread), not by
- * inflating the class.
+ * for the record. A figure whose own spread between the runs is wider than
+ * its class's gets a row of its own (figure = its key, without gpu_type):
+ *   sigma = GB_NOISE_SAFETY * sqrt((NU0 * c^2 + (k - 1) * s^2) / (NU0 + k - 1))
+ * with c the class's robust sigma (before the safety factor), s the sd of
+ * the figure's ln values over its k runs and NU0 = 4: its own spread,
+ * shrunk towards the class's by a prior worth 4 runs. The gate takes the
+ * larger of the class's and the figure's floor: no figure is judged more
+ * finely than its class. Figures noisier within a run are also caught by
+ * the gate from their rows' own spread.
  *
  * The file (data/noise/<gpu_type>.csv):
- *   gpu_type,benchmark,metric,size_class,sigma,figures,pairs,median_abs_ln,p95_abs_ln,max_abs_ln
- * A gpu_type of "*" applies to any GPU type. */
+ *   gpu_type,benchmark,metric,size_class,figure,sigma,figures,pairs,median_abs_ln,p95_abs_ln,max_abs_ln
+ * A gpu_type of "*" applies to any GPU type; figure "" is the class row. */
 #ifndef GB_NOISE_H
 #define GB_NOISE_H
 
@@ -30,13 +36,15 @@
 #include "gb_error.h"
 #include "gb_results.h"
 
-#define GB_NOISE_SAFETY 1.5
+#define GB_NOISE_SAFETY 2.0
+#define GB_NOISE_NU0 4.0
 
 /* The size class of a row, e.g. "headline/1G-4G" (see above). */
 void gb_noise_size_class(const gb_row *r, char *buf, size_t n);
 
 typedef struct gb_noise_floor {
   char *gpu_type, *benchmark, *metric, *size_class;
+  char *figure;        /* "" for a class; else the figure (gb_noise_figure) */
   double sigma;        /* one run's standard deviation of ln(value), with the safety factor */
   size_t figures;      /* figures measured in the class */
   size_t pairs;        /* run pairs pooled */
@@ -64,9 +72,16 @@ gb_err gb_noise_write(const gb_noise_table *t, gb_buf *out);
 
 void gb_noise_free(gb_noise_table *t);
 
+/* The figure of a row as floor files name it: "gemm/fp64 fp64 m=4096
+ * n=4096 k=14336 tflops x1" (benchmark/case, dtype, sizes, metric, GPU count). */
+void gb_noise_figure(const gb_row *r, char *buf, size_t n);
+
 /* The floor of a row's class: the entry for its gpu_type, else for "*";
  * NULL when the table has neither (t may be NULL). */
 const gb_noise_floor *gb_noise_lookup(const gb_noise_table *t, const gb_row *r);
+
+/* The floor of the row's figure itself (same gpu_type only), or NULL. */
+const gb_noise_floor *gb_noise_lookup_figure(const gb_noise_table *t, const gb_row *r);
 
 /* The built-in floor (sigma, ln units) of a class when no table has one:
  * headline and derived 0.01, latency 0.15. */
