@@ -166,7 +166,8 @@ int gb_cmd_compare(int argc, char **argv) {
   if (noise_path && (e = gb_noise_read(noise_path, &noise))) goto done;
   opt.noise = &noise;
   char *cur_input[1] = {(char *)current};
-  if ((e = gb_gate_read_side((char *const *)a.files, a.nfiles - 1, &base)) || (e = gb_gate_read_side(cur_input, 1, &cur)))
+  if ((e = gb_gate_read_side((char *const *)a.files, a.nfiles - 1, true, &base)) ||
+      (e = gb_gate_read_side(cur_input, 1, false, &cur)))
     goto done;
   if ((e = gb_gate_compare(&base, &cur, &opt, &rep))) goto done;
   /* Every output is built before any is written, so a failure leaves none

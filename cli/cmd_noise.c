@@ -62,7 +62,7 @@ int gb_cmd_noise(int argc, char **argv) {
   gb_noise_table t;
   memset(&t, 0, sizeof t);
   gb_buf b = {0};
-  gb_err e = gb_gate_read_side(inputs, n, &res);
+  gb_err e = gb_gate_read_side(inputs, n, true, &res);
   if (!e) e = gb_noise_measure(&res, &t);
   if (!e) e = gb_noise_write(&t, &b);
   if (!e && out) e = gb_write_file_atomic(out, b.data, b.len);

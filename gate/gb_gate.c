@@ -598,10 +598,22 @@ int gb_gate_exit_code(const gb_gate_report *rep) {
   return 0;
 }
 
-gb_err gb_gate_read_side(char *const *inputs, size_t ninputs, gb_results *res) {
+gb_err gb_gate_read_side(char *const *inputs, size_t ninputs, bool dirs, gb_results *res) {
   char **paths = NULL;
   size_t npaths = 0;
-  gb_err e = gb_history_collect_paths(inputs, ninputs, &paths, &npaths);
+  gb_err e = GB_OK;
+  if (dirs) {
+    e = gb_history_collect_paths(inputs, ninputs, &paths, &npaths);
+  } else {
+    paths = calloc(ninputs ? ninputs : 1, sizeof *paths);
+    if (!paths) return gb_fail(GB_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < ninputs && !e; i++) {
+      size_t n = strlen(inputs[i]) + 1;
+      if (!(paths[i] = malloc(n))) e = gb_fail(GB_E_NOMEM, "out of memory");
+      else memcpy(paths[i], inputs[i], n);
+      npaths++;
+    }
+  }
   const char *gpu = NULL, *gpu_file = NULL;
   for (size_t i = 0; i < npaths && !e; i++) {
     size_t before = res->nrows;

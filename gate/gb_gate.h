@@ -159,12 +159,12 @@ gb_err gb_gate_compare(const gb_results *base, const gb_results *cur, const gb_g
 void gb_gate_report_free(gb_gate_report *rep);
 
 /* Reads the results files of one side of a comparison: each input a CSV
- * or a directory of them (gb_history_collect_paths). Every file must hold
+ * or, with dirs, a directory of them (gb_history_collect_paths). Every file must hold
  * rows, and all of one GPU type. Errors (naming the file): GB_E_IO,
  * GB_E_INPUT (a directory with no .csv, a file with a header and no rows,
  * mixed GPU types: "B.csv: gpu_type A100-SXM-80GB, but A.csv is on
  * H200-SXM-141GB"), GB_E_NOMEM. On error *res is freed. */
-gb_err gb_gate_read_side(char *const *inputs, size_t ninputs, gb_results *res);
+gb_err gb_gate_read_side(char *const *inputs, size_t ninputs, bool dirs, gb_results *res);
 
 /* The gate's exit code: 3 on a machine mismatch; 1 on any regression or
  * newly failed row of a gated figure; 3 when no figure could be compared; 0
