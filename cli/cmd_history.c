@@ -14,6 +14,9 @@
 #include "gb_num.h"
 #include "gb_plot.h"
 
+/* not yet on an option table: its --help is below */
+const gb_opt_cmd gb_history_cmd = {.name = "history", .summary = "per-figure series over many runs, and the runs where a figure shifted"};
+
 static void usage(FILE *fp) {
   gb_cp_options d = gb_cp_defaults();
   fprintf(fp,

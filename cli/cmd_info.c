@@ -9,6 +9,9 @@
 #include "gb_num.h"
 #include "gb_runinfo.h"
 
+/* not yet on an option table: its --help is below */
+const gb_opt_cmd gb_info_cmd = {.name = "info", .summary = "show the driver, libraries and GPUs (exit 3 with no usable GPU)"};
+
 static void help(void) {
   printf("Usage: gpubench info [--csv]\n"
          "\n"

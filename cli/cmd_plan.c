@@ -10,6 +10,9 @@
 #include "gb_plan.h"
 #include "gb_runinfo.h"
 
+/* not yet on an option table: its --help is below */
+const gb_opt_cmd gb_plan_cmd = {.name = "plan", .summary = "rank GPU configurations for a workload by cost under a deadline and a budget"};
+
 static void usage(FILE *fp) {
   char keys[8192], opts[4096];
   gb_workload_keys_help(keys, sizeof keys);

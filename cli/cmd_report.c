@@ -10,6 +10,9 @@
 #include "gb_report.h"
 #include "gb_runinfo.h"
 
+/* not yet on an option table: its --help is below */
+const gb_opt_cmd gb_report_cmd = {.name = "report", .summary = "write a report (Markdown, HTML, gnuplot plots) from results and a plan"};
+
 static void usage(FILE *fp) {
   fprintf(fp,
           "Usage: gpubench report [RESULTS.csv...] [--plan PLAN.csv] [--plan-sensitivity S.csv]\n"

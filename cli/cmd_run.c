@@ -11,6 +11,9 @@
 #include "gb_num.h"
 #include "gb_runner.h"
 
+/* not yet on an option table: its --help is below */
+const gb_opt_cmd gb_run_cmd = {.name = "run", .summary = "run benchmarks into a results CSV"};
+
 static void help(void) {
   printf("Usage: gpubench run [--bench LIST] [--quick|--full] [--devices LIST] [--out FILE]\n"
          "                    [--resume FILE] [--repeat N] [--warmup N] [--iters N] [--opt K=V,...]\n"
