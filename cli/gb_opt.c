@@ -17,7 +17,7 @@
 
 static const gb_opt k_help = {.name = "help", .short_name = 'h', .help = "show this help", .kind = GB_OPT_FLAG};
 
-/* The command's options: its table, then ->more's, then -h/--help. */
+/* The command's options: its table, -h/--help, then ->more's. */
 typedef struct optset {
   const gb_opt **v;
   size_t n;
@@ -39,8 +39,8 @@ static int optset_init(const gb_opt_cmd *cmd, optset *s) {
     return -1;
   }
   for (const gb_opt *o = cmd->options; o && o->name; o++) s->v[s->n++] = o;
-  for (size_t i = 0; i < nmore; i++) s->v[s->n++] = &s->more[i];
   s->v[s->n++] = &k_help;
+  for (size_t i = 0; i < nmore; i++) s->v[s->n++] = &s->more[i];
   return 0;
 }
 
@@ -390,12 +390,13 @@ void gb_opt_help(const gb_opt_cmd *cmd, FILE *fp) {
     size_t col = 0;
     char label[160];
     for (size_t i = 0; i < s.n; i++) {
-      size_t w = opt_label(s.v[i], label, sizeof label);
+      size_t w = s.v[i]->hidden ? 0 : opt_label(s.v[i], label, sizeof label);
       if (w <= HELP_COL_MAX && w > col) col = w;
     }
     if (!s.v[0]->group) fprintf(fp, "\nOptions:\n");
     for (size_t i = 0; i < s.n; i++) {
       const gb_opt *o = s.v[i];
+      if (o->hidden) continue;
       if (o->group) fprintf(fp, "\n%s:\n", o->group);
       size_t w = opt_label(o, label, sizeof label);
       fprintf(fp, "  %s", label);
@@ -543,6 +544,7 @@ void gb_opt_man(const gb_opt_prog *prog, FILE *fp) {
     if (optset_init(cmd, &s) == 0) {
       if (!s.v[0]->group) fputs(".SS Options\n", fp);
       for (size_t i = 0; i < s.n; i++) {
+        if (s.v[i]->hidden) continue;
         if (s.v[i]->group) fprintf(fp, ".SS \"%s\"\n", s.v[i]->group);
         roff_option(s.v[i], fp);
       }
@@ -639,7 +641,7 @@ void gb_opt_bash_completion(const gb_opt_prog *prog, FILE *fp) {
     fprintf(fp, "  %s)\n    case $prev in\n", cmd->name);
     for (size_t i = 0; i < s.n; i++) {
       const gb_opt *o = s.v[i];
-      if (!o->metavar) continue;
+      if (!o->metavar || o->hidden) continue;
       fprintf(fp, "      --%s", o->name);
       if (o->short_name) fprintf(fp, "|-%c", o->short_name);
       fputs(")\n        ", fp);
@@ -648,7 +650,8 @@ void gb_opt_bash_completion(const gb_opt_prog *prog, FILE *fp) {
     }
     fputs("    esac\n", fp);
     fputs("    if [[ $cur == -* ]]; then\n      COMPREPLY=($(compgen -W \"", fp);
-    for (size_t i = 0; i < s.n; i++) fprintf(fp, "%s--%s", i ? " " : "", s.v[i]->name);
+    for (size_t i = 0; i < s.n; i++)
+      if (!s.v[i]->hidden) fprintf(fp, "%s--%s", i ? " " : "", s.v[i]->name);
     fputs("\" -- \"$cur\"))\n", fp);
     if (cmd->operands.max != 0) {
       fputs("    else\n      ", fp);

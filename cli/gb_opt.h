@@ -111,6 +111,7 @@ typedef struct gb_opt {
   bool has_count;
   gb_opt_setter set;   /* GB_OPT_CALL: stores the value; other kinds: called after storing */
   const char *group;   /* starts a new group of options in help under this heading ("Output") */
+  bool hidden;         /* accepted, but not in help, man page or completion (an alias) */
 } gb_opt;
 
 /* A command's operands (the arguments that are not options). */
