@@ -1,6 +1,7 @@
-/* gpubench compare: the regression gate. Reads a baseline and a current
- * results CSV, prints a verdict per changed key and a summary, optionally
- * writes markdown and JUnit XML, and picks the exit code. */
+/* gpubench compare: the regression gate. Reads a baseline (one or several
+ * runs) and a current results CSV, prints a verdict per figure that moved
+ * and a summary, optionally writes markdown and JUnit XML, and picks the exit
+ * code. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,68 +15,67 @@
 #include "gb_num.h"
 #include "gb_runinfo.h"
 
-static void usage(FILE *fp) {
-  fprintf(fp,
-          "Usage: gpubench compare BASELINE... CURRENT.csv [OPTIONS]\n"
-          "\n"
-          "Compares every figure of CURRENT with BASELINE: one results CSV, several, or\n"
-          "directories of them (the last N runs of the main branch). Figures are matched by\n"
-          "(gpu_type, gpu_count, benchmark, case, dtype, m, n, k, bytes, metric); a figure's\n"
-          "value in a run (one run_id, one process) is the median of its repetitions.\n"
-          "\n"
-          "Noise comes from between independent runs, never from within one: sigma, one\n"
-          "run's spread of ln(value), is the floor of the figure's benchmark, metric and\n"
-          "size class (--noise, measured with `gpubench noise`), pooled with the spread of\n"
-          "the baseline's runs when it holds several, and never below the figure's own\n"
-          "within-run spread. A figure is flagged when |ln(current/baseline)| exceeds\n"
-          "z(1 - alpha/2) x sigma x sqrt(1/runs_base + 1/runs_cur) and the --threshold: that\n"
-          "change is its MDC (minimum detectable change), printed for every judged figure.\n"
-          "\n"
-          "Classes (gb_desc): headline figures decide the outcome (and speedups at\n"
-          "headline shapes); latency-class figures are information (worse-info,\n"
-          "better-info) unless --gate-latency; meaningless ones are not judged. A figure\n"
-          "measured under other settings, another profile or other library versions is\n"
-          "not-comparable, naming what differs.\n"
-          "\n"
-          "Options:\n"
-          "  --threshold PCT   smallest change ever flagged, percent (default 2, or [defaults]\n"
-          "                    in --config)\n"
-          "  --alpha A         significance level (default 0.01)\n"
-          "  --noise FILE      noise floors (default %s/noise/floors.csv when it exists;\n"
-          "                    \"none\": built-in floors)\n"
-          "  --config FILE     INI file: per-benchmark/metric thresholds, metric directions\n"
-          "                    (format in docs/ci.md)\n"
-          "  --format F        standard output: text (every figure that is not unchanged)\n"
-          "                    or short (the summary and the regressions: for logs)\n"
-          "  --markdown FILE   write a markdown report, at most 65,536 characters (pull-request\n"
-          "                    comment, job summary)\n"
-          "  --junit FILE      write JUnit XML: one test case per figure\n"
-          "  --gate-latency    latency-class figures decide the outcome too\n"
-          "  --allow-mismatch  compare although GPU type, GPU count, driver, CUDA or library\n"
-          "                    versions differ\n"
-          "  --all             list every figure, unchanged ones too\n"
-          "  -h, --help        show this help\n"
-          "\n"
-          "Verdicts: regression, failed, missing, not-comparable, noise, insufficient, new,\n"
-          "improvement, worse-info, better-info, not-judged, unchanged. Exit codes: 0 pass;\n"
-          "1 a regression or a newly failed row; 2 bad usage or input (naming the file);\n"
-          "3 nothing could be compared (no common figures, or a machine mismatch without\n"
-          "--allow-mismatch).\n",
-          gb_data_dir());
-}
+static const char *const k_formats[] = {"text", "short", NULL};
 
-/* "--name VALUE" or "--name=VALUE": returns the value (advancing *i) or NULL. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name, int *missing) {
-  size_t n = strlen(name);
-  if (strncmp(argv[*i], name, n) != 0) return NULL;
-  if (argv[*i][n] == '=') return argv[*i] + n + 1;
-  if (argv[*i][n] != '\0') return NULL;
-  if (*i + 1 >= argc) {
-    *missing = 1;
-    return NULL;
-  }
-  return argv[++*i];
-}
+#define A(m) GB_OPT_AT(gb_compare_args, m)
+static const gb_opt k_opts[] = {
+    {"threshold", 0, "PCT", "smallest change ever flagged, percent (default 2,\nor [defaults] in --config)",
+     GB_OPT_DOUBLE, A(threshold_pct), .lo = 0, .hi = INFINITY},
+    {"alpha", 0, "A", "significance level (default 0.01)", GB_OPT_DOUBLE, A(alpha), .lo = 0, .hi = 1,
+     .bounds = GB_OPT_LO_OPEN | GB_OPT_HI_OPEN},
+    {"noise", 0, "FILE", "noise floors (`gpubench noise`; default @DATA@/noise/floors.csv;\n"
+     "\"none\": built-in floors)", GB_OPT_PATH, A(noise_path), .ext = "csv"},
+    {"config", 0, "FILE", "INI file: per-benchmark/metric thresholds, metric directions\n(format in docs/ci.md)",
+     GB_OPT_PATH, A(config_path), .ext = "ini"},
+    {"gate-latency", 0, NULL, "latency-class figures decide the outcome too", GB_OPT_FLAG, A(gate_latency)},
+    {"allow-mismatch", 0, NULL, "compare although GPU type, GPU count, driver, CUDA or library\nversions differ",
+     GB_OPT_FLAG, A(allow_mismatch)},
+    {"format", 0, "F", "standard output: text (every figure not unchanged) or short\n(the summary and the "
+     "regressions, for logs)", GB_OPT_CHOICE, A(format), .choices = k_formats, .group = "Output"},
+    {"markdown", 0, "FILE", "write a markdown report of at most 65,536 characters\n(pull-request comment, job "
+     "summary)", GB_OPT_PATH, A(markdown), .ext = "md"},
+    {"junit", 0, "FILE", "write JUnit XML: one test case per figure", GB_OPT_PATH, A(junit), .ext = "xml"},
+    {"all", 0, NULL, "list every figure, unchanged ones too", GB_OPT_FLAG, A(all)},
+    {0}};
+
+const gb_opt_cmd gb_compare_cmd = {
+    .name = "compare",
+    .synopsis = "[OPTIONS] BASELINE... CURRENT.csv",
+    .summary = "compare results with a baseline: the CI regression gate (exit 1 on a regression)",
+    .description =
+        "Compares every figure of CURRENT with BASELINE: one results CSV, several, or\n"
+        "directories of them (the last N runs of the main branch). Figures are matched by\n"
+        "(gpu_type, gpu_count, benchmark, case, dtype, m, n, k, bytes, metric); a figure's\n"
+        "value in a run (one run_id, one process) is the median of its repetitions.\n"
+        "\n"
+        "Noise comes from between independent runs, never from within one: sigma, one\n"
+        "run's spread of ln(value), is the floor of the figure's benchmark, metric and\n"
+        "size class (--noise, measured with `gpubench noise`), pooled with the spread of\n"
+        "the baseline's runs when it holds several, and never below a third of the\n"
+        "figure's own within-run spread. A figure is flagged when |ln(current/baseline)|\n"
+        "exceeds z(1 - alpha/2) x sigma x sqrt(1/runs_base + 1/runs_cur) and the\n"
+        "--threshold: that change is its MDC (minimum detectable change), printed for\n"
+        "every judged figure.\n"
+        "\n"
+        "Classes (core/gb_desc.h): headline figures decide the outcome (and speedups at\n"
+        "headline shapes); latency-class figures are information (worse-info,\n"
+        "better-info) unless --gate-latency; meaningless ones are not judged. A figure\n"
+        "measured under other settings, another profile or other library versions is\n"
+        "not-comparable, naming what differs.",
+    .options = k_opts,
+    .operands = {.metavar = "BASELINE... CURRENT.csv",
+                 .help = "the baseline (results files or directories of them), then the current results file",
+                 .min = 2, .max = GB_COMPARE_MAX_FILES, .ext = "csv", A(files), GB_OPT_COUNT(gb_compare_args, nfiles),
+                 .missing = "needs BASELINE (CSVs or directories) and CURRENT.csv",
+                 .extra = "more files than it takes, from \"%s\": pass a directory of them"},
+    .notes = "Verdicts: regression, failed, missing, not-comparable, noise, insufficient, new,\n"
+             "improvement, worse-info, better-info, not-judged, unchanged.",
+    .exit_status = "0 pass; 1 a regression or a newly failed row; 2 bad usage\n"
+                   "or input (naming the file: a directory with no CSV, a file with a header and no\n"
+                   "rows, mixed GPU types in the baseline); 3 nothing could be compared (no common\n"
+                   "figures, or a machine mismatch without --allow-mismatch).",
+};
+#undef A
 
 static int write_output(const char *path, const gb_buf *b) {
   gb_err e = gb_write_file_atomic(path, b->data ? b->data : "", b->len);
@@ -87,53 +87,10 @@ static int write_output(const char *path, const gb_buf *b) {
 }
 
 int gb_compare_parse_args(int argc, char **argv, gb_compare_args *a) {
-  const char *cmd = "compare";
   memset(a, 0, sizeof *a);
   a->threshold_pct = NAN;
   a->alpha = NAN;
-  if (gb_cli_wants_help(argc, argv)) {
-    usage(stdout);
-    return 0;
-  }
-  for (int i = 1; i < argc; i++) {
-    int missing = 0;
-    const char *v;
-    if ((v = opt_value(argc, argv, &i, "--threshold", &missing))) {
-      if (!gb_parse_double(v, &a->threshold_pct) || a->threshold_pct < 0)
-        return gb_cli_usage_error(cmd, "--threshold: not a non-negative percentage: \"%s\"", v);
-    } else if ((v = opt_value(argc, argv, &i, "--alpha", &missing))) {
-      if (!gb_parse_double(v, &a->alpha) || !(a->alpha > 0 && a->alpha < 1))
-        return gb_cli_usage_error(cmd, "--alpha: not a number between 0 and 1: \"%s\"", v);
-    } else if ((v = opt_value(argc, argv, &i, "--config", &missing))) {
-      a->config_path = v;
-    } else if ((v = opt_value(argc, argv, &i, "--junit", &missing))) {
-      a->junit = v;
-    } else if ((v = opt_value(argc, argv, &i, "--markdown", &missing))) {
-      a->markdown = v;
-    } else if ((v = opt_value(argc, argv, &i, "--noise", &missing))) {
-      a->noise_path = v;
-    } else if ((v = opt_value(argc, argv, &i, "--format", &missing))) {
-      if (strcmp(v, "text") && strcmp(v, "short"))
-        return gb_cli_usage_error(cmd, "--format: text or short, not \"%s\"", v);
-      a->format = v;
-    } else if (missing) {
-      return gb_cli_usage_error(cmd, "%s needs a value", argv[i]);
-    } else if (strcmp(argv[i], "--allow-mismatch") == 0) {
-      a->allow_mismatch = true;
-    } else if (strcmp(argv[i], "--all") == 0) {
-      a->all = true;
-    } else if (strcmp(argv[i], "--gate-latency") == 0) {
-      a->gate_latency = true;
-    } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-      return gb_cli_usage_error(cmd, "unknown option \"%s\"", argv[i]);
-    } else if (a->nfiles < GB_COMPARE_MAX_FILES) {
-      a->files[a->nfiles++] = argv[i];
-    } else {
-      return gb_cli_usage_error(cmd, "more than %d files: pass a directory of them", GB_COMPARE_MAX_FILES);
-    }
-  }
-  if (a->nfiles < 2) return gb_cli_usage_error(cmd, "needs BASELINE (CSVs or directories) and CURRENT.csv");
-  return GB_CLI_CONTINUE;
+  return gb_opt_parse(&gb_compare_cmd, argc, argv, a);
 }
 
 int gb_cmd_compare(int argc, char **argv) {
@@ -146,7 +103,7 @@ int gb_cmd_compare(int argc, char **argv) {
   opt.allow_mismatch = a.allow_mismatch;
   opt.gate_latency = a.gate_latency;
   const char *current = a.files[a.nfiles - 1];
-  bool short_format = a.format && strcmp(a.format, "short") == 0;
+  bool short_format = a.format == 1;
 
   gb_gate_config cfg = gb_gate_config_empty();
   gb_noise_table noise;

@@ -27,7 +27,8 @@
 typedef struct gb_compare_args {
   const char *files[GB_COMPARE_MAX_FILES]; /* baseline inputs (CSVs, directories), then the current CSV */
   size_t nfiles;
-  const char *config_path, *junit, *markdown, *noise_path, *format;
+  const char *config_path, *junit, *markdown, *noise_path;
+  int format; /* 0 text, 1 short */
   double threshold_pct, alpha; /* NaN when not given */
   bool allow_mismatch, all, gate_latency;
 } gb_compare_args;
