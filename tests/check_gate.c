@@ -809,7 +809,11 @@ START_TEST(test_history_change_point) {
   ck_assert_ptr_nonnull(strstr(t.data, "change  H200-SXM-141GB x1 membw/case003 fp32 bytes=1048576 gbps: shifted at "
                                        "run run20 (2026-11-21T08:00:00Z, point 21 of 30, after run run19)"));
   ck_assert_ptr_nonnull(strstr(t.data, "worse"));
-  ck_assert_ptr_nonnull(strstr(t.data, "history: 30 runs, 6 series, 6 long enough to test, 1 with a change point\n"));
+  ck_assert_ptr_nonnull(strstr(t.data, "history: 30 runs, 6 series, 6 long enough to test, 1 with a change point, "
+                                       "0 drifting\n"));
+  /* what it can see: the figures are latency-class here (1 MiB arrays): over all series */
+  ck_assert_ptr_nonnull(strstr(t.data, "history: with these runs it flags a step of "));
+  ck_assert_ptr_nonnull(strstr(t.data, " once 3 runs follow it; a 10% step once 3 runs follow it (median)\n"));
   gb_buf_free(&t);
   gb_history_free(&h);
   /* 30 runs of noise alone: no change point */
@@ -959,6 +963,128 @@ START_TEST(test_cli_history_exit_codes) {
 }
 END_TEST
 
+/* A series from values: one run per value, one figure (HBM triad). */
+static void series_results(const double *v, size_t n, gb_results *res) {
+  gb_buf b = {0};
+  gb_results_put_header(&b);
+  for (size_t i = 0; i < n; i++) {
+    char run[16], ts[32];
+    snprintf(run, sizeof run, "r%03zu", i);
+    snprintf(ts, sizeof ts, "2026-11-01T%02zu:%02zu:00Z", i / 60, i % 60);
+    gb_row r = gb_row_empty();
+    r.run_id = run;
+    r.timestamp = ts;
+    r.gpu_type = "H200-SXM-141GB";
+    r.benchmark = "membw";
+    r.case_name = "triad";
+    r.dtype = "fp64";
+    r.bytes = (int64_t)1 << 30;
+    r.metric = "gbps";
+    r.unit = "GB/s";
+    r.value = v[i];
+    gb_results_put_row(&b, &r);
+  }
+  memset(res, 0, sizeof *res);
+  ck_assert_int_eq(gb_results_read_mem("series.csv", b.data, b.len, res), GB_OK);
+  gb_buf_free(&b);
+}
+
+/* Six runs, a 10% step after three, 1% noise: flagged (a permutation test
+ * alone cannot go below p = 1/20 on 3 + 3 values). */
+START_TEST(test_history_short_step) {
+  g_state = 77;
+  double v[6];
+  for (int i = 0; i < 6; i++) v[i] = (i < 3 ? 4400 : 3960) * (1 + 0.01 * gauss());
+  gb_results res;
+  series_results(v, 6, &res);
+  gb_cp_options o = gb_cp_defaults();
+  gb_history h;
+  ck_assert_int_eq(gb_history_build(&res, &o, &h), GB_OK);
+  ck_assert_uint_eq(h.nseries, 1);
+  ck_assert_uint_eq(h.series[0].nchanges, 1);
+  ck_assert_uint_eq(h.series[0].changes[0].index, 3);
+  ck_assert(!h.series[0].drift);
+  /* 6 values estimate their own noise poorly: the step test is widened (x2.5), so
+   * the smallest step it flags here is ~10-15%; the 10% one was clear of it */
+  ck_assert_double_lt(h.series[0].mdc_pct, 15.0);
+  gb_buf t = {0};
+  ck_assert_int_eq(gb_history_format_text(&h, true, &t), GB_OK);
+  gb_buf_append(&t, "", 1);
+  ck_assert_msg(strstr(t.data, "history: with these runs it flags a step of ") &&
+                    strstr(t.data, "(median over 1 headline series;") && strstr(t.data, "once 3 runs follow it"),
+                "%s", t.data);
+  gb_buf_free(&t);
+  gb_history_free(&h);
+  gb_results_free(&res);
+  /* five runs: too few to flag anything, and it says so */
+  series_results(v, 5, &res);
+  ck_assert_int_eq(gb_history_build(&res, &o, &h), GB_OK);
+  ck_assert_int_eq(gb_history_format_text(&h, false, &t), GB_OK);
+  gb_buf_append(&t, "", 1);
+  ck_assert_ptr_nonnull(strstr(t.data, "history: no series has 6 runs yet (2 x min segment)"));
+  gb_buf_free(&t);
+  gb_history_free(&h);
+  gb_results_free(&res);
+}
+END_TEST
+
+/* Twelve alternating 10% shifts, 4 runs each: all 11 changes reported (the
+ * search used to stop silently at 8). */
+START_TEST(test_history_no_cap) {
+  g_state = 78;
+  double v[48];
+  for (int i = 0; i < 48; i++) v[i] = ((i / 4) % 2 ? 4000 : 4400) * (1 + 0.002 * gauss());
+  gb_results res;
+  series_results(v, 48, &res);
+  gb_cp_options o = gb_cp_defaults();
+  gb_history h;
+  ck_assert_int_eq(gb_history_build(&res, &o, &h), GB_OK);
+  ck_assert_uint_eq(h.series[0].nchanges, 11);
+  for (size_t c = 0; c < 11; c++) ck_assert_uint_eq(h.series[0].changes[c].index, 4 * (c + 1));
+  ck_assert(!h.series[0].drift);
+  gb_history_free(&h);
+  gb_results_free(&res);
+}
+END_TEST
+
+/* A slow drift, -0.1% per run over 120 runs with 0.5% noise: one drift line,
+ * not a staircase of steps; a step of the same total size stays a step. */
+START_TEST(test_history_drift) {
+  g_state = 79;
+  double v[120];
+  for (int i = 0; i < 120; i++) v[i] = 4400 * (1 - 0.001 * i) * (1 + 0.005 * gauss());
+  gb_results res;
+  series_results(v, 120, &res);
+  gb_cp_options o = gb_cp_defaults();
+  gb_history h;
+  ck_assert_int_eq(gb_history_build(&res, &o, &h), GB_OK);
+  const gb_history_series *s = &h.series[0];
+  ck_assert(s->drift);
+  ck_assert_uint_eq(h.ndrift, 1);
+  ck_assert_uint_eq(h.nchanged, 0);
+  ck_assert_double_eq_tol(s->drift_pct_per_run, -0.1, 0.01);
+  ck_assert_double_eq_tol(s->drift_total_pct, -11.9, 1.0);
+  gb_buf t = {0};
+  ck_assert_int_eq(gb_history_format_text(&h, false, &t), GB_OK);
+  gb_buf_append(&t, "", 1);
+  ck_assert_msg(strstr(t.data, "drift   H200-SXM-141GB x1 membw/triad fp64 bytes=1073741824 gbps: -0.09") &&
+                    strstr(t.data, "per run, -11.") && strstr(t.data, "over runs r000..r119 (120 points, worse)"),
+                "%s", t.data);
+  ck_assert_ptr_null(strstr(t.data, "change  "));
+  gb_buf_free(&t);
+  gb_history_free(&h);
+  gb_results_free(&res);
+  for (int i = 0; i < 120; i++) v[i] = 4400 * (i < 60 ? 1 : 0.88) * (1 + 0.005 * gauss());
+  series_results(v, 120, &res);
+  ck_assert_int_eq(gb_history_build(&res, &o, &h), GB_OK);
+  ck_assert(!h.series[0].drift);
+  ck_assert_uint_eq(h.series[0].nchanges, 1);
+  ck_assert_uint_eq(h.series[0].changes[0].index, 60);
+  gb_history_free(&h);
+  gb_results_free(&res);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("gate");
   TCase *tc = tcase_create("compare");
@@ -990,6 +1116,9 @@ static Suite *suite(void) {
   tc = tcase_create("history");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_history_change_point);
+  tcase_add_test(tc, test_history_short_step);
+  tcase_add_test(tc, test_history_no_cap);
+  tcase_add_test(tc, test_history_drift);
   tcase_add_test(tc, test_history_noise_only);
   suite_add_tcase(s, tc);
   tc = tcase_create("cli");
