@@ -385,11 +385,11 @@ gb_err gb_noise_write(const gb_noise_table *t, gb_buf *out) {
   for (size_t i = 0; i < t->n && !e; i++) {
     const gb_noise_floor *f = &t->v[i];
     char num[4][32];
-    gb_snprintf_c(num[0], sizeof num[0], "%.6f", f->sigma);
+    gb_snprintf_c(num[0], sizeof num[0], "%.9g", f->sigma);
     const double d[3] = {f->median_abs, f->p95_abs, f->max_abs};
     for (int k = 0; k < 3; k++) {
       if (isnan(d[k])) num[k + 1][0] = '\0';
-      else gb_snprintf_c(num[k + 1], sizeof num[k + 1], "%.6f", d[k]);
+      else gb_snprintf_c(num[k + 1], sizeof num[k + 1], "%.9g", d[k]);
     }
     e = gb_csv_put_field(out, f->gpu_type, 0);
     if (!e) e = gb_csv_put_field(out, f->benchmark, ',');
