@@ -28,4 +28,10 @@ int gb_cmd_plan(int argc, char **argv);
 int gb_cmd_report(int argc, char **argv);
 int gb_cmd_run(int argc, char **argv);
 
+/* The front end's run and info: load the measuring module (cli/gb_measure.c)
+ * and call gb_cmd_run/gb_cmd_info there; 3 when it cannot be loaded. */
+int gb_measure_call(const char *cmd, int argc, char **argv);
+int gb_front_run(int argc, char **argv);
+int gb_front_info(int argc, char **argv);
+
 #endif

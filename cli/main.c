@@ -12,10 +12,10 @@
 const gb_command gb_commands[] = {
     {"compare", "compare results with a baseline: the CI regression gate (exit 1 on a regression)", gb_cmd_compare},
     {"history", "per-figure series over many runs, and the runs where a figure shifted", gb_cmd_history},
-    {"info", "show the driver, libraries and GPUs (exit 3 with no usable GPU)", gb_cmd_info},
+    {"info", "show the driver, libraries and GPUs (exit 3 with no usable GPU)", gb_front_info},
     {"plan", "rank GPU configurations for a workload by cost under a deadline and a budget", gb_cmd_plan},
     {"report", "write a report (Markdown, HTML, gnuplot plots) from results and a plan", gb_cmd_report},
-    {"run", "run benchmarks into a results CSV", gb_cmd_run},
+    {"run", "run benchmarks into a results CSV", gb_front_run},
     {NULL, NULL, NULL},
 };
 
