@@ -39,7 +39,11 @@ static const char *installed_data_dir(void) {
     if (gb_exe_dir(exe_dir, sizeof exe_dir) == 0 &&
         (size_t)snprintf(dir, sizeof dir, "%s/../share/gpubench", exe_dir) < sizeof dir) {
       snprintf(probe, sizeof probe, "%s/gpu_specs.csv", dir);
-      if (access(probe, R_OK) == 0) state = 1;
+      if (access(probe, R_OK) == 0) {
+        state = 1;
+        char real[PATH_MAX];
+        if (realpath(dir, real)) snprintf(dir, sizeof dir, "%s", real); /* PREFIX/share/gpubench in messages */
+      }
     }
   }
   return state == 1 ? dir : NULL;
