@@ -67,5 +67,3 @@ int gb_measure_call(const char *cmd, int argc, char **argv) {
   return entry(cmd, argc, argv);
 }
 
-int gb_front_run(int argc, char **argv) { return gb_measure_call("run", argc, argv); }
-int gb_front_info(int argc, char **argv) { return gb_measure_call("info", argc, argv); }
