@@ -16,6 +16,7 @@ const gb_command gb_commands[] = {
     {&gb_compare_cmd, gb_cmd_compare},
     {&gb_history_cmd, gb_cmd_history},
     {&gb_info_cmd, gb_cmd_info},
+    {&gb_merge_cmd, gb_cmd_merge},
     {&gb_plan_cmd, gb_cmd_plan},
     {&gb_report_cmd, gb_cmd_report},
     {&gb_run_cmd, gb_cmd_run},
