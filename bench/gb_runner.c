@@ -11,6 +11,7 @@
 
 #include "gb_cuda.h"
 #include "gb_num.h"
+#include "gb_progress.h"
 #include "gb_runinfo.h"
 #include "gb_telemetry.h"
 
@@ -76,9 +77,10 @@ static void keyset_free(keyset *k) {
 
 /* ---- progress ---- */
 
+static gb_progress g_progress; /* the campaign's clock and ETA (gb_progress.h) */
+
 static void progress(const gb_campaign *c, size_t done, size_t total, const char *bench, const gb_case *cs,
                      const char *result) {
-  if (!c->progress) return;
   char what[160], size[32] = "";
   if (cs->bytes != GB_NA) gb_fmt_size(size, sizeof size, cs->bytes);
   if (cs->m != GB_NA)
@@ -87,17 +89,7 @@ static void progress(const gb_campaign *c, size_t done, size_t total, const char
   else
     snprintf(what, sizeof what, "%s %s%s%s%s%s", bench, cs->name, cs->dtype[0] ? " " : "", cs->dtype,
              size[0] ? " " : "", size);
-  if (c->progress_bar) {
-    int width = 30, fill = total ? (int)(width * done / total) : width;
-    char bar[64];
-    for (int i = 0; i < width; i++) bar[i] = i < fill ? '#' : '.';
-    bar[width] = '\0';
-    fprintf(c->progress, "\r\033[K[%s] %zu/%zu %s%s%s", bar, done, total, what, result ? ": " : "",
-            result ? result : "");
-  } else if (result) {
-    fprintf(c->progress, "[%zu/%zu] %s: %s\n", done, total, what, result);
-  }
-  fflush(c->progress);
+  gb_progress_draw(&g_progress, c->progress, c->progress_bar, done, total, what, result);
 }
 
 /* ---- the run ---- */
@@ -389,6 +381,7 @@ gb_err gb_campaign_run(const gb_campaign *c, const gb_system_info *sys, gb_campa
 
   size_t done_cases = 0;
   bool broken = false;
+  gb_progress_start(&g_progress, gb_progress_now());
   for (int i = 0; i < c->nbenches && !err && !g_stop && !broken; i++)
     err = run_bench(&st, c->benches[i], &done_cases, total, &lists[i], &broken);
   for (int i = 0; i < c->nbenches; i++) gb_case_list_free(&lists[i]);
