@@ -110,7 +110,7 @@ static int set_option(void *args, const gb_opt *o, const char *val, char *err, s
   }
   switch (o->kind) {
   case GB_OPT_FLAG:
-    store_int(args, o, 1);
+    store_int(args, o, !o->clear);
     break;
   case GB_OPT_STRING:
   case GB_OPT_PATH:
@@ -180,6 +180,10 @@ static int set_option(void *args, const gb_opt *o, const char *val, char *err, s
   }
   case GB_OPT_CALL:
     break;
+  }
+  if (o->has_given) {
+    bool given = true;
+    memcpy((char *)args + o->given_off, &given, sizeof given);
   }
   if (o->set && o->set(args, o, val, err, errlen)) return -1;
   return 0;
@@ -431,13 +435,13 @@ void gb_opt_help(const gb_opt_cmd *cmd, FILE *fp) {
 /* ---- man page ---- */
 
 /* One roff text line: backslashes escaped, a leading '.' or '\'' guarded,
- * "@DATA@" replaced, a '-' that starts a word (an option) written "\-";
+ * "@DATA@" written DATADIR, a '-' that starts a word (an option) written "\-";
  * dash_escape writes every '-' so (option names). */
 static void roff_put(const char *text, size_t len, bool dash_escape, FILE *fp) {
   if (len && (text[0] == '.' || text[0] == '\'')) fputs("\\&", fp);
   for (size_t i = 0; i < len; i++) {
-    if (strncmp(text + i, "@DATA@", 6) == 0 && i + 6 <= len) {
-      fputs(gb_data_dir(), fp);
+    if (i + 6 <= len && strncmp(text + i, "@DATA@", 6) == 0) {
+      fputs("\\fIDATADIR\\fR", fp); /* the page may be installed elsewhere: FILES says what it is */
       i += 5;
     } else if (text[i] == '\\') {
       fputs("\\e", fp);

@@ -62,7 +62,8 @@
 #endif
 
 typedef enum gb_opt_kind {
-  GB_OPT_FLAG,   /* no value: stores true in the bool (or 1 in the int) at .off */
+  GB_OPT_FLAG,   /* no value: stores true in the bool (or 1 in the int) at .off; false (0)
+                    with .clear (--quick against --full) */
   GB_OPT_STRING, /* const char * at .off, any non-empty text */
   GB_OPT_PATH,   /* const char * at .off, a file or directory name; .ext tells completion which */
   GB_OPT_INT,    /* whole number in [.min, .max], stored in the integer at .off (int, long,
@@ -84,6 +85,9 @@ typedef enum gb_opt_kind {
 #define GB_OPT_AT(T, m) .off = offsetof(T, m), .size = sizeof(((T *)0)->m)
 /* A list's or unbounded operands' count: the size_t member m of T. */
 #define GB_OPT_COUNT(T, m) .count_off = offsetof(T, m), .has_count = true
+/* A bool member m of T set true when the option is given (for a value whose
+ * default has no "not given" sentinel). */
+#define GB_OPT_GIVEN(T, m) .given_off = offsetof(T, m), .has_given = true
 
 /* A setter for what a table cannot say: gets the args struct, the option's
  * entry (NULL for an operand) and the value (NULL for an option without a
@@ -109,6 +113,9 @@ typedef struct gb_opt {
                           those extensions), "/" (directories), NULL (any file) */
   size_t count_off;    /* GB_OPT_LIST: GB_OPT_COUNT(T, member) */
   bool has_count;
+  bool clear;          /* GB_OPT_FLAG: store false instead of true */
+  size_t given_off;    /* GB_OPT_GIVEN(T, member): set true when given */
+  bool has_given;
   gb_opt_setter set;   /* GB_OPT_CALL: stores the value; other kinds: called after storing */
   const char *group;   /* starts a new group of options in help under this heading ("Output") */
   bool hidden;         /* accepted, but not in help, man page or completion (an alias) */
@@ -153,8 +160,9 @@ int gb_opt_parse(const gb_opt_cmd *cmd, int argc, char **argv, void *args);
 void gb_opt_free(const gb_opt_cmd *cmd, void *args);
 
 /* Writes "Usage: ...", the description, the options (with -h, --help),
- * notes and exit codes: the text of `gpubench NAME --help`. In help and man
- * text, "@DATA@" stands for the data directory (gb_data_dir()). */
+ * notes and exit codes: the text of `gpubench NAME --help`. In any text of a
+ * spec, "@DATA@" stands for the data directory: gb_data_dir() in help, the
+ * word DATADIR in the man page (which may be installed elsewhere). */
 void gb_opt_help(const gb_opt_cmd *cmd, FILE *fp);
 
 /* The program: every subcommand, for the man page and the completion. */

@@ -1,9 +1,7 @@
 # Writes the man page and the bash completion from the built program's option
 # tables (cli/gb_opt.h): cmake -DEXE=gpubench -DMAN=gpubench.1
 # -DCOMPLETION=gpubench.bash-completion -P gen_docs.cmake. Each file is written
-# whole or not at all, with the built-in data directory (not the caller's
-# GPUBENCH_DATA_DIR).
-unset(ENV{GPUBENCH_DATA_DIR})
+# whole or not at all.
 foreach(pair "MAN;--man" "COMPLETION;--completion;bash")
   list(POP_FRONT pair var)
   set(out ${${var}})

@@ -23,7 +23,7 @@ typedef struct targs {
   int iters;
   int64_t big;
   size_t count;
-  bool all;
+  bool count_given, all;
   int mode;
   const char *tags[3];
   size_t ntags;
@@ -49,7 +49,8 @@ static const char *const k_modes[] = {"fast", "slow", NULL};
 static const gb_opt k_topts[] = {
     {"iters", 'n', "N", "timed samples", GB_OPT_INT, A(iters), .min = 1, .max = 100000},
     {"big", 0, "N", "a 64-bit count", GB_OPT_INT, A(big), .min = 0, .max = INT64_MAX},
-    {"count", 0, "N", "a size_t count", GB_OPT_INT, A(count), .min = 0, .max = 1000},
+    {"count", 0, "N", "a size_t count", GB_OPT_INT, A(count), .min = 0, .max = 1000,
+     GB_OPT_GIVEN(targs, count_given)},
     {"alpha", 0, "A", "significance", GB_OPT_DOUBLE, A(alpha), .lo = 0, .hi = 1,
      .bounds = GB_OPT_LO_OPEN | GB_OPT_HI_OPEN},
     {"pos", 0, "X", "a positive number", GB_OPT_DOUBLE, A(pos), .lo = 0, .hi = INFINITY, .bounds = GB_OPT_LO_OPEN},
@@ -60,6 +61,7 @@ static const gb_opt k_topts[] = {
     {"extra", 0, "X", "repeatable, any number", GB_OPT_LIST, A(extra), GB_OPT_COUNT(targs, nextra)},
     {"call", 0, "V", "through a setter", GB_OPT_CALL, .set = count_call},
     {"all", 'a', NULL, "a flag", GB_OPT_FLAG, A(all)},
+    {"no-all", 0, NULL, "clears it", GB_OPT_FLAG, A(all), .clear = true},
     {"alias", 0, NULL, "hidden", GB_OPT_CALL, .set = count_call, .hidden = true},
     {0}};
 
@@ -142,6 +144,7 @@ START_TEST(test_parse_values) {
   ck_assert_double_eq(a.pos, 2.5);
   ck_assert(a.big == INT64_C(9007199254740993));
   ck_assert_uint_eq(a.count, 7);
+  ck_assert(a.count_given);
   ck_assert_uint_eq(a.nextra, 2);
   ck_assert_str_eq(a.extra[1], "e2");
   ck_assert_int_eq(a.calls, 2);
@@ -152,9 +155,11 @@ START_TEST(test_parse_values) {
   ck_assert_uint_eq(a.nextra, 0);
   /* a prefix of a long name is enough when it is unambiguous; a second
    * parse in the same process starts afresh */
-  rc = parse(&a, &err, NULL, ARGS("t", "--it", "7", "a", "b"));
+  rc = parse(&a, &err, NULL, ARGS("t", "--it", "7", "a", "b", "-a", "--no-all"));
   ck_assert_int_eq(rc, GB_CLI_CONTINUE);
   ck_assert_int_eq(a.iters, 7);
+  ck_assert(!a.all);
+  ck_assert(!a.count_given);
   ck_assert(isnan(a.alpha)); /* not given: the default stays */
   free(err);
 }
