@@ -31,6 +31,14 @@
  *   int rc = gb_opt_parse(&my_cmd, argc, argv, &a);
  *   if (rc != GB_CLI_CONTINUE) { gb_opt_free(&my_cmd, &a); return rc; }
  *
+ * Other forms: operands of any number, .max = -1 with GB_OPT_AT(T, files)
+ * (a const char ** the parser mallocs) and GB_OPT_COUNT(T, nfiles)
+ * (cmd_report.c); a setter for what a kind cannot say, .set (cmd_plan.c's
+ * workload file and keys); options grouped under headings, .group on the
+ * first of each group (cmd_plan.c). A new subcommand is one line in
+ * cli/gb_commands.c; tests/check_cli.c then checks that its --help, man
+ * section and completion list exactly its table's options.
+ *
  * Parsing (argv[0] is the subcommand's name):
  * - "--name VALUE", "--name=VALUE", "-x VALUE", "-xVALUE"; a long name may be
  *   shortened to any unambiguous prefix (getopt_long). Options and operands
@@ -40,9 +48,15 @@
  * - Every value is checked as its kind says, when it is read. A bad value,
  *   an unknown option, a missing or empty value, or a wrong number of
  *   operands prints one line through gb_cli_usage_error, naming the option
- *   and the value, e.g.
- *     gpubench compare: --iters: not a whole number from 1 to 100000: "x"
- *   and the parse returns 2.
+ *   and the value, and the parse returns 2:
+ *     gpubench CMD: --iters: not a whole number from 1 to 100000: "x"
+ *     gpubench CMD: --alpha: not a number between 0 and 1: "2"     (both ends open)
+ *     gpubench CMD: --threshold: not a non-negative number: "-1"  (lo 0, hi INFINITY)
+ *     gpubench CMD: --mode: not one of fast, slow: "medium"
+ *     gpubench CMD: --alpha needs a value
+ *     gpubench CMD: unknown option "--frob"   / ambiguous option "--al" (--alpha, --all)
+ *   A command's own checks across options (run: --out against --resume)
+ *   follow the parse, through gb_cli_usage_error as well.
  * - Returns GB_CLI_CONTINUE when the command should go on, 0 after --help,
  *   2 after a usage error, 1 when memory ran out. Strings stored in the args
  *   struct point into argv. gb_opt_free releases what the parser allocated
@@ -70,7 +84,8 @@ typedef enum gb_opt_kind {
                     int64_t, size_t, uint64_t: by its size, GB_OPT_AT records it) */
   GB_OPT_DOUBLE, /* finite number in [.lo, .hi] (.bounds makes either end open; .hi = INFINITY
                     for no upper bound), double at .off */
-  GB_OPT_CHOICE, /* one of .choices (NULL-terminated): its index, in the int at .off */
+  GB_OPT_CHOICE, /* one of .choices (NULL-terminated): its index, in the int at .off; the
+                    completion offers them */
   GB_OPT_LIST,   /* repeatable text: appended to a const char * array at .off, count in the
                     size_t at .count_off; .max > 0: the array is inline, that long; .max = 0:
                     the parser mallocs it (gb_opt_free releases it) */
@@ -142,7 +157,8 @@ typedef struct gb_opt_cmd {
   const char *synopsis;    /* after "gpubench NAME ": "[OPTIONS] BASELINE.csv CURRENT.csv" */
   const char *summary;     /* one line for the command list and the man page */
   const char *description; /* paragraphs separated by "\n\n", lines wrapped at 80 columns */
-  const gb_opt *options;   /* the table, ended by {0}; NULL: not converted (no generated help) */
+  const gb_opt *options;   /* the table, ended by {0}; --help lists it in this order, -h, --help
+                              after it (NULL: only -h, --help) */
   gb_opt_operands operands;
   const char *notes;       /* paragraphs printed after the options (may be NULL) */
   const char *exit_status; /* "0 pass; 1 ...": after "Exit codes: " */
