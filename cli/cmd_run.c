@@ -10,16 +10,10 @@
 #include "gb_num.h"
 #include "gb_runner.h"
 
-static int set_quick(void *args, const gb_opt *o, const char *val, char *err, size_t errlen) {
-  (void)o, (void)val, (void)err, (void)errlen;
-  ((gb_run_args *)args)->full = false;
-  return 0;
-}
-
 #define A(m) GB_OPT_AT(gb_run_args, m)
 static const gb_opt k_opts[] = {
     {"bench", 0, "LIST", "comma-separated benchmarks (default: all); --list shows them", GB_OPT_STRING, A(bench_list)},
-    {"quick", 0, NULL, "the quick profile (default)", GB_OPT_CALL, .set = set_quick},
+    {"quick", 0, NULL, "the quick profile (default)", GB_OPT_FLAG, A(full), .clear = true},
     {"full", 0, NULL, "the full profile (every size and shape)", GB_OPT_FLAG, A(full)},
     {"devices", 0, "LIST", "CUDA device ordinals, e.g. 0 or 0,1 (default: all). Single-GPU\n"
      "benchmarks run on the first; collectives use all of them", GB_OPT_STRING, A(devices)},

@@ -37,12 +37,12 @@ const gb_opt_prog *gb_cli_program(void) {
           "Run 'gpubench COMMAND --help' for a command's options.",
       .exit_status = "0 success, 1 a check failed or a regression, 2 bad usage or input,\n"
                      "3 no usable GPU, or nothing the gate could compare.",
-      .environment = "GPUBENCH_DATA_DIR\tthe data directory (prices, datasheets, shipped measurements, workloads);\n"
-                     "default @DATA@\n"
+      .environment = "GPUBENCH_DATA_DIR\tthe data directory, DATADIR below; without it, the one gpubench was\n"
+                     "built with (`gpubench plan --help` shows it)\n"
                      "GPUBENCH_GNUPLOT\tthe gnuplot program that draws the plots (default: gnuplot in PATH)",
-      .files = "@DATA@/prices.csv, @DATA@/gpu_specs.csv, @DATA@/measured/*.csv,\n"
-               "@DATA@/workloads/*.ini: the planner's and the reports' shipped inputs\n"
-               "(docs/planner.md). Results files: docs/results-schema.md.",
+      .files = "@DATA@/prices.csv, @DATA@/gpu_specs.csv: prices and datasheet figures;\n"
+               "@DATA@/measured/*.csv: the shipped measurements; @DATA@/workloads/*.ini:\n"
+               "example workloads (docs/planner.md). Results files: docs/results-schema.md.",
       .cmds = cmds,
   };
   if (!cmds[0]) {
