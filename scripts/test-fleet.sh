@@ -288,6 +288,8 @@ deb_test() {
     bad "deb: gpubench plan: $(head -3 "$tmp/deb-plan.txt")"
   fi
   check "deb: the module in /usr/lib/gpubench" test -f /usr/lib/gpubench/libgpubench-measure.so
+  check "deb: man gpubench and its completion" test -s /usr/share/man/man1/gpubench.1 -a \
+    -s /usr/share/bash-completion/completions/gpubench
   DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq gpubench >/dev/null 2>&1 && deb_installed=0
 }
 deb_test
@@ -300,7 +302,7 @@ install_test() {
     return
   fi
   if ! (cmake -S "$src" -B "$src/build" -DCMAKE_BUILD_TYPE=Release >/dev/null &&
-        cmake --build "$src/build" -j2 --target gpubench gpubench-measure >/dev/null 2>&1 &&
+        cmake --build "$src/build" -j2 --target gpubench gpubench-measure gpubench_docs >/dev/null 2>&1 &&
         cmake --install "$src/build" --prefix "$prefix" >/dev/null); then
     bad "install: build and cmake --install of a clean clone"
     return
@@ -309,6 +311,8 @@ install_test() {
   check "install: bin, module and data under the prefix" test -x "$prefix/bin/gpubench" -a \
     -f "$prefix/lib/gpubench/libgpubench-measure.so" -a -f "$prefix/share/gpubench/gpu_specs.csv" -a \
     -d "$prefix/share/gpubench/workloads" -a -d "$prefix/share/gpubench/measured"
+  check "install: man page and bash completion" test -s "$prefix/share/man/man1/gpubench.1" -a \
+    -s "$prefix/share/bash-completion/completions/gpubench"
   # every CUDA library hidden: tmpfs over /usr/local/cuda*, /dev/null over
   # any other copy the loader knows
   cat > "$tmp/hidden.sh" <<'EOF'
