@@ -328,6 +328,7 @@ cd /
 if ls /usr/local/cuda*/lib*/libcublasLt.so* >/dev/null 2>&1; then echo "cuda still visible"; exit 1; fi
 "$prefix/bin/gpubench" plan > "$out/plan.txt" 2>&1 || { echo "plan exit $?"; exit 1; }
 "$prefix/bin/gpubench" report --out "$out/report" > "$out/report.txt" 2>&1 || { echo "report exit $?"; exit 1; }
+"$prefix/bin/gpubench" run --help > "$out/run-help.txt" 2>&1 || { echo "run --help exit $?"; exit 1; }
 "$prefix/bin/gpubench" run --bench membw --out "$out/r.csv" > "$out/run.txt" 2>&1
 echo "run exit $?"
 EOF
@@ -341,6 +342,8 @@ EOF
     bad "install: plan with CUDA hidden: $said $(head -3 "$out/plan.txt" 2>/dev/null)"
   fi
   check "install: gpubench report from / with CUDA hidden" test -s "$out/report/report.md"
+  check "install: gpubench run --help with CUDA hidden (the option table is in the program)" \
+    grep -q "^Usage: gpubench run" "$out/run-help.txt"
   if [[ $said == *"run exit 3"* ]] && grep -q "cannot load the measuring module: lib.*\.so.*: cannot open" "$out/run.txt"; then
     ok "install: run with CUDA hidden exits 3 naming the library ($(grep -o 'lib[A-Za-z]*\.so[.0-9]*' "$out/run.txt" | head -1))"
   else
