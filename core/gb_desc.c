@@ -29,7 +29,7 @@ static gb_fclass classify_gemm(const gb_row *r) {
 }
 
 static gb_fclass classify_membw(const gb_row *r) {
-  return gb_desc_is_hbm(r, GB_NA) ? GB_FCLASS_HEADLINE : GB_FCLASS_LATENCY;
+  return gb_desc_is_hbm(r, r->l2_bytes) ? GB_FCLASS_HEADLINE : GB_FCLASS_LATENCY;
 }
 
 /* Pageable copies go through a staging buffer and the host's page cache;
@@ -137,6 +137,44 @@ gb_fclass gb_desc_class(const gb_row *r) {
   return b && b->classify ? b->classify(r) : GB_FCLASS_HEADLINE;
 }
 
+/* ---- headline figures ---- */
+
+static bool measured(const gb_row *r) { return r->status == GB_STATUS_OK || r->status == GB_STATUS_THROTTLED; }
+
+static double volume(const gb_row *r) {
+  return r->m == GB_NA || r->n == GB_NA || r->k == GB_NA ? -1 : (double)r->m * (double)r->n * (double)r->k;
+}
+
+/* Whether o competes with r for the headline of r's group under rule. */
+static bool same_group(const gb_row *r, const gb_row *o, gb_headline_rule rule) {
+  return measured(o) && is(o->benchmark, r->benchmark) && is(o->run_id, r->run_id) && is(o->gpu_type, r->gpu_type) &&
+         is(o->settings, r->settings) && is(o->case_name, r->case_name) && is(o->dtype, r->dtype) &&
+         is(o->metric, r->metric) && (rule != GB_HEADLINE_LARGEST_MESSAGE || o->gpu_count == r->gpu_count);
+}
+
+bool gb_desc_is_headline(const gb_row *r, const gb_row *rows, size_t n) {
+  if (r->headline >= 0) return r->headline == 1;
+  const gb_bench_desc *b = gb_desc_find(r->benchmark);
+  if (!b || !is(r->metric, b->headline_metric)) return false;
+  switch (b->headline) {
+  case GB_HEADLINE_NONE: return false;
+  case GB_HEADLINE_PER_CASE: return true;
+  case GB_HEADLINE_HBM: return !gb_desc_membw_cold(r) && gb_desc_is_hbm(r, GB_NA);
+  case GB_HEADLINE_LARGEST_SHAPE:
+    for (size_t i = 0; i < n; i++)
+      if (same_group(r, &rows[i], b->headline) && volume(&rows[i]) > volume(r)) return false;
+    return volume(r) > 0;
+  case GB_HEADLINE_LARGEST_MESSAGE:
+    if (r->bytes == GB_NA || gb_desc_class(r) == GB_FCLASS_MEANINGLESS) return false;
+    for (size_t i = 0; i < n; i++)
+      if (same_group(r, &rows[i], b->headline) && rows[i].bytes != GB_NA && rows[i].bytes > r->bytes &&
+          gb_desc_class(&rows[i]) != GB_FCLASS_MEANINGLESS)
+        return false;
+    return true;
+  }
+  return false;
+}
+
 /* ---- element types ---- */
 
 const gb_dtype_desc gb_dtype_descs[] = {
@@ -167,8 +205,14 @@ int64_t gb_hbm_min_bytes(int64_t l2_bytes) {
 }
 
 bool gb_desc_is_hbm(const gb_row *r, int64_t l2_bytes) {
+  if (l2_bytes == GB_NA) l2_bytes = r->l2_bytes;
   return is(r->benchmark, "membw") && is(r->metric, "gbps") && r->bytes != GB_NA &&
          r->bytes >= gb_hbm_min_bytes(l2_bytes);
+}
+
+bool gb_desc_membw_cold(const gb_row *r) {
+  if (r->regime && r->regime[0]) return is(r->regime, "hbm-cold");
+  return ends_with(r->case_name, "_cold");
 }
 
 int gb_hbm_case_rank(const char *case_name) {

@@ -58,7 +58,8 @@ typedef enum gb_headline_rule {
   GB_HEADLINE_NONE = 0,
   GB_HEADLINE_LARGEST_SHAPE,   /* per case and dtype: the largest m*n*k (GEMM) */
   GB_HEADLINE_PER_CASE,        /* every case: one figure each (fma) */
-  GB_HEADLINE_HBM,             /* per dtype: the HBM rule below (membw) */
+  GB_HEADLINE_HBM,             /* every hot row at an HBM size (the HBM rule below); a case's
+                                * HBM figure is the best of them (membw) */
   GB_HEADLINE_LARGEST_MESSAGE, /* per case, dtype and gpu_count: the largest bytes, among the
                                 * figures that mean something for the GPU count (collective, copy) */
 } gb_headline_rule;
@@ -91,6 +92,16 @@ gb_dir gb_desc_direction(const char *benchmark, const char *metric);
 /* The class of a row (GB_FCLASS_HEADLINE for a benchmark the table lacks). */
 gb_fclass gb_desc_class(const gb_row *r);
 
+/* Whether r holds its benchmark's headline figure: its `headline` column
+ * where its file has one (r->headline >= 0), else the benchmark's headline
+ * rule applied with rows as the measured set (the rows of r's run and GPU
+ * type; rows of other runs, benchmarks or GPU types, and rows that are not
+ * ok or throttled, are ignored). Only rows in the benchmark's
+ * headline_metric are headline figures; a benchmark the table lacks has
+ * none. The one definition readers and the runner share (the runner writes
+ * the column from its planned cases, docs/results-schema.md). */
+bool gb_desc_is_headline(const gb_row *r, const gb_row *rows, size_t n);
+
 /* ---- element types ---- */
 
 typedef struct gb_dtype_desc {
@@ -118,8 +129,14 @@ int gb_dtype_bytes(const char *name);
 int64_t gb_hbm_min_bytes(int64_t l2_bytes);
 
 /* Whether r is an HBM bandwidth figure: a membw `gbps` row whose arrays are
- * at least gb_hbm_min_bytes(l2_bytes) (l2_bytes <= 0 or GB_NA: unknown). */
+ * at least gb_hbm_min_bytes(l2_bytes); l2_bytes GB_NA: the row's own
+ * l2_bytes column (itself GB_NA in older files: unknown, 1 GiB). */
 bool gb_desc_is_hbm(const gb_row *r, int64_t l2_bytes);
+
+/* Whether a membw row is a cold case (its arrays evicted from L2 before
+ * each operation): its regime column "hbm-cold", or in files without the
+ * column a case name ending in "_cold". */
+bool gb_desc_membw_cold(const gb_row *r);
 
 /* The order in which membw cases stand for "the" HBM bandwidth: triad 0,
  * copy 1, any other 2. The headline HBM figure of a GPU type and dtype is
