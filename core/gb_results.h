@@ -51,7 +51,7 @@ typedef struct gb_row {
                          * "" for the defaults. Part of the row's identity. */
   /* typed columns for what readers need (docs/results-schema.md); detail is for people only */
   int64_t l2_bytes;     /* membw: the device's L2 size, bytes (GB_NA: not recorded) */
-  const char *regime;   /* membw: where the working set lives: "l2", "mixed", "hbm", "hbm-cold" ("": not recorded) */
+  const char *regime;   /* membw: where the working set lives: "l2", "transition", "hbm", "hbm-cold" ("": not recorded) */
   int headline;         /* 1: the row holds its benchmark's headline figure by gb_desc's rule; 0: it does
                          * not (empty in a file that has the column); -1: the file has no headline column */
   /* where a read row came from (not written) */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_membw.h"
 #include "gb_bench.h"
 #include "testutil_gpu.h"
 
@@ -60,7 +61,12 @@ START_TEST(test_membw_tiny_sweep_ok) {
     ck_assert(w->min <= w->value && w->value <= w->max);
     ck_assert_int_gt((int)strlen(w->variant), 5);
     ck_assert_ptr_nonnull(strstr(w->detail, "check ok"));
-    ck_assert_ptr_null(strstr(w->detail, "headline")); /* 64 MiB is no headline size */
+    /* the typed columns readers use instead of the detail */
+    ck_assert_int_eq(w->l2_bytes, g_sys.dev[0].l2_bytes);
+    if (strstr(w->case_name, "_cold")) ck_assert_str_eq(w->regime, "hbm-cold");
+    else ck_assert_str_eq(w->regime, gb_membw_regime((int64_t)gb_membw_kernel_find(w->case_name)->arrays * w->bytes,
+                                                     w->l2_bytes));
+    ck_assert_ptr_null(strstr(w->detail, "l2_bytes="));
     if (strstr(w->case_name, "_cold")) cold++;
   }
   ck_assert_uint_gt(cold, 0);
