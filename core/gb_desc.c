@@ -55,52 +55,17 @@ static gb_fclass classify_headline(const gb_row *r) {
 
 /* ---- the table ---- */
 
-static const gb_metric_desc gemm_metrics[] = {
-    {"tflops", "TFLOP/s", GB_DIR_HIGHER, "throughput", "flops_per_second", 1e12,
-     "floating-point GEMM throughput, 2*m*n*k operations per product"},
-    {"tops", "TOP/s", GB_DIR_HIGHER, "throughput", "ops_per_second", 1e12,
-     "integer GEMM throughput, 2*m*n*k operations per product"},
-    {"speedup", "x", GB_DIR_HIGHER, "speedup", "ratio", 1.0,
-     "throughput of one precision over another at the same shape"},
-};
-
-static const gb_metric_desc membw_metrics[] = {
-    {"gbps", "GB/s", GB_DIR_HIGHER, "bandwidth", "bytes_per_second", 1e9,
-     "device memory bandwidth, bytes counted as BabelStream does"},
-};
-
-static const gb_metric_desc copy_metrics[] = {
-    {"gbps", "GB/s", GB_DIR_HIGHER, "bandwidth", "bytes_per_second", 1e9,
-     "copy bandwidth, each byte counted once"},
-    {"rw_gbps", "GB/s", GB_DIR_HIGHER, "rw_bandwidth", "bytes_per_second", 1e9,
-     "device-to-device copy bandwidth counting read plus write"},
-};
-
-static const gb_metric_desc collective_metrics[] = {
-    {"algbw_gbps", "GB/s", GB_DIR_HIGHER, "algbw", "bytes_per_second", 1e9,
-     "NCCL algorithm bandwidth, bytes / time (nccl-tests)"},
-    {"busbw_gbps", "GB/s", GB_DIR_HIGHER, "busbw", "bytes_per_second", 1e9,
-     "NCCL bus bandwidth, algbw times the collective's factor (nccl-tests)"},
-    {"time_us", "us", GB_DIR_LOWER, "time", "seconds", 1e-6, "time of one collective"},
-};
-
-static const gb_metric_desc fma_metrics[] = {
-    {"tflops", "TFLOP/s", GB_DIR_HIGHER, "throughput", "flops_per_second", 1e12,
-     "CUDA-core fused multiply-add throughput, 2 operations per FMA"},
-};
-
+/* One entry per benchmark of the registry (gb_registry.def), which holds the
+ * whole description; a metric list is a static compound literal. */
+#define GB_METRICS(...) \
+  (const gb_metric_desc[]){__VA_ARGS__}, sizeof((const gb_metric_desc[]){__VA_ARGS__}) / sizeof(gb_metric_desc)
+#define GB_BENCHMARK(name, title, metrics, headline_metric, rule, classify, section) \
+  {#name, title, metrics, headline_metric, rule, classify, section},
 const gb_bench_desc gb_bench_descs[] = {
-    {"gemm", "GEMM throughput per precision", gemm_metrics, N(gemm_metrics), "tflops", GB_HEADLINE_LARGEST_SHAPE,
-     classify_gemm, "gemm"},
-    {"membw", "Device memory bandwidth", membw_metrics, N(membw_metrics), "gbps", GB_HEADLINE_HBM, classify_membw,
-     "membw"},
-    {"copy", "Host, device and peer copies", copy_metrics, N(copy_metrics), "gbps", GB_HEADLINE_LARGEST_MESSAGE,
-     classify_copy, "copy"},
-    {"collective", "NCCL collectives", collective_metrics, N(collective_metrics), "algbw_gbps",
-     GB_HEADLINE_LARGEST_MESSAGE, classify_collective, "collective"},
-    {"fma", "CUDA-core FMA peak", fma_metrics, N(fma_metrics), "tflops", GB_HEADLINE_PER_CASE, classify_headline,
-     "fma"},
+#include "gb_registry.def"
 };
+#undef GB_BENCHMARK
+#undef GB_METRICS
 const size_t gb_nbench_descs = N(gb_bench_descs);
 
 const gb_bench_desc *gb_desc_find(const char *benchmark) {

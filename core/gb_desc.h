@@ -8,8 +8,9 @@
  * Element types have one table too, and the "is this an HBM figure" question
  * one rule.
  *
- * Adding a benchmark: one entry in gb_bench_descs (core/gb_desc.c) beside its
- * source file and its registry line (docs/architecture.md). A benchmark or
+ * The entries come from the benchmark registry, core/gb_registry.def: one
+ * entry there, the benchmark's source and its kernel are all a new
+ * benchmark takes (docs/architecture.md). A benchmark or
  * metric this table does not know still reads (old or foreign files): its
  * direction is unknown and its figures are in the headline class. */
 #ifndef GB_DESC_H
@@ -75,7 +76,8 @@ typedef struct gb_bench_desc {
   const char *section;         /* the report section that draws it (reports/) */
 } gb_bench_desc;
 
-/* Every described benchmark, in report order; gb_nbench_descs of them. */
+/* Every registered benchmark, sorted by name (gb_registry.def); gb_nbench_descs
+ * of them. The report's order is its section table's (reports/gb_rep_sections.c). */
 extern const gb_bench_desc gb_bench_descs[];
 extern const size_t gb_nbench_descs;
 
