@@ -368,11 +368,48 @@ static gb_err headline_runs(gb_rep *r) {
   return e;
 }
 
-/* Headline: per GPU type, over every run of it, the best GEMM per
- * precision (with % of the datasheet peak), CUDA-core FMA, memory bandwidth
- * from HBM (gb_rep_membw_hbm: membw's headline rows, not L2), copies and
- * collectives; "[run N]"
- * names the run of a type measured in several. */
+/* Whether point p may stand in the headline table's row kind. */
+static bool headline_candidate(const gb_rep_point *p, const gb_rep_headline *kind) {
+  return gb_rep_is(p, kind->bench, kind->metric) && (!kind->headline_rows || p->headline);
+}
+
+/* The headline table's cell of GPU type t for case cs of a row kind: the
+ * best point over the type's runs, its size or GPU count, the share of its
+ * peak, its run. */
+static void headline_cell(const gb_rep *r, const gb_rep_headline *kind, size_t t, const char *cs, char *buf,
+                          size_t n) {
+  const gb_rep_point *best = NULL;
+  for (size_t i = 0; i < r->npts; i++) {
+    const gb_rep_point *p = &r->pts[i];
+    if (r->src[p->src].type != t || !headline_candidate(p, kind) || strcmp(p->row->case_name, cs)) continue;
+    if (!best || p->value > best->value) best = p;
+  }
+  buf[0] = '\0';
+  if (!best) return;
+  size_t s = best->src;
+  char v[64], at[80] = "", tag[32] = "";
+  gb_rep_fmt(v, sizeof v, best->value);
+  if (kind->at == GB_REP_AT_SIZE && best->row->bytes != GB_NA) {
+    char sz[64];
+    gb_fmt_size(sz, sizeof sz, best->row->bytes);
+    snprintf(at, sizeof at, " at %s", sz);
+  }
+  if (r->types[t].nruns > 1) snprintf(tag, sizeof tag, " [run %zu]", r->src[s].run_no);
+  double peak = NAN;
+  if (kind->peak) peak = gb_rep_peak(r, s, kind->bench, kind->peak[0] ? kind->peak : cs);
+  if (isfinite(best->row->peak)) peak = best->row->peak;
+  if (kind->at == GB_REP_AT_GPUS)
+    snprintf(buf, n, "%s at %d GPUs%s", v, best->row->gpu_count, tag);
+  else if (isfinite(peak) && peak > 0)
+    gb_snprintf_c(buf, n, "%s%s (%.0f%% of %g)%s", v, at, 100.0 * best->value / peak, peak, tag);
+  else snprintf(buf, n, "%s%s%s", v, at, tag);
+}
+
+/* Headline: per GPU type, over every run of it, the rows each section asks
+ * for (gb_rep_section.headline: the best GEMM per precision with % of the
+ * datasheet peak, CUDA-core FMA, memory bandwidth from membw's headline
+ * rows, not L2, copies and collectives); "[run N]" names the run of a type
+ * measured in several. */
 static gb_err table_headline(gb_rep *r) {
   gb_err e = gb_doc_heading(&r->doc, 2, "Headline figures");
   if (!e)
@@ -381,12 +418,6 @@ static gb_err table_headline(gb_rep *r) {
                              "[run N] names the run it came from where a GPU type was measured in several runs. "
                              "Memory is the HBM figure: the best of membw's headline rows (hot, arrays of at least 1 "
                              "GiB and 16 L2 sizes); the L2 plateau is in the plots and under All measurements.");
-  struct {
-    const char *bench, *metric, *title;
-  } const kinds[] = {{"gemm", "tflops", "GEMM %s (TFLOP/s)"}, {"gemm", "tops", "GEMM %s (TOP/s)"},
-                     {"fma", "tflops", "CUDA-core FMA %s (TFLOP/s)"},
-                     {"membw", "gbps", "memory %s, HBM (GB/s)"}, {"copy", "gbps", "copy %s (GB/s)"},
-                     {"collective", "busbw_gbps", "%s busbw (GB/s)"}};
   size_t nc = r->ntypes + 1;
   const char **hdr = calloc(nc, sizeof *hdr);
   const char **cells = calloc(nc, sizeof *cells);
@@ -398,58 +429,26 @@ static gb_err table_headline(gb_rep *r) {
     e = gb_doc_table_begin(&r->doc, nc, hdr, NULL);
   }
   size_t rows = 0;
-  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0] && !e; k++) {
-    bool membw = !strcmp(kinds[k].bench, "membw");
-    gb_rep_names cases = {0};
-    for (size_t i = 0; i < r->npts && !e; i++) {
-      const gb_rep_point *p = &r->pts[i];
-      if (!gb_rep_is(p, kinds[k].bench, kinds[k].metric) || (membw && !gb_rep_membw_hbm(r, p))) continue;
-      e = gb_rep_names_add(&cases, p->row->case_name);
-    }
-    if (!e && cases.n > 1 && strcmp(kinds[k].bench, "gemm") == 0) qsort(cases.v, cases.n, sizeof *cases.v, gb_rep_cmp_precision);
-    for (size_t c = 0; c < cases.n && !e; c++) {
-      char title[160];
-      snprintf(title, sizeof title, kinds[k].title, cases.v[c]);
-      cells[0] = title;
-      for (size_t t = 0; t < r->ntypes; t++) {
-        const gb_rep_point *best = NULL;
-        for (size_t i = 0; i < r->npts; i++) {
-          const gb_rep_point *p = &r->pts[i];
-          if (r->src[p->src].type != t || !gb_rep_is(p, kinds[k].bench, kinds[k].metric) ||
-              strcmp(p->row->case_name, cases.v[c]) || (membw && !gb_rep_membw_hbm(r, p)))
-            continue;
-          if (!best || p->value > best->value) best = p;
+  for (size_t i = 0; i < gb_rep_nsections && !e; i++)
+    for (size_t k = 0; k < GB_REP_MAX_HEADLINES && gb_rep_sections[i].headline[k].bench && !e; k++) {
+      const gb_rep_headline *kind = &gb_rep_sections[i].headline[k];
+      gb_rep_names cases = {0};
+      for (size_t j = 0; j < r->npts && !e; j++)
+        if (headline_candidate(&r->pts[j], kind)) e = gb_rep_names_add(&cases, r->pts[j].row->case_name);
+      if (!e && cases.n > 1 && kind->precision_order) qsort(cases.v, cases.n, sizeof *cases.v, gb_rep_cmp_precision);
+      for (size_t c = 0; c < cases.n && !e; c++) {
+        char title[160];
+        snprintf(title, sizeof title, kind->title, cases.v[c]);
+        cells[0] = title;
+        for (size_t t = 0; t < r->ntypes; t++) {
+          headline_cell(r, kind, t, cases.v[c], buf[t + 1], sizeof buf[0]);
+          cells[t + 1] = buf[t + 1];
         }
-        buf[t + 1][0] = '\0';
-        if (best) {
-          size_t s = best->src;
-          char v[64], at[80] = "", tag[32] = "";
-          gb_rep_fmt(v, sizeof v, best->value);
-          if (membw && best->row->bytes != GB_NA) {
-            char sz[64];
-            gb_fmt_size(sz, sizeof sz, best->row->bytes);
-            snprintf(at, sizeof at, " at %s", sz);
-          }
-          if (r->types[t].nruns > 1) snprintf(tag, sizeof tag, " [run %zu]", r->src[s].run_no);
-          double peak = NAN;
-          if (!strcmp(kinds[k].bench, "gemm")) peak = gb_rep_peak(r, s, "gemm", cases.v[c]);
-          else if (!strcmp(kinds[k].bench, "fma")) peak = gb_rep_peak(r, s, "fma", cases.v[c]);
-          else if (membw) peak = gb_rep_peak(r, s, "membw", "hbm");
-          if (isfinite(best->row->peak)) peak = best->row->peak;
-          if (!strcmp(kinds[k].bench, "collective"))
-            snprintf(buf[t + 1], sizeof buf[0], "%s at %d GPUs%s", v, best->row->gpu_count, tag);
-          else if (isfinite(peak) && peak > 0)
-            gb_snprintf_c(buf[t + 1], sizeof buf[0], "%s%s (%.0f%% of %g)%s", v, at, 100.0 * best->value / peak, peak,
-                          tag);
-          else snprintf(buf[t + 1], sizeof buf[0], "%s%s%s", v, at, tag);
-        }
-        cells[t + 1] = buf[t + 1];
+        e = gb_doc_table_row(&r->doc, cells);
+        rows++;
       }
-      e = gb_doc_table_row(&r->doc, cells);
-      rows++;
+      gb_rep_names_free(&cases);
     }
-    gb_rep_names_free(&cases);
-  }
   if (!e) e = gb_doc_table_end(&r->doc);
   if (!e && rows == 0) e = gb_doc_note(&r->doc, "No ok rows of gemm, fma, membw, copy or collective to summarize.");
   if (!e && rows > 0) e = headline_runs(r);
