@@ -171,10 +171,7 @@ static gb_err write_case_rows(run_state *st, gb_rowset *rows, int rep, const gb_
     gb_row r = rows->v[i];
     char detail[4200];
     fill_identity(st, &r, rep, tel);
-    if (headline >= 0) {
-      const gb_bench_desc *d = gb_desc_find(r.benchmark);
-      r.headline = headline && d && strcmp(r.metric, d->headline_metric) == 0;
-    }
+    if (headline >= 0) r.headline = headline && gb_desc_is_headline_metric(r.benchmark, r.metric);
     note_reasons(&r, tel, st->c->telemetry_ms < 0, detail, sizeof detail);
     GB_TRY(gb_writer_add(&st->w, &r));
     count_row(st->res, &r);

@@ -117,10 +117,16 @@ static bool same_group(const gb_row *r, const gb_row *o, gb_headline_rule rule) 
          is(o->metric, r->metric) && (rule != GB_HEADLINE_LARGEST_MESSAGE || o->gpu_count == r->gpu_count);
 }
 
+bool gb_desc_is_headline_metric(const char *benchmark, const char *metric) {
+  const gb_bench_desc *b = gb_desc_find(benchmark);
+  const gb_metric_desc *h = b ? metric_of(b, b->headline_metric) : NULL, *m = metric_of(b, metric);
+  return h && m && (m == h || is(m->quantity, h->quantity));
+}
+
 bool gb_desc_is_headline(const gb_row *r, const gb_row *rows, size_t n) {
   if (r->headline >= 0) return r->headline == 1;
   const gb_bench_desc *b = gb_desc_find(r->benchmark);
-  if (!b || !is(r->metric, b->headline_metric)) return false;
+  if (!b || !gb_desc_is_headline_metric(r->benchmark, r->metric)) return false;
   switch (b->headline) {
   case GB_HEADLINE_NONE: return false;
   case GB_HEADLINE_PER_CASE: return true;

@@ -98,11 +98,15 @@ gb_fclass gb_desc_class(const gb_row *r);
  * where its file has one (r->headline >= 0), else the benchmark's headline
  * rule applied with rows as the measured set (the rows of r's run and GPU
  * type; rows of other runs, benchmarks or GPU types, and rows that are not
- * ok or throttled, are ignored). Only rows in the benchmark's
- * headline_metric are headline figures; a benchmark the table lacks has
- * none. The one definition readers and the runner share (the runner writes
+ * ok or throttled, are ignored). Only rows in a headline metric
+ * (gb_desc_is_headline_metric) are headline figures; a benchmark the table
+ * lacks has none. The one definition readers and the runner share (the runner writes
  * the column from its planned cases, docs/results-schema.md). */
 bool gb_desc_is_headline(const gb_row *r, const gb_row *rows, size_t n);
+
+/* Whether metric holds the benchmark's headline figures: its headline_metric
+ * or another of the same quantity (gemm: tflops, and tops for int8). */
+bool gb_desc_is_headline_metric(const char *benchmark, const char *metric);
 
 /* ---- element types ---- */
 

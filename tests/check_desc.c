@@ -140,6 +140,14 @@ START_TEST(test_headline_rules) {
   ck_assert(gb_desc_is_headline(&g[1], g, 4));
   g[0].metric = "speedup";
   ck_assert(!gb_desc_is_headline(&g[0], g, 4));
+  g[0].metric = "tops"; /* int8: the same quantity as tflops */
+  g[0].case_name = "int8";
+  ck_assert(gb_desc_is_headline(&g[0], g, 4));
+  ck_assert(gb_desc_is_headline_metric("gemm", "tops"));
+  ck_assert(!gb_desc_is_headline_metric("gemm", "speedup"));
+  ck_assert(!gb_desc_is_headline_metric("collective", "busbw_gbps"));
+  ck_assert(!gb_desc_is_headline_metric("copy", "rw_gbps"));
+  ck_assert(!gb_desc_is_headline_metric("nope", "gbps"));
   /* collective: per GPU count, largest bytes that mean something */
   gb_row c[3] = {row("collective", "all_reduce_outofplace", "algbw_gbps", 64 << 20, 8),
                  row("collective", "all_reduce_outofplace", "algbw_gbps", 128 << 20, 8),
