@@ -12,10 +12,11 @@
  *     of one process per GPU; the NCCL unique id comes through a file
  *     (atomically written by rank 0) or GPUBENCH_NCCL_ID in hex.
  * In the multi-process modes rank 0 drives: its run() broadcasts each case
- * (an array of int64 words) over NCCL and the other ranks execute it inside
- * their setup() until rank 0's teardown broadcasts STOP; their run() then
- * appends no rows. So the case list and its order (--resume included) are
- * rank 0's alone.
+ * (an array of int64 words) over NCCL. Each other rank's setup() starts a
+ * worker thread that executes rank 0's cases until rank 0's teardown
+ * broadcasts STOP (coll_worker_*); its run() appends no rows, and its
+ * teardown joins the worker before releasing the communicator. So the case
+ * list and its order (--resume included) are rank 0's alone.
  *
  * One case = one collective, dtype, placement, GPU count and size:
  *   1. check: every rank's input filled with known integers (coll_fill), the
@@ -117,6 +118,12 @@ typedef struct coll_state {
   pid_t child[GB_MAX_GPUS];
   bool child_done[GB_MAX_GPUS];
   int child_status[GB_MAX_GPUS];
+  /* a rank other than 0 (multi-process): the worker thread */
+  bool worker_started;
+  pthread_t worker;
+  int worker_done;      /* set with __atomic when the thread has ended */
+  gb_err worker_err;    /* how it ended */
+  char worker_msg[1024];
 } coll_state;
 
 static const ncclDataType_t coll_nccl_type[GB_COLL_DTYPE_COUNT] = {ncclFloat32, ncclBfloat16, ncclFloat16};
@@ -508,36 +515,6 @@ static gb_err coll_bcast_cmd(coll_state *st, coll_commset *cs, coll_cmd *cmd, bo
   return GB_OK;
 }
 
-/* Ranks other than 0: execute rank 0's cases until STOP. A failure that the
- * ranks agreed on (out of memory) is rank 0's to report; any other ends the
- * loop with the communicator aborted. */
-static gb_err coll_worker_loop(coll_state *st) {
-  coll_commset *cs = &st->commsets[0];
-  coll_outcome *res = malloc(sizeof *res);
-  if (!res) return gb_fail(GB_E_NOMEM, "collective: out of memory");
-  gb_err e = GB_OK;
-  for (;;) {
-    coll_cmd cmd;
-    memset(&cmd, 0, sizeof cmd);
-    if ((e = coll_bcast_cmd(st, cs, &cmd, true)) != GB_OK) break;
-    if (cmd.op == COLL_CMD_STOP) break;
-    if (cmd.op != COLL_CMD_RUN || cmd.coll < 0 || cmd.coll >= GB_COLL_COUNT || cmd.dtype < 0 ||
-        cmd.dtype >= GB_COLL_DTYPE_COUNT || cmd.samples < 1 || cmd.samples > COLL_MAX_SAMPLES) {
-      e = gb_fail(GB_E_INTERNAL, "collective: rank %d: malformed command from rank 0", st->launch.rank);
-      coll_break(st, gb_errmsg());
-      break;
-    }
-    e = coll_execute(st, cs, &cmd, res);
-    if (e == GB_E_OOM) e = GB_OK; /* agreed with every rank; rank 0 writes the error row */
-    if (e != GB_OK || st->broken) {
-      if (!st->broken) coll_break(st, gb_errmsg());
-      break;
-    }
-  }
-  free(res);
-  return e;
-}
-
 /* ncclCommInitRank on a thread, so that a rank which never arrives (a child
  * that failed to start, a launcher that started fewer ranks) ends in an
  * error after the deadline instead of a hang. A thread left blocked in
@@ -648,6 +625,78 @@ static void coll_describe_env(coll_state *st) {
   if (k == 0) snprintf(st->env_note, sizeof st->env_note, "NCCL_ALGO/NCCL_PROTO unset (NCCL's choice, not reported)");
 }
 
+/* ---- worker ranks (multi-process modes, rank > 0) ---- */
+
+/* Ranks other than 0: execute rank 0's cases until STOP. A failure that the
+ * ranks agreed on (out of memory) is rank 0's to report; any other ends the
+ * loop with the communicator aborted. */
+static gb_err coll_worker_loop(coll_state *st) {
+  coll_commset *cs = &st->commsets[0];
+  coll_outcome *res = malloc(sizeof *res);
+  if (!res) return gb_fail(GB_E_NOMEM, "collective: out of memory");
+  gb_err e = GB_OK;
+  for (;;) {
+    coll_cmd cmd;
+    memset(&cmd, 0, sizeof cmd);
+    if ((e = coll_bcast_cmd(st, cs, &cmd, true)) != GB_OK) break;
+    if (cmd.op == COLL_CMD_STOP) break;
+    if (cmd.op != COLL_CMD_RUN || cmd.coll < 0 || cmd.coll >= GB_COLL_COUNT || cmd.dtype < 0 ||
+        cmd.dtype >= GB_COLL_DTYPE_COUNT || cmd.samples < 1 || cmd.samples > COLL_MAX_SAMPLES) {
+      e = gb_fail(GB_E_INTERNAL, "collective: rank %d: malformed command from rank 0", st->launch.rank);
+      coll_break(st, gb_errmsg());
+      break;
+    }
+    e = coll_execute(st, cs, &cmd, res);
+    if (e == GB_E_OOM) e = GB_OK; /* agreed with every rank; rank 0 writes the error row */
+    if (e != GB_OK || st->broken) {
+      if (!st->broken) coll_break(st, gb_errmsg());
+      break;
+    }
+  }
+  free(res);
+  return e;
+}
+
+/* The worker thread of a rank other than 0: the loop above; a failure
+ * aborts the communicators (peers may be waiting in NCCL) and is kept for
+ * run() and teardown to report. */
+static void *coll_worker_main(void *arg) {
+  coll_state *st = arg;
+  gb_err e = coll_worker_loop(st);
+  if (e != GB_OK) {
+    snprintf(st->worker_msg, sizeof st->worker_msg, "%s", gb_errmsg());
+    if (!st->broken) coll_break(st, st->worker_msg);
+  }
+  st->worker_err = e;
+  __atomic_store_n(&st->worker_done, 1, __ATOMIC_RELEASE);
+  return NULL;
+}
+
+/* setup() of a rank other than 0, once the communicator exists. */
+static gb_err coll_worker_start(coll_state *st) {
+  int rc = pthread_create(&st->worker, NULL, coll_worker_main, st);
+  if (rc != 0) return gb_fail(GB_E_NOMEM, "collective: rank %d: pthread_create: %s", st->launch.rank, strerror(rc));
+  st->worker_started = true;
+  return GB_OK;
+}
+
+/* run() of a rank other than 0: rank 0 writes the rows; this one reports
+ * its worker's failure once the worker has ended with one. */
+static gb_err coll_worker_status(coll_state *st) {
+  if (!__atomic_load_n(&st->worker_done, __ATOMIC_ACQUIRE) || st->worker_err == GB_OK) return GB_OK;
+  return gb_fail(st->worker_err, "%s", st->worker_msg);
+}
+
+/* teardown() of a rank other than 0: waits for rank 0's STOP (or the
+ * worker's failure, said on stderr: no row is left to carry it). */
+static void coll_worker_join(coll_state *st) {
+  if (!st->worker_started) return;
+  pthread_join(st->worker, NULL);
+  st->worker_started = false;
+  if (st->worker_err != GB_OK)
+    fprintf(stderr, "gpubench: collective: rank %d: %s\n", st->launch.rank, st->worker_msg);
+}
+
 /* ---- the gb_bench interface ---- */
 
 static gb_err collective_plan(const gb_run_ctx *ctx, gb_case_list *out) {
@@ -745,7 +794,7 @@ static gb_err collective_setup_state(gb_run_ctx *ctx) {
   /* every rank has read the id once the communicator exists: a launcher's id file goes now */
   if (st->launch.mode == GB_COLL_MODE_LAUNCHED && st->launch.rank == 0 && !st->launch.id_hex[0])
     unlink(st->launch.id_file);
-  if (st->launch.rank != 0) return coll_worker_loop(st);
+  if (st->launch.rank != 0) return coll_worker_start(st);
   return GB_OK;
 }
 
@@ -829,7 +878,7 @@ static coll_commset *coll_find_commset(coll_state *st, int n) {
 
 static gb_err collective_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
   coll_state *st = ctx->state;
-  if (st->mp && st->launch.rank != 0) return GB_OK; /* this rank worked in setup(); rank 0 writes the rows */
+  if (st->mp && st->launch.rank != 0) return coll_worker_status(st); /* its worker thread executes the case */
   if (st->broken) return gb_fail(GB_E_CUDA, "%s", st->broken_msg);
   GB_TRY(coll_children_alive(st));
   coll_commset *cs = coll_find_commset(st, c->gpu_count);
@@ -903,6 +952,7 @@ static void collective_teardown(gb_run_ctx *ctx) {
     stop.op = COLL_CMD_STOP;
     if (coll_bcast_cmd(st, &st->commsets[0], &stop, false) != GB_OK) coll_break(st, gb_errmsg());
   }
+  coll_worker_join(st);
   for (int k = 0; k < st->ncommsets; k++)
     for (int i = 0; i < st->commsets[k].nlocal; i++)
       if (st->commsets[k].comm[i]) ncclCommDestroy(st->commsets[k].comm[i]);

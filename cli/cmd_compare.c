@@ -11,48 +11,44 @@
 #include "gb_gate.h"
 #include "gb_num.h"
 
-static void usage(FILE *fp) {
-  fprintf(fp,
-          "Usage: gpubench compare BASELINE.csv CURRENT.csv [OPTIONS]\n"
-          "\n"
-          "Compares every figure of CURRENT with BASELINE, matched by (gpu_type, gpu_count,\n"
-          "benchmark, case, dtype, m, n, k, bytes, metric). The samples of a figure are its\n"
-          "rows with status ok or throttled (one per repetition: gpubench run --repeat N). With at least 6\n"
-          "samples on both sides a two-sided Mann-Whitney U test decides significance; with\n"
-          "fewer, the rows' own min/max (or value -/+ 3 stddev) ranges must not overlap.\n"
-          "A regression is significant and worse by more than the threshold: the larger of\n"
-          "--threshold (or the config's rule for the benchmark/metric) and 3 x the\n"
-          "coefficient of variation of either side.\n"
-          "\n"
-          "Options:\n"
-          "  --threshold PCT   base threshold in percent (default 5, or [defaults] in --config)\n"
-          "  --alpha A         significance level of the Mann-Whitney test (default 0.01)\n"
-          "  --config FILE     INI file: per-benchmark/metric thresholds, metric directions\n"
-          "                    (format in docs/ci.md)\n"
-          "  --markdown FILE   write a markdown report (pull-request comment, job summary)\n"
-          "  --junit FILE      write JUnit XML: one test case per figure\n"
-          "  --allow-mismatch  compare although GPU type, GPU count, driver or CUDA differ\n"
-          "  --all             list every figure, unchanged ones too\n"
-          "  -h, --help        show this help\n"
-          "\n"
-          "Verdicts: regression, failed, missing, noise, insufficient, new, improvement,\n"
-          "unchanged. Exit codes: 0 pass; 1 a regression or a newly failed row; 2 bad usage\n"
-          "or input; 3 nothing could be compared (no common figures, or a machine mismatch\n"
-          "without --allow-mismatch).\n");
-}
+#define A(m) GB_OPT_AT(gb_compare_args, m)
+static const gb_opt k_opts[] = {
+    {"threshold", 0, "PCT", "base threshold in percent (default 5, or [defaults] in --config)", GB_OPT_DOUBLE,
+     A(threshold_pct), .lo = 0, .hi = INFINITY},
+    {"alpha", 0, "A", "significance level of the Mann-Whitney test (default 0.01)", GB_OPT_DOUBLE, A(alpha), .lo = 0,
+     .hi = 1, .bounds = GB_OPT_LO_OPEN | GB_OPT_HI_OPEN},
+    {"config", 0, "FILE", "INI file: per-benchmark/metric thresholds, metric directions\n(format in docs/ci.md)",
+     GB_OPT_PATH, A(config_path), .ext = "ini"},
+    {"markdown", 0, "FILE", "write a markdown report (pull-request comment, job summary)", GB_OPT_PATH, A(markdown)},
+    {"junit", 0, "FILE", "write JUnit XML: one test case per figure", GB_OPT_PATH, A(junit)},
+    {"allow-mismatch", 0, NULL, "compare although GPU type, GPU count, driver or CUDA differ", GB_OPT_FLAG,
+     A(allow_mismatch)},
+    {"all", 0, NULL, "list every figure, unchanged ones too", GB_OPT_FLAG, A(all)},
+    {0}};
 
-/* "--name VALUE" or "--name=VALUE": returns the value (advancing *i) or NULL. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name, int *missing) {
-  size_t n = strlen(name);
-  if (strncmp(argv[*i], name, n) != 0) return NULL;
-  if (argv[*i][n] == '=') return argv[*i] + n + 1;
-  if (argv[*i][n] != '\0') return NULL;
-  if (*i + 1 >= argc) {
-    *missing = 1;
-    return NULL;
-  }
-  return argv[++*i];
-}
+const gb_opt_cmd gb_compare_cmd = {
+    .name = "compare",
+    .synopsis = "[OPTIONS] BASELINE.csv CURRENT.csv",
+    .summary = "compare results with a baseline: the CI regression gate (exit 1 on a regression)",
+    .description =
+        "Compares every figure of CURRENT with BASELINE, matched by (gpu_type, gpu_count,\n"
+        "benchmark, case, dtype, m, n, k, bytes, metric). The samples of a figure are its\n"
+        "rows with status ok or throttled (one per repetition: gpubench run --repeat N). With at least 6\n"
+        "samples on both sides a two-sided Mann-Whitney U test decides significance; with\n"
+        "fewer, the rows' own min/max (or value -/+ 3 stddev) ranges must not overlap.\n"
+        "A regression is significant and worse by more than the threshold: the larger of\n"
+        "--threshold (or the config's rule for the benchmark/metric) and 3 x the\n"
+        "coefficient of variation of either side.",
+    .options = k_opts,
+    .operands = {.metavar = "BASELINE.csv CURRENT.csv", .help = "the baseline and the current results file",
+                 .min = 2, .max = 2, .ext = "csv", A(files), .missing = "needs BASELINE.csv and CURRENT.csv",
+                 .extra = "one baseline and one current file, not more: \"%s\""},
+    .notes = "Verdicts: regression, failed, missing, noise, insufficient, new, improvement,\nunchanged.",
+    .exit_status = "0 pass; 1 a regression or a newly failed row; 2 bad usage\n"
+                   "or input; 3 nothing could be compared (no common figures, or a machine mismatch\n"
+                   "without --allow-mismatch).",
+};
+#undef A
 
 static int write_output(const char *path, const gb_buf *b) {
   gb_err e = gb_write_file_atomic(path, b->data ? b->data : "", b->len);
@@ -64,46 +60,10 @@ static int write_output(const char *path, const gb_buf *b) {
 }
 
 int gb_compare_parse_args(int argc, char **argv, gb_compare_args *a) {
-  const char *cmd = "compare";
   memset(a, 0, sizeof *a);
   a->threshold_pct = NAN;
   a->alpha = NAN;
-  if (gb_cli_wants_help(argc, argv)) {
-    usage(stdout);
-    return 0;
-  }
-  int nfiles = 0;
-  for (int i = 1; i < argc; i++) {
-    int missing = 0;
-    const char *v;
-    if ((v = opt_value(argc, argv, &i, "--threshold", &missing))) {
-      if (!gb_parse_double(v, &a->threshold_pct) || a->threshold_pct < 0)
-        return gb_cli_usage_error(cmd, "--threshold: not a non-negative percentage: \"%s\"", v);
-    } else if ((v = opt_value(argc, argv, &i, "--alpha", &missing))) {
-      if (!gb_parse_double(v, &a->alpha) || !(a->alpha > 0 && a->alpha < 1))
-        return gb_cli_usage_error(cmd, "--alpha: not a number between 0 and 1: \"%s\"", v);
-    } else if ((v = opt_value(argc, argv, &i, "--config", &missing))) {
-      a->config_path = v;
-    } else if ((v = opt_value(argc, argv, &i, "--junit", &missing))) {
-      a->junit = v;
-    } else if ((v = opt_value(argc, argv, &i, "--markdown", &missing))) {
-      a->markdown = v;
-    } else if (missing) {
-      return gb_cli_usage_error(cmd, "%s needs a value", argv[i]);
-    } else if (strcmp(argv[i], "--allow-mismatch") == 0) {
-      a->allow_mismatch = true;
-    } else if (strcmp(argv[i], "--all") == 0) {
-      a->all = true;
-    } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-      return gb_cli_usage_error(cmd, "unknown option \"%s\"", argv[i]);
-    } else if (nfiles < 2) {
-      a->files[nfiles++] = argv[i];
-    } else {
-      return gb_cli_usage_error(cmd, "one baseline and one current file, not more: \"%s\"", argv[i]);
-    }
-  }
-  if (nfiles != 2) return gb_cli_usage_error(cmd, "needs BASELINE.csv and CURRENT.csv");
-  return GB_CLI_CONTINUE;
+  return gb_opt_parse(&gb_compare_cmd, argc, argv, a);
 }
 
 int gb_cmd_compare(int argc, char **argv) {

@@ -14,54 +14,44 @@
 #include "gb_num.h"
 #include "gb_plot.h"
 
-static void usage(FILE *fp) {
-  gb_cp_options d = gb_cp_defaults();
-  fprintf(fp,
-          "Usage: gpubench history CSV...|DIR... [OPTIONS]\n"
-          "\n"
-          "Groups the rows of every file (a directory contributes its *.csv files) by run_id,\n"
-          "orders the runs by time, and for each figure (gpu_type, gpu_count, benchmark, case,\n"
-          "dtype, m, n, k, bytes, metric) takes the median of its ok rows in each run. Each\n"
-          "series is tested for change points by E-divisive means (as Apache Otava does):\n"
-          "the strongest split is accepted when a permutation test finds it significant, and\n"
-          "the search goes on in the pieces. Each side of a change holds at least\n"
-          "--min-segment runs, so a one-run spike is never a change.\n"
-          "\n"
-          "Options:\n"
-          "  --min-segment N   runs on each side of a change (default %zu, at least 2)\n"
-          "  --permutations N  shuffles per significance test (default %zu)\n"
-          "  --alpha A         accept a change when p <= A (default %g)\n"
-          "  --seed N          seed of the shuffles, for repeatable results (default %llu)\n"
-          "  --all             list (and with --plot, plot) every series, not only those\n"
-          "                    with a change\n"
-          "  --plot DIR        trend plots: DIR/history-<figure>.{dat,gp,png,svg}, the runs\n"
-          "                    in time order, each segment's mean, a line at each change\n"
-          "                    (gnuplot; without it only .dat and .gp are written)\n"
-          "  -h, --help        show this help\n"
-          "\n"
-          "Exit codes: 0 analyzed (change points or not); 2 bad usage or input; 3 no series\n"
-          "had enough runs to test (2 x --min-segment).\n",
-          d.min_segment, d.permutations, d.alpha, (unsigned long long)d.seed);
-}
+/* The defaults written here are gb_cp_defaults()' (tests/check_cli.c holds
+ * them to it). */
+#define A(m) GB_OPT_AT(gb_history_args, m)
+static const gb_opt k_opts[] = {
+    {"min-segment", 0, "N", "runs on each side of a change (default 3, at least 2)", GB_OPT_INT, A(min_segment),
+     .min = 2, .max = 1000000},
+    {"permutations", 0, "N", "shuffles per significance test (default 1999)", GB_OPT_INT, A(permutations), .min = 1,
+     .max = 1000000},
+    {"alpha", 0, "A", "accept a change when p <= A (default 0.001)", GB_OPT_DOUBLE, A(alpha), .lo = 0, .hi = 1,
+     .bounds = GB_OPT_LO_OPEN | GB_OPT_HI_OPEN},
+    {"seed", 0, "N", "seed of the shuffles, for repeatable results (default 1)", GB_OPT_INT, A(seed), .min = 0,
+     .max = INT64_MAX, GB_OPT_GIVEN(gb_history_args, seed_set)},
+    {"all", 0, NULL, "list (and with --plot, plot) every series, not only those\nwith a change", GB_OPT_FLAG, A(all)},
+    {"plot", 0, "DIR", "trend plots: DIR/history-<figure>.{dat,gp,png,svg}, the runs\n"
+     "in time order, each segment's mean, a line at each change\n"
+     "(gnuplot; without it only .dat and .gp are written)", GB_OPT_PATH, A(plot_dir), .ext = "/"},
+    {0}};
 
-static const char *opt_value(int argc, char **argv, int *i, const char *name, int *missing) {
-  size_t n = strlen(name);
-  if (strncmp(argv[*i], name, n) != 0) return NULL;
-  if (argv[*i][n] == '=') return argv[*i] + n + 1;
-  if (argv[*i][n] != '\0') return NULL;
-  if (*i + 1 >= argc) {
-    *missing = 1;
-    return NULL;
-  }
-  return argv[++*i];
-}
-
-static int parse_count(const char *cmd, const char *opt, const char *v, int64_t lo, int64_t hi, int64_t *out) {
-  if (!gb_parse_i64(v, out) || *out < lo || *out > hi)
-    return gb_cli_usage_error(cmd, "%s: not a whole number from %lld to %lld: \"%s\"", opt, (long long)lo,
-                              (long long)hi, v);
-  return 0;
-}
+const gb_opt_cmd gb_history_cmd = {
+    .name = "history",
+    .synopsis = "[OPTIONS] CSV|DIR...",
+    .summary = "per-figure series over many runs, and the runs where a figure shifted",
+    .description =
+        "Groups the rows of every file (a directory contributes its *.csv files) by run_id,\n"
+        "orders the runs by time, and for each figure (gpu_type, gpu_count, benchmark, case,\n"
+        "dtype, m, n, k, bytes, metric) takes the median of its ok rows in each run. Each\n"
+        "series is tested for change points by E-divisive means (as Apache Otava does):\n"
+        "the strongest split is accepted when a permutation test finds it significant, and\n"
+        "the search goes on in the pieces. Each side of a change holds at least\n"
+        "--min-segment runs, so a one-run spike is never a change.",
+    .options = k_opts,
+    .operands = {.metavar = "CSV|DIR...", .help = "results files, or directories of them", .min = 1, .max = -1,
+                 .ext = "csv", A(inputs), GB_OPT_COUNT(gb_history_args, ninputs),
+                 .missing = "needs at least one results CSV or directory"},
+    .exit_status = "0 analyzed (change points or not); 2 bad usage or input; 3 no series\n"
+                   "had enough runs to test (2 x --min-segment).",
+};
+#undef A
 
 /* One trend plot: x = run number in time order (1-based), the figure's
  * value per run, each segment's mean as a line (NaN breaks it between
@@ -141,56 +131,12 @@ static gb_err plot_history(const char *dir, const gb_history *h, bool all, size_
 }
 
 int gb_history_parse_args(int argc, char **argv, gb_history_args *a) {
-  const char *cmd = "history";
   memset(a, 0, sizeof *a);
   a->alpha = NAN;
-  if (gb_cli_wants_help(argc, argv)) {
-    usage(stdout);
-    return 0;
-  }
-  a->inputs = calloc((size_t)argc + 1, sizeof *a->inputs);
-  if (!a->inputs) {
-    fprintf(stderr, "gpubench history: out of memory\n");
-    return 2;
-  }
-  for (int i = 1; i < argc; i++) {
-    int missing = 0, rc;
-    int64_t v64;
-    const char *v;
-    if ((v = opt_value(argc, argv, &i, "--min-segment", &missing))) {
-      if ((rc = parse_count(cmd, "--min-segment", v, 2, 1000000, &v64))) return rc;
-      a->min_segment = (size_t)v64;
-    } else if ((v = opt_value(argc, argv, &i, "--permutations", &missing))) {
-      if ((rc = parse_count(cmd, "--permutations", v, 1, 1000000, &v64))) return rc;
-      a->permutations = (size_t)v64;
-    } else if ((v = opt_value(argc, argv, &i, "--seed", &missing))) {
-      if ((rc = parse_count(cmd, "--seed", v, 0, INT64_MAX, &v64))) return rc;
-      a->seed = (uint64_t)v64;
-      a->seed_set = true;
-    } else if ((v = opt_value(argc, argv, &i, "--alpha", &missing))) {
-      if (!gb_parse_double(v, &a->alpha) || !(a->alpha > 0 && a->alpha < 1))
-        return gb_cli_usage_error(cmd, "--alpha: not a number between 0 and 1: \"%s\"", v);
-    } else if ((v = opt_value(argc, argv, &i, "--plot", &missing))) {
-      a->plot_dir = v;
-    } else if (missing) {
-      return gb_cli_usage_error(cmd, "%s needs a value", argv[i]);
-    } else if (strcmp(argv[i], "--all") == 0) {
-      a->all = true;
-    } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-      return gb_cli_usage_error(cmd, "unknown option \"%s\"", argv[i]);
-    } else {
-      a->inputs[a->ninputs++] = argv[i];
-    }
-  }
-  if (a->ninputs == 0) return gb_cli_usage_error(cmd, "needs at least one results CSV or directory");
-  return GB_CLI_CONTINUE;
+  return gb_opt_parse(&gb_history_cmd, argc, argv, a);
 }
 
-void gb_history_args_free(gb_history_args *a) {
-  free(a->inputs);
-  a->inputs = NULL;
-  a->ninputs = 0;
-}
+void gb_history_args_free(gb_history_args *a) { gb_opt_free(&gb_history_cmd, a); }
 
 int gb_cmd_history(int argc, char **argv) {
   gb_history_args a;

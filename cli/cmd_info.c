@@ -1,6 +1,6 @@
 /* gpubench info: driver, libraries and every GPU, or one line saying why
  * there is nothing to measure (exit 3). */
-#include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -9,33 +9,32 @@
 #include "gb_num.h"
 #include "gb_runinfo.h"
 
-static void help(void) {
-  printf("Usage: gpubench info [--csv]\n"
-         "\n"
-         "Shows the driver, CUDA runtime and driver versions, cuBLASLt, NVRTC and NCCL\n"
-         "versions, and per GPU: name, canonical gpu_type, UUID, compute capability, SMs,\n"
-         "memory, L2, max SM and memory clocks, bus width and the theoretical bandwidth it\n"
-         "implies, PCIe link, ECC, power limit, NVLink links, and the peer-access matrix.\n"
-         "\n"
-         "Options:\n"
-         "  --csv       one line per GPU as CSV (key columns only)\n"
-         "  -h, --help  this help\n"
-         "\n"
-         "Exit codes: 0 ok, 2 bad usage, 3 no NVIDIA driver or no GPU (one line says which).\n");
-}
+typedef struct info_args {
+  bool csv;
+} info_args;
+
+static const gb_opt k_opts[] = {
+    {"csv", 0, NULL, "one line per GPU as CSV (key columns only)", GB_OPT_FLAG, GB_OPT_AT(info_args, csv)},
+    {0}};
+
+const gb_opt_cmd gb_info_cmd = {
+    .name = "info",
+    .synopsis = "[--csv]",
+    .summary = "show the driver, libraries and GPUs (exit 3 with no usable GPU)",
+    .description =
+        "Shows the driver, CUDA runtime and driver versions, cuBLASLt, NVRTC and NCCL\n"
+        "versions, and per GPU: name, canonical gpu_type, UUID, compute capability, SMs,\n"
+        "memory, L2, max SM and memory clocks, bus width and the theoretical bandwidth it\n"
+        "implies, PCIe link, ECC, power limit, NVLink links, and the peer-access matrix.",
+    .options = k_opts,
+    .exit_status = "0 ok, 2 bad usage, 3 no NVIDIA driver or no GPU (one line says which).",
+};
 
 int gb_cmd_info(int argc, char **argv) {
-  static const struct option opts[] = {{"csv", no_argument, NULL, 'c'}, {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
-  int csv = 0, ch;
-  optind = 1;
-  while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-    switch (ch) {
-    case 'c': csv = 1; break;
-    case 'h': help(); return 0;
-    default: return gb_cli_usage_error("info", "unknown option");
-    }
-  }
-  if (optind < argc) return gb_cli_usage_error("info", "unexpected argument '%s'", argv[optind]);
+  info_args a = {0};
+  int rc = gb_opt_parse(&gb_info_cmd, argc, argv, &a);
+  if (rc != GB_CLI_CONTINUE) return rc;
+  bool csv = a.csv;
 
   gb_system_info sys;
   gb_err e = gb_system_query(&sys);

@@ -10,128 +10,162 @@
 #include "gb_plan.h"
 #include "gb_runinfo.h"
 
-static void usage(FILE *fp) {
-  char keys[8192], opts[4096];
-  gb_workload_keys_help(keys, sizeof keys);
-  gb_plan_opts_help(opts, sizeof opts);
-  fprintf(fp,
-          "Usage: gpubench plan [WORKLOAD.ini] [OPTIONS] [--KEY VALUE ...]\n"
-          "\n"
-          "Ranks GPU type x GPU count (whole nodes) x offering (on-demand, spot, reserved,\n"
-          "purchase) for a workload: estimated hours and cost, cost efficiency (work per\n"
-          "dollar), the bottleneck (compute, memory or communication), whether the figures\n"
-          "are measured or projected from datasheets; the Pareto frontier of time against\n"
-          "cost, rent versus buy (break-even hours per year), hybrid (owned base + cloud\n"
-          "burst), and how the top choice moves with price and efficiency +/-20%%.\n"
-          "With no arguments it plans %s/workloads/training-7b.ini with the shipped data.\n"
-          "\n"
-          "Inputs:\n"
-          "  WORKLOAD.ini               workload file (docs/planner.md); default the 7B training example\n"
-          "  --measured CSV             results CSV to take GEMM, HBM and all-reduce figures from\n"
-          "                             (repeatable; default every CSV in %s/measured)\n"
-          "  --no-measured              use no measurements: project every figure from datasheets\n"
-          "  --prices CSV               prices (default %s/prices.csv)\n"
-          "  --specs CSV                datasheet figures (default %s/gpu_specs.csv)\n"
-          "Output:\n"
-          "  --top N                    ranked rows to print (default 15; 0 = all)\n"
-          "  --explain                  list every rejected configuration with its reason\n"
-          "  --csv FILE                 write the full table (ranked, then rejected)\n"
-          "  --sensitivity-csv FILE     write the sensitivity table\n"
-          "Planner options:\n"
-          "%s"
-          "Workload keys (as flags they override the file; '-' and '_' are the same):\n"
-          "%s"
-          "\n"
-          "Exit status: 0 a plan was made, 1 no configuration meets the constraints,\n"
-          "2 bad usage or input (the message names file:line:field).\n",
-          gb_data_dir(), gb_data_dir(), gb_data_dir(), gb_data_dir(), opts, keys);
+static int set_workload_file(void *args, const gb_opt *o, const char *val, char *err, size_t errlen) {
+  (void)o;
+  gb_plan_args *a = args;
+  if (a->workload_file) {
+    snprintf(err, errlen, "more than one workload file: %s and %s", a->workload_file, val);
+    return -1;
+  }
+  a->workload_file = val;
+  return 0;
 }
 
-/* Splits "--name=value" or "--name value"; returns the value or NULL. */
-static const char *flag_value(int argc, char **argv, int *i, char *name, size_t n) {
-  const char *a = argv[*i] + 2;
-  const char *eq = strchr(a, '=');
-  if (eq) {
-    snprintf(name, n, "%.*s", (int)(eq - a), a);
-    return eq + 1;
+static int set_planner_opt(void *args, const gb_opt *o, const char *val, char *err, size_t errlen) {
+  if (gb_plan_opt_set(&((gb_plan_args *)args)->opts, o->name, val)) {
+    snprintf(err, errlen, "%s", gb_errmsg());
+    return -1;
   }
-  snprintf(name, n, "%s", a);
-  if (*i + 1 >= argc) return NULL;
-  return argv[++*i];
+  return 0;
 }
+
+/* A workload key: checked now, applied over the file's values later. */
+static int set_workload_key(void *args, const gb_opt *o, const char *val, char *err, size_t errlen) {
+  gb_plan_args *a = args;
+  char where[80];
+  snprintf(where, sizeof where, "--%s", o->name);
+  if (gb_workload_set(&a->flags, o->name, val, where, 0)) {
+    snprintf(err, errlen, "%s", gb_errmsg());
+    return -1;
+  }
+  if (a->nset == GB_PLAN_MAX_ARGS) {
+    snprintf(err, errlen, "too many arguments");
+    return -1;
+  }
+  a->set_keys[a->nset] = strdup(o->name);
+  if (!a->set_keys[a->nset]) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  a->set_vals[a->nset] = val;
+  a->nset++;
+  return 0;
+}
+
+/* The planner options and workload keys come from the planner's own tables
+ * through the lines of gb_plan_opts_help and gb_workload_keys_help
+ * ("  --NAME [METAVAR]   help"), so that a key added there is a flag here,
+ * in --help, the man page and the completion. '-' and '_' are the same in a
+ * workload key: the other spelling is a hidden alias. */
+#define MORE_MAX 192
+static size_t more_opts(gb_opt *out, size_t n) {
+  static char text[2][12288];
+  static char *fields[MORE_MAX][3]; /* name, metavar, help */
+  static char alias[MORE_MAX][64];
+  static size_t nfields[2];
+  static bool done;
+  if (!done) {
+    gb_plan_opts_help(text[0], sizeof text[0]);
+    gb_workload_keys_help(text[1], sizeof text[1]);
+    size_t k = 0;
+    for (int t = 0; t < 2; t++) {
+      for (char *line = text[t], *nl; line && *line && k < MORE_MAX; line = nl) {
+        nl = strchr(line, '\n');
+        if (nl) *nl++ = '\0';
+        if (strncmp(line, "  --", 4) != 0) continue;
+        char *name = line + 4, *sp = strchr(name, ' ');
+        if (!sp) continue;
+        *sp = '\0';
+        /* the name field is 24 wide: what follows the name inside it is the metavar */
+        char *field_end = name + 24, *help = sp + 1;
+        char *meta = NULL;
+        if (sp < field_end && *help != ' ') {
+          meta = help;
+          char *e = strchr(meta, ' ');
+          if (!e) continue;
+          *e = '\0';
+          help = e + 1;
+        }
+        while (*help == ' ') help++;
+        fields[k][0] = name;
+        fields[k][1] = meta ? meta : "VALUE";
+        fields[k][2] = help;
+        k++;
+      }
+      nfields[t] = k;
+    }
+    done = true;
+  }
+  size_t m = 0;
+  for (size_t i = 0; i < nfields[1] && m < n; i++) {
+    bool key = i >= nfields[0];
+    out[m++] = (gb_opt){.name = fields[i][0], .metavar = fields[i][1], .help = fields[i][2], .kind = GB_OPT_CALL,
+                        .set = key ? set_workload_key : set_planner_opt,
+                        .group = i == 0 ? "Planner options"
+                                 : i == nfields[0]
+                                     ? "Workload keys (as flags they override the file; '-' and '_' are the same)"
+                                     : NULL};
+  }
+  /* the other spelling of each workload key, unless it is a name already */
+  for (size_t i = nfields[0]; i < nfields[1] && m < n; i++) {
+    snprintf(alias[i], sizeof alias[i], "%s", fields[i][0]);
+    bool changed = false;
+    for (char *c = alias[i]; *c; c++)
+      if (*c == '_') *c = '-', changed = true;
+    bool taken = false;
+    for (size_t j = 0; j < m && !taken; j++) taken = strcmp(out[j].name, alias[i]) == 0;
+    if (changed && !taken)
+      out[m++] = (gb_opt){.name = alias[i], .metavar = fields[i][1], .help = fields[i][2], .kind = GB_OPT_CALL,
+                          .set = set_workload_key, .hidden = true};
+  }
+  return m;
+}
+
+#define A(m) GB_OPT_AT(gb_plan_args, m)
+static const gb_opt k_opts[] = {
+    {"measured", 0, "CSV", "results CSV to take GEMM, HBM and all-reduce figures from\n"
+     "(repeatable; default every CSV in @DATA@/measured)", GB_OPT_LIST, A(measured),
+     GB_OPT_COUNT(gb_plan_args, nmeasured), .max = GB_PLAN_MAX_MEASURED, .ext = "csv", .group = "Inputs"},
+    {"no-measured", 0, NULL, "use no measurements: project every figure from datasheets", GB_OPT_FLAG,
+     A(no_measured)},
+    {"prices", 0, "CSV", "prices (default @DATA@/prices.csv)", GB_OPT_PATH, A(prices), .ext = "csv"},
+    {"specs", 0, "CSV", "datasheet figures (default @DATA@/gpu_specs.csv)", GB_OPT_PATH, A(specs), .ext = "csv"},
+    {"top", 0, "N", "ranked rows to print (default 15; 0 = all)", GB_OPT_INT, A(top), .min = 0, .max = 1000000,
+     .group = "Output"},
+    {"explain", 0, NULL, "list every rejected configuration with its reason", GB_OPT_FLAG, A(explain)},
+    {"csv", 0, "FILE", "write the full table (ranked, then rejected)", GB_OPT_PATH, A(csv), .ext = "csv"},
+    {"sensitivity-csv", 0, "FILE", "write the sensitivity table", GB_OPT_PATH, A(sensitivity_csv), .ext = "csv"},
+    {0}};
+#undef A
+
+const gb_opt_cmd gb_plan_cmd = {
+    .name = "plan",
+    .synopsis = "[OPTIONS] [--KEY VALUE ...] [WORKLOAD.ini]",
+    .summary = "rank GPU configurations for a workload by cost under a deadline and a budget",
+    .description =
+        "Ranks GPU type x GPU count (whole nodes) x offering (on-demand, spot, reserved,\n"
+        "purchase) for a workload: estimated hours and cost, cost efficiency (work per\n"
+        "dollar), the bottleneck (compute, memory or communication), whether the figures\n"
+        "are measured or projected from datasheets; the Pareto frontier of time against\n"
+        "cost, rent versus buy (break-even hours per year), hybrid (owned base + cloud\n"
+        "burst), and how the top choice moves with price and efficiency +/-20%.\n"
+        "With no arguments it plans @DATA@/workloads/training-7b.ini with the shipped data.",
+    .options = k_opts,
+    .operands = {.metavar = "WORKLOAD.ini",
+                 .help = "workload file (docs/planner.md); default the 7B training example", .min = 0, .max = -1,
+                 .ext = "ini", .set = set_workload_file},
+    .more = more_opts,
+    .exit_status = "0 a plan was made, 1 no configuration meets the constraints,\n"
+                   "2 bad usage or input (the message names file:line:field).",
+};
 
 int gb_plan_parse_args(int argc, char **argv, gb_plan_args *a) {
   memset(a, 0, sizeof *a);
   a->top = 15;
   gb_plan_opts_default(&a->opts);
   gb_workload_init(&a->flags);
-  if (gb_cli_wants_help(argc, argv)) {
-    usage(stdout);
-    return 0;
-  }
-  if (argc > GB_PLAN_MAX_ARGS) return gb_cli_usage_error("plan", "too many arguments");
-  for (int i = 1; i < argc; i++) {
-    const char *arg = argv[i];
-    if (strncmp(arg, "--", 2) != 0 || strcmp(arg, "--") == 0) {
-      if (strcmp(arg, "--") == 0 && i + 1 < argc) arg = argv[++i];
-      if (a->workload_file) return gb_cli_usage_error("plan", "more than one workload file: %s and %s", a->workload_file, arg);
-      a->workload_file = arg;
-      continue;
-    }
-    if (strcmp(arg, "--explain") == 0) {
-      a->explain = true;
-      continue;
-    }
-    if (strcmp(arg, "--no-measured") == 0) {
-      a->no_measured = true;
-      continue;
-    }
-    char name[64];
-    const char *v = flag_value(argc, argv, &i, name, sizeof name);
-    if (!v) return gb_cli_usage_error("plan", "--%s needs a value", name);
-    if (strcmp(name, "measured") == 0) {
-      if (a->nmeasured == GB_PLAN_MAX_MEASURED)
-        return gb_cli_usage_error("plan", "at most %d --measured files", GB_PLAN_MAX_MEASURED);
-      a->measured[a->nmeasured++] = v;
-    } else if (strcmp(name, "prices") == 0) {
-      a->prices = v;
-    } else if (strcmp(name, "specs") == 0) {
-      a->specs = v;
-    } else if (strcmp(name, "csv") == 0) {
-      a->csv = v;
-    } else if (strcmp(name, "sensitivity-csv") == 0) {
-      a->sensitivity_csv = v;
-    } else if (strcmp(name, "top") == 0) {
-      char *end;
-      a->top = strtol(v, &end, 10);
-      if (*end || end == v || a->top < 0 || a->top > 1000000)
-        return gb_cli_usage_error("plan", "--top: not a count from 0 to 1000000: \"%s\"", v);
-    } else if (gb_plan_is_opt(name)) {
-      gb_err e = gb_plan_opt_set(&a->opts, name, v);
-      if (e) {
-        fprintf(stderr, "gpubench plan: %s\n", gb_errmsg());
-        return 2;
-      }
-    } else if (gb_workload_is_key(name)) {
-      /* checked now, applied over the file's values later */
-      char where[80];
-      snprintf(where, sizeof where, "--%s", name);
-      if (gb_workload_set(&a->flags, name, v, where, 0)) {
-        fprintf(stderr, "gpubench plan: %s\n", gb_errmsg());
-        return 2;
-      }
-      a->set_keys[a->nset] = strdup(name);
-      if (!a->set_keys[a->nset]) {
-        fprintf(stderr, "gpubench plan: out of memory\n");
-        return 2;
-      }
-      a->set_vals[a->nset] = v;
-      a->nset++;
-    } else {
-      return gb_cli_usage_error("plan", "unknown option --%s", name);
-    }
-  }
-  return GB_CLI_CONTINUE;
+  if (!gb_cli_wants_help(argc, argv) && argc > GB_PLAN_MAX_ARGS) return gb_cli_usage_error("plan", "too many arguments");
+  return gb_opt_parse(&gb_plan_cmd, argc, argv, a);
 }
 
 void gb_plan_args_free(gb_plan_args *a) {

@@ -10,75 +10,51 @@
 #include "gb_report.h"
 #include "gb_runinfo.h"
 
-static void usage(FILE *fp) {
-  fprintf(fp,
-          "Usage: gpubench report [RESULTS.csv...] [--plan PLAN.csv] [--plan-sensitivity S.csv]\n"
-          "                       [--specs GPU_SPECS.csv] [--title TEXT] [--out DIR]\n"
-          "\n"
-          "Writes DIR/report.md, DIR/report.html (one self-contained file, plots inlined as\n"
-          "SVG) and every plot as PNG and SVG, each with its data (.dat) and gnuplot script\n"
-          "(.gp) next to it: re-run one with `gnuplot NAME.gp` in DIR. Several results files\n"
-          "(GPU types, runs) are compared side by side.\n"
-          "\n"
-          "With no RESULTS.csv and no --plan, reports on the shipped measurements\n"
-          "(%s/measured/*.csv) and the default plan (as `gpubench plan` with no\n"
-          "arguments), whose CSVs are written to DIR/plan.csv and DIR/plan_sensitivity.csv.\n"
-          "\n"
-          "Options:\n"
-          "  --out DIR                output directory, created if missing (default: report)\n"
-          "  --plan PLAN.csv          a ranked plan written by the planner: adds its tables and plots\n"
-          "  --plan-sensitivity S.csv the plan's sensitivity table\n"
-          "  --specs FILE             datasheet peaks (default: %s/gpu_specs.csv)\n"
-          "  --title TEXT             the report's title\n"
-          "  -h, --help               this help\n"
-          "\n"
-          "Plots need gnuplot with the pngcairo and svg terminals (Debian: gnuplot-nox); it\n"
-          "is looked up in PATH, or set GPUBENCH_GNUPLOT to the program to run. Without it\n"
-          "the report has its tables and says the plots need gnuplot.\n"
-          "Exit codes: 0 written, 1 a plot or file could not be written, 2 bad usage or input.\n",
-          gb_data_dir(), gb_data_dir());
-}
+#define A(m) GB_OPT_AT(gb_report_args, m)
+static const gb_opt k_opts[] = {
+    {"out", 0, "DIR", "output directory, created if missing (default: report)", GB_OPT_PATH, A(out_dir), .ext = "/"},
+    {"plan", 0, "PLAN.csv", "a ranked plan written by the planner: adds its tables and plots", GB_OPT_PATH,
+     A(plan_path), .ext = "csv"},
+    {"plan-sensitivity", 0, "S.csv", "the plan's sensitivity table", GB_OPT_PATH, A(sensitivity_path), .ext = "csv"},
+    {"specs", 0, "FILE", "datasheet peaks (default: @DATA@/gpu_specs.csv)", GB_OPT_PATH, A(specs_path),
+     .ext = "csv"},
+    {"title", 0, "TEXT", "the report's title", GB_OPT_STRING, A(title)},
+    {0}};
+
+const gb_opt_cmd gb_report_cmd = {
+    .name = "report",
+    .synopsis = "[OPTIONS] [RESULTS.csv...]",
+    .summary = "write a report (Markdown, HTML, gnuplot plots) from results and a plan",
+    .description =
+        "Writes DIR/report.md, DIR/report.html (one self-contained file, plots inlined as\n"
+        "SVG) and every plot as PNG and SVG, each with its data (.dat) and gnuplot script\n"
+        "(.gp) next to it: re-run one with `gnuplot NAME.gp` in DIR. Several results files\n"
+        "(GPU types, runs) are compared side by side.\n"
+        "\n"
+        "With no RESULTS.csv and no --plan, reports on the shipped measurements\n"
+        "(@DATA@/measured/*.csv) and the default plan (as `gpubench plan` with no\n"
+        "arguments), whose CSVs are written to DIR/plan.csv and DIR/plan_sensitivity.csv.",
+    .options = k_opts,
+    .operands = {.metavar = "RESULTS.csv...", .help = "results files, compared side by side", .min = 0, .max = -1,
+                 .ext = "csv", A(files), GB_OPT_COUNT(gb_report_args, nfiles)},
+    .notes = "Plots need gnuplot with the pngcairo and svg terminals (Debian: gnuplot-nox); it\n"
+             "is looked up in PATH, or set GPUBENCH_GNUPLOT to the program to run. Without it\n"
+             "the report has its tables and says the plots need gnuplot.",
+    .exit_status = "0 written, 1 a plot or file could not be written, 2 bad usage or input.",
+};
+#undef A
 
 int gb_report_parse_args(int argc, char **argv, gb_report_args *a) {
-  const char *cmd = "report";
   memset(a, 0, sizeof *a);
   a->out_dir = "report";
-  if (gb_cli_wants_help(argc, argv)) {
-    usage(stdout);
-    return 0;
-  }
-  a->files = calloc((size_t)argc + 1, sizeof *a->files);
-  if (!a->files) {
-    fprintf(stderr, "gpubench report: out of memory\n");
-    return 1;
-  }
-  bool opts_done = false;
-  for (int i = 1; i < argc; i++) {
-    const char *arg = argv[i];
-    const char **target = NULL;
-    if (!opts_done && strcmp(arg, "--") == 0) opts_done = true;
-    else if (!opts_done && strcmp(arg, "--out") == 0) target = &a->out_dir;
-    else if (!opts_done && strcmp(arg, "--plan") == 0) target = &a->plan_path;
-    else if (!opts_done && strcmp(arg, "--plan-sensitivity") == 0) target = &a->sensitivity_path;
-    else if (!opts_done && strcmp(arg, "--specs") == 0) target = &a->specs_path;
-    else if (!opts_done && strcmp(arg, "--title") == 0) target = &a->title;
-    else if (!opts_done && arg[0] == '-' && arg[1] != '\0') return gb_cli_usage_error(cmd, "unknown option '%s'", arg);
-    else a->files[a->nfiles++] = arg;
-    if (target) {
-      if (i + 1 >= argc || argv[i + 1][0] == '\0') return gb_cli_usage_error(cmd, "%s needs a value", arg);
-      *target = argv[++i];
-    }
-  }
+  int rc = gb_opt_parse(&gb_report_cmd, argc, argv, a);
+  if (rc != GB_CLI_CONTINUE) return rc;
   if (a->sensitivity_path && !a->plan_path)
-    return gb_cli_usage_error(cmd, "--plan-sensitivity needs --plan (the plan it belongs to)");
+    return gb_cli_usage_error("report", "--plan-sensitivity needs --plan (the plan it belongs to)");
   return GB_CLI_CONTINUE;
 }
 
-void gb_report_args_free(gb_report_args *a) {
-  free(a->files);
-  a->files = NULL;
-  a->nfiles = 0;
-}
+void gb_report_args_free(gb_report_args *a) { gb_opt_free(&gb_report_cmd, a); }
 
 int gb_cmd_report(int argc, char **argv) {
   gb_report_args a;

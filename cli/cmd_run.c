@@ -1,5 +1,4 @@
 /* gpubench run: the campaign runner's front end. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,45 +10,51 @@
 #include "gb_num.h"
 #include "gb_runner.h"
 
-static void help(void) {
-  printf("Usage: gpubench run [--bench LIST] [--quick|--full] [--devices LIST] [--out FILE]\n"
-         "                    [--resume FILE] [--repeat N] [--warmup N] [--iters N] [--opt K=V,...]\n"
-         "                    [--telemetry-ms N]\n"
-         "\n"
-         "Runs benchmarks on the local GPUs and appends one row per measured point and\n"
-         "metric to a results CSV (see docs/results-schema.md). Every finished case is on\n"
-         "disk at once: a kill or Ctrl-C loses at most the case in flight, and --resume\n"
-         "continues where the file stops. While it runs, FILE.committed records how much\n"
-         "of FILE is complete; after a kill, the next run cuts FILE back to that\n"
-         "(docs/reliability.md).\n"
-         "\n"
-         "Options:\n"
-         "  --bench LIST     comma-separated benchmarks (default: all); --list shows them\n"
-         "  --quick          the quick profile (default)\n"
-         "  --full           the full profile (every size and shape)\n"
-         "  --devices LIST   CUDA device ordinals, e.g. 0 or 0,1 (default: all). Single-GPU\n"
-         "                   benchmarks run on the first; collectives use all of them\n"
-         "  --out FILE       results file, appended to (default: results.csv; - = stdout)\n"
-         "  --resume FILE    continue FILE: skip the cases it already holds\n"
-         "  --repeat N       run every case N times, each repetition its own row (rep)\n"
-         "  --warmup N       warm-up operations per case (default: per benchmark)\n"
-         "  --iters N        timed samples per case (default: per benchmark)\n"
-         "  --graph          time short kernels through CUDA-graph replay where supported\n"
-         "  --telemetry-ms N sample clocks, power, temperature and throttle reasons through\n"
-         "                   NVML every N ms while cases run (default 20; 0 = off: no telemetry\n"
-         "                   columns and no throttled status, to rule the sampler out)\n"
-         "  --opt K=V,...    benchmark-specific options (see docs/)\n"
-         "  --list           list the benchmarks and exit\n"
-         "  -h, --help       this help\n"
-         "\n"
-         "--warmup, --iters, --graph and the --opt keys that change how a case is measured\n"
-         "(gemm.timing, gemm.rest_ms, gemm.candidate, ...) go into the rows' settings column\n"
-         "(e.g. iters=30,gemm.timing=pairs): --resume, gpubench compare and gpubench plan\n"
-         "keep those rows apart from the defaults' ones.\n"
-         "\n"
-         "Exit codes: 0 every row ok, 1 a result check failed (a row is invalid) or the run\n"
-         "stopped early, 2 bad usage or an unwritable output, 3 no usable GPU.\n");
-}
+#define A(m) GB_OPT_AT(gb_run_args, m)
+static const gb_opt k_opts[] = {
+    {"bench", 0, "LIST", "comma-separated benchmarks (default: all); --list shows them", GB_OPT_STRING, A(bench_list)},
+    {"quick", 0, NULL, "the quick profile (default)", GB_OPT_FLAG, A(full), .clear = true},
+    {"full", 0, NULL, "the full profile (every size and shape)", GB_OPT_FLAG, A(full)},
+    {"devices", 0, "LIST", "CUDA device ordinals, e.g. 0 or 0,1 (default: all). Single-GPU\n"
+     "benchmarks run on the first; collectives use all of them", GB_OPT_STRING, A(devices)},
+    {"out", 0, "FILE", "results file, appended to (default: results.csv; - = stdout)", GB_OPT_PATH, A(out),
+     .ext = "csv"},
+    {"resume", 0, "FILE", "continue FILE: skip the cases it already holds", GB_OPT_PATH, A(resume), .ext = "csv"},
+    {"repeat", 0, "N", "run every case N times, each repetition its own row (rep)", GB_OPT_INT, A(repeat), .min = 1,
+     .max = 1000},
+    {"warmup", 0, "N", "warm-up operations per case (default: per benchmark)", GB_OPT_INT, A(warmup), .min = 0,
+     .max = 100000},
+    {"iters", 0, "N", "timed samples per case (default: per benchmark)", GB_OPT_INT, A(iters), .min = 1,
+     .max = 1000000},
+    {"graph", 0, NULL, "time short kernels through CUDA-graph replay where supported", GB_OPT_FLAG, A(graph)},
+    {"telemetry-ms", 0, "N", "sample clocks, power, temperature and throttle reasons through\n"
+     "NVML every N ms while cases run (default 20; 0 = off: no telemetry\n"
+     "columns and no throttled status, to rule the sampler out)", GB_OPT_INT, A(telemetry_ms), .min = 0,
+     .max = 10000},
+    {"opt", 0, "K=V,...", "benchmark-specific options (see docs/)", GB_OPT_STRING, A(bench_opts)},
+    {"list", 0, NULL, "list the benchmarks and exit", GB_OPT_FLAG, A(list)},
+    {0}};
+#undef A
+
+const gb_opt_cmd gb_run_cmd = {
+    .name = "run",
+    .synopsis = "[OPTIONS]",
+    .summary = "run benchmarks into a results CSV",
+    .description =
+        "Runs benchmarks on the local GPUs and appends one row per measured point and\n"
+        "metric to a results CSV (see docs/results-schema.md). Every finished case is on\n"
+        "disk at once: a kill or Ctrl-C loses at most the case in flight, and --resume\n"
+        "continues where the file stops. While it runs, FILE.committed records how much\n"
+        "of FILE is complete; after a kill, the next run cuts FILE back to that\n"
+        "(docs/reliability.md).",
+    .options = k_opts,
+    .notes = "--warmup, --iters, --graph and the --opt keys that change how a case is measured\n"
+             "(gemm.timing, gemm.rest_ms, gemm.candidate, ...) go into the rows' settings column\n"
+             "(e.g. iters=30,gemm.timing=pairs): --resume, gpubench compare and gpubench plan\n"
+             "keep those rows apart from the defaults' ones.",
+    .exit_status = "0 every row ok, 1 a result check failed (a row is invalid) or the run\n"
+                   "stopped early, 2 bad usage or an unwritable output, 3 no usable GPU.",
+};
 
 /* The registered benchmarks, one a line: to stdout for --list (data), to
  * stderr after an unknown-benchmark error (a diagnostic). */
@@ -57,60 +62,18 @@ static void list_benches(FILE *fp) {
   for (size_t i = 0; gb_benches[i]; i++) fprintf(fp, "%-12s %s\n", gb_benches[i]->name, gb_benches[i]->summary);
 }
 
-static int parse_int(const char *opt, const char *s, int lo, int hi, int *out) {
-  int64_t v;
-  if (!gb_parse_i64(s, &v) || v < lo || v > hi)
-    return gb_cli_usage_error("run", "%s: expected an integer from %d to %d, got '%s'", opt, lo, hi, s);
-  *out = (int)v;
-  return 0;
-}
-
 int gb_run_parse_args(int argc, char **argv, gb_run_args *a) {
-  enum {
-    O_BENCH = 1, O_QUICK, O_FULL, O_DEVICES, O_OUT, O_RESUME, O_REPEAT, O_WARMUP, O_ITERS, O_GRAPH, O_OPT, O_LIST,
-    O_TELEMETRY
-  };
-  static const struct option opts[] = {
-      {"bench", required_argument, NULL, O_BENCH},   {"quick", no_argument, NULL, O_QUICK},
-      {"full", no_argument, NULL, O_FULL},           {"devices", required_argument, NULL, O_DEVICES},
-      {"out", required_argument, NULL, O_OUT},       {"resume", required_argument, NULL, O_RESUME},
-      {"repeat", required_argument, NULL, O_REPEAT}, {"warmup", required_argument, NULL, O_WARMUP},
-      {"iters", required_argument, NULL, O_ITERS},   {"graph", no_argument, NULL, O_GRAPH},
-      {"opt", required_argument, NULL, O_OPT},       {"list", no_argument, NULL, O_LIST},
-      {"telemetry-ms", required_argument, NULL, O_TELEMETRY},
-      {"help", no_argument, NULL, 'h'},              {0, 0, 0, 0}};
   memset(a, 0, sizeof *a);
   a->warmup = -1;
   a->iters = -1;
   a->repeat = 1;
   a->telemetry_ms = GB_TELEMETRY_DEFAULT_MS;
-  int ch, rc;
-  /* 0, not 1: glibc then also forgets a half-read "-abc" cluster of an
-   * earlier parse in this process (tests and the fuzzer parse many times) */
-  optind = 0;
-  opterr = 1;
-  while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-    switch (ch) {
-    case O_BENCH: a->bench_list = optarg; break;
-    case O_QUICK: a->full = false; break;
-    case O_FULL: a->full = true; break;
-    case O_DEVICES: a->devices = optarg; break;
-    case O_OUT: a->out = optarg; break;
-    case O_RESUME: a->resume = optarg; break;
-    case O_REPEAT: if ((rc = parse_int("--repeat", optarg, 1, 1000, &a->repeat))) return rc; break;
-    case O_WARMUP: if ((rc = parse_int("--warmup", optarg, 0, 100000, &a->warmup))) return rc; break;
-    case O_ITERS: if ((rc = parse_int("--iters", optarg, 1, 1000000, &a->iters))) return rc; break;
-    case O_GRAPH: a->graph = true; break;
-    case O_TELEMETRY:
-      if ((rc = parse_int("--telemetry-ms", optarg, 0, 10000, &a->telemetry_ms))) return rc;
-      break;
-    case O_OPT: a->bench_opts = optarg; break;
-    case O_LIST: a->list = true; return 0;
-    case 'h': help(); return 0;
-    default: return gb_cli_usage_error("run", "unknown option");
-    }
+  int rc = gb_opt_parse(&gb_run_cmd, argc, argv, a);
+  if (rc != GB_CLI_CONTINUE) {
+    a->list = false;
+    return rc;
   }
-  if (optind < argc) return gb_cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
+  if (a->list) return 0; /* gb_cmd_run prints the list */
   if (a->out && a->resume && strcmp(a->out, a->resume) != 0)
     return gb_cli_usage_error("run", "--out and --resume name different files; --resume FILE appends to FILE");
   return GB_CLI_CONTINUE;

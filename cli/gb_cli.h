@@ -6,14 +6,22 @@
 
 #include <stdio.h>
 
+#include "gb_opt.h"
+
 typedef struct gb_command {
-  const char *name;
-  const char *summary;
+  const gb_opt_cmd *spec;             /* name, summary, options: cli/gb_opt.h */
   int (*main)(int argc, char **argv); /* argv[0] is the subcommand name */
 } gb_command;
 
-/* The subcommand table (cli/main.c), sorted by name, NULL-terminated. */
+/* The subcommand table (cli/gb_commands.c), sorted by name, ended by {0}. */
 extern const gb_command gb_commands[];
+
+/* The program's description for the top-level help, the man page and the
+ * completion (cli/gb_commands.c); its cmds are gb_commands' specs. */
+const gb_opt_prog *gb_cli_program(void);
+
+/* `gpubench --help`: the command list. */
+void gb_cli_usage(FILE *fp);
 
 /* Prints "gpubench <cmd>: <message>" to stderr and returns 2 (bad usage). */
 int gb_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -21,6 +29,8 @@ int gb_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((for
 /* True when argv holds -h or --help before any "--". */
 int gb_cli_wants_help(int argc, char **argv);
 
+/* Each subcommand: its spec (option table) and its main, in cli/cmd_<name>.c. */
+extern const gb_opt_cmd gb_compare_cmd, gb_history_cmd, gb_info_cmd, gb_plan_cmd, gb_report_cmd, gb_run_cmd;
 int gb_cmd_compare(int argc, char **argv);
 int gb_cmd_history(int argc, char **argv);
 int gb_cmd_info(int argc, char **argv);

@@ -129,9 +129,9 @@ int gb_dtype_bytes(const char *name);
 
 /* The smallest array that measures HBM rather than a cache, bytes: at least
  * GB_HBM_MIN_BYTES and at least GB_HBM_L2_FACTOR times the L2 when it is
- * known (l2_bytes > 0). */
+ * known (l2_bytes > 0): where membw marks its headline (bench/bench_membw.c). */
 #define GB_HBM_MIN_BYTES ((int64_t)1 << 30)
-#define GB_HBM_L2_FACTOR 16
+#define GB_HBM_L2_FACTOR 8
 int64_t gb_hbm_min_bytes(int64_t l2_bytes);
 
 /* Whether r is an HBM bandwidth figure: a membw `gbps` row whose arrays are

@@ -1,7 +1,7 @@
 /* gemm_ref: the fp64 reference of the gemm benchmark's check, computed on the
  * GPU from the same typed inputs cuBLASLt read.
  *
- * Layout (bench/bench_gemm.h): A is m x k row-major and D is m x n row-major;
+ * Layout (bench/gemm/bench_gemm.h): A is m x k row-major and D is m x n row-major;
  * B is n x k row-major (TN, b_nmajor = 0: D = A * B^T, element (j, p) at
  * B[j*k + p]) or k x n row-major (NN, b_nmajor = 1: D = A * B, element
  * (p, j) at B[p*n + j]). Operands and outputs are decoded to double
@@ -151,7 +151,7 @@ __device__ void gemm_ref_rows_nmajor(const void *A, const void *B, const void *D
 
 /* b_nmajor (uniform over the grid) picks the reading of B and the launch
  * shape: 0 (TN) one warp per column, 1 (NN) one thread per column
- * (bench/bench_gemm_math.c gb_gemm_ref_launch). */
+ * (bench/gemm/gemm_precs.c gb_gemm_ref_launch). */
 #define GEMM_REF_KERNEL(NAME, TA, TB)                                                                           \
   extern "C" __global__ void NAME(const void *A, const void *B, const void *D, int d_type, const long long *rows, \
                                   int nrows, long long n, long long k, double scale, double *ref, double *got,    \

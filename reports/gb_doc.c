@@ -10,8 +10,8 @@
 
 static const char k_css[] =
     "body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;max-width:1100px;"
-    "margin:2em auto;padding:0 1em;color:#222;line-height:1.45}"
-    "table{border-collapse:collapse;margin:1em 0;font-size:0.9em}"
+    "margin:2em auto;padding:0 1em;color:#222;line-height:1.45;overflow-wrap:break-word}"
+    "table{border-collapse:collapse;margin:1em 0;font-size:0.9em;display:block;max-width:100%;overflow-x:auto}"
     "th,td{border:1px solid #ccc;padding:0.25em 0.6em;vertical-align:top}"
     "th{background:#f2f2f2}td.r{text-align:right;font-variant-numeric:tabular-nums}"
     "p.note{background:#fff8e1;border-left:4px solid #f0b400;padding:0.5em 0.8em}"

@@ -1,7 +1,7 @@
 #!/bin/sh
-# Regenerates bench/bench_gemm_names.c, the names of cuBLASLt's tile, stages
+# Regenerates bench/gemm/gemm_names.c, the names of cuBLASLt's tile, stages
 # and cluster-shape enums, from cublasLt.h (the enums have no to-string
-# function). Usage: scripts/gen_gemm_names.sh [path/to/cublasLt.h] > bench/bench_gemm_names.c
+# function). Usage: scripts/gen_gemm_names.sh [path/to/cublasLt.h] > bench/gemm/gemm_names.c
 set -eu
 hdr=${1:-/usr/local/cuda/include/cublasLt.h}
 table() { # $1 enum prefix, $2 C array name
@@ -11,7 +11,7 @@ table() { # $1 enum prefix, $2 C array name
 }
 ver() { sed -n "s/^#define CUBLAS_VER_$1 \([0-9]*\)/\1/p" "$(dirname "$hdr")/cublas_api.h"; }
 cat <<HEAD
-/* bench_gemm_names: names of cuBLASLt's tile, stages and cluster-shape enum
+/* gemm_names: names of cuBLASLt's tile, stages and cluster-shape enum
  * values for the gemm benchmark's detail column. Generated from the
  * cublasLt.h of cuBLAS $(ver MAJOR).$(ver MINOR).$(ver PATCH) by scripts/gen_gemm_names.sh: do not edit. */
 #include <stdio.h>

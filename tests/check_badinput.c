@@ -760,14 +760,14 @@ START_TEST(test_run_usage) {
   free(out);
   rc = gpubench(&out, "run", "--repeat", "0", NULL);
   EXPECT_RC(rc, 2, out);
-  EXPECT_HAS(out, "--repeat: expected an integer from 1 to 1000, got '0'");
+  EXPECT_HAS(out, "--repeat: not a whole number from 1 to 1000: \"0\"");
   free(out);
   rc = gpubench(&out, "run", "--iters", "nan", NULL);
   EXPECT_RC(rc, 2, out);
   free(out);
   rc = gpubench(&out, "run", "--telemetry-ms", "-1", NULL);
   EXPECT_RC(rc, 2, out);
-  EXPECT_HAS(out, "--telemetry-ms: expected an integer from 0 to 10000, got '-1'");
+  EXPECT_HAS(out, "--telemetry-ms: not a whole number from 0 to 10000: \"-1\"");
   free(out);
   rc = gpubench(&out, "run", "--bench", "nosuch", NULL);
   EXPECT_RC(rc, 2, out);

@@ -85,11 +85,11 @@ START_TEST(test_hbm_rule) {
   r.bytes = 512 << 20;
   ck_assert(!gb_desc_is_hbm(&r, GB_NA));
   ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_LATENCY);
-  /* a 126 MiB L2 needs arrays of 16 x 126 MiB */
+  /* a 200 MiB L2 needs arrays of 8 x 200 MiB */
   r.bytes = (int64_t)1 << 30;
-  ck_assert(!gb_desc_is_hbm(&r, 126 << 20));
+  ck_assert(!gb_desc_is_hbm(&r, 200 << 20));
   ck_assert(gb_desc_is_hbm(&r, 60 << 20));
-  ck_assert_int_eq(gb_hbm_min_bytes(126 << 20), (int64_t)16 * (126 << 20));
+  ck_assert_int_eq(gb_hbm_min_bytes(200 << 20), (int64_t)8 * (200 << 20));
   r.metric = "time_us";
   ck_assert(!gb_desc_is_hbm(&r, GB_NA));
   ck_assert_int_lt(gb_hbm_case_rank("triad"), gb_hbm_case_rank("copy"));

@@ -1,4 +1,4 @@
-/* Tests for the GEMM benchmark's pure parts (bench/bench_gemm.h) on the CPU:
+/* Tests for the GEMM benchmark's pure parts (bench/gemm/bench_gemm.h) on the CPU:
  * FLOP accounting, the precision table, shapes, check thresholds and the
  * check decision on host arrays, the unsupported-precision decision, the
  * timing plan, speedup rows and the end-of-run table, the layouts (case
@@ -462,15 +462,62 @@ START_TEST(test_search_options) {
   ck_assert_str_eq(o.search_log, "");
   ck_assert_str_eq(o.samples_log, "");
   ck_assert(!o.fp8_no_amax); /* the amax of D is computed */
+  ck_assert(!o.out_of_place); /* C = D */
+  ck_assert(!o.event_pairs); /* one chain of events */
+  ck_assert_int_eq(o.input_sets, 0); /* gb_gemm_input_sets' rule */
+  ck_assert_int_eq(o.workspace_kib, -1); /* 64 MiB */
+}
+END_TEST
+
+/* The keys only probes use, with what each names in its error. */
+static const char *const lab_keys[] = {"gemm.candidates",  "gemm.candidate",   "gemm.finalists",  "gemm.confirm",
+                                       "gemm.confirm_rest_ms", "gemm.search_log", "gemm.samples_log", "gemm.fp8_amax",
+                                       "gemm.input_sets",  "gemm.out_of_place", "gemm.timing",   "gemm.workspace_kib"};
+static const char *const lab_values[] = {"4", "3", "2", "0", "250", "/tmp/s.csv", "/tmp/w.csv", "off",
+                                         "1", "on", "pairs", "0"};
+
+#ifndef GB_TOOLS
+/* A default build knows the lab's keys by name only: each, with a good
+ * value, is a usage error that says how to get it. */
+START_TEST(test_lab_keys_need_tools) {
+  gb_gemm_opts o;
+  for (size_t i = 0; i < sizeof lab_keys / sizeof lab_keys[0]; i++) {
+    char opt[128], want[160];
+    snprintf(opt, sizeof opt, "gemm.precs=bf16,%s=%s", lab_keys[i], lab_values[i]);
+    ck_assert_int_eq(gb_gemm_opts_parse(opt, &o), GB_E_USAGE);
+    snprintf(want, sizeof want, "--opt %s is a lab option: build with -DGB_TOOLS=ON", lab_keys[i]);
+    ck_assert_str_eq(gb_errmsg(), want);
+    ck_assert(gb_gemm_lab_key(lab_keys[i] + 5));
+    gb_errclear();
+  }
+  ck_assert(!gb_gemm_lab_key("precs"));
+  ck_assert(!gb_gemm_lab_key("rest_ms"));
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.tile=128", &o), GB_E_USAGE);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "unknown key"));
+  gb_errclear();
+}
+END_TEST
+#else
+/* A lab build parses every key the default build names as the lab's. */
+START_TEST(test_lab_keys_parse) {
+  gb_gemm_opts o;
+  for (size_t i = 0; i < sizeof lab_keys / sizeof lab_keys[0]; i++) {
+    char opt[128];
+    snprintf(opt, sizeof opt, "%s=%s", lab_keys[i], lab_values[i]);
+    ck_assert_msg(gb_gemm_opts_parse(opt, &o) == GB_OK, "%s: %s", opt, gb_errmsg());
+    ck_assert(gb_gemm_lab_key(lab_keys[i] + 5));
+  }
+}
+END_TEST
+
+START_TEST(test_lab_options) {
+  gb_gemm_opts o;
   ck_assert_int_eq(gb_gemm_opts_parse("gemm.fp8_amax=off", &o), GB_OK);
   ck_assert(o.fp8_no_amax);
   ck_assert_int_eq(gb_gemm_opts_parse("gemm.fp8_amax=on", &o), GB_OK);
   ck_assert(!o.fp8_no_amax);
-  ck_assert(!o.out_of_place); /* C = D */
   ck_assert_int_eq(gb_gemm_opts_parse("gemm.out_of_place=on", &o), GB_OK);
   ck_assert(o.out_of_place);
-  ck_assert_int_eq(gb_gemm_opts_parse("", &o), GB_OK);
-  ck_assert(!o.event_pairs); /* one chain of events */
   ck_assert_int_eq(gb_gemm_opts_parse("gemm.timing=pairs", &o), GB_OK);
   ck_assert(o.event_pairs);
   ck_assert_int_eq(gb_gemm_opts_parse("gemm.timing=chain", &o), GB_OK);
@@ -486,8 +533,6 @@ START_TEST(test_search_options) {
   ck_assert_int_eq(o.confirm_rest_ms, 250);
   ck_assert_str_eq(o.search_log, "out/s.csv");
   ck_assert_str_eq(o.samples_log, "/tmp/w.csv");
-  ck_assert_int_eq(o.input_sets, 0); /* gb_gemm_input_sets' rule */
-  ck_assert_int_eq(o.workspace_kib, -1); /* 64 MiB */
   ck_assert_int_eq(gb_gemm_opts_parse("gemm.workspace_kib=0", &o), GB_OK);
   ck_assert_int_eq(o.workspace_kib, 0);
   ck_assert_int_eq(gb_gemm_opts_parse("gemm.workspace_kib=65536", &o), GB_OK);
@@ -513,14 +558,15 @@ START_TEST(test_search_options) {
 }
 END_TEST
 
+#endif
+
 /* The rows' settings: only options that change how a case is measured, in a
  * fixed order whatever the order given, and nothing for the defaults. */
 START_TEST(test_settings_of_options) {
   gb_gemm_opts o;
   char buf[512];
   ck_assert_int_eq(gb_gemm_opts_parse("gemm.precs=bf16,gemm.shapes=8192,gemm.layout=tn:nn,gemm.window=sustained,"
-                                      "gemm.search_log=/tmp/s.csv,gemm.samples_log=/tmp/w.csv,gemm.timing=chain,"
-                                      "gemm.fp8_amax=on,gemm.out_of_place=off,gemm.search=variants",
+                                      "gemm.search=variants",
                                       &o),
                    GB_OK);
   gb_gemm_settings(&o, buf, sizeof buf);
@@ -529,6 +575,16 @@ START_TEST(test_settings_of_options) {
   ck_assert_int_eq(gb_gemm_opts_parse("gemm.search=heuristic", &o), GB_OK);
   gb_gemm_settings(&o, buf, sizeof buf);
   ck_assert_str_eq(buf, "gemm.search=heuristic");
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.rest_ms=0,gemm.search=extended", &o), GB_OK);
+  gb_gemm_settings(&o, buf, sizeof buf);
+  ck_assert_str_eq(buf, "gemm.search=extended,gemm.rest_ms=0");
+#ifdef GB_TOOLS
+  ck_assert_int_eq(gb_gemm_opts_parse("gemm.search_log=/tmp/s.csv,gemm.samples_log=/tmp/w.csv,gemm.timing=chain,"
+                                      "gemm.fp8_amax=on,gemm.out_of_place=off",
+                                      &o),
+                   GB_OK);
+  gb_gemm_settings(&o, buf, sizeof buf);
+  ck_assert_str_eq(buf, "");
   ck_assert_int_eq(gb_gemm_opts_parse("gemm.timing=pairs,gemm.out_of_place=on,gemm.input_sets=1,gemm.fp8_amax=off,"
                                       "gemm.confirm_rest_ms=0,gemm.confirm=0,gemm.finalists=2,gemm.candidate=3,"
                                       "gemm.candidates=4,gemm.rest_ms=0,gemm.workspace_kib=0,gemm.search=extended",
@@ -538,6 +594,7 @@ START_TEST(test_settings_of_options) {
   ck_assert_str_eq(buf, "gemm.search=extended,gemm.rest_ms=0,gemm.candidates=4,gemm.candidate=3,gemm.finalists=2,"
                         "gemm.confirm=0,gemm.confirm_rest_ms=0,gemm.fp8_amax=off,gemm.input_sets=1,"
                         "gemm.out_of_place=on,gemm.timing=pairs,gemm.workspace_kib=0");
+#endif
 }
 END_TEST
 
@@ -1034,6 +1091,12 @@ static Suite *suite(void) {
   tcase_add_test(core, test_finalists);
   tcase_add_test(core, test_confirm_plan);
   tcase_add_test(core, test_search_options);
+#ifndef GB_TOOLS
+  tcase_add_test(core, test_lab_keys_need_tools);
+#else
+  tcase_add_test(core, test_lab_keys_parse);
+  tcase_add_test(core, test_lab_options);
+#endif
   tcase_add_test(core, test_window_option);
   tcase_add_test(core, test_settings_of_options);
   tcase_add_test(core, test_keep);

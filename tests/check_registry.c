@@ -54,9 +54,9 @@ START_TEST(test_run_settings) {
   cfg.warmup = 5;
   cfg.iters = 30;
   cfg.graph = true;
-  cfg.bench_opts = "gemm.precs=bf16,gemm.timing=pairs,membw.corrupt=1,gemm.rest_ms=1000";
+  cfg.bench_opts = "gemm.precs=bf16,gemm.rest_ms=1000,membw.corrupt=1,gemm.search=heuristic";
   gb_run_settings(gemm, &cfg, buf, sizeof buf);
-  ck_assert_str_eq(buf, "warmup=5,iters=30,graph=on,gemm.rest_ms=1000,gemm.timing=pairs");
+  ck_assert_str_eq(buf, "warmup=5,iters=30,graph=on,gemm.search=heuristic,gemm.rest_ms=1000");
   gb_run_settings(membw, &cfg, buf, sizeof buf);
   ck_assert_str_eq(buf, "warmup=5,iters=30,graph=on,membw.corrupt=on");
   cfg.warmup = 0; /* zero warm-ups is a setting too; --iters 0 is not given */

@@ -29,4 +29,4 @@ gb_plan_cli_test(plan_cli_absurd_gpus 2 "--max-gpus: absurd value 1e12" plan --m
 gb_plan_cli_test(plan_cli_bad_prices 2 "results_good.csv:1: missing column provider" plan
                  --prices ${GB_FIXTURES}/results_good.csv)
 gb_plan_cli_test(plan_cli_infeasible 1 "no configuration meets the constraints" plan --budget 10)
-gb_plan_cli_test(plan_cli_unknown_option 2 "unknown option --bogus" plan --bogus 1)
+gb_plan_cli_test(plan_cli_unknown_option 2 "unknown option \"--bogus\"" plan --bogus 1)

@@ -1,10 +1,13 @@
-/* bench_gemm: the pure parts of the GEMM benchmark (bench/bench_gemm.c), so
- * they can be tested on a machine with no GPU: the precision table with its
- * cuBLASLt types, FLOP accounting, the shape plan per profile, the accuracy
- * check and its per-precision thresholds, the unsupported-precision decision,
- * the timing plan, the mixed-precision speedup derivation and the end-of-run
- * table. Implemented in bench/bench_gemm_math.c (and the cuBLASLt enum names
- * in bench/bench_gemm_names.c); nothing here touches a device.
+/* bench_gemm: the pure parts of the GEMM benchmark (bench/gemm/), so they
+ * can be tested on a machine with no GPU: the precision table with its
+ * cuBLASLt types, FLOP accounting (gemm_precs.c), the shape plan per
+ * profile (gemm_shapes.c), the options (gemm_opts.c), the accuracy check
+ * and its per-precision thresholds (gemm_check.c), the unsupported-precision
+ * decision, the timing plan and the keep rule (gemm_timing.c), the
+ * mixed-precision speedup derivation and the end-of-run table
+ * (gemm_speedups.c), the extended search's picks (gemm_enum.c) and the
+ * cuBLASLt enum names (gemm_names.c); nothing here touches a device. The
+ * files' roles: bench/gemm/gemm_internal.h.
  *
  * Layout convention (every precision, so speedups compare like with like):
  * A is m x k row-major (activations), B is n x k row-major (weights), and
@@ -32,6 +35,7 @@
 #include "gb_bench.h"
 #include "gb_error.h"
 #include "gb_harness.h"
+#include "gb_opts.h"
 #include "gb_results.h"
 
 /* One measured precision: a `case` value and everything needed to issue it. */
@@ -182,35 +186,13 @@ typedef enum gb_gemm_search {
  * sustained the measurement window (default burst), gemm.rest_ms=N the idle
  * time between the algorithm search and the window (0..10000; default
  * gb_gemm_rest_ms: GB_GEMM_REST_MS_BURST before a burst window, 0 before a
- * sustained one). The algorithm search: gemm.candidates=N candidates timed
- * (1..16; default the timing plan's 4..8), gemm.candidate=N the
- * heuristic's #N alone (no search: to time one kernel), gemm.finalists=N of them
- * confirmed rested (1..8, default 3; 1 skips the confirmation),
- * gemm.confirm=R rounds of that confirmation (0..8; default the timing
- * plan's), gemm.confirm_rest_ms=N the idle before each finalist's burst
- * (0..10000), gemm.search_log=PATH a CSV file every candidate's timings are
- * appended to (why an algorithm was kept), gemm.samples_log=PATH one every
- * timed window's samples are appended to, in the order they were taken.
- * gemm.fp8_amax=on (default) or off: whether the fp8 cases set the amax-of-D
- * pointer (off: the product an inference GEMM with a bf16 output runs, and
- * what torch._scaled_mm runs; detail then says amax_d=not set).
- * gemm.input_sets=N rotates among N input sets (1..32, fewer where memory
- * runs short) instead of gb_gemm_input_sets' rule: 1 times consecutive
- * products over one set, as a timing loop over one pair of tensors does.
- * gemm.out_of_place=on gives C a buffer of its own (cuBLASLt's out-of-place
- * form, which PyTorch calls) instead of C = D; beta is 0, so C is never read.
- * gemm.timing=chain (default) or pairs: how the timed window's samples are
- * delimited (gb_measure_opts.event_pairs). chain: one chain of events, each
- * sample from the event that ends the previous one, so every gap between
- * products is inside some sample; pairs: each product between two events of
- * its own, as PyTorch's timing loops do, the gap from one product's end
- * event to the next one's start event in no sample.
- * gemm.workspace_kib=N gives cuBLASLt N KiB of workspace (0..65536; default
- * 65536, 64 MiB): the heuristic's first query is made with it and every
- * candidate from that query runs with it (those the search adds from its
- * query without workspace run with none either way). A probe of what the
- * workspace changes; the search's own rule is a workspace of at least
- * 32 MiB, so a smaller one is for probing only. */
+ * sustained one).
+ * The keys only probes use, the lab's (candidates, candidate, finalists,
+ * confirm, confirm_rest_ms, search_log, samples_log, fp8_amax, input_sets,
+ * out_of_place, timing, workspace_kib), are parsed in a build with
+ * -DGB_TOOLS=ON alone (tools/gemm/gemm_lab.c says what each does); in a
+ * default build each is a usage error saying so, and the fields they set
+ * keep their defaults. */
 #define GB_GEMM_INPUT_SETS_MAX 32
 #define GB_GEMM_WORKSPACE_KIB_DEFAULT 65536 /* 64 MiB: >= 32 MiB, what Hopper's best kernels want */
 #define GB_GEMM_WORKSPACE_KIB_MAX 65536
@@ -230,6 +212,7 @@ typedef struct gb_gemm_opts {
   gb_gemm_search search;
   gb_gemm_window window;
   int rest_ms;            /* idle before the timed window, ms; -1: the window's default */
+  /* the lab's keys (tools/gemm/gemm_lab.c); the defaults in a default build */
   int candidates;         /* candidates timed (1..GB_GEMM_CANDIDATES_MAX); 0: the timing plan's */
   int candidate;          /* the heuristic's #candidate alone, no search (1..GB_GEMM_CANDIDATES_MAX); 0: search */
   int finalists;          /* candidates confirmed rested (1..GB_GEMM_FINALISTS_MAX); 0: the default */
@@ -245,6 +228,21 @@ typedef struct gb_gemm_opts {
 } gb_gemm_opts;
 
 gb_err gb_gemm_opts_parse(const char *bench_opts, gb_gemm_opts *out);
+
+/* The lab's keys (gb_gemm_opts_parse calls these). gb_gemm_lab_key: whether
+ * key (without "gemm.") is one. gb_gemm_lab_opt parses it into o
+ * (tools/gemm/gemm_lab.c; in a default build, a usage error: "--opt gemm.X
+ * is a lab option: build with -DGB_TOOLS=ON"). gb_gemm_lab_settings adds
+ * their `settings` items to s (nothing in a default build). */
+bool gb_gemm_lab_key(const char *key);
+gb_err gb_gemm_lab_opt(gb_gemm_opts *o, const char *key, const char *val);
+void gb_gemm_lab_settings(const gb_gemm_opts *o, gb_settings *s);
+
+/* A key with two values, a and b (each with what it means, or NULL): *is_b
+ * tells which was given; anything else is a usage error naming both, e.g.
+ * "--opt gemm.window: \"x\" is not burst (...) or sustained (...)". */
+gb_err gb_gemm_opt_choice(const char *key, const char *val, const char *a, const char *a_means, const char *b,
+                          const char *b_means, bool *is_b);
 
 /* The options of o that change how a case is measured, where they differ
  * from the defaults, as the rows' `settings` items in a fixed order
@@ -445,7 +443,7 @@ int gb_gemm_stage_depth(unsigned stages);
  * candidates alone). */
 size_t gb_gemm_enum_pick(const gb_gemm_enum_cand *c, size_t n, size_t want, size_t *picked);
 
-/* ---- cuBLASLt algorithm names (bench/bench_gemm_names.c) ---- */
+/* ---- cuBLASLt algorithm names (gemm_names.c) ---- */
 
 /* "128x256" for a cublasLtMatmulTile_t, "64x4" for cublasLtMatmulStages_t,
  * "2x1x1" for cublasLtClusterShape_t; "auto"/"undefined" for 0 and "#<id>"
@@ -454,7 +452,7 @@ const char *gb_gemm_tile_name(unsigned id, char *buf, size_t n);
 const char *gb_gemm_stages_name(unsigned id, char *buf, size_t n);
 const char *gb_gemm_cluster_name(unsigned id, char *buf, size_t n);
 
-/* ---- the benchmark (bench/bench_gemm.c) ---- */
+/* ---- the benchmark (gemm_bench.c; the hooks in gemm_check.c and gemm_search.c) ---- */
 
 /* A gemm case for precision p in layout l at m x n x k (what plan()
  * makes), for tests. */

@@ -1,4 +1,4 @@
-/* bench_gemm_names: names of cuBLASLt's tile, stages and cluster-shape enum
+/* gemm_names: names of cuBLASLt's tile, stages and cluster-shape enum
  * values for the gemm benchmark's detail column. Generated from the
  * cublasLt.h of cuBLAS 13.1.0 by scripts/gen_gemm_names.sh: do not edit. */
 #include <stdio.h>

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The report as a reader sees it: writes the default report (shipped
+# measurements and the default plan) with build/gpubench, renders
+# report.html in Debian's headless Chromium at 1280 px and 390 px wide and
+# fails when an element overflows the page, an image does not load or the
+# HTML has parse errors (tests/browser/check-report.mjs). Screenshots land
+# beside the report: build/report-browser/screenshot-{1280,390}.png.
+# Installs chromium (apt-get) and the test's two npm packages (npm ci, from
+# tests/browser/package-lock.json) when missing. Ends with "N passed, N failed".
+#
+# usage: scripts/test-report-browser.sh [REPORT_DIR]   (an existing report
+# to check instead of writing the default one)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+scripts/need-packages.sh chromium
+# node and npm come with this kind of machine; Debian's where they do not
+command -v npm >/dev/null || scripts/need-packages.sh nodejs npm
+[ -x build/gpubench ] || scripts/setup.sh
+if [ $# -ge 1 ]; then
+  dir=$1
+else
+  dir=build/report-browser
+  rm -rf "$dir"
+  build/gpubench report --out "$dir" >/dev/null
+fi
+[ -f "$dir/report.html" ] || { echo "test-report-browser: no $dir/report.html" >&2; exit 2; }
+(cd tests/browser && { [ -d node_modules/playwright-core ] && [ -d node_modules/parse5 ]; } ||
+  npm ci --no-audit --no-fund --silent)
+node tests/browser/check-report.mjs "$dir/report.html" 1280 390
