@@ -551,7 +551,7 @@ fail:
 }
 
 /* The end-of-run table: per kernel and type, the best ok row at an HBM size
- * (gb_hbm_min_bytes: arrays >= 1 GiB and >= 16 L2s), else the largest ok
+ * (gb_hbm_min_bytes: arrays >= 1 GiB and >= 8 L2s), else the largest ok
  * size, marked. */
 static void membw_summarize(const gb_run_ctx *ctx, const gb_row *rows, size_t n, FILE *fp) {
   static const char *types[2] = {"fp64", "fp32"};

@@ -100,7 +100,7 @@ double gb_rep_peak(const gb_rep *r, size_t s, const char *bench, const char *pre
 
 /* True when point p is an HBM figure of membw (GB/s): a membw headline
  * row, by its headline column or, in files without one, gb_desc's HBM rule
- * (hot, arrays of at least 1 GiB and 16 L2 sizes). */
+ * (hot, arrays of at least 1 GiB and 8 L2 sizes). */
 bool gb_rep_membw_hbm(const gb_rep *r, const gb_rep_point *p);
 
 /* Where source s came from, for captions: "RUN_ID (FILE)", with the

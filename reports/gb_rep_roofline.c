@@ -242,7 +242,7 @@ static gb_err roofline_type(gb_rep *r, size_t t) {
   bool multi = ty->nruns > 1;
   gb_err e = gb_buf_printf(&cap, "%s.%s Memory (%s): %s %s at %s from run %s. ", name,
                            multi ? " Each ceiling is the best over the runs of this GPU type." : "",
-                           "the best membw headline row: hot, arrays of at least 1 GiB and 16 L2 sizes",
+                           "the best membw headline row: hot, arrays of at least 1 GiB and 8 L2 sizes",
                            bwp->row->case_name, bwp->row->dtype, sz, prov);
   if (!e) e = caption_ceilings(r, &cap, ceil, nce, 0, "CUDA-core (fma): ");
   if (!e) e = caption_ceilings(r, &cap, ceil, nce, 1, "GEMM (best shape per input type): ");

@@ -417,7 +417,7 @@ static gb_err table_headline(gb_rep *r) {
                              "shapes and sizes); in brackets the share of the datasheet peak where one is known; "
                              "[run N] names the run it came from where a GPU type was measured in several runs. "
                              "Memory is the HBM figure: the best of membw's headline rows (hot, arrays of at least 1 "
-                             "GiB and 16 L2 sizes); the L2 plateau is in the plots and under All measurements.");
+                             "GiB and 8 L2 sizes); the L2 plateau is in the plots and under All measurements.");
   size_t nc = r->ntypes + 1;
   const char **hdr = calloc(nc, sizeof *hdr);
   const char **cells = calloc(nc, sizeof *cells);

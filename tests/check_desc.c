@@ -101,7 +101,7 @@ END_TEST
 START_TEST(test_membw_class_reads_l2_column) {
   gb_row r = row("membw", "triad", "gbps", (int64_t)1 << 30, 1);
   ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_HEADLINE); /* L2 unknown: 1 GiB suffices */
-  r.l2_bytes = 126 << 20;                                  /* 16 x 126 MiB > 1 GiB */
+  r.l2_bytes = 200 << 20;                                  /* 8 x 200 MiB > 1 GiB */
   ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_LATENCY);
   r.l2_bytes = 60 << 20;
   ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_HEADLINE);

@@ -99,18 +99,18 @@ START_TEST(test_sweep_capped_by_free_memory) {
 }
 END_TEST
 
-/* membw's HBM sizes are gb_desc's one rule: 1 GiB and 16 L2 sizes. */
+/* membw's HBM sizes are gb_desc's one rule: 1 GiB and 8 L2 sizes. */
 START_TEST(test_headline_rule) {
-  ck_assert_int_eq(gb_hbm_min_bytes(H200_L2), GIB); /* 16 x 60 MiB = 960 MiB < 1 GiB */
-  ck_assert_int_eq(gb_hbm_min_bytes(256 * MIB), 4 * GIB);
+  ck_assert_int_eq(gb_hbm_min_bytes(H200_L2), GIB); /* 8 x 60 MiB = 480 MiB < 1 GiB */
+  ck_assert_int_eq(gb_hbm_min_bytes(256 * MIB), 2 * GIB);
   gb_row r = gb_row_empty();
   r.benchmark = "membw";
   r.case_name = "triad";
   r.metric = "gbps";
-  r.bytes = 2 * GIB;
+  r.bytes = GIB;
   r.l2_bytes = H200_L2;
   ck_assert(gb_desc_is_headline(&r, NULL, 0));
-  r.l2_bytes = 256 * MIB; /* a 256 MiB cache: 2 GiB arrays no longer qualify */
+  r.l2_bytes = 256 * MIB; /* a 256 MiB cache: 1 GiB arrays no longer qualify */
   ck_assert(!gb_desc_is_headline(&r, NULL, 0));
 }
 END_TEST

@@ -241,7 +241,7 @@ START_TEST(test_roofline_combines_runs) {
   char *md = slurp_in(dir, "report.md");
   ck_assert_ptr_null(strstr(md, "Measured roofline, H200-SXM-141GB\" left out"));
   ck_assert_ptr_null(strstr(md, "Measured roofline, H200-SXM-141GB (2 runs combined)\" left out"));
-  ck_assert_ptr_nonnull(strstr(md, "Memory (the best membw headline row: hot, arrays of at least 1 GiB and 16 "
+  ck_assert_ptr_nonnull(strstr(md, "Memory (the best membw headline row: hot, arrays of at least 1 GiB and 8 "
                                    "L2 sizes): write fp64 at 4 GiB from run 20261203T090000Z-gpu07-bb0002 "
                                    "(report_roofline_membw.csv). CUDA-core "
                                    "(fma): fp32, fp64 from run 20261203T080000Z-gpu07-aa0001 "
@@ -257,7 +257,7 @@ START_TEST(test_roofline_combines_runs) {
   ck_assert_ptr_null(strstr(md, "| memory copy_cold")); /* cold, and not marked */
   ck_assert_ptr_null(strstr(md, "4450"));
   /* the A100 file has no headline column: gb_desc's HBM rule (hot, 1 GiB and
-   * 16 x its 40 MiB L2) picks its 1 GiB arrays */
+   * 8 x its 40 MiB L2) picks its 1 GiB arrays */
   ck_assert_ptr_nonnull(strstr(md, "| memory copy, HBM (GB/s) |  | 1720 at 1 GiB (84% of 2039) |"));
   ck_assert_ptr_nonnull(strstr(md, "Runs of H200-SXM-141GB: run 1 = 20261203T080000Z-gpu07-aa0001 "
                                    "(report_roofline_gemm_fma.csv); run 2 = 20261203T090000Z-gpu07-bb0002 "
