@@ -100,8 +100,10 @@ gb_fclass gb_desc_class(const gb_row *r);
  * type; rows of other runs, benchmarks or GPU types, and rows that are not
  * ok or throttled, are ignored). Only rows in a headline metric
  * (gb_desc_is_headline_metric) are headline figures; a benchmark the table
- * lacks has none. The one definition readers and the runner share (the runner writes
- * the column from its planned cases, docs/results-schema.md). */
+ * lacks has none. The one definition readers and the runner share (the
+ * runner writes the column from its planned cases, docs/results-schema.md).
+ * Without the column, the largest-shape and largest-message rules scan
+ * rows: O(n) per call. */
 bool gb_desc_is_headline(const gb_row *r, const gb_row *rows, size_t n);
 
 /* Whether metric holds the benchmark's headline figures: its headline_metric

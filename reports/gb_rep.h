@@ -52,7 +52,8 @@ typedef struct gb_rep_point {
   const gb_row *row; /* the first of its rows (for names, sizes, peak) */
   double value;
   size_t reps;
-  bool headline; /* its row holds its benchmark's headline figure (gb_desc_is_headline) */
+  bool headline; /* its row holds its benchmark's headline figure (gb_desc_is_headline); worked out
+                  * only for benchmarks whose headline-table rows ask for it (headline_rows) */
 } gb_rep_point;
 
 typedef struct gb_rep {

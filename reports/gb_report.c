@@ -78,6 +78,17 @@ static bool plotted(const gb_row *w) {
   return (w->status == GB_STATUS_OK || w->status == GB_STATUS_THROTTLED) && isfinite(w->value);
 }
 
+/* Whether some headline-table row kind reads the headline mark of w's
+ * benchmark (gb_rep_headline.headline_rows): only those points pay for
+ * gb_desc_is_headline, whose group rules scan every row. */
+static bool wants_headline(const gb_row *w) {
+  for (size_t i = 0; i < gb_rep_nsections; i++)
+    for (size_t k = 0; k < GB_REP_MAX_HEADLINES && gb_rep_sections[i].headline[k].bench; k++)
+      if (gb_rep_sections[i].headline[k].headline_rows && !strcmp(gb_rep_sections[i].headline[k].bench, w->benchmark))
+        return true;
+  return false;
+}
+
 static gb_err find_points(gb_rep *r) {
   size_t n = r->res.nrows;
   bool *used = calloc(n ? n : 1, sizeof *used);
@@ -99,7 +110,7 @@ static gb_err find_points(gb_rep *r) {
       vals[k++] = r->res.rows[j].value;
     }
     r->pts[r->npts++] = (gb_rep_point){.src = r->row_src[i], .row = w, .value = gb_median(vals, k), .reps = k,
-                                       .headline = gb_desc_is_headline(w, r->res.rows, n)};
+                                       .headline = wants_headline(w) && gb_desc_is_headline(w, r->res.rows, n)};
   }
   free(used);
   free(vals);
