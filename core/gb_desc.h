@@ -73,7 +73,8 @@ typedef struct gb_bench_desc {
   const char *headline_metric; /* the metric headline figures are read in */
   gb_headline_rule headline;
   gb_fclass (*classify)(const gb_row *r); /* the gate's class of one of its rows */
-  const char *section;         /* the report section that draws it (reports/) */
+  const char *section;         /* the report section that draws it (reports/gb_rep_sections.c);
+                                * "": none, its rows are in the report's general tables only */
 } gb_bench_desc;
 
 /* Every registered benchmark, sorted by name (gb_registry.def); gb_nbench_descs
