@@ -15,7 +15,19 @@
 #include "gb_num.h"
 #include "gb_runinfo.h"
 
-static const char *const k_formats[] = {"text", "short", NULL};
+/* --format: text or short (a setter, not a choice list: the completion
+ * offers files after it) */
+static int set_format(void *args, const gb_opt *o, const char *val, char *err, size_t errlen) {
+  (void)o;
+  gb_compare_args *a = args;
+  if (strcmp(val, "text") == 0) a->format = 0;
+  else if (strcmp(val, "short") == 0) a->format = 1;
+  else {
+    snprintf(err, errlen, "--format: text or short, not \"%s\"", val);
+    return 1;
+  }
+  return 0;
+}
 
 #define A(m) GB_OPT_AT(gb_compare_args, m)
 static const gb_opt k_opts[] = {
@@ -31,10 +43,10 @@ static const gb_opt k_opts[] = {
     {"allow-mismatch", 0, NULL, "compare although GPU type, GPU count, driver, CUDA or library\nversions differ",
      GB_OPT_FLAG, A(allow_mismatch)},
     {"format", 0, "F", "standard output: text (every figure not unchanged) or short\n(the summary and the "
-     "regressions, for logs)", GB_OPT_CHOICE, A(format), .choices = k_formats, .group = "Output"},
+     "regressions, for logs)", GB_OPT_CALL, .set = set_format, .group = "Output"},
     {"markdown", 0, "FILE", "write a markdown report of at most 65,536 characters\n(pull-request comment, job "
-     "summary)", GB_OPT_PATH, A(markdown), .ext = "md"},
-    {"junit", 0, "FILE", "write JUnit XML: one test case per figure", GB_OPT_PATH, A(junit), .ext = "xml"},
+     "summary)", GB_OPT_PATH, A(markdown)},
+    {"junit", 0, "FILE", "write JUnit XML: one test case per figure", GB_OPT_PATH, A(junit)},
     {"all", 0, NULL, "list every figure, unchanged ones too", GB_OPT_FLAG, A(all)},
     {0}};
 
