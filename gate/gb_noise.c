@@ -24,10 +24,10 @@ void gb_noise_size_class(const gb_row *r, char *buf, size_t n) {
   const char *cls = gb_fclass_name(gb_desc_class(r));
   if (r->bytes != GB_NA && r->bytes > 0) {
     int e = 0;
-    while (e < 62 && ((int64_t)1 << (e + 2)) <= r->bytes) e += 2;
+    while (e < 62 && ((int64_t)1 << (e + 1)) <= r->bytes) e += 1;
     char lo[32], hi[32];
     fmt_pow2(lo, sizeof lo, e);
-    fmt_pow2(hi, sizeof hi, e + 2);
+    fmt_pow2(hi, sizeof hi, e + 1);
     snprintf(buf, n, "%s/%s-%s", cls, lo, hi);
   } else if (r->m != GB_NA && r->n != GB_NA && r->k != GB_NA && r->m > 0 && r->n > 0 && r->k > 0) {
     double v = log2((double)r->m) + log2((double)r->n) + log2((double)r->k);

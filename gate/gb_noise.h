@@ -3,9 +3,11 @@
  * against when the baseline does not hold several runs.
  *
  * A size class is the figure's class in gb_desc (headline, latency, derived)
- * and a factor-of-4 bucket of its size: bytes for byte-sized figures
- * ("headline/1G-4G"), m*n*k for GEMM shapes ("headline/mnk 2^38-2^40"),
- * "all" for figures with no size (fma).
+ * and a bucket of its size: a factor of 2 of bytes for byte-sized figures
+ * ("headline/1G-2G": the sizes campaigns sweep, so that a noisy 16 MiB
+ * collective does not share a floor with a quiet 32 MiB one), a factor of 4
+ * of m*n*k for GEMM shapes ("headline/mnk 2^38-2^40"), "all" for figures
+ * with no size (fma).
  *
  * Measuring (gb_noise_measure): the rows of several runs of the same build
  * (each run its own process, told apart by run_id) are grouped by figure; a
@@ -39,7 +41,7 @@
 #define GB_NOISE_SAFETY 2.0
 #define GB_NOISE_NU0 4.0
 
-/* The size class of a row, e.g. "headline/1G-4G" (see above). */
+/* The size class of a row, e.g. "headline/1G-2G" (see above). */
 void gb_noise_size_class(const gb_row *r, char *buf, size_t n);
 
 typedef struct gb_noise_floor {
