@@ -14,7 +14,7 @@ const gb_rep_section gb_rep_sections[] = {
     {"collective",
      gb_rep_section_collective,
      {{"collective", "busbw_gbps", "%s busbw (GB/s)", false, false, NULL, GB_REP_AT_GPUS}}},
-    {"roofline", gb_rep_section_roofline, {{NULL}}},
+    {.name = "roofline", .write = gb_rep_section_roofline}, /* no headline rows */
 };
 const size_t gb_rep_nsections = sizeof gb_rep_sections / sizeof gb_rep_sections[0];
 
