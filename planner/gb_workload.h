@@ -12,11 +12,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "gb_desc.h"
 #include "gb_error.h"
 
 typedef enum gb_workload_kind { GB_WL_NONE = 0, GB_WL_TRAINING, GB_WL_INFERENCE, GB_WL_GENERIC } gb_workload_kind;
 
-#define GB_WL_MAX_KEYS 48
+#define GB_WL_MAX_KEYS 72
+#define GB_WL_MAX_MONTHS 120
 
 typedef struct gb_workload {
   char origin[512]; /* file the keys came from ("" when flags only) */
@@ -29,6 +31,18 @@ typedef struct gb_workload {
   double fixed_hours;            /* provisioning, data loading, checkpoints, eval */
   double usable_memory_fraction; /* share of device memory the job may use */
   double max_hours, budget_usd;  /* constraints (NaN: none) */
+  /* training and inference: parallel layout and model shape */
+  double tensor_parallel, pipeline_parallel, expert_parallel; /* degrees (inference: TP per replica; NaN: chosen) */
+  double active_params;                                       /* MoE: parameters active per token (default params) */
+  double moe_top_k;                                           /* MoE: experts per token (all-to-all volume) */
+  double seq_len, micro_batch;                                /* sequence length, sequences per micro-batch */
+  bool recompute;                                             /* full activation recompute: one more forward */
+  double goodput;                                             /* share of wall time doing useful steps */
+  double kv_bytes_per_token;                                  /* inference: KV cache per token of context */
+  /* demand over time (hybrid): a base plus peaks, or GPU-hours per month */
+  double demand_base_gpus, demand_peak_gpus, demand_peak_fraction;
+  double demand_months[GB_WL_MAX_MONTHS];
+  size_t ndemand_months;
   /* training */
   double params, tokens, flops_per_token, tokens_per_step;
   double grad_bytes, bytes_per_grad_element, memory_bytes_per_param, activation_gb_per_gpu, bucket_bytes;
@@ -68,9 +82,7 @@ gb_err gb_workload_read_mem(const char *name, const char *text, gb_workload *w);
  * checks the kind's required keys and that no key of another kind was given. */
 gb_err gb_workload_finish(gb_workload *w);
 
-/* Bytes per element of a results dtype (fp64 8, fp32/tf32 4, fp16/bf16 2,
- * fp8/int8 1); 0 for an unknown name. */
-int gb_dtype_bytes(const char *dtype);
+/* Bytes per element of a precision: gb_dtype_bytes of core/gb_desc.h. */
 
 const char *gb_workload_kind_name(gb_workload_kind k);
 

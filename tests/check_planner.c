@@ -66,7 +66,14 @@ static void world_load_measured(world *x, const char *prices_body, const char *w
   ck_assert_msg(gb_workload_finish(&x->w) == GB_OK, "%s", gb_errmsg());
   ck_assert_int_eq(gb_perf_build(&x->specs, &x->measured, x->w.precision, x->w.gemm_size, x->w.gemm_sustained, &x->perf), GB_OK);
   gb_plan_opts_default(&x->o);
+  /* the hand-computed scenarios: a fixed efficiency, no overlap, the median
+   * of each band, and nodes whose NICs give a ring 50 GB/s per GPU across
+   * nodes (8 GPUs x 6.94 GB/s x 0.9 efficiency) */
   x->o.mfu = 0.5;
+  x->o.overlap = 0;
+  x->o.rank_by = GB_RANK_MEDIAN;
+  x->o.nic_gbps = 50.0 / 0.9 / 8;
+  x->o.today = "2026-12-04";
   x->o.max_gpus = 16;
 }
 
@@ -93,7 +100,7 @@ static const gb_plan_row *find_row(const gb_plan *p, const char *type, const cha
 
 /* 1e9 parameters, 1e10 tokens, 1e6 tokens per step, replicated state. */
 static const char *k_train =
-    "[workload]\ntype = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\nsharded = false\n";
+    "[workload]\ntype = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\nsharded = false\ngoodput = 1\n";
 
 /* ---- prices ---- */
 
@@ -272,11 +279,14 @@ START_TEST(test_perf_fixture) {
   gb_perf_free(&p);
 
   /* no rows at the workload's precision: a warning, and the figure projected
-   * with the default ratio 0.75 (no type measured at fp8): 1979 x 0.75 */
+   * from the datasheet alone (no type measured at fp8): 1979 x Hopper's
+   * typical cuBLAS share 0.80 (planner/gb_model.c) */
   ck_assert_int_eq(gb_perf_build(&specs, &m, "fp8e4m3", 8192, false, &p), GB_OK);
   h = gb_perf_find(&p, "H200-SXM-141GB");
   ck_assert(!h->gemm_measured);
-  ck_assert_double_eq_tol(h->gemm_tflops, 1979 * 0.75, 1e-9);
+  ck_assert_double_eq_tol(h->gemm_tflops, 1979 * 0.80, 1e-9);
+  ck_assert_int_eq(h->gemm_basis, GB_BASIS_DATASHEET);
+  ck_assert_double_eq_tol(h->gemm_band, GB_BAND_DATASHEET, 1e-12);
   ck_assert(strstr(p.notes.data, "H200-SXM-141GB: measured GEMM rows exist but none at fp8e4m3 with status ok or "
                                  "throttled") != NULL);
   gb_perf_free(&p);
@@ -361,8 +371,11 @@ START_TEST(test_perf_gemm_window) {
    * 989.5 x 585 / 989.5 = 585, and a note says why */
   ck_assert(!h100->gemm_measured);
   ck_assert_double_eq_tol(h100->gemm_tflops, 585, 1e-9);
-  /* a type of another peak shows it is the ratio, not the rate: A100 312 x 585 / 989.5 */
-  ck_assert_double_eq_tol(gb_perf_find(&p, "A100-SXM-80GB")->gemm_tflops, 312 * 585 / 989.5, 1e-9);
+  /* a type of another architecture: A100's peak x Ampere's typical cuBLAS share
+   * x the H200's correction (585 / 989.5 / Hopper's 0.80): 312 x 0.88 x 0.739 */
+  ck_assert_double_eq_tol(gb_perf_find(&p, "A100-SXM-80GB")->gemm_tflops, 312 * 0.88 * (585 / 989.5 / 0.80), 1e-9);
+  ck_assert_int_eq(gb_perf_find(&p, "A100-SXM-80GB")->gemm_basis, GB_BASIS_VENDOR);
+  ck_assert_int_eq(h100->gemm_basis, GB_BASIS_VENDOR);
   ck_assert_msg(strstr(p.notes.data, "H100-SXM-80GB: GEMM rows at bf16 exist only in the burst window, none in the "
                                      "sustained one (metric tflops_sustained or tops_sustained)"),
                 "%s", p.notes.data);
@@ -514,8 +527,10 @@ START_TEST(test_perf_throttled_points) {
   ck_assert_str_eq(gb_plan_basis_name(r), "measured-throttled");
   /* one GPU: no all-reduce, still throttled GEMM and HBM */
   ck_assert_str_eq(gb_plan_basis_name(find_row(&plan, "FAST-SXM-100GB", "P", 1)), "measured-throttled");
-  /* 16 GPUs over two nodes: the NIC cap is a projection, which wins */
-  ck_assert_str_eq(gb_plan_basis_name(find_row(&plan, "FAST-SXM-100GB", "P", 16)), "projected");
+  /* 16 GPUs over two nodes: the cross-node busbw is a projection, shown as the
+   * communication figure's basis; the row's basis is its GEMM and HBM figures' */
+  ck_assert_str_eq(gb_plan_basis_name(find_row(&plan, "FAST-SXM-100GB", "P", 16)), "measured-throttled");
+  ck_assert(find_row(&plan, "FAST-SXM-100GB", "P", 16)->projected);
   /* SLOW: ok figures only */
   ck_assert_str_eq(gb_plan_basis_name(find_row(&plan, "SLOW-SXM-100GB", "P", 8)), "measured");
   char csv[4200];
@@ -663,7 +678,14 @@ START_TEST(test_owned_spot_breakeven) {
   gb_plan p;
   ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
   const gb_plan_row *own = find_row(&p, "FAST-SXM-100GB", "B", 8);
-  ck_assert_double_eq_tol(own->cost_usd, 1e4 * 1.8925 / 3600 * 8 * (23000 * 0.35 / 8760 / 0.6 + 0.0845), 1e-9);
+  ck_assert_double_eq_tol(own->amortized_usd, 1e4 * 1.8925 / 3600 * 8 * (23000 * 0.35 / 8760 / 0.6 + 0.0845), 1e-9);
+  /* cash (the budget's default basis): capex 8 x 23000 + the job's energy and operations */
+  double hrs = 1e4 * 1.8925 / 3600;
+  ck_assert_double_eq_tol(own->capex_usd, 8 * 23000, 1e-9);
+  ck_assert_double_eq_tol(own->cost_usd, 8 * 23000 + hrs * 8 * 0.0845 + 8 * 23000 * 0.10 * hrs / 8760, 1e-6);
+  ck_assert_double_eq_tol(own->cash_usd, own->cost_usd, 1e-9);
+  /* break-even: 23000 / (2 - 0.0845 - 23000 x 0.10 / 8760) hours of use */
+  ck_assert_double_eq_tol(own->breakeven_hours, 23000 / (2 - 0.0845 - 2300.0 / 8760), 1e-6);
   /* spot, one node: lambda = 0.02/h, delta = 0.05 h, tau = sqrt(2 x 0.05 / 0.02) = 2.2360680 h
    * stretch = (1 + 0.05/2.2360680) / (1 - 0.02 x (0.25 + 1.1180340)) = 1.0223607 / 0.9726393 = 1.0511203 */
   const gb_plan_row *spot = NULL;
@@ -895,7 +917,12 @@ START_TEST(test_sensitivity_and_csv) {
   gb_csv_table t;
   ck_assert_int_eq(gb_csv_read_file(plan_csv, &t), GB_OK);
   ck_assert_uint_eq(t.nrows, p.n);
-  ck_assert_uint_eq(t.ncols, 33);
+  /* the 33 columns of before, in their places, then issue 27's */
+  ck_assert_uint_eq(t.ncols, 58);
+  ck_assert_str_eq(gb_csv_header(&t, 33), "capex_usd");
+  ck_assert_str_eq(gb_csv_header(&t, 34), "amortized_usd");
+  ck_assert_str_eq(gb_csv_cell(&t, 0, gb_csv_col(&t, "budget_basis")), "cash");
+  ck_assert_str_eq(gb_csv_cell(&t, 0, gb_csv_col(&t, "gemm_basis")), "measured");
   ck_assert_str_eq(gb_csv_header(&t, 0), "rank");
   ck_assert_str_eq(gb_csv_header(&t, 30), "workload");
   ck_assert_str_eq(gb_csv_header(&t, 31), "precision");

@@ -12,12 +12,12 @@ function(gb_plan_cli_test name rc expect)
            "-DEXPECT=${expect}" -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/planner_expect.cmake)
   set_tests_properties(${name} PROPERTIES LABELS cpu)
 endfunction()
-gb_plan_cli_test(plan_cli_default 0 "Oldest price used:" plan --top 3)
-gb_plan_cli_test(plan_cli_measured 0 "H200-SXM-141GB              700.0 measured" plan --top 3
+gb_plan_cli_test(plan_cli_default 0 "Best measured:  " plan --top 3)
+gb_plan_cli_test(plan_cli_measured 0 "H200-SXM-141GB         700.0 measured 3%" plan --top 3
                  --measured ${GB_FIXTURES}/planner_h200.csv)
 # the H200 bf16 GEMM row of data/measured, throttled (power-capped, checked), beside an ok speedup row:
 # the rate is measured from it, not projected, and says so
-gb_plan_cli_test(plan_cli_throttled 0 "H200-SXM-141GB              710.5 measured (throttled)" plan --top 3
+gb_plan_cli_test(plan_cli_throttled 0 "H200-SXM-141GB         710.5 measured-throttled 5%" plan --top 3
                  --measured ${GB_FIXTURES}/planner_h200_throttled.csv)
 gb_plan_cli_test(plan_cli_throttled_note 0
                  "the bf16 GEMM rate 710.5 TFLOP/s at size 8192 rests on throttled rows" plan
@@ -30,3 +30,8 @@ gb_plan_cli_test(plan_cli_bad_prices 2 "results_good.csv:1: missing column provi
                  --prices ${GB_FIXTURES}/results_good.csv)
 gb_plan_cli_test(plan_cli_infeasible 1 "no configuration meets the constraints" plan --budget 10)
 gb_plan_cli_test(plan_cli_unknown_option 2 "unknown option \"--bogus\"" plan --bogus 1)
+
+# Published runs against the time model (issue 27): prints each case's
+# predicted / published ratio, the median and the worst.
+gb_add_check_test(check_planner_calibration check_planner_calibration.c LIBS gb_planner)
+target_compile_definitions(check_planner_calibration PRIVATE GB_CALIBRATION_DIR="${CMAKE_CURRENT_SOURCE_DIR}/calibration")
