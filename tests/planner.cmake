@@ -35,3 +35,45 @@ gb_plan_cli_test(plan_cli_unknown_option 2 "unknown option \"--bogus\"" plan --b
 # predicted / published ratio, the median and the worst.
 gb_add_check_test(check_planner_calibration check_planner_calibration.c LIBS gb_planner)
 target_compile_definitions(check_planner_calibration PRIVATE GB_CALIBRATION_DIR="${CMAKE_CURRENT_SOURCE_DIR}/calibration")
+
+# Issue 27: each flag, each basis, the capex/budget rule and every rejected input (exit 2, file:line).
+set(GB_PLAN_TMP ${CMAKE_CURRENT_BINARY_DIR}/planner_inputs)
+file(MAKE_DIRECTORY ${GB_PLAN_TMP})
+set(GB_PRICES_HEAD "provider,offering,gpu_type,gpus_per_node,price_usd_per_gpu_hour,purchase_usd_per_gpu,date,source,confidence\n")
+file(WRITE ${GB_PLAN_TMP}/prices_future.csv "${GB_PRICES_HEAD}P,on-demand,H100-SXM-80GB,8,2,,2099-01-01,s,V\n")
+file(WRITE ${GB_PLAN_TMP}/prices_cheap.csv "${GB_PRICES_HEAD}P,on-demand,H100-SXM-80GB,8,2,,2026-01-01,s,V\nQ,on-demand,H100-SXM-80GB,1,0.005,,2026-01-01,s,V\n")
+file(WRITE ${GB_PLAN_TMP}/prices_dear.csv "${GB_PRICES_HEAD}P,on-demand,H100-SXM-80GB,8,1200,,2026-01-01,s,V\n")
+file(WRITE ${GB_PLAN_TMP}/bad_goodput.ini "[workload]\ntype = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\ngoodput = 2\n")
+file(WRITE ${GB_PLAN_TMP}/bad_tp.ini "[workload]\ntype = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\ntensor_parallel = 0\n")
+file(WRITE ${GB_PLAN_TMP}/bad_demand.ini "[workload]\ntype = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\ndemand_gpu_hours_per_month = 5,-1\n")
+file(WRITE ${GB_PLAN_TMP}/demand.ini "[workload]\ntype = training\nparams = 7e9\ntokens = 1e11\ntokens_per_step = 4194304\nsharded = true\ndemand_base_gpus = 64\ndemand_peak_gpus = 192\ndemand_peak_fraction = 0.1\n")
+gb_plan_cli_test(plan_cli_gpu_type 0 "H200-SXM-141GB    40 (5x8)" plan --gpu-type H200-SXM-141GB --gpus 40)
+gb_plan_cli_test(plan_cli_gpus_list 0 "2 feasible of 2 configurations (" plan --gpu-type H200-SXM-141GB --gpus 40,48 --provider CoreWeave)
+gb_plan_cli_test(plan_cli_provider 0 "CoreWeave  on-demand" plan --provider CoreWeave --top 1)
+gb_plan_cli_test(plan_cli_offering 0 "Best projected: none feasible" plan --offering purchase --budget-basis amortized --only-measured)
+gb_plan_cli_test(plan_cli_only_measured 0 "Best projected: none feasible" plan --only-measured)
+gb_plan_cli_test(plan_cli_rank_by 0 "at the high end (optimistic) of each band" plan --rank-by high)
+gb_plan_cli_test(plan_cli_rank_by_median 0 "at the median of each band" plan --rank-by median)
+gb_plan_cli_test(plan_cli_budget_cash 0 "over budget (2437075 USD > 250000 USD)" plan)
+gb_plan_cli_test(plan_cli_budget_amortized 0 "budget 250000 USD amortized (the job's share)" plan --budget-basis amortized)
+gb_plan_cli_test(plan_cli_json 0 "Wrote ${GB_PLAN_TMP}/plan.json" plan --json ${GB_PLAN_TMP}/plan.json)
+gb_plan_cli_test(plan_cli_hybrid 0 "Hybrid for the demand profile (peak 256 GPUs)" plan ${GB_PLAN_TMP}/demand.ini
+                 --hybrid-csv ${GB_PLAN_TMP}/hybrid.csv)
+gb_plan_cli_test(plan_cli_stale 0 "Prices older than 18 months" plan)
+gb_plan_cli_test(plan_cli_inference_rate 0 "output tokens/s per GPU" plan ${CMAKE_SOURCE_DIR}/data/workloads/inference-70b.ini)
+gb_plan_cli_test(plan_cli_bad_rank_by 2 "--rank-by: \"worst\" is not low, median or high" plan --rank-by worst)
+gb_plan_cli_test(plan_cli_bad_budget_basis 2 "--budget-basis: \"capex\" is not cash or amortized" plan --budget-basis capex)
+gb_plan_cli_test(plan_cli_bad_gpu_type 2 "--gpu-type: unknown GPU type \"H900\"" plan --gpu-type H900)
+gb_plan_cli_test(plan_cli_bad_gpus 2 "--gpus: \"0\" is not a GPU count" plan --gpus 8,0)
+gb_plan_cli_test(plan_cli_bad_provider 2 "--provider: unknown provider \"Nowhere\"" plan --provider Nowhere)
+gb_plan_cli_test(plan_cli_bad_offering 2 "--offering: \"rent\" is not on-demand" plan --offering rent)
+gb_plan_cli_test(plan_cli_price_future 2 "prices_future.csv:2: date: 2099-01-01 is in the future" plan
+                 --prices ${GB_PLAN_TMP}/prices_future.csv)
+gb_plan_cli_test(plan_cli_price_cheap 2 "prices_cheap.csv:3: price_usd_per_gpu_hour: 0.005 is below 0.01" plan
+                 --prices ${GB_PLAN_TMP}/prices_cheap.csv)
+gb_plan_cli_test(plan_cli_price_dear 2 "prices_dear.csv:2: price_usd_per_gpu_hour: absurd value 1200" plan
+                 --prices ${GB_PLAN_TMP}/prices_dear.csv)
+gb_plan_cli_test(plan_cli_bad_goodput 2 "bad_goodput.ini:6: goodput: absurd value 2" plan ${GB_PLAN_TMP}/bad_goodput.ini)
+gb_plan_cli_test(plan_cli_bad_tp 2 "bad_tp.ini:6: tensor_parallel: must be >= 1" plan ${GB_PLAN_TMP}/bad_tp.ini)
+gb_plan_cli_test(plan_cli_bad_demand 2 "bad_demand.ini:6: demand_gpu_hours_per_month: \"-1\"" plan
+                 ${GB_PLAN_TMP}/bad_demand.ini)
