@@ -275,9 +275,11 @@ static void time_training(const gb_workload *w, const gb_perf *perf, const gb_pe
     return;
   }
   int dp = n / (tp * pp);
-  double shard = w->params * w->memory_bytes_per_param / (tp * pp);
+  /* parameters a GPU holds: with expert parallelism the active (dense and routed-to) share whole and
+   * the other experts split over the expert-parallel group */
+  double held = ep > 1 ? w->active_params + (w->params - w->active_params) / ep : w->params;
+  double shard = held * w->memory_bytes_per_param / (tp * pp);
   if (w->sharded) shard /= dp;
-  else if (ep > 1) shard /= ep; /* experts split over the expert-parallel group (most of an MoE's parameters) */
   double need = shard + w->activation_gb_per_gpu * 1e9;
   if (need > have) {
     out->reject = GB_REJECT_MEMORY, out->need = need / 1e9, out->have = have / 1e9;
@@ -323,7 +325,7 @@ static void time_training(const gb_workload *w, const gb_perf *perf, const gb_pe
    * hierarchical: the ranks of one node share its NICs */
   double t_dp = 0;
   if (dp > 1) {
-    double grad = w->grad_bytes / (tp * pp);
+    double grad = w->grad_bytes * (held / w->params) / (tp * pp);
     double vol = grad * (w->sharded ? 1.5 : 1.0);
     int local = gpn / (tp * pp) > 0 ? gpn / (tp * pp) : 1;
     double msg = w->bucket_bytes < grad ? w->bucket_bytes : grad;
@@ -765,6 +767,8 @@ gb_err gb_plan_rank(const gb_workload *w, const gb_perf *perf, const gb_prices *
   gb_err e = check_filters(op, perf, prices);
   if (e) return e;
   int max_gpus = (int)op->max_gpus;
+  for (size_t i = 0; i < op->ngpu_counts; i++) /* a count asked for is enumerated */
+    if (op->gpu_counts[i] > max_gpus) max_gpus = op->gpu_counts[i];
   /* count rows: every (price, count) plus one per type without a price */
   size_t total = 0;
   for (size_t i = 0; i < prices->n; i++)
