@@ -191,6 +191,7 @@ static void print_perf(const gb_perf *perf, const gb_prices *prices) {
          perf->gemm_sustained ? "sustained" : "burst");
   printf("  %-18s %9s %-24s %7s %-24s %s\n", "gpu_type", "GEMM TF/s", "basis +-band", "HBM GB/s", "basis +-band",
          "in-node busbw GB/s");
+  char unpriced[256] = "";
   for (size_t i = 0; i < perf->n; i++) {
     const gb_perf_type *t = &perf->v[i];
     bool priced = false;
@@ -213,9 +214,14 @@ static void print_perf(const gb_perf *perf, const gb_prices *prices) {
     } else {
       snprintf(comm, sizeof comm, "-");
     }
-    printf("  %-18s %9s %-24s %7.0f %-24s %s%s\n", t->spec->gpu_type, gemm, gb, t->hbm_gbps, hb, comm,
-           priced ? "" : " (no price)");
+    if (!priced) {
+      size_t l = strlen(unpriced);
+      snprintf(unpriced + l, sizeof unpriced - l, "%s%s", l ? ", " : "", t->spec->gpu_type);
+      continue;
+    }
+    printf("  %-18s %9s %-24s %7.0f %-24s %s\n", t->spec->gpu_type, gemm, gb, t->hbm_gbps, hb, comm);
   }
+  if (unpriced[0]) printf("  (no price, not planned: %s)\n", unpriced);
 }
 
 static void print_header(void) {
@@ -398,8 +404,9 @@ static void print_buy(const gb_plan *p) {
       any = true;
     }
     if (!best) {
-      printf("  %-17s %6s %10s %11s %13s %14s  no purchase meets the deadline\n", r->perf->spec->gpu_type, "-", "-",
-             "-", "-", "-");
+      if (r->reject != GB_REJECT_PRECISION)
+        printf("  %-17s %6s %10s %11s %13s %14s  no purchase meets the deadline\n", r->perf->spec->gpu_type, "-",
+               "-", "-", "-", "-");
       continue;
     }
     char capex[24], cash[24], am[24], be[24];
@@ -415,13 +422,26 @@ static void print_buy(const gb_plan *p) {
            best->feasible ? "within budget" : reason);
   }
   if (any)
-    printf("  Break-even: hours of use at which buying (capex + energy + operations) costs what the cheapest current\n"
-           "  rental does. The budget is checked against %s.\n",
-           p->opts.budget_basis == GB_BUDGET_CASH ? "cash (capex + the job's energy and operations)"
+    printf("  Break-even: hours of use at which buying costs what the cheapest current rental does; budget: %s.\n",
+           p->opts.budget_basis == GB_BUDGET_CASH ? "cash (capex + energy + operations)"
                                                   : "the amortized share (--budget-basis amortized)");
 }
 
-static void print_hybrid(const gb_hybrid_curve *c, size_t n) {
+static void print_hybrid(const gb_plan *p, const gb_hybrid_curve *c, size_t n) {
+  const gb_workload *w = p->workload;
+  if (!w->ndemand_months && isnan(w->demand_base_gpus)) {
+    /* no profile: one line, the runs alone rarely make a base worth owning */
+    const gb_hybrid_curve *best = NULL;
+    for (size_t i = 0; i < n; i++)
+      if (!best || c[i].best_usd < best->best_usd) best = &c[i];
+    char b[24];
+    fmt_cost(b, sizeof b, best->best_usd);
+    printf("\nHybrid: %.0f runs a year (--jobs-per-year): cheapest %s, owning %d of %.0f GPUs, %s USD a year%s.\n"
+           "  For a curve of owned versus rented, state demand_* in the workload (docs/planner.md).\n",
+           p->opts.jobs_per_year, best->purchase->gpu_type, best->best_owned, best->peak_gpus, b,
+           best->best_owned ? "" : " (all rented: the runs keep no base busy enough to own)");
+    return;
+  }
   printf("\nHybrid for the demand profile (peak %.0f GPUs): own a base, rent the rest; USD per year:\n",
          n ? c[0].peak_gpus : 0);
   printf("  %-17s %-11s %9s %13s %13s  %s\n", "gpu_type", "rent from", "own GPUs", "USD/year", "all rented",
@@ -442,12 +462,19 @@ static void print_hybrid(const gb_hybrid_curve *c, size_t n) {
   }
 }
 
+/* The top choice under prices and efficiency +/-20%: the base, then only the cases that change it. */
 static void print_sensitivity(const gb_sensitivity_row *s) {
-  printf("\nSensitivity of the top choice:");
+  printf("\nSensitivity of the top choice (prices and efficiency +/-20%%):");
+  char same[96] = "";
   for (int i = 0; i < GB_SENSITIVITY_ROWS; i++) {
     char label[32];
     if (i == 0) snprintf(label, sizeof label, "base");
     else snprintf(label, sizeof label, "%s %+.0f%%", s[i].factor, s[i].change_pct);
+    if (i > 0 && !s[i].changed) {
+      size_t l = strlen(same);
+      snprintf(same + l, sizeof same - l, "%s%s", l ? ", " : "", label);
+      continue;
+    }
     if (!s[i].has_top) {
       printf("\n  %-16s no feasible configuration", label);
       continue;
@@ -456,8 +483,9 @@ static void print_sensitivity(const gb_sensitivity_row *s) {
     char c[32];
     fmt_cost(c, sizeof c, t->cost_usd);
     printf("\n  %-16s %s x%d %s %s: %.1f h, %s USD%s", label, t->perf->spec->gpu_type, t->gpu_count,
-           t->price->provider, gb_offering_name(t->price->offering), t->hours, c, s[i].changed ? "  (changed)" : "");
+           t->price->provider, gb_offering_name(t->price->offering), t->hours, c, i ? "  (changed)" : "");
   }
+  if (same[0]) printf("\n  unchanged under: %s", same);
   printf("\n");
 }
 
@@ -540,7 +568,7 @@ int gb_cmd_plan(int argc, char **argv) {
   if (plan->nfeasible || plan->n) print_buy(plan);
   gb_hybrid_curve hy[32];
   size_t nh = gb_plan_hybrid_demand(plan, perf, &run->prices, hy, 32);
-  if (nh) print_hybrid(hy, nh);
+  if (nh) print_hybrid(plan, hy, nh);
   print_sensitivity(run->sens);
   print_stale(plan, &run->prices);
   if (a.csv && (e = gb_plan_write_csv(plan, a.csv))) goto done;

@@ -1284,9 +1284,10 @@ size_t gb_plan_hybrid_demand(const gb_plan *plan, const gb_perf *perf, const gb_
   } else if (!isnan(w->demand_base_gpus)) {
     level[ns] = w->demand_base_gpus, share[ns++] = 1 - w->demand_peak_fraction;
     level[ns] = w->demand_base_gpus + w->demand_peak_gpus, share[ns++] = w->demand_peak_fraction;
-  } else {
+  } else if (w->kind == GB_WL_INFERENCE) {
     return 0;
   }
+  bool from_jobs = ns == 0; /* no profile: the workload's runs on each type's best rented configuration */
   double peak = 0;
   for (size_t i = 0; i < ns; i++) peak = fmax(peak, level[i]);
   size_t k = 0;
@@ -1296,6 +1297,20 @@ size_t gb_plan_hybrid_demand(const gb_plan *plan, const gb_perf *perf, const gb_
     if (p->offering != GB_OFFER_PURCHASE || !t) continue;
     const gb_price *rent = cheapest_rental(prices, p->gpu_type, o->today);
     if (!rent) continue;
+    if (from_jobs) {
+      /* --jobs-per-year runs on this type's best rented configuration: a load of its GPUs for the share
+       * of the year they take, none the rest */
+      const gb_plan_row *burst = NULL;
+      for (size_t j = 0; j < plan->nfeasible && !burst; j++)
+        if (plan->rows[j].perf == t && plan->rows[j].price->offering != GB_OFFER_PURCHASE) burst = &plan->rows[j];
+      if (!burst) continue;
+      double busy = fmin(1, o->jobs_per_year * burst->hours / HOURS_PER_YEAR);
+      ns = 0;
+      level[ns] = (double)burst->nodes * burst->gpus_per_node, share[ns++] = busy;
+      level[ns] = 0, share[ns++] = 1 - busy;
+      peak = level[0];
+      rent = burst->price;
+    }
     gb_hybrid_curve *c = &out[k++];
     memset(c, 0, sizeof *c);
     c->purchase = p, c->rent = rent, c->peak_gpus = peak;

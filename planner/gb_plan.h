@@ -247,8 +247,9 @@ typedef struct gb_hybrid_curve {
   double best_usd, all_rent_usd, peak_gpus;
 } gb_hybrid_curve;
 
-/* One entry per purchase row whose type has a rental; returns the count
- * (0 when the workload states no demand). */
+/* One entry per purchase row whose type has a rental; returns the count.
+ * Without a demand profile the demand is opts.jobs_per_year runs on the
+ * best rented configuration (0 for inference, or with no rented row). */
 size_t gb_plan_hybrid_demand(const gb_plan *plan, const gb_perf *perf, const gb_prices *prices,
                              gb_hybrid_curve *out, size_t max);
 gb_err gb_plan_write_hybrid_csv(const gb_hybrid_curve *c, size_t n, const char *path);

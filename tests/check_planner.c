@@ -1229,6 +1229,15 @@ START_TEST(test_capex_budget_rule) {
   ck_assert(p.rows[0].hours_high > p.rows[0].hours);
   gb_plan_free(&p);
   ck_assert_int_eq(gb_plan_opt_set(&x.o, "rank-by", "worst"), GB_E_INPUT);
+  /* no demand profile: the hybrid curve is --jobs-per-year runs (4) on the type's best rented row (8 GPUs,
+   * 5.26 h a run: 0.24% of the year), far below break-even: own none */
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  gb_hybrid_curve c[2];
+  ck_assert_uint_eq(gb_plan_hybrid_demand(&p, &x.perf, &x.prices, c, 2), 1);
+  ck_assert_double_eq_tol(c[0].peak_gpus, 8, TOL);
+  ck_assert_int_eq(c[0].best_owned, 0);
+  ck_assert_double_eq_tol(c[0].all_rent_usd, 4 * p.rows[0].hours * 8 * 2, 1e-6);
+  gb_plan_free(&p);
   world_free(&x);
 }
 END_TEST
