@@ -416,8 +416,9 @@ gb_err gb_workload_finish(gb_workload *w) {
                    gb_workload_kind_name(w->kind));
   if (w->kind == GB_WL_TRAINING || w->kind == GB_WL_INFERENCE) {
     /* a dense transformer: params = 12 layers hidden^2 with hidden = 128 layers */
-    if (isnan(w->hidden_size)) w->hidden_size = isnan(w->layers) ? round(cbrt(w->params * 128 / 12)) : round(sqrt(w->params / (12 * w->layers)));
-    if (isnan(w->layers)) w->layers = fmax(1, round(w->params / (12 * w->hidden_size * w->hidden_size)));
+    if (isnan(w->hidden_size))
+      w->hidden_size = fmax(1, isnan(w->layers) ? round(cbrt(w->params * 128 / 12)) : round(sqrt(w->params / (12 * w->layers))));
+    if (isnan(w->layers)) w->layers = fmin(1e5, fmax(1, round(w->params / (12 * w->hidden_size * w->hidden_size))));
   }
   dflt(&w->demand_peak_gpus, 0);
   dflt(&w->demand_peak_fraction, 0);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "gb_plan.h"
 #include "testutil.h"
@@ -978,6 +979,21 @@ START_TEST(test_opts_bad) {
 }
 END_TEST
 
+/* An empty measured directory: no files, no rows, and no qsort(NULL, 0, ...)
+ * (undefined behaviour the sanitizer build reported before the fix). */
+START_TEST(test_measured_dir_empty) {
+  char dir[4200];
+  snprintf(dir, sizeof dir, "%s/empty-measured", gb_test_tmpdir());
+  mkdir(dir, 0700);
+  gb_results r = {0};
+  size_t n = 7;
+  ck_assert_int_eq(gb_plan_load_measured_dir(dir, &r, &n), GB_OK);
+  ck_assert_uint_eq(n, 0);
+  ck_assert_uint_eq(r.nrows, 0);
+  gb_results_free(&r);
+}
+END_TEST
+
 /* ---- issue 27: bases, bands, money, filters, outputs ---- */
 
 /* Three architectures: N1 (hopper, measured), N2 (ampere, NVIDIA: projected
@@ -1367,6 +1383,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_constraints_and_reasons);
   tcase_add_test(tc, test_owned_spot_breakeven);
   tcase_add_test(tc, test_inference_generic_hand);
+  tcase_add_test(tc, test_measured_dir_empty);
   tcase_add_test(tc, test_bases_and_bands);
   tcase_add_test(tc, test_time_model_parts);
   tcase_add_test(tc, test_inference_model);
