@@ -258,6 +258,9 @@ static bool same_group(const gb_plan_row *a, const gb_plan_row *b) {
          a->price->offering == b->price->offering;
 }
 
+static void print_ranked(const gb_plan *p, const gb_plan_args *a);
+static void print_rejected(const gb_plan *p, const gb_plan_args *a);
+
 static void print_plan(const gb_plan *p, const gb_plan_args *a) {
   const gb_plan_opts *o = &p->opts;
   static const char *const rb[] = {"low end (pessimistic)", "median", "high end (optimistic)"};
@@ -273,7 +276,12 @@ static void print_plan(const gb_plan *p, const gb_plan_args *a) {
          o->amortization_years, o->ops_fraction_per_year * 100);
   printf("%zu feasible of %zu configurations%s", p->nfeasible, p->n, p->nfiltered ? "" : "\n");
   if (p->nfiltered) printf(" (%zu left out by the filters)\n", p->nfiltered);
-  if (!p->nfeasible) return;
+  if (p->nfeasible) print_ranked(p, a);
+  print_rejected(p, a);
+}
+
+/* The best measured and projected options, the best count per offering, the Pareto frontier. */
+static void print_ranked(const gb_plan *p, const gb_plan_args *a) {
   /* the best measured option beside the best projected one */
   const gb_plan_row *bm = NULL, *bp = NULL;
   for (size_t i = 0; i < p->nfeasible; i++) {
@@ -346,7 +354,9 @@ static void print_plan(const gb_plan *p, const gb_plan_args *a) {
     for (size_t i = 0; i < show; i++) print_row(fr[show > 1 ? i * (kept - 1) / (show - 1) : 0]);
     free(fr);
   }
-  /* rejection summary */
+}
+
+static void print_rejected(const gb_plan *p, const gb_plan_args *a) {
   size_t rejected = p->n - p->nfeasible;
   size_t by[GB_REJECT_LAYOUT + 1] = {0};
   for (size_t i = p->nfeasible; i < p->n; i++) by[p->rows[i].reject]++;

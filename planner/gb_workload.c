@@ -63,7 +63,7 @@ static const wl_key k_keys[] = {
     {"micro_batch", K_NUM, KT, F(micro_batch), 1, 1e6, false, true, "1", "sequences per micro-batch"},
     {"recompute", K_BOOL, KT, F(recompute), 0, 0, false, false, "false",
      "full activation recompute (one more forward pass: 4/3 of the work)"},
-    {"goodput", K_NUM, KT, F(goodput), 0, 1, true, false, "0.9",
+    {"goodput", K_NUM, KT, F(goodput), 0, 1, true, false, "0.85",
      "share of wall time spent on useful steps (restarts, lost work, stalls; 1 = steady state)"},
     {"demand_base_gpus", K_NUM, KALL, F(demand_base_gpus), 0, 1e6, false, false, "none",
      "hybrid: GPUs in use all the time"},
@@ -376,7 +376,7 @@ gb_err gb_workload_finish(gb_workload *w) {
     dflt(&w->moe_top_k, 2);
     dflt(&w->seq_len, 2048);
     dflt(&w->micro_batch, 1);
-    dflt(&w->goodput, 0.9);
+    dflt(&w->goodput, 0.85);
     /* gradients: bf16/fp16/fp8 training all-reduces 2-byte gradients */
     dflt(&w->bytes_per_grad_element, eb > 2 ? eb : 2);
     dflt(&w->grad_bytes, w->params * w->bytes_per_grad_element);

@@ -47,14 +47,16 @@ file(WRITE ${GB_PLAN_TMP}/bad_goodput.ini "[workload]\ntype = training\nparams =
 file(WRITE ${GB_PLAN_TMP}/bad_tp.ini "[workload]\ntype = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\ntensor_parallel = 0\n")
 file(WRITE ${GB_PLAN_TMP}/bad_demand.ini "[workload]\ntype = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\ndemand_gpu_hours_per_month = 5,-1\n")
 file(WRITE ${GB_PLAN_TMP}/demand.ini "[workload]\ntype = training\nparams = 7e9\ntokens = 1e11\ntokens_per_step = 4194304\nsharded = true\ndemand_base_gpus = 64\ndemand_peak_gpus = 192\ndemand_peak_fraction = 0.1\n")
-gb_plan_cli_test(plan_cli_gpu_type 0 "H200-SXM-141GB    40 (5x8)" plan --gpu-type H200-SXM-141GB --gpus 40)
-gb_plan_cli_test(plan_cli_gpus_list 0 "2 feasible of 2 configurations (" plan --gpu-type H200-SXM-141GB --gpus 40,48 --provider CoreWeave)
+gb_plan_cli_test(plan_cli_gpu_type 0 "H200-SXM-141GB    48 (6x8)" plan --gpu-type H200-SXM-141GB --gpus 48)
+gb_plan_cli_test(plan_cli_gpus_list 0 "2 feasible of 2 configurations (" plan --gpu-type H200-SXM-141GB --gpus 48,56 --provider CoreWeave)
 gb_plan_cli_test(plan_cli_provider 0 "CoreWeave  on-demand" plan --provider CoreWeave --top 1)
 gb_plan_cli_test(plan_cli_offering 0 "Best projected: none feasible" plan --offering purchase --budget-basis amortized --only-measured)
 gb_plan_cli_test(plan_cli_only_measured 0 "Best projected: none feasible" plan --only-measured)
 gb_plan_cli_test(plan_cli_rank_by 0 "at the high end (optimistic) of each band" plan --rank-by high)
 gb_plan_cli_test(plan_cli_rank_by_median 0 "at the median of each band" plan --rank-by median)
-gb_plan_cli_test(plan_cli_budget_cash 0 "over budget (2437075 USD > 250000 USD)" plan)
+# the 48 H200 bought: capex 48 x 52,500 x 1.15 = 2,898,000 > the 250k cash budget
+gb_plan_cli_test(plan_cli_budget_cash 1 "over budget (2921406 USD > 250000 USD)" plan --gpu-type H200-SXM-141GB
+                 --gpus 48 --offering purchase)
 gb_plan_cli_test(plan_cli_budget_amortized 0 "budget 250000 USD amortized (the job's share)" plan --budget-basis amortized)
 gb_plan_cli_test(plan_cli_json 0 "Wrote ${GB_PLAN_TMP}/plan.json" plan --json ${GB_PLAN_TMP}/plan.json)
 gb_plan_cli_test(plan_cli_hybrid 0 "Hybrid for the demand profile (peak 256 GPUs)" plan ${GB_PLAN_TMP}/demand.ini
