@@ -14,13 +14,7 @@
 #include "gb_num.h"
 #include "gb_plot.h"
 
-static int seed_given(void *args, const gb_opt *o, const char *val, char *err, size_t errlen) {
-  (void)o, (void)val, (void)err, (void)errlen;
-  ((gb_history_args *)args)->seed_set = true;
-  return 0;
-}
-
-/* The defaults written here are gb_cp_defaults()' (tests/check_gate.c holds
+/* The defaults written here are gb_cp_defaults()' (tests/check_cli.c holds
  * them to it). */
 #define A(m) GB_OPT_AT(gb_history_args, m)
 static const gb_opt k_opts[] = {
@@ -31,7 +25,7 @@ static const gb_opt k_opts[] = {
     {"alpha", 0, "A", "accept a change when p <= A (default 0.001)", GB_OPT_DOUBLE, A(alpha), .lo = 0, .hi = 1,
      .bounds = GB_OPT_LO_OPEN | GB_OPT_HI_OPEN},
     {"seed", 0, "N", "seed of the shuffles, for repeatable results (default 1)", GB_OPT_INT, A(seed), .min = 0,
-     .max = INT64_MAX, .set = seed_given},
+     .max = INT64_MAX, GB_OPT_GIVEN(gb_history_args, seed_set)},
     {"all", 0, NULL, "list (and with --plot, plot) every series, not only those\nwith a change", GB_OPT_FLAG, A(all)},
     {"plot", 0, "DIR", "trend plots: DIR/history-<figure>.{dat,gp,png,svg}, the runs\n"
      "in time order, each segment's mean, a line at each change\n"
@@ -49,7 +43,17 @@ const gb_opt_cmd gb_history_cmd = {
         "series is tested for change points by E-divisive means (as Apache Otava does):\n"
         "the strongest split is accepted when a permutation test finds it significant, and\n"
         "the search goes on in the pieces. Each side of a change holds at least\n"
-        "--min-segment runs, so a one-run spike is never a change.",
+        "--min-segment runs, so a one-run spike is never a change. A step clear of the\n"
+        "series' own noise (the medians either side, against the robust spread of\n"
+        "successive runs) is accepted without the permutations, so a 10% step in a\n"
+        "1%-noise figure is flagged once 3 runs follow 3. There is no cap on the changes\n"
+        "per series. A slow drift (a significant least-squares slope that fits as well\n"
+        "as the steps) is reported as one drift line, not as a staircase of steps.\n"
+        "\n"
+        "The last line says what this history can see: the smallest step it flags\n"
+        "(median over the headline series) once --min-segment runs follow it, and how\n"
+        "many runs after a 10% step it takes to flag one; --all gives each series'\n"
+        "noise and smallest step.",
     .options = k_opts,
     .operands = {.metavar = "CSV|DIR...", .help = "results files, or directories of them", .min = 1, .max = -1,
                  .ext = "csv", A(inputs), GB_OPT_COUNT(gb_history_args, ninputs),

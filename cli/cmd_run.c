@@ -10,16 +10,10 @@
 #include "gb_num.h"
 #include "gb_runner.h"
 
-static int set_quick(void *args, const gb_opt *o, const char *val, char *err, size_t errlen) {
-  (void)o, (void)val, (void)err, (void)errlen;
-  ((gb_run_args *)args)->full = false;
-  return 0;
-}
-
 #define A(m) GB_OPT_AT(gb_run_args, m)
 static const gb_opt k_opts[] = {
     {"bench", 0, "LIST", "comma-separated benchmarks (default: all); --list shows them", GB_OPT_STRING, A(bench_list)},
-    {"quick", 0, NULL, "the quick profile (default)", GB_OPT_CALL, .set = set_quick},
+    {"quick", 0, NULL, "the quick profile (default)", GB_OPT_FLAG, A(full), .clear = true},
     {"full", 0, NULL, "the full profile (every size and shape)", GB_OPT_FLAG, A(full)},
     {"devices", 0, "LIST", "CUDA device ordinals, e.g. 0 or 0,1 (default: all). Single-GPU\n"
      "benchmarks run on the first; collectives use all of them", GB_OPT_STRING, A(devices)},
@@ -62,11 +56,14 @@ const gb_opt_cmd gb_run_cmd = {
                    "stopped early, 2 bad usage or an unwritable output, 3 no usable GPU.",
 };
 
+#ifndef GB_CLI_SPEC_ONLY
 /* The registered benchmarks, one a line: to stdout for --list (data), to
  * stderr after an unknown-benchmark error (a diagnostic). */
 static void list_benches(FILE *fp) {
   for (size_t i = 0; gb_benches[i]; i++) fprintf(fp, "%-12s %s\n", gb_benches[i]->name, gb_benches[i]->summary);
 }
+
+#endif
 
 int gb_run_parse_args(int argc, char **argv, gb_run_args *a) {
   memset(a, 0, sizeof *a);
@@ -85,6 +82,16 @@ int gb_run_parse_args(int argc, char **argv, gb_run_args *a) {
   return GB_CLI_CONTINUE;
 }
 
+#ifdef GB_CLI_SPEC_ONLY
+/* The gpubench program (no CUDA): --help and usage errors here, the rest in
+ * the measuring module, which parses again (cli/gb_measure.c). */
+int gb_cmd_run(int argc, char **argv) {
+  gb_run_args a;
+  int prc = gb_run_parse_args(argc, argv, &a);
+  if (prc != GB_CLI_CONTINUE && !a.list) return prc;
+  return gb_measure_call("run", argc, argv);
+}
+#else
 int gb_cmd_run(int argc, char **argv) {
   gb_run_args a;
   int prc = gb_run_parse_args(argc, argv, &a);
@@ -182,3 +189,4 @@ int gb_cmd_run(int argc, char **argv) {
   }
   return 0;
 }
+#endif

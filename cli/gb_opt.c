@@ -2,6 +2,7 @@
  * (help, man page, bash completion). See gb_opt.h. */
 #include "gb_opt.h"
 
+#include <ctype.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -109,7 +110,7 @@ static int set_option(void *args, const gb_opt *o, const char *val, char *err, s
   }
   switch (o->kind) {
   case GB_OPT_FLAG:
-    store_int(args, o, 1);
+    store_int(args, o, !o->clear);
     break;
   case GB_OPT_STRING:
   case GB_OPT_PATH:
@@ -180,6 +181,10 @@ static int set_option(void *args, const gb_opt *o, const char *val, char *err, s
   case GB_OPT_CALL:
     break;
   }
+  if (o->has_given) {
+    bool given = true;
+    memcpy((char *)args + o->given_off, &given, sizeof given);
+  }
   if (o->set && o->set(args, o, val, err, errlen)) return -1;
   return 0;
 }
@@ -213,34 +218,33 @@ static int add_operand(const gb_opt_cmd *cmd, void *args, const char *val, size_
   return 0;
 }
 
-/* The message for getopt_long's '?': an unknown, ambiguous, or a flag given
- * a value. */
+/* The message for getopt_long's '?': an unknown short option (optopt the
+ * letter), a long option given a value it does not take (optopt its code,
+ * 256 + index), or an unknown or ambiguous long option (optopt 0; arg is
+ * the word). */
 static void describe_bad_option(const optset *s, const char *arg, int optopt_, char *err, size_t errlen) {
-  if (optopt_ && (arg == NULL || arg[0] != '-' || arg[1] != '-')) {
+  if (optopt_ > 0 && optopt_ < 256) {
     snprintf(err, errlen, "unknown option \"-%c\"", optopt_);
     return;
   }
-  if (!arg) {
-    snprintf(err, errlen, "unknown option");
+  if (optopt_ >= 256 && (size_t)(optopt_ - 256) < s->n) {
+    snprintf(err, errlen, "--%s takes no value: \"%s\"", s->v[optopt_ - 256]->name, arg ? arg : "");
+    return;
+  }
+  if (!arg || strncmp(arg, "--", 2) != 0) {
+    snprintf(err, errlen, "unknown option \"%s\"", arg ? arg : "");
     return;
   }
   const char *name = arg + 2;
-  size_t len = strcspn(name, "=");
-  size_t matches = 0;
-  const gb_opt *exact = NULL;
+  size_t len = strcspn(name, "="), matches = 0, used = 0;
   char list[256] = "";
-  size_t used = 0;
   for (size_t i = 0; i < s->n; i++) {
     if (strncmp(s->v[i]->name, name, len) != 0) continue;
-    if (strlen(s->v[i]->name) == len) exact = s->v[i];
     matches++;
-    if (used < sizeof list)
-      used += (size_t)snprintf(list + used, sizeof list - used, "%s--%s", matches > 1 ? ", " : "", s->v[i]->name);
+    if (!s->v[i]->hidden && used < sizeof list)
+      used += (size_t)snprintf(list + used, sizeof list - used, "%s--%s", used ? ", " : "", s->v[i]->name);
   }
-  if (exact && name[len] == '=' && !exact->metavar) snprintf(err, errlen, "--%s takes no value: \"%s\"", exact->name, arg);
-  else if (!exact && matches > 1) snprintf(err, errlen, "ambiguous option \"%.*s\" (%s)", (int)len + 2, arg, list);
-  else if (!exact && matches == 1 && name[len] == '=')
-    snprintf(err, errlen, "%s takes no value: \"%s\"", list, arg);
+  if (matches > 1) snprintf(err, errlen, "ambiguous option \"%.*s\" (%s)", (int)len + 2, arg, list);
   else snprintf(err, errlen, "unknown option \"%.*s\"", (int)len + 2, arg);
 }
 
@@ -431,16 +435,18 @@ void gb_opt_help(const gb_opt_cmd *cmd, FILE *fp) {
 /* ---- man page ---- */
 
 /* One roff text line: backslashes escaped, a leading '.' or '\'' guarded,
- * "@DATA@" replaced; dash_escape turns '-' into "\-" (option names). */
+ * "@DATA@" written DATADIR, a '-' that starts a word (an option) written "\-";
+ * dash_escape writes every '-' so (option names). */
 static void roff_put(const char *text, size_t len, bool dash_escape, FILE *fp) {
   if (len && (text[0] == '.' || text[0] == '\'')) fputs("\\&", fp);
   for (size_t i = 0; i < len; i++) {
-    if (strncmp(text + i, "@DATA@", 6) == 0 && i + 6 <= len) {
-      fputs(gb_data_dir(), fp);
+    if (i + 6 <= len && strncmp(text + i, "@DATA@", 6) == 0) {
+      fputs("\\fIDATADIR\\fR", fp); /* the page may be installed elsewhere: FILES says what it is */
       i += 5;
     } else if (text[i] == '\\') {
       fputs("\\e", fp);
-    } else if (text[i] == '-' && dash_escape) {
+    } else if (text[i] == '-' && (dash_escape || i == 0 || !isalnum((unsigned char)text[i - 1]))) {
+      /* an option's dash, not a hyphen in a word: a minus sign, so that it can be copied */
       fputs("\\-", fp);
     } else {
       fputc(text[i], fp);
@@ -524,7 +530,6 @@ void gb_opt_man(const gb_opt_prog *prog, FILE *fp) {
   roff_paragraphs(prog->description, fp);
   for (const gb_opt_cmd *const *c = prog->cmds; *c; c++) {
     const gb_opt_cmd *cmd = *c;
-    upper(cmd->name, up, sizeof up);
     fprintf(fp, ".SH \"%s %s\"\n", prog->name, cmd->name);
     fprintf(fp, "\\fB%s %s\\fR ", prog->name, cmd->name);
     const char *syn = cmd->synopsis ? cmd->synopsis : "[OPTIONS]";
@@ -639,13 +644,23 @@ void gb_opt_bash_completion(const gb_opt_prog *prog, FILE *fp) {
     optset s;
     if (optset_init(cmd, &s)) continue;
     fprintf(fp, "  %s)\n    case $prev in\n", cmd->name);
+    /* values with nothing to complete (numbers, free text): complete nothing */
+    const char *sep = "      ";
     for (size_t i = 0; i < s.n; i++) {
       const gb_opt *o = s.v[i];
-      if (!o->metavar || o->hidden) continue;
+      if (!o->metavar || o->hidden || o->kind == GB_OPT_PATH || o->choices) continue;
+      fprintf(fp, "%s--%s", sep, o->name);
+      if (o->short_name) fprintf(fp, "|-%c", o->short_name);
+      sep = "|";
+    }
+    if (*sep == '|') fputs(")\n        return 0 ;;\n", fp);
+    for (size_t i = 0; i < s.n; i++) {
+      const gb_opt *o = s.v[i];
+      if (!o->metavar || o->hidden || (o->kind != GB_OPT_PATH && !o->choices)) continue;
       fprintf(fp, "      --%s", o->name);
       if (o->short_name) fprintf(fp, "|-%c", o->short_name);
       fputs(")\n        ", fp);
-      if (o->kind == GB_OPT_PATH || o->choices) bash_value(o->ext, o->choices, fp);
+      bash_value(o->ext, o->choices, fp);
       fputs("\n        return 0 ;;\n", fp);
     }
     fputs("    esac\n", fp);

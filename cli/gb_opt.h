@@ -31,6 +31,14 @@
  *   int rc = gb_opt_parse(&my_cmd, argc, argv, &a);
  *   if (rc != GB_CLI_CONTINUE) { gb_opt_free(&my_cmd, &a); return rc; }
  *
+ * Other forms: operands of any number, .max = -1 with GB_OPT_AT(T, files)
+ * (a const char ** the parser mallocs) and GB_OPT_COUNT(T, nfiles)
+ * (cmd_report.c); a setter for what a kind cannot say, .set (cmd_plan.c's
+ * workload file and keys); options grouped under headings, .group on the
+ * first of each group (cmd_plan.c). A new subcommand is one line in
+ * cli/gb_commands.c; tests/check_cli.c then checks that its --help, man
+ * section and completion list exactly its table's options.
+ *
  * Parsing (argv[0] is the subcommand's name):
  * - "--name VALUE", "--name=VALUE", "-x VALUE", "-xVALUE"; a long name may be
  *   shortened to any unambiguous prefix (getopt_long). Options and operands
@@ -40,9 +48,15 @@
  * - Every value is checked as its kind says, when it is read. A bad value,
  *   an unknown option, a missing or empty value, or a wrong number of
  *   operands prints one line through gb_cli_usage_error, naming the option
- *   and the value, e.g.
- *     gpubench compare: --iters: not a whole number from 1 to 100000: "x"
- *   and the parse returns 2.
+ *   and the value, and the parse returns 2:
+ *     gpubench CMD: --iters: not a whole number from 1 to 100000: "x"
+ *     gpubench CMD: --alpha: not a number between 0 and 1: "2"     (both ends open)
+ *     gpubench CMD: --threshold: not a non-negative number: "-1"  (lo 0, hi INFINITY)
+ *     gpubench CMD: --mode: not one of fast, slow: "medium"
+ *     gpubench CMD: --alpha needs a value
+ *     gpubench CMD: unknown option "--frob"   / ambiguous option "--al" (--alpha, --all)
+ *   A command's own checks across options (run: --out against --resume)
+ *   follow the parse, through gb_cli_usage_error as well.
  * - Returns GB_CLI_CONTINUE when the command should go on, 0 after --help,
  *   2 after a usage error, 1 when memory ran out. Strings stored in the args
  *   struct point into argv. gb_opt_free releases what the parser allocated
@@ -62,14 +76,16 @@
 #endif
 
 typedef enum gb_opt_kind {
-  GB_OPT_FLAG,   /* no value: stores true in the bool (or 1 in the int) at .off */
+  GB_OPT_FLAG,   /* no value: stores true in the bool (or 1 in the int) at .off; false (0)
+                    with .clear (--quick against --full) */
   GB_OPT_STRING, /* const char * at .off, any non-empty text */
   GB_OPT_PATH,   /* const char * at .off, a file or directory name; .ext tells completion which */
   GB_OPT_INT,    /* whole number in [.min, .max], stored in the integer at .off (int, long,
                     int64_t, size_t, uint64_t: by its size, GB_OPT_AT records it) */
   GB_OPT_DOUBLE, /* finite number in [.lo, .hi] (.bounds makes either end open; .hi = INFINITY
                     for no upper bound), double at .off */
-  GB_OPT_CHOICE, /* one of .choices (NULL-terminated): its index, in the int at .off */
+  GB_OPT_CHOICE, /* one of .choices (NULL-terminated): its index, in the int at .off; the
+                    completion offers them */
   GB_OPT_LIST,   /* repeatable text: appended to a const char * array at .off, count in the
                     size_t at .count_off; .max > 0: the array is inline, that long; .max = 0:
                     the parser mallocs it (gb_opt_free releases it) */
@@ -84,6 +100,9 @@ typedef enum gb_opt_kind {
 #define GB_OPT_AT(T, m) .off = offsetof(T, m), .size = sizeof(((T *)0)->m)
 /* A list's or unbounded operands' count: the size_t member m of T. */
 #define GB_OPT_COUNT(T, m) .count_off = offsetof(T, m), .has_count = true
+/* A bool member m of T set true when the option is given (for a value whose
+ * default has no "not given" sentinel). */
+#define GB_OPT_GIVEN(T, m) .given_off = offsetof(T, m), .has_given = true
 
 /* A setter for what a table cannot say: gets the args struct, the option's
  * entry (NULL for an operand) and the value (NULL for an option without a
@@ -109,6 +128,9 @@ typedef struct gb_opt {
                           those extensions), "/" (directories), NULL (any file) */
   size_t count_off;    /* GB_OPT_LIST: GB_OPT_COUNT(T, member) */
   bool has_count;
+  bool clear;          /* GB_OPT_FLAG: store false instead of true */
+  size_t given_off;    /* GB_OPT_GIVEN(T, member): set true when given */
+  bool has_given;
   gb_opt_setter set;   /* GB_OPT_CALL: stores the value; other kinds: called after storing */
   const char *group;   /* starts a new group of options in help under this heading ("Output") */
   bool hidden;         /* accepted, but not in help, man page or completion (an alias) */
@@ -135,7 +157,8 @@ typedef struct gb_opt_cmd {
   const char *synopsis;    /* after "gpubench NAME ": "[OPTIONS] BASELINE.csv CURRENT.csv" */
   const char *summary;     /* one line for the command list and the man page */
   const char *description; /* paragraphs separated by "\n\n", lines wrapped at 80 columns */
-  const gb_opt *options;   /* the table, ended by {0}; NULL: not converted (no generated help) */
+  const gb_opt *options;   /* the table, ended by {0}; --help lists it in this order, -h, --help
+                              after it (NULL: only -h, --help) */
   gb_opt_operands operands;
   const char *notes;       /* paragraphs printed after the options (may be NULL) */
   const char *exit_status; /* "0 pass; 1 ...": after "Exit codes: " */
@@ -153,8 +176,9 @@ int gb_opt_parse(const gb_opt_cmd *cmd, int argc, char **argv, void *args);
 void gb_opt_free(const gb_opt_cmd *cmd, void *args);
 
 /* Writes "Usage: ...", the description, the options (with -h, --help),
- * notes and exit codes: the text of `gpubench NAME --help`. In help and man
- * text, "@DATA@" stands for the data directory (gb_data_dir()). */
+ * notes and exit codes: the text of `gpubench NAME --help`. In any text of a
+ * spec, "@DATA@" stands for the data directory: gb_data_dir() in help, the
+ * word DATADIR in the man page (which may be installed elsewhere). */
 void gb_opt_help(const gb_opt_cmd *cmd, FILE *fp);
 
 /* The program: every subcommand, for the man page and the completion. */

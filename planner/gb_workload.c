@@ -119,16 +119,6 @@ static const wl_key k_keys[] = {
 #define NKEYS (sizeof k_keys / sizeof k_keys[0])
 _Static_assert(sizeof k_keys / sizeof k_keys[0] <= GB_WL_MAX_KEYS, "raise GB_WL_MAX_KEYS");
 
-static const char *const k_dtypes[] = {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8e4m3", "fp8e5m2", "int8"};
-
-/* A precision the planner plans at: a floating or int8 results dtype (the
- * sizes come from core/gb_desc.h's dtype table). */
-static bool is_precision(const char *dtype) {
-  for (size_t i = 0; i < sizeof k_dtypes / sizeof k_dtypes[0]; i++)
-    if (strcmp(dtype, k_dtypes[i]) == 0) return true;
-  return false;
-}
-
 const char *gb_workload_kind_name(gb_workload_kind k) {
   switch (k) {
   case GB_WL_TRAINING: return "training";
@@ -178,7 +168,7 @@ gb_err gb_workload_set(gb_workload *w, const char *key, const char *value, const
     snprintf(w->name, sizeof w->name, "%s", value);
     return GB_OK;
   case K_PRECISION:
-    if (!is_precision(value))
+    if (!gb_dtype_bytes(value) || strcmp(value, "int32") == 0) /* core/gb_desc.h's dtype table */
       return gb_fail(GB_E_INPUT, "%s: precision: \"%s\" is not one of fp64 fp32 tf32 fp16 bf16 fp8e4m3 fp8e5m2 int8",
                      where, value);
     snprintf(w->precision, sizeof w->precision, "%s", value);

@@ -82,7 +82,7 @@ gb_err gb_workload_read_mem(const char *name, const char *text, gb_workload *w);
  * checks the kind's required keys and that no key of another kind was given. */
 gb_err gb_workload_finish(gb_workload *w);
 
-/* Bytes per element of a precision: gb_dtype_bytes of core/gb_desc.h. */
+/* Bytes per element of a results dtype: gb_dtype_bytes, core/gb_desc.h. */
 
 const char *gb_workload_kind_name(gb_workload_kind k);
 
