@@ -130,10 +130,16 @@ static const gb_opt k_opts[] = {
      A(no_measured)},
     {"prices", 0, "CSV", "prices (default @DATA@/prices.csv)", GB_OPT_PATH, A(prices), .ext = "csv"},
     {"specs", 0, "CSV", "datasheet figures (default @DATA@/gpu_specs.csv)", GB_OPT_PATH, A(specs), .ext = "csv"},
-    {"top", 0, "N", "ranked rows to print (default 15; 0 = all)", GB_OPT_INT, A(top), .min = 0, .max = 1000000,
+    {"top", 0, "N", "rows of the best-per-offering table (default 10; 0 = all)", GB_OPT_INT, A(top), .min = 0, .max = 1000000,
      .group = "Output"},
     {"explain", 0, NULL, "list every rejected configuration with its reason", GB_OPT_FLAG, A(explain)},
+    {"only-measured", 0, NULL, "only GPU types whose GEMM and HBM figures are measured", GB_OPT_FLAG,
+     A(only_measured)},
     {"csv", 0, "FILE", "write the full table (ranked, then rejected)", GB_OPT_PATH, A(csv), .ext = "csv"},
+    {"json", 0, "FILE", "write every configuration as JSON, with its time breakdown", GB_OPT_PATH, A(json),
+     .ext = "json"},
+    {"hybrid-csv", 0, "FILE", "write the owned-versus-rented cost curve of a demand profile", GB_OPT_PATH,
+     A(hybrid_csv), .ext = "csv"},
     {"sensitivity-csv", 0, "FILE", "write the sensitivity table", GB_OPT_PATH, A(sensitivity_csv), .ext = "csv"},
     {0}};
 #undef A
@@ -161,7 +167,7 @@ const gb_opt_cmd gb_plan_cmd = {
 
 int gb_plan_parse_args(int argc, char **argv, gb_plan_args *a) {
   memset(a, 0, sizeof *a);
-  a->top = 15;
+  a->top = 10;
   gb_plan_opts_default(&a->opts);
   gb_workload_init(&a->flags);
   if (!gb_cli_wants_help(argc, argv) && argc > GB_PLAN_MAX_ARGS) return gb_cli_usage_error("plan", "too many arguments");
@@ -173,40 +179,6 @@ void gb_plan_args_free(gb_plan_args *a) {
   a->nset = 0;
 }
 
-/* A figure's basis in the per-GPU table. */
-static const char *figure_basis(bool measured, bool throttled) {
-  return !measured ? "projected" : throttled ? "measured (throttled)" : "measured";
-}
-
-static void print_perf(const gb_perf *perf, const gb_prices *prices) {
-  printf("\nPer-GPU figures at %s, GEMM in the %s window (measured; measured (throttled) = from power-capped rows "
-         "whose result passed; datasheet x ratio = projected):\n",
-         perf->precision, perf->gemm_sustained ? "sustained" : "burst");
-  printf("  %-20s %12s %-20s %10s %-20s %s\n", "gpu_type", "GEMM TFLOP/s", "basis", "HBM GB/s", "basis",
-         "all-reduce busbw GB/s (in node)");
-  for (size_t i = 0; i < perf->n; i++) {
-    const gb_perf_type *t = &perf->v[i];
-    bool priced = false;
-    for (size_t j = 0; j < prices->n && !priced; j++) priced = strcmp(prices->v[j].gpu_type, t->spec->gpu_type) == 0;
-    char comm[96];
-    if (t->ncurves) {
-      const gb_perf_curve *c = &t->curves[t->ncurves - 1];
-      snprintf(comm, sizeof comm, "%.0f measured%s (%d GPUs, largest message)", c->busbw_gbps[c->n - 1],
-               t->comm_throttled ? " (throttled)" : "", c->gpu_count);
-    } else if (isfinite(t->comm_plateau_gbps)) {
-      snprintf(comm, sizeof comm, "%.0f projected", t->comm_plateau_gbps);
-    } else {
-      snprintf(comm, sizeof comm, "-");
-    }
-    char gemm[32];
-    if (isfinite(t->gemm_tflops)) snprintf(gemm, sizeof gemm, "%.1f", t->gemm_tflops);
-    else snprintf(gemm, sizeof gemm, "n/a");
-    printf("  %-20s %12s %-20s %10.0f %-20s %s%s\n", t->spec->gpu_type, gemm,
-           isfinite(t->gemm_tflops) ? figure_basis(t->gemm_measured, t->gemm_throttled) : "-", t->hbm_gbps,
-           figure_basis(t->hbm_measured, t->hbm_throttled), comm, priced ? "" : "  (no price)");
-  }
-}
-
 static void fmt_cost(char *buf, size_t n, double usd) {
   if (!isfinite(usd)) snprintf(buf, n, "-");
   else if (usd >= 1e6) snprintf(buf, n, "%.2fM", usd / 1e6);
@@ -214,76 +186,187 @@ static void fmt_cost(char *buf, size_t n, double usd) {
   else snprintf(buf, n, "%.0f", usd);
 }
 
-static void print_row(const gb_plan_row *r, const char *unit) {
-  char cost[32], cfg[48];
-  fmt_cost(cost, sizeof cost, r->cost_usd);
-  snprintf(cfg, sizeof cfg, "%d (%dx%d)", r->gpu_count, r->nodes, r->gpus_per_node);
-  printf("  %4zu %-18s %-12s %-11s %-10s %10.1f %10s %9.3g %-9s %-13s %s%s\n", r->rank, r->perf->spec->gpu_type, cfg,
-         r->price->provider, gb_offering_name(r->price->offering), r->hours, cost, r->efficiency, unit,
-         gb_bottleneck_name(r->bottleneck), gb_plan_basis_name(r), r->pareto ? " *" : "");
+static void print_perf(const gb_perf *perf, const gb_prices *prices) {
+  printf("\nPer-GPU figures at %s (GEMM in the %s window), each with its basis and band:\n", perf->precision,
+         perf->gemm_sustained ? "sustained" : "burst");
+  printf("  %-18s %9s %-24s %7s %-24s %s\n", "gpu_type", "GEMM TF/s", "basis +-band", "HBM GB/s", "basis +-band",
+         "in-node busbw GB/s");
+  char unpriced[256] = "";
+  for (size_t i = 0; i < perf->n; i++) {
+    const gb_perf_type *t = &perf->v[i];
+    bool priced = false;
+    for (size_t j = 0; j < prices->n && !priced; j++) priced = strcmp(prices->v[j].gpu_type, t->spec->gpu_type) == 0;
+    char gemm[16], gb[40], hb[40], comm[64];
+    if (isfinite(t->gemm_tflops)) {
+      snprintf(gemm, sizeof gemm, "%.1f", t->gemm_tflops);
+      snprintf(gb, sizeof gb, "%s %.0f%%", gb_basis_name(t->gemm_basis), t->gemm_band * 100);
+    } else {
+      snprintf(gemm, sizeof gemm, "n/a");
+      snprintf(gb, sizeof gb, "-");
+    }
+    snprintf(hb, sizeof hb, "%s %.0f%%", gb_basis_name(t->hbm_basis), t->hbm_band * 100);
+    if (t->ncurves) {
+      const gb_perf_curve *c = &t->curves[t->ncurves - 1];
+      snprintf(comm, sizeof comm, "%.0f %s (%d GPUs)", c->busbw_gbps[c->n - 1], gb_basis_name(t->comm_basis),
+               c->gpu_count);
+    } else if (isfinite(t->comm_plateau_gbps)) {
+      snprintf(comm, sizeof comm, "%.0f %s", t->comm_plateau_gbps, gb_basis_name(t->comm_basis));
+    } else {
+      snprintf(comm, sizeof comm, "-");
+    }
+    if (!priced) {
+      size_t l = strlen(unpriced);
+      snprintf(unpriced + l, sizeof unpriced - l, "%s%s", l ? ", " : "", t->spec->gpu_type);
+      continue;
+    }
+    printf("  %-18s %9s %-24s %7.0f %-24s %s\n", t->spec->gpu_type, gemm, gb, t->hbm_gbps, hb, comm);
+  }
+  if (unpriced[0]) printf("  (no price, not planned: %s)\n", unpriced);
 }
 
 static void print_header(void) {
-  printf("  %4s %-18s %-12s %-11s %-10s %10s %10s %19s %-13s %s\n", "rank", "gpu_type", "gpus(nxg)", "provider",
-         "offering", "hours", "cost USD", "efficiency", "bottleneck", "basis");
+  printf("  %4s %-17s %-11s %-10s %-9s %17s %19s %-12s %s\n", "rank", "gpu_type", "gpus(nxg)", "provider", "offering",
+         "hours (band)", "USD (band)", "bottleneck", "basis");
 }
+
+static void print_row(const gb_plan_row *r) {
+  char cost[24], lo[24], hi[24], cfg[32], hours[80], money[80];
+  fmt_cost(cost, sizeof cost, r->cost_usd);
+  fmt_cost(lo, sizeof lo, r->cost_low);
+  fmt_cost(hi, sizeof hi, r->cost_high);
+  snprintf(cfg, sizeof cfg, "%d (%dx%d)", r->gpu_count, r->nodes, r->gpus_per_node);
+  snprintf(hours, sizeof hours, "%.0f (%.0f-%.0f)", r->hours, r->hours_low, r->hours_high);
+  snprintf(money, sizeof money, "%s (%s-%s)", cost, lo, hi);
+  printf("  %4zu %-17s %-11s %-10.10s %-9s %17s %19s %-12s %s%s%s\n", r->rank, r->perf->spec->gpu_type, cfg,
+         r->price->provider, gb_offering_name(r->price->offering), hours, money, gb_bottleneck_name(r->bottleneck),
+         gb_plan_basis_name(r), r->pareto ? " *" : "", r->price_stale ? " (old price)" : "");
+}
+
+/* Inference: what a buyer quotes of a service (capacity, latency, work per dollar). */
+static const char *serve_note(const gb_plan_row *r, const char *unit) {
+  static char buf[160];
+  buf[0] = '\0';
+  if (isfinite(r->time.token_latency_ms))
+    snprintf(buf, sizeof buf, "\n                %.0f output tokens/s per GPU (TP %d, batch %.0f), %.1f ms per token, "
+             "%.3g %s", r->time.tokens_per_s_per_gpu, r->time.tp, r->time.batch, r->time.token_latency_ms,
+             r->efficiency, unit);
+  return buf;
+}
+
+static bool same_group(const gb_plan_row *a, const gb_plan_row *b) {
+  return a->perf == b->perf && strcmp(a->price->provider, b->price->provider) == 0 &&
+         a->price->offering == b->price->offering;
+}
+
+static void print_ranked(const gb_plan *p, const gb_plan_args *a);
+static void print_rejected(const gb_plan *p, const gb_plan_args *a);
 
 static void print_plan(const gb_plan *p, const gb_plan_args *a) {
   const gb_plan_opts *o = &p->opts;
-  char deadline[32] = "none", budget[32] = "none";
+  static const char *const rb[] = {"low end (pessimistic)", "median", "high end (optimistic)"};
+  char deadline[32] = "none", budget[64] = "none";
   if (!isnan(o->max_hours)) snprintf(deadline, sizeof deadline, "%.1f h", o->max_hours);
-  if (!isnan(o->budget_usd)) snprintf(budget, sizeof budget, "%.0f USD", o->budget_usd);
-  printf("\nSettings: objective %s, mfu %.2f of measured GEMM, overlap %.2f, deadline %s, budget %s\n",
-         gb_objective_name(o->objective), o->mfu, o->overlap, deadline, budget);
-  printf("  owned GPUs: utilization %.2f, PUE %.2f, %.3f USD/kWh, %.1f years, operations %.0f%%/year of capex\n",
-         o->utilization, o->pue, o->electricity_usd_per_kwh, o->amortization_years, o->ops_fraction_per_year * 100);
-  size_t rejected = p->n - p->nfeasible;
-  printf("\nRanked by %s: %zu feasible of %zu configurations (* = on the Pareto frontier)\n",
-         gb_objective_name(o->objective), p->nfeasible, p->n);
-  if (p->nfeasible) {
-    print_header();
-    size_t show = a->top == 0 || (size_t)a->top > p->nfeasible ? p->nfeasible : (size_t)a->top;
-    for (size_t i = 0; i < show; i++) print_row(&p->rows[i], p->efficiency_unit);
-    if (show < p->nfeasible) printf("  ... %zu more (--top N, --csv FILE)\n", p->nfeasible - show);
-    printf("\nBest configuration per GPU type:\n");
-    print_header();
-    for (size_t i = 0; i < p->nfeasible; i++) {
-      bool first = true;
-      for (size_t j = 0; j < i && first; j++) first = p->rows[j].perf != p->rows[i].perf;
-      if (first) print_row(&p->rows[i], p->efficiency_unit);
-    }
-    printf("\nPareto frontier, fastest first (no other configuration is both faster and cheaper):\n");
-    print_header();
-    /* frontier rows in time order */
-    size_t nf = 0;
-    for (size_t i = 0; i < p->nfeasible; i++) nf += p->rows[i].pareto;
-    const gb_plan_row **fr = malloc((nf ? nf : 1) * sizeof *fr);
-    if (fr) {
-      size_t k = 0;
-      for (size_t i = 0; i < p->nfeasible; i++)
-        if (p->rows[i].pareto) fr[k++] = &p->rows[i];
-      for (size_t i = 1; i < k; i++)
-        for (size_t j = i; j > 0 && fr[j]->hours < fr[j - 1]->hours; j--) {
-          const gb_plan_row *t = fr[j];
-          fr[j] = fr[j - 1];
-          fr[j - 1] = t;
-        }
-      size_t limit = k > 20 ? 20 : k;
-      for (size_t i = 0; i < limit; i++) print_row(fr[i], p->efficiency_unit);
-      if (limit < k) printf("  ... %zu more on the frontier (--csv FILE)\n", k - limit);
-      free(fr);
-    }
+  if (!isnan(o->budget_usd))
+    snprintf(budget, sizeof budget, "%.0f USD %s", o->budget_usd,
+             o->budget_basis == GB_BUDGET_CASH ? "cash (capex when buying)" : "amortized (the job's share)");
+  printf("\nRanked by %s at the %s of each band; deadline %s, budget %s\n", gb_objective_name(o->objective),
+         rb[o->rank_by], deadline, budget);
+  printf("  efficiency %s, overlap %.2f; owned GPUs: utilization %.2f, %.1f years, operations %.0f%%/year\n",
+         isfinite(o->mfu) ? "--mfu" : "from the table by architecture and model size", o->overlap, o->utilization,
+         o->amortization_years, o->ops_fraction_per_year * 100);
+  printf("%zu feasible of %zu configurations%s", p->nfeasible, p->n, p->nfiltered ? "" : "\n");
+  if (p->nfiltered) printf(" (%zu left out by the filters)\n", p->nfiltered);
+  if (p->nfeasible) print_ranked(p, a);
+  print_rejected(p, a);
+}
+
+/* The best measured and projected options, the best count per offering, the Pareto frontier. */
+static void print_ranked(const gb_plan *p, const gb_plan_args *a) {
+  /* the best measured option beside the best projected one */
+  const gb_plan_row *bm = NULL, *bp = NULL;
+  for (size_t i = 0; i < p->nfeasible; i++) {
+    const gb_plan_row *r = &p->rows[i];
+    if (r->basis <= GB_BASIS_THROTTLED && !bm) bm = r;
+    if (r->basis > GB_BASIS_THROTTLED && !bp) bp = r;
   }
-  /* rejection summary */
-  size_t by[GB_REJECT_NO_PRICE + 1] = {0};
+  printf("\nBest measured:  ");
+  if (bm) {
+    char c[24];
+    fmt_cost(c, sizeof c, bm->rank_cost);
+    printf("#%zu %s x%d %s %s, %.0f h, %s USD (%s)%s\n", bm->rank, bm->perf->spec->gpu_type, bm->gpu_count,
+           bm->price->provider, gb_offering_name(bm->price->offering), bm->rank_hours, c, gb_plan_basis_name(bm),
+           serve_note(bm, p->efficiency_unit));
+  } else {
+    printf("none feasible (no type's GEMM and HBM are measured, or none meets the constraints)\n");
+  }
+  printf("Best projected: ");
+  if (bp) {
+    char c[24], lo[24], hi[24];
+    fmt_cost(c, sizeof c, bp->rank_cost);
+    fmt_cost(lo, sizeof lo, bp->cost_low);
+    fmt_cost(hi, sizeof hi, bp->cost_high);
+    printf("#%zu %s x%d %s %s, %.0f h, %s USD (%s; band %s-%s USD)%s\n", bp->rank, bp->perf->spec->gpu_type,
+           bp->gpu_count, bp->price->provider, gb_offering_name(bp->price->offering), bp->rank_hours, c,
+           gb_plan_basis_name(bp), lo, hi, serve_note(bp, p->efficiency_unit));
+  } else {
+    printf("none feasible\n");
+  }
+  /* condensed: the best count per (type, provider, offering) */
+  size_t groups = 0;
+  for (size_t i = 0; i < p->nfeasible; i++) {
+    bool first = true;
+    for (size_t j = 0; j < i && first; j++) first = !same_group(&p->rows[j], &p->rows[i]);
+    groups += first;
+  }
+  size_t show = a->top == 0 || (size_t)a->top > groups ? groups : (size_t)a->top;
+  printf("\nBest GPU count per type, provider and offering (%zu of %zu; * = Pareto frontier):\n", show, groups);
+  print_header();
+  size_t shown = 0;
+  for (size_t i = 0; i < p->nfeasible && shown < show; i++) {
+    bool first = true;
+    for (size_t j = 0; j < i && first; j++) first = !same_group(&p->rows[j], &p->rows[i]);
+    if (first) print_row(&p->rows[i]), shown++;
+  }
+  /* the Pareto frontier without near-duplicates: a point is kept when it is more than 10% faster or 10% cheaper
+   * than the last one kept; at most 6, spread along the frontier (the fastest and the cheapest always) */
+  printf("\nPareto frontier, fastest first (near-duplicates within 10%% left out):\n");
+  print_header();
+  const gb_plan_row **fr = malloc((p->nfeasible + 1) * sizeof *fr);
+  size_t k = 0;
+  if (fr) {
+    for (size_t i = 0; i < p->nfeasible; i++)
+      if (p->rows[i].pareto) fr[k++] = &p->rows[i];
+    for (size_t i = 1; i < k; i++) /* by hours: the frontier is short, insertion sort */
+      for (size_t j = i; j > 0 && fr[j]->rank_hours < fr[j - 1]->rank_hours; j--) {
+        const gb_plan_row *t = fr[j];
+        fr[j] = fr[j - 1], fr[j - 1] = t;
+      }
+    size_t kept = 0;
+    for (size_t i = 0; i < k; i++) {
+      const gb_plan_row *last = kept ? fr[kept - 1] : NULL;
+      bool dup = last && fr[i]->rank_hours <= last->rank_hours * 1.1 && fr[i]->rank_cost >= last->rank_cost * 0.9;
+      if (!dup || i == k - 1) {
+        if (dup) kept--; /* the cheapest end replaces its near-duplicate */
+        fr[kept++] = fr[i];
+      }
+    }
+    size_t show = kept < 6 ? kept : 6;
+    for (size_t i = 0; i < show; i++) print_row(fr[show > 1 ? i * (kept - 1) / (show - 1) : 0]);
+    free(fr);
+  }
+}
+
+static void print_rejected(const gb_plan *p, const gb_plan_args *a) {
+  size_t rejected = p->n - p->nfeasible;
+  size_t by[GB_REJECT_LAYOUT + 1] = {0};
   for (size_t i = p->nfeasible; i < p->n; i++) by[p->rows[i].reject]++;
   static const char *names[] = {"", "precision not available", "does not fit in memory", "too slow for the rate",
                                 "over the latency limit", "spot preemptions", "over deadline", "over budget",
-                                "no price"};
+                                "no price", "parallel layout"};
   if (rejected) {
-    printf("\nRejected: %zu configurations:", rejected);
+    printf("\nRejected: %zu:", rejected);
     const char *sep = " ";
-    for (int r = 1; r <= GB_REJECT_NO_PRICE; r++)
+    for (int r = 1; r <= GB_REJECT_LAYOUT; r++)
       if (by[r]) {
         printf("%s%zu %s", sep, by[r], names[r]);
         sep = ", ";
@@ -304,72 +387,135 @@ static void print_plan(const gb_plan *p, const gb_plan_args *a) {
   }
 }
 
-static void print_buy(const gb_plan *p, const gb_perf *perf, const gb_prices *prices) {
-  gb_breakeven be[64];
-  size_t nb = gb_plan_breakeven(perf, prices, &p->opts, be, 64);
-  if (!nb) return;
-  printf("\nRent versus buy, per GPU (owned = depreciation + operations spread over the year, energy per used hour):\n");
-  printf("  %-18s %12s %9s %9s %12s %-26s %8s %14s\n", "gpu_type", "purchase USD", "fixed/h", "energy/h",
-         "owned/h @u", "cheapest rental USD/h", "u*", "break-even h/y");
-  for (size_t i = 0; i < nb; i++) {
-    const gb_breakeven *b = &be[i];
-    char rent[160] = "none", ustar[16] = "-", hours[24] = "-";
-    if (b->rent) {
-      snprintf(rent, sizeof rent, "%.2f %s %s", b->rent->price_usd_per_gpu_hour * p->opts.price_scale,
-               b->rent->provider, gb_offering_name(b->rent->offering));
-      if (isinf(b->utilization_star) || b->utilization_star > 1) {
-        snprintf(ustar, sizeof ustar, isinf(b->utilization_star) ? "never" : "%.2f", b->utilization_star);
-        snprintf(hours, sizeof hours, "never (> 8760)");
-      } else {
-        snprintf(ustar, sizeof ustar, "%.2f", b->utilization_star);
-        snprintf(hours, sizeof hours, "%.0f", b->hours_per_year);
-      }
+/* Purchase: per type, the best purchase row's capex, the job's cash and
+ * amortized cost, and the break-even hours against renting. */
+static void print_buy(const gb_plan *p) {
+  bool any = false;
+  for (size_t i = 0; i < p->n; i++) {
+    const gb_plan_row *r = &p->rows[i];
+    if (!r->price || r->price->offering != GB_OFFER_PURCHASE) continue;
+    bool first = true;
+    for (size_t j = 0; j < i && first; j++)
+      first = !(p->rows[j].price && p->rows[j].perf == r->perf && p->rows[j].price->offering == GB_OFFER_PURCHASE);
+    if (!first) continue;
+    /* of this type's purchases, the cheapest that meets the deadline (the budget may reject it) */
+    const gb_plan_row *best = NULL;
+    for (size_t j = 0; j < p->n; j++) {
+      const gb_plan_row *q = &p->rows[j];
+      if (!q->price || q->perf != r->perf || q->price->offering != GB_OFFER_PURCHASE) continue;
+      if (q->reject != GB_REJECT_NONE && q->reject != GB_REJECT_BUDGET) continue;
+      if (!best || q->rank_cost < best->rank_cost) best = q;
     }
-    printf("  %-18s %12.0f %9.3f %9.3f %12.3f %-26s %8s %14s\n", b->purchase->gpu_type,
-           b->purchase->purchase_usd_per_gpu * p->opts.price_scale, b->owned.fixed_usd_per_gpu_hour,
-           b->owned.energy_usd_per_gpu_hour, b->owned.usd_per_used_gpu_hour, rent, ustar, hours);
+    if (!any) {
+      printf("\nBuying, per type (cheapest purchase that meets the deadline; capex = GPUs x price x %.2f):\n",
+             p->opts.network_overhead);
+      printf("  %-17s %6s %10s %11s %13s %14s  %s\n", "gpu_type", "GPUs", "capex USD", "cash USD", "amortized USD",
+             "break-even h", "verdict");
+      any = true;
+    }
+    if (!best) {
+      if (r->reject != GB_REJECT_PRECISION)
+        printf("  %-17s %6s %10s %11s %13s %14s  no purchase meets the deadline\n", r->perf->spec->gpu_type, "-",
+               "-", "-", "-", "-");
+      continue;
+    }
+    char capex[24], cash[24], am[24], be[24];
+    fmt_cost(capex, sizeof capex, best->capex_usd);
+    fmt_cost(cash, sizeof cash, best->cash_usd);
+    fmt_cost(am, sizeof am, best->amortized_usd);
+    if (isnan(best->breakeven_hours)) snprintf(be, sizeof be, "no rental");
+    else if (isinf(best->breakeven_hours)) snprintf(be, sizeof be, "never");
+    else snprintf(be, sizeof be, "%.0f", best->breakeven_hours);
+    char reason[160];
+    gb_plan_reason(best, reason, sizeof reason);
+    printf("  %-17s %6d %10s %11s %13s %14s  %s\n", best->perf->spec->gpu_type, best->gpu_count, capex, cash, am, be,
+           best->feasible ? "within budget" : reason);
   }
-  printf("  Buying is cheaper than that rental above u* of the year in use (break-even hours per year).\n");
-  gb_hybrid hy[64];
-  size_t nh = gb_plan_hybrid(p, perf, prices, hy, 64);
-  if (!nh) return;
-  const gb_plan_row *burst = hy[0].burst;
-  char c[32];
-  fmt_cost(c, sizeof c, burst->cost_usd);
-  printf("\nHybrid: %.0f runs per year; each run bursts to %s x%d %s %s (%.1f h, %s USD) unless an owned base runs it:\n",
-         p->opts.jobs_per_year, burst->perf->spec->gpu_type, burst->gpu_count, burst->price->provider,
-         gb_offering_name(burst->price->offering), burst->hours, c);
-  printf("  %-18s %10s %12s %10s %10s %16s %16s\n", "owned gpu_type", "owned GPUs", "hours/run", "runs owned",
-         "runs burst", "USD/year", "all cloud USD/y");
-  for (size_t i = 0; i < nh; i++) {
-    const gb_hybrid *h = &hy[i];
-    char y[32], ac[32], hr[32];
-    fmt_cost(y, sizeof y, h->annual_cost_usd);
-    fmt_cost(ac, sizeof ac, h->all_cloud_usd);
-    if (isnan(h->owned_job_hours)) snprintf(hr, sizeof hr, "-");
-    else snprintf(hr, sizeof hr, "%.1f", h->owned_job_hours);
-    printf("  %-18s %10d %12s %10.0f %10.0f %16s %16s\n", h->purchase->gpu_type, h->owned_gpus, hr, h->jobs_owned,
-           h->jobs_burst, y, ac);
-  }
-  printf("  (owned GPUs 0: owning any base of this type costs more than bursting every run)\n");
+  if (any)
+    printf("  Break-even: hours of use at which buying costs what the cheapest current rental does; budget: %s.\n",
+           p->opts.budget_basis == GB_BUDGET_CASH ? "cash (capex + energy + operations)"
+                                                  : "the amortized share (--budget-basis amortized)");
 }
 
+static void print_hybrid(const gb_plan *p, const gb_hybrid_curve *c, size_t n) {
+  const gb_workload *w = p->workload;
+  if (!w->ndemand_months && isnan(w->demand_base_gpus)) {
+    /* no profile: one line, the runs alone rarely make a base worth owning */
+    const gb_hybrid_curve *best = NULL;
+    for (size_t i = 0; i < n; i++)
+      if (!best || c[i].best_usd < best->best_usd) best = &c[i];
+    char b[24];
+    fmt_cost(b, sizeof b, best->best_usd);
+    printf("\nHybrid: %.0f runs a year (--jobs-per-year): cheapest %s, owning %d of %.0f GPUs, %s USD a year%s.\n"
+           "  For a curve of owned versus rented, state demand_* in the workload (docs/planner.md).\n",
+           p->opts.jobs_per_year, best->purchase->gpu_type, best->best_owned, best->peak_gpus, b,
+           best->best_owned ? "" : " (all rented: the runs keep no base busy enough to own)");
+    return;
+  }
+  printf("\nHybrid for the demand profile (peak %.0f GPUs): own a base, rent the rest; USD per year:\n",
+         n ? c[0].peak_gpus : 0);
+  printf("  %-17s %-11s %9s %13s %13s  %s\n", "gpu_type", "rent from", "own GPUs", "USD/year", "all rented",
+         "curve (owned: USD/year)");
+  for (size_t i = 0; i < n; i++) {
+    char b[24], r[24], curve[160] = "";
+    fmt_cost(b, sizeof b, c[i].best_usd);
+    fmt_cost(r, sizeof r, c[i].all_rent_usd);
+    size_t step = c[i].n > 4 ? c[i].n / 4 : 1;
+    for (size_t j = 0; j < c[i].n; j += step) {
+      char v[24];
+      fmt_cost(v, sizeof v, c[i].annual_usd[j]);
+      size_t l = strlen(curve);
+      snprintf(curve + l, sizeof curve - l, "%s%d: %s", l ? ", " : "", c[i].owned[j], v);
+    }
+    printf("  %-17s %-11.11s %9d %13s %13s  %s\n", c[i].purchase->gpu_type, c[i].rent->provider, c[i].best_owned, b,
+           r, curve);
+  }
+}
+
+/* The top choice under prices and efficiency +/-20%: the base, then only the cases that change it. */
 static void print_sensitivity(const gb_sensitivity_row *s) {
-  printf("\nSensitivity of the top choice:\n");
+  printf("\nSensitivity of the top choice (prices and efficiency +/-20%%):");
+  char same[96] = "";
   for (int i = 0; i < GB_SENSITIVITY_ROWS; i++) {
     char label[32];
     if (i == 0) snprintf(label, sizeof label, "base");
     else snprintf(label, sizeof label, "%s %+.0f%%", s[i].factor, s[i].change_pct);
+    if (i > 0 && !s[i].changed) {
+      size_t l = strlen(same);
+      snprintf(same + l, sizeof same - l, "%s%s", l ? ", " : "", label);
+      continue;
+    }
     if (!s[i].has_top) {
-      printf("  %-16s no feasible configuration%s\n", label, s[i].changed ? "  (changed)" : "");
+      printf("\n  %-16s no feasible configuration", label);
       continue;
     }
     const gb_plan_row *t = &s[i].top;
     char c[32];
     fmt_cost(c, sizeof c, t->cost_usd);
-    printf("  %-16s %s x%d %s %s: %.1f h, %s USD%s\n", label, t->perf->spec->gpu_type, t->gpu_count,
-           t->price->provider, gb_offering_name(t->price->offering), t->hours, c, s[i].changed ? "  (changed)" : "");
+    printf("\n  %-16s %s x%d %s %s: %.1f h, %s USD%s", label, t->perf->spec->gpu_type, t->gpu_count,
+           t->price->provider, gb_offering_name(t->price->offering), t->hours, c, i ? "  (changed)" : "");
   }
+  if (same[0]) printf("\n  unchanged under: %s", same);
+  printf("\n");
+}
+
+static void print_stale(const gb_plan *p, const gb_prices *prices) {
+  size_t n = 0;
+  char list[512] = "";
+  for (size_t i = 0; i < prices->n; i++) {
+    const gb_price *q = &prices->v[i];
+    if (!gb_plan_price_stale(q, p->opts.today)) continue;
+    bool used = false;
+    for (size_t j = 0; j < p->n && !used; j++) used = p->rows[j].price == q;
+    if (!used) continue;
+    size_t l = strlen(list);
+    if (n < 6) snprintf(list + l, sizeof list - l, "%s%s %s %s (%s)", n ? "; " : "", q->provider, q->gpu_type,
+                        gb_offering_name(q->offering), q->date);
+    n++;
+  }
+  if (n)
+    printf("\nPrices older than 18 months (%zu, marked \"old price\"): %s%s. Check them before buying.\n", n, list,
+           n > 6 ? "; ..." : "");
 }
 
 int gb_cmd_plan(int argc, char **argv) {
@@ -380,109 +526,79 @@ int gb_cmd_plan(int argc, char **argv) {
     return rc;
   }
   rc = 0;
-  gb_workload w;
-  gb_workload_init(&w);
-  gb_plan_opts o = a.opts;
-  char **set_keys = a.set_keys;
-  const char *const *set_vals = a.set_vals;
-  size_t nset = a.nset;
-  gb_specs specs = {0};
-  gb_prices prices = {0};
-  gb_results measured = {0};
-  gb_perf perf = {0};
-  gb_plan plan = {0};
-  gb_err e = GB_OK;
-  char specs_path[4096], prices_path[4096], wl_path[4096], meas_dir[4096];
-  size_t nfiles = 0;
-  const char *dir = gb_data_dir();
-  snprintf(specs_path, sizeof specs_path, "%s/gpu_specs.csv", dir);
-  snprintf(prices_path, sizeof prices_path, "%s/prices.csv", dir);
-  snprintf(meas_dir, sizeof meas_dir, "%s/measured", dir);
-  if ((e = gb_specs_read(a.specs ? a.specs : specs_path, &specs))) goto done;
-  if ((e = gb_prices_read(a.prices ? a.prices : prices_path, &specs, &prices))) goto done;
-  /* the workload: a file, or flags alone when --type is given, else the default */
-  bool has_type = false;
-  for (size_t i = 0; i < nset; i++) has_type |= set_keys[i] && strcmp(set_keys[i], "type") == 0;
-  if (!a.workload_file && !has_type) {
-    snprintf(wl_path, sizeof wl_path, "%s/workloads/training-7b.ini", dir);
-    a.workload_file = wl_path;
+  gb_plan_inputs in = {0};
+  in.workload_file = a.workload_file;
+  in.keys = (const char *const *)a.set_keys;
+  in.vals = a.set_vals;
+  in.nkeys = a.nset;
+  in.measured = a.measured;
+  in.nmeasured = a.nmeasured;
+  in.no_measured = a.no_measured;
+  in.prices = a.prices;
+  in.specs = a.specs;
+  in.opts = a.opts;
+  if (a.only_measured) in.opts.only_measured = true;
+  gb_plan_run *run = calloc(1, sizeof *run);
+  if (!run) {
+    fprintf(stderr, "gpubench plan: out of memory\n");
+    gb_plan_args_free(&a);
+    return 1;
   }
-  if (a.workload_file && (e = gb_workload_read(a.workload_file, &w))) goto done;
-  for (size_t i = 0; i < nset; i++) {
-    char where[80];
-    snprintf(where, sizeof where, "--%s", set_keys[i]);
-    if ((e = gb_workload_set(&w, set_keys[i], set_vals[i], where, 0))) goto done;
-  }
-  if ((e = gb_workload_finish(&w))) goto done;
-  if (!a.no_measured) {
-    if (a.nmeasured) {
-      for (size_t i = 0; i < a.nmeasured; i++)
-        if ((e = gb_results_read(a.measured[i], &measured))) goto done;
-      nfiles = a.nmeasured;
-    } else if ((e = gb_plan_load_measured_dir(meas_dir, &measured, &nfiles))) {
-      goto done;
-    }
-  }
-  if ((e = gb_perf_build(&specs, &measured, w.precision, w.gemm_size, w.gemm_sustained, &perf))) goto done;
-  if ((e = gb_plan_rank(&w, &perf, &prices, &o, &plan))) goto done;
-
-  printf("gpubench plan: workload %s (%s, %s)%s%s\n", w.name, gb_workload_kind_name(w.kind), w.precision,
-         w.origin[0] ? " from " : "", w.origin);
-  if (w.kind == GB_WL_TRAINING)
-    printf("  %.3g parameters, %.3g tokens, %.3g tokens/step, %.3g FLOPs in all, %s model state\n", w.params, w.tokens,
-           w.tokens_per_step, gb_workload_total_flops(&w), w.sharded ? "sharded" : "replicated");
-  else if (w.kind == GB_WL_INFERENCE)
-    printf("  %.3g parameters (%.3g GB of weights), %.0f tokens/s for %.0f h, batch %.0f\n", w.params,
-           w.model_bytes / 1e9, w.tokens_per_second, w.serve_hours, w.batch_size);
+  gb_err e = gb_plan_run_make(&in, run);
+  if (e) goto done;
+  const gb_workload *w = &run->w;
+  const gb_perf *perf = &run->perf;
+  const gb_plan *plan = &run->plan;
+  printf("gpubench plan: workload %s (%s, %s)%s%s\n", w->name, gb_workload_kind_name(w->kind), w->precision,
+         w->origin[0] ? " from " : "", w->origin);
+  if (w->kind == GB_WL_TRAINING)
+    printf("  %.3g parameters (%.3g active), %.3g tokens, %.3g tokens/step, %.3g FLOPs, %s state, TP %.0f PP %.0f, "
+           "goodput %.2f\n",
+           w->params, w->active_params, w->tokens, w->tokens_per_step, gb_workload_total_flops(w),
+           w->sharded ? "sharded" : "replicated", w->tensor_parallel, w->pipeline_parallel, w->goodput);
+  else if (w->kind == GB_WL_INFERENCE)
+    printf("  %.3g parameters (%.3g GB of weights), %.0f tokens/s for %.0f h, %.0f in / %.0f out tokens\n", w->params,
+           w->model_bytes / 1e9, w->tokens_per_second, w->serve_hours, w->prompt_tokens, w->output_tokens);
   else
-    printf("  %.3g FLOPs, %.3g bytes, %.0f all-reduces of %.3g bytes\n", w.total_flops, w.total_bytes,
-           w.allreduce_count, w.allreduce_bytes);
-  printf("Data: %s (%zu GPU types), %s (%zu price rows)\n", a.specs ? a.specs : specs_path, specs.n,
-         prices.path, prices.n);
-  if (a.no_measured)
-    printf("Measured: none (--no-measured).\n");
-  else if (a.nmeasured)
-    printf("Measured: %zu file(s), %zu rows, %zu used.\n", nfiles, measured.nrows, perf.measured_rows_used);
+    printf("  %.3g FLOPs, %.3g bytes, %.0f all-reduces of %.3g bytes\n", w->total_flops, w->total_bytes,
+           w->allreduce_count, w->allreduce_bytes);
+  printf("Data: %s (%zu GPU types), %s (%zu price rows)\n", run->specs_path, run->specs.n, run->prices.path,
+         run->prices.n);
+  if (a.no_measured) printf("Measured: none (--no-measured).\n");
   else
-    printf("Measured: %zu file(s) in %s, %zu rows, %zu used.\n", nfiles, meas_dir, measured.nrows,
-           perf.measured_rows_used);
-  if (perf.measured_rows_used == 0)
-    printf("NOTE: no measurements were usable: EVERY figure is projected from datasheets x default ratios\n"
-           "      (GEMM %.2f, HBM %.2f, all-reduce %.2f of datasheet). Run 'gpubench run' and plan again.\n",
-           perf.gemm_ratio, perf.hbm_ratio, perf.comm_ratio);
-  else
-    printf("Projection ratios, measured / datasheet (number of measured types; 0 = default ratio): GEMM %.3f (%zu), "
-           "HBM %.3f (%zu), all-reduce %.3f (%zu)\n",
-           perf.gemm_ratio, perf.gemm_ratio_types, perf.hbm_ratio, perf.hbm_ratio_types, perf.comm_ratio,
-           perf.comm_ratio_types);
-  if (perf.notes.len) fprintf(stderr, "gpubench plan: warning: %.*s", (int)perf.notes.len, perf.notes.data);
-  print_perf(&perf, &prices);
-  print_plan(&plan, &a);
-  if (plan.nfeasible) print_buy(&plan, &perf, &prices);
-  gb_sensitivity_row sens[GB_SENSITIVITY_ROWS];
-  if ((e = gb_plan_sensitivity(&w, &perf, &prices, &o, sens))) goto done;
-  print_sensitivity(sens);
-  if (plan.oldest_price)
-    printf("\nOldest price used: %s (%s %s %s, line %ld of %s). Prices move fast: check before buying.\n",
-           plan.oldest_price->date, plan.oldest_price->provider, gb_offering_name(plan.oldest_price->offering),
-           plan.oldest_price->gpu_type, plan.oldest_price->line, prices.path);
-  if (a.csv && (e = gb_plan_write_csv(&plan, a.csv))) goto done;
-  if (a.sensitivity_csv && (e = gb_plan_write_sensitivity_csv(sens, GB_SENSITIVITY_ROWS, a.sensitivity_csv)))
+    printf("Measured: %zu file(s)%s%s, %zu rows, %zu used.\n", run->nfiles, a.nmeasured ? "" : " in ",
+           a.nmeasured ? "" : run->meas_dir, run->measured.nrows, perf->measured_rows_used);
+  if (perf->measured_rows_used == 0)
+    printf("NOTE: no measurements were usable: EVERY figure is a datasheet figure x a typical ratio (band +-%.0f%%).\n"
+           "      Run 'gpubench run' and plan again.\n",
+           GB_BAND_DATASHEET * 100);
+  if (perf->notes.len) fprintf(stderr, "gpubench plan: warning: %.*s", (int)perf->notes.len, perf->notes.data);
+  print_perf(perf, &run->prices);
+  print_plan(plan, &a);
+  if (plan->nfeasible || plan->n) print_buy(plan);
+  gb_hybrid_curve hy[32];
+  size_t nh = gb_plan_hybrid_demand(plan, perf, &run->prices, hy, 32);
+  if (nh) print_hybrid(plan, hy, nh);
+  print_sensitivity(run->sens);
+  print_stale(plan, &run->prices);
+  if (a.csv && (e = gb_plan_write_csv(plan, a.csv))) goto done;
+  if (a.json && (e = gb_plan_write_json(plan, a.json))) goto done;
+  if (a.hybrid_csv && (e = gb_plan_write_hybrid_csv(hy, nh, a.hybrid_csv))) goto done;
+  if (a.sensitivity_csv && (e = gb_plan_write_sensitivity_csv(run->sens, GB_SENSITIVITY_ROWS, a.sensitivity_csv)))
     goto done;
   if (a.csv) printf("Wrote %s\n", a.csv);
+  if (a.json) printf("Wrote %s\n", a.json);
+  if (a.hybrid_csv) printf("Wrote %s%s\n", a.hybrid_csv, nh ? "" : " (no demand profile in the workload: empty)");
   if (a.sensitivity_csv) printf("Wrote %s\n", a.sensitivity_csv);
-  rc = plan.nfeasible ? 0 : 1;
-  if (!plan.nfeasible) fprintf(stderr, "gpubench plan: no configuration meets the constraints (see Rejected above)\n");
+  rc = plan->nfeasible ? 0 : 1;
+  if (!plan->nfeasible) fprintf(stderr, "gpubench plan: no configuration meets the constraints (see Rejected above)\n");
 done:
   if (e) {
     fprintf(stderr, "gpubench plan: %s\n", gb_errmsg());
     rc = gb_exit_code(e);
   }
   gb_plan_args_free(&a);
-  gb_plan_free(&plan);
-  gb_perf_free(&perf);
-  gb_results_free(&measured);
-  gb_prices_free(&prices);
-  gb_specs_free(&specs);
+  gb_plan_run_free(run);
+  free(run);
   return rc;
 }

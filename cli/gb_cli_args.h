@@ -62,6 +62,8 @@ typedef struct gb_plan_args {
   size_t nmeasured;
   bool no_measured, explain;
   const char *prices, *specs, *csv, *sensitivity_csv;
+  const char *json, *hybrid_csv; /* issue 27 */
+  bool only_measured;
   long top;
   gb_plan_opts opts;  /* defaults, then the planner options given */
   gb_workload flags;  /* workload keys given as flags, checked one by one */

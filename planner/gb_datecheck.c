@@ -2,7 +2,10 @@
 #include "gb_datecheck.h"
 
 #include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 bool gb_date_valid(const char *s) {
   if (strlen(s) != 10 || s[4] != '-' || s[7] != '-') return false;
@@ -15,4 +18,18 @@ bool gb_date_valid(const char *s) {
   if (y < 1990 || y > 2100 || m < 1 || m > 12 || d < 1) return false;
   int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
   return d <= days[m - 1] + (m == 2 && leap);
+}
+
+const char *gb_date_today(void) {
+  static char buf[16];
+  const char *env = getenv("GPUBENCH_TODAY");
+  if (env && gb_date_valid(env)) {
+    snprintf(buf, sizeof buf, "%s", env);
+    return buf;
+  }
+  time_t now = time(NULL);
+  struct tm tm;
+  gmtime_r(&now, &tm);
+  strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
 }

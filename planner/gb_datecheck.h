@@ -8,4 +8,8 @@
  * against the month, leap years included). */
 bool gb_date_valid(const char *s);
 
+/* Today's date YYYY-MM-DD (UTC), or $GPUBENCH_TODAY when it holds a valid
+ * date (tests). */
+const char *gb_date_today(void);
+
 #endif

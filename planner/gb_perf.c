@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gb_desc.h"
+#include "gb_model.h"
 #include "gb_stats.h"
 
 /* A measured point: x (log size), y (rate), and whether it came from a
@@ -79,7 +81,8 @@ static double interp_pts(const pt *p, size_t n, double x, bool *throttled) {
  * card's figure). */
 static bool usable(const gb_row *r, const char *benchmark, const char *type) {
   return (r->status == GB_STATUS_OK || r->status == GB_STATUS_THROTTLED) && strcmp(r->gpu_type, type) == 0 &&
-         strcmp(r->benchmark, benchmark) == 0 && isfinite(r->value) && r->value > 0 && !r->settings[0];
+         strcmp(r->benchmark, benchmark) == 0 && isfinite(r->value) && r->value > 0 && !r->settings[0] &&
+         gb_desc_class(r) != GB_FCLASS_DERIVED && gb_desc_class(r) != GB_FCLASS_MEANINGLESS;
 }
 
 /* Whether r is a GEMM rate of the burst window (tflops, tops) or, with
@@ -111,10 +114,6 @@ static double gemm_measured(const gb_results *m, const char *type, const char *p
   return interp_pts(buf, n, log(gemm_size), throttled);
 }
 
-static int case_prio(const gb_row *r) {
-  return strcmp(r->case_name, "triad") == 0 ? 0 : strcmp(r->case_name, "copy") == 0 ? 1 : 2;
-}
-
 /* HBM plateau: triad, else copy, else any case; at the largest size, the
  * median of its ok rows, else of its throttled rows (*throttled). NaN if
  * none. */
@@ -125,8 +124,8 @@ static double hbm_measured(const gb_results *m, const char *type, double *scratc
   *throttled = false;
   for (size_t i = 0; i < m->nrows; i++) {
     const gb_row *r = &m->rows[i];
-    if (!usable(r, "membw", type) || strcmp(r->metric, "gbps") != 0 || r->bytes == GB_NA) continue;
-    int prio = case_prio(r);
+    if (!usable(r, "membw", type) || !gb_desc_is_hbm(r, 0)) continue;
+    int prio = gb_hbm_case_rank(r->case_name);
     if (prio < best_prio || (prio == best_prio && r->bytes > best_bytes)) best_prio = prio, best_bytes = r->bytes;
   }
   if (best_prio == 3) return NAN;
@@ -134,8 +133,8 @@ static double hbm_measured(const gb_results *m, const char *type, double *scratc
     size_t n = 0;
     for (size_t i = 0; i < m->nrows; i++) {
       const gb_row *r = &m->rows[i];
-      if (!usable(r, "membw", type) || strcmp(r->metric, "gbps") != 0 || r->bytes != best_bytes ||
-          case_prio(r) != best_prio)
+      if (!usable(r, "membw", type) || !gb_desc_is_hbm(r, 0) || r->bytes != best_bytes ||
+          gb_hbm_case_rank(r->case_name) != best_prio)
         continue;
       bool ok = r->status == GB_STATUS_OK;
       if (pass == 0) any_ok |= ok;
@@ -195,6 +194,103 @@ static gb_err comm_measured(const gb_results *m, gb_perf_type *t, pt *buf, doubl
       if (buf[i].throttled) t->comm_throttled = true;
     }
   }
+}
+
+const char *gb_basis_name(gb_basis b) {
+  static const char *const names[GB_BASIS_COUNT] = {"measured", "measured-throttled", "projected-vendor",
+                                                    "projected-cross-vendor", "datasheet"};
+  return b < GB_BASIS_COUNT ? names[b] : "?";
+}
+
+/* The basis and band of a figure that is not measured, from the measured
+ * types' correction factors c_i: the same vendor's when there are any, else
+ * every measured type's, else none (datasheet). *c gets their mean (1 when
+ * none). */
+static void project_from(const double *c, const bool *same, size_t n, double *mean, gb_basis *basis, double *band) {
+  double sum = 0, sum_v = 0;
+  size_t k = 0, kv = 0;
+  for (size_t i = 0; i < n; i++) {
+    sum += c[i], k++;
+    if (same[i]) sum_v += c[i], kv++;
+  }
+  if (kv) *mean = sum_v / (double)kv, *basis = GB_BASIS_VENDOR, *band = GB_BAND_VENDOR;
+  else if (k) *mean = sum / (double)k, *basis = GB_BASIS_CROSS, *band = GB_BAND_CROSS;
+  else *mean = 1, *basis = GB_BASIS_DATASHEET, *band = GB_BAND_DATASHEET;
+  /* the spread of the ratios the projection rests on widens the band */
+  for (size_t i = 0; i < n; i++)
+    if ((kv == 0 || same[i]) && *mean > 0 && fabs(c[i] / *mean - 1) > *band) *band = fabs(c[i] / *mean - 1);
+}
+
+static const char *vendor_of(const gb_gpu_spec *s) { return gb_arch_model_find(s->arch)->vendor; }
+
+/* GEMM at a precision: the measured rate, else peak x gemm_typical(arch) x
+ * mean c over measured types, c = (measured / peak) / gemm_typical(their
+ * arch): architectures differ in how much of their peak the library
+ * reaches. */
+static void project_gemm(const gb_perf *p, const gb_perf_type *t, const char *precision, double peak, bool measured,
+                         bool throttled, double *rate, gb_basis *basis, double *band) {
+  if (measured) {
+    *basis = throttled ? GB_BASIS_THROTTLED : GB_BASIS_MEASURED;
+    *band = throttled ? GB_BAND_THROTTLED : GB_BAND_MEASURED;
+    return;
+  }
+  double c[64];
+  bool same[64];
+  size_t n = 0;
+  const char *vendor = vendor_of(t->spec);
+  for (size_t i = 0; i < p->n && n < 64; i++) {
+    const gb_perf_type *u = &p->v[i];
+    if (!u->gemm_measured || u == t) continue;
+    double upeak = gb_spec_peak(u->spec, precision);
+    double urate = strcmp(precision, p->precision) == 0 ? u->gemm_tflops : NAN;
+    if (strcmp(precision, p->precision) != 0) continue; /* base-precision pass: only the vendor-free ratio below */
+    if (!isfinite(upeak) || !isfinite(urate)) continue;
+    c[n] = urate / upeak / gb_arch_model_find(u->spec->arch)->gemm_typical;
+    same[n++] = strcmp(vendor_of(u->spec), vendor) == 0;
+  }
+  double mean;
+  project_from(c, same, n, &mean, basis, band);
+  if (strcmp(precision, p->precision) != 0) {
+    /* the BF16 rate of an FP8 workload: the FP8 projection's correction */
+    double pk = t->peak_tflops;
+    mean = isfinite(pk) && isfinite(t->gemm_tflops) && pk > 0
+               ? t->gemm_tflops / pk / gb_arch_model_find(t->spec->arch)->gemm_typical
+               : 1;
+    *basis = t->gemm_basis, *band = t->gemm_band;
+  }
+  *rate = peak * gb_arch_model_find(t->spec->arch)->gemm_typical * mean; /* NaN peak stays NaN */
+}
+
+enum { HBM, COMM };
+
+/* HBM bandwidth or in-node busbw plateau: measured, else datasheet x mean
+ * measured/datasheet ratio (same vendor first). */
+static void project_ratio(const gb_perf *p, const gb_perf_type *t, int what, bool measured, bool throttled,
+                          double *value, gb_basis *basis, double *band) {
+  if (measured) {
+    *basis = throttled ? GB_BASIS_THROTTLED : GB_BASIS_MEASURED;
+    *band = throttled ? GB_BAND_THROTTLED : GB_BAND_MEASURED;
+    return;
+  }
+  double c[64];
+  bool same[64];
+  size_t n = 0;
+  const char *vendor = vendor_of(t->spec);
+  for (size_t i = 0; i < p->n && n < 64; i++) {
+    const gb_perf_type *u = &p->v[i];
+    if (u == t) continue;
+    if (what == HBM && u->hbm_measured) c[n] = u->hbm_gbps / u->spec->mem_bw_gbps;
+    else if (what == COMM && u->ncurves && isfinite(u->spec->interconnect_gbps)) {
+      const gb_perf_curve *cv = &u->curves[u->ncurves - 1];
+      c[n] = cv->busbw_gbps[cv->n - 1] / (u->spec->interconnect_gbps / 2);
+    } else continue;
+    same[n++] = strcmp(vendor_of(u->spec), vendor) == 0;
+  }
+  double mean;
+  project_from(c, same, n, &mean, basis, band);
+  if (n == 0) mean = what == HBM ? GB_DEFAULT_HBM_RATIO : GB_DEFAULT_COMM_RATIO;
+  if (what == HBM) *value = t->spec->mem_bw_gbps * mean;
+  else *value = t->spec->interconnect_gbps / 2 * mean;
 }
 
 gb_err gb_perf_build(const gb_specs *specs, const gb_results *measured, const char *precision, double gemm_size,
@@ -295,10 +391,34 @@ gb_err gb_perf_build(const gb_specs *specs, const gb_results *measured, const ch
   out->comm_ratio = out->comm_ratio_types ? csum / (double)out->comm_ratio_types : GB_DEFAULT_COMM_RATIO;
   for (size_t i = 0; i < out->n; i++) {
     gb_perf_type *t = &out->v[i];
-    if (!t->gemm_measured) t->gemm_tflops = t->peak_tflops * out->gemm_ratio; /* NaN stays NaN */
-    if (!t->hbm_measured) t->hbm_gbps = t->spec->mem_bw_gbps * out->hbm_ratio;
+    const gb_gpu_spec *s = t->spec;
+    t->model = gb_arch_model_find(s->arch);
+    t->nic_node_gbps = isfinite(s->nics_per_node) && isfinite(s->nic_gbit) ? s->nics_per_node * s->nic_gbit / 8 : NAN;
+    project_gemm(out, t, precision, t->peak_tflops, t->gemm_measured, t->gemm_throttled, &t->gemm_tflops,
+                 &t->gemm_basis, &t->gemm_band);
+    project_ratio(out, t, HBM, t->hbm_measured, t->hbm_throttled, &t->hbm_gbps, &t->hbm_basis, &t->hbm_band);
     /* interconnect_gbps counts both directions; a ring moves data one way */
-    t->comm_plateau_gbps = t->spec->interconnect_gbps / 2 * out->comm_ratio;
+    double plateau = NAN;
+    gb_basis cb;
+    double cband;
+    project_ratio(out, t, COMM, t->ncurves > 0, t->comm_throttled, &plateau, &cb, &cband);
+    t->comm_plateau_gbps = t->ncurves ? t->spec->interconnect_gbps / 2 * out->comm_ratio : plateau;
+    t->comm_basis = cb, t->comm_band = cband;
+    t->gemm_base_tflops = t->gemm_tflops;
+  }
+  /* FP8 workloads: the BF16 rate too (the non-GEMM share runs at it) */
+  if (strncmp(precision, "fp8", 3) == 0) {
+    for (size_t i = 0; i < out->n; i++) {
+      gb_perf_type *t = &out->v[i];
+      bool thr = false;
+      double peak = gb_spec_peak(t->spec, "bf16");
+      double g = gemm_measured(m, t->spec->gpu_type, "bf16", sustained, gemm_size, buf, scratch, &out->measured_rows_used,
+                               &thr);
+      gb_basis b;
+      double band;
+      project_gemm(out, t, "bf16", peak, !isnan(g), thr, &g, &b, &band);
+      t->gemm_base_tflops = isfinite(g) ? g : t->gemm_tflops;
+    }
   }
 done:
   free(buf);

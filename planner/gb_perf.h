@@ -41,6 +41,29 @@
 #define GB_DEFAULT_HBM_RATIO 0.90
 #define GB_DEFAULT_COMM_RATIO 0.80
 
+/* Where a figure comes from, best first (a configuration's basis is the
+ * worst of its figures'). */
+typedef enum gb_basis {
+  GB_BASIS_MEASURED = 0, /* measured on this type */
+  GB_BASIS_THROTTLED,    /* measured, from rows whose clocks a power or thermal cap held down */
+  GB_BASIS_VENDOR,       /* projected from measured types of the same vendor */
+  GB_BASIS_CROSS,        /* projected from measured types of another vendor only */
+  GB_BASIS_DATASHEET,    /* nothing measured: datasheet x a default ratio */
+  GB_BASIS_COUNT
+} gb_basis;
+
+/* "measured", "measured-throttled", "projected-vendor", "projected-cross-vendor", "datasheet". */
+const char *gb_basis_name(gb_basis b);
+
+/* Smallest relative half-width of a figure's band per basis: run-to-run
+ * spread for a measurement; for a projection, the spread of the measured
+ * types' ratios, never below these floors (docs/planner.md). */
+#define GB_BAND_MEASURED 0.03
+#define GB_BAND_THROTTLED 0.05
+#define GB_BAND_VENDOR 0.10
+#define GB_BAND_CROSS 0.20
+#define GB_BAND_DATASHEET 0.25
+
 typedef struct gb_perf_curve {
   int gpu_count;
   size_t n;
@@ -60,6 +83,13 @@ typedef struct gb_perf_type {
   gb_perf_curve *curves;
   bool comm_throttled; /* a point of some curve has throttled rows only */
   double comm_plateau_gbps; /* projected intra-node busbw when no curve */
+  /* basis and band (relative half-width: the figure may be x(1-band) to
+   * x(1+band)) of each figure */
+  gb_basis gemm_basis, hbm_basis, comm_basis;
+  double gemm_band, hbm_band, comm_band;
+  double gemm_base_tflops; /* the BF16 GEMM rate (FP8 workloads: the non-GEMM share runs at it); = gemm_tflops otherwise */
+  double nic_node_gbps;    /* cross-node line rate of a node, GB/s (NICs x Gb/s / 8; NaN: none given) */
+  const struct gb_arch_model *model; /* efficiency table row (gb_model.h) */
 } gb_perf_type;
 
 typedef struct gb_perf {

@@ -18,13 +18,28 @@
 
 typedef enum gb_objective { GB_OBJ_COST, GB_OBJ_TIME, GB_OBJ_EFFICIENCY } gb_objective;
 
+/* Which end of a configuration's band ranks it and meets the constraints:
+ * low = the low end of performance (slowest, dearest: the pessimistic end,
+ * the default), median, high (fastest, cheapest). */
+typedef enum gb_rank_by { GB_RANK_LOW, GB_RANK_MEDIAN, GB_RANK_HIGH } gb_rank_by;
+
+/* What --budget is checked against: cash (what must be paid for this job:
+ * the bill when renting; capex plus the job's energy and operations when
+ * buying) or amortized (the job's share of owned GPUs' cost). */
+typedef enum gb_budget_basis { GB_BUDGET_CASH, GB_BUDGET_AMORTIZED } gb_budget_basis;
+
+#define GB_PLAN_MAX_FILTER 32
+
 /* Planner settings. Defaults (gb_plan_opts_default) are justified in
  * docs/planner.md. */
 typedef struct gb_plan_opts {
   double max_hours, budget_usd; /* NaN: take the workload's (or none) */
   gb_objective objective;
-  double mfu;                     /* efficiency factor: share of the measured GEMM rate the model sustains */
-  double overlap;                 /* fraction of communication hidden behind compute, 0..1 */
+  gb_rank_by rank_by;
+  gb_budget_basis budget_basis;
+  double mfu;                     /* efficiency factor: share of the GEMM rate the model sustains (NaN: the
+                                     efficiency table by architecture and model size, gb_model.h) */
+  double overlap;                 /* fraction of data-parallel and expert communication hidden behind compute */
   double utilization;             /* owned GPUs: share of the year doing useful work */
   double pue;                     /* data-centre power usage effectiveness */
   double electricity_usd_per_kwh;
@@ -32,13 +47,25 @@ typedef struct gb_plan_opts {
   double ops_fraction_per_year;   /* staff, colocation, maintenance, spares: share of capex per year */
   double network_overhead;        /* cluster network on top of the server price (Epoch: 1.07-1.32) */
   double host_power_fraction;     /* host CPU, RAM, fans on top of the GPU TDP */
-  double nic_gbps;                /* per-GPU inter-node bandwidth, GB/s (400 Gb/s = 50) */
+  double nic_gbps;                /* per-GPU inter-node bandwidth, GB/s (NaN: the specs' NICs per node x line rate) */
+  double nics_per_node, nic_gbit; /* override the specs' node network (NaN: the specs') */
   double max_gpus;                /* largest GPU count enumerated */
   double spot_preemptions_per_node_hour;
   double spot_checkpoint_hours;   /* time to write one checkpoint */
   double spot_restart_hours;      /* time to get a replacement and reload */
   double price_scale;             /* multiplies every rate, purchase price and electricity price */
+  double efficiency_scale;        /* multiplies the efficiency (sensitivity what-if; 1) */
   double jobs_per_year;           /* hybrid: how often the workload runs */
+  /* filters (empty: all): GPU types, GPU counts, providers, offerings */
+  const char *gpu_types[GB_PLAN_MAX_FILTER];
+  size_t ngpu_types;
+  int gpu_counts[GB_PLAN_MAX_FILTER];
+  size_t ngpu_counts;
+  const char *providers[GB_PLAN_MAX_FILTER];
+  size_t nproviders;
+  bool offerings[4]; /* by gb_offering; all false: every offering */
+  bool only_measured; /* only configurations whose GEMM and HBM figures are measured */
+  const char *today;  /* YYYY-MM-DD for price age (NULL: the clock, or $GPUBENCH_TODAY) */
 } gb_plan_opts;
 
 void gb_plan_opts_default(gb_plan_opts *o);
@@ -61,7 +88,8 @@ typedef enum gb_reject {
   GB_REJECT_SPOT,      /* preemptions come faster than progress */
   GB_REJECT_DEADLINE,  /* hours > max_hours */
   GB_REJECT_BUDGET,    /* cost > budget */
-  GB_REJECT_NO_PRICE   /* the type has no row in prices.csv */
+  GB_REJECT_NO_PRICE,  /* the type has no row in prices.csv */
+  GB_REJECT_LAYOUT     /* the GPU count does not fit the parallel layout (TP x PP, TP inside a node) */
 } gb_reject;
 
 typedef enum gb_bottleneck { GB_BOUND_COMPUTE, GB_BOUND_MEMORY, GB_BOUND_COMM } gb_bottleneck;
@@ -70,6 +98,16 @@ typedef enum gb_bottleneck { GB_BOUND_COMPUTE, GB_BOUND_MEMORY, GB_BOUND_COMM } 
 typedef struct gb_plan_time {
   double hours; /* including fixed_hours, before any spot stretch */
   double compute_hours, memory_hours, comm_hours;
+  /* breakdown: pipeline bubble, tensor-parallel, data-parallel (exposed) and
+   * expert all-to-all (exposed) communication, time lost to goodput < 1 */
+  double bubble_hours, tp_hours, dp_hours, a2a_hours, goodput_hours;
+  double hours_low, hours_high; /* the band: figures at their high end, at their low end */
+  double tokens_per_s_per_gpu;  /* training: tokens trained; inference: output tokens served at capacity */
+  double token_latency_ms, ttft_ms; /* inference: one decode step; time to first token */
+  double batch;                 /* inference: sequences per replica */
+  int tp;                       /* tensor-parallel degree used */
+  double eta;                   /* efficiency used: share of the GEMM rate */
+  gb_basis basis;               /* the worst of the figures behind it */
   bool projected; /* some figure behind it is not a measurement */
   bool throttled; /* some measured figure behind it comes from throttled rows */
   gb_reject reject; /* NONE, PRECISION, MEMORY, RATE or LATENCY */
@@ -97,6 +135,15 @@ typedef struct gb_plan_row {
   double need, have;
   double hours, cost_usd, efficiency;
   double compute_hours, memory_hours, comm_hours;
+  gb_plan_time time;  /* the model's answer (breakdown, band, inference figures) */
+  gb_basis basis;
+  double hours_low, hours_high, cost_low, cost_high; /* the band */
+  double rank_hours, rank_cost; /* at the --rank-by end: what ranks and meets the constraints */
+  double capex_usd;      /* purchase: GPUs x price x network overhead (NaN when renting) */
+  double amortized_usd;  /* this job's share: the bill when renting */
+  double cash_usd;       /* what must be paid: capex + energy + operations for the job, or the bill */
+  double breakeven_hours; /* purchase: hours of use at which buying equals renting (NaN: no rental) */
+  bool price_stale;      /* the price is older than 18 months */
   double rate_usd_per_gpu_hour; /* rental rate, or owned cost per used GPU-hour */
   gb_bottleneck bottleneck;
   size_t rank; /* 1-based among feasible rows; 0 when rejected */
@@ -109,6 +156,7 @@ typedef struct gb_plan {
   gb_plan_row *rows;           /* feasible rows in rank order, then rejected ones */
   const gb_price *oldest_price; /* oldest price row among the configurations */
   const char *efficiency_unit;  /* "PFLOP/USD" or "Mtok/USD" */
+  size_t nfiltered;             /* configurations the filters left out */
 } gb_plan;
 
 /* Ranks every configuration. The workload must be finished; perf built at
@@ -119,8 +167,11 @@ gb_err gb_plan_rank(const gb_workload *w, const gb_perf *perf, const gb_prices *
 
 void gb_plan_free(gb_plan *p);
 
-/* The row's basis: "projected" when any figure behind it is projected, else
- * "measured-throttled" when any comes from throttled rows, else "measured". */
+/* Whether a price is 18 months or more older than today (YYYY-MM-DD; NULL:
+ * never). */
+bool gb_plan_price_stale(const gb_price *p, const char *today);
+
+/* The row's basis: the worst of its GEMM and HBM figures' (gb_basis_name). */
 const char *gb_plan_basis_name(const gb_plan_row *r);
 
 /* The reason a row was rejected ("" when feasible). */
@@ -130,6 +181,10 @@ const char *gb_objective_name(gb_objective o);
 
 /* Writes the whole table (ranked rows, then rejected) atomically. */
 gb_err gb_plan_write_csv(const gb_plan *p, const char *path);
+
+/* Writes every configuration as JSON (what the CSV holds, plus each
+ * configuration's time breakdown under "time"), atomically. */
+gb_err gb_plan_write_json(const gb_plan *p, const char *path);
 
 /* ---- sensitivity: the top choice under price and efficiency +/- 20% ---- */
 
@@ -177,16 +232,72 @@ typedef struct gb_hybrid {
 size_t gb_plan_hybrid(const gb_plan *plan, const gb_perf *perf, const gb_prices *prices, gb_hybrid *out,
                       size_t max);
 
+/* Hybrid for a demand profile (workload keys demand_*): how many GPUs of a
+ * type to own, the rest rented at the type's cheapest rental. The demand is
+ * a load-duration curve (GPUs in use for a share of the year); for each
+ * owned count on the curve, the cost of a year: owned fixed cost + energy of
+ * the owned GPUs in use + rent for the demand above them. */
+#define GB_HYBRID_POINTS 64
+typedef struct gb_hybrid_curve {
+  const gb_price *purchase, *rent;
+  size_t n;
+  int owned[GB_HYBRID_POINTS];
+  double annual_usd[GB_HYBRID_POINTS];
+  int best_owned;
+  double best_usd, all_rent_usd, peak_gpus;
+} gb_hybrid_curve;
+
+/* One entry per purchase row whose type has a rental; returns the count.
+ * Without a demand profile the demand is opts.jobs_per_year runs on the
+ * best rented configuration (0 for inference, or with no rented row). */
+size_t gb_plan_hybrid_demand(const gb_plan *plan, const gb_perf *perf, const gb_prices *prices,
+                             gb_hybrid_curve *out, size_t max);
+gb_err gb_plan_write_hybrid_csv(const gb_hybrid_curve *c, size_t n, const char *path);
+
 /* ---- the shipped default ---- */
 
 /* Loads every *.csv under dir (sorted by name) into *res; a missing
  * directory is no files. *nfiles counts the files read. */
 gb_err gb_plan_load_measured_dir(const char *dir, gb_results *res, size_t *nfiles);
 
-/* Runs the no-argument plan (data/workloads/training-7b.ini, data/prices.csv,
- * data/gpu_specs.csv, every CSV in data/measured/ under gb_data_dir(), default
- * options) and writes the plan CSV and the sensitivity CSV (either may be
- * NULL to skip it). */
+/* What a plan is made from. Every NULL or zero falls back to the shipped
+ * data under gb_data_dir(): data/gpu_specs.csv, data/prices.csv, every CSV in
+ * data/measured/ and, without a workload file or a type among the keys,
+ * data/workloads/training-7b.ini. keys/vals are workload keys given as flags,
+ * applied over the file's. */
+typedef struct gb_plan_inputs {
+  const char *workload_file;
+  const char *const *keys, *const *vals;
+  size_t nkeys;
+  const char *const *measured;
+  size_t nmeasured;
+  bool no_measured;
+  const char *prices, *specs;
+  gb_plan_opts opts;
+} gb_plan_inputs;
+
+/* Everything a plan is made of, for the front ends to print or write. */
+typedef struct gb_plan_run {
+  gb_specs specs;
+  gb_prices prices;
+  gb_results measured;
+  gb_perf perf;
+  gb_workload w;
+  gb_plan plan;
+  gb_sensitivity_row sens[GB_SENSITIVITY_ROWS];
+  size_t nfiles;           /* measured files read */
+  char specs_path[4096], meas_dir[4096], wl_path[4096];
+} gb_plan_run;
+
+/* The one pipeline: reads the inputs, builds the figures, ranks and runs
+ * the sensitivity. The built-in default plan and `gpubench plan FILE` both
+ * go through it. On error *out is freed. */
+gb_err gb_plan_run_make(const gb_plan_inputs *in, gb_plan_run *out);
+void gb_plan_run_free(gb_plan_run *r);
+
+/* Runs the no-argument plan (gb_plan_run_make with every input defaulted)
+ * and writes the plan CSV and the sensitivity CSV (either may be NULL to
+ * skip it). */
 gb_err gb_plan_default(const char *plan_csv, const char *sensitivity_csv);
 
 #endif

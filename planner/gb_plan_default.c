@@ -36,7 +36,7 @@ gb_err gb_plan_load_measured_dir(const char *dir, gb_results *res, size_t *nfile
     n++;
   }
   closedir(d);
-  if (!e) qsort(names, n, sizeof *names, cmp_str);
+  if (!e && n > 1) qsort(names, n, sizeof *names, cmp_str);
   for (size_t i = 0; i < n && !e; i++) {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, names[i]);
@@ -48,41 +48,74 @@ gb_err gb_plan_load_measured_dir(const char *dir, gb_results *res, size_t *nfile
   return e;
 }
 
-gb_err gb_plan_default(const char *plan_csv, const char *sensitivity_csv) {
+gb_err gb_plan_run_make(const gb_plan_inputs *in, gb_plan_run *r) {
+  memset(r, 0, sizeof *r);
+  gb_workload_init(&r->w);
   const char *dir = gb_data_dir();
   char path[4096];
-  gb_specs specs = {0};
-  gb_prices prices = {0};
-  gb_results measured = {0};
-  gb_perf perf = {0};
-  gb_plan plan = {0};
-  gb_workload w;
-  gb_workload_init(&w);
-  size_t nfiles = 0;
   gb_err e;
-  snprintf(path, sizeof path, "%s/gpu_specs.csv", dir);
-  if ((e = gb_specs_read(path, &specs))) goto done;
+  snprintf(r->specs_path, sizeof r->specs_path, "%s", in->specs ? in->specs : "");
+  if (!in->specs) snprintf(r->specs_path, sizeof r->specs_path, "%s/gpu_specs.csv", dir);
+  if ((e = gb_specs_read(r->specs_path, &r->specs))) goto fail;
   snprintf(path, sizeof path, "%s/prices.csv", dir);
-  if ((e = gb_prices_read(path, &specs, &prices))) goto done;
-  snprintf(path, sizeof path, "%s/workloads/training-7b.ini", dir);
-  if ((e = gb_workload_read(path, &w)) || (e = gb_workload_finish(&w))) goto done;
-  snprintf(path, sizeof path, "%s/measured", dir);
-  if ((e = gb_plan_load_measured_dir(path, &measured, &nfiles))) goto done;
-  if ((e = gb_perf_build(&specs, &measured, w.precision, w.gemm_size, w.gemm_sustained, &perf))) goto done;
-  gb_plan_opts o;
-  gb_plan_opts_default(&o);
-  if ((e = gb_plan_rank(&w, &perf, &prices, &o, &plan))) goto done;
-  if (plan_csv && (e = gb_plan_write_csv(&plan, plan_csv))) goto done;
-  if (sensitivity_csv) {
-    gb_sensitivity_row sens[GB_SENSITIVITY_ROWS];
-    if ((e = gb_plan_sensitivity(&w, &perf, &prices, &o, sens))) goto done;
-    e = gb_plan_write_sensitivity_csv(sens, GB_SENSITIVITY_ROWS, sensitivity_csv);
+  if ((e = gb_prices_read(in->prices ? in->prices : path, &r->specs, &r->prices))) goto fail;
+  /* the workload: a file, or keys alone when they give the type, else the default */
+  bool has_type = false;
+  for (size_t i = 0; i < in->nkeys; i++) has_type |= strcmp(in->keys[i], "type") == 0;
+  const char *wl = in->workload_file;
+  if (!wl && !has_type) {
+    snprintf(r->wl_path, sizeof r->wl_path, "%s/workloads/training-7b.ini", dir);
+    wl = r->wl_path;
   }
-done:
-  gb_plan_free(&plan);
-  gb_perf_free(&perf);
-  gb_results_free(&measured);
-  gb_prices_free(&prices);
-  gb_specs_free(&specs);
+  if (wl && (e = gb_workload_read(wl, &r->w))) goto fail;
+  for (size_t i = 0; i < in->nkeys; i++) {
+    char where[80];
+    snprintf(where, sizeof where, "--%s", in->keys[i]);
+    if ((e = gb_workload_set(&r->w, in->keys[i], in->vals[i], where, 0))) goto fail;
+  }
+  if ((e = gb_workload_finish(&r->w))) goto fail;
+  snprintf(r->meas_dir, sizeof r->meas_dir, "%s/measured", dir);
+  if (!in->no_measured) {
+    if (in->nmeasured) {
+      for (size_t i = 0; i < in->nmeasured; i++)
+        if ((e = gb_results_read(in->measured[i], &r->measured))) goto fail;
+      r->nfiles = in->nmeasured;
+    } else if ((e = gb_plan_load_measured_dir(r->meas_dir, &r->measured, &r->nfiles))) {
+      goto fail;
+    }
+  }
+  if ((e = gb_perf_build(&r->specs, &r->measured, r->w.precision, r->w.gemm_size, r->w.gemm_sustained, &r->perf)))
+    goto fail;
+  if ((e = gb_plan_rank(&r->w, &r->perf, &r->prices, &in->opts, &r->plan))) goto fail;
+  r->plan.workload = &r->w;
+  if ((e = gb_plan_sensitivity(&r->w, &r->perf, &r->prices, &in->opts, r->sens))) goto fail;
+  return GB_OK;
+fail:
+  gb_plan_run_free(r);
+  return e;
+}
+
+void gb_plan_run_free(gb_plan_run *r) {
+  gb_plan_free(&r->plan);
+  gb_perf_free(&r->perf);
+  gb_results_free(&r->measured);
+  gb_prices_free(&r->prices);
+  gb_specs_free(&r->specs);
+}
+
+gb_err gb_plan_default(const char *plan_csv, const char *sensitivity_csv) {
+  gb_plan_inputs in = {0};
+  gb_plan_opts_default(&in.opts);
+  gb_plan_run *r = malloc(sizeof *r);
+  if (!r) return gb_fail(GB_E_NOMEM, "out of memory");
+  gb_err e = gb_plan_run_make(&in, r);
+  if (e) {
+    free(r);
+    return e;
+  }
+  if (plan_csv) e = gb_plan_write_csv(&r->plan, plan_csv);
+  if (!e && sensitivity_csv) e = gb_plan_write_sensitivity_csv(r->sens, GB_SENSITIVITY_ROWS, sensitivity_csv);
+  gb_plan_run_free(r);
+  free(r);
   return e;
 }

@@ -90,10 +90,17 @@ static gb_err parse_row(const gb_csv_table *t, size_t r, const int *idx, const g
     if ((e = parse_money(file, line, "price_usd_per_gpu_hour", cell[C_RATE], GB_PRICE_MAX_USD_PER_GPU_HOUR,
                          &p->price_usd_per_gpu_hour)))
       return e;
+    if (p->price_usd_per_gpu_hour < GB_PRICE_MIN_USD_PER_GPU_HOUR)
+      return gb_fail(GB_E_INPUT, "%s:%ld: price_usd_per_gpu_hour: %s is below %g USD per GPU-hour; check the unit",
+                     file, line, cell[C_RATE], GB_PRICE_MIN_USD_PER_GPU_HOUR);
   }
   if (!gb_date_valid(cell[C_DATE]))
     return gb_fail(GB_E_INPUT, "%s:%ld: date: not a date YYYY-MM-DD: \"%s\"", file, line, cell[C_DATE]);
   memcpy(p->date, cell[C_DATE], 11);
+  const char *today = gb_date_today();
+  if (strcmp(p->date, today) > 0)
+    return gb_fail(GB_E_INPUT, "%s:%ld: date: %s is in the future (today is %s); a price is read on a past date",
+                   file, line, p->date, today);
   if ((e = copy_text(file, line, "source", cell[C_SOURCE], p->source, sizeof p->source))) return e;
   const char *cf = cell[C_CONF];
   if (strcmp(cf, "V") != 0 && strcmp(cf, "S") != 0 && strcmp(cf, "M") != 0)

@@ -37,12 +37,15 @@ typedef struct gb_prices {
 
 /* Largest accepted values: above them a number is a typo or a unit slip. */
 #define GB_PRICE_MAX_USD_PER_GPU_HOUR 1000.0
+#define GB_PRICE_MIN_USD_PER_GPU_HOUR 0.01
 #define GB_PURCHASE_MAX_USD_PER_GPU 5e6
 #define GB_GPUS_PER_NODE_MAX 1024
 
 /* Reads a prices CSV. Every row needs provider, offering (on-demand, spot,
  * reserved or purchase), gpu_type, gpus_per_node (1..1024), exactly the price
- * column of its offering (> 0 and below the maxima above), date YYYY-MM-DD,
+ * column of its offering (a rate from 0.01 to 1000 USD per GPU-hour; a
+ * purchase price > 0 and below its maximum), date YYYY-MM-DD not after today
+ * (gb_date_today),
  * source and confidence (V, S or M). With specs non-NULL, a gpu_type missing
  * from it is an error. A duplicate (provider, offering, gpu_type,
  * gpus_per_node) is an error naming both lines. Errors are GB_E_INPUT with

@@ -32,7 +32,11 @@ static const spec_col k_cols[] = {
     {"mem_bw_gbps", offsetof(gb_gpu_spec, mem_bw_gbps), 1, 1e6},
     {"tdp_w", offsetof(gb_gpu_spec, tdp_w), 1, 1e5},
     {"interconnect_gbps", offsetof(gb_gpu_spec, interconnect_gbps), 0, 1e6},
+    /* optional columns (the header may lack them) */
+    {"nics_per_node", offsetof(gb_gpu_spec, nics_per_node), 0, 64},
+    {"nic_gbit", offsetof(gb_gpu_spec, nic_gbit), 0, 1e5},
 };
+#define NCOLS_REQUIRED 12 /* the columns above the optional ones */
 #define NCOLS (sizeof k_cols / sizeof k_cols[0])
 
 static gb_err copy_text(const gb_csv_table *t, size_t r, int c, const char *col, char *dst, size_t n) {
@@ -56,10 +60,17 @@ static gb_err parse_row(const gb_csv_table *t, size_t r, const int *num_idx, con
   }
   if (!gb_date_valid(g->date))
     return gb_fail(GB_E_INPUT, "%s:%ld: date: not a date YYYY-MM-DD: \"%s\"", t->name, line, g->date);
+  if (txt_idx[4] >= 0) {
+    const char *a = gb_csv_cell(t, r, txt_idx[4]);
+    if (strlen(a) >= sizeof g->arch)
+      return gb_fail(GB_E_INPUT, "%s:%ld: arch: longer than %zu characters", t->name, line, sizeof g->arch - 1);
+    memcpy(g->arch, a, strlen(a) + 1);
+  }
   for (size_t i = 0; i < NCOLS; i++) {
-    const char *s = gb_csv_cell(t, r, num_idx[i]);
     double *dst = (double *)((char *)g + k_cols[i].offset);
     *dst = NAN;
+    if (num_idx[i] < 0) continue;
+    const char *s = gb_csv_cell(t, r, num_idx[i]);
     if (!*s) {
       if (k_cols[i].required)
         return gb_fail(GB_E_INPUT, "%s:%ld: %s: empty; this figure is required", t->name, line, k_cols[i].name);
@@ -84,7 +95,8 @@ static gb_err parse_row(const gb_csv_table *t, size_t r, const int *num_idx, con
 static gb_err specs_from_table(const char *path, gb_csv_table t, gb_specs *out) {
   gb_err e = GB_OK;
   static const char *txt_names[] = {"gpu_type", "name", "source", "date"};
-  int num_idx[NCOLS], txt_idx[4];
+  int num_idx[NCOLS], txt_idx[5];
+  txt_idx[4] = gb_csv_col(&t, "arch"); /* optional */
   for (int i = 0; i < 4; i++) {
     txt_idx[i] = gb_csv_col(&t, txt_names[i]);
     if (txt_idx[i] < 0) {
@@ -94,7 +106,7 @@ static gb_err specs_from_table(const char *path, gb_csv_table t, gb_specs *out) 
   }
   for (size_t i = 0; i < NCOLS; i++) {
     num_idx[i] = gb_csv_col(&t, k_cols[i].name);
-    if (num_idx[i] < 0) {
+    if (num_idx[i] < 0 && i < NCOLS_REQUIRED) {
       e = gb_fail(GB_E_INPUT, "%s:%ld: missing column %s", path, t.lines[0], k_cols[i].name);
       goto done;
     }

@@ -16,6 +16,12 @@ typedef struct gb_gpu_spec {
   char name[64];
   double fp64_tflops, fp64_tensor_tflops, fp32_tflops, tf32_tflops, fp16_tflops, bf16_tflops, fp8_tflops,
       int8_tops, memory_gb, mem_bw_gbps, tdp_w, interconnect_gbps;
+  /* optional columns: architecture (ampere, hopper, blackwell, ada, volta,
+   * cdna3; "" unknown) for the efficiency table and for projecting within a
+   * vendor; the node's network for cross-node collectives: NICs per node and
+   * the line rate of one NIC in Gb/s (NaN: not given, the planner defaults) */
+  char arch[16];
+  double nics_per_node, nic_gbit;
   char source[512];
   char date[16];
   long line; /* line in the file, for messages */

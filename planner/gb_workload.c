@@ -9,9 +9,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "gb_desc.h"
 #include "gb_num.h"
 
-typedef enum key_type { K_NUM, K_BOOL, K_KIND, K_PRECISION, K_NAME, K_WINDOW } key_type;
+typedef enum key_type { K_NUM, K_BOOL, K_KIND, K_PRECISION, K_NAME, K_WINDOW, K_MONTHS } key_type;
 
 #define KT (1u << GB_WL_TRAINING)
 #define KI (1u << GB_WL_INFERENCE)
@@ -48,7 +49,30 @@ static const wl_key k_keys[] = {
      "share of device memory the job may fill (runtime, fragmentation)"},
     {"max_hours", K_NUM, KALL, F(max_hours), 0, 1e6, true, false, "none", "deadline in hours (--max-hours)"},
     {"budget_usd", K_NUM, KALL, F(budget_usd), 0, 1e12, true, false, "none", "budget in USD (--budget)"},
-    {"params", K_NUM, KT | KI, F(params), 0, 1e15, true, false, "", "model parameters"},
+    {"params", K_NUM, KT | KI, F(params), 0, 1e15, true, false, "", "model parameters (MoE: all experts)"},
+    {"active_params", K_NUM, KT | KI, F(active_params), 0, 1e15, true, false, "params",
+     "MoE: parameters active per token (FLOPs, efficiency); memory holds params"},
+    {"tensor_parallel", K_NUM, KT | KI, F(tensor_parallel), 1, 1024, false, true, "1 (inference: smallest that fits)",
+     "tensor-parallel degree (inside a node; inference: GPUs per replica)"},
+    {"pipeline_parallel", K_NUM, KT, F(pipeline_parallel), 1, 1024, false, true, "1",
+     "pipeline-parallel degree (1F1B bubble (pp-1)/micro-batches)"},
+    {"expert_parallel", K_NUM, KT, F(expert_parallel), 1, 4096, false, true, "1",
+     "MoE expert-parallel degree (all-to-all of routed tokens)"},
+    {"moe_top_k", K_NUM, KT, F(moe_top_k), 1, 64, false, true, "2", "MoE: experts each token is routed to"},
+    {"seq_len", K_NUM, KT, F(seq_len), 1, 1e7, false, true, "2048", "sequence length in tokens"},
+    {"micro_batch", K_NUM, KT, F(micro_batch), 1, 1e6, false, true, "1", "sequences per micro-batch"},
+    {"recompute", K_BOOL, KT, F(recompute), 0, 0, false, false, "false",
+     "full activation recompute (one more forward pass: 4/3 of the work)"},
+    {"goodput", K_NUM, KT, F(goodput), 0, 1, true, false, "0.85",
+     "share of wall time spent on useful steps (restarts, lost work, stalls; 1 = steady state)"},
+    {"demand_base_gpus", K_NUM, KALL, F(demand_base_gpus), 0, 1e6, false, false, "none",
+     "hybrid: GPUs in use all the time"},
+    {"demand_peak_gpus", K_NUM, KALL, F(demand_peak_gpus), 0, 1e6, false, false, "0",
+     "hybrid: extra GPUs in use at peaks"},
+    {"demand_peak_fraction", K_NUM, KALL, F(demand_peak_fraction), 0, 1, false, false, "0",
+     "hybrid: share of the time the peak lasts"},
+    {"demand_gpu_hours_per_month", K_MONTHS, KALL, 0, 0, 1e9, false, false, "none",
+     "hybrid: GPU-hours used in each month, comma-separated (up to 120 months)"},
     {"tokens", K_NUM, KT, F(tokens), 0, 1e17, true, false, "", "training tokens"},
     {"flops_per_token", K_NUM, KT, F(flops_per_token), 0, 1e18, true, false, "6 x params",
      "model FLOPs per token (forward + backward)"},
@@ -69,15 +93,19 @@ static const wl_key k_keys[] = {
      "bytes of weights read per decode step"},
     {"tokens_per_second", K_NUM, KI, F(tokens_per_second), 0, 1e12, true, false, "",
      "output tokens per second to serve"},
-    {"batch_size", K_NUM, KI, F(batch_size), 1, 1e6, false, true, "", "sequences decoded together per replica"},
+    {"batch_size", K_NUM, KI, F(batch_size), 1, 1e6, false, true, "largest that fits",
+     "sequences decoded together per replica"},
     {"prompt_tokens", K_NUM, KI, F(prompt_tokens), 0, 1e8, false, true, "0", "prompt tokens per request (prefill)"},
     {"output_tokens", K_NUM, KI, F(output_tokens), 1, 1e8, false, true, "256", "output tokens per request"},
     {"serve_hours", K_NUM, KI, F(serve_hours), 0, 1e6, true, false, "720", "hours of service to pay for"},
+    {"kv_bytes_per_token", K_NUM, KI, F(kv_bytes_per_token), 0, 1e10, false, false, "0",
+     "KV-cache bytes per token of context (alternative to kv_bytes_per_sequence)"},
     {"kv_bytes_per_sequence", K_NUM, KI, F(kv_bytes_per_sequence), 0, 1e13, false, false, "0",
      "KV-cache bytes per sequence (read every decode step, held in memory)"},
-    {"layers", K_NUM, KI, F(layers), 0, 1e5, false, true, "0",
-     "layers, for tensor-parallel all-reduces (0: not modeled)"},
-    {"hidden_size", K_NUM, KI, F(hidden_size), 0, 1e7, false, true, "0", "hidden size, same use"},
+    {"layers", K_NUM, KT | KI, F(layers), 0, 1e5, false, true, "from params",
+     "layers, for tensor-parallel and expert all-to-all traffic"},
+    {"hidden_size", K_NUM, KT | KI, F(hidden_size), 0, 1e7, false, true, "from params",
+     "hidden size, same use (params = 12 x layers x hidden^2, hidden = 128 x layers)"},
     {"max_token_latency_ms", K_NUM, KI, F(max_token_latency_ms), 0, 1e7, true, false, "none",
      "per-token latency limit of a decode step"},
     {"total_flops", K_NUM, KG, F(total_flops), 0, 1e30, true, false, "", "total FLOPs at the precision"},
@@ -159,6 +187,29 @@ gb_err gb_workload_set(gb_workload *w, const char *key, const char *value, const
     if (strcmp(value, "true") == 0 || strcmp(value, "yes") == 0 || strcmp(value, "1") == 0) *b = true;
     else if (strcmp(value, "false") == 0 || strcmp(value, "no") == 0 || strcmp(value, "0") == 0) *b = false;
     else return gb_fail(GB_E_INPUT, "%s: %s: \"%s\" is not true or false", where, k->name, value);
+    return GB_OK;
+  }
+  case K_MONTHS: {
+    w->ndemand_months = 0;
+    const char *p = value;
+    while (*p) {
+      char item[64];
+      size_t len = strcspn(p, ",");
+      if (len == 0 || len >= sizeof item)
+        return gb_fail(GB_E_INPUT, "%s: %s: empty or overlong item in \"%s\"", where, k->name, value);
+      memcpy(item, p, len);
+      item[len] = '\0';
+      double v;
+      if (!gb_parse_double(item, &v) || v < 0 || v > k->max)
+        return gb_fail(GB_E_INPUT, "%s: %s: \"%s\" is not a number of GPU-hours from 0 to %g", where, k->name, item,
+                       k->max);
+      if (w->ndemand_months == GB_WL_MAX_MONTHS)
+        return gb_fail(GB_E_INPUT, "%s: %s: more than %d months", where, k->name, GB_WL_MAX_MONTHS);
+      w->demand_months[w->ndemand_months++] = v;
+      p += len;
+      if (*p == ',') p++;
+    }
+    if (!w->ndemand_months) return gb_fail(GB_E_INPUT, "%s: %s: no months given", where, k->name);
     return GB_OK;
   }
   case K_NUM: break;
@@ -305,7 +356,17 @@ gb_err gb_workload_finish(gb_workload *w) {
     if (w->tokens_per_step > w->tokens)
       return gb_fail(GB_E_INPUT, "%s: tokens_per_step: %g is more than tokens %g", origin, w->tokens_per_step,
                      w->tokens);
-    dflt(&w->flops_per_token, 6 * w->params);
+    dflt(&w->active_params, w->params);
+    if (w->active_params > w->params)
+      return gb_fail(GB_E_INPUT, "%s: active_params: %g is more than params %g", origin, w->active_params, w->params);
+    dflt(&w->flops_per_token, 6 * w->active_params);
+    dflt(&w->tensor_parallel, 1);
+    dflt(&w->pipeline_parallel, 1);
+    dflt(&w->expert_parallel, 1);
+    dflt(&w->moe_top_k, 2);
+    dflt(&w->seq_len, 2048);
+    dflt(&w->micro_batch, 1);
+    dflt(&w->goodput, 0.85);
     /* gradients: bf16/fp16/fp8 training all-reduces 2-byte gradients */
     dflt(&w->bytes_per_grad_element, eb > 2 ? eb : 2);
     dflt(&w->grad_bytes, w->params * w->bytes_per_grad_element);
@@ -316,16 +377,19 @@ gb_err gb_workload_finish(gb_workload *w) {
   case GB_WL_INFERENCE:
     if (isnan(w->params) && isnan(w->model_bytes)) need = "params (or model_bytes)";
     else if (isnan(w->tokens_per_second)) need = "tokens_per_second";
-    else if (isnan(w->batch_size)) need = "batch_size";
     if (need) break;
+    dflt(&w->batch_size, 0); /* 0: the largest batch that fits and meets the latency limit */
     dflt(&w->model_bytes, w->params * eb);
     dflt(&w->params, w->model_bytes / eb);
+    dflt(&w->active_params, w->params);
+    if (w->active_params > w->params)
+      return gb_fail(GB_E_INPUT, "%s: active_params: %g is more than params %g", origin, w->active_params, w->params);
     dflt(&w->prompt_tokens, 0);
     dflt(&w->output_tokens, 256);
     dflt(&w->serve_hours, 720);
-    dflt(&w->kv_bytes_per_sequence, 0);
-    dflt(&w->layers, 0);
-    dflt(&w->hidden_size, 0);
+    dflt(&w->kv_bytes_per_token, 0);
+    dflt(&w->kv_bytes_per_sequence, w->kv_bytes_per_token * (w->prompt_tokens + w->output_tokens));
+    dflt(&w->tensor_parallel, 0); /* 0: the smallest power of two that holds the weights */
     break;
   case GB_WL_GENERIC:
     if (isnan(w->total_flops)) need = "total_flops";
@@ -340,6 +404,14 @@ gb_err gb_workload_finish(gb_workload *w) {
   if (need)
     return gb_fail(GB_E_INPUT, "%s: %s: missing; a %s workload needs it", origin, need,
                    gb_workload_kind_name(w->kind));
+  if (w->kind == GB_WL_TRAINING || w->kind == GB_WL_INFERENCE) {
+    /* a dense transformer: params = 12 layers hidden^2 with hidden = 128 layers */
+    if (isnan(w->hidden_size))
+      w->hidden_size = fmax(1, isnan(w->layers) ? round(cbrt(w->params * 128 / 12)) : round(sqrt(w->params / (12 * w->layers))));
+    if (isnan(w->layers)) w->layers = fmin(1e5, fmax(1, round(w->params / (12 * w->hidden_size * w->hidden_size))));
+  }
+  dflt(&w->demand_peak_gpus, 0);
+  dflt(&w->demand_peak_fraction, 0);
   return GB_OK;
 }
 

@@ -17,7 +17,8 @@
 
 typedef enum gb_workload_kind { GB_WL_NONE = 0, GB_WL_TRAINING, GB_WL_INFERENCE, GB_WL_GENERIC } gb_workload_kind;
 
-#define GB_WL_MAX_KEYS 48
+#define GB_WL_MAX_KEYS 72
+#define GB_WL_MAX_MONTHS 120
 
 typedef struct gb_workload {
   char origin[512]; /* file the keys came from ("" when flags only) */
@@ -30,6 +31,18 @@ typedef struct gb_workload {
   double fixed_hours;            /* provisioning, data loading, checkpoints, eval */
   double usable_memory_fraction; /* share of device memory the job may use */
   double max_hours, budget_usd;  /* constraints (NaN: none) */
+  /* training and inference: parallel layout and model shape */
+  double tensor_parallel, pipeline_parallel, expert_parallel; /* degrees (inference: TP per replica; NaN: chosen) */
+  double active_params;                                       /* MoE: parameters active per token (default params) */
+  double moe_top_k;                                           /* MoE: experts per token (all-to-all volume) */
+  double seq_len, micro_batch;                                /* sequence length, sequences per micro-batch */
+  bool recompute;                                             /* full activation recompute: one more forward */
+  double goodput;                                             /* share of wall time doing useful steps */
+  double kv_bytes_per_token;                                  /* inference: KV cache per token of context */
+  /* demand over time (hybrid): a base plus peaks, or GPU-hours per month */
+  double demand_base_gpus, demand_peak_gpus, demand_peak_fraction;
+  double demand_months[GB_WL_MAX_MONTHS];
+  size_t ndemand_months;
   /* training */
   double params, tokens, flops_per_token, tokens_per_step;
   double grad_bytes, bytes_per_grad_element, memory_bytes_per_param, activation_gb_per_gpu, bucket_bytes;

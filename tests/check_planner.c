@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "gb_plan.h"
 #include "testutil.h"
@@ -66,7 +67,14 @@ static void world_load_measured(world *x, const char *prices_body, const char *w
   ck_assert_msg(gb_workload_finish(&x->w) == GB_OK, "%s", gb_errmsg());
   ck_assert_int_eq(gb_perf_build(&x->specs, &x->measured, x->w.precision, x->w.gemm_size, x->w.gemm_sustained, &x->perf), GB_OK);
   gb_plan_opts_default(&x->o);
+  /* the hand-computed scenarios: a fixed efficiency, no overlap, the median
+   * of each band, and nodes whose NICs give a ring 50 GB/s per GPU across
+   * nodes (8 GPUs x 6.94 GB/s x 0.9 efficiency) */
   x->o.mfu = 0.5;
+  x->o.overlap = 0;
+  x->o.rank_by = GB_RANK_MEDIAN;
+  x->o.nic_gbps = 50.0 / 0.9 / 8;
+  x->o.today = "2026-12-04";
   x->o.max_gpus = 16;
 }
 
@@ -93,7 +101,7 @@ static const gb_plan_row *find_row(const gb_plan *p, const char *type, const cha
 
 /* 1e9 parameters, 1e10 tokens, 1e6 tokens per step, replicated state. */
 static const char *k_train =
-    "[workload]\ntype = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\nsharded = false\n";
+    "[workload]\ntype = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\nsharded = false\ngoodput = 1\n";
 
 /* ---- prices ---- */
 
@@ -113,6 +121,9 @@ static const struct {
     {"P,on-demand,FAST-SXM-100GB,1000000000000,2,,2026-01-01,s,V\n", ":2: gpus_per_node: 1000000000000 is outside"},
     {"P,rental,FAST-SXM-100GB,8,2,,2026-01-01,s,V\n", ":2: offering: \"rental\" is not one of"},
     {"P,on-demand,FAST-SXM-100GB,8,2,,,s,V\n", ":2: date: not a date"},
+    {"P,on-demand,FAST-SXM-100GB,8,2,,2099-01-01,s,V\n", ":2: date: 2099-01-01 is in the future"},
+    {"P,on-demand,FAST-SXM-100GB,8,0.001,,2026-01-01,s,V\n", ":2: price_usd_per_gpu_hour: 0.001 is below 0.01"},
+    {"P,on-demand,FAST-SXM-100GB,8,1000.5,,2026-01-01,s,V\n", ":2: price_usd_per_gpu_hour: absurd value 1000.5"},
     {"P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,,V\n", ":2: source: empty"},
     {"P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,X\n", ":2: confidence: \"X\""},
     {"P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,V\nQ,spot,FAST-SXM-100GB,8,1,,2026-01-01,s,V\n"
@@ -176,6 +187,17 @@ static const struct {
     {"type = training\nparams = 1e9\nparams = 2e9\n", "w.ini:3: params: given twice (first on line 2)"},
     {"type = inference\nparams = 1e9\ntokens = 5\n", "w.ini:3: tokens: does not apply to a inference workload"},
     {"type = inference\nparams = 1e9\nbatch_size = 2.5\n", "w.ini:3: batch_size: must be a whole number"},
+    {"type = training\ngoodput = 1.5\n", "w.ini:2: goodput: absurd value 1.5"},
+    {"type = training\ngoodput = 0\n", "w.ini:2: goodput: must be > 0"},
+    {"type = training\ntensor_parallel = 0\n", "w.ini:2: tensor_parallel: must be >= 1"},
+    {"type = training\npipeline_parallel = 1.5\n", "w.ini:2: pipeline_parallel: must be a whole number"},
+    {"type = training\nrecompute = sometimes\n", "w.ini:2: recompute: \"sometimes\" is not true or false"},
+    {"type = generic\ntensor_parallel = 2\ntotal_flops = 1\n", "w.ini:2: tensor_parallel: does not apply"},
+    {"type = training\ndemand_gpu_hours_per_month = 10,,20\n", "w.ini:2: demand_gpu_hours_per_month: empty"},
+    {"type = training\ndemand_gpu_hours_per_month = 10,x\n", "w.ini:2: demand_gpu_hours_per_month: \"x\""},
+    {"type = training\ndemand_peak_fraction = 2\n", "w.ini:2: demand_peak_fraction: absurd value 2"},
+    {"type = training\nparams = 1e9\nactive_params = 2e9\ntokens = 1e9\ntokens_per_step = 1e6\n",
+     "active_params: 2e+09 is more than params"},
     {"params = 1e9\n", "w.ini: type: missing"},
     {"type = training\nparams = 1e9\ntokens = 1e10\n", "w.ini: tokens_per_step: missing"},
     {"type = generic\nmemory_gb = 5\n", "w.ini: total_flops: missing"},
@@ -272,11 +294,14 @@ START_TEST(test_perf_fixture) {
   gb_perf_free(&p);
 
   /* no rows at the workload's precision: a warning, and the figure projected
-   * with the default ratio 0.75 (no type measured at fp8): 1979 x 0.75 */
+   * from the datasheet alone (no type measured at fp8): 1979 x Hopper's
+   * typical cuBLAS share 0.80 (planner/gb_model.c) */
   ck_assert_int_eq(gb_perf_build(&specs, &m, "fp8e4m3", 8192, false, &p), GB_OK);
   h = gb_perf_find(&p, "H200-SXM-141GB");
   ck_assert(!h->gemm_measured);
-  ck_assert_double_eq_tol(h->gemm_tflops, 1979 * 0.75, 1e-9);
+  ck_assert_double_eq_tol(h->gemm_tflops, 1979 * 0.80, 1e-9);
+  ck_assert_int_eq(h->gemm_basis, GB_BASIS_DATASHEET);
+  ck_assert_double_eq_tol(h->gemm_band, GB_BAND_DATASHEET, 1e-12);
   ck_assert(strstr(p.notes.data, "H200-SXM-141GB: measured GEMM rows exist but none at fp8e4m3 with status ok or "
                                  "throttled") != NULL);
   gb_perf_free(&p);
@@ -361,8 +386,11 @@ START_TEST(test_perf_gemm_window) {
    * 989.5 x 585 / 989.5 = 585, and a note says why */
   ck_assert(!h100->gemm_measured);
   ck_assert_double_eq_tol(h100->gemm_tflops, 585, 1e-9);
-  /* a type of another peak shows it is the ratio, not the rate: A100 312 x 585 / 989.5 */
-  ck_assert_double_eq_tol(gb_perf_find(&p, "A100-SXM-80GB")->gemm_tflops, 312 * 585 / 989.5, 1e-9);
+  /* a type of another architecture: A100's peak x Ampere's typical cuBLAS share
+   * x the H200's correction (585 / 989.5 / Hopper's 0.80): 312 x 0.88 x 0.739 */
+  ck_assert_double_eq_tol(gb_perf_find(&p, "A100-SXM-80GB")->gemm_tflops, 312 * 0.88 * (585 / 989.5 / 0.80), 1e-9);
+  ck_assert_int_eq(gb_perf_find(&p, "A100-SXM-80GB")->gemm_basis, GB_BASIS_VENDOR);
+  ck_assert_int_eq(h100->gemm_basis, GB_BASIS_VENDOR);
   ck_assert_msg(strstr(p.notes.data, "H100-SXM-80GB: GEMM rows at bf16 exist only in the burst window, none in the "
                                      "sustained one (metric tflops_sustained or tops_sustained)"),
                 "%s", p.notes.data);
@@ -514,8 +542,10 @@ START_TEST(test_perf_throttled_points) {
   ck_assert_str_eq(gb_plan_basis_name(r), "measured-throttled");
   /* one GPU: no all-reduce, still throttled GEMM and HBM */
   ck_assert_str_eq(gb_plan_basis_name(find_row(&plan, "FAST-SXM-100GB", "P", 1)), "measured-throttled");
-  /* 16 GPUs over two nodes: the NIC cap is a projection, which wins */
-  ck_assert_str_eq(gb_plan_basis_name(find_row(&plan, "FAST-SXM-100GB", "P", 16)), "projected");
+  /* 16 GPUs over two nodes: the cross-node busbw is a projection, shown as the
+   * communication figure's basis; the row's basis is its GEMM and HBM figures' */
+  ck_assert_str_eq(gb_plan_basis_name(find_row(&plan, "FAST-SXM-100GB", "P", 16)), "measured-throttled");
+  ck_assert(find_row(&plan, "FAST-SXM-100GB", "P", 16)->projected);
   /* SLOW: ok figures only */
   ck_assert_str_eq(gb_plan_basis_name(find_row(&plan, "SLOW-SXM-100GB", "P", 8)), "measured");
   char csv[4200];
@@ -663,7 +693,14 @@ START_TEST(test_owned_spot_breakeven) {
   gb_plan p;
   ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
   const gb_plan_row *own = find_row(&p, "FAST-SXM-100GB", "B", 8);
-  ck_assert_double_eq_tol(own->cost_usd, 1e4 * 1.8925 / 3600 * 8 * (23000 * 0.35 / 8760 / 0.6 + 0.0845), 1e-9);
+  ck_assert_double_eq_tol(own->amortized_usd, 1e4 * 1.8925 / 3600 * 8 * (23000 * 0.35 / 8760 / 0.6 + 0.0845), 1e-9);
+  /* cash (the budget's default basis): capex 8 x 23000 + the job's energy and operations */
+  double hrs = 1e4 * 1.8925 / 3600;
+  ck_assert_double_eq_tol(own->capex_usd, 8 * 23000, 1e-9);
+  ck_assert_double_eq_tol(own->cost_usd, 8 * 23000 + hrs * 8 * 0.0845 + 8 * 23000 * 0.10 * hrs / 8760, 1e-6);
+  ck_assert_double_eq_tol(own->cash_usd, own->cost_usd, 1e-9);
+  /* break-even: 23000 / (2 - 0.0845 - 23000 x 0.10 / 8760) hours of use */
+  ck_assert_double_eq_tol(own->breakeven_hours, 23000 / (2 - 0.0845 - 2300.0 / 8760), 1e-6);
   /* spot, one node: lambda = 0.02/h, delta = 0.05 h, tau = sqrt(2 x 0.05 / 0.02) = 2.2360680 h
    * stretch = (1 + 0.05/2.2360680) / (1 - 0.02 x (0.25 + 1.1180340)) = 1.0223607 / 0.9726393 = 1.0511203 */
   const gb_plan_row *spot = NULL;
@@ -895,7 +932,12 @@ START_TEST(test_sensitivity_and_csv) {
   gb_csv_table t;
   ck_assert_int_eq(gb_csv_read_file(plan_csv, &t), GB_OK);
   ck_assert_uint_eq(t.nrows, p.n);
-  ck_assert_uint_eq(t.ncols, 33);
+  /* the 33 columns of before, in their places, then issue 27's */
+  ck_assert_uint_eq(t.ncols, 58);
+  ck_assert_str_eq(gb_csv_header(&t, 33), "capex_usd");
+  ck_assert_str_eq(gb_csv_header(&t, 34), "amortized_usd");
+  ck_assert_str_eq(gb_csv_cell(&t, 0, gb_csv_col(&t, "budget_basis")), "cash");
+  ck_assert_str_eq(gb_csv_cell(&t, 0, gb_csv_col(&t, "gemm_basis")), "measured");
   ck_assert_str_eq(gb_csv_header(&t, 0), "rank");
   ck_assert_str_eq(gb_csv_header(&t, 30), "workload");
   ck_assert_str_eq(gb_csv_header(&t, 31), "precision");
@@ -937,6 +979,391 @@ START_TEST(test_opts_bad) {
 }
 END_TEST
 
+/* An empty measured directory: no files, no rows, and no qsort(NULL, 0, ...)
+ * (undefined behaviour the sanitizer build reported before the fix). */
+START_TEST(test_measured_dir_empty) {
+  char dir[4200];
+  snprintf(dir, sizeof dir, "%s/empty-measured", gb_test_tmpdir());
+  mkdir(dir, 0700);
+  gb_results r = {0};
+  size_t n = 7;
+  ck_assert_int_eq(gb_plan_load_measured_dir(dir, &r, &n), GB_OK);
+  ck_assert_uint_eq(n, 0);
+  ck_assert_uint_eq(r.nrows, 0);
+  gb_results_free(&r);
+}
+END_TEST
+
+/* ---- issue 27: bases, bands, money, filters, outputs ---- */
+
+/* Three architectures: N1 (hopper, measured), N2 (ampere, NVIDIA: projected
+ * within the vendor), A1 (cdna3, AMD: projected across vendors). */
+static const char *k_specs_arch =
+    "gpu_type,name,fp64_tflops,fp64_tensor_tflops,fp32_tflops,tf32_tflops,fp16_tflops,bf16_tflops,fp8_tflops,"
+    "int8_tops,memory_gb,mem_bw_gbps,tdp_w,interconnect_gbps,arch,nics_per_node,nic_gbit,source,date\n"
+    "N1-SXM-100GB,n1,,,,,1000,1000,,,100,2000,500,400,hopper,8,400,test,2026-12-01\n"
+    "N2-SXM-100GB,n2,,,,,500,500,,,100,2000,500,400,ampere,8,200,test,2026-12-01\n"
+    "A1-OAM-100GB,a1,,,,,1000,1000,,,100,2000,500,400,cdna3,8,400,test,2026-12-01\n";
+
+static const char *k_measured_n1 =
+    "schema,run_id,timestamp,host,gpu_type,gpu_name,gpu_count,driver,cuda,benchmark,case,dtype,m,n,k,bytes,metric,"
+    "unit,value,samples,min,max,stddev,status,detail,sm_clock_mhz,mem_clock_mhz,temp_c,power_w\n"
+    "1,r,2026-12-02T00:00:00Z,h,N1-SXM-100GB,f,1,1,1,gemm,bf16,bf16,8192,8192,8192,,tflops,TFLOP/s,800,1,800,800,0,ok,,,,,\n"
+    "1,r,2026-12-02T00:00:00Z,h,N1-SXM-100GB,f,1,1,1,membw,triad,fp64,,,,4294967296,gbps,GB/s,1800,1,1800,1800,0,ok,,,,,\n";
+
+START_TEST(test_bases_and_bands) {
+  gb_specs specs;
+  ck_assert_int_eq(gb_specs_read_mem("s.csv", k_specs_arch, strlen(k_specs_arch), &specs), GB_OK);
+  ck_assert_str_eq(specs.v[0].arch, "hopper");
+  ck_assert_double_eq_tol(specs.v[1].nic_gbit, 200, TOL);
+  gb_results m = {0};
+  ck_assert_int_eq(gb_results_read_mem("m.csv", k_measured_n1, strlen(k_measured_n1), &m), GB_OK);
+  gb_perf p;
+  ck_assert_int_eq(gb_perf_build(&specs, &m, "bf16", 8192, false, &p), GB_OK);
+  const gb_perf_type *n1 = gb_perf_find(&p, "N1-SXM-100GB"), *n2 = gb_perf_find(&p, "N2-SXM-100GB"),
+                     *a1 = gb_perf_find(&p, "A1-OAM-100GB");
+  /* measured: the figure, +-3% */
+  ck_assert_int_eq(n1->gemm_basis, GB_BASIS_MEASURED);
+  ck_assert_str_eq(gb_basis_name(n1->gemm_basis), "measured");
+  ck_assert_double_eq_tol(n1->gemm_tflops, 800, TOL);
+  ck_assert_double_eq_tol(n1->gemm_band, GB_BAND_MEASURED, TOL);
+  /* within the vendor: c = 800/1000/0.80 = 1; N2 = 500 x Ampere's 0.88 x 1 = 440, +-10% */
+  ck_assert_int_eq(n2->gemm_basis, GB_BASIS_VENDOR);
+  ck_assert_str_eq(gb_basis_name(n2->gemm_basis), "projected-vendor");
+  ck_assert_double_eq_tol(n2->gemm_tflops, 440, 1e-9);
+  ck_assert_double_eq_tol(n2->gemm_band, GB_BAND_VENDOR, TOL);
+  ck_assert_double_eq_tol(n2->hbm_gbps, 1800, 1e-9); /* 2000 x 1800/2000 */
+  /* across vendors: 1000 x CDNA3's 0.60 x 1 = 600, +-20% */
+  ck_assert_int_eq(a1->gemm_basis, GB_BASIS_CROSS);
+  ck_assert_str_eq(gb_basis_name(a1->gemm_basis), "projected-cross-vendor");
+  ck_assert_double_eq_tol(a1->gemm_tflops, 600, 1e-9);
+  ck_assert_double_eq_tol(a1->gemm_band, GB_BAND_CROSS, TOL);
+  ck_assert_double_eq_tol(a1->nic_node_gbps, 8 * 400 / 8.0, TOL);
+  gb_perf_free(&p);
+  /* nothing measured: datasheet, +-25% */
+  ck_assert_int_eq(gb_perf_build(&specs, NULL, "bf16", 8192, false, &p), GB_OK);
+  ck_assert_int_eq(gb_perf_find(&p, "N1-SXM-100GB")->gemm_basis, GB_BASIS_DATASHEET);
+  ck_assert_str_eq(gb_basis_name(GB_BASIS_DATASHEET), "datasheet");
+  ck_assert_double_eq_tol(gb_perf_find(&p, "N1-SXM-100GB")->gemm_tflops, 800, 1e-9); /* 1000 x 0.80 */
+  ck_assert_str_eq(gb_basis_name(GB_BASIS_THROTTLED), "measured-throttled");
+  gb_perf_free(&p);
+  /* the time band: every figure at -band and +band; a training job's hours scale with 1/rate */
+  ck_assert_int_eq(gb_perf_build(&specs, &m, "bf16", 8192, false, &p), GB_OK);
+  gb_workload w;
+  gb_workload_init(&w);
+  ck_assert_int_eq(gb_workload_read_mem("w.ini", k_train, &w), GB_OK);
+  ck_assert_int_eq(gb_workload_finish(&w), GB_OK);
+  gb_plan_opts o;
+  gb_plan_opts_default(&o);
+  gb_plan_time t;
+  gb_plan_time_of(&w, &p, gb_perf_find(&p, "N2-SXM-100GB"), 1, 8, &o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_NONE);
+  ck_assert_int_eq(t.basis, GB_BASIS_VENDOR);
+  ck_assert_double_eq_tol(t.hours_high / t.hours, 1 / 0.9, 1e-9);
+  ck_assert_double_eq_tol(t.hours_low / t.hours, 1 / 1.1, 1e-9);
+  /* efficiency from the table: Ampere at 1e9 parameters 0.58 of peak = 0.58/0.88 of the GEMM rate */
+  ck_assert_double_eq_tol(t.eta, 0.58 / 0.88, 1e-12);
+  gb_perf_free(&p);
+  gb_results_free(&m);
+  gb_specs_free(&specs);
+}
+END_TEST
+
+/* The time model's parts against hand numbers: FP8 on the GEMM share only,
+ * recompute, goodput, the pipeline bubble, hierarchical busbw, layouts. */
+START_TEST(test_time_model_parts) {
+  gb_specs specs;
+  ck_assert_int_eq(gb_specs_read_mem("s.csv", k_specs_arch, strlen(k_specs_arch), &specs), GB_OK);
+  gb_perf p;
+  ck_assert_int_eq(gb_perf_build(&specs, NULL, "bf16", 8192, false, &p), GB_OK);
+  const gb_perf_type *n1 = gb_perf_find(&p, "N1-SXM-100GB");
+  gb_plan_opts o;
+  gb_plan_opts_default(&o);
+  o.mfu = 0.5;
+  o.overlap = 0;
+  gb_workload w;
+  gb_plan_time t, t2;
+  /* 1 GPU: t_comp = 6e9 x 1e6 / (800e12 x 0.5) = 15 s a step, 1e4 steps; goodput 0.85 stretches it */
+  gb_workload_init(&w);
+  ck_assert_int_eq(gb_workload_read_mem("w.ini", "type = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\n", &w), GB_OK);
+  ck_assert_int_eq(gb_workload_finish(&w), GB_OK);
+  ck_assert_double_eq_tol(w.goodput, 0.85, TOL);
+  gb_plan_time_of(&w, &p, n1, 1, 8, &o, &t);
+  ck_assert_double_eq_tol(t.compute_hours, 1e4 * 15 / 3600.0, 1e-9);
+  ck_assert_double_eq_tol(t.hours, 1e4 * 15 / 3600.0 / 0.85, 1e-6);
+  ck_assert_double_eq_tol(t.goodput_hours, 1e4 * 15 / 3600.0 * (1 / 0.85 - 1), 1e-6);
+  /* recompute: 4/3 of the work */
+  ck_assert_int_eq(gb_workload_set(&w, "recompute", "true", "t", 0), GB_OK);
+  gb_plan_time_of(&w, &p, n1, 1, 8, &o, &t2);
+  ck_assert_double_eq_tol(t2.compute_hours / t.compute_hours, 4.0 / 3.0, 1e-9);
+  gb_perf_free(&p);
+
+  /* FP8: only the GEMM share (Hopper at 1e9 parameters: 0.70) runs at the FP8 rate */
+  gb_workload_init(&w);
+  ck_assert_int_eq(gb_workload_read_mem("w.ini", "type = training\nprecision = fp8e4m3\nparams = 1e9\ntokens = 1e10\n"
+                                                 "tokens_per_step = 1e6\n", &w), GB_OK);
+  ck_assert_int_eq(gb_workload_finish(&w), GB_OK);
+  static const char *fp8_specs =
+      "gpu_type,name,fp64_tflops,fp64_tensor_tflops,fp32_tflops,tf32_tflops,fp16_tflops,bf16_tflops,fp8_tflops,"
+    "int8_tops,memory_gb,mem_bw_gbps,tdp_w,interconnect_gbps,arch,nics_per_node,nic_gbit,source,date\n"
+      "N1-SXM-100GB,n1,,,,,1000,1000,2000,,100,2000,500,400,hopper,,,test,2026-12-01\n";
+  gb_specs s8;
+  ck_assert_int_eq(gb_specs_read_mem("s8.csv", fp8_specs, strlen(fp8_specs), &s8), GB_OK);
+  ck_assert_int_eq(gb_perf_build(&s8, NULL, "fp8e4m3", 8192, false, &p), GB_OK);
+  n1 = gb_perf_find(&p, "N1-SXM-100GB");
+  ck_assert_double_eq_tol(n1->gemm_tflops, 1600, 1e-9);
+  ck_assert_double_eq_tol(n1->gemm_base_tflops, 800, 1e-9);
+  gb_plan_time_of(&w, &p, n1, 1, 8, &o, &t);
+  /* 15 s at BF16 x (0.30 + 0.70 x 800/1600) = 9.75 s, not 7.5 */
+  ck_assert_double_eq_tol(t.compute_hours, 1e4 * 9.75 / 3600, 1e-9);
+  gb_perf_free(&p);
+  gb_specs_free(&s8);
+
+  /* layouts: TP 8 with PP 2 needs 16, 32, ... GPUs; TP wider than a node is rejected */
+  ck_assert_int_eq(gb_perf_build(&specs, NULL, "bf16", 8192, false, &p), GB_OK);
+  n1 = gb_perf_find(&p, "N1-SXM-100GB");
+  gb_workload_init(&w);
+  ck_assert_int_eq(gb_workload_read_mem("w.ini", "type = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\n"
+                                                 "tensor_parallel = 8\npipeline_parallel = 2\ngoodput = 1\n", &w), GB_OK);
+  ck_assert_int_eq(gb_workload_finish(&w), GB_OK);
+  gb_plan_time_of(&w, &p, n1, 8, 8, &o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_LAYOUT);
+  gb_plan_time_of(&w, &p, n1, 16, 4, &o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_LAYOUT);
+  gb_plan_time_of(&w, &p, n1, 16, 8, &o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_NONE);
+  /* bubble: dp 1, micro-batches 1e6 / 2048 = 488.28; (pp - 1) / 488.28 of compute */
+  ck_assert_double_eq_tol(t.bubble_hours / t.compute_hours, 1 / (1e6 / 2048), 1e-9);
+  ck_assert(t.tp_hours > 0);
+  /* derived shape: hidden = cbrt(1e9 x 128 / 12) */
+  ck_assert_double_eq_tol(w.hidden_size, round(cbrt(1e9 * 128 / 12)), TOL);
+
+  /* hierarchical all-reduce: 16 GPUs on 2 nodes of 8 NICs x 400 Gb/s: busbw = min(in-node 160 (400/2 x 0.8),
+   * 8 x 50 x 0.9 = 360) = 160; on nodes of 1 NIC x 400 Gb/s: 50 x 0.9 = 45 */
+  gb_workload_init(&w);
+  ck_assert_int_eq(gb_workload_read_mem("w.ini", "type = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\n"
+                                                 "goodput = 1\n", &w), GB_OK);
+  ck_assert_int_eq(gb_workload_finish(&w), GB_OK);
+  gb_plan_time_of(&w, &p, n1, 16, 8, &o, &t);
+  ck_assert_double_eq_tol(t.dp_hours, 1e4 * 2 * 15.0 / 16 * 2e9 / 160e9 / 3600, 1e-9);
+  o.nics_per_node = 1;
+  gb_plan_time_of(&w, &p, n1, 16, 8, &o, &t);
+  ck_assert_double_eq_tol(t.dp_hours, 1e4 * 2 * 15.0 / 16 * 2e9 / 45e9 / 3600, 1e-9);
+  /* overlap hides up to that share of the compute time */
+  o.overlap = 1;
+  gb_plan_time_of(&w, &p, n1, 16, 8, &o, &t);
+  ck_assert_double_eq_tol(t.dp_hours, 0, 1e-12);
+  gb_perf_free(&p);
+  gb_specs_free(&specs);
+}
+END_TEST
+
+/* Inference: the largest batch that fits, KV cache, prefill, TP per replica. */
+START_TEST(test_inference_model) {
+  gb_specs specs;
+  ck_assert_int_eq(gb_specs_read_mem("s.csv", k_specs_arch, strlen(k_specs_arch), &specs), GB_OK);
+  gb_perf p;
+  ck_assert_int_eq(gb_perf_build(&specs, NULL, "bf16", 8192, false, &p), GB_OK);
+  const gb_perf_type *n1 = gb_perf_find(&p, "N1-SXM-100GB");
+  gb_plan_opts o;
+  gb_plan_opts_default(&o);
+  o.mfu = 0.5;
+  gb_workload w;
+  gb_workload_init(&w);
+  /* 10e9 params bf16 = 20 GB; KV 1e6 B per token x 1000 tokens = 1 GB per sequence; 90 GB usable: batch 70 */
+  ck_assert_int_eq(gb_workload_read_mem("w.ini", "type = inference\nparams = 1e10\ntokens_per_second = 1\n"
+                                                 "prompt_tokens = 500\noutput_tokens = 500\nkv_bytes_per_token = 1e6\n", &w),
+                   GB_OK);
+  ck_assert_int_eq(gb_workload_finish(&w), GB_OK);
+  ck_assert_double_eq_tol(w.kv_bytes_per_sequence, 1e9, TOL);
+  gb_plan_time t;
+  gb_plan_time_of(&w, &p, n1, 1, 8, &o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_NONE);
+  ck_assert_double_eq_tol(t.batch, 70, TOL);
+  ck_assert_int_eq(t.tp, 1);
+  /* rate 800e12 x 0.5 = 400e12; gemm = max(2 x 1e10 x 70 / 400e12 = 3.5 ms, 20e9/1800e9 = 11.1 ms) = 11.11 ms;
+   * KV read 70 x 0.75e9 / 1800e9 = 29.17 ms; prefill 70/500 x 2e10 x 500 / 400e12 = 3.5 ms */
+  double step = 20e9 / 1800e9 + 70 * 0.75e9 / 1800e9 + 70.0 / 500 * 2e10 * 500 / 400e12;
+  ck_assert_double_eq_tol(t.token_latency_ms, step * 1e3, 1e-9);
+  ck_assert_double_eq_tol(t.tokens_per_s_per_gpu, 70 / step, 1e-6);
+  /* a latency limit halves the batch until a step fits */
+  ck_assert_int_eq(gb_workload_set(&w, "max_token_latency_ms", "30", "t", 0), GB_OK);
+  gb_plan_time_of(&w, &p, n1, 1, 8, &o, &t);
+  ck_assert_double_eq_tol(t.batch, 35, TOL);
+  ck_assert(t.token_latency_ms <= 30);
+  /* 150 GB of weights: TP 2 per replica */
+  gb_workload_init(&w);
+  ck_assert_int_eq(gb_workload_read_mem("w.ini", "type = inference\nparams = 7.5e10\ntokens_per_second = 1\n", &w), GB_OK);
+  ck_assert_int_eq(gb_workload_finish(&w), GB_OK);
+  gb_plan_time_of(&w, &p, n1, 8, 8, &o, &t);
+  ck_assert_int_eq(t.tp, 2);
+  gb_perf_free(&p);
+  gb_specs_free(&specs);
+}
+END_TEST
+
+/* Money: capex, cash vs amortized budget, break-even; a purchase row never
+ * passes a cash budget its capex exceeds. */
+START_TEST(test_capex_budget_rule) {
+  world x;
+  world_load(&x,
+             "P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,V\n"
+             "B,purchase,FAST-SXM-100GB,8,,20000,2025-01-01,s,V\n",
+             k_train);
+  x.o.budget_usd = 1000;
+  gb_plan p;
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  const gb_plan_row *own = find_row(&p, "FAST-SXM-100GB", "B", 8);
+  ck_assert_int_eq(own->reject, GB_REJECT_BUDGET); /* capex 184k > 1k */
+  ck_assert(own->amortized_usd < 1000);            /* its amortized share would pass */
+  for (size_t i = 0; i < p.n; i++) {
+    const gb_plan_row *r = &p.rows[i];
+    if (r->feasible && r->price->offering == GB_OFFER_PURCHASE) ck_assert(r->cash_usd <= 1000);
+    if (r->price && r->price->offering == GB_OFFER_PURCHASE && !isnan(r->capex_usd))
+      ck_assert(r->cash_usd >= r->capex_usd);
+  }
+  gb_plan_free(&p);
+  /* amortized basis: the job's share is judged */
+  ck_assert_int_eq(gb_plan_opt_set(&x.o, "budget-basis", "amortized"), GB_OK);
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  own = find_row(&p, "FAST-SXM-100GB", "B", 8);
+  ck_assert(own->feasible);
+  ck_assert_double_eq_tol(own->cost_usd, own->amortized_usd, 1e-9);
+  ck_assert_double_eq_tol(own->capex_usd, 8 * 20000 * 1.15, 1e-9);
+  gb_plan_free(&p);
+  ck_assert_int_eq(gb_plan_opt_set(&x.o, "budget-basis", "capex"), GB_E_INPUT);
+  ck_assert(strstr(gb_errmsg(), "--budget-basis: \"capex\" is not cash or amortized"));
+  /* rank-by: the pessimistic end ranks by default; high uses the optimistic one */
+  x.o.budget_usd = NAN;
+  ck_assert_int_eq(gb_plan_opt_set(&x.o, "rank-by", "high"), GB_OK);
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  ck_assert_double_eq_tol(p.rows[0].rank_hours, p.rows[0].hours_low, 1e-12);
+  gb_plan_free(&p);
+  ck_assert_int_eq(gb_plan_opt_set(&x.o, "rank-by", "low"), GB_OK);
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  ck_assert_double_eq_tol(p.rows[0].rank_hours, p.rows[0].hours_high, 1e-12);
+  ck_assert(p.rows[0].hours_high > p.rows[0].hours);
+  gb_plan_free(&p);
+  ck_assert_int_eq(gb_plan_opt_set(&x.o, "rank-by", "worst"), GB_E_INPUT);
+  /* no demand profile: the hybrid curve is --jobs-per-year runs (4) on the type's best rented row (8 GPUs,
+   * 5.26 h a run: 0.24% of the year), far below break-even: own none */
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  gb_hybrid_curve c[2];
+  ck_assert_uint_eq(gb_plan_hybrid_demand(&p, &x.perf, &x.prices, c, 2), 1);
+  ck_assert_double_eq_tol(c[0].peak_gpus, 8, TOL);
+  ck_assert_int_eq(c[0].best_owned, 0);
+  ck_assert_double_eq_tol(c[0].all_rent_usd, 4 * p.rows[0].hours * 8 * 2, 1e-6);
+  gb_plan_free(&p);
+  world_free(&x);
+}
+END_TEST
+
+START_TEST(test_filters_and_stale) {
+  world x;
+  world_load(&x,
+             "P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,V\n"
+             "Q,spot,FAST-SXM-100GB,8,1,,2024-01-01,s,V\n"
+             "P,on-demand,SLOW-SXM-100GB,8,1,,2026-01-01,s,V\n"
+             "B,purchase,FAST-SXM-100GB,8,,20000,2025-01-01,s,V\n",
+             k_train);
+  gb_plan p;
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  size_t all = p.n;
+  /* today 2026-12-04: the spot price (2024-01-01) and the purchase (2025-01-01) are 18 months old or more:
+   * flagged; the 2026 ones are not */
+  for (size_t i = 0; i < p.n; i++)
+    if (p.rows[i].price && !isnan(p.rows[i].cost_usd))
+      ck_assert_int_eq(p.rows[i].price_stale, strcmp(p.rows[i].price->date, "2025-06-04") < 0);
+  gb_plan_free(&p);
+  gb_plan_opts o0 = x.o;
+  ck_assert_int_eq(gb_plan_opt_set(&x.o, "gpu-type", "SLOW-SXM-100GB"), GB_OK);
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  for (size_t i = 0; i < p.n; i++) ck_assert_str_eq(p.rows[i].perf->spec->gpu_type, "SLOW-SXM-100GB");
+  ck_assert_uint_eq(p.n + p.nfiltered, all);
+  gb_plan_free(&p);
+  x.o = o0;
+  ck_assert_int_eq(gb_plan_opt_set(&x.o, "gpus", "8,16"), GB_OK);
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  for (size_t i = 0; i < p.n; i++) ck_assert(p.rows[i].gpu_count == 8 || p.rows[i].gpu_count == 16);
+  ck_assert_uint_eq(p.n, 4 * 2);
+  gb_plan_free(&p);
+  x.o = o0;
+  ck_assert_int_eq(gb_plan_opt_set(&x.o, "provider", "Q,B"), GB_OK);
+  ck_assert_int_eq(gb_plan_opt_set(&x.o, "offering", "purchase"), GB_OK);
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  for (size_t i = 0; i < p.n; i++) ck_assert_str_eq(p.rows[i].price->provider, "B");
+  ck_assert_uint_gt(p.n, 0);
+  gb_plan_free(&p);
+  x.o = o0;
+  x.o.only_measured = true;
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  for (size_t i = 0; i < p.n; i++) ck_assert_int_le(p.rows[i].basis, GB_BASIS_THROTTLED);
+  gb_plan_free(&p);
+  /* rejected filter values name the flag and the value */
+  x.o = o0;
+  ck_assert_int_eq(gb_plan_opt_set(&x.o, "gpu-type", "H900-SXM-1TB"), GB_OK);
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_E_INPUT);
+  ck_assert(strstr(gb_errmsg(), "--gpu-type: unknown GPU type \"H900-SXM-1TB\""));
+  x.o = o0;
+  ck_assert_int_eq(gb_plan_opt_set(&x.o, "provider", "Nowhere"), GB_OK);
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_E_INPUT);
+  ck_assert(strstr(gb_errmsg(), "--provider: unknown provider \"Nowhere\""));
+  ck_assert_int_eq(gb_plan_opt_set(&x.o, "gpus", "0"), GB_E_INPUT);
+  ck_assert(strstr(gb_errmsg(), "--gpus: \"0\" is not a GPU count"));
+  ck_assert_int_eq(gb_plan_opt_set(&x.o, "gpus", "8,,16"), GB_E_INPUT);
+  ck_assert_int_eq(gb_plan_opt_set(&x.o, "offering", "rent"), GB_E_INPUT);
+  ck_assert(strstr(gb_errmsg(), "--offering: \"rent\" is not on-demand"));
+  world_free(&x);
+}
+END_TEST
+
+START_TEST(test_json_and_hybrid_demand) {
+  world x;
+  world_load(&x,
+             "P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,V\n"
+             "B,purchase,FAST-SXM-100GB,8,,20000,2025-01-01,s,V\n",
+             "type = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\n"
+             "demand_base_gpus = 16\ndemand_peak_gpus = 48\ndemand_peak_fraction = 0.1\n");
+  gb_plan p;
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  char path[4200];
+  snprintf(path, sizeof path, "%s/plan.json", gb_test_tmpdir());
+  ck_assert_int_eq(gb_plan_write_json(&p, path), GB_OK);
+  size_t len;
+  char *j = gb_test_slurp(path, &len);
+  ck_assert(strstr(j, "\"configurations\": [") && strstr(j, "\"capex_usd\": 184000,"));
+  ck_assert(strstr(j, "\"time\": {\"compute_hours\": "));
+  ck_assert(strstr(j, "\"budget_basis\": \"cash\""));
+  free(j);
+  /* hybrid: owned fixed 0.919 USD/h, energy 0.0845, rent 2: owning the base 16 (in use all year) pays,
+   * owning the peak (in use 10% of the year) does not */
+  gb_hybrid_curve c[2];
+  ck_assert_uint_eq(gb_plan_hybrid_demand(&p, &x.perf, &x.prices, c, 2), 1);
+  ck_assert_int_eq(c[0].best_owned, 16);
+  double fixed = 23000 * 0.35 / 8760;
+  ck_assert_double_eq_tol(c[0].best_usd,
+                          16 * fixed * 8760 + 16 * 0.0845 * 8760 + 48 * 2 * 0.1 * 8760, 1e-6);
+  ck_assert_double_eq_tol(c[0].all_rent_usd, (16 * 0.9 + 64 * 0.1) * 2 * 8760, 1e-6);
+  ck_assert_uint_eq(c[0].n, 9); /* 0, 8, ..., 64 */
+  snprintf(path, sizeof path, "%s/hybrid.csv", gb_test_tmpdir());
+  ck_assert_int_eq(gb_plan_write_hybrid_csv(c, 1, path), GB_OK);
+  gb_plan_free(&p);
+  world_free(&x);
+  /* GPU-hours per month: 12 months of 730 GPU-hours = 1 GPU all year */
+  world_load(&x, "P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,V\nB,purchase,FAST-SXM-100GB,8,,20000,2025-01-01,s,V\n",
+             "type = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\n"
+             "demand_gpu_hours_per_month = 730,730,730,730,730,730,730,730,730,730,730,730\n");
+  ck_assert_uint_eq(x.w.ndemand_months, 12);
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  ck_assert_uint_eq(gb_plan_hybrid_demand(&p, &x.perf, &x.prices, c, 2), 1);
+  /* owning a whole node (8) for 1 GPU of demand costs more than renting it */
+  ck_assert_int_eq(c[0].best_owned, 0);
+  ck_assert_double_eq_tol(c[0].all_rent_usd, 8760 * 2, 1e-6);
+  gb_plan_free(&p);
+  world_free(&x);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("planner");
   TCase *tc = tcase_create("readers");
@@ -956,6 +1383,13 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_constraints_and_reasons);
   tcase_add_test(tc, test_owned_spot_breakeven);
   tcase_add_test(tc, test_inference_generic_hand);
+  tcase_add_test(tc, test_measured_dir_empty);
+  tcase_add_test(tc, test_bases_and_bands);
+  tcase_add_test(tc, test_time_model_parts);
+  tcase_add_test(tc, test_inference_model);
+  tcase_add_test(tc, test_capex_budget_rule);
+  tcase_add_test(tc, test_filters_and_stale);
+  tcase_add_test(tc, test_json_and_hybrid_demand);
   suite_add_tcase(s, tc);
   tc = tcase_create("properties");
   tcase_add_test(tc, test_property_budget_monotone);

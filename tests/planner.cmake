@@ -12,12 +12,12 @@ function(gb_plan_cli_test name rc expect)
            "-DEXPECT=${expect}" -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/planner_expect.cmake)
   set_tests_properties(${name} PROPERTIES LABELS cpu)
 endfunction()
-gb_plan_cli_test(plan_cli_default 0 "Oldest price used:" plan --top 3)
-gb_plan_cli_test(plan_cli_measured 0 "H200-SXM-141GB              700.0 measured" plan --top 3
+gb_plan_cli_test(plan_cli_default 0 "Best measured:  " plan --top 3)
+gb_plan_cli_test(plan_cli_measured 0 "H200-SXM-141GB         700.0 measured 3%" plan --top 3
                  --measured ${GB_FIXTURES}/planner_h200.csv)
 # the H200 bf16 GEMM row of data/measured, throttled (power-capped, checked), beside an ok speedup row:
 # the rate is measured from it, not projected, and says so
-gb_plan_cli_test(plan_cli_throttled 0 "H200-SXM-141GB              710.5 measured (throttled)" plan --top 3
+gb_plan_cli_test(plan_cli_throttled 0 "H200-SXM-141GB         710.5 measured-throttled 5%" plan --top 3
                  --measured ${GB_FIXTURES}/planner_h200_throttled.csv)
 gb_plan_cli_test(plan_cli_throttled_note 0
                  "the bf16 GEMM rate 710.5 TFLOP/s at size 8192 rests on throttled rows" plan
@@ -30,3 +30,52 @@ gb_plan_cli_test(plan_cli_bad_prices 2 "results_good.csv:1: missing column provi
                  --prices ${GB_FIXTURES}/results_good.csv)
 gb_plan_cli_test(plan_cli_infeasible 1 "no configuration meets the constraints" plan --budget 10)
 gb_plan_cli_test(plan_cli_unknown_option 2 "unknown option \"--bogus\"" plan --bogus 1)
+
+# Published runs against the time model (issue 27): prints each case's
+# predicted / published ratio, the median and the worst.
+gb_add_check_test(check_planner_calibration check_planner_calibration.c LIBS gb_planner)
+target_compile_definitions(check_planner_calibration PRIVATE GB_CALIBRATION_DIR="${CMAKE_CURRENT_SOURCE_DIR}/calibration")
+
+# Issue 27: each flag, each basis, the capex/budget rule and every rejected input (exit 2, file:line).
+set(GB_PLAN_TMP ${CMAKE_CURRENT_BINARY_DIR}/planner_inputs)
+file(MAKE_DIRECTORY ${GB_PLAN_TMP})
+set(GB_PRICES_HEAD "provider,offering,gpu_type,gpus_per_node,price_usd_per_gpu_hour,purchase_usd_per_gpu,date,source,confidence\n")
+file(WRITE ${GB_PLAN_TMP}/prices_future.csv "${GB_PRICES_HEAD}P,on-demand,H100-SXM-80GB,8,2,,2099-01-01,s,V\n")
+file(WRITE ${GB_PLAN_TMP}/prices_cheap.csv "${GB_PRICES_HEAD}P,on-demand,H100-SXM-80GB,8,2,,2026-01-01,s,V\nQ,on-demand,H100-SXM-80GB,1,0.005,,2026-01-01,s,V\n")
+file(WRITE ${GB_PLAN_TMP}/prices_dear.csv "${GB_PRICES_HEAD}P,on-demand,H100-SXM-80GB,8,1200,,2026-01-01,s,V\n")
+file(WRITE ${GB_PLAN_TMP}/bad_goodput.ini "[workload]\ntype = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\ngoodput = 2\n")
+file(WRITE ${GB_PLAN_TMP}/bad_tp.ini "[workload]\ntype = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\ntensor_parallel = 0\n")
+file(WRITE ${GB_PLAN_TMP}/bad_demand.ini "[workload]\ntype = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\ndemand_gpu_hours_per_month = 5,-1\n")
+file(WRITE ${GB_PLAN_TMP}/demand.ini "[workload]\ntype = training\nparams = 7e9\ntokens = 1e11\ntokens_per_step = 4194304\nsharded = true\ndemand_base_gpus = 64\ndemand_peak_gpus = 192\ndemand_peak_fraction = 0.1\n")
+gb_plan_cli_test(plan_cli_gpu_type 0 "H200-SXM-141GB    48 (6x8)" plan --gpu-type H200-SXM-141GB --gpus 48)
+gb_plan_cli_test(plan_cli_gpus_list 0 "2 feasible of 2 configurations (" plan --gpu-type H200-SXM-141GB --gpus 48,56 --provider CoreWeave)
+gb_plan_cli_test(plan_cli_provider 0 "CoreWeave  on-demand" plan --provider CoreWeave --top 1)
+gb_plan_cli_test(plan_cli_offering 0 "Best projected: none feasible" plan --offering purchase --budget-basis amortized --only-measured)
+gb_plan_cli_test(plan_cli_only_measured 0 "Best projected: none feasible" plan --only-measured)
+gb_plan_cli_test(plan_cli_rank_by 0 "at the high end (optimistic) of each band" plan --rank-by high)
+gb_plan_cli_test(plan_cli_rank_by_median 0 "at the median of each band" plan --rank-by median)
+# the 48 H200 bought: capex 48 x 52,500 x 1.15 = 2,898,000 > the 250k cash budget
+gb_plan_cli_test(plan_cli_budget_cash 1 "over budget (2921406 USD > 250000 USD)" plan --gpu-type H200-SXM-141GB
+                 --gpus 48 --offering purchase)
+gb_plan_cli_test(plan_cli_budget_amortized 0 "budget 250000 USD amortized (the job's share)" plan --budget-basis amortized)
+gb_plan_cli_test(plan_cli_json 0 "Wrote ${GB_PLAN_TMP}/plan.json" plan --json ${GB_PLAN_TMP}/plan.json)
+gb_plan_cli_test(plan_cli_hybrid 0 "Hybrid for the demand profile (peak 256 GPUs)" plan ${GB_PLAN_TMP}/demand.ini
+                 --hybrid-csv ${GB_PLAN_TMP}/hybrid.csv)
+gb_plan_cli_test(plan_cli_stale 0 "Prices older than 18 months" plan)
+gb_plan_cli_test(plan_cli_inference_rate 0 "output tokens/s per GPU" plan ${CMAKE_SOURCE_DIR}/data/workloads/inference-70b.ini)
+gb_plan_cli_test(plan_cli_bad_rank_by 2 "--rank-by: \"worst\" is not low, median or high" plan --rank-by worst)
+gb_plan_cli_test(plan_cli_bad_budget_basis 2 "--budget-basis: \"capex\" is not cash or amortized" plan --budget-basis capex)
+gb_plan_cli_test(plan_cli_bad_gpu_type 2 "--gpu-type: unknown GPU type \"H900\"" plan --gpu-type H900)
+gb_plan_cli_test(plan_cli_bad_gpus 2 "--gpus: \"0\" is not a GPU count" plan --gpus 8,0)
+gb_plan_cli_test(plan_cli_bad_provider 2 "--provider: unknown provider \"Nowhere\"" plan --provider Nowhere)
+gb_plan_cli_test(plan_cli_bad_offering 2 "--offering: \"rent\" is not on-demand" plan --offering rent)
+gb_plan_cli_test(plan_cli_price_future 2 "prices_future.csv:2: date: 2099-01-01 is in the future" plan
+                 --prices ${GB_PLAN_TMP}/prices_future.csv)
+gb_plan_cli_test(plan_cli_price_cheap 2 "prices_cheap.csv:3: price_usd_per_gpu_hour: 0.005 is below 0.01" plan
+                 --prices ${GB_PLAN_TMP}/prices_cheap.csv)
+gb_plan_cli_test(plan_cli_price_dear 2 "prices_dear.csv:2: price_usd_per_gpu_hour: absurd value 1200" plan
+                 --prices ${GB_PLAN_TMP}/prices_dear.csv)
+gb_plan_cli_test(plan_cli_bad_goodput 2 "bad_goodput.ini:6: goodput: absurd value 2" plan ${GB_PLAN_TMP}/bad_goodput.ini)
+gb_plan_cli_test(plan_cli_bad_tp 2 "bad_tp.ini:6: tensor_parallel: must be >= 1" plan ${GB_PLAN_TMP}/bad_tp.ini)
+gb_plan_cli_test(plan_cli_bad_demand 2 "bad_demand.ini:6: demand_gpu_hours_per_month: \"-1\"" plan
+                 ${GB_PLAN_TMP}/bad_demand.ini)

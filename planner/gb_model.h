@@ -1,0 +1,54 @@
+/* gb_model: the physical constants of the planner's time model, one table
+ * per GPU architecture, each figure with its source (docs/planner.md,
+ * "Efficiency table").
+ *
+ * - gemm_typical: the share of the dense datasheet peak a large BF16/FP16
+ *   GEMM reaches with the vendor library (cuBLAS, hipBLASLt). It turns a
+ *   measured GEMM rate of one architecture into a projection for another:
+ *   rate = peak x gemm_typical x c, c = the measured types' (measured / peak)
+ *   / gemm_typical.
+ * - hfu: hardware FLOP utilization of a whole training step (all GEMMs,
+ *   attention, norms, optimizer, kernel gaps; recomputation counted as work,
+ *   exposed communication not) as a share of the dense BF16 peak, at four
+ *   model sizes (1e8, 1e9, 1e10, 1e11 parameters; log-linear between,
+ *   clamped at the ends): larger models have larger GEMMs and a smaller share
+ *   of O(hidden) element-wise work.
+ * - gemm_share: the share of a BF16 step's time spent in GEMMs, at the same
+ *   sizes: FP8 speeds up only that share.
+ * - infer_eff: the share of the GEMM rate a serving engine sustains on
+ *   prefill and large-batch decode GEMMs. */
+#ifndef GB_MODEL_H
+#define GB_MODEL_H
+
+#include <stdbool.h>
+
+#define GB_MODEL_SIZES 4
+
+typedef struct gb_arch_model {
+  const char *arch;   /* "ampere", "hopper", ...; "" = unknown (the default row) */
+  const char *vendor; /* "nvidia", "amd" */
+  double gemm_typical;
+  double hfu[GB_MODEL_SIZES];
+  double gemm_share[GB_MODEL_SIZES];
+  double infer_eff;
+  const char *source;
+} gb_arch_model;
+
+/* The row of an architecture (the default row for "" or an unknown one). */
+const gb_arch_model *gb_arch_model_find(const char *arch);
+
+/* The model sizes of the hfu and gemm_share columns, parameters. */
+extern const double gb_model_sizes[GB_MODEL_SIZES];
+
+/* Log-linear interpolation of one of the size columns at params. */
+double gb_model_at_size(const double v[GB_MODEL_SIZES], double params);
+
+/* Share of the cross-node line rate NCCL's ring reaches (nccl-tests on 8 x
+ * 400 Gb/s rail-optimized InfiniBand: 350-400 GB/s busbw of 400). */
+#define GB_NIC_EFFICIENCY 0.90
+
+/* Number of architecture rows (the default row included) and row i. */
+unsigned gb_arch_model_count(void);
+const gb_arch_model *gb_arch_model_at(unsigned i);
+
+#endif
