@@ -80,10 +80,12 @@ gb_err gb_csv_put_field(gb_buf *b, const char *field, char sep);
 /* Appends a number field (C locale, round-trip precision; NaN = empty). */
 gb_err gb_csv_put_double(gb_buf *b, double v, char sep);
 
-/* Writes all of buf to path atomically (temp file + rename); on failure
- * path is as it was (absent, or its old content) and no temp file is left.
- * Through a symbolic link the file it names is replaced. A device or pipe
- * (/dev/stdout, a FIFO) is written in place; a directory is an error. */
+/* Writes all of buf to path atomically (an exclusive temporary file in the
+ * same directory, synced and renamed: core/gb_output.h); on failure or
+ * SIGINT/SIGTERM path is as it was (absent, or its old content) and no
+ * temp file is left. Through a symbolic link at path the file it names is
+ * replaced. A device or pipe (/dev/stdout, a FIFO) is written in place; a
+ * directory is an error. */
 gb_err gb_write_file_atomic(const char *path, const char *data, size_t len);
 
 #endif
