@@ -10,6 +10,7 @@
 #include "gb_cli_args.h"
 #include "gb_gate.h"
 #include "gb_num.h"
+#include "gb_output.h"
 
 static void usage(FILE *fp) {
   fprintf(fp,
@@ -110,6 +111,10 @@ int gb_cmd_compare(int argc, char **argv) {
   gb_compare_args a;
   int prc = gb_compare_parse_args(argc, argv, &a);
   if (prc != GB_CLI_CONTINUE) return prc;
+  /* an output that is an input is refused before anything is read or written */
+  const char *const in[] = {a.files[0], a.files[1], a.config_path};
+  if (gb_output_check(a.markdown, in, 3) || gb_output_check(a.junit, in, 3) || gb_output_check(a.junit, &a.markdown, 1))
+    return fprintf(stderr, "gpubench compare: %s\n", gb_errmsg()), 2;
   gb_gate_options opt = gb_gate_defaults();
   if (!isnan(a.threshold_pct)) opt.threshold_pct = a.threshold_pct;
   if (!isnan(a.alpha)) opt.alpha = a.alpha;

@@ -7,6 +7,7 @@
 
 #include "gb_cli.h"
 #include "gb_cli_args.h"
+#include "gb_output.h"
 #include "gb_plan.h"
 #include "gb_runinfo.h"
 
@@ -360,6 +361,12 @@ int gb_cmd_plan(int argc, char **argv) {
   gb_err e = GB_OK;
   char specs_path[4096], prices_path[4096], wl_path[4096], meas_dir[4096];
   size_t nfiles = 0;
+  /* an output that is an input is refused before anything is written */
+  const char *in[GB_PLAN_MAX_MEASURED + 3] = {a.workload_file, a.specs, a.prices};
+  memcpy(in + 3, a.measured, a.nmeasured * sizeof *in);
+  if ((e = gb_output_check(a.csv, in, 3 + a.nmeasured)) || (e = gb_output_check(a.sensitivity_csv, in, 3 + a.nmeasured)) ||
+      (e = gb_output_check(a.sensitivity_csv, &a.csv, 1)))
+    goto done;
   const char *dir = gb_data_dir();
   snprintf(specs_path, sizeof specs_path, "%s/gpu_specs.csv", dir);
   snprintf(prices_path, sizeof prices_path, "%s/prices.csv", dir);

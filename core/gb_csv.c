@@ -104,9 +104,17 @@ gb_err gb_csv_put_field(gb_buf *b, const char *field, char sep) {
   }
   /* OWASP: a leading = + - @ tab or CR would make a spreadsheet run a
    * formula; a single quote first keeps it text (the reader strips it) */
-  if (gb_csv_formula_risk(field) && (e = gb_buf_append(b, "'", 1))) {
+  if (gb_csv_formula_risk(field)) {
+    char *guarded = malloc(n + 2);
+    if (!guarded) {
+      free(fixed);
+      return gb_fail(GB_E_NOMEM, "out of memory writing a CSV field");
+    }
+    guarded[0] = '\'';
+    memcpy(guarded + 1, field, n + 1);
     free(fixed);
-    return e;
+    field = fixed = guarded;
+    n++;
   }
   if (!needs_quotes(field)) {
     e = gb_buf_append(b, field, n);

@@ -69,6 +69,30 @@ gb_err gb_esc_markdown(gb_buf *out, const char *s) {
   return e;
 }
 
+gb_err gb_esc_markdown_code(gb_buf *out, const char *s) {
+  const unsigned char *p = (const unsigned char *)s;
+  size_t n = strlen(s);
+  gb_err e = GB_OK;
+  bool prev_colon = false;
+  while (n && !e) {
+    uint32_t c;
+    size_t len = utf8_next(p, n, &c);
+    if (len == 0) {
+      e = gb_buf_append(out, k_fffd, 3);
+      p++, n--;
+      prev_colon = false;
+      continue;
+    }
+    if (c == '`') e = gb_buf_puts(out, "'");
+    else if (c == ':' && prev_colon) e = gb_buf_puts(out, " :");
+    else if (control(c, false)) e = gb_buf_puts(out, " ");
+    else e = gb_buf_append(out, (const char *)p, len);
+    prev_colon = c == ':';
+    p += len, n -= len;
+  }
+  return e;
+}
+
 gb_err gb_esc_html(gb_buf *out, const char *s) {
   const unsigned char *p = (const unsigned char *)s;
   size_t n = strlen(s);

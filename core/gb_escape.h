@@ -26,6 +26,11 @@
 /* A markdown table cell or inline text. */
 gb_err gb_esc_markdown(gb_buf *out, const char *s);
 
+/* The inside of a markdown code span (`...`), where backslash escapes and
+ * entities do not work: a backtick becomes ', a line end or control
+ * character a space, and "::" becomes ": :". */
+gb_err gb_esc_markdown_code(gb_buf *out, const char *s);
+
 /* HTML text or a double- or single-quoted attribute value. */
 gb_err gb_esc_html(gb_buf *out, const char *s);
 

@@ -23,7 +23,6 @@
 /* Paths are written before the slot is published and the slot is cleared
  * before the path is freed, so the handler only ever sees whole strings. */
 static char *volatile g_reg[REG_SLOTS];
-static volatile sig_atomic_t g_installed;
 
 static void on_fatal_signal(int sig) {
   int saved = errno;
@@ -37,10 +36,9 @@ static void on_fatal_signal(int sig) {
 }
 
 /* Installs the handler for a signal whose disposition is the default (a
- * command that handles it itself, such as run, keeps its own). */
+ * command that handles it itself, such as run, keeps its own); checked at
+ * every new temporary file, so a handler reset since is installed again. */
 static void install_handlers(void) {
-  if (g_installed) return;
-  g_installed = 1;
   int sigs[] = {SIGINT, SIGTERM, SIGHUP};
   for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
     struct sigaction old;

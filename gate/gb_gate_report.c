@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gb_escape.h"
 #include "gb_gate.h"
 
 static const char *outcome(const gb_gate_report *rep) {
@@ -66,21 +67,8 @@ gb_err gb_gate_format_text(const gb_gate_report *rep, bool all, gb_buf *out) {
 
 /* ---- markdown ---- */
 
-/* A table cell: | and newlines would break the row; < and & would be HTML. */
-static gb_err md_cell(gb_buf *out, const char *s) {
-  gb_err e = GB_OK;
-  for (; *s && !e; s++) {
-    switch (*s) {
-    case '|': e = gb_buf_puts(out, "\\|"); break;
-    case '<': e = gb_buf_puts(out, "&lt;"); break;
-    case '>': e = gb_buf_puts(out, "&gt;"); break;
-    case '&': e = gb_buf_puts(out, "&amp;"); break;
-    case '\n': case '\r': e = gb_buf_puts(out, " "); break;
-    default: e = gb_buf_append(out, s, 1);
-    }
-  }
-  return e;
-}
+/* A table cell: core/gb_escape.h (no |, line end, tag or "::" gets through). */
+static gb_err md_cell(gb_buf *out, const char *s) { return gb_esc_markdown(out, s); }
 
 static gb_err md_row(gb_buf *out, const gb_gate_item *it) {
   gb_err e = gb_buf_printf(out, "| %s%s | ", gb_verdict_name(it->verdict), it->newly_failed ? " (new)" : "");
@@ -113,7 +101,8 @@ gb_err gb_gate_format_markdown(const gb_gate_report *rep, gb_buf *out) {
   gb_buf summary = {0};
   e = gb_gate_summary(rep, &summary);
   if (!e) e = gb_buf_puts(out, "`");
-  if (!e) e = gb_buf_append(out, summary.data, summary.len - 1); /* without its newline */
+  if (!e) summary.data[summary.len - 1] = '\0'; /* without its newline */
+  if (!e) e = gb_esc_markdown_code(out, summary.data);
   gb_buf_free(&summary);
   if (!e)
     e = gb_buf_printf(out,
@@ -137,55 +126,7 @@ gb_err gb_gate_format_markdown(const gb_gate_report *rep, gb_buf *out) {
 
 /* ---- JUnit XML ---- */
 
-/* Length of a valid UTF-8 sequence at s (1..4), or 0 when invalid. */
-static size_t utf8_len(const unsigned char *s) {
-  if (s[0] < 0x80) return 1;
-  size_t n;
-  uint32_t cp;
-  if ((s[0] & 0xE0) == 0xC0) n = 2, cp = s[0] & 0x1Fu;
-  else if ((s[0] & 0xF0) == 0xE0) n = 3, cp = s[0] & 0x0Fu;
-  else if ((s[0] & 0xF8) == 0xF0) n = 4, cp = s[0] & 0x07u;
-  else return 0;
-  for (size_t i = 1; i < n; i++) {
-    if ((s[i] & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (s[i] & 0x3Fu);
-  }
-  /* overlong forms, surrogates, beyond U+10FFFF, and U+FFFE/U+FFFF (not XML chars) */
-  if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || (cp >= 0xD800 && cp <= 0xDFFF) ||
-      cp > 0x10FFFF || cp == 0xFFFE || cp == 0xFFFF)
-    return 0;
-  return n;
-}
-
-gb_err gb_xml_escape(gb_buf *out, const char *s) {
-  const unsigned char *p = (const unsigned char *)s;
-  gb_err e = GB_OK;
-  while (*p && !e) {
-    switch (*p) {
-    case '&': e = gb_buf_puts(out, "&amp;"); p++; continue;
-    case '<': e = gb_buf_puts(out, "&lt;"); p++; continue;
-    case '>': e = gb_buf_puts(out, "&gt;"); p++; continue;
-    case '"': e = gb_buf_puts(out, "&quot;"); p++; continue;
-    case '\'': e = gb_buf_puts(out, "&apos;"); p++; continue;
-    case '\t': case '\n': case '\r': e = gb_buf_printf(out, "&#%d;", *p); p++; continue;
-    default: break;
-    }
-    if (*p < 0x20) { /* not allowed in XML 1.0, even as a reference */
-      e = gb_buf_puts(out, "?");
-      p++;
-      continue;
-    }
-    size_t n = utf8_len(p);
-    if (n == 0) {
-      e = gb_buf_puts(out, "\xEF\xBF\xBD"); /* U+FFFD for an invalid byte */
-      p++;
-    } else {
-      e = gb_buf_append(out, (const char *)p, n);
-      p += n;
-    }
-  }
-  return e;
-}
+gb_err gb_xml_escape(gb_buf *out, const char *s) { return gb_esc_xml(out, s); }
 
 static gb_err junit_case(gb_buf *out, const gb_gate_item *it) {
   gb_err e = gb_buf_puts(out, "    <testcase classname=\"gpubench.");

@@ -427,6 +427,104 @@ START_TEST(test_full_disk_mid_commit) {
 }
 END_TEST
 
+/* Two writers on one results file. Before the lock, a second writer opened
+ * the file while a run wrote it, and the first one's disk-full rollback
+ * then cut the second one's committed rows (and both could write a
+ * header). Now the second is refused, naming the holder's pid, before it
+ * cuts or writes anything; a failed commit (a full disk: RLIMIT_FSIZE)
+ * removes only the failing writer's own rows. */
+START_TEST(test_two_writers) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/r.csv", gb_test_tmpdir());
+  int ready[2], go[2];
+  ck_assert_int_eq(pipe(ready), 0);
+  ck_assert_int_eq(pipe(go), 0);
+  pid_t a = fork();
+  ck_assert_int_ge(a, 0);
+  if (a == 0) {
+    signal(SIGXFSZ, SIG_IGN);
+    gb_results_writer w;
+    if (gb_writer_open(&w, path) != GB_OK) _exit(1);
+    gb_row r = sample_row();
+    r.case_name = "A";
+    gb_writer_add(&w, &r);
+    if (gb_writer_commit(&w) != GB_OK) _exit(2);
+    char c = 'r';
+    if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1) _exit(3);
+    /* the disk fills in the middle of A's next case */
+    struct rlimit rl = {(rlim_t)file_size(path) + 100, RLIM_INFINITY};
+    if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(4);
+    r.case_name = "A2";
+    for (int i = 0; i < 20; i++) gb_writer_add(&w, &r);
+    int failed = gb_writer_commit(&w) == GB_E_IO;
+    gb_writer_close(&w);
+    _exit(failed ? 0 : 5);
+  }
+  char c;
+  ck_assert_int_eq(read(ready[0], &c, 1), 1);
+  long long size_before = file_size(path);
+  /* B, while A holds the file: refused with the file and A's pid */
+  gb_results_writer b;
+  gb_err e = gb_writer_open(&b, path);
+  if (e == GB_OK) { /* the old behaviour: B commits a case, which A's rollback then cut */
+    gb_row r = sample_row();
+    r.case_name = "B";
+    gb_writer_add(&b, &r);
+    gb_writer_commit(&b);
+    gb_writer_close(&b);
+  }
+  ck_assert_int_eq(write(go[1], "g", 1), 1);
+  int status;
+  ck_assert_int_eq(waitpid(a, &status, 0), a);
+  ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "writer A status %d", status);
+  ck_assert_int_eq(e, GB_E_IO);
+  char want[64];
+  snprintf(want, sizeof want, "another gpubench (pid %ld) is writing", (long)a);
+  ck_assert_msg(strstr(gb_errmsg(), path) && strstr(gb_errmsg(), want), "%s", gb_errmsg());
+  (void)size_before;
+  expect_cases(path, "A"); /* A's own failed case went, nothing else */
+  /* after A: B appends; B's own failure cuts only B's rows */
+  pid_t bp = fork();
+  ck_assert_int_ge(bp, 0);
+  if (bp == 0) {
+    signal(SIGXFSZ, SIG_IGN);
+    gb_results_writer w;
+    if (gb_writer_open(&w, path) != GB_OK) _exit(1);
+    gb_row r = sample_row();
+    r.case_name = "B";
+    gb_writer_add(&w, &r);
+    if (gb_writer_commit(&w) != GB_OK) _exit(2);
+    struct rlimit rl = {(rlim_t)file_size(path) + 100, RLIM_INFINITY};
+    if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(4);
+    r.case_name = "B2";
+    for (int i = 0; i < 20; i++) gb_writer_add(&w, &r);
+    int failed = gb_writer_commit(&w) == GB_E_IO;
+    gb_writer_close(&w);
+    _exit(failed ? 0 : 5);
+  }
+  ck_assert_int_eq(waitpid(bp, &status, 0), bp);
+  ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "writer B status %d", status);
+  expect_cases(path, "AB");
+}
+END_TEST
+
+/* The marker names its writer. */
+START_TEST(test_marker_names_writer) {
+  char path[4200], marker[4300];
+  snprintf(path, sizeof path, "%s/r.csv", gb_test_tmpdir());
+  snprintf(marker, sizeof marker, "%s.committed", path);
+  gb_results_writer w;
+  ck_assert_int_eq(gb_writer_open(&w, path), GB_OK);
+  char *m = gb_test_slurp(marker, NULL);
+  char want[64];
+  snprintf(want, sizeof want, " pid %010ld\n", (long)getpid());
+  ck_assert_msg(m && strstr(m, want), "%s", m ? m : "(none)");
+  free(m);
+  ck_assert_int_eq(gb_writer_close(&w), GB_OK);
+  ck_assert_int_ne(access(marker, F_OK), 0);
+}
+END_TEST
+
 /* Every row the writer can produce reads back: the inputs that broke a
  * round trip under the fuzzer (tests/fixtures/fuzz_results_*) among them. */
 START_TEST(test_fuzz_regressions) {
@@ -451,6 +549,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_no_marker_cuts_only_a_last_line);
   tcase_add_test(tc, test_stale_marker_ignored);
   tcase_add_test(tc, test_full_disk_mid_commit);
+  tcase_add_test(tc, test_two_writers);
+  tcase_add_test(tc, test_marker_names_writer);
   suite_add_tcase(s, tc);
   TCase *te = tcase_create("errors");
   tcase_add_loop_test(te, test_fixture_bad, 0, (int)(sizeof k_bad / sizeof k_bad[0]));
