@@ -146,8 +146,9 @@ typedef struct parse_ctx {
   gb_buf arena;
   size_t *rec;       /* offsets of the fields of the record being read */
   size_t rec_n, rec_cap;
-  size_t *offs;      /* committed offsets */
-  size_t offs_n, offs_cap;
+  size_t *base;      /* committed records' first-cell offsets */
+  size_t base_n, base_cap;
+  size_t *hdr;       /* the header's cell offsets */
   long *lines;
   size_t lines_n, lines_cap;
   long line;         /* physical line being fed */
@@ -294,8 +295,13 @@ static void on_record(int term, void *data) {
                      c->rec_n, t->ncols);
     return;
   }
-  for (size_t i = 0; i < c->rec_n; i++)
-    if ((c->err = push_sizes(&c->offs, &c->offs_n, &c->offs_cap, c->rec[i]))) return;
+  if (c->lines_n == 0) {
+    c->hdr = malloc((c->rec_n ? c->rec_n : 1) * sizeof *c->hdr);
+    if (!c->hdr) { c->err = gb_fail(GB_E_NOMEM, "out of memory reading %s", t->name); return; }
+    memcpy(c->hdr, c->rec, c->rec_n * sizeof *c->hdr);
+  }
+  /* cells are consecutive in the arena: the first one's offset finds them all */
+  if ((c->err = push_sizes(&c->base, &c->base_n, &c->base_cap, c->rec_n ? c->rec[0] : c->arena.len))) return;
   if (c->lines_n == c->lines_cap) {
     size_t nc = c->lines_cap ? c->lines_cap * 2 : 1024;
     long *p = realloc(c->lines, nc * sizeof *p);
@@ -389,7 +395,8 @@ static gb_err reader_finish(csv_reader *r, gb_err err) {
   if (!c->err && c->lines_n == 0)
     c->err = gb_fail(GB_E_INPUT, "%s: empty file: expected a header row", out->name);
   if (c->err) {
-    free(c->offs);
+    free(c->base);
+    free(c->hdr);
     free(c->lines);
     gb_buf_free(&c->arena);
     gb_csv_free(out);
@@ -398,11 +405,17 @@ static gb_err reader_finish(csv_reader *r, gb_err err) {
   /* give back what doubling left unused (the arena may be most of memory) */
   char *arena = c->arena.data ? realloc(c->arena.data, c->arena.len + 1) : NULL;
   out->arena = arena ? arena : c->arena.data ? c->arena.data : calloc(1, 1);
-  size_t *offs = c->offs ? realloc(c->offs, (c->offs_n ? c->offs_n : 1) * sizeof *offs) : NULL;
-  out->offs = offs ? offs : c->offs;
+  size_t *base = realloc(c->base, (c->base_n ? c->base_n : 1) * sizeof *base);
+  out->base = base ? base : c->base;
+  out->hdr = c->hdr;
   out->lines = c->lines;
   out->nrows = c->lines_n - 1;
-  if (!out->arena) {
+  out->cache = malloc(sizeof *out->cache);
+  if (out->cache) {
+    out->cache->row = SIZE_MAX;
+    out->cache->offs = malloc((out->ncols ? out->ncols : 1) * sizeof *out->cache->offs);
+  }
+  if (!out->arena || !out->cache || !out->cache->offs) {
     gb_csv_free(out);
     return gb_fail(GB_E_NOMEM, "out of memory");
   }
@@ -485,22 +498,34 @@ void gb_csv_free(gb_csv_table *t) {
   if (!t) return;
   free(t->name);
   free(t->arena);
-  free(t->offs);
+  free(t->base);
+  free(t->hdr);
   free(t->lines);
+  if (t->cache) free(t->cache->offs);
+  free(t->cache);
   memset(t, 0, sizeof *t);
 }
 
 int gb_csv_col(const gb_csv_table *t, const char *name) {
   for (size_t i = 0; i < t->ncols; i++)
-    if (strcmp(t->arena + t->offs[i], name) == 0) return (int)i;
+    if (strcmp(t->arena + t->hdr[i], name) == 0) return (int)i;
   return -1;
 }
 
-const char *gb_csv_header(const gb_csv_table *t, size_t c) { return t->arena + t->offs[c]; }
+const char *gb_csv_header(const gb_csv_table *t, size_t c) { return t->arena + t->hdr[c]; }
 
 const char *gb_csv_cell(const gb_csv_table *t, size_t r, int c) {
   if (c < 0 || (size_t)c >= t->ncols || r >= t->nrows) return "";
-  return t->arena + t->offs[(r + 1) * t->ncols + (size_t)c];
+  gb_csv_rowcache *k = t->cache;
+  if (k->row != r + 1) {
+    size_t o = t->base[r + 1];
+    for (size_t i = 0; i < t->ncols; i++) {
+      k->offs[i] = o;
+      o += strlen(t->arena + o) + 1;
+    }
+    k->row = r + 1;
+  }
+  return t->arena + k->offs[c];
 }
 
 long gb_csv_line(const gb_csv_table *t, size_t r) { return t->lines[r + 1]; }

@@ -16,13 +16,23 @@
 /* Longest field accepted by the reader: a larger one is an input error. */
 #define GB_CSV_MAX_FIELD (1u << 20)
 
+/* The offsets of one record's cells, found by gb_csv_cell on first use. */
+typedef struct gb_csv_rowcache {
+  size_t row;  /* record (0 = header) whose offsets are in offs; SIZE_MAX: none */
+  size_t *offs;
+} gb_csv_rowcache;
+
 typedef struct gb_csv_table {
   char *name;        /* file name used in messages */
   size_t ncols;      /* header fields */
   size_t nrows;      /* data rows (header excluded) */
-  char *arena;       /* every cell's text, NUL-terminated */
-  size_t *offs;      /* (nrows + 1) * ncols offsets into arena; row 0 = header */
+  char *arena;       /* every cell's text, NUL-terminated, a record's cells one after another */
+  size_t *base;      /* nrows + 1 arena offsets of each record's first cell; [0] = header. Only
+                      * this per record: a table costs its text plus 16 bytes a row (per-cell
+                      * offsets, 8 bytes a cell, were as large as the text itself) */
+  size_t *hdr;       /* ncols offsets of the header's cells */
   long *lines;       /* nrows + 1 physical start lines; [0] = header line */
+  gb_csv_rowcache *cache; /* the last record gb_csv_cell walked (not thread-safe) */
 } gb_csv_table;
 
 /* Reads and validates a CSV file. Errors (GB_E_IO, GB_E_INPUT) carry
@@ -49,7 +59,9 @@ int gb_csv_col(const gb_csv_table *t, const char *name);
 /* Header name of column c. */
 const char *gb_csv_header(const gb_csv_table *t, size_t c);
 
-/* Cell text of data row r (0-based) in column c; "" when c < 0. */
+/* Cell text of data row r (0-based) in column c; "" when c < 0. The first
+ * access to a row walks its cells once (linear in the row's length); later
+ * ones in the same row are direct. */
 const char *gb_csv_cell(const gb_csv_table *t, size_t r, int c);
 
 /* Physical line a data row starts on (1-based). */
