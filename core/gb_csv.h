@@ -35,9 +35,14 @@ typedef struct gb_csv_table {
   gb_csv_rowcache *cache; /* the last record gb_csv_cell walked (not thread-safe) */
 } gb_csv_table;
 
-/* Reads and validates a CSV file. Errors (GB_E_IO, GB_E_INPUT) carry
- * "path:line:column: what" in gb_errmsg(). An empty file is an input error;
- * a header-only file is a valid table of 0 rows. On error *out is empty. */
+/* Reads and validates a CSV file, 1 MiB at a time (the file is never held
+ * whole beside the table). It is opened non-blocking and must be a regular
+ * file (core/gb_input.h: a FIFO, directory or device is GB_E_IO, named).
+ * Errors (GB_E_IO, GB_E_INPUT) carry "path:line:column: what" in
+ * gb_errmsg(). An empty file is an input error; a header-only file is a
+ * valid table of 0 rows. On error *out is empty. A cell that starts with a
+ * single quote followed by what gb_csv_put_field guards (="'=x") reads
+ * without that quote. */
 gb_err gb_csv_read_file(const char *path, gb_csv_table *out);
 
 /* Same, from memory; name is used in messages. */
@@ -86,7 +91,10 @@ void gb_buf_free(gb_buf *b);
 /* Appends one CSV field to b, quoted through libcsv only when it must be
  * (comma, quote, CR, LF or surrounding blanks); sep != 0 is written first.
  * Bytes that are not valid UTF-8 are written as U+FFFD, so that the reader
- * (which refuses them) reads back every field written. */
+ * (which refuses them) reads back every field written. A field that would
+ * start a spreadsheet formula (= + - @ tab CR, not a plain number: see
+ * gb_csv_formula_risk in gb_escape.h) gets a single quote first (OWASP);
+ * the reader strips it again. */
 gb_err gb_csv_put_field(gb_buf *b, const char *field, char sep);
 
 /* Appends a number field (C locale, round-trip precision; NaN = empty). */
