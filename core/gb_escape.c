@@ -36,7 +36,7 @@ static bool control(uint32_t c, bool keep_ws) {
   return c < 0x20 || (c >= 0x7F && c <= 0x9F);
 }
 
-gb_err gb_esc_markdown(gb_buf *out, const char *s) {
+static gb_err esc_markdown(gb_buf *out, const char *s, bool keep_lines) {
   const unsigned char *p = (const unsigned char *)s;
   size_t n = strlen(s);
   gb_err e = GB_OK;
@@ -59,15 +59,26 @@ gb_err gb_esc_markdown(gb_buf *out, const char *s) {
     case '&': e = gb_buf_puts(out, "&amp;"); break;
     /* "::" never appears, so no line can start a workflow command */
     case ':': e = gb_buf_puts(out, prev_colon ? "\\:" : ":"); break;
+    case '\n':
+      e = gb_buf_puts(out, keep_lines ? "\n" : " ");
+      break;
+    case '\r':
+      if (!keep_lines) e = gb_buf_puts(out, " ");
+      break;
     default:
-      if (control(c, false)) e = gb_buf_puts(out, " "); /* line ends too: one line */
+      if (control(c, false)) e = gb_buf_puts(out, " "); /* one line in a cell */
       else e = gb_buf_append(out, (const char *)p, len);
     }
-    prev_colon = c == ':';
+    /* a dropped CR writes nothing: ":\r:" must still not become "::" (fuzz_escape) */
+    if (!(c == '\r' && keep_lines)) prev_colon = c == ':';
     p += len, n -= len;
   }
   return e;
 }
+
+gb_err gb_esc_markdown(gb_buf *out, const char *s) { return esc_markdown(out, s, false); }
+
+gb_err gb_esc_markdown_text(gb_buf *out, const char *s) { return esc_markdown(out, s, true); }
 
 gb_err gb_esc_markdown_code(gb_buf *out, const char *s) {
   const unsigned char *p = (const unsigned char *)s;
@@ -166,8 +177,6 @@ gb_err gb_esc_gnuplot(gb_buf *out, const char *s) {
       continue;
     }
     if (c == '\'') e = gb_buf_puts(out, "''");
-    else if (c == '\\') e = gb_buf_puts(out, "\\\\");
-    else if (c < 0x80 && strchr("^_@&~{}", (int)c)) e = gb_buf_printf(out, "\\%c", (char)c);
     else if (control(c, false)) e = gb_buf_puts(out, " ");
     else e = gb_buf_append(out, (const char *)p, len);
     p += len, n -= len;

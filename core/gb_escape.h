@@ -15,16 +15,21 @@
  *  - CSV: one RFC 4180 field, and a field that starts with = + - @ tab or
  *    CR (and is not a number) is prefixed with a single quote, as OWASP
  *    recommends against formula injection (gb_csv_put_field);
- *  - gnuplot: the inside of a single-quoted string: no line end or control
- *    character, quotes doubled, enhanced-text control characters escaped. */
+ *  - gnuplot: the inside of a single-quoted string for a noenhanced
+ *    terminal (gpubench's plots are noenhanced, so ^ _ { } @ are text): no
+ *    line end or control character, quotes doubled. */
 #ifndef GB_ESCAPE_H
 #define GB_ESCAPE_H
 
 #include "gb_csv.h"
 #include "gb_error.h"
 
-/* A markdown table cell or inline text. */
+/* A markdown table cell or inline text (one line). */
 gb_err gb_esc_markdown(gb_buf *out, const char *s);
+
+/* A markdown paragraph: the same, but line ends (LF) are kept and CRs
+ * dropped; still no "::" anywhere, so no line starts a workflow command. */
+gb_err gb_esc_markdown_text(gb_buf *out, const char *s);
 
 /* The inside of a markdown code span (`...`), where backslash escapes and
  * entities do not work: a backtick becomes ', a line end or control
@@ -40,7 +45,8 @@ gb_err gb_esc_xml(gb_buf *out, const char *s);
 /* One CSV field (sep != 0 written first): gb_csv_put_field. */
 gb_err gb_esc_csv(gb_buf *out, const char *s, char sep);
 
-/* The inside of a single-quoted gnuplot string (titles, labels). */
+/* The inside of a single-quoted gnuplot string (titles, labels; a
+ * noenhanced terminal: backslashes and ^ _ are literal there). */
 gb_err gb_esc_gnuplot(gb_buf *out, const char *s);
 
 /* Whether a CSV field needs the formula guard: it starts with = + - @ tab

@@ -48,6 +48,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (*p == '&') FUZZ_ASSERT(entity_at(p));
   }
   free(m);
+  m = run(gb_esc_markdown_text, s);
+  FUZZ_ASSERT(!strstr(m, "::") && !strpbrk(m, "\r<>"));
+  free(m);
   m = run(gb_esc_markdown_code, s);
   FUZZ_ASSERT(!strstr(m, "::") && !strpbrk(m, "\n\r`"));
   free(m);

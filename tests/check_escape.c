@@ -111,6 +111,7 @@ static const char *const k_hostile[] = {
     "::warning file=a::b",
     "a\r\n::error::x|y",
     ":::",
+    ":\r\r\r:x (found by fuzz_escape: a dropped CR between two colons)",
     "<script>alert(1)</script>",
     "a|b`c`\\d",
     "tab\there\x01\x1f\x7f",
@@ -174,6 +175,15 @@ START_TEST(test_markdown) {
   char *m = esc(gb_esc_markdown, "x\n::error::a|b<i>");
   ck_assert_str_eq(m, "x :\\:error:\\:a\\|b&lt;i&gt;");
   free(m);
+  /* paragraphs keep their lines, and still no line starts with "::" */
+  for (size_t i = 0; i < NHOSTILE; i++) {
+    m = esc(gb_esc_markdown_text, k_hostile[i]);
+    ck_assert_msg(no_workflow_command(m) && !strstr(m, "::") && !strchr(m, '\r') && !strchr(m, '<'), "%s", m);
+    free(m);
+  }
+  m = esc(gb_esc_markdown_text, "a\r\n::error::x");
+  ck_assert_str_eq(m, "a\n:\\:error:\\:x");
+  free(m);
 }
 END_TEST
 
@@ -196,7 +206,7 @@ END_TEST
 START_TEST(test_xml) {
   for (size_t i = 0; i < NHOSTILE; i++) {
     char *x = esc(gb_esc_xml, k_hostile[i]);
-    size_t n = strlen(x) + 64;
+    size_t n = 2 * strlen(x) + 64;
     char *doc = malloc(n);
     snprintf(doc, n, "<a v=\"%s\">%s</a>", x, x);
     ck_assert_msg(xml_well_formed(doc), "not well-formed: %s", doc);
@@ -256,8 +266,8 @@ START_TEST(test_gnuplot) {
     for (const char *p = g; (p = strchr(p, '\'')); p += 2) ck_assert_msg(p[1] == '\'', "lone quote in %s", g);
     free(g);
   }
-  char *g = esc(gb_esc_gnuplot, "it's a_b^c");
-  ck_assert_str_eq(g, "it''s a\\_b\\^c");
+  char *g = esc(gb_esc_gnuplot, "it's a_b^c\\\n");
+  ck_assert_str_eq(g, "it''s a_b^c\\ ");
   free(g);
 }
 END_TEST
