@@ -36,153 +36,116 @@ static bool control(uint32_t c, bool keep_ws) {
   return c < 0x20 || (c >= 0x7F && c <= 0x9F);
 }
 
-static gb_err esc_markdown(gb_buf *out, const char *s, bool keep_lines) {
+/* One character of the text, as a walk hands it to a format: its code point
+ * (U+FFFD for a byte that is not valid UTF-8), its bytes, and the format's
+ * state. Returns the bytes to write for it (NULL: the character itself). */
+typedef const char *(*esc_fn)(uint32_t c, void *state);
+
+/* Walks s one UTF-8 character at a time; every format shares this. */
+static gb_err walk(gb_buf *out, const char *s, esc_fn one, void *state) {
   const unsigned char *p = (const unsigned char *)s;
   size_t n = strlen(s);
   gb_err e = GB_OK;
-  bool prev_colon = false;
   while (n && !e) {
     uint32_t c;
     size_t len = utf8_next(p, n, &c);
+    const char *bytes = (const char *)p;
     if (len == 0) {
-      e = gb_buf_append(out, k_fffd, 3);
-      p++, n--;
-      prev_colon = false;
-      continue;
+      c = 0xFFFD, bytes = k_fffd;
+      len = 1;
     }
-    switch (c) {
-    case '|': e = gb_buf_puts(out, "\\|"); break;
-    case '`': e = gb_buf_puts(out, "\\`"); break;
-    case '\\': e = gb_buf_puts(out, "\\\\"); break;
-    case '<': e = gb_buf_puts(out, "&lt;"); break;
-    case '>': e = gb_buf_puts(out, "&gt;"); break;
-    case '&': e = gb_buf_puts(out, "&amp;"); break;
-    /* "::" never appears, so no line can start a workflow command */
-    case ':': e = gb_buf_puts(out, prev_colon ? "\\:" : ":"); break;
-    case '\n':
-      e = gb_buf_puts(out, keep_lines ? "\n" : " ");
-      break;
-    case '\r':
-      if (!keep_lines) e = gb_buf_puts(out, " ");
-      break;
-    default:
-      if (control(c, false)) e = gb_buf_puts(out, " "); /* one line in a cell */
-      else e = gb_buf_append(out, (const char *)p, len);
-    }
-    /* a dropped CR writes nothing: ":\r:" must still not become "::" (fuzz_escape) */
-    if (!(c == '\r' && keep_lines)) prev_colon = c == ':';
+    const char *rep = one(c, state);
+    if (rep) e = gb_buf_puts(out, rep);
+    else e = gb_buf_append(out, bytes, bytes == k_fffd ? 3 : len);
     p += len, n -= len;
   }
   return e;
 }
 
-gb_err gb_esc_markdown(gb_buf *out, const char *s) { return esc_markdown(out, s, false); }
+typedef struct md_state {
+  bool keep_lines, code, prev_colon;
+} md_state;
 
-gb_err gb_esc_markdown_text(gb_buf *out, const char *s) { return esc_markdown(out, s, true); }
+static const char *md_one(uint32_t c, void *state) {
+  md_state *st = state;
+  bool after_colon = st->prev_colon;
+  /* a dropped CR writes nothing: ":\r:" must still not become "::" (found by fuzz_escape) */
+  if (!(c == '\r' && st->keep_lines)) st->prev_colon = c == ':';
+  if (st->code) { /* inside a code span: no escapes work there */
+    if (c == '`') return "'";
+    if (c == ':' && after_colon) return " :";
+    return control(c, false) ? " " : NULL;
+  }
+  switch (c) {
+  case '|': return "\\|";
+  case '`': return "\\`";
+  case '\\': return "\\\\";
+  case '<': return "&lt;";
+  case '>': return "&gt;";
+  case '&': return "&amp;";
+  /* "::" never appears, so no line can start a workflow command */
+  case ':': return after_colon ? "\\:" : NULL;
+  case '\n': return st->keep_lines ? "\n" : " ";
+  case '\r': return st->keep_lines ? "" : " ";
+  default: return control(c, false) ? " " : NULL; /* one line in a cell */
+  }
+}
+
+gb_err gb_esc_markdown(gb_buf *out, const char *s) { return walk(out, s, md_one, &(md_state){false, false, false}); }
+
+gb_err gb_esc_markdown_text(gb_buf *out, const char *s) {
+  return walk(out, s, md_one, &(md_state){true, false, false});
+}
 
 gb_err gb_esc_markdown_code(gb_buf *out, const char *s) {
-  const unsigned char *p = (const unsigned char *)s;
-  size_t n = strlen(s);
-  gb_err e = GB_OK;
-  bool prev_colon = false;
-  while (n && !e) {
-    uint32_t c;
-    size_t len = utf8_next(p, n, &c);
-    if (len == 0) {
-      e = gb_buf_append(out, k_fffd, 3);
-      p++, n--;
-      prev_colon = false;
-      continue;
-    }
-    if (c == '`') e = gb_buf_puts(out, "'");
-    else if (c == ':' && prev_colon) e = gb_buf_puts(out, " :");
-    else if (control(c, false)) e = gb_buf_puts(out, " ");
-    else e = gb_buf_append(out, (const char *)p, len);
-    prev_colon = c == ':';
-    p += len, n -= len;
-  }
-  return e;
+  return walk(out, s, md_one, &(md_state){false, true, false});
 }
 
-gb_err gb_esc_html(gb_buf *out, const char *s) {
-  const unsigned char *p = (const unsigned char *)s;
-  size_t n = strlen(s);
-  gb_err e = GB_OK;
-  while (n && !e) {
-    uint32_t c;
-    size_t len = utf8_next(p, n, &c);
-    if (len == 0) {
-      e = gb_buf_append(out, k_fffd, 3);
-      p++, n--;
-      continue;
-    }
-    switch (c) {
-    case '&': e = gb_buf_puts(out, "&amp;"); break;
-    case '<': e = gb_buf_puts(out, "&lt;"); break;
-    case '>': e = gb_buf_puts(out, "&gt;"); break;
-    case '"': e = gb_buf_puts(out, "&quot;"); break;
-    case '\'': e = gb_buf_puts(out, "&#39;"); break;
-    default:
-      /* control characters and noncharacters make the page invalid: dropped */
-      if (!control(c, true) && c != 0xFFFE && c != 0xFFFF) e = gb_buf_append(out, (const char *)p, len);
-    }
-    p += len, n -= len;
+static const char *html_one(uint32_t c, void *state) {
+  (void)state;
+  switch (c) {
+  case '&': return "&amp;";
+  case '<': return "&lt;";
+  case '>': return "&gt;";
+  case '"': return "&quot;";
+  case '\'': return "&#39;";
+  default:
+    /* control characters and noncharacters make the page invalid: dropped */
+    return control(c, true) || c == 0xFFFE || c == 0xFFFF ? "" : NULL;
   }
-  return e;
 }
 
-gb_err gb_esc_xml(gb_buf *out, const char *s) {
-  const unsigned char *p = (const unsigned char *)s;
-  size_t n = strlen(s);
-  gb_err e = GB_OK;
-  while (n && !e) {
-    uint32_t c;
-    size_t len = utf8_next(p, n, &c);
-    if (len == 0) {
-      e = gb_buf_append(out, k_fffd, 3);
-      p++, n--;
-      continue;
-    }
-    switch (c) {
-    case '&': e = gb_buf_puts(out, "&amp;"); break;
-    case '<': e = gb_buf_puts(out, "&lt;"); break;
-    case '>': e = gb_buf_puts(out, "&gt;"); break;
-    case '"': e = gb_buf_puts(out, "&quot;"); break;
-    case '\'': e = gb_buf_puts(out, "&apos;"); break;
-    /* kept as references, so attribute values keep them too */
-    case '\t': e = gb_buf_puts(out, "&#9;"); break;
-    case '\n': e = gb_buf_puts(out, "&#10;"); break;
-    case '\r': e = gb_buf_puts(out, "&#13;"); break;
-    default:
-      /* XML 1.0 Char: no other C0 control, no U+FFFE/U+FFFF (removed) */
-      if (c >= 0x20 && c != 0xFFFE && c != 0xFFFF) e = gb_buf_append(out, (const char *)p, len);
-    }
-    p += len, n -= len;
+gb_err gb_esc_html(gb_buf *out, const char *s) { return walk(out, s, html_one, NULL); }
+
+static const char *xml_one(uint32_t c, void *state) {
+  (void)state;
+  switch (c) {
+  case '&': return "&amp;";
+  case '<': return "&lt;";
+  case '>': return "&gt;";
+  case '"': return "&quot;";
+  case '\'': return "&apos;";
+  /* kept as references, so attribute values keep them too */
+  case '\t': return "&#9;";
+  case '\n': return "&#10;";
+  case '\r': return "&#13;";
+  default:
+    /* XML 1.0 Char: no other C0 control, no U+FFFE/U+FFFF (removed) */
+    return c < 0x20 || c == 0xFFFE || c == 0xFFFF ? "" : NULL;
   }
-  return e;
 }
+
+gb_err gb_esc_xml(gb_buf *out, const char *s) { return walk(out, s, xml_one, NULL); }
 
 gb_err gb_esc_csv(gb_buf *out, const char *s, char sep) { return gb_csv_put_field(out, s, sep); }
 
-gb_err gb_esc_gnuplot(gb_buf *out, const char *s) {
-  const unsigned char *p = (const unsigned char *)s;
-  size_t n = strlen(s);
-  gb_err e = GB_OK;
-  while (n && !e) {
-    uint32_t c;
-    size_t len = utf8_next(p, n, &c);
-    if (len == 0) {
-      e = gb_buf_append(out, k_fffd, 3);
-      p++, n--;
-      continue;
-    }
-    if (c == '\'') e = gb_buf_puts(out, "''");
-    else if (control(c, false)) e = gb_buf_puts(out, " ");
-    else e = gb_buf_append(out, (const char *)p, len);
-    p += len, n -= len;
-  }
-  return e;
+static const char *gnuplot_one(uint32_t c, void *state) {
+  (void)state;
+  if (c == '\'') return "''";
+  return control(c, false) ? " " : NULL;
 }
+
+gb_err gb_esc_gnuplot(gb_buf *out, const char *s) { return walk(out, s, gnuplot_one, NULL); }
 
 /* A plain decimal number: [+-]digits[.digits][(e|E)[+-]digits]. */
 static bool plain_number(const char *s) {

@@ -394,35 +394,48 @@ START_TEST(test_stale_marker_ignored) {
 }
 END_TEST
 
-/* A full disk in the middle of a commit (RLIMIT_FSIZE stands in for it:
- * the write stops short with EFBIG as it would with ENOSPC): the commit
- * fails with the reason and the partial rows are taken back out, so the
- * file ends at the last commit and reads. */
-START_TEST(test_full_disk_mid_commit) {
-  char path[4200];
-  snprintf(path, sizeof path, "%s/r.csv", gb_test_tmpdir());
+/* In a child process: opens path, commits one row of case `first`, then
+ * (after a byte on ready_fd and one from go_fd, when they are >= 0) fills
+ * the disk (RLIMIT_FSIZE: the write stops short with EFBIG as it would
+ * with ENOSPC) in the middle of 20 rows of case `second`. Returns the
+ * child's pid; it exits 0 when that commit failed with the reason. */
+static pid_t child_commit_then_fill(const char *path, const char *first, const char *second, int ready_fd,
+                                    int go_fd) {
   pid_t pid = fork();
   ck_assert_int_ge(pid, 0);
-  if (pid == 0) {
-    signal(SIGXFSZ, SIG_IGN);
-    gb_results_writer w;
-    if (gb_writer_open(&w, path) != GB_OK) _exit(1);
-    gb_row r = sample_row();
-    r.case_name = "A";
-    gb_writer_add(&w, &r);
-    if (gb_writer_commit(&w) != GB_OK) _exit(2);
-    struct rlimit rl = {(rlim_t)file_size(path) + 100, RLIM_INFINITY};
-    if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(3);
-    r.case_name = "B";
-    for (int i = 0; i < 20; i++) gb_writer_add(&w, &r);
-    gb_err e = gb_writer_commit(&w);
-    int ok = e == GB_E_IO && strstr(gb_errmsg(), "write failed: File too large") != NULL;
-    gb_writer_close(&w);
-    _exit(ok ? 0 : 4);
-  }
+  if (pid > 0) return pid;
+  signal(SIGXFSZ, SIG_IGN);
+  gb_results_writer w;
+  if (gb_writer_open(&w, path) != GB_OK) _exit(1);
+  gb_row r = sample_row();
+  r.case_name = first;
+  gb_writer_add(&w, &r);
+  if (gb_writer_commit(&w) != GB_OK) _exit(2);
+  char c = 'r';
+  if (ready_fd >= 0 && (write(ready_fd, &c, 1) != 1 || read(go_fd, &c, 1) != 1)) _exit(3);
+  struct rlimit rl = {(rlim_t)file_size(path) + 100, RLIM_INFINITY};
+  if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(4);
+  r.case_name = second;
+  for (int i = 0; i < 20; i++) gb_writer_add(&w, &r);
+  gb_err e = gb_writer_commit(&w);
+  int ok = e == GB_E_IO && strstr(gb_errmsg(), "write failed: File too large") != NULL;
+  gb_writer_close(&w);
+  _exit(ok ? 0 : 5);
+}
+
+static void expect_child_ok(pid_t pid) {
   int status;
   ck_assert_int_eq(waitpid(pid, &status, 0), pid);
   ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+}
+
+/* A full disk in the middle of a commit: the commit fails with the reason
+ * and the partial rows are taken back out, so the file ends at the last
+ * commit and reads. */
+START_TEST(test_full_disk_mid_commit) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/r.csv", gb_test_tmpdir());
+  expect_child_ok(child_commit_then_fill(path, "A", "B", -1, -1));
   expect_cases(path, "A");
 }
 END_TEST
@@ -431,38 +444,17 @@ END_TEST
  * the file while a run wrote it, and the first one's disk-full rollback
  * then cut the second one's committed rows (and both could write a
  * header). Now the second is refused, naming the holder's pid, before it
- * cuts or writes anything; a failed commit (a full disk: RLIMIT_FSIZE)
- * removes only the failing writer's own rows. */
+ * cuts or writes anything; a failed commit removes only the failing
+ * writer's own rows. */
 START_TEST(test_two_writers) {
   char path[4200];
   snprintf(path, sizeof path, "%s/r.csv", gb_test_tmpdir());
   int ready[2], go[2];
   ck_assert_int_eq(pipe(ready), 0);
   ck_assert_int_eq(pipe(go), 0);
-  pid_t a = fork();
-  ck_assert_int_ge(a, 0);
-  if (a == 0) {
-    signal(SIGXFSZ, SIG_IGN);
-    gb_results_writer w;
-    if (gb_writer_open(&w, path) != GB_OK) _exit(1);
-    gb_row r = sample_row();
-    r.case_name = "A";
-    gb_writer_add(&w, &r);
-    if (gb_writer_commit(&w) != GB_OK) _exit(2);
-    char c = 'r';
-    if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1) _exit(3);
-    /* the disk fills in the middle of A's next case */
-    struct rlimit rl = {(rlim_t)file_size(path) + 100, RLIM_INFINITY};
-    if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(4);
-    r.case_name = "A2";
-    for (int i = 0; i < 20; i++) gb_writer_add(&w, &r);
-    int failed = gb_writer_commit(&w) == GB_E_IO;
-    gb_writer_close(&w);
-    _exit(failed ? 0 : 5);
-  }
+  pid_t a = child_commit_then_fill(path, "A", "A2", ready[1], go[0]);
   char c;
   ck_assert_int_eq(read(ready[0], &c, 1), 1);
-  long long size_before = file_size(path);
   /* B, while A holds the file: refused with the file and A's pid */
   gb_results_writer b;
   gb_err e = gb_writer_open(&b, path);
@@ -474,36 +466,14 @@ START_TEST(test_two_writers) {
     gb_writer_close(&b);
   }
   ck_assert_int_eq(write(go[1], "g", 1), 1);
-  int status;
-  ck_assert_int_eq(waitpid(a, &status, 0), a);
-  ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "writer A status %d", status);
+  expect_child_ok(a);
   ck_assert_int_eq(e, GB_E_IO);
   char want[64];
   snprintf(want, sizeof want, "another gpubench (pid %ld) is writing", (long)a);
   ck_assert_msg(strstr(gb_errmsg(), path) && strstr(gb_errmsg(), want), "%s", gb_errmsg());
-  (void)size_before;
   expect_cases(path, "A"); /* A's own failed case went, nothing else */
   /* after A: B appends; B's own failure cuts only B's rows */
-  pid_t bp = fork();
-  ck_assert_int_ge(bp, 0);
-  if (bp == 0) {
-    signal(SIGXFSZ, SIG_IGN);
-    gb_results_writer w;
-    if (gb_writer_open(&w, path) != GB_OK) _exit(1);
-    gb_row r = sample_row();
-    r.case_name = "B";
-    gb_writer_add(&w, &r);
-    if (gb_writer_commit(&w) != GB_OK) _exit(2);
-    struct rlimit rl = {(rlim_t)file_size(path) + 100, RLIM_INFINITY};
-    if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(4);
-    r.case_name = "B2";
-    for (int i = 0; i < 20; i++) gb_writer_add(&w, &r);
-    int failed = gb_writer_commit(&w) == GB_E_IO;
-    gb_writer_close(&w);
-    _exit(failed ? 0 : 5);
-  }
-  ck_assert_int_eq(waitpid(bp, &status, 0), bp);
-  ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "writer B status %d", status);
+  expect_child_ok(child_commit_then_fill(path, "B", "B2", -1, -1));
   expect_cases(path, "AB");
 }
 END_TEST
