@@ -364,8 +364,18 @@ static gb_err marker_put(gb_results_writer *w, int64_t in_flight, bool sync) {
 
 /* The committed length a marker left by a killed writer allows cutting the
  * file back to, or -1 when there is no usable marker. */
+/* The marker beside a results file, opened for reading, never through a link. */
+static FILE *marker_open_read(const char *marker_path) {
+  int fd = open(marker_path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0) return NULL;
+  FILE *f = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "r") : NULL;
+  if (!f) close(fd);
+  return f;
+}
+
 static int64_t marker_cut(const char *marker_path, int fd, int64_t size) {
-  FILE *f = fopen(marker_path, "r");
+  FILE *f = marker_open_read(marker_path);
   if (!f) return -1;
   long long committed, in_flight;
   unsigned long long tail;
@@ -418,7 +428,7 @@ static gb_err cut_torn_tail(int fd, const char *path, int64_t size) {
 
 /* The pid recorded in the marker beside path, or 0. */
 static long marker_pid(const char *marker_path) {
-  FILE *f = fopen(marker_path, "re");
+  FILE *f = marker_open_read(marker_path);
   if (!f) return 0;
   char line[200];
   long pid = 0;
@@ -552,7 +562,8 @@ gb_err gb_writer_open(gb_results_writer *w, const char *path) {
   w->committed_bytes = (int64_t)st.st_size;
   /* best effort: without the marker (e.g. a directory that is not writable
    * while the file is) a kill inside a write() can leave a partial last case */
-  w->marker_fd = open(w->marker_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  /* never through a link planted at the predictable name (it would be written) */
+  w->marker_fd = open(w->marker_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (w->marker_fd >= 0 && (e = marker_put(w, 0, true))) {
     writer_fail_cleanup(w);
     return e;

@@ -495,6 +495,29 @@ START_TEST(test_marker_names_writer) {
 }
 END_TEST
 
+/* A link planted at the marker's predictable name (RESULTS.committed) in a
+ * shared directory: the writer wrote its marker line through it into the
+ * link's target. Now the marker is never opened through a link. */
+START_TEST(test_marker_link_not_followed) {
+  char path[4200], marker[4300], victim[4300];
+  snprintf(path, sizeof path, "%s/r.csv", gb_test_tmpdir());
+  snprintf(marker, sizeof marker, "%s.committed", path);
+  snprintf(victim, sizeof victim, "%s/victim", gb_test_tmpdir());
+  ck_assert_int_eq(gb_test_write(victim, "secret\n", 7), 0);
+  ck_assert_int_eq(symlink(victim, marker), 0);
+  gb_results_writer w;
+  ck_assert_int_eq(gb_writer_open(&w, path), GB_OK);
+  gb_row r = sample_row();
+  ck_assert_int_eq(gb_writer_add(&w, &r), GB_OK);
+  ck_assert_int_eq(gb_writer_commit(&w), GB_OK);
+  ck_assert_int_eq(gb_writer_close(&w), GB_OK);
+  char *v = gb_test_slurp(victim, NULL);
+  ck_assert_str_eq(v, "secret\n");
+  free(v);
+  expect_cases(path, "triad");
+}
+END_TEST
+
 /* Every row the writer can produce reads back: the inputs that broke a
  * round trip under the fuzzer (tests/fixtures/fuzz_results_*) among them. */
 START_TEST(test_fuzz_regressions) {
@@ -521,6 +544,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_full_disk_mid_commit);
   tcase_add_test(tc, test_two_writers);
   tcase_add_test(tc, test_marker_names_writer);
+  tcase_add_test(tc, test_marker_link_not_followed);
   suite_add_tcase(s, tc);
   TCase *te = tcase_create("errors");
   tcase_add_loop_test(te, test_fixture_bad, 0, (int)(sizeof k_bad / sizeof k_bad[0]));
