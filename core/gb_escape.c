@@ -63,7 +63,10 @@ static gb_err walk(gb_buf *out, const char *s, esc_fn one, void *state) {
 }
 
 typedef struct md_state {
-  bool keep_lines, code, prev_colon;
+  bool keep_lines; /* paragraph: LF kept, CR dropped */
+  bool code;       /* code span, or plain text (no escapes exist there) */
+  bool plain;      /* with code: plain text, where a backtick is just a character */
+  bool prev_colon;
 } md_state;
 
 static const char *md_one(uint32_t c, void *state) {
@@ -71,8 +74,8 @@ static const char *md_one(uint32_t c, void *state) {
   bool after_colon = st->prev_colon;
   /* a dropped CR writes nothing: ":\r:" must still not become "::" (found by fuzz_escape) */
   if (!(c == '\r' && st->keep_lines)) st->prev_colon = c == ':';
-  if (st->code) { /* inside a code span: no escapes work there */
-    if (c == '`') return "'";
+  if (st->code) { /* inside a code span (or plain text): no escapes work there */
+    if (c == '`' && !st->plain) return "'";
     if (c == ':' && after_colon) return " :";
     return control(c, false) ? " " : NULL;
   }
@@ -91,14 +94,17 @@ static const char *md_one(uint32_t c, void *state) {
   }
 }
 
-gb_err gb_esc_markdown(gb_buf *out, const char *s) { return walk(out, s, md_one, &(md_state){false, false, false}); }
+gb_err gb_esc_markdown(gb_buf *out, const char *s) { return walk(out, s, md_one, &(md_state){0}); }
 
 gb_err gb_esc_markdown_text(gb_buf *out, const char *s) {
-  return walk(out, s, md_one, &(md_state){true, false, false});
+  return walk(out, s, md_one, &(md_state){.keep_lines = true});
 }
 
-gb_err gb_esc_markdown_code(gb_buf *out, const char *s) {
-  return walk(out, s, md_one, &(md_state){false, true, false});
+gb_err gb_esc_markdown_code(gb_buf *out, const char *s) { return walk(out, s, md_one, &(md_state){.code = true}); }
+
+/* plain text: the code span's rules without the backtick (code + keep_lines) */
+gb_err gb_esc_line(gb_buf *out, const char *s) {
+  return walk(out, s, md_one, &(md_state){.code = true, .plain = true});
 }
 
 static const char *html_one(uint32_t c, void *state) {

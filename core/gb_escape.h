@@ -36,6 +36,12 @@ gb_err gb_esc_markdown_text(gb_buf *out, const char *s);
  * character a space, and "::" becomes ": :". */
 gb_err gb_esc_markdown_code(gb_buf *out, const char *s);
 
+/* Plain text on one line of a log or terminal (the gate's text output, the
+ * lines a CI job prints): line ends, escape sequences and other control
+ * characters become spaces and "::" becomes ": :", so a field can neither
+ * start a new line nor a workflow command. */
+gb_err gb_esc_line(gb_buf *out, const char *s);
+
 /* HTML text or a double- or single-quoted attribute value. */
 gb_err gb_esc_html(gb_buf *out, const char *s);
 

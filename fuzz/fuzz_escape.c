@@ -51,6 +51,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   m = run(gb_esc_markdown_text, s);
   FUZZ_ASSERT(!strstr(m, "::") && !strpbrk(m, "\r<>"));
   free(m);
+  m = run(gb_esc_line, s);
+  FUZZ_ASSERT(!strstr(m, "::"));
+  for (const char *p = m; *p; p++) FUZZ_ASSERT((unsigned char)*p >= 0x20 && *p != 0x7f);
+  free(m);
   m = run(gb_esc_markdown_code, s);
   FUZZ_ASSERT(!strstr(m, "::") && !strpbrk(m, "\n\r`"));
   free(m);

@@ -17,16 +17,21 @@ static const char *outcome(const gb_gate_report *rep) {
 }
 
 gb_err gb_gate_summary(const gb_gate_report *rep, gb_buf *out) {
-  if (rep->mismatch)
-    return gb_buf_printf(out, "gate: NOT RUN: %s (pass --allow-mismatch to compare anyway)\n", rep->mismatch_msg);
+  if (rep->mismatch) {
+    gb_err e = gb_buf_puts(out, "gate: NOT RUN: ");
+    if (!e) e = gb_esc_line(out, rep->mismatch_msg); /* result-derived: one line (core/gb_escape.h) */
+    return e ? e : gb_buf_puts(out, " (pass --allow-mismatch to compare anyway)\n");
+  }
   gb_err e = gb_buf_printf(out, "gate: %s: %zu keys, %zu compared:", outcome(rep), rep->nitems, rep->compared);
   for (int v = 0; v < GB_VERDICT_COUNT && !e; v++)
     e = gb_buf_printf(out, "%s %zu %s", v ? "," : "", rep->count[v], gb_verdict_name((gb_verdict)v));
   if (!e) e = gb_buf_printf(out, " (%zu newly failed)", rep->newly_failed);
   if (!e && !isnan(rep->geomean_ratio))
     e = gb_buf_printf(out, "; geometric mean of ratios %.4f (> 1 better)", rep->geomean_ratio);
-  if (!e && rep->allowed_mismatch) e = gb_buf_printf(out, "; allowed %s", rep->mismatch_msg);
-  if (!e && rep->libraries_msg[0]) e = gb_buf_printf(out, "; libraries differ: %s", rep->libraries_msg);
+  /* result-derived text: one line, never a workflow command (core/gb_escape.h) */
+  if (!e && rep->allowed_mismatch && !(e = gb_buf_puts(out, "; allowed "))) e = gb_esc_line(out, rep->mismatch_msg);
+  if (!e && rep->libraries_msg[0] && !(e = gb_buf_puts(out, "; libraries differ: ")))
+    e = gb_esc_line(out, rep->libraries_msg);
   if (!e && rep->compared == 0 && !rep->count[GB_VERDICT_REGRESSION] && !rep->newly_failed)
     e = gb_buf_printf(out, "; nothing could be compared (%zu common keys)", rep->common);
   return e ? e : gb_buf_puts(out, "\n");
@@ -48,7 +53,8 @@ static gb_err put_detail(gb_buf *out, const gb_gate_item *it) {
     if (!e && it->method[0]) e = gb_buf_printf(out, ", %s", it->method);
     if (!e) e = gb_buf_printf(out, ", %zu/%zu samples)", it->base.nok, it->cur.nok);
   }
-  if (!e && it->note[0]) e = gb_buf_printf(out, "%s%s", out->len && out->data[out->len - 1] != ' ' ? " " : "", it->note);
+  if (!e && it->note[0] && !(e = gb_buf_puts(out, out->len && out->data[out->len - 1] != ' ' ? " " : "")))
+    e = gb_esc_line(out, it->note);
   return e;
 }
 
@@ -57,7 +63,9 @@ gb_err gb_gate_format_text(const gb_gate_report *rep, bool all, gb_buf *out) {
   for (size_t i = 0; i < rep->nitems && !e; i++) {
     const gb_gate_item *it = &rep->items[i];
     if (!all && it->verdict == GB_VERDICT_UNCHANGED) continue;
-    e = gb_buf_printf(out, "%-12s %s: ", gb_verdict_name(it->verdict), it->key);
+    e = gb_buf_printf(out, "%-12s ", gb_verdict_name(it->verdict));
+    if (!e) e = gb_esc_line(out, it->key);
+    if (!e) e = gb_buf_puts(out, ": ");
     if (!e) e = put_detail(out, it);
     if (!e && it->newly_failed) e = gb_buf_puts(out, " [newly failed]");
     if (!e) e = gb_buf_puts(out, "\n");

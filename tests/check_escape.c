@@ -79,6 +79,9 @@ START_TEST(test_markdown) {
     ck_assert(gb_utf8_valid(m, strlen(m), &bad));
     ck_assert_msg(!strstr(m, "\xc2\x85"), "C1 control kept in \"%s\"", m);
     free(m);
+    m = esc(gb_esc_line, k_hostile[i]);
+    ck_assert(!strpbrk(m, "\n\r\x1b") && !strstr(m, "::"));
+    free(m);
     m = esc(gb_esc_markdown_code, k_hostile[i]);
     ck_assert(!strchr(m, '\n') && !strstr(m, "::") && !strchr(m, '`'));
     free(m);
@@ -249,7 +252,15 @@ START_TEST(test_gate_outputs) {
     opt.allow_mismatch = true;
     gb_gate_report rep;
     ck_assert_int_eq(gb_gate_compare(&base, &cur, &opt, &rep), GB_OK);
-    gb_buf md = {0}, x = {0};
+    gb_buf md = {0}, x = {0}, text = {0};
+    /* the text CI logs show: one line per key and the summary, none a workflow command */
+    ck_assert_int_eq(gb_gate_format_text(&rep, true, &text), GB_OK);
+    gb_buf_append(&text, "", 1);
+    ck_assert_msg(no_workflow_command(text.data), "field %zu: text:\n%s", f, text.data);
+    size_t nl = 0;
+    for (const char *p = text.data; (p = strchr(p, '\n')); p++) nl++;
+    ck_assert_msg(nl == rep.nitems + 1, "field %zu: %zu lines for %zu keys:\n%s", f, nl, rep.nitems, text.data);
+    gb_buf_free(&text);
     ck_assert_int_eq(gb_gate_format_markdown(&rep, &md), GB_OK);
     ck_assert_int_eq(gb_gate_format_junit(&rep, &x), GB_OK);
     gb_buf_append(&md, "", 1);
