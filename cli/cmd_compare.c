@@ -14,6 +14,7 @@
 #include "gb_noise.h"
 #include "gb_num.h"
 #include "gb_runinfo.h"
+#include "gb_output.h"
 
 /* --format: text or short (a setter, not a choice list: the completion
  * offers files after it) */
@@ -109,6 +110,15 @@ int gb_cmd_compare(int argc, char **argv) {
   gb_compare_args a;
   int prc = gb_compare_parse_args(argc, argv, &a);
   if (prc != GB_CLI_CONTINUE) return prc;
+  /* an output that is an input is refused before anything is read or written */
+  const char *in[GB_COMPARE_MAX_FILES + 2];
+  size_t nin = 0;
+  for (size_t i = 0; i < a.nfiles; i++) in[nin++] = a.files[i];
+  if (a.config_path) in[nin++] = a.config_path;
+  if (a.noise_path) in[nin++] = a.noise_path;
+  if (gb_output_check(a.markdown, in, nin) || gb_output_check(a.junit, in, nin) ||
+      gb_output_check(a.junit, &a.markdown, 1))
+    return fprintf(stderr, "gpubench compare: %s\n", gb_errmsg()), 2;
   gb_gate_options opt = gb_gate_defaults();
   if (!isnan(a.threshold_pct)) opt.threshold_pct = a.threshold_pct;
   if (!isnan(a.alpha)) opt.alpha = a.alpha;

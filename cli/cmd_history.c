@@ -12,6 +12,7 @@
 #include "gb_cli_args.h"
 #include "gb_history.h"
 #include "gb_num.h"
+#include "gb_output.h"
 #include "gb_plot.h"
 
 /* The defaults written here are gb_cp_defaults()' (tests/check_cli.c holds
@@ -172,6 +173,9 @@ int gb_cmd_history(int argc, char **argv) {
   memset(&h, 0, sizeof h);
   gb_buf text = {0};
   gb_err e = gb_history_collect_paths(inputs, ninputs, &paths, &npaths);
+  /* an input where --plot writes is refused before anything is written */
+  static const char *const outs[] = {".png", ".svg", ".gp", ".dat", NULL};
+  if (!e && plot_dir) e = gb_output_check_dir(plot_dir, outs, (const char *const *)paths, npaths);
   for (size_t i = 0; i < npaths && !e; i++) e = gb_results_read(paths[i], &res);
   if (!e) e = gb_history_build(&res, &opt, &h);
   if (!e) e = gb_history_format_text(&h, all, &text);

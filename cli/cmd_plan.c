@@ -7,6 +7,7 @@
 
 #include "gb_cli.h"
 #include "gb_cli_args.h"
+#include "gb_output.h"
 #include "gb_plan.h"
 #include "gb_runinfo.h"
 
@@ -526,6 +527,17 @@ int gb_cmd_plan(int argc, char **argv) {
     return rc;
   }
   rc = 0;
+  /* an output that is an input is refused before anything is written */
+  {
+    const char *inp[GB_PLAN_MAX_MEASURED + 3] = {a.workload_file, a.specs, a.prices};
+    memcpy(inp + 3, a.measured, a.nmeasured * sizeof *inp);
+    if (gb_output_check(a.csv, inp, 3 + a.nmeasured) || gb_output_check(a.sensitivity_csv, inp, 3 + a.nmeasured) ||
+        gb_output_check(a.sensitivity_csv, &a.csv, 1)) {
+      fprintf(stderr, "gpubench plan: %s\n", gb_errmsg());
+      gb_plan_args_free(&a);
+      return 2;
+    }
+  }
   gb_plan_inputs in = {0};
   in.workload_file = a.workload_file;
   in.keys = (const char *const *)a.set_keys;

@@ -5,6 +5,7 @@
 
 #include "gb_cli.h"
 #include "gb_cli_args.h"
+#include "gb_output.h"
 #include "gb_plan.h"
 #include "gb_plot.h"
 #include "gb_report.h"
@@ -72,6 +73,14 @@ int gb_cmd_report(int argc, char **argv) {
   size_t nfiles = a.nfiles;
   gb_report_summary sum;
   gb_err e;
+  /* an input where the report writes its files is refused before anything is written */
+  static const char *const outs[] = {"report.md", "report.html", "plan.csv", "plan_sensitivity.csv", ".png", ".svg", ".gp", ".dat", NULL};
+  const char *more[] = {o.plan_path, o.sensitivity_path, o.specs_path};
+  if ((e = gb_output_check_dir(o.out_dir, outs, files, nfiles)) || (e = gb_output_check_dir(o.out_dir, outs, more, 3))) {
+    fprintf(stderr, "gpubench report: %s\n", gb_errmsg());
+    gb_report_args_free(&a);
+    return 2;
+  }
   if (nfiles == 0 && !o.plan_path) {
     /* the README's first command: the shipped measurements and the default
      * plan (planner/gb_plan.h), whose CSVs are kept in DIR with the report */

@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gb_escape.h"
+#include "gb_input.h"
 #include "gb_num.h"
 
 /* ---- growable buffer ---- */
@@ -100,6 +102,20 @@ gb_err gb_csv_put_field(gb_buf *b, const char *field, char sep) {
     if (!(fixed = utf8_repaired(field, n, &n))) return gb_fail(GB_E_NOMEM, "out of memory writing a CSV field");
     field = fixed;
   }
+  /* OWASP: a leading = + - @ tab or CR would make a spreadsheet run a
+   * formula; a single quote first keeps it text (the reader strips it) */
+  if (gb_csv_formula_risk(field)) {
+    char *guarded = malloc(n + 2);
+    if (!guarded) {
+      free(fixed);
+      return gb_fail(GB_E_NOMEM, "out of memory writing a CSV field");
+    }
+    guarded[0] = '\'';
+    memcpy(guarded + 1, field, n + 1);
+    free(fixed);
+    field = fixed = guarded;
+    n++;
+  }
   if (!needs_quotes(field)) {
     e = gb_buf_append(b, field, n);
   } else {
@@ -130,8 +146,9 @@ typedef struct parse_ctx {
   gb_buf arena;
   size_t *rec;       /* offsets of the fields of the record being read */
   size_t rec_n, rec_cap;
-  size_t *offs;      /* committed offsets */
-  size_t offs_n, offs_cap;
+  size_t *base;      /* committed records' first-cell offsets */
+  size_t base_n, base_cap;
+  size_t *hdr;       /* the header's cell offsets */
   long *lines;
   size_t lines_n, lines_cap;
   long line;         /* physical line being fed */
@@ -181,6 +198,11 @@ static void on_field(void *s, size_t len, void *data) {
                      c->rec_line, col, bad + 1);
     return;
   }
+  /* the formula guard of gb_csv_put_field: one leading quote goes */
+  if (len > 1 && ((const char *)s)[0] == '\'' && gb_csv_formula_risk((const char *)s + 1)) {
+    s = (char *)s + 1;
+    len--;
+  }
   if (c->rec_n == c->rec_cap) {
     size_t cap = c->rec_cap ? c->rec_cap * 2 : 32;
     size_t *p = realloc(c->rec, cap * sizeof *p);
@@ -202,6 +224,35 @@ static gb_err push_sizes(size_t **arr, size_t *n, size_t *cap, size_t v) {
     *cap = nc;
   }
   (*arr)[(*n)++] = v;
+  return GB_OK;
+}
+
+/* Whether the header (c->rec[0..c->rec_n)) names a column twice: a hash
+ * set of the names, linear in the header's size (it was quadratic). On a
+ * duplicate, *dup is the index of its second occurrence. */
+static gb_err header_duplicate(parse_ctx *c, size_t *dup, bool *found) {
+  *found = false;
+  size_t cap = 16;
+  while (cap < c->rec_n * 2) cap *= 2;
+  size_t *slot = calloc(cap, sizeof *slot); /* index + 1; 0 = empty */
+  if (!slot) return gb_fail(GB_E_NOMEM, "out of memory reading %s", c->t->name);
+  for (size_t i = 0; i < c->rec_n && !*found; i++) {
+    const char *h = c->arena.data + c->rec[i];
+    uint64_t x = 14695981039346656037ULL;
+    for (const unsigned char *q = (const unsigned char *)h; *q; q++) x = (x ^ *q) * 1099511628211ULL;
+    for (size_t k = (size_t)x & (cap - 1);; k = (k + 1) & (cap - 1)) {
+      if (!slot[k]) {
+        slot[k] = i + 1;
+        break;
+      }
+      if (strcmp(c->arena.data + c->rec[slot[k] - 1], h) == 0) {
+        *found = true;
+        *dup = i;
+        break;
+      }
+    }
+  }
+  free(slot);
   return GB_OK;
 }
 
@@ -230,20 +281,27 @@ static void on_record(int term, void *data) {
                          t->name, line, i + 1);
         return;
       }
-      for (size_t j = 0; j < i; j++)
-        if (strcmp(h, c->arena.data + c->rec[j]) == 0) {
-          c->err = gb_fail(GB_E_INPUT, "%s:%ld:%zu: duplicate column \"%s\" in the header", t->name,
-                           line, i + 1, h);
-          return;
-        }
+    }
+    size_t dup;
+    bool found;
+    if ((c->err = header_duplicate(c, &dup, &found))) return;
+    if (found) {
+      c->err = gb_fail(GB_E_INPUT, "%s:%ld:%zu: duplicate column \"%s\" in the header", t->name, line, dup + 1,
+                       c->arena.data + c->rec[dup]);
+      return;
     }
   } else if (c->rec_n != t->ncols) {
     c->err = gb_fail(GB_E_INPUT, "%s:%ld: %zu fields where the header has %zu", t->name, line,
                      c->rec_n, t->ncols);
     return;
   }
-  for (size_t i = 0; i < c->rec_n; i++)
-    if ((c->err = push_sizes(&c->offs, &c->offs_n, &c->offs_cap, c->rec[i]))) return;
+  if (c->lines_n == 0) {
+    c->hdr = malloc((c->rec_n ? c->rec_n : 1) * sizeof *c->hdr);
+    if (!c->hdr) { c->err = gb_fail(GB_E_NOMEM, "out of memory reading %s", t->name); return; }
+    memcpy(c->hdr, c->rec, c->rec_n * sizeof *c->hdr);
+  }
+  /* cells are consecutive in the arena: the first one's offset finds them all */
+  if ((c->err = push_sizes(&c->base, &c->base_n, &c->base_cap, c->rec_n ? c->rec[0] : c->arena.len))) return;
   if (c->lines_n == c->lines_cap) {
     size_t nc = c->lines_cap ? c->lines_cap * 2 : 1024;
     long *p = realloc(c->lines, nc * sizeof *p);
@@ -265,63 +323,111 @@ static bool blank_line(const char *s, size_t n) {
   return true;
 }
 
-gb_err gb_csv_read_mem(const char *name, const char *data, size_t len, gb_csv_table *out) {
+/* A table read in pieces: gb_csv_read_mem feeds all of its text at once,
+ * gb_csv_read_file a buffer at a time, so that the file's text is never
+ * held whole beside the table (the table's arena is the only copy). */
+typedef struct csv_reader {
+  parse_ctx c;
+  struct csv_parser p;
+  bool at_line_start;
+  bool started; /* the byte-order mark check is done */
+} csv_reader;
+
+static gb_err reader_init(csv_reader *r, const char *name, gb_csv_table *out) {
   memset(out, 0, sizeof *out);
+  memset(r, 0, sizeof *r);
   out->name = strdup(name ? name : "<memory>");
   if (!out->name) return gb_fail(GB_E_NOMEM, "out of memory");
-  if (len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0) {
-    data += 3;
-    len -= 3;
-  }
-  parse_ctx c = {.t = out};
-  struct csv_parser p;
-  if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) {
+  r->c.t = out;
+  r->at_line_start = true;
+  if (csv_init(&r->p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) {
     gb_csv_free(out);
     return gb_fail(GB_E_NOMEM, "csv_init failed");
   }
+  return GB_OK;
+}
+
+static void reader_feed(csv_reader *r, const char *data, size_t len) {
+  parse_ctx *c = &r->c;
+  if (!r->started && len) {
+    r->started = true;
+    if (len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0) {
+      data += 3;
+      len -= 3;
+    }
+  }
   size_t pos = 0;
-  c.line = 0;
-  while (pos < len && !c.err) {
+  while (pos < len && !c->err) {
     const char *nl = memchr(data + pos, '\n', len - pos);
     size_t n = nl ? (size_t)(nl - (data + pos)) + 1 : len - pos;
-    c.line++;
-    if (c.rec_line == 0 && c.rec_n == 0 && !blank_line(data + pos, n)) c.rec_line = c.line;
+    if (r->at_line_start) c->line++;
+    r->at_line_start = nl != NULL;
+    if (c->rec_line == 0 && c->rec_n == 0 && !blank_line(data + pos, n)) c->rec_line = c->line;
     /* A line goes to libcsv in pieces of at most FEED_BYTES, so that a field
      * over the limit is refused while it is read (libcsv would otherwise
      * gather all of it first), and libcsv's field buffer grows by doubling
      * (its own step is a fixed 128 bytes: quadratic copying on a long field). */
-    for (size_t done = 0; done < n && !c.err;) {
+    for (size_t done = 0; done < n && !c->err;) {
       size_t piece = n - done < FEED_BYTES ? n - done : FEED_BYTES;
-      csv_set_blk_size(&p, p.entry_size < 128 ? 128 : p.entry_size);
-      if (csv_parse(&p, data + pos + done, piece, on_field, on_record, &c) != piece && !c.err)
-        c.err = gb_fail(GB_E_INPUT, "%s:%ld: malformed CSV (%s): check quotes", out->name, c.line,
-                        csv_strerror(csv_error(&p)));
-      if (!c.err && p.entry_pos > GB_CSV_MAX_FIELD)
-        c.err = gb_fail(GB_E_INPUT, "%s:%ld:%ld: field is longer than the %u-byte limit", out->name,
-                        c.rec_line ? c.rec_line : c.line, (long)c.rec_n + 1, GB_CSV_MAX_FIELD);
+      csv_set_blk_size(&r->p, r->p.entry_size < 128 ? 128 : r->p.entry_size);
+      if (csv_parse(&r->p, data + pos + done, piece, on_field, on_record, c) != piece && !c->err)
+        c->err = gb_fail(GB_E_INPUT, "%s:%ld: malformed CSV (%s): check quotes", c->t->name, c->line,
+                         csv_strerror(csv_error(&r->p)));
+      if (!c->err && r->p.entry_pos > GB_CSV_MAX_FIELD)
+        c->err = gb_fail(GB_E_INPUT, "%s:%ld:%ld: field is longer than the %u-byte limit", c->t->name,
+                         c->rec_line ? c->rec_line : c->line, (long)c->rec_n + 1, GB_CSV_MAX_FIELD);
       done += piece;
     }
     pos += n;
   }
-  if (!c.err && csv_fini(&p, on_field, on_record, &c) != 0 && !c.err)
-    c.err = gb_fail(GB_E_INPUT, "%s:%ld: malformed CSV at end of file (%s): unterminated quote?",
-                    out->name, c.rec_line ? c.rec_line : c.line, csv_strerror(csv_error(&p)));
-  csv_free(&p);
-  free(c.rec);
-  if (!c.err && c.lines_n == 0)
-    c.err = gb_fail(GB_E_INPUT, "%s: empty file: expected a header row", out->name);
-  if (c.err) {
-    free(c.offs);
-    free(c.lines);
-    gb_buf_free(&c.arena);
+}
+
+/* Ends the table (with err: an error met outside the parser, e.g. a read). */
+static gb_err reader_finish(csv_reader *r, gb_err err) {
+  parse_ctx *c = &r->c;
+  gb_csv_table *out = c->t;
+  if (!c->err) c->err = err;
+  if (!c->err && csv_fini(&r->p, on_field, on_record, c) != 0 && !c->err)
+    c->err = gb_fail(GB_E_INPUT, "%s:%ld: malformed CSV at end of file (%s): unterminated quote?", out->name,
+                     c->rec_line ? c->rec_line : c->line, csv_strerror(csv_error(&r->p)));
+  csv_free(&r->p);
+  free(c->rec);
+  if (!c->err && c->lines_n == 0)
+    c->err = gb_fail(GB_E_INPUT, "%s: empty file: expected a header row", out->name);
+  if (c->err) {
+    free(c->base);
+    free(c->hdr);
+    free(c->lines);
+    gb_buf_free(&c->arena);
     gb_csv_free(out);
-    return c.err;
+    return c->err;
   }
-  out->arena = c.arena.data ? c.arena.data : calloc(1, 1);
-  out->offs = c.offs;
-  out->lines = c.lines;
-  out->nrows = c.lines_n - 1;
+  /* give back what doubling left unused (the arena may be most of memory) */
+  char *arena = c->arena.data ? realloc(c->arena.data, c->arena.len + 1) : NULL;
+  out->arena = arena ? arena : c->arena.data ? c->arena.data : calloc(1, 1);
+  size_t *base = realloc(c->base, (c->base_n ? c->base_n : 1) * sizeof *base);
+  out->base = base ? base : c->base;
+  out->hdr = c->hdr;
+  out->lines = c->lines;
+  out->nrows = c->lines_n - 1;
+  out->cache = malloc(sizeof *out->cache);
+  if (out->cache) {
+    out->cache->row = SIZE_MAX;
+    out->cache->offs = malloc((out->ncols ? out->ncols : 1) * sizeof *out->cache->offs);
+  }
+  if (!out->arena || !out->cache || !out->cache->offs) {
+    gb_csv_free(out);
+    return gb_fail(GB_E_NOMEM, "out of memory");
+  }
   return GB_OK;
+}
+
+gb_err gb_csv_read_mem(const char *name, const char *data, size_t len, gb_csv_table *out) {
+  csv_reader r;
+  gb_err e = reader_init(&r, name, out);
+  if (e) return e;
+  reader_feed(&r, data, len);
+  return reader_finish(&r, GB_OK);
 }
 
 size_t gb_csv_complete_prefix(const char *data, size_t len) {
@@ -353,125 +459,75 @@ size_t gb_csv_complete_prefix(const char *data, size_t len) {
   return boundary;
 }
 
+/* Bytes read from a file at a time. */
+#define READ_BYTES ((size_t)1 << 20)
+
 gb_err gb_csv_read_file(const char *path, gb_csv_table *out) {
   memset(out, 0, sizeof *out);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return gb_fail(GB_E_IO, "%s: cannot open: %s", path, strerror(errno));
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    return gb_fail(GB_E_IO, "%s: not a regular file", path);
-  }
-  size_t cap = (size_t)st.st_size + 1, len = 0;
-  char *buf = malloc(cap);
+  int fd;
+  gb_err e = gb_input_open(path, false, &fd); /* non-blocking open; regular files only */
+  if (e) return e;
+  char *buf = malloc(READ_BYTES);
   if (!buf) {
     close(fd);
-    return gb_fail(GB_E_NOMEM, "%s: out of memory reading %lld bytes", path, (long long)st.st_size);
+    return gb_fail(GB_E_NOMEM, "%s: out of memory", path);
+  }
+  csv_reader r;
+  if ((e = reader_init(&r, path, out))) {
+    free(buf);
+    close(fd);
+    return e;
   }
   for (;;) {
-    if (len == cap) {
-      char *p = realloc(buf, cap * 2);
-      if (!p) { free(buf); close(fd); return gb_fail(GB_E_NOMEM, "%s: out of memory", path); }
-      buf = p;
-      cap *= 2;
+    ssize_t got = read(fd, buf, READ_BYTES);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      e = gb_fail(GB_E_IO, "%s: read failed: %s", path, strerror(errno));
+      break;
     }
-    ssize_t r = read(fd, buf + len, cap - len);
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      int e = errno;
-      free(buf);
-      close(fd);
-      return gb_fail(GB_E_IO, "%s: read failed: %s", path, strerror(e));
-    }
-    if (r == 0) break;
-    len += (size_t)r;
+    if (got == 0) break;
+    reader_feed(&r, buf, (size_t)got);
+    if (r.c.err) break;
   }
-  close(fd);
-  gb_err e = gb_csv_read_mem(path, buf, len, out);
   free(buf);
-  return e;
+  close(fd);
+  return reader_finish(&r, e);
 }
 
 void gb_csv_free(gb_csv_table *t) {
   if (!t) return;
   free(t->name);
   free(t->arena);
-  free(t->offs);
+  free(t->base);
+  free(t->hdr);
   free(t->lines);
+  if (t->cache) free(t->cache->offs);
+  free(t->cache);
   memset(t, 0, sizeof *t);
 }
 
 int gb_csv_col(const gb_csv_table *t, const char *name) {
   for (size_t i = 0; i < t->ncols; i++)
-    if (strcmp(t->arena + t->offs[i], name) == 0) return (int)i;
+    if (strcmp(t->arena + t->hdr[i], name) == 0) return (int)i;
   return -1;
 }
 
-const char *gb_csv_header(const gb_csv_table *t, size_t c) { return t->arena + t->offs[c]; }
+const char *gb_csv_header(const gb_csv_table *t, size_t c) { return t->arena + t->hdr[c]; }
 
 const char *gb_csv_cell(const gb_csv_table *t, size_t r, int c) {
   if (c < 0 || (size_t)c >= t->ncols || r >= t->nrows) return "";
-  return t->arena + t->offs[(r + 1) * t->ncols + (size_t)c];
+  gb_csv_rowcache *k = t->cache;
+  if (k->row != r + 1) {
+    size_t o = t->base[r + 1];
+    for (size_t i = 0; i < t->ncols; i++) {
+      k->offs[i] = o;
+      o += strlen(t->arena + o) + 1;
+    }
+    k->row = r + 1;
+  }
+  return t->arena + k->offs[c];
 }
 
 long gb_csv_line(const gb_csv_table *t, size_t r) { return t->lines[r + 1]; }
 
-/* ---- atomic whole-file writes ---- */
-
-static gb_err write_fd_all(int fd, const char *path, const char *data, size_t len) {
-  size_t off = 0;
-  while (off < len) {
-    ssize_t w = write(fd, data + off, len - off);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return gb_fail(GB_E_IO, "%s: write failed: %s", path, strerror(errno));
-    }
-    off += (size_t)w;
-  }
-  return GB_OK;
-}
-
-/* A device, pipe or socket (/dev/stdout, a FIFO) is written in place: there
- * is nothing to rename over, and renaming over it would replace the node. */
-static gb_err write_in_place(const char *path, const char *data, size_t len) {
-  int fd = open(path, O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return gb_fail(GB_E_IO, "%s: cannot write: %s", path, strerror(errno));
-  gb_err e = write_fd_all(fd, path, data, len);
-  if (close(fd) != 0 && !e) e = gb_fail(GB_E_IO, "%s: write failed: %s", path, strerror(errno));
-  return e;
-}
-
-gb_err gb_write_file_atomic(const char *path, const char *data, size_t len) {
-  struct stat st;
-  if (stat(path, &st) == 0) {
-    if (S_ISDIR(st.st_mode)) return gb_fail(GB_E_IO, "%s: is a directory; give a file name", path);
-    if (!S_ISREG(st.st_mode)) return write_in_place(path, data, len);
-  }
-  /* through a symbolic link, the file it names is replaced, not the link */
-  char *target = NULL;
-  if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) target = realpath(path, NULL);
-  if (!target) target = strdup(path);
-  if (!target) return gb_fail(GB_E_NOMEM, "out of memory");
-  size_t n = strlen(target) + 32;
-  char *tmp = malloc(n);
-  if (!tmp) {
-    free(target);
-    return gb_fail(GB_E_NOMEM, "out of memory");
-  }
-  snprintf(tmp, n, "%s.tmp.%ld", target, (long)getpid());
-  gb_err e = GB_OK;
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    e = gb_fail(GB_E_IO, "%s: cannot write: %s", path, strerror(errno));
-    goto done;
-  }
-  e = write_fd_all(fd, path, data, len);
-  if (!e && fsync(fd) != 0) e = gb_fail(GB_E_IO, "%s: write failed: %s", path, strerror(errno));
-  if (close(fd) != 0 && !e) e = gb_fail(GB_E_IO, "%s: write failed: %s", path, strerror(errno));
-  if (!e && rename(tmp, target) != 0) e = gb_fail(GB_E_IO, "%s: cannot replace: %s", path, strerror(errno));
-  if (e) unlink(tmp);
-done:
-  free(tmp);
-  free(target);
-  return e;
-}
+/* gb_write_file_atomic: core/gb_output.c */

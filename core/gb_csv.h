@@ -16,18 +16,33 @@
 /* Longest field accepted by the reader: a larger one is an input error. */
 #define GB_CSV_MAX_FIELD (1u << 20)
 
+/* The offsets of one record's cells, found by gb_csv_cell on first use. */
+typedef struct gb_csv_rowcache {
+  size_t row;  /* record (0 = header) whose offsets are in offs; SIZE_MAX: none */
+  size_t *offs;
+} gb_csv_rowcache;
+
 typedef struct gb_csv_table {
   char *name;        /* file name used in messages */
   size_t ncols;      /* header fields */
   size_t nrows;      /* data rows (header excluded) */
-  char *arena;       /* every cell's text, NUL-terminated */
-  size_t *offs;      /* (nrows + 1) * ncols offsets into arena; row 0 = header */
+  char *arena;       /* every cell's text, NUL-terminated, a record's cells one after another */
+  size_t *base;      /* nrows + 1 arena offsets of each record's first cell; [0] = header. Only
+                      * this per record: a table costs its text plus 16 bytes a row (per-cell
+                      * offsets, 8 bytes a cell, were as large as the text itself) */
+  size_t *hdr;       /* ncols offsets of the header's cells */
   long *lines;       /* nrows + 1 physical start lines; [0] = header line */
+  gb_csv_rowcache *cache; /* the last record gb_csv_cell walked (not thread-safe) */
 } gb_csv_table;
 
-/* Reads and validates a CSV file. Errors (GB_E_IO, GB_E_INPUT) carry
- * "path:line:column: what" in gb_errmsg(). An empty file is an input error;
- * a header-only file is a valid table of 0 rows. On error *out is empty. */
+/* Reads and validates a CSV file, 1 MiB at a time (the file is never held
+ * whole beside the table). It is opened non-blocking and must be a regular
+ * file (core/gb_input.h: a FIFO, directory or device is GB_E_IO, named).
+ * Errors (GB_E_IO, GB_E_INPUT) carry "path:line:column: what" in
+ * gb_errmsg(). An empty file is an input error; a header-only file is a
+ * valid table of 0 rows. On error *out is empty. A cell that starts with a
+ * single quote followed by what gb_csv_put_field guards (="'=x") reads
+ * without that quote. */
 gb_err gb_csv_read_file(const char *path, gb_csv_table *out);
 
 /* Same, from memory; name is used in messages. */
@@ -49,7 +64,9 @@ int gb_csv_col(const gb_csv_table *t, const char *name);
 /* Header name of column c. */
 const char *gb_csv_header(const gb_csv_table *t, size_t c);
 
-/* Cell text of data row r (0-based) in column c; "" when c < 0. */
+/* Cell text of data row r (0-based) in column c; "" when c < 0. The first
+ * access to a row walks its cells once (linear in the row's length); later
+ * ones in the same row are direct. */
 const char *gb_csv_cell(const gb_csv_table *t, size_t r, int c);
 
 /* Physical line a data row starts on (1-based). */
@@ -74,16 +91,21 @@ void gb_buf_free(gb_buf *b);
 /* Appends one CSV field to b, quoted through libcsv only when it must be
  * (comma, quote, CR, LF or surrounding blanks); sep != 0 is written first.
  * Bytes that are not valid UTF-8 are written as U+FFFD, so that the reader
- * (which refuses them) reads back every field written. */
+ * (which refuses them) reads back every field written. A field that would
+ * start a spreadsheet formula (= + - @ tab CR, not a plain number: see
+ * gb_csv_formula_risk in gb_escape.h) gets a single quote first (OWASP);
+ * the reader strips it again. */
 gb_err gb_csv_put_field(gb_buf *b, const char *field, char sep);
 
 /* Appends a number field (C locale, round-trip precision; NaN = empty). */
 gb_err gb_csv_put_double(gb_buf *b, double v, char sep);
 
-/* Writes all of buf to path atomically (temp file + rename); on failure
- * path is as it was (absent, or its old content) and no temp file is left.
- * Through a symbolic link the file it names is replaced. A device or pipe
- * (/dev/stdout, a FIFO) is written in place; a directory is an error. */
+/* Writes all of buf to path atomically (an exclusive temporary file in the
+ * same directory, synced and renamed: core/gb_output.h); on failure or
+ * SIGINT/SIGTERM path is as it was (absent, or its old content) and no
+ * temp file is left. Through a symbolic link at path the file it names is
+ * replaced. A device or pipe (/dev/stdout, a FIFO) is written in place; a
+ * directory is an error. */
 gb_err gb_write_file_atomic(const char *path, const char *data, size_t len);
 
 #endif

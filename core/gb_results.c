@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -345,7 +346,7 @@ static gb_err write_all(int fd, const char *path, const char *p, size_t n) {
  * flight and the hash matches, so a stale marker never cuts a file that was
  * edited or replaced since. A clean close removes the marker. */
 
-#define MARKER_FMT "gpubench commit marker 1: committed %020lld in_flight %020lld tail %016llx\n"
+#define MARKER_FMT "gpubench commit marker 1: committed %020lld in_flight %020lld tail %016llx pid %010ld\n"
 #define MARKER_TAIL 256 /* bytes hashed before the committed length */
 
 /* FNV-1a of the MARKER_TAIL bytes before end; false when they cannot be read. */
@@ -367,7 +368,7 @@ static gb_err marker_put(gb_results_writer *w, int64_t in_flight, bool sync) {
     return gb_fail(GB_E_IO, "%s: cannot read back: %s", w->path, strerror(errno));
   char line[160];
   int n = snprintf(line, sizeof line, MARKER_FMT, (long long)w->committed_bytes, (long long)in_flight,
-                   (unsigned long long)h);
+                   (unsigned long long)h, (long)getpid());
   if (pwrite(w->marker_fd, line, (size_t)n, 0) != n || (sync && fsync(w->marker_fd) != 0))
     return gb_fail(GB_E_IO, "%s: cannot write: %s", w->marker_path, strerror(errno));
   return GB_OK;
@@ -375,8 +376,18 @@ static gb_err marker_put(gb_results_writer *w, int64_t in_flight, bool sync) {
 
 /* The committed length a marker left by a killed writer allows cutting the
  * file back to, or -1 when there is no usable marker. */
+/* The marker beside a results file, opened for reading, never through a link. */
+static FILE *marker_open_read(const char *marker_path) {
+  int fd = open(marker_path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0) return NULL;
+  FILE *f = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "r") : NULL;
+  if (!f) close(fd);
+  return f;
+}
+
 static int64_t marker_cut(const char *marker_path, int fd, int64_t size) {
-  FILE *f = fopen(marker_path, "r");
+  FILE *f = marker_open_read(marker_path);
   if (!f) return -1;
   long long committed, in_flight;
   unsigned long long tail;
@@ -415,6 +426,45 @@ static gb_err cut_torn_tail(int fd, const char *path, int64_t size) {
   free(buf);
   if ((int64_t)keep < size && one_line && ftruncate(fd, (off_t)keep) != 0)
     return gb_fail(GB_E_IO, "%s: cannot cut a torn last line: %s", path, strerror(errno));
+  return GB_OK;
+}
+
+/* ---- one writer per results file ----
+ *
+ * An exclusive flock() on the results file, held from gb_writer_open to
+ * gb_writer_close (the kernel drops it when the process dies, however it
+ * dies). A second writer -- another run, or --resume while a run writes --
+ * is refused at once, before it cuts or writes anything, with an error that
+ * names the file and the holder's pid (from the holder's marker). Refusing
+ * rather than waiting: a campaign holds the file for hours. */
+
+/* The pid recorded in the marker beside path, or 0. */
+static long marker_pid(const char *marker_path) {
+  FILE *f = marker_open_read(marker_path);
+  if (!f) return 0;
+  char line[200];
+  long pid = 0;
+  if (fgets(line, sizeof line, f)) {
+    const char *p = strstr(line, " pid ");
+    if (p) pid = strtol(p + 5, NULL, 10);
+  }
+  fclose(f);
+  return pid;
+}
+
+static gb_err writer_lock(gb_results_writer *w) {
+  while (flock(w->fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EINTR) continue;
+    if (errno != EWOULDBLOCK)
+      return gb_fail(GB_E_IO, "%s: cannot lock for writing: %s", w->path, strerror(errno));
+    long pid = marker_pid(w->marker_path);
+    char who[48] = "another process";
+    if (pid > 0) snprintf(who, sizeof who, "another gpubench (pid %ld)", pid);
+    return gb_fail(GB_E_IO,
+                   "%s: %s is writing to this results file; wait for it to finish or give another "
+                   "file (one writer at a time)",
+                   w->path, who);
+  }
   return GB_OK;
 }
 
@@ -489,6 +539,8 @@ gb_err gb_writer_open(gb_results_writer *w, const char *path) {
   gb_err e = GB_OK;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
     e = gb_fail(GB_E_IO, "%s: not a regular file; give a file name for the results", path);
+  /* one writer at a time, before anything is cut or written */
+  if (!e) e = writer_lock(w);
   /* a killed writer's leftovers: back to its last commit, else a torn last line */
   int64_t cut = e ? -1 : marker_cut(w->marker_path, fd, (int64_t)st.st_size);
   if (cut >= 0 && cut < (int64_t)st.st_size && ftruncate(fd, (off_t)cut) != 0)
@@ -522,7 +574,8 @@ gb_err gb_writer_open(gb_results_writer *w, const char *path) {
   w->committed_bytes = (int64_t)st.st_size;
   /* best effort: without the marker (e.g. a directory that is not writable
    * while the file is) a kill inside a write() can leave a partial last case */
-  w->marker_fd = open(w->marker_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  /* never through a link planted at the predictable name (it would be written) */
+  w->marker_fd = open(w->marker_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (w->marker_fd >= 0 && (e = marker_put(w, 0, true))) {
     writer_fail_cleanup(w);
     return e;
@@ -550,7 +603,18 @@ gb_err gb_writer_add(gb_results_writer *w, const gb_row *r) {
 gb_err gb_writer_commit(gb_results_writer *w) {
   if (w->pending.len == 0) return GB_OK;
   const char *name = w->fd == STDOUT_FILENO ? "standard output" : w->path;
-  gb_err e = marker_put(w, (int64_t)w->pending.len, false);
+  gb_err e = GB_OK;
+  /* the lock keeps other gpubench writers out; a file that grew or shrank
+   * all the same (another program) is not written, nor cut back */
+  struct stat st;
+  if (w->fd != STDOUT_FILENO && fstat(w->fd, &st) == 0 && (int64_t)st.st_size != w->committed_bytes) {
+    e = gb_fail(GB_E_IO, "%s: changed by another program since this run's last commit (%lld bytes, expected %lld); "
+                "not written", name, (long long)st.st_size, (long long)w->committed_bytes);
+    w->pending.len = 0;
+    w->pending_rows = 0;
+    return e;
+  }
+  e = marker_put(w, (int64_t)w->pending.len, false);
   if (!e) e = write_all(w->fd, name, w->pending.data, w->pending.len);
   if (!e && w->fd != STDOUT_FILENO && fsync(w->fd) != 0)
     e = gb_fail(GB_E_IO, "%s: fsync failed: %s", name, strerror(errno));
@@ -569,13 +633,14 @@ gb_err gb_writer_commit(gb_results_writer *w) {
 
 gb_err gb_writer_close(gb_results_writer *w) {
   gb_err e = GB_OK;
-  if (w->fd >= 0 && w->fd != STDOUT_FILENO && close(w->fd) != 0)
-    e = gb_fail(GB_E_IO, "%s: close failed: %s", w->path, strerror(errno));
   if (w->marker_fd >= 0) {
-    /* the file ends at its last commit: the marker has nothing left to say */
+    /* the file ends at its last commit: the marker has nothing left to say;
+     * removed while the lock is held, so it is never the next writer's */
     close(w->marker_fd);
     unlink(w->marker_path);
   }
+  if (w->fd >= 0 && w->fd != STDOUT_FILENO && close(w->fd) != 0) /* drops the lock */
+    e = gb_fail(GB_E_IO, "%s: close failed: %s", w->path, strerror(errno));
   w->fd = w->marker_fd = -1;
   gb_buf_free(&w->pending);
   free(w->path);

@@ -121,8 +121,14 @@ typedef struct gb_results_writer {
  * that a resume would take for finished. gb_writer_close removes it; one
  * left beside a results file marks a killed campaign.
  *
+ * One writer at a time: an exclusive flock() on path is taken before
+ * anything is cut or written and held until gb_writer_close (or the
+ * process's end). A second writer is refused at once (GB_E_IO) with a
+ * message naming path and the holder's pid, read from its marker, which
+ * records it. A failed commit cuts back only this writer's own bytes.
+ *
  * Fails before any measurement if path cannot be written. "-" writes to
- * standard output (no marker). */
+ * standard output (no marker, no lock). */
 gb_err gb_writer_open(gb_results_writer *w, const char *path);
 
 /* Whether rows written through w keep column (always, unless w appends to

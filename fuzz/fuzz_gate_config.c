@@ -1,5 +1,5 @@
 /* fuzz_gate_config: the regression gate's INI configuration
- * (gate/gb_gate_config.h gb_gate_config_read_mem, through libinih).
+ * (gate/gb_gate_config.h gb_gate_config_read_mem, through core/gb_ini).
  *
  * Properties: no crash or sanitizer report; a configuration that reads gives
  * thresholds that are the fallback or non-negative, and directions of -1, 0

@@ -1,5 +1,5 @@
 /* fuzz_workload: the workload INI reader (planner/gb_workload.h
- * gb_workload_read_mem, through libinih), then the planner on what reads.
+ * gb_workload_read_mem, through core/gb_ini), then the planner on what reads.
  *
  * Properties: no crash or sanitizer report (UBSan included: float-to-int
  * conversions of absurd sizes are undefined behaviour) for any file; a

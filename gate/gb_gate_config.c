@@ -1,14 +1,14 @@
-/* gb_gate_config: reads the gate's INI file through libinih. */
+/* gb_gate_config: reads the gate's INI file through core/gb_ini. */
 #include "gb_gate_config.h"
 
 #include <errno.h>
-#include <ini.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "gb_ini.h"
 #include "gb_num.h"
 
 gb_gate_config gb_gate_config_empty(void) {
@@ -80,8 +80,9 @@ static int fail(parse_state *st, const char *section, const char *key, const cha
   return 0;
 }
 
-static int on_key(void *user, const char *section, const char *key, const char *value) {
+static int on_key(void *user, const char *section, const char *key, const char *value, long line) {
   parse_state *st = user;
+  st->line = (int)line;
   double v;
   if (strcmp(section, "defaults") == 0) {
     if (strcmp(key, "threshold_pct") == 0) {
@@ -119,7 +120,9 @@ static int on_key(void *user, const char *section, const char *key, const char *
 static gb_err finish(parse_state *st, int rc, gb_gate_config *cfg) {
   if (rc == 0) return GB_OK;
   gb_err e;
-  if (rc == -1)
+  if (rc == GB_INI_REPORTED)
+    e = GB_E_INPUT; /* gb_ini's message, naming file:line */
+  else if (rc == -1)
     e = gb_fail(GB_E_IO, "%s: cannot open the gate configuration: %s", st->name, strerror(errno));
   else if (rc == -2)
     e = gb_fail(GB_E_NOMEM, "%s: out of memory", st->name);
@@ -138,13 +141,13 @@ gb_err gb_gate_config_read(const char *path, gb_gate_config *cfg) {
   if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
     return gb_fail(GB_E_IO, "%s: not a regular file; give the gate's .ini file", path);
   parse_state st = {.name = path, .cfg = cfg};
-  return finish(&st, ini_parse(path, on_key, &st), cfg);
+  return finish(&st, gb_ini_parse(path, on_key, &st), cfg);
 }
 
 gb_err gb_gate_config_read_mem(const char *name, const char *text, gb_gate_config *cfg) {
   *cfg = gb_gate_config_empty();
   parse_state st = {.name = name, .cfg = cfg};
-  return finish(&st, ini_parse_string(text, on_key, &st), cfg);
+  return finish(&st, gb_ini_parse_mem(name, text, strlen(text), on_key, &st), cfg);
 }
 
 /* Rules from most to least specific: [bench/metric], [bench], [metric:name]. */

@@ -1,5 +1,5 @@
 /* gb_gate_config: the regression gate's small INI configuration file
- * (read with libinih): per-benchmark and per-metric thresholds, and the
+ * (read with core/gb_ini): per-benchmark and per-metric thresholds, and the
  * better direction of metrics the gate does not know.
  *
  *   ; gate.ini

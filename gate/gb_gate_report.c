@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "gb_desc.h"
+#include "gb_escape.h"
 #include "gb_gate.h"
 
 static const char *outcome(const gb_gate_report *rep) {
@@ -17,16 +18,21 @@ static const char *outcome(const gb_gate_report *rep) {
 }
 
 gb_err gb_gate_summary(const gb_gate_report *rep, gb_buf *out) {
-  if (rep->mismatch)
-    return gb_buf_printf(out, "gate: NOT RUN: %s (pass --allow-mismatch to compare anyway)\n", rep->mismatch_msg);
+  if (rep->mismatch) {
+    gb_err e = gb_buf_puts(out, "gate: NOT RUN: ");
+    if (!e) e = gb_esc_line(out, rep->mismatch_msg); /* result-derived: one line (core/gb_escape.h) */
+    return e ? e : gb_buf_puts(out, " (pass --allow-mismatch to compare anyway)\n");
+  }
   gb_err e = gb_buf_printf(out, "gate: %s: %zu figures, %zu compared:", outcome(rep), rep->nitems, rep->compared);
   for (int v = 0; v < GB_VERDICT_COUNT && !e; v++)
     e = gb_buf_printf(out, "%s %zu %s", v ? "," : "", rep->count[v], gb_verdict_name((gb_verdict)v));
   if (!e) e = gb_buf_printf(out, " (%zu newly failed)", rep->newly_failed);
   if (!e && !isnan(rep->geomean_ratio))
     e = gb_buf_printf(out, "; geometric mean of ratios %.4f (> 1 better)", rep->geomean_ratio);
-  if (!e && rep->allowed_mismatch) e = gb_buf_printf(out, "; allowed %s", rep->mismatch_msg);
-  if (!e && rep->libraries_msg[0]) e = gb_buf_printf(out, "; libraries differ: %s", rep->libraries_msg);
+  /* result-derived text: one line, never a workflow command (core/gb_escape.h) */
+  if (!e && rep->allowed_mismatch && !(e = gb_buf_puts(out, "; allowed "))) e = gb_esc_line(out, rep->mismatch_msg);
+  if (!e && rep->libraries_msg[0] && !(e = gb_buf_puts(out, "; libraries differ: ")))
+    e = gb_esc_line(out, rep->libraries_msg);
   if (!e && rep->compared == 0 && !rep->count[GB_VERDICT_REGRESSION] && !rep->newly_failed)
     e = gb_buf_printf(out, "; nothing could be compared (%zu common keys)", rep->common);
   return e ? e : gb_buf_puts(out, "\n");
@@ -49,7 +55,7 @@ static gb_err put_detail(gb_buf *out, const gb_gate_item *it) {
     if (!e) e = gb_buf_printf(out, ", %zu/%zu runs)", it->base.nruns, it->cur.nruns);
   }
   if (!e) e = gb_buf_printf(out, " [%s%s]", gb_fclass_name((gb_fclass)it->fclass), it->gated ? "" : ", information");
-  if (!e && it->note[0]) e = gb_buf_printf(out, " %s", it->note);
+  if (!e && it->note[0] && !(e = gb_buf_puts(out, " "))) e = gb_esc_line(out, it->note);
   return e;
 }
 
@@ -58,7 +64,9 @@ gb_err gb_gate_format_text(const gb_gate_report *rep, bool all, gb_buf *out) {
   for (size_t i = 0; i < rep->nitems && !e; i++) {
     const gb_gate_item *it = &rep->items[i];
     if (!all && (it->verdict == GB_VERDICT_UNCHANGED || it->verdict == GB_VERDICT_NOT_JUDGED)) continue;
-    e = gb_buf_printf(out, "%-14s %s: ", gb_verdict_name(it->verdict), it->key);
+    e = gb_buf_printf(out, "%-14s ", gb_verdict_name(it->verdict));
+    if (!e) e = gb_esc_line(out, it->key);
+    if (!e) e = gb_buf_puts(out, ": ");
     if (!e) e = put_detail(out, it);
     if (!e && it->newly_failed) e = gb_buf_puts(out, " [newly failed]");
     if (!e) e = gb_buf_puts(out, "\n");
@@ -68,21 +76,8 @@ gb_err gb_gate_format_text(const gb_gate_report *rep, bool all, gb_buf *out) {
 
 /* ---- markdown ---- */
 
-/* A table cell: | and newlines would break the row; < and & would be HTML. */
-static gb_err md_cell(gb_buf *out, const char *s) {
-  gb_err e = GB_OK;
-  for (; *s && !e; s++) {
-    switch (*s) {
-    case '|': e = gb_buf_puts(out, "\\|"); break;
-    case '<': e = gb_buf_puts(out, "&lt;"); break;
-    case '>': e = gb_buf_puts(out, "&gt;"); break;
-    case '&': e = gb_buf_puts(out, "&amp;"); break;
-    case '\n': case '\r': e = gb_buf_puts(out, " "); break;
-    default: e = gb_buf_append(out, s, 1);
-    }
-  }
-  return e;
-}
+/* A table cell: core/gb_escape.h (no |, line end, tag or "::" gets through). */
+static gb_err md_cell(gb_buf *out, const char *s) { return gb_esc_markdown(out, s); }
 
 static gb_err md_row(gb_buf *out, const gb_gate_item *it) {
   gb_err e = gb_buf_printf(out, "| %s%s | %s%s | ", gb_verdict_name(it->verdict), it->newly_failed ? " (new)" : "",
@@ -146,7 +141,8 @@ gb_err gb_gate_format_markdown(const gb_gate_report *rep, gb_buf *out) {
   gb_buf summary = {0};
   e = gb_gate_summary(rep, &summary);
   if (!e) e = gb_buf_puts(out, "`");
-  if (!e) e = md_cell(out, summary.data ? summary.data : ""); /* its newline becomes a blank */
+  if (!e) summary.data[summary.len - 1] = '\0'; /* without its newline */
+  if (!e) e = gb_esc_markdown_code(out, summary.data);
   gb_buf_free(&summary);
   if (!e)
     e = gb_buf_printf(out,
@@ -203,55 +199,7 @@ gb_err gb_gate_format_short(const gb_gate_report *rep, gb_buf *out) {
 
 /* ---- JUnit XML ---- */
 
-/* Length of a valid UTF-8 sequence at s (1..4), or 0 when invalid. */
-static size_t utf8_len(const unsigned char *s) {
-  if (s[0] < 0x80) return 1;
-  size_t n;
-  uint32_t cp;
-  if ((s[0] & 0xE0) == 0xC0) n = 2, cp = s[0] & 0x1Fu;
-  else if ((s[0] & 0xF0) == 0xE0) n = 3, cp = s[0] & 0x0Fu;
-  else if ((s[0] & 0xF8) == 0xF0) n = 4, cp = s[0] & 0x07u;
-  else return 0;
-  for (size_t i = 1; i < n; i++) {
-    if ((s[i] & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (s[i] & 0x3Fu);
-  }
-  /* overlong forms, surrogates, beyond U+10FFFF, and U+FFFE/U+FFFF (not XML chars) */
-  if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || (cp >= 0xD800 && cp <= 0xDFFF) ||
-      cp > 0x10FFFF || cp == 0xFFFE || cp == 0xFFFF)
-    return 0;
-  return n;
-}
-
-gb_err gb_xml_escape(gb_buf *out, const char *s) {
-  const unsigned char *p = (const unsigned char *)s;
-  gb_err e = GB_OK;
-  while (*p && !e) {
-    switch (*p) {
-    case '&': e = gb_buf_puts(out, "&amp;"); p++; continue;
-    case '<': e = gb_buf_puts(out, "&lt;"); p++; continue;
-    case '>': e = gb_buf_puts(out, "&gt;"); p++; continue;
-    case '"': e = gb_buf_puts(out, "&quot;"); p++; continue;
-    case '\'': e = gb_buf_puts(out, "&apos;"); p++; continue;
-    case '\t': case '\n': case '\r': e = gb_buf_printf(out, "&#%d;", *p); p++; continue;
-    default: break;
-    }
-    if (*p < 0x20) { /* not allowed in XML 1.0, even as a reference */
-      e = gb_buf_puts(out, "?");
-      p++;
-      continue;
-    }
-    size_t n = utf8_len(p);
-    if (n == 0) {
-      e = gb_buf_puts(out, "\xEF\xBF\xBD"); /* U+FFFD for an invalid byte */
-      p++;
-    } else {
-      e = gb_buf_append(out, (const char *)p, n);
-      p += n;
-    }
-  }
-  return e;
-}
+gb_err gb_xml_escape(gb_buf *out, const char *s) { return gb_esc_xml(out, s); }
 
 static bool skipped_verdict(gb_verdict v) {
   return v == GB_VERDICT_INSUFFICIENT || v == GB_VERDICT_MISSING || v == GB_VERDICT_FAILED ||

@@ -1,8 +1,7 @@
-/* gb_workload: workload keys, the INI reader (libinih) and defaults. */
+/* gb_workload: workload keys, the INI reader (core/gb_ini) and defaults. */
 #include "gb_workload.h"
 
 #include <errno.h>
-#include <ini.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "gb_desc.h"
+#include "gb_ini.h"
 #include "gb_num.h"
 
 typedef enum key_type { K_NUM, K_BOOL, K_KIND, K_PRECISION, K_NAME, K_WINDOW, K_MONTHS } key_type;
@@ -225,49 +225,17 @@ gb_err gb_workload_set(gb_workload *w, const char *key, const char *value, const
   return GB_OK;
 }
 
-/* ---- INI through libinih, with our own line count: the reader hands inih
- * one physical line (or a piece of a very long one) at a time. ---- */
-
-typedef struct ini_src {
-  FILE *f;          /* file, or NULL when reading text */
-  const char *text; /* remaining text */
-  long line;        /* line of the piece handed out last */
-  bool at_line_start;
-} ini_src;
-
-static char *wl_ini_reader(char *str, int num, void *stream) {
-  ini_src *s = stream;
-  if (num < 2) return NULL;
-  if (s->f) {
-    if (!fgets(str, num, s->f)) return NULL;
-  } else {
-    if (!*s->text) return NULL;
-    int n = 0;
-    while (n < num - 1 && s->text[n]) {
-      n++;
-      if (s->text[n - 1] == '\n') break;
-    }
-    memcpy(str, s->text, (size_t)n);
-    str[n] = '\0';
-    s->text += n;
-  }
-  if (s->at_line_start) s->line++;
-  size_t len = strlen(str);
-  s->at_line_start = len > 0 && str[len - 1] == '\n';
-  return str;
-}
+/* ---- INI through core/gb_ini (lines up to 64 KiB, each with its number) ---- */
 
 typedef struct ini_ctx {
   gb_workload *w;
-  ini_src *src;
   const char *name;
   gb_err err;
 } ini_ctx;
 
-static int wl_ini_handler(void *user, const char *section, const char *key, const char *value) {
+static int wl_ini_handler(void *user, const char *section, const char *key, const char *value, long line) {
   ini_ctx *c = user;
   if (c->err) return 0;
-  long line = c->src->line;
   if (*section && strcmp(section, "workload") != 0) {
     c->err = gb_fail(GB_E_INPUT, "%s:%ld: [%s]: unknown section (use [workload] or none)", c->name, line, section);
     return 0;
@@ -283,13 +251,12 @@ static int wl_ini_handler(void *user, const char *section, const char *key, cons
   return c->err ? 0 : 1;
 }
 
-static gb_err read_src(const char *name, ini_src *src, gb_workload *w) {
-  ini_ctx c = {w, src, name, GB_OK};
-  int rc = ini_parse_stream(wl_ini_reader, src, wl_ini_handler, &c);
-  if (c.err) return c.err;
+static gb_err read_src(const char *name, int rc, ini_ctx *c, gb_workload *w) {
+  if (c->err) return c->err;
+  if (rc == GB_INI_REPORTED) return GB_E_INPUT; /* gb_ini's message, naming file:line */
   if (rc == -2) return gb_fail(GB_E_NOMEM, "%s: out of memory", name);
   if (rc > 0) return gb_fail(GB_E_INPUT, "%s:%d: syntax error: expected key = value or [workload]", name, rc);
-  if (rc < 0) return gb_fail(GB_E_IO, "%s: cannot be read", name);
+  if (rc < 0) return gb_fail(GB_E_IO, "%s: cannot open the workload file: %s", name, strerror(errno));
   snprintf(w->origin, sizeof w->origin, "%s", name);
   if (!w->name[0]) {
     const char *base = strrchr(name, '/');
@@ -300,21 +267,17 @@ static gb_err read_src(const char *name, ini_src *src, gb_workload *w) {
 }
 
 gb_err gb_workload_read(const char *path, gb_workload *w) {
-  /* fopen succeeds on a directory, whose reads then fail like an empty file */
+  /* a directory (or FIFO) is refused by name */
   struct stat st;
   if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
     return gb_fail(GB_E_IO, "%s: not a regular file; give a workload .ini file", path);
-  FILE *f = fopen(path, "r");
-  if (!f) return gb_fail(GB_E_IO, "%s: cannot open the workload file: %s", path, strerror(errno));
-  ini_src src = {f, NULL, 0, true};
-  gb_err e = read_src(path, &src, w);
-  fclose(f);
-  return e;
+  ini_ctx c = {w, path, GB_OK};
+  return read_src(path, gb_ini_parse(path, wl_ini_handler, &c), &c, w);
 }
 
 gb_err gb_workload_read_mem(const char *name, const char *text, gb_workload *w) {
-  ini_src src = {NULL, text, 0, true};
-  return read_src(name, &src, w);
+  ini_ctx c = {w, name, GB_OK};
+  return read_src(name, gb_ini_parse_mem(name, text, strlen(text), wl_ini_handler, &c), &c, w);
 }
 
 /* Sets a number to its default when unset. */

@@ -1,5 +1,5 @@
 /* gb_workload: what the planner plans for, read from a small INI file
- * (libinih) or set key by key from command-line flags.
+ * (core/gb_ini) or set key by key from command-line flags.
  *
  * Three kinds: training (parameters, tokens, precision, ...), inference
  * (model bytes, tokens per second to serve, batch ...) and generic (total

@@ -853,6 +853,83 @@ START_TEST(test_tmpfs_full) {
 }
 END_TEST
 
+/* An output that names an input: refused with exit 2 before anything is
+ * written (compare A.csv B.csv --junit A.csv overwrote its own input and
+ * exited 0). */
+START_TEST(test_output_is_input) {
+  char *good = good_results();
+  const char *a = tpath("a.csv"), *b = tpath("b.csv"), *wl = tpath("w.ini");
+  puts_file(a, good);
+  puts_file(b, good);
+  const char *wtext = "[workload]\ntype = training\nparams = 7e9\ntokens = 1e12\ntokens_per_step = 4e6\n";
+  puts_file(wl, wtext);
+  char *out;
+  int rc = gpubench(&out, "compare", a, b, "--junit", a, NULL);
+  EXPECT_RC(rc, 2, out);
+  EXPECT_HAS(out, "the output is also an input");
+  free(out);
+  rc = gpubench(&out, "compare", a, b, "--markdown", b, NULL);
+  EXPECT_RC(rc, 2, out);
+  free(out);
+  char *back = gb_test_slurp(a, NULL);
+  ck_assert_str_eq(back, good);
+  free(back);
+  back = gb_test_slurp(b, NULL);
+  ck_assert_str_eq(back, good);
+  free(back);
+  rc = gpubench(&out, "plan", wl, "--no-measured", "--csv", wl, NULL);
+  EXPECT_RC(rc, 2, out);
+  EXPECT_HAS(out, "w.ini: the output is also an input");
+  free(out);
+  back = gb_test_slurp(wl, NULL);
+  ck_assert_str_eq(back, wtext);
+  free(back);
+  /* report: an input where it writes report.md */
+  const char *dir = tpath("rep");
+  ck_assert_int_eq(mkdir(dir, 0755), 0);
+  const char *in_dir = tpath("rep/report.md");
+  puts_file(in_dir, good);
+  rc = gpubench(&out, "report", in_dir, "--out", dir, NULL);
+  EXPECT_RC(rc, 2, out);
+  EXPECT_HAS(out, "would overwrite the input");
+  free(out);
+  back = gb_test_slurp(in_dir, NULL);
+  ck_assert_str_eq(back, good);
+  free(back);
+  free(good);
+}
+END_TEST
+
+/* A FIFO given as an input hung the command forever (a blocking open with
+ * no writer): now exit 2 at once, naming it. Bounded by alarm(). */
+START_TEST(test_fifo_input) {
+  char *good = good_results();
+  const char *ok = tpath("good.csv"), *fifo = tpath("fifo.csv");
+  puts_file(ok, good);
+  ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+  alarm(60);
+  char *out;
+  int rc = gpubench(&out, "compare", fifo, ok, NULL);
+  EXPECT_RC(rc, 2, out);
+  EXPECT_HAS(out, "fifo.csv: not a regular file (a FIFO");
+  free(out);
+  rc = gpubench(&out, "compare", ok, ok, "--config", fifo, NULL);
+  EXPECT_RC(rc, 2, out);
+  EXPECT_HAS(out, "fifo.csv");
+  free(out);
+  rc = gpubench(&out, "plan", fifo, "--no-measured", NULL);
+  EXPECT_RC(rc, 2, out);
+  EXPECT_HAS(out, "fifo.csv");
+  free(out);
+  rc = gpubench(&out, "report", fifo, "--out", tpath("rep"), NULL);
+  EXPECT_RC(rc, 2, out);
+  EXPECT_HAS(out, "fifo.csv: not a regular file (a FIFO");
+  free(out);
+  alarm(0);
+  free(good);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("badinput");
   TCase *tc = tcase_create("results");
@@ -878,6 +955,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_report_outputs);
   tcase_add_test(tc, test_run_usage);
   tcase_add_test(tc, test_tmpfs_full);
+  tcase_add_test(tc, test_output_is_input);
+  tcase_add_test(tc, test_fifo_input);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -9,7 +9,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <errno.h>
+#include <time.h>
+
 #include "gb_csv.h"
+#include "gb_output.h"
 #include "testutil.h"
 
 static gb_err parse(const char *text, gb_csv_table *t) { return gb_csv_read_mem("t.csv", text, strlen(text), t); }
@@ -265,6 +269,210 @@ START_TEST(test_put_field_invalid_utf8) {
 }
 END_TEST
 
+
+/* ---- outputs: the symlink race, signals, injected failures, output = input ---- */
+
+/* Links planted at the temporary names the old writer used (PATH.tmp.PID)
+ * for this process and the next process ids: a write through one replaced
+ * the link's target. Now the temporary name is random and created with
+ * O_EXCL|O_NOFOLLOW, so the victim is never touched. */
+START_TEST(test_symlink_race) {
+  const char *dir = gb_test_tmpdir();
+  char victim[4200], out[4200], link[4300];
+  snprintf(victim, sizeof victim, "%s/victim", dir);
+  snprintf(out, sizeof out, "%s/plan.csv", dir);
+  ck_assert_int_eq(gb_test_write(victim, "secret\n", 7), 0);
+  pid_t me = getpid();
+  for (pid_t p = me; p < me + 200; p++) {
+    snprintf(link, sizeof link, "%s.tmp.%ld", out, (long)p);
+    ck_assert_int_eq(symlink(victim, link), 0);
+  }
+  ck_assert_int_eq(gb_write_file_atomic(out, "mine\n", 5), GB_OK);
+  /* and from a child process, whose id is one of those planted */
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) _exit(gb_write_file_atomic(out, "child\n", 6) == GB_OK ? 0 : 1);
+  int status;
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  char *v = gb_test_slurp(victim, NULL), *o = gb_test_slurp(out, NULL);
+  ck_assert_str_eq(v, "secret\n");
+  ck_assert_str_eq(o, "child\n");
+  free(v);
+  free(o);
+  struct stat st;
+  ck_assert_int_eq(lstat(out, &st), 0);
+  ck_assert(S_ISREG(st.st_mode));
+  /* the planted links are left alone (200), and no temporary file besides */
+  ck_assert_int_eq(temp_files_beside(dir), 200);
+  ck_assert_uint_eq(gb_output_live(), 0);
+}
+END_TEST
+
+/* SIGINT or SIGTERM while an output is being written: the temporary file
+ * goes, the destination keeps its old content, and the process still dies
+ * of the signal. */
+START_TEST(test_temp_removed_on_signal) {
+  const char *dir = gb_test_tmpdir();
+  char out[4200];
+  snprintf(out, sizeof out, "%s/report.md", dir);
+  ck_assert_int_eq(gb_write_file_atomic(out, "old\n", 4), GB_OK);
+  int sigs[] = {SIGINT, SIGTERM};
+  for (int i = 0; i < 2; i++) {
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+      signal(sigs[i], SIG_DFL); /* as in gpubench (Check's runner has its own) */
+      gb_output o;
+      if (gb_output_open(&o, out) != GB_OK || gb_output_write(&o, "partial", 7) != GB_OK) _exit(1);
+      if (temp_files_beside(dir) != 1 || gb_output_live() != 1) _exit(2);
+      raise(sigs[i]);
+      _exit(3); /* not reached */
+    }
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == sigs[i], "status %d", status);
+    ck_assert_int_eq(temp_files_beside(dir), 0);
+    char *back = gb_test_slurp(out, NULL);
+    ck_assert_str_eq(back, "old\n");
+    free(back);
+  }
+}
+END_TEST
+
+/* A write that fails part-way (as on a full disk): error, old content,
+ * nothing left behind; the registry is empty again. */
+START_TEST(test_injected_write_failure) {
+  const char *dir = gb_test_tmpdir();
+  char out[4200];
+  snprintf(out, sizeof out, "%s/o.xml", dir);
+  ck_assert_int_eq(gb_write_file_atomic(out, "old\n", 4), GB_OK);
+  gb_output_inject_write_error(3, ENOSPC);
+  ck_assert_int_eq(gb_write_file_atomic(out, "new content\n", 12), GB_E_IO);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "o.xml: write failed: No space left on device"));
+  char *back = gb_test_slurp(out, NULL);
+  ck_assert_str_eq(back, "old\n");
+  free(back);
+  ck_assert_int_eq(temp_files_beside(dir), 0);
+  ck_assert_uint_eq(gb_output_live(), 0);
+  /* abort is clean too */
+  gb_output o;
+  ck_assert_int_eq(gb_output_open(&o, out), GB_OK);
+  ck_assert_uint_eq(gb_output_live(), 1);
+  gb_output_abort(&o);
+  ck_assert_int_eq(temp_files_beside(dir), 0);
+  ck_assert_uint_eq(gb_output_live(), 0);
+}
+END_TEST
+
+START_TEST(test_output_check) {
+  const char *dir = gb_test_tmpdir();
+  char a[4200], b[4200], l[4200], rel[4300], none[4200], sub[4200];
+  snprintf(a, sizeof a, "%s/a.csv", dir);
+  snprintf(b, sizeof b, "%s/b.csv", dir);
+  snprintf(l, sizeof l, "%s/l.csv", dir);
+  snprintf(rel, sizeof rel, "%s/./x/../a.csv", dir);
+  snprintf(none, sizeof none, "%s/none.xml", dir);
+  snprintf(sub, sizeof sub, "%s/x", dir);
+  ck_assert_int_eq(mkdir(sub, 0700), 0);
+  ck_assert_int_eq(gb_test_write(a, "x\n", 2), 0);
+  ck_assert_int_eq(gb_test_write(b, "y\n", 2), 0);
+  ck_assert_int_eq(symlink(a, l), 0);
+  const char *in[] = {NULL, "-", a, b};
+  ck_assert_int_eq(gb_output_check(a, in, 4), GB_E_USAGE);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "a.csv: the output is also an input"));
+  ck_assert_int_eq(gb_output_check(l, in, 4), GB_E_USAGE);   /* a link to an input */
+  ck_assert_int_eq(gb_output_check(rel, in, 4), GB_E_USAGE); /* another spelling */
+  ck_assert_int_eq(gb_output_check(none, in, 4), GB_OK);
+  ck_assert_int_eq(gb_output_check("-", in, 4), GB_OK);
+  ck_assert_int_eq(gb_output_check(NULL, in, 4), GB_OK);
+  const char *in2[] = {none};
+  char none2[4300];
+  snprintf(none2, sizeof none2, "%s/x/../none.xml", dir); /* neither exists: same resolved path */
+  ck_assert_int_eq(gb_output_check(none2, in2, 1), GB_E_USAGE);
+  /* an output directory */
+  const char *names[] = {"report.md", ".png", NULL};
+  char md[4200], png[4200];
+  snprintf(md, sizeof md, "%s/report.md", dir);
+  snprintf(png, sizeof png, "%s/x/t.png", dir);
+  const char *in3[] = {md, png, a};
+  ck_assert_int_eq(gb_output_check_dir(dir, names, in3 + 2, 1), GB_OK);
+  ck_assert_int_eq(gb_output_check_dir(dir, names, in3, 1), GB_E_USAGE);
+  ck_assert_int_eq(gb_output_check_dir(dir, names, in3 + 1, 1), GB_OK); /* in a subfolder */
+  ck_assert_int_eq(gb_output_check_dir(sub, names, in3 + 1, 1), GB_E_USAGE);
+}
+END_TEST
+
+/* ---- inputs ---- */
+
+/* A FIFO given as input hung the reader forever (a blocking open); a
+ * directory or a device is refused too, naming the path. */
+START_TEST(test_fifo_input) {
+  const char *dir = gb_test_tmpdir();
+  char fifo[4200];
+  snprintf(fifo, sizeof fifo, "%s/in.csv", dir);
+  ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+  alarm(5); /* a hang fails the test (SIGALRM) instead of stalling it */
+  gb_csv_table t;
+  ck_assert_int_eq(gb_csv_read_file(fifo, &t), GB_E_IO);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "in.csv: not a regular file (a FIFO"));
+  ck_assert_int_eq(gb_csv_read_file(dir, &t), GB_E_IO);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "not a regular file (a directory)"));
+  ck_assert_int_eq(gb_csv_read_file("/dev/zero", &t), GB_E_IO);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "/dev/zero: not a regular file (a character device)"));
+  alarm(0);
+}
+END_TEST
+
+/* The file is read in 1 MiB pieces: records, quoted newlines, CRLF and line
+ * numbers across the piece boundaries read as from memory. */
+START_TEST(test_streamed_read) {
+  gb_buf b = {0};
+  gb_buf_puts(&b, "\xEF\xBB\xBF" "id,text\r\n");
+  for (int i = 0; b.len < (size_t)3.5 * (1 << 20); i++)
+    gb_buf_printf(&b, i % 7 == 0 ? "%d,\"two\nlines %d\"\r\n" : i % 11 == 0 ? "%d,x%d\n\n" : "%d,row %d\n", i, i);
+  char path[4200];
+  snprintf(path, sizeof path, "%s/big.csv", gb_test_tmpdir());
+  ck_assert_int_eq(gb_test_write(path, b.data, b.len), 0);
+  gb_csv_table f, m;
+  ck_assert_int_eq(gb_csv_read_file(path, &f), GB_OK);
+  ck_assert_int_eq(gb_csv_read_mem(path, b.data, b.len, &m), GB_OK);
+  ck_assert_uint_eq(f.nrows, m.nrows);
+  ck_assert_uint_gt(f.nrows, 100000);
+  ck_assert_str_eq(gb_csv_header(&f, 0), "id");
+  for (size_t r = 0; r < f.nrows; r++) {
+    ck_assert_int_eq(gb_csv_line(&f, r), gb_csv_line(&m, r));
+    ck_assert_str_eq(gb_csv_cell(&f, r, 1), gb_csv_cell(&m, r, 1));
+  }
+  gb_csv_free(&f);
+  gb_csv_free(&m);
+  gb_buf_free(&b);
+}
+END_TEST
+
+/* The duplicate-header check compared every pair of names: a header of
+ * 200000 columns took minutes; now linear (well under a second). */
+START_TEST(test_duplicate_header_linear) {
+  gb_buf b = {0};
+  for (int i = 0; i < 200000; i++) gb_buf_printf(&b, "%sc%d", i ? "," : "", i);
+  gb_buf_puts(&b, "\n");
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  gb_csv_table t;
+  ck_assert_int_eq(gb_csv_read_mem("wide.csv", b.data, b.len, &t), GB_OK);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  ck_assert_uint_eq(t.ncols, 200000);
+  gb_csv_free(&t);
+  double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  ck_assert_msg(s < 5, "200000 columns took %.1f s", s);
+  b.len--; /* the newline */
+  gb_buf_puts(&b, ",cX,c7\n");
+  ck_assert_int_eq(gb_csv_read_mem("wide.csv", b.data, b.len, &t), GB_E_INPUT);
+  ck_assert_str_eq(gb_errmsg(), "wide.csv:1:200002: duplicate column \"c7\" in the header");
+  gb_buf_free(&b);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("csv");
   TCase *tc = tcase_create("core");
@@ -283,6 +491,14 @@ static Suite *suite(void) {
   tcase_add_test(te, test_big_field_rejected);
   tcase_add_test(te, test_atomic_write_failures);
   tcase_add_test(te, test_fuzz_regressions);
+  tcase_add_test(te, test_symlink_race);
+  tcase_add_test(te, test_temp_removed_on_signal);
+  tcase_add_test(te, test_injected_write_failure);
+  tcase_add_test(te, test_output_check);
+  tcase_add_test(te, test_fifo_input);
+  tcase_add_test(te, test_streamed_read);
+  tcase_add_test(te, test_duplicate_header_linear);
+  tcase_set_timeout(te, 60);
   suite_add_tcase(s, te);
   return s;
 }

@@ -428,36 +428,127 @@ START_TEST(test_stale_marker_ignored) {
 }
 END_TEST
 
-/* A full disk in the middle of a commit (RLIMIT_FSIZE stands in for it:
- * the write stops short with EFBIG as it would with ENOSPC): the commit
- * fails with the reason and the partial rows are taken back out, so the
- * file ends at the last commit and reads. */
-START_TEST(test_full_disk_mid_commit) {
-  char path[4200];
-  snprintf(path, sizeof path, "%s/r.csv", gb_test_tmpdir());
+/* In a child process: opens path, commits one row of case `first`, then
+ * (after a byte on ready_fd and one from go_fd, when they are >= 0) fills
+ * the disk (RLIMIT_FSIZE: the write stops short with EFBIG as it would
+ * with ENOSPC) in the middle of 20 rows of case `second`. Returns the
+ * child's pid; it exits 0 when that commit failed with the reason. */
+static pid_t child_commit_then_fill(const char *path, const char *first, const char *second, int ready_fd,
+                                    int go_fd) {
   pid_t pid = fork();
   ck_assert_int_ge(pid, 0);
-  if (pid == 0) {
-    signal(SIGXFSZ, SIG_IGN);
-    gb_results_writer w;
-    if (gb_writer_open(&w, path) != GB_OK) _exit(1);
-    gb_row r = sample_row();
-    r.case_name = "A";
-    gb_writer_add(&w, &r);
-    if (gb_writer_commit(&w) != GB_OK) _exit(2);
-    struct rlimit rl = {(rlim_t)file_size(path) + 100, RLIM_INFINITY};
-    if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(3);
-    r.case_name = "B";
-    for (int i = 0; i < 20; i++) gb_writer_add(&w, &r);
-    gb_err e = gb_writer_commit(&w);
-    int ok = e == GB_E_IO && strstr(gb_errmsg(), "write failed: File too large") != NULL;
-    gb_writer_close(&w);
-    _exit(ok ? 0 : 4);
-  }
+  if (pid > 0) return pid;
+  signal(SIGXFSZ, SIG_IGN);
+  gb_results_writer w;
+  if (gb_writer_open(&w, path) != GB_OK) _exit(1);
+  gb_row r = sample_row();
+  r.case_name = first;
+  gb_writer_add(&w, &r);
+  if (gb_writer_commit(&w) != GB_OK) _exit(2);
+  char c = 'r';
+  if (ready_fd >= 0 && (write(ready_fd, &c, 1) != 1 || read(go_fd, &c, 1) != 1)) _exit(3);
+  struct rlimit rl = {(rlim_t)file_size(path) + 100, RLIM_INFINITY};
+  if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(4);
+  r.case_name = second;
+  for (int i = 0; i < 20; i++) gb_writer_add(&w, &r);
+  gb_err e = gb_writer_commit(&w);
+  int ok = e == GB_E_IO && strstr(gb_errmsg(), "write failed: File too large") != NULL;
+  gb_writer_close(&w);
+  _exit(ok ? 0 : 5);
+}
+
+static void expect_child_ok(pid_t pid) {
   int status;
   ck_assert_int_eq(waitpid(pid, &status, 0), pid);
   ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+}
+
+/* A full disk in the middle of a commit: the commit fails with the reason
+ * and the partial rows are taken back out, so the file ends at the last
+ * commit and reads. */
+START_TEST(test_full_disk_mid_commit) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/r.csv", gb_test_tmpdir());
+  expect_child_ok(child_commit_then_fill(path, "A", "B", -1, -1));
   expect_cases(path, "A");
+}
+END_TEST
+
+/* Two writers on one results file. Before the lock, a second writer opened
+ * the file while a run wrote it, and the first one's disk-full rollback
+ * then cut the second one's committed rows (and both could write a
+ * header). Now the second is refused, naming the holder's pid, before it
+ * cuts or writes anything; a failed commit removes only the failing
+ * writer's own rows. */
+START_TEST(test_two_writers) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/r.csv", gb_test_tmpdir());
+  int ready[2], go[2];
+  ck_assert_int_eq(pipe(ready), 0);
+  ck_assert_int_eq(pipe(go), 0);
+  pid_t a = child_commit_then_fill(path, "A", "A2", ready[1], go[0]);
+  char c;
+  ck_assert_int_eq(read(ready[0], &c, 1), 1);
+  /* B, while A holds the file: refused with the file and A's pid */
+  gb_results_writer b;
+  gb_err e = gb_writer_open(&b, path);
+  if (e == GB_OK) { /* the old behaviour: B commits a case, which A's rollback then cut */
+    gb_row r = sample_row();
+    r.case_name = "B";
+    gb_writer_add(&b, &r);
+    gb_writer_commit(&b);
+    gb_writer_close(&b);
+  }
+  ck_assert_int_eq(write(go[1], "g", 1), 1);
+  expect_child_ok(a);
+  ck_assert_int_eq(e, GB_E_IO);
+  char want[64];
+  snprintf(want, sizeof want, "another gpubench (pid %ld) is writing", (long)a);
+  ck_assert_msg(strstr(gb_errmsg(), path) && strstr(gb_errmsg(), want), "%s", gb_errmsg());
+  expect_cases(path, "A"); /* A's own failed case went, nothing else */
+  /* after A: B appends; B's own failure cuts only B's rows */
+  expect_child_ok(child_commit_then_fill(path, "B", "B2", -1, -1));
+  expect_cases(path, "AB");
+}
+END_TEST
+
+/* The marker names its writer. */
+START_TEST(test_marker_names_writer) {
+  char path[4200], marker[4300];
+  snprintf(path, sizeof path, "%s/r.csv", gb_test_tmpdir());
+  snprintf(marker, sizeof marker, "%s.committed", path);
+  gb_results_writer w;
+  ck_assert_int_eq(gb_writer_open(&w, path), GB_OK);
+  char *m = gb_test_slurp(marker, NULL);
+  char want[64];
+  snprintf(want, sizeof want, " pid %010ld\n", (long)getpid());
+  ck_assert_msg(m && strstr(m, want), "%s", m ? m : "(none)");
+  free(m);
+  ck_assert_int_eq(gb_writer_close(&w), GB_OK);
+  ck_assert_int_ne(access(marker, F_OK), 0);
+}
+END_TEST
+
+/* A link planted at the marker's predictable name (RESULTS.committed) in a
+ * shared directory: the writer wrote its marker line through it into the
+ * link's target. Now the marker is never opened through a link. */
+START_TEST(test_marker_link_not_followed) {
+  char path[4200], marker[4300], victim[4300];
+  snprintf(path, sizeof path, "%s/r.csv", gb_test_tmpdir());
+  snprintf(marker, sizeof marker, "%s.committed", path);
+  snprintf(victim, sizeof victim, "%s/victim", gb_test_tmpdir());
+  ck_assert_int_eq(gb_test_write(victim, "secret\n", 7), 0);
+  ck_assert_int_eq(symlink(victim, marker), 0);
+  gb_results_writer w;
+  ck_assert_int_eq(gb_writer_open(&w, path), GB_OK);
+  gb_row r = sample_row();
+  ck_assert_int_eq(gb_writer_add(&w, &r), GB_OK);
+  ck_assert_int_eq(gb_writer_commit(&w), GB_OK);
+  ck_assert_int_eq(gb_writer_close(&w), GB_OK);
+  char *v = gb_test_slurp(victim, NULL);
+  ck_assert_str_eq(v, "secret\n");
+  free(v);
+  expect_cases(path, "triad");
 }
 END_TEST
 
@@ -486,6 +577,9 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_no_marker_cuts_only_a_last_line);
   tcase_add_test(tc, test_stale_marker_ignored);
   tcase_add_test(tc, test_full_disk_mid_commit);
+  tcase_add_test(tc, test_two_writers);
+  tcase_add_test(tc, test_marker_names_writer);
+  tcase_add_test(tc, test_marker_link_not_followed);
   suite_add_tcase(s, tc);
   TCase *te = tcase_create("errors");
   tcase_add_loop_test(te, test_fixture_bad, 0, (int)(sizeof k_bad / sizeof k_bad[0]));

@@ -21,3 +21,11 @@ if(TARGET gpubench)
   add_dependencies(check_badinput gpubench)
   set_tests_properties(check_badinput PROPERTIES TIMEOUT 900)
 endif()
+# gb_ini: long lines, the syntax, the gate config and workload readers on it
+gb_add_check_test(check_ini check_ini.c LIBS gb_gate gb_planner)
+# gb_escape, and injection through result fields into the gate's markdown
+# and JUnit and into plan.csv (gpubench plan run as a subprocess)
+gb_add_check_test(check_escape check_escape.c LIBS gb_gate)
+if(TARGET gpubench)
+  add_dependencies(check_escape gpubench)
+endif()

@@ -88,3 +88,93 @@ int gb_test_run(char *const argv[], const char *log_path) {
     if (errno != EINTR) return -1;
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
+
+/* A small XML well-formedness check: one root element, properly nested and
+ * matching tags, quoted attributes, no raw '<' or stray '&' in text or
+ * attribute values, only the five predefined or numeric character references,
+ * nothing but blanks after the root. Enough to catch broken escaping. */
+static int xml_entity_ok(const char **p) {
+  const char *s = *p; /* at '&' */
+  static const char *const names[] = {"&amp;", "&lt;", "&gt;", "&quot;", "&apos;"};
+  for (int i = 0; i < 5; i++)
+    if (strncmp(s, names[i], strlen(names[i])) == 0) {
+      *p += strlen(names[i]);
+      return 1;
+    }
+  if (s[1] == '#') {
+    const char *q = s + 2;
+    int digits = 0;
+    while (*q >= '0' && *q <= '9') q++, digits++;
+    if (digits && *q == ';') {
+      *p = q + 1;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static int is_name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+         c == ':' || c == '.';
+}
+
+int gb_test_xml_well_formed(const char *s) {
+  char stack[32][64];
+  int depth = 0, roots = 0;
+  const char *p = s;
+  if (strncmp(p, "<?xml", 5) == 0) {
+    p = strstr(p, "?>");
+    if (!p) return 0;
+    p += 2;
+  }
+  while (*p) {
+    if (*p == '<') {
+      p++;
+      int closing = *p == '/';
+      if (closing) p++;
+      char name[64];
+      int n = 0;
+      while (is_name_char(*p) && n < 63) name[n++] = *p++;
+      name[n] = '\0';
+      if (n == 0) return 0;
+      if (closing) {
+        while (*p == ' ') p++;
+        if (*p != '>' || depth == 0 || strcmp(stack[depth - 1], name)) return 0;
+        depth--;
+        p++;
+        continue;
+      }
+      if (depth == 0 && ++roots > 1) return 0;
+      for (;;) { /* attributes */
+        while (*p == ' ' || *p == '\n') p++;
+        if (*p == '>' || (*p == '/' && p[1] == '>')) break;
+        int an = 0;
+        while (is_name_char(*p)) p++, an++;
+        if (!an || *p++ != '=' || *p++ != '"') return 0;
+        while (*p && *p != '"') {
+          if (*p == '<') return 0;
+          if (*p == '&') {
+            if (!xml_entity_ok(&p)) return 0;
+          } else {
+            p++;
+          }
+        }
+        if (*p++ != '"') return 0;
+      }
+      if (*p == '/') {
+        p += 2;
+        continue;
+      }
+      p++;
+      if (depth >= 32) return 0;
+      snprintf(stack[depth++], sizeof stack[0], "%s", name);
+    } else if (*p == '&') {
+      if (depth == 0 || !xml_entity_ok(&p)) return 0;
+    } else {
+      if (depth == 0 && !(*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) return 0;
+      if ((unsigned char)*p < 0x20 && *p != '\n' && *p != '\r' && *p != '\t') return 0;
+      p++;
+    }
+  }
+  return depth == 0 && roots == 1;
+}

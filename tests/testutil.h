@@ -31,4 +31,9 @@ const char *gb_test_gpubench(void);
  * the signal when killed, or -1 when it could not be started. */
 int gb_test_run(char *const argv[], const char *log_path);
 
+/* A small XML well-formedness check (one root element, nested and matching
+ * tags, quoted attributes, no raw '<' or stray '&', only the predefined or
+ * numeric references, no control characters): 1 when s passes. */
+int gb_test_xml_well_formed(const char *s);
+
 #endif

@@ -1,0 +1,65 @@
+/* gb_escape: one escaping function per output format, for every piece of
+ * result-derived text (case names, hosts, library versions, details, file
+ * names) that goes into an output (docs/reliability.md). Each appends the
+ * escaped form of the NUL-terminated s to out. Bytes that are not valid
+ * UTF-8 become U+FFFD in every format.
+ *
+ * Invariants (tests/check_escape.c, fuzz/fuzz_escape.c):
+ *  - markdown: the result holds no line end, no control character, no "::"
+ *    (so no line it is part of can start a CI workflow command such as
+ *    "::error::"), no unescaped '|', '`', '<', '>' or '&';
+ *  - HTML: no '<', '>', '"', '\'' or '&' but in an entity, no control
+ *    character other than tab, LF and CR;
+ *  - XML: well-formed text and attribute value: no '<', '&' but in an
+ *    entity, no quote, and only characters XML 1.0 allows (others removed);
+ *  - CSV: one RFC 4180 field, and a field that starts with = + - @ tab or
+ *    CR (and is not a number) is prefixed with a single quote, as OWASP
+ *    recommends against formula injection (gb_csv_put_field);
+ *  - gnuplot: the inside of a single-quoted string for a noenhanced
+ *    terminal (gpubench's plots are noenhanced, so ^ _ { } @ are text): no
+ *    line end or control character, quotes doubled. */
+#ifndef GB_ESCAPE_H
+#define GB_ESCAPE_H
+
+#include "gb_csv.h"
+#include "gb_error.h"
+
+/* A markdown table cell or inline text (one line). */
+gb_err gb_esc_markdown(gb_buf *out, const char *s);
+
+/* A markdown paragraph: the same, but line ends (LF) are kept and CRs
+ * dropped; still no "::" anywhere, so no line starts a workflow command. */
+gb_err gb_esc_markdown_text(gb_buf *out, const char *s);
+
+/* The inside of a markdown code span (`...`), where backslash escapes and
+ * entities do not work: a backtick becomes ', a line end or control
+ * character a space, and "::" becomes ": :". */
+gb_err gb_esc_markdown_code(gb_buf *out, const char *s);
+
+/* Plain text on one line of a log or terminal (the gate's text output, the
+ * lines a CI job prints): line ends, escape sequences and other control
+ * characters become spaces and "::" becomes ": :", so a field can neither
+ * start a new line nor a workflow command. */
+gb_err gb_esc_line(gb_buf *out, const char *s);
+
+/* HTML text or a double- or single-quoted attribute value. */
+gb_err gb_esc_html(gb_buf *out, const char *s);
+
+/* XML 1.0 text or attribute value (JUnit). */
+gb_err gb_esc_xml(gb_buf *out, const char *s);
+
+/* One CSV field (sep != 0 written first): gb_csv_put_field. */
+gb_err gb_esc_csv(gb_buf *out, const char *s, char sep);
+
+/* The inside of a single-quoted gnuplot string (titles, labels; a
+ * noenhanced terminal: backslashes and ^ _ are literal there). */
+gb_err gb_esc_gnuplot(gb_buf *out, const char *s);
+
+/* Whether a CSV field needs the formula guard: it starts with = + - @ tab
+ * or CR and is not a plain number ("-1.5", "+3e4"), or it is such a field
+ * already prefixed with single quotes ("'=x", "'-1"): the reader
+ * (gb_csv_read_*) strips one leading quote from exactly these, so every
+ * field reads back as it was written. */
+bool gb_csv_formula_risk(const char *s);
+
+#endif

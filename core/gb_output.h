@@ -1,0 +1,70 @@
+/* gb_output: output files written whole and safely (docs/reliability.md).
+ *
+ * Every output goes to a temporary file created exclusively
+ * (O_CREAT|O_EXCL|O_NOFOLLOW, a random name) in the destination directory,
+ * is written, synced and renamed over the destination; a link planted at any
+ * name is never followed, because the temporary name is new and unguessable
+ * and an existing name makes the creation fail (it is then retried with
+ * another random name). Live temporary files are kept in a small registry:
+ * every error path removes them, and so does a SIGINT or SIGTERM that arrives
+ * while one exists (a handler installed on first use when the signal's
+ * disposition is the default; it unlinks them with the async-signal-safe
+ * unlink() and re-raises the signal).
+ *
+ * gb_output_check refuses an output that names one of the command's inputs
+ * before anything is written. */
+#ifndef GB_OUTPUT_H
+#define GB_OUTPUT_H
+
+#include <stddef.h>
+
+#include "gb_error.h"
+
+/* One output in the making. */
+typedef struct gb_output {
+  char *path;   /* as given (messages) */
+  char *target; /* what is renamed over: path, or the file a symbolic link at path names */
+  char *tmp;    /* the temporary file; NULL when writing in place or when done */
+  int fd;       /* -1 when closed */
+  int slot;     /* registry slot of tmp, -1 when none */
+} gb_output;
+
+/* Creates the temporary file of path (or, for a device or FIFO such as
+ * /dev/stdout, opens it to be written in place). A directory is an error.
+ * On error nothing is left behind and o owns nothing. */
+gb_err gb_output_open(gb_output *o, const char *path);
+
+/* Appends len bytes. */
+gb_err gb_output_write(gb_output *o, const char *data, size_t len);
+
+/* Syncs, closes and renames the temporary file over the destination. On
+ * error the temporary file is removed and the destination is as it was. o
+ * owns nothing afterwards, either way. */
+gb_err gb_output_commit(gb_output *o);
+
+/* Removes the temporary file; the destination is as it was. Safe on an
+ * output that is already committed or aborted. */
+void gb_output_abort(gb_output *o);
+
+/* Test hook: the number of registered temporary files. */
+size_t gb_output_live(void);
+
+/* Test hook: fail the next write to a temporary file with errno err after
+ * `after` more bytes (err 0 turns it off). */
+void gb_output_inject_write_error(size_t after, int err);
+
+/* Refuses (GB_E_USAGE, exit 2) an output file that is one of the inputs:
+ * the same file (device and inode) when both exist, else the same path
+ * after resolving the output's directory (the output does not exist yet, or
+ * an input does not). NULL or "-" entries are skipped, as is a NULL or "-"
+ * out. The message names both. */
+gb_err gb_output_check(const char *out, const char *const inputs[], size_t n);
+
+/* The same for an output directory (report --out, history --plot): refuses
+ * an input that lies directly in dir and whose name ends in one of the
+ * suffixes the commands write there (.md, .html, .png, .svg, .csv when
+ * that is what they write: the caller lists them, NULL-terminated). */
+gb_err gb_output_check_dir(const char *dir, const char *const suffixes[], const char *const inputs[],
+                           size_t n);
+
+#endif
