@@ -195,7 +195,7 @@ typedef enum gb_coll_mode {
 typedef struct gb_coll_launch {
   gb_coll_mode mode;
   int rank, world, local_rank;
-  const char *source;       /* which variables gave rank/world: "GPUBENCH", "SLURM", "OMPI", "mp option" */
+  const char *source;       /* which variables gave rank/world: a gb_coll_rank_env launcher, "mp option" */
   char id_file[1024];       /* where the unique id is exchanged ("" when id_hex is used) */
   char id_hex[2 * 128 + 1]; /* GPUBENCH_NCCL_ID, when the launcher passes the id itself */
 } gb_coll_launch;
@@ -203,20 +203,44 @@ typedef struct gb_coll_launch {
 /* Value of variable name in a NULL-terminated "NAME=value" array, or NULL. */
 const char *gb_coll_env_get(char *const *envp, const char *name);
 
+/* Which rank this process is, from its environment alone (a pure function
+ * of envp). */
+typedef struct gb_coll_rank_env {
+  int rank, world, local_rank;
+  int local_size;       /* ranks on this node when the launcher says, else 0 */
+  const char *launcher; /* "GPUBENCH", "OMPI", "TORCHRUN", "K8S", "SLURM"; NULL: none (rank 0 of 1) */
+} gb_coll_rank_env;
+
+/* Reads, first found: GPUBENCH_RANK/WORLD_SIZE/LOCAL_RANK (always); then,
+ * only when launchers is true (--opt mp=launcher): Open MPI's
+ * OMPI_COMM_WORLD_RANK/SIZE/LOCAL_RANK/LOCAL_SIZE; torchrun's
+ * RANK/WORLD_SIZE/LOCAL_RANK/LOCAL_WORLD_SIZE; a Kubernetes Indexed Job's
+ * JOB_COMPLETION_INDEX with WORLD_SIZE (and LOCAL_RANK, default 0); Slurm's
+ * SLURM_PROCID/SLURM_NTASKS/SLURM_LOCALID/SLURM_NTASKS_PER_NODE. The
+ * innermost launcher comes first: mpirun or torchrun inside a Slurm batch
+ * step also sees the step's SLURM_PROCID. A missing local rank is the rank
+ * for GPUBENCH (one node), else 0. GB_E_USAGE, naming the variables and
+ * values, for a non-number, a rank without a size (or the reverse), rank or
+ * local rank not below the size, a local rank not below the node's size, or
+ * a node size above the world size. */
+gb_err gb_coll_env_rank(char *const *envp, bool launchers, gb_coll_rank_env *out);
+
 /* Decides how this process takes part, from the options and the
  * environment envp (environ in production, a literal array in tests):
  *   - GPUBENCH_RANK and GPUBENCH_WORLD_SIZE set (our self-launch, or any
  *     launcher told to set them; GPUBENCH_LOCAL_RANK defaults to the rank):
  *     LAUNCHED;
- *   - else opts mp=launcher: SLURM_PROCID/SLURM_NTASKS/SLURM_LOCALID, else
- *     OMPI_COMM_WORLD_RANK/SIZE/LOCAL_RANK: LAUNCHED (an error when neither
+ *   - else opts mp=launcher: a launcher's variables (gb_coll_env_rank:
+ *     Open MPI, torchrun, Kubernetes, Slurm): LAUNCHED (an error when none
  *     is set);
  *   - else mp=N >= 1: SELF_LAUNCH with rank 0 of N;
  *   - else SINGLE.
  * Launcher variables are not read without mp=launcher, so a batch script's
  * SLURM_PROCID cannot make a plain run wait for ranks that never start.
  * The id comes from GPUBENCH_NCCL_ID (hex), else from the file named by
- * opts id_file, else GPUBENCH_NCCL_ID_FILE, else (SLURM) the file
+ * opts id_file, else GPUBENCH_NCCL_ID_FILE, else, when MASTER_ADDR is set,
+ * "tcp://MASTER_ADDR:PORT" (rank 0 serves the id there: PORT is
+ * GPUBENCH_NCCL_ID_PORT, else MASTER_PORT + 1, else 29501), else the file
  * gpubench-nccl-id.<SLURM_JOB_ID>.<SLURM_STEP_ID> in the working directory.
  * SELF_LAUNCH leaves id_file empty (the caller makes a private directory).
  * Errors (GB_E_USAGE) name the variable and the value. */
@@ -238,11 +262,15 @@ gb_err gb_coll_hex_encode(const void *bytes, size_t n, char *out, size_t outsz);
 gb_err gb_coll_hex_decode(const char *hex, void *bytes, size_t n, const char *what);
 
 /* Writes the id file "gpubench-nccl-id 1 <hex>\n" atomically (temp file +
- * rename), so a reader never sees a partial id. */
+ * rename), so a reader never sees a partial id. A path "tcp://HOST:PORT"
+ * instead listens on PORT (on HOST itself when it is a loopback address)
+ * and sends that text to every connection, from a detached thread, until
+ * the process ends; a second id for the same address replaces the first. */
 gb_err gb_coll_id_write(const char *path, const void *id, size_t n);
 
 /* Waits until path holds a complete id file and reads the n-byte id; polls
- * every 10 ms. GB_E_IO after timeout_s seconds (the message says what to
+ * every 10 ms ("tcp://HOST:PORT": connects every 100 ms until rank 0
+ * answers). GB_E_IO after timeout_s seconds (the message says what to
  * check), GB_E_INPUT when the file is complete but malformed. */
 gb_err gb_coll_id_read_wait(const char *path, void *id, size_t n, double timeout_s);
 

@@ -1,15 +1,20 @@
 /* bench_collective_boot: the multi-process bootstrap of the collective
  * benchmark, with no CUDA or NCCL in it so that it is tested with real
  * processes on a machine with no GPU: which rank this process is (our own
- * GPUBENCH_ variables, Slurm's, Open MPI's), the NCCL unique id as hex text
- * through an atomically written file or an environment variable, and
- * starting local ranks with posix_spawn. */
+ * GPUBENCH_ variables, Open MPI's, torchrun's, a Kubernetes Indexed Job's,
+ * Slurm's), the NCCL unique id as hex text through an atomically written
+ * file, an environment variable or a TCP connection to rank 0, and starting
+ * local ranks with posix_spawn. docs/device.md, deploy/. */
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -41,45 +46,104 @@ static gb_err env_int(char *const *envp, const char *name, int lo, int hi, bool 
   return GB_OK;
 }
 
+/* One launcher's variables. */
+typedef struct env_family {
+  const char *launcher, *rank, *world, *local, *local_size; /* local, local_size may be NULL */
+  int local_default;                                        /* -1: the rank (one node) */
+} env_family;
+
+static const env_family k_gpubench = {"GPUBENCH", "GPUBENCH_RANK", "GPUBENCH_WORLD_SIZE", "GPUBENCH_LOCAL_RANK", NULL,
+                                      -1};
+/* innermost launcher first: mpirun or torchrun inside a Slurm allocation
+ * sees the batch step's SLURM_PROCID too */
+static const env_family k_launchers[] = {
+    {"OMPI", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
+     "OMPI_COMM_WORLD_LOCAL_SIZE", 0},
+    {"TORCHRUN", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", 0},
+    {"K8S", "JOB_COMPLETION_INDEX", "WORLD_SIZE", "LOCAL_RANK", NULL, 0},
+    {"SLURM", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "SLURM_NTASKS_PER_NODE", 0},
+};
+
 /* Rank, world size and local rank from one family of variables. */
-static gb_err env_family(char *const *envp, const char *rank_var, const char *world_var, const char *local_var,
-                         bool *present, gb_coll_launch *out) {
-  bool have_rank, have_world, have_local;
-  int rank = 0, world = 0, local = 0;
-  GB_TRY(env_int(envp, world_var, 1, 1 << 20, &have_world, &world));
-  GB_TRY(env_int(envp, rank_var, 0, 1 << 20, &have_rank, &rank));
-  GB_TRY(env_int(envp, local_var, 0, 1 << 20, &have_local, &local));
+static gb_err env_family_read(char *const *envp, const env_family *f, bool *present, gb_coll_rank_env *out) {
+  bool have_rank, have_world, have_local = false, have_lsize = false;
+  int rank = 0, world = 0, local = 0, lsize = 0;
+  GB_TRY(env_int(envp, f->world, 1, 1 << 20, &have_world, &world));
+  GB_TRY(env_int(envp, f->rank, 0, 1 << 20, &have_rank, &rank));
+  if (f->local) GB_TRY(env_int(envp, f->local, 0, 1 << 20, &have_local, &local));
+  if (f->local_size) GB_TRY(env_int(envp, f->local_size, 1, 1 << 20, &have_lsize, &lsize));
   *present = have_rank || have_world;
   if (!*present) return GB_OK;
   if (!have_rank || !have_world)
-    return gb_fail(GB_E_USAGE, "environment: %s and %s must be set together (found only %s)", rank_var, world_var,
-                   have_rank ? rank_var : world_var);
+    return gb_fail(GB_E_USAGE, "environment: %s and %s must be set together (found only %s)", f->rank, f->world,
+                   have_rank ? f->rank : f->world);
   if (rank >= world)
-    return gb_fail(GB_E_USAGE, "environment %s=%d is not below %s=%d", rank_var, rank, world_var, world);
+    return gb_fail(GB_E_USAGE, "environment %s=%d is not below %s=%d", f->rank, rank, f->world, world);
+  if (!have_local) local = f->local_default < 0 ? rank : f->local_default;
+  if (have_local && local >= world)
+    return gb_fail(GB_E_USAGE, "environment %s=%d is not below %s=%d", f->local, local, f->world, world);
+  if (have_lsize && lsize > world)
+    return gb_fail(GB_E_USAGE, "environment %s=%d is more than %s=%d", f->local_size, lsize, f->world, world);
+  if (have_lsize && local >= lsize)
+    return gb_fail(GB_E_USAGE, "environment %s=%d is not below %s=%d", f->local ? f->local : "local rank", local,
+                   f->local_size, lsize);
   out->rank = rank;
   out->world = world;
-  out->local_rank = have_local ? local : rank;
+  out->local_rank = local;
+  out->local_size = have_lsize ? lsize : 0;
+  out->launcher = f->launcher;
+  return GB_OK;
+}
+
+gb_err gb_coll_env_rank(char *const *envp, bool launchers, gb_coll_rank_env *out) {
+  memset(out, 0, sizeof *out);
+  out->world = 1;
+  bool present = false;
+  GB_TRY(env_family_read(envp, &k_gpubench, &present, out));
+  if (present || !launchers) return GB_OK;
+  const char *rank = gb_coll_env_get(envp, "RANK");
+  for (size_t i = 0; i < sizeof k_launchers / sizeof k_launchers[0]; i++) {
+    const env_family *f = &k_launchers[i];
+    /* WORLD_SIZE belongs to torchrun when RANK is set, else to an Indexed Job's JOB_COMPLETION_INDEX */
+    if (strcmp(f->launcher, "TORCHRUN") == 0 && !rank && gb_coll_env_get(envp, "JOB_COMPLETION_INDEX")) continue;
+    GB_TRY(env_family_read(envp, f, &present, out));
+    if (present) return GB_OK;
+  }
+  return GB_OK;
+}
+
+/* Where rank 0 serves the id when a torchrun-style launcher names a master
+ * (MASTER_ADDR): "tcp://MASTER_ADDR:PORT", PORT = GPUBENCH_NCCL_ID_PORT,
+ * else MASTER_PORT + 1 (MASTER_PORT itself may be torchrun's store), else
+ * 29501. */
+static gb_err master_address(char *const *envp, const char *addr, char *out, size_t n) {
+  bool have;
+  int port = 0;
+  GB_TRY(env_int(envp, "GPUBENCH_NCCL_ID_PORT", 1, 65535, &have, &port));
+  if (!have) {
+    GB_TRY(env_int(envp, "MASTER_PORT", 1, 65534, &have, &port));
+    port = have ? port + 1 : 29501;
+  }
+  if (strlen(addr) + 16 >= n || strchr(addr, '/'))
+    return gb_fail(GB_E_USAGE, "environment MASTER_ADDR=\"%s\": not a host name or address", addr);
+  snprintf(out, n, "tcp://%s:%d", addr, port);
   return GB_OK;
 }
 
 gb_err gb_coll_launch_resolve(const gb_coll_opts *o, char *const *envp, gb_coll_launch *out) {
   memset(out, 0, sizeof *out);
   out->world = 1;
-  bool present = false;
-  GB_TRY(env_family(envp, "GPUBENCH_RANK", "GPUBENCH_WORLD_SIZE", "GPUBENCH_LOCAL_RANK", &present, out));
-  if (present) {
-    out->source = "GPUBENCH";
+  gb_coll_rank_env re;
+  GB_TRY(gb_coll_env_rank(envp, o->mp == GB_COLL_MP_LAUNCHER, &re));
+  if (re.launcher) {
+    out->rank = re.rank;
+    out->world = re.world;
+    out->local_rank = re.local_rank;
+    out->source = re.launcher;
   } else if (o->mp == GB_COLL_MP_LAUNCHER) {
-    GB_TRY(env_family(envp, "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", &present, out));
-    if (present) out->source = "SLURM";
-    else {
-      GB_TRY(env_family(envp, "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", &present,
-                        out));
-      if (present) out->source = "OMPI";
-    }
-    if (!present)
-      return gb_fail(GB_E_USAGE, "--opt mp=launcher: no rank in the environment: start gpubench with srun or mpirun, "
-                                 "or set GPUBENCH_RANK and GPUBENCH_WORLD_SIZE (and GPUBENCH_LOCAL_RANK) per process");
+    return gb_fail(GB_E_USAGE, "--opt mp=launcher: no rank in the environment: start gpubench with srun, mpirun or "
+                               "torchrun, or set GPUBENCH_RANK and GPUBENCH_WORLD_SIZE (and GPUBENCH_LOCAL_RANK) per "
+                               "process");
   } else if (o->mp >= 1) {
     out->mode = GB_COLL_MODE_SELF_LAUNCH;
     out->world = o->mp;
@@ -108,6 +172,8 @@ gb_err gb_coll_launch_resolve(const gb_coll_opts *o, char *const *envp, gb_coll_
     strcpy(out->id_file, file);
     return GB_OK;
   }
+  const char *master = gb_coll_env_get(envp, "MASTER_ADDR");
+  if (master && *master) return master_address(envp, master, out->id_file, sizeof out->id_file);
   const char *job = gb_coll_env_get(envp, "SLURM_JOB_ID");
   const char *step = gb_coll_env_get(envp, "SLURM_STEP_ID");
   if (job && *job) {
@@ -115,7 +181,8 @@ gb_err gb_coll_launch_resolve(const gb_coll_opts *o, char *const *envp, gb_coll_
     return GB_OK;
   }
   return gb_fail(GB_E_USAGE, "rank %d of %d (%s): no way to share the NCCL id: set GPUBENCH_NCCL_ID_FILE (or --opt "
-                             "id_file=PATH) to a path every rank can read, or GPUBENCH_NCCL_ID to the id in hex",
+                             "id_file=PATH) to a path every rank can read, GPUBENCH_NCCL_ID to the id in hex, or "
+                             "MASTER_ADDR (and MASTER_PORT) to rank 0's host, which then serves it",
                  out->rank, out->world, out->source);
 }
 
@@ -167,6 +234,161 @@ gb_err gb_coll_hex_decode(const char *hex, void *bytes, size_t n, const char *wh
   return GB_OK;
 }
 
+/* ---- the id served by rank 0 over TCP ("tcp://HOST:PORT") ---- */
+
+#define TCP_PREFIX "tcp://"
+
+static bool is_tcp(const char *path) { return strncmp(path, TCP_PREFIX, strlen(TCP_PREFIX)) == 0; }
+
+/* host and port of "tcp://HOST:PORT" (HOST may be [v6]) */
+static gb_err tcp_split(const char *path, char *host, size_t hn, char *port, size_t pn) {
+  const char *hp = path + strlen(TCP_PREFIX), *colon = strrchr(hp, ':');
+  if (!colon || colon == hp || !colon[1] || strlen(colon + 1) >= pn)
+    return gb_fail(GB_E_USAGE, "%s: expected tcp://HOST:PORT", path);
+  size_t len = (size_t)(colon - hp);
+  if (hp[0] == '[' && len >= 2 && hp[len - 1] == ']') hp++, len -= 2;
+  if (len >= hn) return gb_fail(GB_E_USAGE, "%s: host name too long", path);
+  memcpy(host, hp, len);
+  host[len] = '\0';
+  strcpy(port, colon + 1);
+  return GB_OK;
+}
+
+static bool is_loopback(const char *host) {
+  return strcmp(host, "localhost") == 0 || strncmp(host, "127.", 4) == 0 || strcmp(host, "::1") == 0;
+}
+
+/* One server per process: a later id for the same address replaces the one served. */
+static struct {
+  pthread_mutex_t lock;
+  int fd;
+  char addr[1100];
+  char text[512];
+} g_srv = {PTHREAD_MUTEX_INITIALIZER, -1, "", ""};
+
+static void *serve_id(void *arg) {
+  (void)arg;
+  for (;;) {
+    int c = accept(g_srv.fd, NULL, NULL);
+    if (c < 0) {
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      return NULL;
+    }
+    char text[sizeof g_srv.text];
+    pthread_mutex_lock(&g_srv.lock);
+    memcpy(text, g_srv.text, sizeof text);
+    pthread_mutex_unlock(&g_srv.lock);
+    size_t len = strlen(text), sent = 0;
+    while (sent < len) {
+      ssize_t w = send(c, text + sent, len - sent, MSG_NOSIGNAL);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) break;
+      sent += (size_t)w;
+    }
+    close(c);
+  }
+}
+
+/* Rank 0: listen on PORT (on HOST when it is a loopback address, else on
+ * every interface: MASTER_ADDR may name this host by an address the host
+ * does not bind) and answer every connection with the id text, from a
+ * detached thread, until the process ends. */
+static gb_err tcp_serve(const char *path, const char *text) {
+  pthread_mutex_lock(&g_srv.lock);
+  if (g_srv.fd >= 0) {
+    gb_err e = strcmp(g_srv.addr, path) == 0 ? GB_OK
+                                             : gb_fail(GB_E_USAGE, "%s: this process already serves an id on %s",
+                                                       path, g_srv.addr);
+    if (!e) snprintf(g_srv.text, sizeof g_srv.text, "%s", text);
+    pthread_mutex_unlock(&g_srv.lock);
+    return e;
+  }
+  pthread_mutex_unlock(&g_srv.lock);
+  char host[1024], port[16];
+  GB_TRY(tcp_split(path, host, sizeof host, port, sizeof port));
+  struct addrinfo hints = {0}, *ai = NULL;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  int rc = getaddrinfo(is_loopback(host) ? host : NULL, port, &hints, &ai);
+  if (rc != 0) return gb_fail(GB_E_USAGE, "%s: %s", path, gai_strerror(rc));
+  int fd = -1, err = 0;
+  for (struct addrinfo *a = ai; a && fd < 0; a = a->ai_next) {
+    fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) {
+      err = errno;
+      continue;
+    }
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (bind(fd, a->ai_addr, a->ai_addrlen) != 0 || listen(fd, 128) != 0) {
+      err = errno;
+      close(fd);
+      fd = -1;
+    }
+  }
+  freeaddrinfo(ai);
+  if (fd < 0) return gb_fail(GB_E_IO, "%s: cannot listen on port %s: %s", path, port, strerror(err));
+  pthread_mutex_lock(&g_srv.lock);
+  g_srv.fd = fd;
+  snprintf(g_srv.addr, sizeof g_srv.addr, "%s", path);
+  snprintf(g_srv.text, sizeof g_srv.text, "%s", text);
+  pthread_mutex_unlock(&g_srv.lock);
+  pthread_t t;
+  pthread_attr_t at;
+  pthread_attr_init(&at);
+  pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+  rc = pthread_create(&t, &at, serve_id, NULL);
+  pthread_attr_destroy(&at);
+  if (rc != 0) {
+    pthread_mutex_lock(&g_srv.lock);
+    close(g_srv.fd);
+    g_srv.fd = -1;
+    pthread_mutex_unlock(&g_srv.lock);
+    return gb_fail(GB_E_IO, "%s: cannot start the id server: %s", path, strerror(rc));
+  }
+  return GB_OK;
+}
+
+/* One try at fetching the id text: the length read, or -1 (not there yet). */
+static long tcp_fetch(const char *host, const char *port, char *buf, size_t cap, int wait_ms) {
+  struct addrinfo hints = {0}, *ai = NULL;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_NUMERICSERV;
+  if (getaddrinfo(host, port, &hints, &ai) != 0) return -1;
+  long got = -1;
+  for (struct addrinfo *a = ai; a && got < 0; a = a->ai_next) {
+    int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
+    if (fd < 0) continue;
+    int rc = connect(fd, a->ai_addr, a->ai_addrlen);
+    struct pollfd p = {fd, POLLOUT, 0};
+    if (rc != 0 && errno == EINPROGRESS && poll(&p, 1, wait_ms) == 1) {
+      int soerr = 0;
+      socklen_t sl = sizeof soerr;
+      getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
+      rc = soerr == 0 ? 0 : -1;
+    } else if (rc != 0) {
+      rc = -1;
+    }
+    if (rc == 0) {
+      size_t n = 0;
+      for (;;) {
+        struct pollfd q = {fd, POLLIN, 0};
+        if (poll(&q, 1, wait_ms) != 1) break;
+        ssize_t r = recv(fd, buf + n, cap - 1 - n, 0);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        n += (size_t)r;
+        if (n == cap - 1) break;
+      }
+      buf[n] = '\0';
+      if (n > 0) got = (long)n;
+    }
+    close(fd);
+  }
+  freeaddrinfo(ai);
+  return got;
+}
+
 gb_err gb_coll_id_write(const char *path, const void *id, size_t n) {
   size_t len = strlen(ID_MAGIC) + 2 * n + 2;
   char *text = malloc(len);
@@ -175,7 +397,7 @@ gb_err gb_coll_id_write(const char *path, const void *id, size_t n) {
   gb_err e = gb_coll_hex_encode(id, n, text + strlen(ID_MAGIC), len - strlen(ID_MAGIC));
   if (e == GB_OK) {
     strcat(text, "\n");
-    e = gb_write_file_atomic(path, text, strlen(text));
+    e = is_tcp(path) ? tcp_serve(path, text) : gb_write_file_atomic(path, text, strlen(text));
   }
   free(text);
   return e;
@@ -215,8 +437,14 @@ gb_err gb_coll_id_read_wait(const char *path, void *id, size_t n, double timeout
   if (!buf) return gb_fail(GB_E_NOMEM, "out of memory for the NCCL id text");
   double deadline = now_s() + timeout_s;
   gb_err e;
+  char host[1024] = "", port[16] = "";
+  bool tcp = is_tcp(path);
+  if (tcp && (e = tcp_split(path, host, sizeof host, port, sizeof port))) {
+    free(buf);
+    return e;
+  }
   for (;;) {
-    long got = read_small(path, buf, want + 2);
+    long got = tcp ? tcp_fetch(host, port, buf, want + 2, 1000) : read_small(path, buf, want + 2);
     if (got >= 0) {
       /* the writer renames a complete file into place, so what is there is whole */
       if ((size_t)got != want || strncmp(buf, ID_MAGIC, strlen(ID_MAGIC)) != 0 || buf[want - 1] != '\n') {
@@ -229,11 +457,13 @@ gb_err gb_coll_id_read_wait(const char *path, void *id, size_t n, double timeout
       break;
     }
     if (now_s() >= deadline) {
-      e = gb_fail(GB_E_IO, "%s: no NCCL id after %.0f s: is rank 0 running, and is the path on a file system every "
-                           "rank sees?", path, timeout_s);
+      e = tcp ? gb_fail(GB_E_IO, "%s: no NCCL id after %.0f s: is rank 0 running on that host, and is the port open "
+                                 "between the nodes?", path, timeout_s)
+              : gb_fail(GB_E_IO, "%s: no NCCL id after %.0f s: is rank 0 running, and is the path on a file system "
+                                 "every rank sees?", path, timeout_s);
       break;
     }
-    sleep_ms(10);
+    sleep_ms(tcp ? 100 : 10);
   }
   free(buf);
   return e;

@@ -3,10 +3,12 @@
  *
  * Formula: TFLOP/s = threads * iters * 8 chains * 2 fma * 2 flop * lanes
  *          / seconds / 1e12; peak = SMs * FMA lanes per SM per clock * 2 *
- *          the SM clock measured while it ran. */
-#include "bench_fma.h"
-
+ *          the SM clock measured while it ran.
+ *
+ * The shape of a benchmark (docs/architecture.md): this file, its kernel
+ * kernels/fma.cu and its entry in core/gb_registry.def; nothing else. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,29 @@
 #include "gb_harness.h"
 #include "gb_nvml.h"
 #include "gb_nvrtc.h"
+
+/* ---- the pure parts (no GPU; tests/check_fma.c declares and tests them) ---- */
+
+/* The fma cases: fp32, fp64, fp16x2, bf16x2. */
+typedef enum fma_kind { FMA_FP32, FMA_FP64, FMA_FP16X2, FMA_BF16X2, FMA_KINDS } fma_kind;
+
+const char *fma_kind_name(fma_kind k);
+
+/* Fused multiply-adds one SM retires per clock for the kind (vector lanes
+ * counted separately: an fp16x2 FMA counts as 2), by compute capability;
+ * 0 when unknown. */
+int fma_per_sm_per_clock(fma_kind k, int cc_major, int cc_minor);
+
+/* TFLOP/s the clocks allow: sms * fma_per_sm_per_clock * 2 flop * clock. */
+double fma_clock_peak_tflops(fma_kind k, int cc_major, int cc_minor, int sms, double clock_mhz);
+
+/* FLOPs of one launch: threads * iters * chains * 2 fma per iteration *
+ * 2 flop per fma * lanes (2 for the x2 kinds). */
+double fma_launch_flops(fma_kind k, uint64_t threads, long iters, int chains);
+
+/* The start value of chain j of thread tid, encoded as the kernel stores it
+ * (the bits of the float/double/half2/bfloat162), for the result check. */
+uint64_t fma_expected_bits(fma_kind k, unsigned tid, int j);
 
 /* Chain counts tried (NACC in kernels/fma.cu); the fastest is kept. */
 static const int k_chains[] = {8, 16};
@@ -321,9 +346,7 @@ static void fma_summarize(const gb_run_ctx *ctx, const gb_row *rows, size_t n, F
 const gb_bench gb_bench_fma = {
     .name = "fma",
     .summary = "CUDA-core FMA peak in fp32, fp64, fp16x2, bf16x2 (the roofline's non-tensor ceiling)",
-    .metric = "tflops",
-    .unit = "TFLOP/s",
-    .plan = fma_plan,
+    .plan = fma_plan, /* metric, unit, headline: its entry in core/gb_registry.def */
     .setup = fma_setup,
     .run = fma_run,
     .summarize = fma_summarize,

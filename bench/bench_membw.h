@@ -1,7 +1,7 @@
 /* bench_membw: the pure parts of the memory-bandwidth benchmarks (membw:
  * STREAM kernels; copy: copy engines), testable on a machine with no GPU:
  * the kernel table and its byte accounting, the size sweep and its bounds, the
- * headline rule, the L2 rotation, the kernel variants and their names, the
+ * regime, the L2 rotation, the kernel variants and their names, the
  * option parser and the result checks on host arrays.
  *
  * Units: bytes are bytes; GB = 1e9 bytes; GiB = 2^30 bytes; MiB = 2^20. */
@@ -75,9 +75,6 @@ int64_t gb_membw_default_max_bytes(gb_profile p);
  * it keeps every headline-sized point (1, 2 = 2^28 doubles, 4 GiB). Writes at
  * most cap sizes to out and returns the count (0 when nothing fits). */
 size_t gb_membw_sweep(gb_profile p, int64_t max_bytes, int64_t free_bytes, int arrays, int64_t *out, size_t cap);
-
-/* The headline HBM rule: an array of at least 1 GiB and at least 8 L2s. */
-bool gb_membw_is_headline(int64_t bytes_per_array, int64_t l2_bytes);
 
 /* Where a working set (all arrays of one operation) lives: "l2" when it fits
  * in the L2, "hbm" from 8 L2s, "transition" between. */

@@ -29,13 +29,7 @@ const gb_membw_kernel *gb_membw_kernel_find(const char *name) {
   return NULL;
 }
 
-size_t gb_membw_elem_bytes(gb_dtype t) {
-  switch (t) {
-  case GB_DT_F64: return 8;
-  case GB_DT_F32: return 4;
-  default: return 0;
-  }
-}
+size_t gb_membw_elem_bytes(gb_dtype t) { return t == GB_DT_F64 || t == GB_DT_F32 ? gb_dtype_size(t) : 0; }
 
 int64_t gb_membw_bytes_moved(const gb_membw_kernel *k, int64_t bytes_per_array) {
   return (int64_t)k->arrays * bytes_per_array;
@@ -70,10 +64,6 @@ size_t gb_membw_sweep(gb_profile p, int64_t max_bytes, int64_t free_bytes, int a
     b *= (p == GB_PROFILE_QUICK && b * 4 <= GB_MEMBW_GIB) ? 4 : 2;
   }
   return n;
-}
-
-bool gb_membw_is_headline(int64_t bytes_per_array, int64_t l2_bytes) {
-  return bytes_per_array >= GB_MEMBW_GIB && bytes_per_array >= 8 * l2_bytes;
 }
 
 const char *gb_membw_regime(int64_t working_set_bytes, int64_t l2_bytes) {

@@ -67,7 +67,7 @@ gb_err gb_rowset_add(gb_rowset *rs, const gb_row *r) {
   const char **fields[] = {&c.run_id, &c.timestamp, &c.host,   &c.gpu_type, &c.gpu_name, &c.driver,
                            &c.cuda,   &c.benchmark, &c.case_name, &c.dtype, &c.metric,   &c.unit,
                            &c.detail, &c.variant,   &c.git_sha,   &c.cublaslt, &c.nvrtc,    &c.nccl,
-                           &c.settings};
+                           &c.settings, &c.regime};
   for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) *fields[i] = keep(rs, *fields[i], &err);
   if (err) return err;
   rs->v[rs->n++] = c;

@@ -4,9 +4,10 @@
  * A benchmark owns only what is its own: its cases, buffers, launches, its
  * byte or FLOP formula and its result check. The runner (gb_runner) owns the
  * order of cases, progress, telemetry, --resume and --repeat, the run's
- * identity columns and writing rows. A new benchmark is one file
- * bench/bench_<name>.c defining `const gb_bench gb_bench_<name>` plus one
- * line in the registry table (bench/gb_registry.c). */
+ * identity columns, the headline mark and writing rows. A new benchmark is
+ * bench/bench_<name>.c defining `const gb_bench gb_bench_<name>`, its kernel
+ * kernels/<name>.cu and one entry in the registry core/gb_registry.def
+ * (docs/architecture.md). */
 #ifndef GB_BENCH_H
 #define GB_BENCH_H
 
@@ -91,8 +92,10 @@ typedef struct gb_run_ctx {
 typedef struct gb_bench {
   const char *name;    /* --bench name and the `benchmark` column */
   const char *summary; /* one line for --help */
-  const char *metric;  /* metric and unit of the row written when a case */
-  const char *unit;    /* cannot run (status error); "none" when NULL */
+  const char *metric;  /* metric and unit of the row written when a case cannot run (status
+                        * error); NULL: the headline metric of its description (core/gb_desc.h),
+                        * "none" for a benchmark the registry lacks */
+  const char *unit;
 
   /* Appends the cases of the configured profile. Required. */
   gb_err (*plan)(const gb_run_ctx *ctx, gb_case_list *out);

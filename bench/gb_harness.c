@@ -2,6 +2,8 @@
  * the random fills (kernels/fill.cu) with their host-side twin. */
 #include "gb_harness.h"
 
+#include "gb_desc.h"
+
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -200,15 +202,7 @@ gb_stats gb_samples_rate(const gb_samples *s, double work, double scale) {
 
 /* ---- element types ---- */
 
-size_t gb_dtype_size(gb_dtype t) {
-  switch (t) {
-  case GB_DT_F64: return 8;
-  case GB_DT_F32: case GB_DT_I32: return 4;
-  case GB_DT_F16: case GB_DT_BF16: return 2;
-  case GB_DT_F8E4M3: case GB_DT_F8E5M2: case GB_DT_I8: return 1;
-  }
-  return 0;
-}
+size_t gb_dtype_size(gb_dtype t) { return (size_t)gb_dtype_bytes(gb_dtype_name(t)); /* core/gb_desc.h */ }
 
 const char *gb_dtype_name(gb_dtype t) {
   static const char *names[] = {"fp64", "fp32", "fp16", "bf16", "fp8e4m3", "fp8e5m2", "int8", "int32"};

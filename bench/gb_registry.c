@@ -1,27 +1,24 @@
-/* gb_registry: the table of benchmarks `gpubench run --bench` knows.
- *
- * To add a benchmark: write bench/bench_<name>.c defining
- * `const gb_bench gb_bench_<name>`, declare it below and add it to the table.
- * Keep the table sorted by name (a test checks it). */
+/* gb_registry: the table of benchmarks `gpubench run --bench` knows, built
+ * from the registry core/gb_registry.def (one entry per benchmark, sorted by
+ * name: a test checks it), where core/gb_desc.c builds their descriptions
+ * from too. A benchmark is bench/bench_<name>.c defining
+ * `const gb_bench gb_bench_<name>`, its kernel and that entry. */
 #include <string.h>
 
 #include "bench_fault.h"
 #include "gb_bench.h"
 
-extern const gb_bench gb_bench_collective;
-extern const gb_bench gb_bench_copy;
-extern const gb_bench gb_bench_fma;
-extern const gb_bench gb_bench_gemm;
-extern const gb_bench gb_bench_membw;
+/* gb_bench_<name> of every entry of the registry (core/gb_registry.def) */
+#define GB_BENCHMARK(name, ...) extern const gb_bench gb_bench_##name;
+#include "gb_registry.def"
+#undef GB_BENCHMARK
 
+#define GB_BENCHMARK(name, ...) &gb_bench_##name,
 const gb_bench *const gb_benches[] = {
-    &gb_bench_collective,
-    &gb_bench_copy,
-    &gb_bench_fma,
-    &gb_bench_gemm,
-    &gb_bench_membw,
+#include "gb_registry.def"
     NULL,
 };
+#undef GB_BENCHMARK
 
 const gb_bench *gb_bench_find(const char *name) {
   for (size_t i = 0; gb_benches[i]; i++)

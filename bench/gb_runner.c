@@ -10,7 +10,9 @@
 #include <time.h>
 
 #include "gb_cuda.h"
+#include "gb_desc.h"
 #include "gb_num.h"
+#include "gb_progress.h"
 #include "gb_runinfo.h"
 #include "gb_telemetry.h"
 
@@ -76,9 +78,10 @@ static void keyset_free(keyset *k) {
 
 /* ---- progress ---- */
 
+static gb_progress g_progress; /* the campaign's clock and ETA (gb_progress.h) */
+
 static void progress(const gb_campaign *c, size_t done, size_t total, const char *bench, const gb_case *cs,
                      const char *result) {
-  if (!c->progress) return;
   char what[160], size[32] = "";
   if (cs->bytes != GB_NA) gb_fmt_size(size, sizeof size, cs->bytes);
   if (cs->m != GB_NA)
@@ -87,17 +90,7 @@ static void progress(const gb_campaign *c, size_t done, size_t total, const char
   else
     snprintf(what, sizeof what, "%s %s%s%s%s%s", bench, cs->name, cs->dtype[0] ? " " : "", cs->dtype,
              size[0] ? " " : "", size);
-  if (c->progress_bar) {
-    int width = 30, fill = total ? (int)(width * done / total) : width;
-    char bar[64];
-    for (int i = 0; i < width; i++) bar[i] = i < fill ? '#' : '.';
-    bar[width] = '\0';
-    fprintf(c->progress, "\r\033[K[%s] %zu/%zu %s%s%s", bar, done, total, what, result ? ": " : "",
-            result ? result : "");
-  } else if (result) {
-    fprintf(c->progress, "[%zu/%zu] %s: %s\n", done, total, what, result);
-  }
-  fflush(c->progress);
+  gb_progress_draw(&g_progress, c->progress, c->progress_bar, done, total, what, result);
 }
 
 /* ---- the run ---- */
@@ -162,11 +155,15 @@ static void note_reasons(gb_row *r, const gb_telemetry_summary *tel, bool off, c
   r->detail = buf;
 }
 
-static gb_err write_case_rows(run_state *st, gb_rowset *rows, int rep, const gb_telemetry_summary *tel) {
+/* Writes a case's rows. headline: whether the case holds its benchmark's
+ * headline figure (case_headlines), -1 for a benchmark the description
+ * table lacks (the rows keep what the benchmark set). */
+static gb_err write_case_rows(run_state *st, gb_rowset *rows, int rep, const gb_telemetry_summary *tel, int headline) {
   for (size_t i = 0; i < rows->n; i++) {
     gb_row r = rows->v[i];
     char detail[4200];
     fill_identity(st, &r, rep, tel);
+    if (headline >= 0) r.headline = headline && gb_desc_is_headline_metric(r.benchmark, r.metric);
     note_reasons(&r, tel, st->c->telemetry_ms < 0, detail, sizeof detail);
     GB_TRY(gb_writer_add(&st->w, &r));
     count_row(st->res, &r);
@@ -223,7 +220,7 @@ static gb_err finish_bench(run_state *st, const gb_bench *b, gb_run_ctx *ctx) {
         gb_row_case_key(&r, true, key, sizeof key);
         if (!keyset_has(&have, key)) err = gb_rowset_add(&fresh, &r);
       }
-      if (!err) err = write_case_rows(st, &fresh, -1, NULL);
+      if (!err) err = write_case_rows(st, &fresh, -1, NULL, gb_desc_find(b->name) ? 0 : -1);
       gb_rowset_free(&fresh);
       keyset_free(&have);
     }
@@ -241,6 +238,24 @@ done:
   return err;
 }
 
+/* Which planned cases hold their benchmark's headline figure, by the
+ * description table's rule over the whole plan (gb_desc_is_headline): known
+ * before any case runs, so each row is marked as it is written. out[i] is
+ * 1 or 0, or -1 for every case of a benchmark the table lacks. */
+static gb_err case_headlines(const run_state *st, const gb_bench *b, const gb_case_list *cases, int *out) {
+  const gb_bench_desc *d = gb_desc_find(b->name);
+  gb_row *rows = malloc((cases->n ? cases->n : 1) * sizeof *rows);
+  if (!rows) return gb_fail(GB_E_NOMEM, "out of memory");
+  for (size_t i = 0; i < cases->n; i++) {
+    rows[i] = gb_case_row(b->name, &cases->v[i]);
+    rows[i].metric = d ? d->headline_metric : "";
+    rows[i].l2_bytes = st->dev->l2_bytes; /* the HBM rule's L2 */
+  }
+  for (size_t i = 0; i < cases->n; i++) out[i] = d ? gb_desc_is_headline(&rows[i], rows, cases->n) : -1;
+  free(rows);
+  return GB_OK;
+}
+
 static gb_err run_bench(run_state *st, const gb_bench *b, size_t *done_cases, size_t total_cases,
                         gb_case_list *cases, bool *broken) {
   const gb_campaign *c = st->c;
@@ -250,9 +265,10 @@ static gb_err run_bench(run_state *st, const gb_bench *b, size_t *done_cases, si
   char setup_msg[2048] = "";
   if (setup_err) snprintf(setup_msg, sizeof setup_msg, "%s", gb_errmsg());
   gb_rowset rows = {0};
-  gb_err err = GB_OK;
+  int *headline = malloc((cases->n ? cases->n : 1) * sizeof *headline);
+  gb_err err = headline ? case_headlines(st, b, cases, headline) : gb_fail(GB_E_NOMEM, "out of memory");
   int reps = c->run.repeat > 0 ? c->run.repeat : 1;
-  for (size_t i = 0; i < cases->n && !g_stop && !*broken; i++) {
+  for (size_t i = 0; i < cases->n && !err && !g_stop && !*broken; i++) {
     for (int rep = 0; rep < reps && !g_stop && !*broken; rep++) {
       const gb_case *cs = &cases->v[i];
       int rep_col = reps > 1 ? rep : -1;
@@ -274,8 +290,11 @@ static gb_err run_bench(run_state *st, const gb_bench *b, size_t *done_cases, si
         const char *why = setup_err ? setup_msg : gb_errmsg();
         gb_rowset_clear(&rows);
         gb_row r = gb_case_row(b->name, cs);
-        r.metric = b->metric ? b->metric : "none";
-        r.unit = b->unit ? b->unit : "";
+        /* the benchmark's own, else its headline metric from the description table */
+        const gb_bench_desc *d = gb_desc_find(b->name);
+        const gb_metric_desc *hm = d ? gb_desc_metric(b->name, d->headline_metric) : NULL;
+        r.metric = b->metric ? b->metric : hm ? hm->name : "none";
+        r.unit = b->metric ? (b->unit ? b->unit : "") : hm ? hm->unit : "";
         r.status = GB_STATUS_ERROR;
         char detail[2200];
         snprintf(detail, sizeof detail, "%s: %.2100s", gb_strerror(e), why[0] ? why : "no detail");
@@ -297,7 +316,7 @@ static gb_err run_bench(run_state *st, const gb_bench *b, size_t *done_cases, si
         else
           snprintf(result, sizeof result, "no rows");
       }
-      if ((err = write_case_rows(st, &rows, rep_col, &tel))) break;
+      if ((err = write_case_rows(st, &rows, rep_col, &tel, headline[i]))) break;
       if ((err = keyset_add(&st->done, key))) break;
       st->res->cases_run++;
       progress(c, *done_cases, total_cases, b->name, cs, result);
@@ -306,6 +325,7 @@ static gb_err run_bench(run_state *st, const gb_bench *b, size_t *done_cases, si
   }
   if (c->progress && c->progress_bar) fputc('\n', c->progress);
   gb_rowset_free(&rows);
+  free(headline);
   if (!err && !*broken && !g_stop) err = finish_bench(st, b, &ctx);
   if (b->teardown && !setup_err) b->teardown(&ctx);
   return err;
@@ -389,6 +409,7 @@ gb_err gb_campaign_run(const gb_campaign *c, const gb_system_info *sys, gb_campa
 
   size_t done_cases = 0;
   bool broken = false;
+  gb_progress_start(&g_progress, gb_progress_now());
   for (int i = 0; i < c->nbenches && !err && !g_stop && !broken; i++)
     err = run_bench(&st, c->benches[i], &done_cases, total, &lists[i], &broken);
   for (int i = 0; i < c->nbenches; i++) gb_case_list_free(&lists[i]);

@@ -30,6 +30,16 @@ const gb_opt_cmd gb_info_cmd = {
     .exit_status = "0 ok, 2 bad usage, 3 no NVIDIA driver or no GPU (one line says which).",
 };
 
+#ifdef GB_CLI_SPEC_ONLY
+/* The gpubench program (no CUDA): --help and usage errors here, the rest in
+ * the measuring module (cli/gb_measure.c). */
+int gb_cmd_info(int argc, char **argv) {
+  info_args a = {0};
+  int rc = gb_opt_parse(&gb_info_cmd, argc, argv, &a);
+  if (rc != GB_CLI_CONTINUE) return rc;
+  return gb_measure_call("info", argc, argv);
+}
+#else
 int gb_cmd_info(int argc, char **argv) {
   info_args a = {0};
   int rc = gb_opt_parse(&gb_info_cmd, argc, argv, &a);
@@ -101,3 +111,4 @@ int gb_cmd_info(int argc, char **argv) {
   }
   return 0;
 }
+#endif

@@ -30,14 +30,21 @@ int gb_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((for
 int gb_cli_wants_help(int argc, char **argv);
 
 /* Each subcommand: its spec (option table) and its main, in cli/cmd_<name>.c. */
-extern const gb_opt_cmd gb_compare_cmd, gb_export_cmd, gb_history_cmd, gb_info_cmd, gb_monitor_cmd, gb_plan_cmd, gb_report_cmd, gb_run_cmd;
+extern const gb_opt_cmd gb_compare_cmd, gb_history_cmd, gb_info_cmd, gb_merge_cmd, gb_plan_cmd, gb_report_cmd, gb_run_cmd;
+extern const gb_opt_cmd gb_export_cmd, gb_monitor_cmd;
 int gb_cmd_compare(int argc, char **argv);
 int gb_cmd_export(int argc, char **argv);
 int gb_cmd_history(int argc, char **argv);
 int gb_cmd_info(int argc, char **argv);
+int gb_cmd_merge(int argc, char **argv);
 int gb_cmd_monitor(int argc, char **argv);
 int gb_cmd_plan(int argc, char **argv);
 int gb_cmd_report(int argc, char **argv);
 int gb_cmd_run(int argc, char **argv);
+
+/* The gpubench program's run and info (built with GB_CLI_SPEC_ONLY): load
+ * the measuring module (cli/gb_measure.c) and call gb_cmd_run/gb_cmd_info
+ * there; 3 when it cannot be loaded. */
+int gb_measure_call(const char *cmd, int argc, char **argv);
 
 #endif

@@ -17,6 +17,7 @@ const gb_command gb_commands[] = {
     {&gb_export_cmd, gb_cmd_export},
     {&gb_history_cmd, gb_cmd_history},
     {&gb_info_cmd, gb_cmd_info},
+    {&gb_merge_cmd, gb_cmd_merge},
     {&gb_monitor_cmd, gb_cmd_monitor},
     {&gb_plan_cmd, gb_cmd_plan},
     {&gb_report_cmd, gb_cmd_report},
@@ -38,8 +39,11 @@ const gb_opt_prog *gb_cli_program(void) {
           "Run 'gpubench COMMAND --help' for a command's options.",
       .exit_status = "0 success, 1 a check failed or a regression, 2 bad usage or input,\n"
                      "3 no usable GPU, or nothing the gate could compare.",
-      .environment = "GPUBENCH_DATA_DIR\tthe data directory, DATADIR below; without it, the one gpubench was\n"
-                     "built with (`gpubench plan --help` shows it)\n"
+      .environment = "GPUBENCH_DATA_DIR\tthe data directory, DATADIR below; without it, ../share/gpubench\n"
+                     "beside the program's directory (an installed gpubench), else the source tree's data/\n"
+                     "it was built from (`gpubench plan --help` shows which)\n"
+                     "GPUBENCH_MEASURE_MODULE\tthe measuring module run and info load (default:\n"
+                     "libgpubench-measure.so beside the program, else ../lib/gpubench/)\n"
                      "GPUBENCH_GNUPLOT\tthe gnuplot program that draws the plots (default: gnuplot in PATH)",
       .files = "@DATA@/prices.csv, @DATA@/gpu_specs.csv: prices and datasheet figures;\n"
                "@DATA@/measured/*.csv: the shipped measurements; @DATA@/workloads/*.ini:\n"

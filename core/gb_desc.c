@@ -29,7 +29,7 @@ static gb_fclass classify_gemm(const gb_row *r) {
 }
 
 static gb_fclass classify_membw(const gb_row *r) {
-  return gb_desc_is_hbm(r, GB_NA) ? GB_FCLASS_HEADLINE : GB_FCLASS_LATENCY;
+  return gb_desc_is_hbm(r, r->l2_bytes) ? GB_FCLASS_HEADLINE : GB_FCLASS_LATENCY;
 }
 
 /* Pageable copies go through a staging buffer and the host's page cache;
@@ -55,52 +55,17 @@ static gb_fclass classify_headline(const gb_row *r) {
 
 /* ---- the table ---- */
 
-static const gb_metric_desc gemm_metrics[] = {
-    {"tflops", "TFLOP/s", GB_DIR_HIGHER, "throughput", "flops_per_second", 1e12,
-     "floating-point GEMM throughput, 2*m*n*k operations per product"},
-    {"tops", "TOP/s", GB_DIR_HIGHER, "throughput", "ops_per_second", 1e12,
-     "integer GEMM throughput, 2*m*n*k operations per product"},
-    {"speedup", "x", GB_DIR_HIGHER, "speedup", "ratio", 1.0,
-     "throughput of one precision over another at the same shape"},
-};
-
-static const gb_metric_desc membw_metrics[] = {
-    {"gbps", "GB/s", GB_DIR_HIGHER, "bandwidth", "bytes_per_second", 1e9,
-     "device memory bandwidth, bytes counted as BabelStream does"},
-};
-
-static const gb_metric_desc copy_metrics[] = {
-    {"gbps", "GB/s", GB_DIR_HIGHER, "bandwidth", "bytes_per_second", 1e9,
-     "copy bandwidth, each byte counted once"},
-    {"rw_gbps", "GB/s", GB_DIR_HIGHER, "rw_bandwidth", "bytes_per_second", 1e9,
-     "device-to-device copy bandwidth counting read plus write"},
-};
-
-static const gb_metric_desc collective_metrics[] = {
-    {"algbw_gbps", "GB/s", GB_DIR_HIGHER, "algbw", "bytes_per_second", 1e9,
-     "NCCL algorithm bandwidth, bytes / time (nccl-tests)"},
-    {"busbw_gbps", "GB/s", GB_DIR_HIGHER, "busbw", "bytes_per_second", 1e9,
-     "NCCL bus bandwidth, algbw times the collective's factor (nccl-tests)"},
-    {"time_us", "us", GB_DIR_LOWER, "time", "seconds", 1e-6, "time of one collective"},
-};
-
-static const gb_metric_desc fma_metrics[] = {
-    {"tflops", "TFLOP/s", GB_DIR_HIGHER, "throughput", "flops_per_second", 1e12,
-     "CUDA-core fused multiply-add throughput, 2 operations per FMA"},
-};
-
+/* One entry per benchmark of the registry (gb_registry.def), which holds the
+ * whole description; a metric list is a static compound literal. */
+#define GB_METRICS(...) \
+  (const gb_metric_desc[]){__VA_ARGS__}, sizeof((const gb_metric_desc[]){__VA_ARGS__}) / sizeof(gb_metric_desc)
+#define GB_BENCHMARK(name, title, metrics, headline_metric, rule, classify, section) \
+  {#name, title, metrics, headline_metric, rule, classify, section},
 const gb_bench_desc gb_bench_descs[] = {
-    {"gemm", "GEMM throughput per precision", gemm_metrics, N(gemm_metrics), "tflops", GB_HEADLINE_LARGEST_SHAPE,
-     classify_gemm, "gemm"},
-    {"membw", "Device memory bandwidth", membw_metrics, N(membw_metrics), "gbps", GB_HEADLINE_HBM, classify_membw,
-     "membw"},
-    {"copy", "Host, device and peer copies", copy_metrics, N(copy_metrics), "gbps", GB_HEADLINE_LARGEST_MESSAGE,
-     classify_copy, "copy"},
-    {"collective", "NCCL collectives", collective_metrics, N(collective_metrics), "algbw_gbps",
-     GB_HEADLINE_LARGEST_MESSAGE, classify_collective, "collective"},
-    {"fma", "CUDA-core FMA peak", fma_metrics, N(fma_metrics), "tflops", GB_HEADLINE_PER_CASE, classify_headline,
-     "fma"},
+#include "gb_registry.def"
 };
+#undef GB_BENCHMARK
+#undef GB_METRICS
 const size_t gb_nbench_descs = N(gb_bench_descs);
 
 const gb_bench_desc *gb_desc_find(const char *benchmark) {
@@ -137,6 +102,50 @@ gb_fclass gb_desc_class(const gb_row *r) {
   return b && b->classify ? b->classify(r) : GB_FCLASS_HEADLINE;
 }
 
+/* ---- headline figures ---- */
+
+static bool measured(const gb_row *r) { return r->status == GB_STATUS_OK || r->status == GB_STATUS_THROTTLED; }
+
+static double volume(const gb_row *r) {
+  return r->m == GB_NA || r->n == GB_NA || r->k == GB_NA ? -1 : (double)r->m * (double)r->n * (double)r->k;
+}
+
+/* Whether o competes with r for the headline of r's group under rule. */
+static bool same_group(const gb_row *r, const gb_row *o, gb_headline_rule rule) {
+  return measured(o) && is(o->benchmark, r->benchmark) && is(o->run_id, r->run_id) && is(o->gpu_type, r->gpu_type) &&
+         is(o->settings, r->settings) && is(o->case_name, r->case_name) && is(o->dtype, r->dtype) &&
+         is(o->metric, r->metric) && (rule != GB_HEADLINE_LARGEST_MESSAGE || o->gpu_count == r->gpu_count);
+}
+
+bool gb_desc_is_headline_metric(const char *benchmark, const char *metric) {
+  const gb_bench_desc *b = gb_desc_find(benchmark);
+  const gb_metric_desc *h = b ? metric_of(b, b->headline_metric) : NULL, *m = metric_of(b, metric);
+  return h && m && (m == h || is(m->quantity, h->quantity));
+}
+
+bool gb_desc_is_headline(const gb_row *r, const gb_row *rows, size_t n) {
+  if (r->headline >= 0) return r->headline == 1;
+  const gb_bench_desc *b = gb_desc_find(r->benchmark);
+  if (!b || !gb_desc_is_headline_metric(r->benchmark, r->metric)) return false;
+  switch (b->headline) {
+  case GB_HEADLINE_NONE: return false;
+  case GB_HEADLINE_PER_CASE: return true;
+  case GB_HEADLINE_HBM: return !gb_desc_membw_cold(r) && gb_desc_is_hbm(r, GB_NA);
+  case GB_HEADLINE_LARGEST_SHAPE:
+    for (size_t i = 0; i < n; i++)
+      if (same_group(r, &rows[i], b->headline) && volume(&rows[i]) > volume(r)) return false;
+    return volume(r) > 0;
+  case GB_HEADLINE_LARGEST_MESSAGE:
+    if (r->bytes == GB_NA || gb_desc_class(r) == GB_FCLASS_MEANINGLESS) return false;
+    for (size_t i = 0; i < n; i++)
+      if (same_group(r, &rows[i], b->headline) && rows[i].bytes != GB_NA && rows[i].bytes > r->bytes &&
+          gb_desc_class(&rows[i]) != GB_FCLASS_MEANINGLESS)
+        return false;
+    return true;
+  }
+  return false;
+}
+
 /* ---- element types ---- */
 
 const gb_dtype_desc gb_dtype_descs[] = {
@@ -167,8 +176,14 @@ int64_t gb_hbm_min_bytes(int64_t l2_bytes) {
 }
 
 bool gb_desc_is_hbm(const gb_row *r, int64_t l2_bytes) {
+  if (l2_bytes == GB_NA) l2_bytes = r->l2_bytes;
   return is(r->benchmark, "membw") && is(r->metric, "gbps") && r->bytes != GB_NA &&
          r->bytes >= gb_hbm_min_bytes(l2_bytes);
+}
+
+bool gb_desc_membw_cold(const gb_row *r) {
+  if (r->regime && r->regime[0]) return is(r->regime, "hbm-cold");
+  return ends_with(r->case_name, "_cold");
 }
 
 int gb_hbm_case_rank(const char *case_name) {

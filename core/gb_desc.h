@@ -8,8 +8,9 @@
  * Element types have one table too, and the "is this an HBM figure" question
  * one rule.
  *
- * Adding a benchmark: one entry in gb_bench_descs (core/gb_desc.c) beside its
- * source file and its registry line (docs/architecture.md). A benchmark or
+ * The entries come from the benchmark registry, core/gb_registry.def: one
+ * entry there, the benchmark's source and its kernel are all a new
+ * benchmark takes (docs/architecture.md). A benchmark or
  * metric this table does not know still reads (old or foreign files): its
  * direction is unknown and its figures are in the headline class. */
 #ifndef GB_DESC_H
@@ -58,7 +59,8 @@ typedef enum gb_headline_rule {
   GB_HEADLINE_NONE = 0,
   GB_HEADLINE_LARGEST_SHAPE,   /* per case and dtype: the largest m*n*k (GEMM) */
   GB_HEADLINE_PER_CASE,        /* every case: one figure each (fma) */
-  GB_HEADLINE_HBM,             /* per dtype: the HBM rule below (membw) */
+  GB_HEADLINE_HBM,             /* every hot row at an HBM size (the HBM rule below); a case's
+                                * HBM figure is the best of them (membw) */
   GB_HEADLINE_LARGEST_MESSAGE, /* per case, dtype and gpu_count: the largest bytes, among the
                                 * figures that mean something for the GPU count (collective, copy) */
 } gb_headline_rule;
@@ -71,10 +73,12 @@ typedef struct gb_bench_desc {
   const char *headline_metric; /* the metric headline figures are read in */
   gb_headline_rule headline;
   gb_fclass (*classify)(const gb_row *r); /* the gate's class of one of its rows */
-  const char *section;         /* the report section that draws it (reports/) */
+  const char *section;         /* the report section that draws it (reports/gb_rep_sections.c);
+                                * "": none, its rows are in the report's general tables only */
 } gb_bench_desc;
 
-/* Every described benchmark, in report order; gb_nbench_descs of them. */
+/* Every registered benchmark, sorted by name (gb_registry.def); gb_nbench_descs
+ * of them. The report's order is its section table's (reports/gb_rep_sections.c). */
 extern const gb_bench_desc gb_bench_descs[];
 extern const size_t gb_nbench_descs;
 
@@ -90,6 +94,22 @@ gb_dir gb_desc_direction(const char *benchmark, const char *metric);
 
 /* The class of a row (GB_FCLASS_HEADLINE for a benchmark the table lacks). */
 gb_fclass gb_desc_class(const gb_row *r);
+
+/* Whether r holds its benchmark's headline figure: its `headline` column
+ * where its file has one (r->headline >= 0), else the benchmark's headline
+ * rule applied with rows as the measured set (the rows of r's run and GPU
+ * type; rows of other runs, benchmarks or GPU types, and rows that are not
+ * ok or throttled, are ignored). Only rows in a headline metric
+ * (gb_desc_is_headline_metric) are headline figures; a benchmark the table
+ * lacks has none. The one definition readers and the runner share (the
+ * runner writes the column from its planned cases, docs/results-schema.md).
+ * Without the column, the largest-shape and largest-message rules scan
+ * rows: O(n) per call. */
+bool gb_desc_is_headline(const gb_row *r, const gb_row *rows, size_t n);
+
+/* Whether metric holds the benchmark's headline figures: its headline_metric
+ * or another of the same quantity (gemm: tflops, and tops for int8). */
+bool gb_desc_is_headline_metric(const char *benchmark, const char *metric);
 
 /* ---- element types ---- */
 
@@ -118,8 +138,14 @@ int gb_dtype_bytes(const char *name);
 int64_t gb_hbm_min_bytes(int64_t l2_bytes);
 
 /* Whether r is an HBM bandwidth figure: a membw `gbps` row whose arrays are
- * at least gb_hbm_min_bytes(l2_bytes) (l2_bytes <= 0 or GB_NA: unknown). */
+ * at least gb_hbm_min_bytes(l2_bytes); l2_bytes GB_NA: the row's own
+ * l2_bytes column (itself GB_NA in older files: unknown, 1 GiB). */
 bool gb_desc_is_hbm(const gb_row *r, int64_t l2_bytes);
+
+/* Whether a membw row is a cold case (its arrays evicted from L2 before
+ * each operation): its regime column "hbm-cold", or in files without the
+ * column a case name ending in "_cold". */
+bool gb_desc_membw_cold(const gb_row *r);
 
 /* The order in which membw cases stand for "the" HBM bandwidth: triad 0,
  * copy 1, any other 2. The headline HBM figure of a GPU type and dtype is

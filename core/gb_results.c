@@ -32,14 +32,14 @@ gb_row gb_row_empty(void) {
   memset(&r, 0, sizeof r);
   r.run_id = r.timestamp = r.host = r.gpu_type = r.gpu_name = r.driver = r.cuda = "";
   r.benchmark = r.case_name = r.dtype = r.metric = r.unit = r.detail = r.variant = r.git_sha = "";
-  r.cublaslt = r.nvrtc = r.nccl = r.settings = "";
+  r.cublaslt = r.nvrtc = r.nccl = r.settings = r.regime = "";
   r.file = "";
   r.gpu_count = 1;
-  r.m = r.n = r.k = r.bytes = GB_NA;
+  r.m = r.n = r.k = r.bytes = r.l2_bytes = GB_NA;
   r.samples = GB_NA;
   r.value = r.min = r.max = r.stddev = NAN;
   r.sm_clock_mhz = r.mem_clock_mhz = r.temp_c = r.power_w = r.peak = NAN;
-  r.rep = -1;
+  r.rep = r.headline = -1;
   r.status = GB_STATUS_OK;
   return r;
 }
@@ -63,7 +63,7 @@ void gb_row_case_key(const gb_row *r, bool with_metric, char *buf, size_t n) {
 
 /* ---- the column table: order written, and how each is read ---- */
 
-typedef enum { COL_STR, COL_REQSTR, COL_INT, COL_COUNT, COL_DBL, COL_STATUS, COL_REP, COL_SCHEMA } col_kind;
+typedef enum { COL_STR, COL_REQSTR, COL_INT, COL_COUNT, COL_DBL, COL_STATUS, COL_REP, COL_SCHEMA, COL_FLAG } col_kind;
 
 typedef struct col_def {
   const char *name;
@@ -111,6 +111,9 @@ static const col_def k_cols[] = {
     {"nvrtc", COL_STR, false, F(nvrtc)},
     {"nccl", COL_STR, false, F(nccl)},
     {"settings", COL_STR, false, F(settings)},
+    {"l2_bytes", COL_INT, false, F(l2_bytes)},
+    {"regime", COL_STR, false, F(regime)},
+    {"headline", COL_FLAG, false, F(headline)},
 };
 #undef F
 #define NCOLS (sizeof k_cols / sizeof k_cols[0])
@@ -156,6 +159,9 @@ static gb_err put_field(gb_buf *b, const gb_row *r, const col_def *c, char sep) 
     break;
   case COL_STATUS:
     e = gb_csv_put_field(b, gb_status_name(*(const gb_status *)(base + c->off)), sep);
+    break;
+  case COL_FLAG:
+    e = gb_csv_put_field(b, *(const int *)(base + c->off) == 1 ? "1" : "", sep);
     break;
   }
   return e;
@@ -248,6 +254,10 @@ static gb_err parse_rows(gb_csv_table *t, gb_results *res) {
       case COL_STATUS:
         if (!gb_status_parse(s, (gb_status *)(base + c->off)))
           return bad(t, r, idx[i], "not one of ok, invalid, error, throttled", s);
+        break;
+      case COL_FLAG: /* the column is there: empty or 0 is "no" */
+        if (s[0] && strcmp(s, "1") != 0 && strcmp(s, "0") != 0) return bad(t, r, idx[i], "not 1, 0 or empty", s);
+        *(int *)(base + c->off) = s[0] == '1';
         break;
       }
     }

@@ -49,12 +49,17 @@ typedef struct gb_row {
   const char *cublaslt, *nvrtc, *nccl; /* library versions of the run ("" where unknown or not recorded) */
   const char *settings; /* the run's non-default measurement settings ("warmup=5,gemm.timing=pairs");
                          * "" for the defaults. Part of the row's identity. */
+  /* typed columns for what readers need (docs/results-schema.md); detail is for people only */
+  int64_t l2_bytes;     /* membw: the device's L2 size, bytes (GB_NA: not recorded) */
+  const char *regime;   /* membw: where the working set lives: "l2", "transition", "hbm", "hbm-cold" ("": not recorded) */
+  int headline;         /* 1: the row holds its benchmark's headline figure by gb_desc's rule; 0: it does
+                         * not (empty in a file that has the column); -1: the file has no headline column */
   /* where a read row came from (not written) */
   const char *file;
   long line;
 } gb_row;
 
-/* A row with every optional field empty (NaN, GB_NA, "" and rep -1). */
+/* A row with every optional field empty (NaN, GB_NA, "", rep and headline -1). */
 gb_row gb_row_empty(void);
 
 /* The identity of a measured case, used by --resume: benchmark, case, dtype,

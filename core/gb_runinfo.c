@@ -2,6 +2,7 @@
 #include "gb_runinfo.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,9 +17,43 @@
 #define GB_DATA_DIR "data"
 #endif
 
+int gb_exe_dir(char *buf, size_t n) {
+  char exe[PATH_MAX];
+  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (len <= 0) return -1;
+  exe[len] = '\0';
+  char *slash = strrchr(exe, '/');
+  if (!slash) return -1;
+  *slash = '\0';
+  if ((size_t)snprintf(buf, n, "%s", exe[0] ? exe : "/") >= n) return -1;
+  return 0;
+}
+
+/* The installed layout: PREFIX/bin/gpubench and PREFIX/share/gpubench/. */
+static const char *installed_data_dir(void) {
+  static char dir[PATH_MAX];
+  static int state; /* 0 not looked, 1 found, -1 absent */
+  if (state == 0) {
+    char exe_dir[PATH_MAX], probe[PATH_MAX + 64];
+    state = -1;
+    if (gb_exe_dir(exe_dir, sizeof exe_dir) == 0 &&
+        (size_t)snprintf(dir, sizeof dir, "%s/../share/gpubench", exe_dir) < sizeof dir) {
+      snprintf(probe, sizeof probe, "%s/gpu_specs.csv", dir);
+      if (access(probe, R_OK) == 0) {
+        state = 1;
+        char real[PATH_MAX];
+        if (realpath(dir, real)) snprintf(dir, sizeof dir, "%s", real); /* PREFIX/share/gpubench in messages */
+      }
+    }
+  }
+  return state == 1 ? dir : NULL;
+}
+
 const char *gb_data_dir(void) {
   const char *d = getenv("GPUBENCH_DATA_DIR");
-  return d && *d ? d : GB_DATA_DIR;
+  if (d && *d) return d;
+  const char *inst = installed_data_dir();
+  return inst ? inst : GB_DATA_DIR;
 }
 
 const char *gb_version(void) { return GB_VERSION; }

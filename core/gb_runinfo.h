@@ -21,8 +21,16 @@ void gb_iso8601_utc(time_t t, char *buf, size_t n);
 void gb_make_run_id(char *buf, size_t n);
 
 /* Directory of the shipped data (gpu_specs.csv, prices.csv, workloads/,
- * measured/): $GPUBENCH_DATA_DIR if set, else the source tree's data/ as
- * configured at build time. */
+ * measured/), first found of: $GPUBENCH_DATA_DIR if set and not empty; the
+ * installed layout, ../share/gpubench beside the running program's directory
+ * when it holds gpu_specs.csv (PREFIX/bin/gpubench reads
+ * PREFIX/share/gpubench); else the source tree's data/ as configured at build
+ * time (a program run from its build directory). docs/install.md. */
 const char *gb_data_dir(void);
+
+/* The running program's directory (/proc/self/exe without its last
+ * component) into buf; 0 on success, -1 when it cannot be read or does not
+ * fit. */
+int gb_exe_dir(char *buf, size_t n);
 
 #endif

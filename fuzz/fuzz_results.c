@@ -43,6 +43,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_ASSERT(same_double(x->power_w, y->power_w) && same_double(x->peak, y->peak));
     FUZZ_ASSERT(strcmp(x->run_id, y->run_id) == 0 && strcmp(x->detail, y->detail) == 0);
     FUZZ_ASSERT(strcmp(x->gpu_type, y->gpu_type) == 0 && strcmp(x->variant, y->variant) == 0);
+    /* the typed columns; a headline column the input lacks (-1) is written empty and reads as 0 */
+    FUZZ_ASSERT(x->l2_bytes == y->l2_bytes && strcmp(x->regime, y->regime) == 0);
+    FUZZ_ASSERT((x->headline == 1) == (y->headline == 1) && y->headline >= 0);
   }
   gb_results_free(&again);
   gb_buf_free(&b);

@@ -91,15 +91,6 @@ static const wl_key k_keys[] = {
 #define NKEYS (sizeof k_keys / sizeof k_keys[0])
 _Static_assert(sizeof k_keys / sizeof k_keys[0] <= GB_WL_MAX_KEYS, "raise GB_WL_MAX_KEYS");
 
-static const char *const k_dtypes[] = {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8e4m3", "fp8e5m2", "int8"};
-static const int k_dtype_bytes[] = {8, 4, 4, 2, 2, 1, 1, 1};
-
-int gb_dtype_bytes(const char *dtype) {
-  for (size_t i = 0; i < sizeof k_dtypes / sizeof k_dtypes[0]; i++)
-    if (strcmp(dtype, k_dtypes[i]) == 0) return k_dtype_bytes[i];
-  return 0;
-}
-
 const char *gb_workload_kind_name(gb_workload_kind k) {
   switch (k) {
   case GB_WL_TRAINING: return "training";
@@ -149,7 +140,7 @@ gb_err gb_workload_set(gb_workload *w, const char *key, const char *value, const
     snprintf(w->name, sizeof w->name, "%s", value);
     return GB_OK;
   case K_PRECISION:
-    if (!gb_dtype_bytes(value))
+    if (!gb_dtype_bytes(value) || strcmp(value, "int32") == 0) /* core/gb_desc.h's dtype table */
       return gb_fail(GB_E_INPUT, "%s: precision: \"%s\" is not one of fp64 fp32 tf32 fp16 bf16 fp8e4m3 fp8e5m2 int8",
                      where, value);
     snprintf(w->precision, sizeof w->precision, "%s", value);

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "gb_desc.h"
 #include "gb_error.h"
 
 typedef enum gb_workload_kind { GB_WL_NONE = 0, GB_WL_TRAINING, GB_WL_INFERENCE, GB_WL_GENERIC } gb_workload_kind;
@@ -68,9 +69,7 @@ gb_err gb_workload_read_mem(const char *name, const char *text, gb_workload *w);
  * checks the kind's required keys and that no key of another kind was given. */
 gb_err gb_workload_finish(gb_workload *w);
 
-/* Bytes per element of a results dtype (fp64 8, fp32/tf32 4, fp16/bf16 2,
- * fp8/int8 1); 0 for an unknown name. */
-int gb_dtype_bytes(const char *dtype);
+/* Bytes per element of a results dtype: gb_dtype_bytes, core/gb_desc.h. */
 
 const char *gb_workload_kind_name(gb_workload_kind k);
 

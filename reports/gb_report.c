@@ -12,146 +12,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "gb_desc.h"
 #include "gb_num.h"
-#include "gb_report_internal.h"
+#include "gb_rep.h"
+#include "gb_rep_sections.h"
 #include "gb_runinfo.h"
 #include "gb_stats.h"
-
-/* ---- small helpers ---- */
-
-void gb_rep_fmt(char *buf, size_t n, double v) {
-  double a = fabs(v);
-  if (isnan(v)) buf[0] = '\0';
-  else if (a >= 1000) gb_snprintf_c(buf, n, "%.0f", v);
-  else if (a >= 100) gb_snprintf_c(buf, n, "%.1f", v);
-  else if (a >= 1) gb_snprintf_c(buf, n, "%.2f", v);
-  else gb_snprintf_c(buf, n, "%.3g", v);
-}
-
-gb_err gb_rep_names_add(gb_rep_names *l, const char *s) {
-  if (gb_rep_names_find(l, s) != (size_t)-1) return GB_OK;
-  if (l->n == l->cap) {
-    size_t cap = l->cap ? l->cap * 2 : 16;
-    const char **v = realloc(l->v, cap * sizeof *v);
-    if (!v) return gb_fail(GB_E_NOMEM, "out of memory");
-    l->v = v;
-    l->cap = cap;
-  }
-  l->v[l->n++] = s;
-  return GB_OK;
-}
-
-size_t gb_rep_names_find(const gb_rep_names *l, const char *s) {
-  for (size_t i = 0; i < l->n; i++)
-    if (strcmp(l->v[i], s) == 0) return i;
-  return (size_t)-1;
-}
-
-void gb_rep_names_free(gb_rep_names *l) {
-  free(l->v);
-  memset(l, 0, sizeof *l);
-}
-
-static const char *const k_precision_order[] = {"fp64", "fp32", "tf32", "fp16", "fp16acc16", "bf16",
-                                                "fp8e4m3", "fp8e4m3xe5m2", "fp8e5m2", "int8"};
-
-/* Rank of a precision: the known base (longest matching prefix) times 4,
- * plus 1 for any suffix (e.g. _fastaccum), so variants follow their base. */
-static int precision_rank(const char *p) {
-  int best = -1;
-  size_t best_len = 0;
-  size_t n = sizeof k_precision_order / sizeof k_precision_order[0];
-  for (size_t i = 0; i < n; i++) {
-    size_t l = strlen(k_precision_order[i]);
-    if (strncmp(p, k_precision_order[i], l) == 0 && l > best_len) {
-      best = (int)i;
-      best_len = l;
-    }
-  }
-  if (best < 0) return 1000;
-  return best * 4 + (p[best_len] ? 1 : 0);
-}
-
-int gb_rep_cmp_precision(const void *a, const void *b) {
-  const char *x = *(const char *const *)a, *y = *(const char *const *)b;
-  int rx = precision_rank(x), ry = precision_rank(y);
-  if (rx != ry) return rx < ry ? -1 : 1;
-  return strcmp(x, y);
-}
-
-bool gb_rep_is(const gb_rep_point *p, const char *bench, const char *metric) {
-  return strcmp(p->row->benchmark, bench) == 0 && (!metric || strcmp(p->row->metric, metric) == 0);
-}
-
-/* The datasheet dtype key (planner/gb_specs.h) of a precision label:
- * fp16acc16 -> fp16, fp8e4m3xe5m2 and _fastaccum variants -> fp8e4m3. */
-static const char *spec_dtype(const char *precision) {
-  static const char *const bases[][2] = {{"fp64", "fp64"}, {"tf32", "tf32"}, {"fp32", "fp32"},
-                                         {"bf16", "bf16"}, {"fp16", "fp16"}, {"fp8", "fp8e4m3"},
-                                         {"int8", "int8"}};
-  for (size_t i = 0; i < sizeof bases / sizeof bases[0]; i++)
-    if (strncmp(precision, bases[i][0], strlen(bases[i][0])) == 0) return bases[i][1];
-  return NULL;
-}
-
-double gb_rep_peak(const gb_rep *r, size_t s, const char *bench, const char *precision) {
-  double best = NAN;
-  for (size_t i = 0; i < r->npts; i++) {
-    const gb_rep_point *p = &r->pts[i];
-    if (p->src != s || strcmp(p->row->benchmark, bench) != 0 || strcmp(p->row->case_name, precision) != 0) continue;
-    if (isfinite(p->row->peak) && !(p->row->peak <= best)) best = p->row->peak;
-  }
-  if (isfinite(best)) return best;
-  const gb_gpu_spec *spec = r->src[s].spec;
-  if (!spec) return NAN;
-  if (strcmp(bench, "fma") == 0) { /* CUDA cores, not tensor cores */
-    if (strcmp(precision, "fp32") == 0) return spec->fp32_tflops;
-    if (strcmp(precision, "fp64") == 0) return spec->fp64_tflops;
-    return NAN;
-  }
-  if (strcmp(precision, "hbm") == 0) return spec->mem_bw_gbps;
-  const char *key = spec_dtype(precision);
-  return key ? gb_spec_peak(spec, key) : NAN;
-}
-
-/* ---- plots into the document ---- */
-
-static gb_err plot_done(gb_rep *r, const gb_plot_spec *p, gb_err e, const char *caption) {
-  char msg[1024];
-  if (e == GB_OK && r->sum->gnuplot) {
-    r->sum->plots++;
-    return gb_doc_figure(&r->doc, r->dir, p->stem, caption);
-  }
-  if (e == GB_OK) { /* no gnuplot: script and data only */
-    snprintf(msg, sizeof msg, "Plot \"%s\" not rendered: gnuplot was not found; run `gnuplot %s.gp` in this directory "
-             "after installing it.", caption, p->stem);
-    return gb_doc_note(&r->doc, msg);
-  }
-  if (e == GB_E_INPUT) return gb_rep_skip(r, caption, gb_errmsg());
-  if (e == GB_E_NOMEM) return e;
-  r->sum->plots_failed++;
-  snprintf(msg, sizeof msg, "Plot \"%s\" failed: %s", caption, gb_errmsg());
-  return gb_doc_note(&r->doc, msg);
-}
-
-gb_err gb_rep_lines(gb_rep *r, const gb_plot_spec *p, const gb_plot_series *s, size_t ns, const char *caption) {
-  gb_err e = r->sum->gnuplot ? gb_plot_lines(r->dir, p, s, ns) : gb_plot_lines_script(r->dir, p, s, ns);
-  return plot_done(r, p, e, caption);
-}
-
-gb_err gb_rep_bars(gb_rep *r, const gb_plot_spec *p, const char *const *cats, size_t ncat, const gb_plot_series *s,
-                   size_t ns, const char *caption) {
-  gb_err e = r->sum->gnuplot ? gb_plot_bars(r->dir, p, cats, ncat, s, ns)
-                             : gb_plot_bars_script(r->dir, p, cats, ncat, s, ns);
-  return plot_done(r, p, e, caption);
-}
-
-gb_err gb_rep_skip(gb_rep *r, const char *what, const char *why) {
-  char msg[1024];
-  snprintf(msg, sizeof msg, "Plot \"%s\" left out: %s.", what, why);
-  r->sum->plots_skipped++;
-  return gb_doc_note(&r->doc, msg);
-}
 
 /* ---- sources and points ---- */
 
@@ -197,46 +63,6 @@ static gb_err find_sources(gb_rep *r) {
   return GB_OK;
 }
 
-bool gb_rep_row_headline(const gb_row *w) {
-  static const char word[] = "headline";
-  const size_t l = sizeof word - 1;
-  for (const char *d = w->detail; d && (d = strstr(d, word)) != NULL; d += l) {
-    bool start = d == w->detail || d[-1] == ' ' || d[-1] == ';' || d[-1] == ',';
-    bool end = d[l] == '\0' || d[l] == ' ' || d[l] == ';' || d[l] == ',';
-    if (start && end) return true;
-  }
-  return false;
-}
-
-bool gb_rep_membw_hbm(const gb_rep *r, const gb_rep_point *p) {
-  if (!gb_rep_is(p, "membw", "gbps")) return false;
-  if (r->src[p->src].membw_headline) return gb_rep_row_headline(p->row);
-  for (size_t j = 0; j < r->npts; j++) {
-    const gb_rep_point *o = &r->pts[j];
-    if (o->src == p->src && gb_rep_is(o, "membw", "gbps") && !strcmp(o->row->case_name, p->row->case_name) &&
-        !strcmp(o->row->dtype, p->row->dtype) && o->row->bytes > p->row->bytes)
-      return false;
-  }
-  return true;
-}
-
-void gb_rep_provenance(const gb_rep *r, size_t s, char *buf, size_t n) {
-  int w = snprintf(buf, n, "%s (", r->src[s].run_id);
-  size_t len = w < 0 ? 0 : (size_t)w < n ? (size_t)w : n - 1;
-  gb_rep_names seen = {0};
-  for (size_t i = 0; i < r->res.nrows && len + 1 < n; i++) {
-    if (r->row_src[i] != s) continue;
-    const char *f = r->res.rows[i].file;
-    const char *base = strrchr(f, '/');
-    base = base ? base + 1 : f;
-    if (gb_rep_names_find(&seen, f) != (size_t)-1 || gb_rep_names_add(&seen, f) != GB_OK) continue;
-    w = snprintf(buf + len, n - len, "%s%s", seen.n > 1 ? ", " : "", base);
-    len += w < 0 ? 0 : (size_t)w < n - len ? (size_t)w : n - len - 1;
-  }
-  gb_rep_names_free(&seen);
-  if (len + 1 < n) snprintf(buf + len, n - len, ")");
-}
-
 /* The identity of a point (everything but the repetition). */
 static bool same_point(const gb_rep *r, size_t a, size_t b) {
   const gb_row *x = &r->res.rows[a], *y = &r->res.rows[b];
@@ -250,6 +76,17 @@ static bool same_point(const gb_rep *r, size_t a, size_t b) {
  * Throttled rows are still listed in the report's problem table. */
 static bool plotted(const gb_row *w) {
   return (w->status == GB_STATUS_OK || w->status == GB_STATUS_THROTTLED) && isfinite(w->value);
+}
+
+/* Whether some headline-table row kind reads the headline mark of w's
+ * benchmark (gb_rep_headline.headline_rows): only those points pay for
+ * gb_desc_is_headline, whose group rules scan every row. */
+static bool wants_headline(const gb_row *w) {
+  for (size_t i = 0; i < gb_rep_nsections; i++)
+    for (size_t k = 0; k < GB_REP_MAX_HEADLINES && gb_rep_sections[i].headline[k].bench; k++)
+      if (gb_rep_sections[i].headline[k].headline_rows && !strcmp(gb_rep_sections[i].headline[k].bench, w->benchmark))
+        return true;
+  return false;
 }
 
 static gb_err find_points(gb_rep *r) {
@@ -272,9 +109,8 @@ static gb_err find_points(gb_rep *r) {
       used[j] = true;
       vals[k++] = r->res.rows[j].value;
     }
-    r->pts[r->npts++] = (gb_rep_point){.src = r->row_src[i], .row = w, .value = gb_median(vals, k), .reps = k};
-    if (!strcmp(w->benchmark, "membw") && !strcmp(w->metric, "gbps") && gb_rep_row_headline(w))
-      r->src[r->row_src[i]].membw_headline = true;
+    r->pts[r->npts++] = (gb_rep_point){.src = r->row_src[i], .row = w, .value = gb_median(vals, k), .reps = k,
+                                       .headline = wants_headline(w) && gb_desc_is_headline(w, r->res.rows, n)};
   }
   free(used);
   free(vals);
@@ -463,8 +299,8 @@ static gb_err table_all(gb_rep *r) {
       done[j] = true;
       size_t s = r->pts[j].src;
       if (s >= nsrc) continue;
-      /* time is better smaller; everything else larger */
-      bool smaller = strcmp(b->metric, "time_us") == 0;
+      /* the metric's direction (core/gb_desc.h); unknown ones: larger is better */
+      bool smaller = gb_desc_direction(b->benchmark, b->metric) == GB_DIR_LOWER;
       if (!best[s] || (smaller ? r->pts[j].value < best[s]->value : r->pts[j].value > best[s]->value))
         best[s] = &r->pts[j];
     }
@@ -543,25 +379,56 @@ static gb_err headline_runs(gb_rep *r) {
   return e;
 }
 
-/* Headline: per GPU type, over every run of it, the best GEMM per
- * precision (with % of the datasheet peak), CUDA-core FMA, memory bandwidth
- * from HBM (gb_rep_membw_hbm, not L2), copies and collectives; "[run N]"
- * names the run of a type measured in several. */
+/* Whether point p may stand in the headline table's row kind. */
+static bool headline_candidate(const gb_rep_point *p, const gb_rep_headline *kind) {
+  return gb_rep_is(p, kind->bench, kind->metric) && (!kind->headline_rows || p->headline);
+}
+
+/* The headline table's cell of GPU type t for case cs of a row kind: the
+ * best point over the type's runs, its size or GPU count, the share of its
+ * peak, its run. */
+static void headline_cell(const gb_rep *r, const gb_rep_headline *kind, size_t t, const char *cs, char *buf,
+                          size_t n) {
+  const gb_rep_point *best = NULL;
+  for (size_t i = 0; i < r->npts; i++) {
+    const gb_rep_point *p = &r->pts[i];
+    if (r->src[p->src].type != t || !headline_candidate(p, kind) || strcmp(p->row->case_name, cs)) continue;
+    if (!best || p->value > best->value) best = p;
+  }
+  buf[0] = '\0';
+  if (!best) return;
+  size_t s = best->src;
+  char v[64], at[80] = "", tag[32] = "";
+  gb_rep_fmt(v, sizeof v, best->value);
+  if (kind->at == GB_REP_AT_SIZE && best->row->bytes != GB_NA) {
+    char sz[64];
+    gb_fmt_size(sz, sizeof sz, best->row->bytes);
+    snprintf(at, sizeof at, " at %s", sz);
+  }
+  if (r->types[t].nruns > 1) snprintf(tag, sizeof tag, " [run %zu]", r->src[s].run_no);
+  double peak = NAN;
+  if (kind->peak) peak = gb_rep_peak(r, s, kind->bench, kind->peak[0] ? kind->peak : cs);
+  if (isfinite(best->row->peak)) peak = best->row->peak;
+  if (kind->at == GB_REP_AT_GPUS)
+    snprintf(buf, n, "%s at %d GPUs%s", v, best->row->gpu_count, tag);
+  else if (isfinite(peak) && peak > 0)
+    gb_snprintf_c(buf, n, "%s%s (%.0f%% of %g)%s", v, at, 100.0 * best->value / peak, peak, tag);
+  else snprintf(buf, n, "%s%s%s", v, at, tag);
+}
+
+/* Headline: per GPU type, over every run of it, the rows each section asks
+ * for (gb_rep_section.headline: the best GEMM per precision with % of the
+ * datasheet peak, CUDA-core FMA, memory bandwidth from membw's headline
+ * rows, not L2, copies and collectives); "[run N]" names the run of a type
+ * measured in several. */
 static gb_err table_headline(gb_rep *r) {
   gb_err e = gb_doc_heading(&r->doc, 2, "Headline figures");
   if (!e)
     e = gb_doc_para(&r->doc, "Best measured value per GPU type over all its runs (median over repetitions, best over "
                              "shapes and sizes); in brackets the share of the datasheet peak where one is known; "
                              "[run N] names the run it came from where a GPU type was measured in several runs. "
-                             "Memory is the HBM figure: the best of the rows membw marks headline (hot, arrays of at "
-                             "least 1 GiB and 8 L2 sizes), or, for a run without such marks, of each kernel at its "
-                             "largest array; the L2 plateau is in the plots and under All measurements.");
-  struct {
-    const char *bench, *metric, *title;
-  } const kinds[] = {{"gemm", "tflops", "GEMM %s (TFLOP/s)"}, {"gemm", "tops", "GEMM %s (TOP/s)"},
-                     {"fma", "tflops", "CUDA-core FMA %s (TFLOP/s)"},
-                     {"membw", "gbps", "memory %s, HBM (GB/s)"}, {"copy", "gbps", "copy %s (GB/s)"},
-                     {"collective", "busbw_gbps", "%s busbw (GB/s)"}};
+                             "Memory is the HBM figure: the best of membw's headline rows (hot, arrays of at least 1 "
+                             "GiB and 8 L2 sizes); the L2 plateau is in the plots and under All measurements.");
   size_t nc = r->ntypes + 1;
   const char **hdr = calloc(nc, sizeof *hdr);
   const char **cells = calloc(nc, sizeof *cells);
@@ -573,58 +440,26 @@ static gb_err table_headline(gb_rep *r) {
     e = gb_doc_table_begin(&r->doc, nc, hdr, NULL);
   }
   size_t rows = 0;
-  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0] && !e; k++) {
-    bool membw = !strcmp(kinds[k].bench, "membw");
-    gb_rep_names cases = {0};
-    for (size_t i = 0; i < r->npts && !e; i++) {
-      const gb_rep_point *p = &r->pts[i];
-      if (!gb_rep_is(p, kinds[k].bench, kinds[k].metric) || (membw && !gb_rep_membw_hbm(r, p))) continue;
-      e = gb_rep_names_add(&cases, p->row->case_name);
-    }
-    if (!e && cases.n > 1 && strcmp(kinds[k].bench, "gemm") == 0) qsort(cases.v, cases.n, sizeof *cases.v, gb_rep_cmp_precision);
-    for (size_t c = 0; c < cases.n && !e; c++) {
-      char title[160];
-      snprintf(title, sizeof title, kinds[k].title, cases.v[c]);
-      cells[0] = title;
-      for (size_t t = 0; t < r->ntypes; t++) {
-        const gb_rep_point *best = NULL;
-        for (size_t i = 0; i < r->npts; i++) {
-          const gb_rep_point *p = &r->pts[i];
-          if (r->src[p->src].type != t || !gb_rep_is(p, kinds[k].bench, kinds[k].metric) ||
-              strcmp(p->row->case_name, cases.v[c]) || (membw && !gb_rep_membw_hbm(r, p)))
-            continue;
-          if (!best || p->value > best->value) best = p;
+  for (size_t i = 0; i < gb_rep_nsections && !e; i++)
+    for (size_t k = 0; k < GB_REP_MAX_HEADLINES && gb_rep_sections[i].headline[k].bench && !e; k++) {
+      const gb_rep_headline *kind = &gb_rep_sections[i].headline[k];
+      gb_rep_names cases = {0};
+      for (size_t j = 0; j < r->npts && !e; j++)
+        if (headline_candidate(&r->pts[j], kind)) e = gb_rep_names_add(&cases, r->pts[j].row->case_name);
+      if (!e && cases.n > 1 && kind->precision_order) qsort(cases.v, cases.n, sizeof *cases.v, gb_rep_cmp_precision);
+      for (size_t c = 0; c < cases.n && !e; c++) {
+        char title[160];
+        snprintf(title, sizeof title, kind->title, cases.v[c]);
+        cells[0] = title;
+        for (size_t t = 0; t < r->ntypes; t++) {
+          headline_cell(r, kind, t, cases.v[c], buf[t + 1], sizeof buf[0]);
+          cells[t + 1] = buf[t + 1];
         }
-        buf[t + 1][0] = '\0';
-        if (best) {
-          size_t s = best->src;
-          char v[64], at[80] = "", tag[32] = "";
-          gb_rep_fmt(v, sizeof v, best->value);
-          if (membw && best->row->bytes != GB_NA) {
-            char sz[64];
-            gb_fmt_size(sz, sizeof sz, best->row->bytes);
-            snprintf(at, sizeof at, " at %s", sz);
-          }
-          if (r->types[t].nruns > 1) snprintf(tag, sizeof tag, " [run %zu]", r->src[s].run_no);
-          double peak = NAN;
-          if (!strcmp(kinds[k].bench, "gemm")) peak = gb_rep_peak(r, s, "gemm", cases.v[c]);
-          else if (!strcmp(kinds[k].bench, "fma")) peak = gb_rep_peak(r, s, "fma", cases.v[c]);
-          else if (membw) peak = gb_rep_peak(r, s, "membw", "hbm");
-          if (isfinite(best->row->peak)) peak = best->row->peak;
-          if (!strcmp(kinds[k].bench, "collective"))
-            snprintf(buf[t + 1], sizeof buf[0], "%s at %d GPUs%s", v, best->row->gpu_count, tag);
-          else if (isfinite(peak) && peak > 0)
-            gb_snprintf_c(buf[t + 1], sizeof buf[0], "%s%s (%.0f%% of %g)%s", v, at, 100.0 * best->value / peak, peak,
-                          tag);
-          else snprintf(buf[t + 1], sizeof buf[0], "%s%s%s", v, at, tag);
-        }
-        cells[t + 1] = buf[t + 1];
+        e = gb_doc_table_row(&r->doc, cells);
+        rows++;
       }
-      e = gb_doc_table_row(&r->doc, cells);
-      rows++;
+      gb_rep_names_free(&cases);
     }
-    gb_rep_names_free(&cases);
-  }
   if (!e) e = gb_doc_table_end(&r->doc);
   if (!e && rows == 0) e = gb_doc_note(&r->doc, "No ok rows of gemm, fma, membw, copy or collective to summarize.");
   if (!e && rows > 0) e = headline_runs(r);
@@ -704,12 +539,7 @@ static gb_err compose(gb_rep *r) {
     if (!e && r->res.nrows == 0) e = gb_doc_note(&r->doc, "The result files hold no rows.");
     if (!e && r->nsrc > 0) e = table_environment(r);
     if (!e) e = table_headline(r);
-    if (!e) e = gb_rep_section_gemm(r);
-    if (!e) e = gb_rep_section_fma(r);
-    if (!e) e = gb_rep_section_membw(r);
-    if (!e) e = gb_rep_section_copy(r);
-    if (!e) e = gb_rep_section_collective(r);
-    if (!e) e = gb_rep_section_roofline(r);
+    for (size_t i = 0; i < gb_rep_nsections && !e; i++) e = gb_rep_sections[i].write(r);
     if (!e) e = table_all(r);
     if (!e) e = table_problems(r);
   }

@@ -36,7 +36,11 @@ cmake -S . -B "$build" "${flags[@]}" >/dev/null
 cmake --build "$build" -j"$(nproc)" >/dev/null
 rm -rf "$dest"
 mkdir -p "$dest/tests"
+# the program and its measuring module (run and info dlopen() it from beside
+# the program: docs/install.md; the --sanitize build has none, its program
+# links the measuring side itself)
 cp "$build/gpubench" "$dest/"
+[ -f "$build/libgpubench-measure.so" ] && cp "$build/libgpubench-measure.so" "$dest/"
 # the lab build's kernel tracer with the CUPTI it was built against, which
 # its rpath ($ORIGIN) finds there
 if [ "$tools" = 1 ] && [ -f "$build/tools/libgb_ktrace.so" ]; then

@@ -97,6 +97,74 @@ START_TEST(test_hbm_rule) {
 }
 END_TEST
 
+/* The membw class reads the row's own l2_bytes column. */
+START_TEST(test_membw_class_reads_l2_column) {
+  gb_row r = row("membw", "triad", "gbps", (int64_t)1 << 30, 1);
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_HEADLINE); /* L2 unknown: 1 GiB suffices */
+  r.l2_bytes = 200 << 20;                                  /* 8 x 200 MiB > 1 GiB */
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_LATENCY);
+  r.l2_bytes = 60 << 20;
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_HEADLINE);
+}
+END_TEST
+
+START_TEST(test_headline_rules) {
+  /* the column wins where the file has it */
+  gb_row r = row("membw", "triad", "gbps", 1 << 20, 1);
+  r.headline = 1;
+  ck_assert(gb_desc_is_headline(&r, NULL, 0));
+  r = row("membw", "triad", "gbps", (int64_t)4 << 30, 1);
+  r.headline = 0;
+  ck_assert(!gb_desc_is_headline(&r, NULL, 0));
+  /* membw without the column: hot rows at HBM sizes */
+  r.headline = -1;
+  ck_assert(gb_desc_is_headline(&r, NULL, 0));
+  r.case_name = "triad_cold";
+  ck_assert(!gb_desc_is_headline(&r, NULL, 0));
+  r.case_name = "triad";
+  r.regime = "hbm-cold"; /* the regime column says cold whatever the name */
+  ck_assert(!gb_desc_is_headline(&r, NULL, 0));
+  r.regime = "hbm";
+  r.bytes = 64 << 20;
+  ck_assert(!gb_desc_is_headline(&r, NULL, 0));
+  /* gemm: the largest shape of its case and dtype among the measured rows */
+  gb_row g[4];
+  for (int i = 0; i < 4; i++) {
+    g[i] = row("gemm", "bf16", "tflops", GB_NA, 1);
+    g[i].m = g[i].n = g[i].k = 1024 << i;
+  }
+  g[3].status = GB_STATUS_ERROR; /* a failed larger shape takes nothing away */
+  ck_assert(gb_desc_is_headline(&g[2], g, 4));
+  ck_assert(!gb_desc_is_headline(&g[1], g, 4));
+  g[1].case_name = "fp16"; /* the only fp16 shape */
+  ck_assert(gb_desc_is_headline(&g[1], g, 4));
+  g[0].metric = "speedup";
+  ck_assert(!gb_desc_is_headline(&g[0], g, 4));
+  g[0].metric = "tops"; /* int8: the same quantity as tflops */
+  g[0].case_name = "int8";
+  ck_assert(gb_desc_is_headline(&g[0], g, 4));
+  ck_assert(gb_desc_is_headline_metric("gemm", "tops"));
+  ck_assert(!gb_desc_is_headline_metric("gemm", "speedup"));
+  ck_assert(!gb_desc_is_headline_metric("collective", "busbw_gbps"));
+  ck_assert(!gb_desc_is_headline_metric("copy", "rw_gbps"));
+  ck_assert(!gb_desc_is_headline_metric("nope", "gbps"));
+  /* collective: per GPU count, largest bytes that mean something */
+  gb_row c[3] = {row("collective", "all_reduce_outofplace", "algbw_gbps", 64 << 20, 8),
+                 row("collective", "all_reduce_outofplace", "algbw_gbps", 128 << 20, 8),
+                 row("collective", "all_reduce_outofplace", "algbw_gbps", 256 << 20, 4)};
+  ck_assert(!gb_desc_is_headline(&c[0], c, 3));
+  ck_assert(gb_desc_is_headline(&c[1], c, 3));
+  ck_assert(gb_desc_is_headline(&c[2], c, 3));
+  c[2] = row("collective", "all_reduce_inplace", "algbw_gbps", 256 << 20, 1); /* meaningless on one rank */
+  ck_assert(!gb_desc_is_headline(&c[2], c, 3));
+  /* fma: every case; unknown benchmarks: none */
+  r = row("fma", "fp32", "tflops", GB_NA, 1);
+  ck_assert(gb_desc_is_headline(&r, NULL, 0));
+  r = row("unknown", "x", "y", GB_NA, 1);
+  ck_assert(!gb_desc_is_headline(&r, NULL, 0));
+}
+END_TEST
+
 START_TEST(test_dtypes) {
   ck_assert_int_eq(gb_dtype_bytes("fp64"), 8);
   ck_assert_int_eq(gb_dtype_bytes("tf32"), 4);
@@ -115,6 +183,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_directions);
   tcase_add_test(tc, test_classes);
   tcase_add_test(tc, test_hbm_rule);
+  tcase_add_test(tc, test_membw_class_reads_l2_column);
+  tcase_add_test(tc, test_headline_rules);
   tcase_add_test(tc, test_dtypes);
   suite_add_tcase(s, tc);
   return s;

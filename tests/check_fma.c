@@ -1,7 +1,7 @@
 /* Tests for the fma benchmark's arithmetic (hand-computed). */
 #include <string.h>
 
-#include "bench_fma.h"
+#include "fma_pure.h"
 #include "testutil.h"
 
 START_TEST(test_lanes_and_peak) {

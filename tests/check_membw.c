@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bench_membw.h"
+#include "gb_desc.h"
 #include "testutil.h"
 
 #define MIB GB_MEMBW_MIB
@@ -98,15 +99,19 @@ START_TEST(test_sweep_capped_by_free_memory) {
 }
 END_TEST
 
+/* membw's HBM sizes are gb_desc's one rule: 1 GiB and 8 L2 sizes. */
 START_TEST(test_headline_rule) {
-  /* 8 x 60 MiB L2 = 480 MiB: 1 GiB qualifies, 512 MiB is under 1 GiB */
-  ck_assert(gb_membw_is_headline(GIB, H200_L2));
-  ck_assert(gb_membw_is_headline(2 * GIB, H200_L2));
-  ck_assert(!gb_membw_is_headline(512 * MIB, H200_L2));
-  ck_assert(!gb_membw_is_headline(GIB - 16, H200_L2));
-  /* a 256 MiB cache: 8 x 256 MiB = 2 GiB, so 1 GiB no longer qualifies */
-  ck_assert(!gb_membw_is_headline(GIB, 256 * MIB));
-  ck_assert(gb_membw_is_headline(2 * GIB, 256 * MIB));
+  ck_assert_int_eq(gb_hbm_min_bytes(H200_L2), GIB); /* 8 x 60 MiB = 480 MiB < 1 GiB */
+  ck_assert_int_eq(gb_hbm_min_bytes(256 * MIB), 2 * GIB);
+  gb_row r = gb_row_empty();
+  r.benchmark = "membw";
+  r.case_name = "triad";
+  r.metric = "gbps";
+  r.bytes = GIB;
+  r.l2_bytes = H200_L2;
+  ck_assert(gb_desc_is_headline(&r, NULL, 0));
+  r.l2_bytes = 256 * MIB; /* a 256 MiB cache: 1 GiB arrays no longer qualify */
+  ck_assert(!gb_desc_is_headline(&r, NULL, 0));
 }
 END_TEST
 

@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_membw.h"
 #include "gb_bench.h"
+#include "gb_desc.h"
+#include "gb_runner.h"
 #include "testutil_gpu.h"
 
 extern const gb_bench gb_bench_membw, gb_bench_copy;
@@ -60,7 +63,12 @@ START_TEST(test_membw_tiny_sweep_ok) {
     ck_assert(w->min <= w->value && w->value <= w->max);
     ck_assert_int_gt((int)strlen(w->variant), 5);
     ck_assert_ptr_nonnull(strstr(w->detail, "check ok"));
-    ck_assert_ptr_null(strstr(w->detail, "headline")); /* 64 MiB is no headline size */
+    /* the typed columns readers use instead of the detail */
+    ck_assert_int_eq(w->l2_bytes, g_sys.dev[0].l2_bytes);
+    if (strstr(w->case_name, "_cold")) ck_assert_str_eq(w->regime, "hbm-cold");
+    else ck_assert_str_eq(w->regime, gb_membw_regime((int64_t)gb_membw_kernel_find(w->case_name)->arrays * w->bytes,
+                                                     w->l2_bytes));
+    ck_assert_ptr_null(strstr(w->detail, "l2_bytes="));
     if (strstr(w->case_name, "_cold")) cold++;
   }
   ck_assert_uint_gt(cold, 0);
@@ -115,6 +123,49 @@ START_TEST(test_copy_ok_and_corrupted) {
 }
 END_TEST
 
+/* Through the runner: the typed columns on membw rows and the headline mark
+ * (gb_desc's HBM rule over the planned cases). triad fp64 at 64 MiB and
+ * 1 GiB, and triad_cold at 64 MiB: only the hot row at an HBM size is a
+ * headline figure; every row records the device's L2 and its regime. */
+START_TEST(test_membw_runner_typed_columns) {
+  ck_assert_int_eq(gb_system_query(&g_sys), GB_OK);
+  gb_campaign c;
+  memset(&c, 0, sizeof c);
+  c.run.profile = GB_PROFILE_QUICK;
+  c.run.warmup = -1;
+  c.run.iters = -1;
+  c.run.repeat = 1;
+  c.run.devices[0] = 0;
+  c.run.ndevices = 1;
+  c.run.bench_opts = "membw.sizes=64M:1G,membw.kernels=triad,membw.dtypes=fp64,membw.cold=1";
+  c.benches[0] = &gb_bench_membw;
+  c.nbenches = 1;
+  char path[4200];
+  snprintf(path, sizeof path, "%s/membw-typed.csv", gb_test_tmpdir());
+  c.out_path = path;
+  c.progress = stderr;
+  c.table = stdout;
+  gb_campaign_result res;
+  ck_assert_msg(gb_campaign_run(&c, &g_sys, &res) == GB_OK, "%s", gb_errmsg());
+  gb_results rows = {0};
+  ck_assert_int_eq(gb_results_read(path, &rows), GB_OK);
+  int64_t l2 = g_sys.dev[0].l2_bytes;
+  size_t marked = 0;
+  for (size_t i = 0; i < rows.nrows; i++) {
+    const gb_row *w = &rows.rows[i];
+    bool cold = strstr(w->case_name, "_cold") != NULL;
+    printf("membw %-10s %10lld B: headline %d regime %s l2 %lld\n", w->case_name, (long long)w->bytes, w->headline,
+           w->regime, (long long)w->l2_bytes);
+    ck_assert_int_eq(w->l2_bytes, l2);
+    ck_assert_str_eq(w->regime, cold ? "hbm-cold" : gb_membw_regime(3 * w->bytes, l2));
+    ck_assert_int_eq(w->headline, !cold && w->bytes >= gb_hbm_min_bytes(l2));
+    marked += w->headline == 1;
+  }
+  ck_assert_uint_eq(marked, l2 * GB_HBM_L2_FACTOR <= ((int64_t)1 << 30) ? 1 : 0); /* triad at 1 GiB */
+  gb_results_free(&rows);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("membw_gpu");
   TCase *tc = tcase_create("gpu");
@@ -123,6 +174,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_membw_corrupted_is_invalid);
   tcase_add_test(tc, test_membw_too_large_is_error);
   tcase_add_test(tc, test_copy_ok_and_corrupted);
+  tcase_add_test(tc, test_membw_runner_typed_columns);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -11,7 +11,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "gb_desc.h"
 #include "gb_plot.h"
+#include "gb_rep_sections.h"
 #include "gb_report.h"
 #include "reportutil.h"
 #include "testutil.h"
@@ -185,10 +187,12 @@ END_TEST
 /* Two runs of one GPU type, one with gemm and fma, one with membw (as the
  * shipped data/measured files), next to a second GPU type: one roofline per
  * type, the H200's with every ceiling, each the best over both runs:
- * memory: write fp64 at 4 GiB, 4600 GB/s, the best row marked headline
- *   (throttled still counts; the invalid read at 4900, the L2-resident
- *   triad at 1 MiB, 7000, and copy_cold at 256 MiB, 4650, the largest
- *   array of its case but not marked headline, do not);
+ * memory: write fp64 at 4 GiB, 4600 GB/s, the best row whose headline
+ *   column is 1 (throttled still counts; the invalid read at 4900, the
+ *   L2-resident triad at 1 MiB, 7000, copy_cold at 256 MiB, 4650, the
+ *   largest array of its case, and triad at 2 GiB, 4450, an HBM size but
+ *   not marked in the column, do not: the column, where a file has it,
+ *   decides, and the detail is never read);
  * CUDA-core fp32 60 and fp64 33; GEMM per input type at its best case and
  *   shape: fp16 group 660 (fp16acc16 over fp16 600), bf16 700 (8192^3 over
  *   4096^3 650), fp8 1400 (fp8e4m3_fastacc over _slowacc 1250), int8 1500
@@ -237,7 +241,7 @@ START_TEST(test_roofline_combines_runs) {
   char *md = slurp_in(dir, "report.md");
   ck_assert_ptr_null(strstr(md, "Measured roofline, H200-SXM-141GB\" left out"));
   ck_assert_ptr_null(strstr(md, "Measured roofline, H200-SXM-141GB (2 runs combined)\" left out"));
-  ck_assert_ptr_nonnull(strstr(md, "Memory (the best membw row marked headline: hot, arrays of at least 1 GiB and 8 "
+  ck_assert_ptr_nonnull(strstr(md, "Memory (the best membw headline row: hot, arrays of at least 1 GiB and 8 "
                                    "L2 sizes): write fp64 at 4 GiB from run 20261203T090000Z-gpu07-bb0002 "
                                    "(report_roofline_membw.csv). CUDA-core "
                                    "(fma): fp32, fp64 from run 20261203T080000Z-gpu07-aa0001 "
@@ -250,8 +254,10 @@ START_TEST(test_roofline_combines_runs) {
   ck_assert_ptr_nonnull(strstr(md, "| GEMM bf16 (TFLOP/s) | 700.0 (71% of 989.5) [run 1] |"));
   ck_assert_ptr_nonnull(strstr(md, "| memory write, HBM (GB/s) | 4600 at 4 GiB (96% of 4800) [run 2] |"));
   ck_assert_ptr_nonnull(strstr(md, "| memory triad, HBM (GB/s) | 4400 at 4 GiB (92% of 4800) [run 2] |"));
-  ck_assert_ptr_null(strstr(md, "| memory copy_cold")); /* not an HBM figure where rows are marked */
-  /* the A100 run marks no headline rows: its largest arrays, 1 GiB */
+  ck_assert_ptr_null(strstr(md, "| memory copy_cold")); /* cold, and not marked */
+  ck_assert_ptr_null(strstr(md, "4450"));
+  /* the A100 file has no headline column: gb_desc's HBM rule (hot, 1 GiB and
+   * 8 x its 40 MiB L2) picks its 1 GiB arrays */
   ck_assert_ptr_nonnull(strstr(md, "| memory copy, HBM (GB/s) |  | 1720 at 1 GiB (84% of 2039) |"));
   ck_assert_ptr_nonnull(strstr(md, "Runs of H200-SXM-141GB: run 1 = 20261203T080000Z-gpu07-aa0001 "
                                    "(report_roofline_gemm_fma.csv); run 2 = 20261203T090000Z-gpu07-bb0002 "
@@ -396,7 +402,7 @@ END_TEST
 /* Three runs, each of one GPU type with different benchmarks, scripts only
  * (no gnuplot needed): each plot lists only the runs with data in it, in
  * their own colours; the L2 marker falls back to the published L2 of the
- * type when no membw row carries l2_bytes=N; byte ticks read "1 MiB"; a
+ * type when no membw row records l2_bytes; byte ticks read "1 MiB"; a
  * one-GPU collective is drawn as algbw, out of place only; roofline
  * ceilings and point labels that would print over each other are merged. */
 #define ROW_HEAD "1,%s,2026-12-02T00:00:00Z,h,%s,g,%d,580.1,13.0,"
@@ -500,7 +506,7 @@ START_TEST(test_series_with_data_only) {
   snprintf(out, sizeof out, "%s/out", dir);
   char csv[8192];
   /* H200: GEMM, fma fp16x2 127.7 and bf16x2 127.8 (within 1%: one ceiling),
-   * membw at 1 MiB and 1 GiB with no l2_bytes in the detail, triad fp64 and
+   * membw at 1 MiB and 1 GiB with no l2_bytes column, triad fp64 and
    * add fp32 at 1 GiB (both 1/12 FLOP/byte: 2/(3x8) and 1/(3x4)), and a
    * one-GPU all_reduce in and out of place */
   int n = snprintf(csv, sizeof csv, "%s"
@@ -571,7 +577,7 @@ START_TEST(test_series_with_data_only) {
   free(gp);
   char *md = slurp_in(out, "report.md");
   ck_assert_ptr_nonnull(strstr(md, "fp64, H200-SXM-141GB (red dashed line: L2 size of this GPU type as published; "
-                                   "no membw row reports l2_bytes=N)"));
+                                   "no membw row records l2_bytes)"));
   ck_assert_ptr_nonnull(strstr(md, "array size, MI300X-OAM-192GB (L2 size unknown"));
   ck_assert_ptr_null(strstr(md, "_cold cases")); /* no cold case measured */
   free(md);
@@ -669,11 +675,25 @@ START_TEST(test_shipped) {
 }
 END_TEST
 
+/* Every described benchmark names a section the report has, or none ("":
+ * its rows appear under All measurements only), and the section table
+ * holds each name once. */
+START_TEST(test_every_benchmark_has_a_section) {
+  for (size_t i = 0; i < gb_nbench_descs; i++)
+    ck_assert_msg(!gb_bench_descs[i].section[0] || gb_rep_section_find(gb_bench_descs[i].section) != NULL, "%s: no report section \"%s\"",
+                  gb_bench_descs[i].name, gb_bench_descs[i].section);
+  for (size_t i = 0; i < gb_rep_nsections; i++)
+    ck_assert_ptr_eq(gb_rep_section_find(gb_rep_sections[i].name), &gb_rep_sections[i]);
+  ck_assert_ptr_null(gb_rep_section_find("nope"));
+}
+END_TEST
+
 int main(void) {
   bool have = gb_gnuplot_available();
   Suite *s = suite_create("report");
   TCase *tc = tcase_create("tables");
   tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_every_benchmark_has_a_section);
   tcase_add_test(tc, test_without_gnuplot);
   tcase_add_test(tc, test_bad_inputs);
   tcase_add_test(tc, test_absent_data_skipped);

@@ -53,6 +53,9 @@ START_TEST(test_roundtrip) {
   r.rep = 3;
   r.status = GB_STATUS_INVALID;
   r.settings = "iters=30,gemm.timing=pairs";
+  r.l2_bytes = 62914560;
+  r.regime = "hbm";
+  r.headline = 1;
   gb_results_put_row(&b, &r);
   gb_results res = {0};
   ck_assert_int_eq(gb_results_read_mem("rt.csv", b.data, b.len, &res), GB_OK);
@@ -64,6 +67,13 @@ START_TEST(test_roundtrip) {
   ck_assert(isnan(res.rows[0].power_w));
   ck_assert_int_eq(res.rows[0].rep, -1);
   ck_assert_int_eq(res.rows[1].rep, 3);
+  /* typed columns: the writer's header has them, so empty ones read as "no" */
+  ck_assert_int_eq(res.rows[0].l2_bytes, GB_NA);
+  ck_assert_str_eq(res.rows[0].regime, "");
+  ck_assert_int_eq(res.rows[0].headline, 0);
+  ck_assert_int_eq(res.rows[1].l2_bytes, 62914560);
+  ck_assert_str_eq(res.rows[1].regime, "hbm");
+  ck_assert_int_eq(res.rows[1].headline, 1);
   ck_assert_int_eq(res.rows[1].status, GB_STATUS_INVALID);
   ck_assert_str_eq(res.rows[1].detail, "two\nlines");
   ck_assert_int_eq(res.rows[1].line, 3);
@@ -88,6 +98,29 @@ START_TEST(test_fixture_good) {
   ck_assert_int_eq(gb_results_read(gb_fixture("results_good.csv"), &res), GB_OK);
   ck_assert_uint_eq(res.nrows, 3);
   ck_assert_str_eq(res.rows[2].status == GB_STATUS_ERROR ? "error" : "?", "error");
+  /* an old file without the typed columns: they read as not recorded */
+  for (size_t i = 0; i < res.nrows; i++) {
+    ck_assert_int_eq(res.rows[i].l2_bytes, GB_NA);
+    ck_assert_str_eq(res.rows[i].regime, "");
+    ck_assert_int_eq(res.rows[i].headline, -1);
+  }
+  gb_results_free(&res);
+}
+END_TEST
+
+/* The typed columns read as data; the detail is not looked at (the second
+ * row's "headline" word there marks nothing). */
+START_TEST(test_fixture_typed_columns) {
+  gb_results res = {0};
+  ck_assert_int_eq(gb_results_read(gb_fixture("results_typed_columns.csv"), &res), GB_OK);
+  ck_assert_uint_eq(res.nrows, 3);
+  ck_assert_int_eq(res.rows[0].l2_bytes, 62914560);
+  ck_assert_str_eq(res.rows[0].regime, "hbm");
+  ck_assert_int_eq(res.rows[0].headline, 1);
+  ck_assert_str_eq(res.rows[1].regime, "l2");
+  ck_assert_int_eq(res.rows[1].headline, 0);
+  ck_assert_str_eq(res.rows[2].regime, "hbm-cold");
+  ck_assert_int_eq(res.rows[2].headline, 0);
   gb_results_free(&res);
 }
 END_TEST
@@ -102,6 +135,7 @@ static const struct {
     {"results_bad_status.csv", ":2:24: status: not one of"},
     {"results_crlf_bom_nan.csv", ":3:19: value: not a finite number: \"nan\""},
     {"results_negative.csv", ":2:13: m: not a non-negative integer: \"-5\""},
+    {"results_bad_headline.csv", ":2:40: headline: not 1, 0 or empty: \"yes\""},
 };
 
 START_TEST(test_fixture_bad) {
@@ -133,7 +167,7 @@ START_TEST(test_writer_appends_in_existing_columns) {
   ck_assert_msg(gb_writer_open(&w, path) == GB_OK, "%s", gb_errmsg());
   ck_assert_ptr_nonnull(w.cols);
   ck_assert_uint_eq(w.ncols, 30);
-  ck_assert_str_eq(w.missing, "rep variant peak git_sha cublaslt nvrtc nccl settings");
+  ck_assert_str_eq(w.missing, "rep variant peak git_sha cublaslt nvrtc nccl settings l2_bytes regime headline");
   ck_assert(!gb_writer_records(&w, "rep"));
   ck_assert(gb_writer_records(&w, "value"));
   ck_assert(!gb_writer_records(&w, "site")); /* the file's, not the writer's */
@@ -445,6 +479,7 @@ static Suite *suite(void) {
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_roundtrip);
   tcase_add_test(tc, test_fixture_good);
+  tcase_add_test(tc, test_fixture_typed_columns);
   tcase_add_test(tc, test_writer_appends_and_cuts_torn_line);
   tcase_add_test(tc, test_writer_appends_in_existing_columns);
   tcase_add_test(tc, test_marker_cuts_unfinished_commit);

@@ -1,8 +1,14 @@
-/* gb_report_internal: the state shared by the report's sections
- * (gb_report.c: inputs, tables, assembly; gb_report_bench.c: benchmark
- * plots; gb_report_plan.c: plan tables and plots). Not a public API. */
-#ifndef GB_REPORT_INTERNAL_H
-#define GB_REPORT_INTERNAL_H
+/* gb_rep: the state and helpers the parts of a report share. Not a public
+ * API. The parts depend on this header only, never on each other:
+ *   gb_report.c      reads the inputs, groups rows into sources and points,
+ *                    writes the campaign tables and runs the sections
+ *   gb_rep.c         the helpers declared here
+ *   gb_rep_series.c  plot series and grouped bars (below)
+ *   gb_rep_<name>.c  one section each, listed in gb_rep_sections.c
+ * Adding a section: a file defining gb_rep_section_<name>, its prototype in
+ * gb_rep_sections.h and one line in the table of gb_rep_sections.c. */
+#ifndef GB_REP_H
+#define GB_REP_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -28,7 +34,6 @@ typedef struct gb_rep_source {
   const gb_gpu_spec *spec; /* datasheet row, or NULL */
   size_t type;             /* its GPU type: index into gb_rep.types */
   size_t run_no;           /* 1, 2, ...: its place among the runs of its type, in input order */
-  bool membw_headline;     /* some ok or throttled membw row of it is marked headline (gb_rep_membw_hbm) */
 } gb_rep_source;
 
 /* A GPU type with every run of it: the roofline and the headline figures
@@ -47,6 +52,8 @@ typedef struct gb_rep_point {
   const gb_row *row; /* the first of its rows (for names, sizes, peak) */
   double value;
   size_t reps;
+  bool headline; /* its row holds its benchmark's headline figure (gb_desc_is_headline); worked out
+                  * only for benchmarks whose headline-table rows ask for it (headline_rows) */
 } gb_rep_point;
 
 typedef struct gb_rep {
@@ -92,16 +99,10 @@ int gb_rep_cmp_precision(const void *a, const void *b);
  * (largest) or else the datasheet (data/gpu_specs.csv); NaN when unknown. */
 double gb_rep_peak(const gb_rep *r, size_t s, const char *bench, const char *precision);
 
-/* True when point p is an HBM figure of membw (GB/s): a row the benchmark
- * marked `headline` in its detail (hot, arrays of at least 1 GiB and 8 L2
- * sizes), or, in a run with no such marks (older runs, other tools), a
- * case and dtype at the largest array its run measured it at (smaller
- * arrays may sit in L2). */
+/* True when point p is an HBM figure of membw (GB/s): a membw headline
+ * row, by its headline column or, in files without one, gb_desc's HBM rule
+ * (hot, arrays of at least 1 GiB and 8 L2 sizes). */
 bool gb_rep_membw_hbm(const gb_rep *r, const gb_rep_point *p);
-
-/* True when the membw row is marked as a headline (HBM) figure: the word
- * "headline" in its detail. */
-bool gb_rep_row_headline(const gb_row *w);
 
 /* Where source s came from, for captions: "RUN_ID (FILE)", with the
  * distinct file names (no directories) of its rows joined by ", ". */
@@ -120,13 +121,58 @@ gb_err gb_rep_names_add(gb_rep_names *l, const char *s);
 size_t gb_rep_names_find(const gb_rep_names *l, const char *s); /* index or (size_t)-1 */
 void gb_rep_names_free(gb_rep_names *l);
 
-/* Sections. */
-gb_err gb_rep_section_gemm(gb_rep *r);
-gb_err gb_rep_section_fma(gb_rep *r);
-gb_err gb_rep_section_membw(gb_rep *r);
-gb_err gb_rep_section_copy(gb_rep *r);
-gb_err gb_rep_section_collective(gb_rep *r);
-gb_err gb_rep_section_roofline(gb_rep *r);
-gb_err gb_rep_section_plan(gb_rep *r);
+/* ---- plot series (gb_rep_series.c) ---- */
+
+/* A growable series of points with its plot style. */
+typedef struct sbuf {
+  char title[192];
+  size_t n, cap;
+  double *x, *y;
+  const char **labels;
+  gb_plot_style style;
+  bool emphasis;
+  int colour; /* 0: by position */
+  gb_plot_label_side side;
+} sbuf;
+
+/* Series by title. */
+typedef struct sset {
+  size_t n;
+  sbuf *v;
+} sset;
+
+/* The series titled title, appended empty when new; NULL when out of memory. */
+sbuf *gb_rep_sset_get(sset *ss, const char *title);
+/* Appends a point (label borrowed, may be NULL); b NULL: out of memory. */
+gb_err gb_rep_sbuf_add(sbuf *b, double x, double y, const char *label);
+/* Adds (x, y) unless the series has a point at the same x (to 1e-9), which
+ * then keeps the larger y. */
+gb_err gb_rep_sbuf_add_max(sbuf *b, double x, double y);
+/* Sorts a series by x. */
+void gb_rep_sbuf_sort(sbuf *b);
+void gb_rep_sset_free(sset *ss);
+/* Plot series over ss (each sorted by x; malloc'd); with_labels keeps the point labels. */
+gb_plot_series *gb_rep_sset_series(sset *ss, bool with_labels);
+/* A line plot of ss into the document, or a note that there is no data. */
+gb_err gb_rep_lines_from(gb_rep *r, const gb_plot_spec *p, sset *ss, bool with_labels, const char *caption);
+
+/* Grouped bars of the categories cats by source: per source and category
+ * the best value of bench in the first of metrics that has one (the value
+ * at the largest size when at_largest); datasheet ticks from gb_rep_peak
+ * when peak_bench is not NULL. */
+gb_err gb_rep_bars_by_source(gb_rep *r, const gb_plot_spec *p, const gb_rep_names *cats, const char *bench,
+                             const char *const *metrics, size_t nmetrics, bool at_largest, const char *peak_bench,
+                             const char *caption);
+
+/* The distinct cases of the points of bench in any of metrics, into out. */
+gb_err gb_rep_collect_cases(const gb_rep *r, const char *bench, const char *const *metrics, size_t nmetrics,
+                            gb_rep_names *out);
+
+/* File-name-safe copy of a label: letters and digits kept, each run of
+ * others one '-', none at the end ("H200-SXM-141GB (r1)" -> "H200-SXM-141GB-r1"). */
+void gb_rep_stem_part(char *buf, size_t n, const char *s);
+
+/* m*n*k of a GEMM row. */
+static inline double gb_rep_shape_volume(const gb_row *w) { return (double)w->m * (double)w->n * (double)w->k; }
 
 #endif

@@ -1,6 +1,9 @@
-/* bench_fma: pure parts of the CUDA-core peak benchmark (testable on a CPU). */
-#ifndef BENCH_FMA_H
-#define BENCH_FMA_H
+/* fma_pure: the pure parts of the fma benchmark that the tests check on a
+ * CPU. bench/bench_fma.c has no header of its own -- a benchmark is its
+ * source, its kernel and its registry entry (docs/architecture.md) -- so
+ * the tests declare what they call here; keep it in step with that file. */
+#ifndef FMA_PURE_H
+#define FMA_PURE_H
 
 #include <stdint.h>
 

@@ -1,4 +1,4 @@
-/* gb_report_plan: the procurement part of a report -- the ranked
+/* gb_rep_plan: the procurement part of a report -- the ranked
  * configurations, their assumptions (prices with dates and sources,
  * utilization, PUE, electricity), cost-efficiency bars, time against cost
  * with the Pareto frontier, deadline and budget, and the sensitivity. */
@@ -9,7 +9,8 @@
 #include <string.h>
 
 #include "gb_num.h"
-#include "gb_report_internal.h"
+#include "gb_rep.h"
+#include "gb_rep_sections.h"
 
 #define PLAN_TABLE_MAX 40 /* configurations listed in the ranked table */
 #define PLAN_BARS_MAX 15  /* configurations in the efficiency bars */

@@ -1,0 +1,172 @@
+/* gb_rep: what the report's parts share (gb_rep.h): value formatting,
+ * name lists, the precision order, datasheet peaks, plots into the
+ * document, the HBM figures and provenance. */
+#include "gb_rep.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gb_desc.h"
+#include "gb_num.h"
+
+/* ---- small helpers ---- */
+
+void gb_rep_fmt(char *buf, size_t n, double v) {
+  double a = fabs(v);
+  if (isnan(v)) buf[0] = '\0';
+  else if (a >= 1000) gb_snprintf_c(buf, n, "%.0f", v);
+  else if (a >= 100) gb_snprintf_c(buf, n, "%.1f", v);
+  else if (a >= 1) gb_snprintf_c(buf, n, "%.2f", v);
+  else gb_snprintf_c(buf, n, "%.3g", v);
+}
+
+gb_err gb_rep_names_add(gb_rep_names *l, const char *s) {
+  if (gb_rep_names_find(l, s) != (size_t)-1) return GB_OK;
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? l->cap * 2 : 16;
+    const char **v = realloc(l->v, cap * sizeof *v);
+    if (!v) return gb_fail(GB_E_NOMEM, "out of memory");
+    l->v = v;
+    l->cap = cap;
+  }
+  l->v[l->n++] = s;
+  return GB_OK;
+}
+
+size_t gb_rep_names_find(const gb_rep_names *l, const char *s) {
+  for (size_t i = 0; i < l->n; i++)
+    if (strcmp(l->v[i], s) == 0) return i;
+  return (size_t)-1;
+}
+
+void gb_rep_names_free(gb_rep_names *l) {
+  free(l->v);
+  memset(l, 0, sizeof *l);
+}
+
+static const char *const k_precision_order[] = {"fp64", "fp32", "tf32", "fp16", "fp16acc16", "bf16",
+                                                "fp8e4m3", "fp8e4m3xe5m2", "fp8e5m2", "int8"};
+
+/* Rank of a precision: the known base (longest matching prefix) times 4,
+ * plus 1 for any suffix (e.g. _fastaccum), so variants follow their base. */
+static int precision_rank(const char *p) {
+  int best = -1;
+  size_t best_len = 0;
+  size_t n = sizeof k_precision_order / sizeof k_precision_order[0];
+  for (size_t i = 0; i < n; i++) {
+    size_t l = strlen(k_precision_order[i]);
+    if (strncmp(p, k_precision_order[i], l) == 0 && l > best_len) {
+      best = (int)i;
+      best_len = l;
+    }
+  }
+  if (best < 0) return 1000;
+  return best * 4 + (p[best_len] ? 1 : 0);
+}
+
+int gb_rep_cmp_precision(const void *a, const void *b) {
+  const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+  int rx = precision_rank(x), ry = precision_rank(y);
+  if (rx != ry) return rx < ry ? -1 : 1;
+  return strcmp(x, y);
+}
+
+bool gb_rep_is(const gb_rep_point *p, const char *bench, const char *metric) {
+  return strcmp(p->row->benchmark, bench) == 0 && (!metric || strcmp(p->row->metric, metric) == 0);
+}
+
+/* The datasheet dtype key (planner/gb_specs.h) of a precision label:
+ * fp16acc16 -> fp16, fp8e4m3xe5m2 and _fastaccum variants -> fp8e4m3. */
+static const char *spec_dtype(const char *precision) {
+  static const char *const bases[][2] = {{"fp64", "fp64"}, {"tf32", "tf32"}, {"fp32", "fp32"},
+                                         {"bf16", "bf16"}, {"fp16", "fp16"}, {"fp8", "fp8e4m3"},
+                                         {"int8", "int8"}};
+  for (size_t i = 0; i < sizeof bases / sizeof bases[0]; i++)
+    if (strncmp(precision, bases[i][0], strlen(bases[i][0])) == 0) return bases[i][1];
+  return NULL;
+}
+
+double gb_rep_peak(const gb_rep *r, size_t s, const char *bench, const char *precision) {
+  double best = NAN;
+  for (size_t i = 0; i < r->npts; i++) {
+    const gb_rep_point *p = &r->pts[i];
+    if (p->src != s || strcmp(p->row->benchmark, bench) != 0 || strcmp(p->row->case_name, precision) != 0) continue;
+    if (isfinite(p->row->peak) && !(p->row->peak <= best)) best = p->row->peak;
+  }
+  if (isfinite(best)) return best;
+  const gb_gpu_spec *spec = r->src[s].spec;
+  if (!spec) return NAN;
+  if (strcmp(bench, "fma") == 0) { /* CUDA cores, not tensor cores */
+    if (strcmp(precision, "fp32") == 0) return spec->fp32_tflops;
+    if (strcmp(precision, "fp64") == 0) return spec->fp64_tflops;
+    return NAN;
+  }
+  if (strcmp(precision, "hbm") == 0) return spec->mem_bw_gbps;
+  const char *key = spec_dtype(precision);
+  return key ? gb_spec_peak(spec, key) : NAN;
+}
+
+/* ---- plots into the document ---- */
+
+static gb_err plot_done(gb_rep *r, const gb_plot_spec *p, gb_err e, const char *caption) {
+  char msg[1024];
+  if (e == GB_OK && r->sum->gnuplot) {
+    r->sum->plots++;
+    return gb_doc_figure(&r->doc, r->dir, p->stem, caption);
+  }
+  if (e == GB_OK) { /* no gnuplot: script and data only */
+    snprintf(msg, sizeof msg, "Plot \"%s\" not rendered: gnuplot was not found; run `gnuplot %s.gp` in this directory "
+             "after installing it.", caption, p->stem);
+    return gb_doc_note(&r->doc, msg);
+  }
+  if (e == GB_E_INPUT) return gb_rep_skip(r, caption, gb_errmsg());
+  if (e == GB_E_NOMEM) return e;
+  r->sum->plots_failed++;
+  snprintf(msg, sizeof msg, "Plot \"%s\" failed: %s", caption, gb_errmsg());
+  return gb_doc_note(&r->doc, msg);
+}
+
+gb_err gb_rep_lines(gb_rep *r, const gb_plot_spec *p, const gb_plot_series *s, size_t ns, const char *caption) {
+  gb_err e = r->sum->gnuplot ? gb_plot_lines(r->dir, p, s, ns) : gb_plot_lines_script(r->dir, p, s, ns);
+  return plot_done(r, p, e, caption);
+}
+
+gb_err gb_rep_bars(gb_rep *r, const gb_plot_spec *p, const char *const *cats, size_t ncat, const gb_plot_series *s,
+                   size_t ns, const char *caption) {
+  gb_err e = r->sum->gnuplot ? gb_plot_bars(r->dir, p, cats, ncat, s, ns)
+                             : gb_plot_bars_script(r->dir, p, cats, ncat, s, ns);
+  return plot_done(r, p, e, caption);
+}
+
+gb_err gb_rep_skip(gb_rep *r, const char *what, const char *why) {
+  char msg[1024];
+  snprintf(msg, sizeof msg, "Plot \"%s\" left out: %s.", what, why);
+  r->sum->plots_skipped++;
+  return gb_doc_note(&r->doc, msg);
+}
+
+/* ---- figures and where they came from ---- */
+
+bool gb_rep_membw_hbm(const gb_rep *r, const gb_rep_point *p) {
+  (void)r;
+  return gb_rep_is(p, "membw", "gbps") && p->headline;
+}
+
+void gb_rep_provenance(const gb_rep *r, size_t s, char *buf, size_t n) {
+  int w = snprintf(buf, n, "%s (", r->src[s].run_id);
+  size_t len = w < 0 ? 0 : (size_t)w < n ? (size_t)w : n - 1;
+  gb_rep_names seen = {0};
+  for (size_t i = 0; i < r->res.nrows && len + 1 < n; i++) {
+    if (r->row_src[i] != s) continue;
+    const char *f = r->res.rows[i].file;
+    const char *base = strrchr(f, '/');
+    base = base ? base + 1 : f;
+    if (gb_rep_names_find(&seen, f) != (size_t)-1 || gb_rep_names_add(&seen, f) != GB_OK) continue;
+    w = snprintf(buf + len, n - len, "%s%s", seen.n > 1 ? ", " : "", base);
+    len += w < 0 ? 0 : (size_t)w < n - len ? (size_t)w : n - len - 1;
+  }
+  gb_rep_names_free(&seen);
+  if (len + 1 < n) snprintf(buf + len, n - len, ")");
+}

@@ -1,0 +1,372 @@
+/* gb_rep_roofline: the report's measured roofline, one per GPU type,
+ * combining the membw HBM figure, fma and GEMM ceilings and the kernels. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gb_desc.h"
+#include "gb_num.h"
+#include "gb_rep.h"
+#include "gb_rep_sections.h"
+
+/* ---- roofline ---- */
+
+/* FLOPs per element and arrays moved per element of a BabelStream kernel:
+ * mul b = s*c (1, 2), add c = a + b (1, 3), triad a = b + s*c (2, 3),
+ * dot sum += a*b (2, 2); copy, read and write do no arithmetic (0). */
+static void stream_kernel(const char *k, double *flops, double *arrays) {
+  *flops = 0;
+  *arrays = 0;
+  if (!strcmp(k, "mul")) *flops = 1, *arrays = 2;
+  else if (!strcmp(k, "add")) *flops = 1, *arrays = 3;
+  else if (!strcmp(k, "triad")) *flops = 2, *arrays = 3;
+  else if (!strcmp(k, "dot")) *flops = 2, *arrays = 2;
+}
+
+/* Arithmetic intensity of a GEMM when each matrix crosses memory once:
+ * 2mnk / (e_in (mk + kn) + e_out mn), with e_out = e_in except 4 bytes for
+ * int8 (int32 result) and 2 for fp8 (a bf16 result). */
+static double gemm_intensity(const gb_row *w) {
+  const gb_dtype_desc *d = gb_dtype_find(w->dtype); /* the input type (core/gb_desc.h) */
+  if (!d || w->m == GB_NA) return NAN;
+  double ein = d->bytes;
+  double eout = !d->floating ? gb_dtype_bytes("int32") : ein == 1 ? gb_dtype_bytes("bf16") : ein;
+  double m = (double)w->m, n = (double)w->n, k = (double)w->k;
+  return 2 * m * n * k / (ein * (m * k + k * n) + eout * m * n);
+}
+
+typedef struct ceiling {
+  char names[96]; /* "fp16x2", or "fp16x2 / bf16x2" when merged */
+  char group[48]; /* what it is the best of: an fma case, or a GEMM input type (gemm_group) */
+  char title[160];
+  double tflops;
+  int pass; /* 0 CUDA-core fma, 1 GEMM */
+  bool tops; /* int8: TOP/s */
+  size_t src; /* the run it was measured in */
+} ceiling;
+
+/* The ceiling group of a GEMM precision: its input type, so that variants
+ * share one ceiling, the best of them (they would crowd the plot; the
+ * tables list them): "fp8" for every fp8 case (fp8e4m3, fp8e4m3xe5m2,
+ * fp8e5m2, _fastacc/_slowacc), else the name up to its first '_' or
+ * "acc16" (fp16acc16 -> fp16, bf16_nt -> bf16). */
+static void gemm_group(const char *c, char *buf, size_t n) {
+  if (!strncmp(c, "fp8", 3)) {
+    snprintf(buf, n, "fp8");
+    return;
+  }
+  size_t l = strcspn(c, "_");
+  const char *acc = strstr(c, "acc16");
+  if (acc && (size_t)(acc - c) < l) l = (size_t)(acc - c);
+  snprintf(buf, n, "%.*s", (int)l, c);
+}
+
+/* Ceilings of one kind within 1% of each other are one line (they would be
+ * drawn over each other): "CUDA-core fp16x2 / bf16x2: 127.7 TFLOP/s", at
+ * the first one's value. Returns the new count. */
+static size_t merge_ceilings(ceiling *c, size_t n) {
+  size_t out = 0;
+  for (size_t i = 0; i < n; i++) {
+    size_t j = 0;
+    while (j < out && !(c[j].pass == c[i].pass && c[j].tops == c[i].tops &&
+                        fabs(c[j].tflops - c[i].tflops) <= 0.01 * fmax(c[j].tflops, c[i].tflops)))
+      j++;
+    if (j < out) {
+      /* j < out <= i: distinct entries, but the compiler cannot see that */
+      char name[sizeof c[i].names];
+      memcpy(name, c[i].names, sizeof name);
+      size_t l = strlen(c[j].names);
+      snprintf(c[j].names + l, sizeof c[j].names - l, " / %s", name);
+    } else {
+      c[out++] = c[i];
+    }
+  }
+  for (size_t i = 0; i < out; i++)
+    gb_snprintf_c(c[i].title, sizeof c[i].title, "%s %s: %.4g %s", c[i].pass == 0 ? "CUDA-core" : "GEMM", c[i].names,
+                  c[i].tflops, c[i].tops ? "TOP/s" : "TFLOP/s");
+  return out;
+}
+
+/* Points at the same intensity (within 1%) and about the same height
+ * (within 10%) share one label, "triad fp64, add fp32", so the labels do
+ * not print over each other. merged holds b->n strings of 192 bytes. */
+static void merge_point_labels(sbuf *b, char (*merged)[192]) {
+  for (size_t a = 0; a < b->n; a++) {
+    if (!b->labels[a]) continue;
+    snprintf(merged[a], sizeof merged[0], "%s", b->labels[a]);
+    for (size_t c = a + 1; c < b->n; c++) {
+      if (!b->labels[c] || fabs(b->x[c] - b->x[a]) > 0.01 * b->x[a] || fabs(log(b->y[c] / b->y[a])) > log(1.1))
+        continue;
+      size_t l = strlen(merged[a]);
+      snprintf(merged[a] + l, sizeof merged[0] - l, ", %s", b->labels[c]);
+      b->labels[c] = NULL;
+    }
+    b->labels[a] = merged[a];
+  }
+}
+
+/* The compute ceilings of GPU type t over all its runs: pass 0 the best
+ * CUDA-core fma figure per case, pass 1 the best GEMM figure (any shape) per
+ * input type (gemm_group), named after the case that reached it; GEMM in
+ * the usual precision order of those cases. Returns the count (at most
+ * max). */
+static size_t compute_ceilings(const gb_rep *r, size_t t, ceiling *c, size_t max) {
+  size_t n = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    size_t first = n;
+    for (size_t i = 0; i < r->npts; i++) {
+      const gb_rep_point *q = &r->pts[i];
+      if (r->src[q->src].type != t) continue;
+      bool gemm = gb_rep_is(q, "gemm", "tflops") || gb_rep_is(q, "gemm", "tops");
+      if (pass == 0 ? !gb_rep_is(q, "fma", "tflops") : !gemm) continue;
+      char group[48];
+      if (pass == 0) snprintf(group, sizeof group, "%s", q->row->case_name);
+      else gemm_group(q->row->case_name, group, sizeof group);
+      size_t j = first;
+      while (j < n && strcmp(c[j].group, group) != 0) j++;
+      if (j == n) {
+        if (n == max) continue;
+        memset(&c[n], 0, sizeof c[n]);
+        snprintf(c[n].group, sizeof c[n].group, "%s", group);
+        c[n].pass = pass;
+        c[n].tflops = -1;
+        n++;
+      }
+      if (q->value > c[j].tflops) {
+        snprintf(c[j].names, sizeof c[j].names, "%s", q->row->case_name);
+        c[j].tflops = q->value;
+        c[j].tops = !strcmp(q->row->metric, "tops");
+        c[j].src = q->src;
+      }
+    }
+    /* GEMM in the precision order of the cases that set the ceilings
+     * (insertion sort: a handful) */
+    for (size_t a = first + 1; pass == 1 && a < n; a++)
+      for (size_t b = a; b > first; b--) {
+        const char *x = c[b - 1].names, *y = c[b].names;
+        if (gb_rep_cmp_precision(&x, &y) <= 0) break;
+        ceiling tmp = c[b];
+        c[b] = c[b - 1];
+        c[b - 1] = tmp;
+      }
+  }
+  return n;
+}
+
+/* Appends to the caption where the ceilings of one pass came from, grouped
+ * by run: "GEMM (best shape per input type): fp64, bf16 from run R1
+ * (a.csv); int8 from run R2 (b.csv). ". */
+static gb_err caption_ceilings(const gb_rep *r, gb_buf *cap, const ceiling *c, size_t n, int pass, const char *what) {
+  bool *done = calloc(n + 1, sizeof *done);
+  if (!done) return gb_fail(GB_E_NOMEM, "out of memory");
+  gb_err e = GB_OK;
+  bool any = false;
+  for (size_t i = 0; i < n && !e; i++) {
+    if (c[i].pass != pass || done[i]) continue;
+    e = gb_buf_printf(cap, "%s", any ? "; " : what);
+    any = true;
+    bool first = true;
+    for (size_t j = i; j < n && !e; j++) {
+      if (c[j].pass != pass || c[j].src != c[i].src) continue;
+      done[j] = true;
+      e = gb_buf_printf(cap, "%s%s", first ? "" : ", ", c[j].names);
+      first = false;
+    }
+    char prov[768];
+    gb_rep_provenance(r, c[i].src, prov, sizeof prov);
+    if (!e) e = gb_buf_printf(cap, " from run %s", prov);
+  }
+  if (!e && any) e = gb_buf_puts(cap, ". ");
+  free(done);
+  return e;
+}
+
+/* STREAM points lie along the rising memory roof, so labels all on one side
+ * would stack; the labelled points, in order of intensity, alternate: the
+ * 1st, 3rd, ... stay in a and are labelled right of and below their point
+ * (under the roof), the 2nd, 4th, ... move to b, labelled left of and
+ * above it (over the roof), where both sides are empty. */
+static gb_err alternate_label_sides(sbuf *a, sbuf *b) {
+  gb_rep_sbuf_sort(a);
+  a->side = GB_PLOT_LABEL_RIGHT_BELOW;
+  b->side = GB_PLOT_LABEL_LEFT_ABOVE;
+  size_t keep = 0, labelled = 0;
+  gb_err e = GB_OK;
+  for (size_t i = 0; i < a->n && !e; i++) {
+    if (a->labels[i] && labelled++ % 2 == 1) {
+      e = gb_rep_sbuf_add(b, a->x[i], a->y[i], a->labels[i]);
+      continue;
+    }
+    a->x[keep] = a->x[i];
+    a->y[keep] = a->y[i];
+    a->labels[keep++] = a->labels[i];
+  }
+  if (!e) a->n = keep;
+  return e;
+}
+
+/* The roofline of GPU type t, combining all its runs: the memory ceiling is
+ * the best membw HBM figure (gb_rep_membw_hbm: headline rows, out of L2),
+ * the compute ceilings come from fma and gemm (compute_ceilings); the
+ * points are the measured kernels, each at its best run. */
+static gb_err roofline_type(gb_rep *r, size_t t) {
+  const gb_rep_type *ty = &r->types[t];
+  char name[320], why[160];
+  if (ty->nruns > 1) snprintf(name, sizeof name, "Measured roofline, %s (%zu runs combined)", ty->gpu_type, ty->nruns);
+  else snprintf(name, sizeof name, "Measured roofline, %s", ty->gpu_type);
+  char runs[64] = "";
+  if (ty->nruns > 1) snprintf(runs, sizeof runs, " in any of its %zu runs", ty->nruns);
+  /* HBM ceiling: the best HBM-bound membw figure over the runs */
+  const gb_rep_point *bwp = NULL;
+  for (size_t i = 0; i < r->npts; i++) {
+    const gb_rep_point *q = &r->pts[i];
+    if (r->src[q->src].type == t && gb_rep_membw_hbm(r, q) && (!bwp || q->value > bwp->value)) bwp = q;
+  }
+  if (!bwp) {
+    snprintf(why, sizeof why, "no membw rows%s for the memory ceiling", runs);
+    return gb_rep_skip(r, name, why);
+  }
+  double bw = bwp->value;
+  ceiling ceil[64];
+  size_t nce = compute_ceilings(r, t, ceil, 64);
+  if (nce == 0) {
+    snprintf(why, sizeof why, "no fma or gemm rows%s for the compute ceilings", runs);
+    return gb_rep_skip(r, name, why);
+  }
+  /* the caption names each ceiling's run before merging hides names */
+  gb_buf cap = {0};
+  char prov[768], sz[64] = "";
+  gb_rep_provenance(r, bwp->src, prov, sizeof prov);
+  if (bwp->row->bytes != GB_NA) gb_fmt_size(sz, sizeof sz, bwp->row->bytes);
+  bool multi = ty->nruns > 1;
+  gb_err e = gb_buf_printf(&cap, "%s.%s Memory (%s): %s %s at %s from run %s. ", name,
+                           multi ? " Each ceiling is the best over the runs of this GPU type." : "",
+                           "the best membw headline row: hot, arrays of at least 1 GiB and 8 L2 sizes",
+                           bwp->row->case_name, bwp->row->dtype, sz, prov);
+  if (!e) e = caption_ceilings(r, &cap, ceil, nce, 0, "CUDA-core (fma): ");
+  if (!e) e = caption_ceilings(r, &cap, ceil, nce, 1, "GEMM (best shape per input type): ");
+  if (!e)
+    e = gb_buf_printf(&cap, "Points are measured kernels%s: STREAM at their HBM figures (picked as for the memory "
+                      "ceiling), GEMM at the best shape (intensity counts each matrix moved once).",
+                      multi ? ", each at its best run" : "");
+  if (e) {
+    gb_buf_free(&cap);
+    return e;
+  }
+  nce = merge_ceilings(ceil, nce);
+  /* ridge point of ceiling P (TFLOP/s) on bandwidth BW (GB/s):
+   * I* = P*1e12 / (BW*1e9) = 1000 P / BW FLOP/byte */
+  double pmax = 0, xmin = 1.0 / 32, xmax = 4096;
+  for (size_t c = 0; c < nce; c++) pmax = fmax(pmax, ceil[c].tflops);
+  /* the measured series: STREAM kernels, GEMM, and the STREAM points whose
+   * labels go on the other side (no legend entry of their own) */
+  sset ss = {0};
+  if (!gb_rep_sset_get(&ss, "STREAM kernels (HBM-bound arrays)") || !gb_rep_sset_get(&ss, "GEMM (best shape per precision)") ||
+      !gb_rep_sset_get(&ss, "")) {
+    gb_rep_sset_free(&ss);
+    gb_buf_free(&cap);
+    return gb_fail(GB_E_NOMEM, "out of memory");
+  }
+  sbuf *kern = &ss.v[0], *gk = &ss.v[1], *kern2 = &ss.v[2];
+  kern->style = gk->style = kern2->style = GB_PLOT_POINTS;
+  /* measured points in black and red (line types 8, 7), apart from the roofs */
+  kern->colour = kern2->colour = 8;
+  gk->colour = 7;
+  char(*labels)[96] = calloc(r->npts + 1, sizeof *labels);
+  if (!labels) e = gb_fail(GB_E_NOMEM, "out of memory");
+  for (size_t i = 0; i < r->npts && !e; i++) {
+    const gb_rep_point *q = &r->pts[i];
+    if (r->src[q->src].type != t) continue;
+    double ai = NAN, tf = NAN;
+    bool stream = gb_rep_membw_hbm(r, q);
+    bool gemm = gb_rep_is(q, "gemm", "tflops") || gb_rep_is(q, "gemm", "tops");
+    if (!stream && !gemm) continue;
+    /* one point per kernel and dtype (STREAM) or precision (GEMM): the
+     * best over the type's runs (and, for GEMM, shapes); ties: the first */
+    bool best = true;
+    for (size_t j = 0; j < r->npts && best; j++) {
+      const gb_rep_point *o = &r->pts[j];
+      if (j == i || r->src[o->src].type != t || strcmp(o->row->benchmark, q->row->benchmark) ||
+          strcmp(o->row->metric, q->row->metric) || strcmp(o->row->case_name, q->row->case_name) ||
+          strcmp(o->row->dtype, q->row->dtype) || (stream && !gb_rep_membw_hbm(r, o)))
+        continue;
+      if (o->value > q->value || (o->value == q->value && j < i)) best = false;
+    }
+    if (!best) continue;
+    if (stream) {
+      double fl, ar, eb = gb_dtype_bytes(q->row->dtype);
+      stream_kernel(q->row->case_name, &fl, &ar);
+      if (fl == 0 || eb == 0) continue;
+      ai = fl / (ar * eb);         /* FLOP per byte moved */
+      tf = q->value * ai / 1000.0; /* GB/s x FLOP/B = GFLOP/s; /1000 -> TFLOP/s */
+      snprintf(labels[i], sizeof labels[0], "%s %s", q->row->case_name, q->row->dtype);
+    } else {
+      ai = gemm_intensity(q->row);
+      tf = q->value;
+    }
+    if (!isfinite(ai) || ai <= 0) continue;
+    /* room left of STREAM points for labels over the roof (a factor 8 is
+     * about 0.9 decades, some 15 characters at the usual width) */
+    xmin = fmin(xmin, stream ? ai / 8 : ai / 2);
+    xmax = fmax(xmax, ai * 2);
+    /* GEMM points sit on their own ceiling, named in the key: no label */
+    e = gb_rep_sbuf_add(stream ? kern : gk, ai, tf, stream ? labels[i] : NULL);
+  }
+  char(*merged)[192] = e ? NULL : calloc(ss.v[0].n + 1, sizeof *merged);
+  if (!e && !merged) e = gb_fail(GB_E_NOMEM, "out of memory");
+  if (!e) {
+    merge_point_labels(kern, merged);
+    e = alternate_label_sides(kern, kern2);
+  }
+  /* the memory roof from xmin to the highest ridge, then each compute roof */
+  char bwt[128];
+  gb_snprintf_c(bwt, sizeof bwt, "memory (membw): %.0f GB/s", bw);
+  sbuf *roof = gb_rep_sset_get(&ss, bwt);
+  if (!e && !roof) e = gb_fail(GB_E_NOMEM, "out of memory");
+  if (!e) {
+    roof->style = GB_PLOT_LINES;
+    roof->emphasis = true;
+    e = gb_rep_sbuf_add(roof, xmin, bw * xmin / 1000.0, NULL);
+    if (!e) e = gb_rep_sbuf_add(roof, 1000.0 * pmax / bw, pmax, NULL);
+  }
+  for (size_t c = 0; c < nce && !e; c++) {
+    sbuf *b = gb_rep_sset_get(&ss, ceil[c].title);
+    if (!b) {
+      e = gb_fail(GB_E_NOMEM, "out of memory");
+      break;
+    }
+    b->style = GB_PLOT_LINES;
+    e = gb_rep_sbuf_add(b, 1000.0 * ceil[c].tflops / bw, ceil[c].tflops, NULL);
+    if (!e) e = gb_rep_sbuf_add(b, xmax, ceil[c].tflops, NULL);
+  }
+  /* measured kernels (the first three series) drawn last, on top */
+  if (!e && ss.n > 3) {
+    sbuf k[3] = {ss.v[0], ss.v[1], ss.v[2]};
+    memmove(ss.v, ss.v + 3, (ss.n - 3) * sizeof *ss.v);
+    memcpy(ss.v + ss.n - 3, k, sizeof k);
+  }
+  char stem[256], part[100];
+  gb_rep_stem_part(part, sizeof part, ty->gpu_type);
+  snprintf(stem, sizeof stem, "roofline_%s", part);
+  gb_plot_spec p = {.stem = stem, .title = name, .xlabel = "arithmetic intensity (FLOP/byte, log scale)",
+                    .ylabel = "throughput (TFLOP/s, log scale)", .logx = true, .logy = true, .width_px = 1250,
+                    .height_px = 700};
+  if (!e) e = gb_rep_lines_from(r, &p, &ss, true, cap.data);
+  gb_rep_sset_free(&ss);
+  free(labels);
+  free(merged);
+  gb_buf_free(&cap);
+  return e;
+}
+
+gb_err gb_rep_section_roofline(gb_rep *r) {
+  gb_err e = gb_doc_heading(&r->doc, 2, "Measured roofline");
+  if (!e)
+    e = gb_doc_para(&r->doc, "One roofline per GPU type, combining every run of that type: one run may have measured "
+                             "GEMM and fma, another membw. The caption names the run and file each ceiling came "
+                             "from.");
+  if (!e && r->ntypes == 0) e = gb_rep_skip(r, "Measured roofline", "no results");
+  for (size_t t = 0; t < r->ntypes && !e; t++) e = roofline_type(r, t);
+  return e;
+}

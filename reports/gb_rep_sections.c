@@ -1,0 +1,25 @@
+/* gb_rep_sections: the table of the report's sections (gb_rep_sections.h). */
+#include "gb_rep_sections.h"
+
+#include <string.h>
+
+const gb_rep_section gb_rep_sections[] = {
+    {"gemm",
+     gb_rep_section_gemm,
+     {{"gemm", "tflops", "GEMM %s (TFLOP/s)", false, true, "", GB_REP_AT_NONE},
+      {"gemm", "tops", "GEMM %s (TOP/s)", false, true, "", GB_REP_AT_NONE}}},
+    {"fma", gb_rep_section_fma, {{"fma", "tflops", "CUDA-core FMA %s (TFLOP/s)", false, false, "", GB_REP_AT_NONE}}},
+    {"membw", gb_rep_section_membw, {{"membw", "gbps", "memory %s, HBM (GB/s)", true, false, "hbm", GB_REP_AT_SIZE}}},
+    {"copy", gb_rep_section_copy, {{"copy", "gbps", "copy %s (GB/s)", false, false, NULL, GB_REP_AT_NONE}}},
+    {"collective",
+     gb_rep_section_collective,
+     {{"collective", "busbw_gbps", "%s busbw (GB/s)", false, false, NULL, GB_REP_AT_GPUS}}},
+    {"roofline", gb_rep_section_roofline, {{NULL}}},
+};
+const size_t gb_rep_nsections = sizeof gb_rep_sections / sizeof gb_rep_sections[0];
+
+const gb_rep_section *gb_rep_section_find(const char *name) {
+  for (size_t i = 0; name && i < gb_rep_nsections; i++)
+    if (strcmp(gb_rep_sections[i].name, name) == 0) return &gb_rep_sections[i];
+  return NULL;
+}

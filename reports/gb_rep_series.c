@@ -1,0 +1,173 @@
+/* gb_rep_series: growable plot series, grouped bars by source, and the
+ * small helpers the benchmark sections share (gb_rep.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gb_num.h"
+#include "gb_rep.h"
+
+sbuf *gb_rep_sset_get(sset *ss, const char *title) {
+  for (size_t i = 0; i < ss->n; i++)
+    if (strcmp(ss->v[i].title, title) == 0) return &ss->v[i];
+  sbuf *v = realloc(ss->v, (ss->n + 1) * sizeof *v);
+  if (!v) return NULL;
+  ss->v = v;
+  sbuf *b = &v[ss->n++];
+  memset(b, 0, sizeof *b);
+  snprintf(b->title, sizeof b->title, "%s", title);
+  return b;
+}
+
+gb_err gb_rep_sbuf_add(sbuf *b, double x, double y, const char *label) {
+  if (!b) return gb_fail(GB_E_NOMEM, "out of memory");
+  if (b->n == b->cap) {
+    size_t cap = b->cap ? b->cap * 2 : 16;
+    double *x2 = realloc(b->x, cap * sizeof *x2);
+    if (x2) b->x = x2;
+    double *y2 = realloc(b->y, cap * sizeof *y2);
+    if (y2) b->y = y2;
+    const char **l2 = realloc(b->labels, cap * sizeof *l2);
+    if (l2) b->labels = l2;
+    if (!x2 || !y2 || !l2) return gb_fail(GB_E_NOMEM, "out of memory");
+    b->cap = cap;
+  }
+  b->x[b->n] = x;
+  b->y[b->n] = y;
+  b->labels[b->n] = label;
+  b->n++;
+  return GB_OK;
+}
+
+/* Adds (x, y) unless the series has a point at the same x (to 1e-9), which
+ * then keeps the larger y. */
+gb_err gb_rep_sbuf_add_max(sbuf *b, double x, double y) {
+  if (!b) return gb_fail(GB_E_NOMEM, "out of memory");
+  for (size_t i = 0; i < b->n; i++)
+    if (fabs(b->x[i] - x) <= 1e-9 * fabs(x)) {
+      if (y > b->y[i]) b->y[i] = y;
+      return GB_OK;
+    }
+  return gb_rep_sbuf_add(b, x, y, NULL);
+}
+
+/* Sorts a series by x (insertion sort: series are short). */
+void gb_rep_sbuf_sort(sbuf *b) {
+  for (size_t i = 1; i < b->n; i++)
+    for (size_t j = i; j > 0 && b->x[j - 1] > b->x[j]; j--) {
+      double t = b->x[j];
+      b->x[j] = b->x[j - 1];
+      b->x[j - 1] = t;
+      t = b->y[j];
+      b->y[j] = b->y[j - 1];
+      b->y[j - 1] = t;
+      const char *l = b->labels[j];
+      b->labels[j] = b->labels[j - 1];
+      b->labels[j - 1] = l;
+    }
+}
+
+void gb_rep_sset_free(sset *ss) {
+  for (size_t i = 0; i < ss->n; i++) {
+    free(ss->v[i].x);
+    free(ss->v[i].y);
+    free(ss->v[i].labels);
+  }
+  free(ss->v);
+  memset(ss, 0, sizeof *ss);
+}
+
+/* Plot series over an sset (sorted by x); with_labels keeps point labels. */
+gb_plot_series *gb_rep_sset_series(sset *ss, bool with_labels) {
+  gb_plot_series *s = calloc(ss->n ? ss->n : 1, sizeof *s);
+  if (!s) return NULL;
+  for (size_t i = 0; i < ss->n; i++) {
+    gb_rep_sbuf_sort(&ss->v[i]);
+    s[i] = (gb_plot_series){.title = ss->v[i].title, .n = ss->v[i].n, .x = ss->v[i].x, .y = ss->v[i].y,
+                            .style = ss->v[i].style, .emphasis = ss->v[i].emphasis, .colour = ss->v[i].colour,
+                            .labels = with_labels ? ss->v[i].labels : NULL, .label_side = ss->v[i].side};
+  }
+  return s;
+}
+
+gb_err gb_rep_lines_from(gb_rep *r, const gb_plot_spec *p, sset *ss, bool with_labels, const char *caption) {
+  if (ss->n == 0) return gb_rep_skip(r, caption, "no data");
+  gb_plot_series *s = gb_rep_sset_series(ss, with_labels);
+  if (!s) return gb_fail(GB_E_NOMEM, "out of memory");
+  gb_err e = gb_rep_lines(r, p, s, ss->n, caption);
+  free(s);
+  return e;
+}
+
+/* ---- grouped bars: categories x sources ---- */
+
+/* Best (largest) value, or the value at the largest size when at_largest,
+ * of source s for points of bench/metric with case cat. */
+static double pick(const gb_rep *r, size_t s, const char *bench, const char *metric, const char *cat, bool at_largest) {
+  const gb_rep_point *best = NULL;
+  for (size_t i = 0; i < r->npts; i++) {
+    const gb_rep_point *p = &r->pts[i];
+    if (p->src != s || !gb_rep_is(p, bench, metric) || strcmp(p->row->case_name, cat) != 0) continue;
+    if (!best) best = p;
+    else if (at_largest ? p->row->bytes > best->row->bytes ||
+                              (p->row->bytes == best->row->bytes && p->value > best->value)
+                        : p->value > best->value)
+      best = p;
+  }
+  return best ? best->value : NAN;
+}
+
+/* Bars of cats (sorted as given) by source; refs from the datasheet when
+ * peak_bench is not NULL. */
+gb_err gb_rep_bars_by_source(gb_rep *r, const gb_plot_spec *p, const gb_rep_names *cats, const char *bench,
+                             const char *const *metrics, size_t nmetrics, bool at_largest, const char *peak_bench,
+                             const char *caption) {
+  size_t nc = cats->n, ns = r->nsrc;
+  double *vals = calloc(nc * ns + 1, sizeof *vals);
+  double *refs = calloc(nc * ns + 1, sizeof *refs);
+  gb_plot_series *s = calloc(ns + 1, sizeof *s);
+  gb_err e = GB_OK;
+  if (!vals || !refs || !s) e = gb_fail(GB_E_NOMEM, "out of memory");
+  bool any_ref = false;
+  for (size_t i = 0; i < ns && !e; i++) {
+    for (size_t j = 0; j < nc; j++) {
+      double v = NAN;
+      for (size_t m = 0; m < nmetrics && isnan(v); m++) v = pick(r, i, bench, metrics[m], cats->v[j], at_largest);
+      vals[i * nc + j] = v;
+      refs[i * nc + j] = peak_bench && isfinite(v) ? gb_rep_peak(r, i, peak_bench, cats->v[j]) : NAN;
+      any_ref |= isfinite(refs[i * nc + j]);
+    }
+    s[i] = (gb_plot_series){.title = r->src[i].label, .n = nc, .y = vals + i * nc, .ref = refs + i * nc};
+  }
+  if (!e && !any_ref)
+    for (size_t i = 0; i < ns; i++) s[i].ref = NULL;
+  if (!e) e = gb_rep_bars(r, p, cats->v, nc, s, ns, caption);
+  free(vals);
+  free(refs);
+  free(s);
+  return e;
+}
+
+gb_err gb_rep_collect_cases(const gb_rep *r, const char *bench, const char *const *metrics, size_t nmetrics,
+                            gb_rep_names *out) {
+  gb_err e = GB_OK;
+  for (size_t i = 0; i < r->npts && !e; i++)
+    for (size_t m = 0; m < nmetrics && !e; m++)
+      if (gb_rep_is(&r->pts[i], bench, metrics[m])) e = gb_rep_names_add(out, r->pts[i].row->case_name);
+  return e;
+}
+
+/* File-name-safe copy of a label: letters and digits kept, each run of
+ * others one '-', none at the end ("H200-SXM-141GB (r1)" -> "H200-SXM-141GB-r1"). */
+void gb_rep_stem_part(char *buf, size_t n, const char *s) {
+  size_t k = 0;
+  for (; *s && k + 1 < n; s++) {
+    char c = *s;
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    if (ok) buf[k++] = c;
+    else if (k > 0 && buf[k - 1] != '-') buf[k++] = '-';
+  }
+  while (k > 0 && buf[k - 1] == '-') k--;
+  buf[k] = '\0';
+}
