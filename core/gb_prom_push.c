@@ -93,6 +93,7 @@ gb_err gb_prom_push(const char *url, const char *job, const char *instance, cons
     size_t l = strlen(hn);
     if (l && hn[l - 1] == ']') hn[l - 1] = '\0';
   }
+  if (!hn[0]) return gb_fail(GB_E_USAGE, "--push: no host in \"%s\"", url);
   gb_buf path = {0}, req = {0};
   gb_err e = GB_OK;
   if (slash && strcmp(slash, "/") != 0) {
