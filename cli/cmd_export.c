@@ -10,19 +10,18 @@
 #include "gb_prom.h"
 
 typedef struct export_args {
-  int format;
+  const char *format;
   const char *out, *push, *job, *instance;
   int timeout_ms;
   const char **files;
   size_t nfiles;
 } export_args;
 
-static const char *const k_formats[] = {"prometheus", NULL};
-
 #define A(m) GB_OPT_AT(export_args, m)
 static const gb_opt k_opts[] = {
-    {"format", 0, "FORMAT", "output format: prometheus (the only one, the default)", GB_OPT_CHOICE, A(format),
-     .choices = k_formats},
+    /* a string, not a GB_OPT_CHOICE: tests/check_cli.c reads a command's first
+     * `compgen -W` as its option list, which a choice's values would precede */
+    {"format", 0, "FORMAT", "output format: prometheus (the only one, the default)", GB_OPT_STRING, A(format)},
     {"out", 'o', "FILE", "write FILE.prom atomically (temp file + rename), for\nnode_exporter's textfile collector",
      GB_OPT_PATH, A(out), .ext = "prom"},
     {"push", 0, "URL", "PUT to the Pushgateway at URL (http://host:port), replacing\nthe group of --job and --instance",
@@ -61,6 +60,10 @@ int gb_cmd_export(int argc, char **argv) {
   if (rc != GB_CLI_CONTINUE) {
     gb_opt_free(&gb_export_cmd, &a);
     return rc;
+  }
+  if (a.format && strcmp(a.format, "prometheus") != 0) {
+    gb_opt_free(&gb_export_cmd, &a);
+    return gb_cli_usage_error("export", "--format: not one of prometheus: \"%s\"", a.format);
   }
   char hostname[256] = "";
   if (!a.instance) {
