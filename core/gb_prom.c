@@ -111,6 +111,7 @@ typedef struct sample {
   char *labels;  /* {...} rendered */
   const char *help;
   double v;
+  bool peak; /* a datasheet peak, not a figure */
 } sample;
 
 static int cmp_sample(const void *a, const void *b) {
@@ -135,7 +136,7 @@ static bool same_machine(const run_pick *p, const gb_row *r) {
 }
 
 static gb_err add_sample(sample **v, size_t *n, size_t *cap, const char *family, gb_buf *labels, const char *help,
-                         double value) {
+                         double value, bool peak) {
   if (*n == *cap) {
     size_t nc = *cap ? *cap * 2 : 256;
     sample *p = realloc(*v, nc * sizeof *p);
@@ -149,7 +150,7 @@ static gb_err add_sample(sample **v, size_t *n, size_t *cap, const char *family,
     free(l);
     return gb_fail(GB_E_NOMEM, "out of memory for metrics");
   }
-  (*v)[(*n)++] = (sample){f, l, help, value};
+  (*v)[(*n)++] = (sample){f, l, help, value, peak};
   return GB_OK;
 }
 
@@ -243,11 +244,13 @@ gb_err gb_prom_export_results(const gb_results *res, gb_buf *out, size_t *nsampl
     size_t nl = sizeof L / sizeof L[0];
     lb.len = 0;
     e = put_labels(&lb, L, nl);
-    if (!e) e = add_sample(&s, &ns, &scap, fam, &lb, help, r->value * scale);
+    if (!e) e = add_sample(&s, &ns, &scap, fam, &lb, help, r->value * scale, false);
     if (!e && !isnan(r->peak)) {
       lb.len = 0;
       e = put_labels(&lb, L, nl - 1); /* the peak does not depend on the status */
-      if (!e) e = add_sample(&s, &ns, &scap, peakfam, &lb, "datasheet or theoretical peak of the figure of the same labels", r->peak * scale);
+      if (!e)
+        e = add_sample(&s, &ns, &scap, peakfam, &lb, "datasheet or theoretical peak of the figure of the same labels",
+                       r->peak * scale, true);
     }
   }
   if (e) goto done;
@@ -267,7 +270,7 @@ gb_err gb_prom_export_results(const gb_results *res, gb_buf *out, size_t *nsampl
     char num[64];
     fmt_value(num, sizeof num, v);
     if (!e) e = gb_buf_printf(out, "%s%s %s\n", s[i].family, s[i].labels, num);
-    if (strstr(s[i].family, "_peak") == NULL) written++;
+    if (!s[i].peak) written++;
     i = j;
   }
   if (!e) e = gb_prom_put_family(out, "gpubench_run_info", "gauge",

@@ -84,7 +84,7 @@ gb_err gb_monitor_render_telemetry(const gb_telemetry *t, gb_buf *out) {
                                 "1 when NVML answers; 0 with the reason label when there is no driver or GPU");
   gb_prom_label up[] = {{"reason", t->up ? NULL : t->reason}};
   if (!e) e = gb_prom_put_sample(out, "gpubench_up", up, 1, t->up ? 1 : 0);
-  if (!e) e = gb_prom_put_family(out, "gpubench_gpu_info", "gauge", "one per GPU: its name, UUID and the driver (value 1)");
+  if (!e && t->ngpus) e = gb_prom_put_family(out, "gpubench_gpu_info", "gauge", "one per GPU: its name, UUID and the driver (value 1)");
   char idx[GB_MONITOR_MAX_GPUS][12];
   for (size_t i = 0; i < t->ngpus; i++) snprintf(idx[i], sizeof idx[i], "%u", t->gpu[i].index);
   for (size_t i = 0; i < t->ngpus && !e; i++) {
