@@ -25,6 +25,19 @@ static struct {
   nvml_ret (*pcie_width)(nvml_dev, unsigned *);
   nvml_ret (*ecc)(nvml_dev, int *, int *);
   nvml_ret (*nvlink_state)(nvml_dev, unsigned, int *);
+  /* the monitor's (gpubench monitor) */
+  nvml_ret (*count)(unsigned *);
+  nvml_ret (*by_index)(unsigned, nvml_dev *);
+  nvml_ret (*uuid)(nvml_dev, char *, unsigned);
+  nvml_ret (*name)(nvml_dev, char *, unsigned);
+  nvml_ret (*util)(nvml_dev, unsigned *); /* nvmlUtilization_t: {gpu, memory} */
+  nvml_ret (*mem)(nvml_dev, unsigned long long *); /* nvmlMemory_t: {total, free, used} */
+  nvml_ret (*ecc_total)(nvml_dev, int, int, unsigned long long *);
+  nvml_ret (*ev_create)(void **);
+  nvml_ret (*ev_register)(nvml_dev, unsigned long long, void *);
+  nvml_ret (*ev_wait)(void *, void *, unsigned);
+  const char *(*error_string)(nvml_ret);
+  char why[200]; /* why NVML is unavailable */
 } g;
 
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
@@ -38,7 +51,11 @@ static void *sym(const char *a, const char *b) {
 static void load(void) {
   g.state = -1;
   g.lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!g.lib) return;
+  if (!g.lib) {
+    const char *d = dlerror();
+    snprintf(g.why, sizeof g.why, "%s", d ? d : "libnvidia-ml.so.1 cannot be loaded");
+    return;
+  }
   g.init = (nvml_ret(*)(void))sym("nvmlInit_v2", "nvmlInit");
   g.driver_version = (nvml_ret(*)(char *, unsigned))sym("nvmlSystemGetDriverVersion", NULL);
   g.by_pci = (nvml_ret(*)(const char *, nvml_dev *))sym("nvmlDeviceGetHandleByPciBusId_v2", "nvmlDeviceGetHandleByPciBusId");
@@ -53,7 +70,26 @@ static void load(void) {
   g.pcie_width = (nvml_ret(*)(nvml_dev, unsigned *))sym("nvmlDeviceGetCurrPcieLinkWidth", NULL);
   g.ecc = (nvml_ret(*)(nvml_dev, int *, int *))sym("nvmlDeviceGetEccMode", NULL);
   g.nvlink_state = (nvml_ret(*)(nvml_dev, unsigned, int *))sym("nvmlDeviceGetNvLinkState", NULL);
-  if (!g.init || !g.by_pci || g.init() != 0) return;
+  g.count = (nvml_ret(*)(unsigned *))sym("nvmlDeviceGetCount_v2", "nvmlDeviceGetCount");
+  g.by_index = (nvml_ret(*)(unsigned, nvml_dev *))sym("nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex");
+  g.uuid = (nvml_ret(*)(nvml_dev, char *, unsigned))sym("nvmlDeviceGetUUID", NULL);
+  g.name = (nvml_ret(*)(nvml_dev, char *, unsigned))sym("nvmlDeviceGetName", NULL);
+  g.util = (nvml_ret(*)(nvml_dev, unsigned *))sym("nvmlDeviceGetUtilizationRates", NULL);
+  g.mem = (nvml_ret(*)(nvml_dev, unsigned long long *))sym("nvmlDeviceGetMemoryInfo", NULL);
+  g.ecc_total = (nvml_ret(*)(nvml_dev, int, int, unsigned long long *))sym("nvmlDeviceGetTotalEccErrors", NULL);
+  g.ev_create = (nvml_ret(*)(void **))sym("nvmlEventSetCreate", NULL);
+  g.ev_register = (nvml_ret(*)(nvml_dev, unsigned long long, void *))sym("nvmlDeviceRegisterEvents", NULL);
+  g.ev_wait = (nvml_ret(*)(void *, void *, unsigned))sym("nvmlEventSetWait_v2", "nvmlEventSetWait");
+  g.error_string = (const char *(*)(nvml_ret))sym("nvmlErrorString", NULL);
+  if (!g.init || !g.by_pci) {
+    snprintf(g.why, sizeof g.why, "libnvidia-ml.so.1 lacks nvmlInit_v2");
+    return;
+  }
+  nvml_ret rc = g.init();
+  if (rc != 0) {
+    snprintf(g.why, sizeof g.why, "nvmlInit failed: %s (%d)", g.error_string ? g.error_string(rc) : "error", rc);
+    return;
+  }
   g.state = 1;
 }
 
@@ -137,4 +173,77 @@ void gb_nvml_reason_names(unsigned long long r, char *buf, int n) {
       if (w < 0 || used + w >= n) break;
       used += w;
     }
+}
+
+/* ---- the monitor's ---- */
+
+const char *gb_nvml_why(void) {
+  if (gb_nvml_available()) return "";
+  return g.why[0] ? g.why : "NVML unavailable";
+}
+
+unsigned gb_nvml_device_count(void) {
+  unsigned n = 0;
+  if (!gb_nvml_available() || !g.count || g.count(&n) != 0) return 0;
+  return n;
+}
+
+gb_nvml_dev *gb_nvml_device_by_index(unsigned i) {
+  nvml_dev d = NULL;
+  if (!gb_nvml_available() || !g.by_index || g.by_index(i, &d) != 0) return NULL;
+  return (gb_nvml_dev *)d;
+}
+
+bool gb_nvml_uuid(gb_nvml_dev *d, char *buf, int n) { return CALL(uuid, buf, (unsigned)n); }
+bool gb_nvml_name(gb_nvml_dev *d, char *buf, int n) { return CALL(name, buf, (unsigned)n); }
+
+bool gb_nvml_utilization(gb_nvml_dev *d, unsigned *gpu_pct, unsigned *mem_pct) {
+  unsigned u[2];
+  if (!CALL(util, u)) return false;
+  *gpu_pct = u[0];
+  *mem_pct = u[1];
+  return true;
+}
+
+bool gb_nvml_memory(gb_nvml_dev *d, unsigned long long *used, unsigned long long *total) {
+  unsigned long long m[3]; /* total, free, used */
+  if (!CALL(mem, m)) return false;
+  *total = m[0];
+  *used = m[2];
+  return true;
+}
+
+bool gb_nvml_ecc_errors(gb_nvml_dev *d, bool uncorrected, unsigned long long *count) {
+  /* NVML_MEMORY_ERROR_TYPE_CORRECTED 0 / UNCORRECTED 1; NVML_AGGREGATE_ECC 1 */
+  return CALL(ecc_total, uncorrected ? 1 : 0, 1, count);
+}
+
+/* nvmlEventData_t */
+typedef struct nvml_event {
+  nvml_dev device;
+  unsigned long long type, data;
+  unsigned gi, ci;
+} nvml_event;
+
+#define NVML_EVENT_XID 0x8ULL /* nvmlEventTypeXidCriticalError */
+
+void *gb_nvml_xid_open(void) {
+  void *set = NULL;
+  if (!gb_nvml_available() || !g.ev_create || !g.ev_register || !g.ev_wait || g.ev_create(&set) != 0) return NULL;
+  unsigned n = gb_nvml_device_count(), ok = 0;
+  for (unsigned i = 0; i < n; i++) {
+    gb_nvml_dev *d = gb_nvml_device_by_index(i);
+    if (d && g.ev_register((nvml_dev)d, NVML_EVENT_XID, set) == 0) ok++;
+  }
+  return ok ? set : NULL;
+}
+
+int gb_nvml_xid_next(void *set, unsigned timeout_ms, gb_nvml_dev **dev, unsigned long long *xid) {
+  nvml_event ev;
+  memset(&ev, 0, sizeof ev);
+  if (!set || g.ev_wait(set, &ev, timeout_ms) != 0) return 0;
+  if (!(ev.type & NVML_EVENT_XID)) return 0;
+  *dev = (gb_nvml_dev *)ev.device;
+  *xid = ev.data;
+  return 1;
 }

@@ -48,4 +48,30 @@ unsigned gb_nvml_nvlink_active(gb_nvml_dev *d);
 /* Names of the reason bits set in r ("sw_power_cap+hw_thermal"), "" if none. */
 void gb_nvml_reason_names(unsigned long long r, char *buf, int n);
 
+/* ---- for gpubench monitor (no CUDA needed: NVML only) ---- */
+
+/* Why NVML is unavailable ("libnvidia-ml.so.1: cannot open shared object
+ * file...", "nvmlInit failed: Driver Not Loaded (9)"); "" when it is. */
+const char *gb_nvml_why(void);
+
+/* Devices NVML sees (0 when unavailable), and one by index. */
+unsigned gb_nvml_device_count(void);
+gb_nvml_dev *gb_nvml_device_by_index(unsigned i);
+
+bool gb_nvml_uuid(gb_nvml_dev *d, char *buf, int n);
+bool gb_nvml_name(gb_nvml_dev *d, char *buf, int n);
+/* percent of the last sample period the GPU / memory was busy */
+bool gb_nvml_utilization(gb_nvml_dev *d, unsigned *gpu_pct, unsigned *mem_pct);
+/* device memory used and total, bytes */
+bool gb_nvml_memory(gb_nvml_dev *d, unsigned long long *used, unsigned long long *total);
+/* ECC errors since the counters were last cleared (aggregate); false when
+ * the GPU has no ECC or it is off */
+bool gb_nvml_ecc_errors(gb_nvml_dev *d, bool uncorrected, unsigned long long *count);
+
+/* XID (critical error) events: a set registered on every device (NULL when
+ * NVML cannot watch them), and the next event within timeout_ms: 1 with the
+ * device and the XID number, 0 when none came. */
+void *gb_nvml_xid_open(void);
+int gb_nvml_xid_next(void *set, unsigned timeout_ms, gb_nvml_dev **dev, unsigned long long *xid);
+
 #endif

@@ -14,9 +14,11 @@
 /* Sorted by name. */
 const gb_command gb_commands[] = {
     {&gb_compare_cmd, gb_cmd_compare},
+    {&gb_export_cmd, gb_cmd_export},
     {&gb_history_cmd, gb_cmd_history},
     {&gb_info_cmd, gb_cmd_info},
     {&gb_merge_cmd, gb_cmd_merge},
+    {&gb_monitor_cmd, gb_cmd_monitor},
     {&gb_noise_cmd, gb_cmd_noise},
     {&gb_plan_cmd, gb_cmd_plan},
     {&gb_report_cmd, gb_cmd_report},

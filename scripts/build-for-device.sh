@@ -14,12 +14,12 @@ cd "$root"
 # gpubench with the probe-only options, and the kernel tracer
 # (tools/ktrace/ktrace.c) with the CUPTI it was built against; the probes
 # under tools/device/ run it from there.
-build=build-device dest=.devbuild flags=(-DCMAKE_BUILD_TYPE=Release) tools=0
+build=build-device dest=.devbuild flags=(-DCMAKE_BUILD_TYPE=Release -DGB_CARRY_LIBS=ON) tools=0
 for arg in "$@"; do
   case $arg in
     --sanitize)
       build=${build}-asan dest=.devbuild-asan
-      flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DGB_SANITIZE=ON -DGB_SANITIZE_STATIC=ON)
+      flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DGB_SANITIZE=ON -DGB_SANITIZE_STATIC=ON -DGB_CARRY_LIBS=ON)
       ;;
     --tools) tools=1 ;;
     *)
@@ -41,6 +41,19 @@ mkdir -p "$dest/tests"
 # links the measuring side itself)
 cp "$build/gpubench" "$dest/"
 [ -f "$build/libgpubench-measure.so" ] && cp "$build/libgpubench-measure.so" "$dest/"
+# `gpubench monitor` links libmicrohttpd (and through it gnutls), which the
+# GPU machine may lack: carry it and every library it needs but glibc's into
+# lib/, where the program's rpath ($ORIGIN/lib, GB_CARRY_LIBS) looks first
+mkdir -p "$dest/lib"
+mhd=$(ldd "$build/gpubench" | awk '$1 ~ /^libmicrohttpd/ {print $3}')
+if [ -n "$mhd" ]; then
+  for lib in "$mhd" $(ldd "$mhd" | awk '$3 ~ /^\// {print $3}'); do
+    case $(basename "$lib") in
+      libc.so.* | libm.so.* | libpthread.so.* | libdl.so.* | librt.so.* | ld-linux*) ;;
+      *) cp -L "$lib" "$dest/lib/$(basename "$lib")" ;;
+    esac
+  done
+fi
 # the lab build's kernel tracer with the CUPTI it was built against, which
 # its rpath ($ORIGIN) finds there
 if [ "$tools" = 1 ] && [ -f "$build/tools/libgb_ktrace.so" ]; then

@@ -11,7 +11,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 secs=${1:-60}
 shift || true
-all=(fuzz_csv fuzz_results fuzz_ini fuzz_escape fuzz_measured fuzz_specs fuzz_prices fuzz_workload fuzz_gate_config fuzz_noise fuzz_planfile fuzz_cli)
+all=(fuzz_csv fuzz_results fuzz_ini fuzz_escape fuzz_prom fuzz_measured fuzz_specs fuzz_prices fuzz_workload fuzz_gate_config fuzz_noise fuzz_planfile fuzz_cli)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
@@ -25,6 +25,7 @@ seed_files() {
     fuzz_csv) ls data/*.csv data/measured/*.csv tests/fixtures/*.csv ;;
     fuzz_results) ls data/measured/*.csv tests/fixtures/results_*.csv tests/fixtures/gate_*.csv \
                      tests/fixtures/planner_*.csv tests/fixtures/report_h200.csv tests/fixtures/report_a100.csv ;;
+    fuzz_prom) ls data/measured/*.csv tests/fixtures/results_*.csv ;;
     fuzz_measured) ls data/measured/*.csv tests/fixtures/planner_*.csv ;;
     fuzz_specs) ls data/gpu_specs.csv tests/fixtures/report_gpu_specs.csv ;;
     fuzz_prices) ls data/prices.csv ;;
@@ -50,7 +51,7 @@ for t in "${targets[@]}"; do
   mkdir -p "$seeds" "$corpus"
   seed_files "$t" | while read -r f; do cp "$f" "$seeds/"; done
   case "$t" in
-    fuzz_csv | fuzz_results | fuzz_measured | fuzz_planfile) max_len=65536 ;;
+    fuzz_csv | fuzz_results | fuzz_prom | fuzz_measured | fuzz_planfile) max_len=65536 ;;
     *) max_len=8192 ;;
   esac
   log=build-fuzz/$t.log

@@ -1,0 +1,112 @@
+/* gpubench export: results as Prometheus text exposition, to standard output,
+ * a .prom file for node_exporter's textfile collector, or a Pushgateway.
+ * No CUDA here (core/gb_prom.h). docs/monitoring.md. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gb_cli.h"
+#include "gb_prom.h"
+
+typedef struct export_args {
+  const char *format;
+  const char *out, *push, *job, *instance;
+  int timeout_ms;
+  const char **files;
+  size_t nfiles;
+} export_args;
+
+#define A(m) GB_OPT_AT(export_args, m)
+static const gb_opt k_opts[] = {
+    /* a string, not a GB_OPT_CHOICE: tests/check_cli.c reads a command's first
+     * `compgen -W` as its option list, which a choice's values would precede */
+    {"format", 0, "FORMAT", "output format: prometheus (the only one, the default)", GB_OPT_STRING, A(format)},
+    {"out", 'o', "FILE", "write FILE.prom atomically (temp file + rename), for\nnode_exporter's textfile collector",
+     GB_OPT_PATH, A(out), .ext = "prom"},
+    {"push", 0, "URL", "PUT to the Pushgateway at URL (http://host:port), replacing\nthe group of --job and --instance",
+     GB_OPT_STRING, A(push)},
+    {"job", 0, "NAME", "Pushgateway job label (default gpubench)", GB_OPT_STRING, A(job)},
+    {"instance", 0, "NAME", "Pushgateway instance label (default this host's name)", GB_OPT_STRING, A(instance)},
+    {"timeout", 0, "MS", "Pushgateway connect and I/O timeout, ms (default 10000)", GB_OPT_INT, A(timeout_ms),
+     .min = 1, .max = 600000},
+    {0}};
+
+const gb_opt_cmd gb_export_cmd = {
+    .name = "export",
+    .synopsis = "[OPTIONS] RESULTS.csv...",
+    .summary = "export the newest run per machine as Prometheus metrics (textfile, Pushgateway)",
+    .description =
+        "Reads results files and writes every figure of the newest run of each machine (host\n"
+        "and GPU type) in the Prometheus text format: one gauge family per benchmark and\n"
+        "metric, gpubench_<benchmark>_<quantity>_<base unit> (gemm tflops ->\n"
+        "gpubench_gemm_throughput_flops_per_second), labels gpu_type, host, gpu_count,\n"
+        "case, dtype, size and status; the datasheet peak as ..._peak_<base unit>;\n"
+        "gpubench_run_info (versions, run id) and gpubench_run_timestamp_seconds.\n"
+        "\n"
+        "Without --out or --push the text goes to standard output.",
+    .options = k_opts,
+    .operands = {.metavar = "RESULTS.csv...", .help = "results files", .min = 1, .max = -1, .ext = "csv",
+                 A(files), GB_OPT_COUNT(export_args, nfiles), .missing = "needs at least one results CSV"},
+    .notes = "docs/monitoring.md lists the metrics and their DCGM counterparts.",
+    .exit_status = "0 written; 1 the Pushgateway refused or could not be reached; 2 bad usage\n"
+                   "or input (a results file without a row).",
+};
+#undef A
+
+int gb_cmd_export(int argc, char **argv) {
+  export_args a = {.job = "gpubench", .timeout_ms = 10000};
+  int rc = gb_opt_parse(&gb_export_cmd, argc, argv, &a);
+  if (rc != GB_CLI_CONTINUE) {
+    gb_opt_free(&gb_export_cmd, &a);
+    return rc;
+  }
+  if (a.format && strcmp(a.format, "prometheus") != 0) {
+    gb_opt_free(&gb_export_cmd, &a);
+    return gb_cli_usage_error("export", "--format: not one of prometheus: \"%s\"", a.format);
+  }
+  char hostname[256] = "";
+  if (!a.instance) {
+    if (gethostname(hostname, sizeof hostname - 1) != 0 || !hostname[0]) strcpy(hostname, "localhost");
+    a.instance = hostname;
+  }
+  gb_results res = {0};
+  gb_buf text = {0};
+  gb_err e = GB_OK;
+  rc = 2;
+  for (size_t i = 0; i < a.nfiles && !e; i++) {
+    size_t before = res.nrows;
+    e = gb_results_read(a.files[i], &res);
+    if (!e && res.nrows == before) e = gb_fail(GB_E_INPUT, "%s: no results rows (a header only)", a.files[i]);
+  }
+  size_t n = 0;
+  if (!e) e = gb_prom_export_results(&res, &text, &n);
+  if (!e && !text.data) e = gb_buf_puts(&text, "");
+  if (e) goto done;
+  if (a.out && (e = gb_write_file_atomic(a.out, text.data, text.len))) goto done;
+  if (a.push) {
+    e = gb_prom_push(a.push, a.job, a.instance, text.data, text.len, a.timeout_ms);
+    if (e) {
+      rc = e == GB_E_USAGE ? 2 : 1;
+      goto done;
+    }
+  }
+  if (!a.out && !a.push) {
+    fwrite(text.data, 1, text.len, stdout);
+    if (fflush(stdout) != 0) {
+      e = gb_fail(GB_E_IO, "writing to standard output failed");
+      rc = 1;
+      goto done;
+    }
+  }
+  if (a.out || a.push)
+    fprintf(stderr, "gpubench export: %zu figures%s%s%s%s\n", n, a.out ? " to " : "", a.out ? a.out : "",
+            a.push ? " pushed to " : "", a.push ? a.push : "");
+  rc = 0;
+done:
+  if (e) fprintf(stderr, "gpubench export: %s\n", gb_errmsg());
+  gb_buf_free(&text);
+  gb_results_free(&res);
+  gb_opt_free(&gb_export_cmd, &a);
+  return rc;
+}

@@ -1,0 +1,165 @@
+/* gb_prom_push: a Pushgateway client (HTTP/1.1 PUT over a socket). */
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "gb_prom.h"
+
+static bool plain(const char *v) {
+  if (!v[0]) return false;
+  for (const char *p = v; *p; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '.' ||
+          *p == '_' || *p == '~' || *p == '-'))
+      return false;
+  return true;
+}
+
+static gb_err put_b64url(gb_buf *b, const char *v) {
+  static const char A[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  const unsigned char *s = (const unsigned char *)v;
+  size_t n = strlen(v);
+  gb_err e = GB_OK;
+  if (n == 0) return gb_buf_puts(b, "="); /* the empty value */
+  for (size_t i = 0; i < n && !e; i += 3) {
+    unsigned x = (unsigned)s[i] << 16 | (i + 1 < n ? (unsigned)s[i + 1] << 8 : 0) | (i + 2 < n ? s[i + 2] : 0);
+    char q[5] = {A[x >> 18 & 63], A[x >> 12 & 63], i + 1 < n ? A[x >> 6 & 63] : '=', i + 2 < n ? A[x & 63] : '=', 0};
+    e = gb_buf_puts(b, q);
+  }
+  return e;
+}
+
+static gb_err put_group(gb_buf *b, const char *label, const char *v) {
+  if (plain(v)) return gb_buf_printf(b, "/%s/%s", label, v);
+  gb_err e = gb_buf_printf(b, "/%s@base64/", label);
+  return e ? e : put_b64url(b, v);
+}
+
+gb_err gb_prom_push_path(gb_buf *b, const char *job, const char *instance) {
+  if (!job || !job[0]) return gb_fail(GB_E_USAGE, "a Pushgateway job name must not be empty");
+  gb_err e = gb_buf_puts(b, "/metrics");
+  if (!e) e = put_group(b, "job", job);
+  if (!e && instance) e = put_group(b, "instance", instance);
+  return e;
+}
+
+static int wait_fd(int fd, short ev, int timeout_ms) {
+  struct pollfd p = {.fd = fd, .events = ev};
+  int r;
+  do r = poll(&p, 1, timeout_ms);
+  while (r < 0 && errno == EINTR);
+  return r;
+}
+
+static gb_err send_all(int fd, const char *d, size_t n, int timeout_ms, const char *url) {
+  while (n > 0) {
+    if (wait_fd(fd, POLLOUT, timeout_ms) <= 0) return gb_fail(GB_E_IO, "%s: timed out sending", url);
+    ssize_t w = send(fd, d, n, MSG_NOSIGNAL);
+    if (w < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (w <= 0) return gb_fail(GB_E_IO, "%s: sending: %s", url, strerror(errno));
+    d += w;
+    n -= (size_t)w;
+  }
+  return GB_OK;
+}
+
+gb_err gb_prom_push(const char *url, const char *job, const char *instance, const char *body, size_t len,
+                    int timeout_ms) {
+  if (strncmp(url, "http://", 7) != 0)
+    return gb_fail(GB_E_USAGE, "--push: only http:// URLs are supported: \"%s\"", url);
+  const char *h = url + 7, *slash = strchr(h, '/');
+  size_t hl = slash ? (size_t)(slash - h) : strlen(h);
+  char host[256], port[16] = "80";
+  if (hl == 0 || hl >= sizeof host) return gb_fail(GB_E_USAGE, "--push: no host in \"%s\"", url);
+  memcpy(host, h, hl);
+  host[hl] = '\0';
+  char *colon = host[0] == '[' ? strstr(host, "]:") : strrchr(host, ':');
+  if (colon) {
+    if (host[0] == '[') colon++;
+    if (strlen(colon + 1) == 0 || strlen(colon + 1) >= sizeof port)
+      return gb_fail(GB_E_USAGE, "--push: bad port in \"%s\"", url);
+    strcpy(port, colon + 1);
+    *colon = '\0';
+  }
+  char *hn = host;
+  if (hn[0] == '[') {
+    hn++;
+    size_t l = strlen(hn);
+    if (l && hn[l - 1] == ']') hn[l - 1] = '\0';
+  }
+  if (!hn[0]) return gb_fail(GB_E_USAGE, "--push: no host in \"%s\"", url);
+  gb_buf path = {0}, req = {0};
+  gb_err e = GB_OK;
+  if (slash && strcmp(slash, "/") != 0) {
+    e = gb_buf_append(&path, slash, strlen(slash) - (slash[strlen(slash) - 1] == '/'));
+  }
+  if (!e) e = gb_prom_push_path(&path, job, instance);
+  if (e) goto out;
+  if (!path.data) {
+    e = gb_fail(GB_E_NOMEM, "out of memory");
+    goto out;
+  }
+  e = gb_buf_printf(&req,
+                    "PUT %.*s HTTP/1.1\r\nHost: %.*s\r\nUser-Agent: gpubench\r\n"
+                    "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\nContent-Length: %zu\r\n"
+                    "Connection: close\r\n\r\n",
+                    (int)path.len, path.data, (int)hl, h, len);
+  if (e) goto out;
+  struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai = NULL;
+  int rc = getaddrinfo(hn, port, &hints, &ai);
+  if (rc != 0) {
+    e = gb_fail(GB_E_IO, "%s: %s", url, gai_strerror(rc));
+    goto out;
+  }
+  int fd = -1;
+  for (struct addrinfo *a = ai; a && fd < 0; a = a->ai_next) {
+    fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) continue;
+    if (connect(fd, a->ai_addr, a->ai_addrlen) == 0) break;
+    int err = 0;
+    socklen_t el = sizeof err;
+    if (errno == EINPROGRESS && wait_fd(fd, POLLOUT, timeout_ms) > 0 &&
+        getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) == 0 && err == 0)
+      break;
+    close(fd);
+    fd = -1;
+  }
+  freeaddrinfo(ai);
+  if (fd < 0) {
+    e = gb_fail(GB_E_IO, "%s: cannot connect", url);
+    goto out;
+  }
+  e = send_all(fd, req.data, req.len, timeout_ms, url);
+  if (!e) e = send_all(fd, body, len, timeout_ms, url);
+  char resp[512];
+  size_t got = 0;
+  while (!e && got + 1 < sizeof resp && !memchr(resp, '\n', got)) {
+    if (wait_fd(fd, POLLIN, timeout_ms) <= 0) {
+      e = gb_fail(GB_E_IO, "%s: no answer in %d ms", url, timeout_ms);
+      break;
+    }
+    ssize_t r = recv(fd, resp + got, sizeof resp - 1 - got, 0);
+    if (r < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (r <= 0) break;
+    got += (size_t)r;
+  }
+  close(fd);
+  if (!e) {
+    resp[got] = '\0';
+    char *nl = strpbrk(resp, "\r\n");
+    if (nl) *nl = '\0';
+    int code = 0;
+    if (sscanf(resp, "HTTP/%*d.%*d %d", &code) != 1 || code < 200 || code > 299)
+      e = gb_fail(GB_E_IO, "%s: the Pushgateway answered \"%s\"", url, got ? resp : "(nothing)");
+  }
+out:
+  gb_buf_free(&path);
+  gb_buf_free(&req);
+  return e;
+}
