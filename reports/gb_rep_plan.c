@@ -335,7 +335,8 @@ gb_err gb_rep_section_plan(gb_rep *r) {
   if (!e) {
     size_t feasible = 0;
     for (size_t i = 0; i < r->plan.n; i++) feasible += r->plan.rows[i].feasible;
-    snprintf(line, sizeof line, "From %s: %zu configurations, %zu feasible.", r->o->plan_path, r->plan.n, feasible);
+    snprintf(line, sizeof line, "From %s: %zu configurations, %zu feasible.", gb_rep_basename(r->o->plan_path), r->plan.n,
+             feasible);
     e = gb_doc_para(&r->doc, line);
   }
   if (!e && r->plan.n > 0 && r->plan.rows[0].feasible) {

@@ -644,7 +644,7 @@ START_TEST(test_shipped) {
   ck_assert_int_eq(mkdir(measured, 0777), 0);
   setenv("GPUBENCH_DATA_DIR", data, 1);
   /* empty: an input error naming the directory */
-  ck_assert_int_eq(gb_report_shipped(NULL, NULL, out, NULL), GB_E_INPUT);
+  ck_assert_int_eq(gb_report_shipped(NULL, NULL, out, NULL, NULL), GB_E_INPUT);
   ck_assert_ptr_nonnull(strstr(gb_errmsg(), "measured holds no results CSV files"));
   fixtures();
   char *a = gb_test_slurp(g_a100, NULL), *h = gb_test_slurp(g_h200, NULL);
@@ -663,7 +663,7 @@ START_TEST(test_shipped) {
   for (size_t i = 0; i < n; i++) free(paths[i]);
   free(paths);
   gb_report_summary sum;
-  ck_assert_int_eq(gb_report_shipped(NULL, NULL, out, &sum), GB_OK);
+  ck_assert_int_eq(gb_report_shipped(NULL, NULL, out, NULL, &sum), GB_OK);
   ck_assert_uint_eq(sum.rows, 242);
   char *md = slurp_in(out, "report.md");
   ck_assert_ptr_nonnull(strstr(md, "# gpubench report: shipped measurements"));
