@@ -135,6 +135,7 @@ typedef struct sbuf {
   const char **labels;
   gb_plot_style style;
   bool emphasis;
+  bool dashed; /* open circles, dashed line */
   int colour; /* 0: by position */
   gb_plot_label_side side;
 } sbuf;

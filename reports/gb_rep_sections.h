@@ -59,5 +59,7 @@ gb_err gb_rep_section_roofline(gb_rep *r); /* draws membw, fma and gemm together
 
 /* The procurement part, after the campaign's (a plan was given). */
 gb_err gb_rep_section_plan(gb_rep *r);
+/* Its decision page, first (gb_rep_decision.c). */
+gb_err gb_rep_section_decision(gb_rep *r);
 
 #endif

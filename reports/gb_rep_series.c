@@ -85,7 +85,7 @@ gb_plot_series *gb_rep_sset_series(sset *ss, bool with_labels) {
   for (size_t i = 0; i < ss->n; i++) {
     gb_rep_sbuf_sort(&ss->v[i]);
     s[i] = (gb_plot_series){.title = ss->v[i].title, .n = ss->v[i].n, .x = ss->v[i].x, .y = ss->v[i].y,
-                            .style = ss->v[i].style, .emphasis = ss->v[i].emphasis, .colour = ss->v[i].colour,
+                            .style = ss->v[i].style, .emphasis = ss->v[i].emphasis, .dashed = ss->v[i].dashed, .colour = ss->v[i].colour,
                             .labels = with_labels ? ss->v[i].labels : NULL, .label_side = ss->v[i].side};
   }
   return s;

@@ -83,8 +83,12 @@ static const struct {
     {"roofline_H200-SXM-141GB", {"memory (membw): 4310 GB/s", "GEMM bf16: 740.7 TFLOP/s", "CUDA-core fp32: 59 TFLOP/s",
                                  "STREAM kernels (HBM-bound arrays)"}},
     {"roofline_A100-SXM-80GB", {"memory (membw): 1790 GB/s", "GEMM int8: 560 TOP/s", "triad fp64", "GEMM tf32"}},
-    {"plan_efficiency", {"efficiency (EFLOP per 1000 USD)", "#1 8x H100 runpod secure", "", ""}},
-    {"plan_time_cost", {"Pareto frontier", "deadline 200 h", "budget 20000 USD", "infeasible (deadline, budget or memory)"}},
+    {"plan_efficiency", {"efficiency (EFLOP per 1000 USD)", "#1 8x H100 runpod secure", "#2 8x H200 runpod secure",
+                         "#7 16x A100 coreweave 8x"}},
+    {"plan_time_cost", {"Pareto frontier (all types)", "deadline 200 h", "budget 20000 USD", "A100-SXM-80GB projected"}},
+    /* price -20%: 2392 / 2990 - 1 = -20.0%; +20%: 4163.64 / 2990 - 1 = +39.3% (the pick changed) */
+    {"plan_tornado", {"price_usd_per_gpu_hour (swing 59.3 points)", "+20%: +39.3%", "-20%: -20.0%",
+                      "change in the top choice's cost (%)"}},
 };
 #define NPLOTS (sizeof k_plots / sizeof k_plots[0])
 
@@ -180,6 +184,16 @@ START_TEST(test_full_report) {
   ck_assert_ptr_nonnull(strstr(md, "Top pick: 8x H100-SXM-80GB runpod secure, 125.0 hours, 2990 USD"));
   ck_assert_ptr_nonnull(strstr(md, "| price_usd_per_gpu_hour | +20 | 8x H200-SXM-141GB runpod secure |"));
   ck_assert_ptr_null(strstr(md, "\" left out:")); /* every plot had its data */
+  /* the decision page opens the plan: the top pick, then the best on a
+   * measured type (none: the fixture plan's bases are "rent") */
+  const char *dec = strstr(md, "## Decision");
+  ck_assert_ptr_nonnull(dec);
+  ck_assert_ptr_nonnull(strstr(dec, "| recommended | 1 | 8x H100-SXM-80GB, runpod secure | rent | 125.0 | 2990 | 2990 | "
+                                    "no band in this plan file |"));
+  ck_assert_ptr_nonnull(strstr(dec, "Renting against buying: the plan has no feasible purchase."));
+  ck_assert(dec < strstr(md, "## Procurement plan"));
+  /* the headline before the inputs */
+  ck_assert(strstr(md, "## Headline figures") < strstr(md, "## Inputs"));
   free(md);
 }
 END_TEST
