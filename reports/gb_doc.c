@@ -95,6 +95,7 @@ gb_err gb_doc_note(gb_doc *d, const char *text) { return para(d, text, 1); }
 
 gb_err gb_doc_table_begin(gb_doc *d, size_t ncols, const char *const *header, const char *align) {
   d->table_cols = ncols;
+  d->table_align = align && strlen(align) >= ncols ? align : NULL;
   gb_err e = gb_buf_puts(&d->html, "<table>\n<thead><tr>");
   for (size_t c = 0; c < ncols && !e; c++) {
     e = gb_buf_puts(&d->md, "| ");
@@ -121,6 +122,7 @@ gb_err gb_doc_table_row(gb_doc *d, const char *const *cells) {
     if (!e) e = gb_buf_puts(&d->md, " ");
     /* numbers right-aligned: a cell that starts with a digit, sign or dot */
     int num = (v[0] >= '0' && v[0] <= '9') || ((v[0] == '-' || v[0] == '.') && v[1] >= '0' && v[1] <= '9');
+    if (d->table_align) num = d->table_align[c] == 'r';
     if (!e) e = gb_buf_puts(&d->html, num ? "<td class=\"r\">" : "<td>");
     if (!e) e = put_html(&d->html, v);
     if (!e) e = gb_buf_puts(&d->html, "</td>");
@@ -132,6 +134,7 @@ gb_err gb_doc_table_row(gb_doc *d, const char *const *cells) {
 
 gb_err gb_doc_table_end(gb_doc *d) {
   d->table_cols = 0;
+  d->table_align = NULL;
   gb_err e = gb_buf_puts(&d->md, "\n");
   if (!e) e = gb_buf_puts(&d->html, "</tbody>\n</table>\n");
   return e;

@@ -21,10 +21,27 @@
 #define RVB_MONTHS_MIN 24
 #define RVB_MONTHS_MAX 120
 
+/* USD for a reader: "32,251", "2,100,000", "12.50"; "n/a" for NaN. */
 static void money(char *buf, size_t n, double usd) {
-  if (!isfinite(usd)) snprintf(buf, n, "n/a");
-  else if (usd >= 100) gb_snprintf_c(buf, n, "%.0f", usd);
-  else gb_snprintf_c(buf, n, "%.2f", usd);
+  if (!isfinite(usd)) {
+    snprintf(buf, n, "n/a");
+    return;
+  }
+  if (fabs(usd) < 100) {
+    gb_snprintf_c(buf, n, "%.2f", usd);
+    return;
+  }
+  char d[64];
+  gb_snprintf_c(d, sizeof d, "%.0f", fabs(usd));
+  size_t len = strlen(d), o = 0;
+  char g[96];
+  if (usd < 0) g[o++] = '-';
+  for (size_t i = 0; i < len && o + 2 < sizeof g; i++) {
+    if (i > 0 && (len - i) % 3 == 0) g[o++] = ',';
+    g[o++] = d[i];
+  }
+  g[o] = '\0';
+  snprintf(buf, n, "%s", g);
 }
 
 static bool is_purchase(const gb_planfile_row *p) { return isfinite(p->purchase_usd_per_gpu); }
@@ -71,7 +88,7 @@ static void band(const gb_planfile_row *p, char *buf, size_t n) { /* n >= 192 */
   }
 }
 
-static gb_err choice_row(gb_rep *r, const char *role, const gb_planfile_row *p) {
+static gb_err choice_row(gb_rep *r, const char *role, const gb_planfile_row *p, bool with_band) {
   char name[256], hours[32], cash[48], job[32], bd[192], rank[16];
   bool est;
   snprintf(name, sizeof name, "%dx %s, %s %s", p->gpu_count, p->gpu_type, p->provider, p->offering);
@@ -82,7 +99,7 @@ static gb_err choice_row(gb_rep *r, const char *role, const gb_planfile_row *p) 
   money(job, sizeof job, per_job(p));
   band(p, bd, sizeof bd);
   snprintf(rank, sizeof rank, "%d", p->rank);
-  const char *cells[] = {role, rank, name, *p->basis ? p->basis : "n/a", hours, cash, job, bd};
+  const char *cells[] = {role, rank, name, *p->basis ? p->basis : "n/a", hours, cash, job, with_band ? bd : NULL};
   return gb_doc_table_row(&r->doc, cells);
 }
 
@@ -106,8 +123,8 @@ static gb_err rent_vs_buy(gb_rep *r, const gb_planfile_row *rent, const gb_planf
   double x[RVB_MONTHS_MAX + 1], yr[RVB_MONTHS_MAX + 1], yb[RVB_MONTHS_MAX + 1];
   for (int m = 0; m <= months; m++) {
     x[m] = m;
-    yr[m] = m * bill;
-    yb[m] = capex + m * run;
+    yr[m] = m * bill / 1000;
+    yb[m] = (capex + m * run) / 1000;
   }
   char tr[192], tb[192], bl[64];
   snprintf(tr, sizeof tr, "rent: %dx %.40s %.40s %.20s", rent->gpu_count, rent->gpu_type, rent->provider,
@@ -122,7 +139,7 @@ static gb_err rent_vs_buy(gb_rep *r, const gb_planfile_row *rent, const gb_planf
     mk[nmk++] = (gb_plot_marker){'x', be, bl};
   }
   gb_plot_spec p = {.stem = "plan_rent_vs_buy", .title = "Cumulative cost, best rental and best purchase",
-                    .xlabel = "months", .ylabel = "cumulative cost (USD)", .markers = mk, .nmarkers = nmk,
+                    .xlabel = "months", .ylabel = "cumulative cost (thousand USD)", .markers = mk, .nmarkers = nmk,
                     .width_px = 1000, .height_px = 550};
   char line[768], cap[32], b[32];
   money(cap, sizeof cap, capex);
@@ -253,21 +270,24 @@ gb_err gb_rep_section_decision(gb_rep *r) {
              isfinite(p0->cash_usd) ? ", their energy and operations" : "");
     e = gb_doc_para(&r->doc, line);
   }
+  /* the band column only where the plan has bands (the planner of issue 27) */
+  bool with_band = isfinite(top->hours_low) && isfinite(top->hours_high);
   const char *hdr[] = {"", "rank", "configuration", "basis", "hours", "cash needed (USD)", "per-job cost (USD)",
-                       "band"};
-  if (!e) e = gb_doc_table_begin(&r->doc, 8, hdr, NULL);
-  if (!e) e = choice_row(r, "recommended", top);
-  if (!e && alt) e = choice_row(r, "best on a measured GPU type", alt);
-  if (!e && buy && buy != top) e = choice_row(r, "best purchase", buy);
+                       "band (fast-slow)"};
+  if (!e) e = gb_doc_table_begin(&r->doc, with_band ? 8 : 7, hdr, "lrllrrrl");
+  if (!e) e = choice_row(r, "recommended", top, with_band);
+  if (!e && alt) e = choice_row(r, "best on a measured GPU type", alt, with_band);
+  if (!e && buy && buy != top) e = choice_row(r, "best purchase", buy, with_band);
   if (!e) e = gb_doc_table_end(&r->doc);
   if (!e && !alt)
     e = gb_doc_para(&r->doc, top_measured
                                  ? "The recommended configuration is on a measured GPU type."
                                  : "No feasible configuration is on a GPU type measured here: every figure is "
                                    "projected.");
-  if (!e && !isfinite(top->hours_low))
-    e = gb_doc_para(&r->doc, "This plan file has no band (hours_low/hours_high): a projected figure may be off "
-                             "by more than a measured one; the basis column says which.");
+  if (!e && !with_band)
+    e = gb_doc_para(&r->doc, "Confidence: this plan file has no band (hours_low/hours_high, written by newer "
+                             "planners); a projected figure may be off by more than a measured one, and the basis "
+                             "column says which each is.");
   if (!e) e = rent_vs_buy(r, rent, buy);
   if (!e) e = tornado(r, top);
   return e;

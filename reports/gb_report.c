@@ -534,8 +534,10 @@ static gb_err compose(gb_rep *r) {
     char by[256];
     if (o->generator) snprintf(by, sizeof by, "%s", o->generator);
     else snprintf(by, sizeof by, "gpubench %s (git %s)", gb_version(), gb_git_sha());
-    snprintf(line, sizeof line, "Written by %s from %zu result file(s), %zu row(s)%s.", by, o->nresults,
-             r->res.nrows, r->have_plan ? " and a plan" : "");
+    if (o->nresults == 0) snprintf(line, sizeof line, "Written by %s from a plan.", by);
+    else
+      snprintf(line, sizeof line, "Written by %s from %zu result file(s), %zu row(s)%s.", by, o->nresults,
+               r->res.nrows, r->have_plan ? " and a plan" : "");
     e = gb_doc_para(&r->doc, line);
   }
   if (!e && !r->sum->gnuplot) {

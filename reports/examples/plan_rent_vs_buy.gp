@@ -7,7 +7,7 @@ set encoding utf8
 set output 'plan_rent_vs_buy.png'
 set title 'Cumulative cost, best rental and best purchase'
 set xlabel 'months'
-set ylabel 'cumulative cost (USD)'
+set ylabel 'cumulative cost (thousand USD)'
 set grid back lc rgb '#dddddd'
 set key at screen 0.5, screen 0.015 center bottom horizontal box opaque Left reverse spacing 1.2 width 2 maxcols 1
 set bmargin 8
