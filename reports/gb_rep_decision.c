@@ -277,7 +277,7 @@ gb_err gb_rep_section_decision(gb_rep *r) {
   if (!e) e = gb_doc_table_begin(&r->doc, with_band ? 8 : 7, hdr, "lrllrrrl");
   if (!e) e = choice_row(r, "recommended", top, with_band);
   if (!e && alt) e = choice_row(r, "best on a measured GPU type", alt, with_band);
-  if (!e && buy && buy != top) e = choice_row(r, "best purchase", buy, with_band);
+  if (!e && buy && buy != top && buy != alt) e = choice_row(r, "best purchase", buy, with_band);
   if (!e) e = gb_doc_table_end(&r->doc);
   if (!e && !alt)
     e = gb_doc_para(&r->doc, top_measured

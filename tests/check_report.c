@@ -188,13 +188,46 @@ START_TEST(test_full_report) {
    * measured type (none: the fixture plan's bases are "rent") */
   const char *dec = strstr(md, "## Decision");
   ck_assert_ptr_nonnull(dec);
-  ck_assert_ptr_nonnull(strstr(dec, "| recommended | 1 | 8x H100-SXM-80GB, runpod secure | rent | 125.0 | 2990 | 2990 | "
-                                    "no band in this plan file |"));
+  ck_assert_ptr_nonnull(strstr(dec, "| recommended | 1 | 8x H100-SXM-80GB, runpod secure | rent | 125.0 | 2,990 | 2,990 |\n"));
+  ck_assert_ptr_nonnull(strstr(dec, "Confidence: this plan file has no band"));
   ck_assert_ptr_nonnull(strstr(dec, "Renting against buying: the plan has no feasible purchase."));
   ck_assert(dec < strstr(md, "## Procurement plan"));
   /* the headline before the inputs */
   ck_assert(strstr(md, "## Headline figures") < strstr(md, "## Inputs"));
   free(md);
+}
+END_TEST
+
+/* A plan with the reworked planner's columns (issue 27): the band column,
+ * cash and per-job cost from cash_usd and amortized_usd, and renting
+ * against buying from capex: 100000 / (5000 - (101000 - 100000)) = 25.0
+ * months to break even. */
+START_TEST(test_decision_new_columns) {
+  fixtures();
+  char plan[4096];
+  snprintf(plan, sizeof plan, "%s", gb_fixture("report_plan_bands.csv"));
+  const char *dir = gb_test_tmpdir();
+  gb_report_options o = {.plan_path = plan, .specs_path = g_specs, .out_dir = dir, .generator = "test"};
+  gb_report_summary sum;
+  ck_assert_msg(gb_report_write(&o, &sum) == GB_OK, "%s", gb_errmsg());
+  char *md = slurp_in(dir, "report.md");
+  ck_assert_ptr_nonnull(md);
+  ck_assert_ptr_nonnull(strstr(md, "Written by test from a plan."));
+  ck_assert_ptr_nonnull(strstr(md, "| recommended | 1 | 8x H100-SXM-80GB, runpod secure | projected within a vendor | "
+                                   "100.0 | 5,000 | 5,000 | 90.00-120.0 h, 4,500-6,000 USD |"));
+  ck_assert_ptr_nonnull(strstr(md, "| best on a measured GPU type | 2 | 8x H200-SXM-141GB, market purchase | measured | "
+                                   "80.00 | 101,000 | 3,000 | 76.00-84.00 h, 2,850-3,150 USD |"));
+  ck_assert_ptr_null(strstr(md, "| best purchase |")); /* the same row as the measured one: once */
+  ck_assert_ptr_nonnull(strstr(md, "breaks even after 25.0 months. Source: plan rows 1 (rent) and 2 (buy)."));
+  ck_assert_ptr_null(strstr(md, "Confidence: this plan file has no band"));
+  ck_assert_ptr_null(strstr(md, "/tmp/"));
+  free(md);
+  if (sum.gnuplot) {
+    char *svg = slurp_in(dir, "plan_rent_vs_buy.svg");
+    ck_assert_ptr_nonnull(svg);
+    ck_assert_ptr_nonnull(strstr(svg, "break-even 25.0 months"));
+    free(svg);
+  }
 }
 END_TEST
 
@@ -716,6 +749,7 @@ int main(void) {
   tcase_add_test(tc, test_series_with_data_only);
   tcase_add_test(tc, test_prices_one_row_per_offering);
   tcase_add_test(tc, test_shipped);
+  tcase_add_test(tc, test_decision_new_columns);
   suite_add_tcase(s, tc);
   if (have) {
     TCase *tr = tcase_create("render");
