@@ -59,6 +59,9 @@ gb_err gb_rep_section_roofline(gb_rep *r); /* draws membw, fma and gemm together
 
 /* The procurement part, after the campaign's (a plan was given). */
 gb_err gb_rep_section_plan(gb_rep *r);
+/* The comparison view, first when options.compare (gb_rep_compare.c: the
+ * one file that uses the gate). */
+gb_err gb_rep_section_compare(gb_rep *r);
 /* Its decision page, first (gb_rep_decision.c). */
 gb_err gb_rep_section_decision(gb_rep *r);
 

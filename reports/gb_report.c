@@ -550,6 +550,7 @@ static gb_err compose(gb_rep *r) {
   if (!e && o->nresults > 0) {
     /* the figures first, on the first screen; where they came from after */
     if (!e && r->res.nrows == 0) e = gb_doc_note(&r->doc, "The result files hold no rows.");
+    if (!e && o->compare) e = gb_rep_section_compare(r);
     if (!e) e = table_headline(r);
     if (!e) e = table_inputs(r);
     if (!e && r->nsrc > 0) e = table_environment(r);
@@ -571,6 +572,8 @@ gb_err gb_report_write(const gb_report_options *o, gb_report_summary *sum) {
     return gb_fail(GB_E_USAGE, "nothing to report: give results CSV files or a plan");
   if (o->sensitivity_path && !o->plan_path)
     return gb_fail(GB_E_USAGE, "a sensitivity CSV needs its plan (--plan)");
+  if (o->compare && o->nresults != 2)
+    return gb_fail(GB_E_USAGE, "a comparison needs two results files, the baseline and the current run");
   gb_rep r = {.o = o, .dir = o->out_dir, .sum = sum};
   gb_err e = read_inputs(&r);
   if (!e) e = find_sources(&r);

@@ -231,6 +231,38 @@ START_TEST(test_decision_new_columns) {
 }
 END_TEST
 
+/* The comparison view: report_h200_current.csv is report_h200.csv with
+ * every gemm bf16 tflops value (and min, max) times 0.8: four bf16 shapes
+ * regress by -20.0% against the 5% threshold, numbered 1-4 in the gemm plot
+ * (keys in order: gemm/bf16 sorts first); the row that failed in both
+ * files is listed as failed; the rest is unchanged. */
+START_TEST(test_compare_view) {
+  fixtures();
+  char base[4096], cur[4096];
+  snprintf(base, sizeof base, "%s", g_h200);
+  snprintf(cur, sizeof cur, "%s", gb_fixture("report_h200_current.csv"));
+  const char *files[] = {base, cur};
+  const char *dir = gb_test_tmpdir();
+  gb_report_options o = {.results = files, .nresults = 2, .compare = true, .specs_path = g_specs, .out_dir = dir};
+  gb_report_summary sum;
+  ck_assert_msg(gb_report_write(&o, &sum) == GB_OK, "%s", gb_errmsg());
+  char *md = slurp_in(dir, "report.md");
+  ck_assert_ptr_nonnull(md);
+  const char *wc = strstr(md, "## What changed");
+  ck_assert_ptr_nonnull(wc);
+  ck_assert(wc < strstr(md, "## Headline figures"));
+  ck_assert_ptr_nonnull(strstr(wc, "4 regression"));
+  ck_assert_ptr_nonnull(strstr(wc, "| regression | gemm #4 | H200-SXM-141GB x1 gemm/bf16 bf16 m=8192 n=8192 k=8192 tflops "
+                                   "| 740.7 | 592.6 | -20.0 | 5.0 |"));
+  ck_assert_uint_eq(gb_test_count(wc, "| regression |"), 4);
+  ck_assert_ptr_nonnull(strstr(md, "(compare_gemm.png)"));
+  free(md);
+  /* two files are needed */
+  o.nresults = 1;
+  ck_assert_int_eq(gb_report_write(&o, &sum), GB_E_USAGE);
+}
+END_TEST
+
 /* Two runs of one GPU type, one with gemm and fma, one with membw (as the
  * shipped data/measured files), next to a second GPU type: one roofline per
  * type, the H200's with every ceiling, each the best over both runs:
@@ -750,6 +782,7 @@ int main(void) {
   tcase_add_test(tc, test_prices_one_row_per_offering);
   tcase_add_test(tc, test_shipped);
   tcase_add_test(tc, test_decision_new_columns);
+  tcase_add_test(tc, test_compare_view);
   suite_add_tcase(s, tc);
   if (have) {
     TCase *tr = tcase_create("render");
