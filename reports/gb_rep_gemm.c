@@ -50,7 +50,7 @@ static double speedup_of(const gb_rep *r, size_t s, const char *cat) {
 static gb_err gemm_speedup(gb_rep *r) {
   const char *caption = "Mixed-precision GEMM speedup at the largest shape: A_vs_B is A's TFLOP/s over B's (the "
                         "benchmark's speedup rows, else the TFLOP/s ratio against fp32 at one shape); dashed line: "
-                        "1x, no speedup";
+                        "1x, no speedup. Source: the ok gemm rows (metric speedup, else tflops), median over repetitions";
   gb_rep_names prec = {0}, cats = {0};
   const char *speedup_metric[] = {"speedup"};
   gb_err e = gb_rep_collect_cases(r, "gemm", speedup_metric, 1, &cats);
