@@ -428,11 +428,8 @@ static void headline_cell(const gb_rep *r, const gb_rep_headline *kind, size_t t
 static gb_err table_headline(gb_rep *r) {
   gb_err e = gb_doc_heading(&r->doc, 2, "Headline figures");
   if (!e)
-    e = gb_doc_para(&r->doc, "Best measured value per GPU type over all its runs (median over repetitions, best over "
-                             "shapes and sizes); in brackets the share of the datasheet peak where one is known; "
-                             "[run N] names the run it came from where a GPU type was measured in several runs. "
-                             "Memory is the HBM figure: the best of membw's headline rows (hot, arrays of at least 1 "
-                             "GiB and 8 L2 sizes); the L2 plateau is in the plots and under All measurements.");
+    e = gb_doc_para(&r->doc, "Best measured value per GPU type (median over repetitions); in brackets the share of "
+                             "the datasheet peak.");
   size_t nc = r->ntypes + 1;
   const char **hdr = calloc(nc, sizeof *hdr);
   const char **cells = calloc(nc, sizeof *cells);
@@ -469,6 +466,12 @@ static gb_err table_headline(gb_rep *r) {
     }
   if (!e) e = gb_doc_table_end(&r->doc);
   if (!e && rows == 0) e = gb_doc_note(&r->doc, "No ok rows of gemm, fma, membw, copy or collective to summarize.");
+  /* how to read it, under the figures (the first screen is for the figures) */
+  if (!e && rows > 0)
+    e = gb_doc_para(&r->doc, "Each figure is the best over all runs of the GPU type and over shapes and sizes; [run N] "
+                             "names the run it came from where a GPU type was measured in several runs. Memory is the "
+                             "HBM figure: the best of membw's headline rows (hot, arrays of at least 1 GiB and 8 L2 "
+                             "sizes); the L2 plateau is in the plots and under All measurements.");
   for (size_t i = 0; i < nnotes && !e; i++) e = gb_doc_para(&r->doc, notes[i]);
   if (!e && rows > 0) e = headline_runs(r);
   free(hdr);
