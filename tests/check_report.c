@@ -263,6 +263,40 @@ START_TEST(test_compare_view) {
 }
 END_TEST
 
+/* The headline on one GPU (rows of the shipped data/measured/h200-quick.csv):
+ * out-of-place all_reduce algbw, the best over 4 MiB and 256 MiB (2065 GB/s
+ * at 256 MiB) with its note; no in-place, no busbw (0 by definition), no
+ * broadcast (a local copy: its busbw, 2118 GB/s at 1 GiB, was shown
+ * before); and no plot of the one-GPU broadcast. */
+START_TEST(test_headline_one_gpu) {
+  setenv("GPUBENCH_GNUPLOT", "/nonexistent/gnuplot", 1);
+  char path[4096];
+  snprintf(path, sizeof path, "%s", gb_fixture("report_collective_1gpu.csv"));
+  const char *files[] = {path};
+  const char *dir = gb_test_tmpdir();
+  gb_report_options o = {.results = files, .nresults = 1, .out_dir = dir};
+  gb_report_summary sum;
+  ck_assert_msg(gb_report_write(&o, &sum) == GB_OK, "%s", gb_errmsg());
+  char *md = slurp_in(dir, "report.md");
+  ck_assert_ptr_nonnull(md);
+  const char *h = strstr(md, "## Headline figures"), *end = strstr(md, "## Inputs");
+  ck_assert(h && end && h < end);
+  size_t len = (size_t)(end - h);
+  char *head = strndup(h, len);
+  ck_assert_ptr_nonnull(strstr(head, "| all_reduce_outofplace algbw on 1 GPU (GB/s) | 2065 |"));
+  ck_assert_ptr_nonnull(strstr(head, "not an interconnect figure"));
+  ck_assert_ptr_null(strstr(head, "busbw (GB/s) |"));
+  ck_assert_ptr_null(strstr(head, "| broadcast"));
+  ck_assert_ptr_null(strstr(head, "inplace"));
+  ck_assert_uint_eq(gb_test_count(head, "\n| "), 3); /* the header, its rule and one figure */
+  free(head);
+  ck_assert_ptr_null(strstr(md, "collective_broadcast"));
+  ck_assert_ptr_nonnull(strstr(md, "collective_all-reduce"));
+  free(md);
+  unsetenv("GPUBENCH_GNUPLOT");
+}
+END_TEST
+
 /* Two runs of one GPU type, one with gemm and fma, one with membw (as the
  * shipped data/measured files), next to a second GPU type: one roofline per
  * type, the H200's with every ceiling, each the best over both runs:
@@ -783,6 +817,7 @@ int main(void) {
   tcase_add_test(tc, test_shipped);
   tcase_add_test(tc, test_decision_new_columns);
   tcase_add_test(tc, test_compare_view);
+  tcase_add_test(tc, test_headline_one_gpu);
   suite_add_tcase(s, tc);
   if (have) {
     TCase *tr = tcase_create("render");
