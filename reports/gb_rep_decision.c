@@ -261,13 +261,22 @@ gb_err gb_rep_section_decision(gb_rep *r) {
   gb_rep_names_free(&mt);
   if (!e && !top) return gb_doc_note(&r->doc, "The plan has no feasible configuration: nothing to recommend.");
   char line[768];
+  /* the answer first, in a sentence (a narrow screen shows the table's first columns only) */
   if (!e) {
-    const gb_planfile_row *p0 = &r->plan.rows[0];
-    snprintf(line, sizeof line, "Workload %s%s%s. Cash needed: what must be paid for the job (renting: the bill; "
-             "buying: the GPUs%s). Per-job cost: the bill, or the job's amortized share of owned GPUs. Basis: "
-             "measured on this GPU type, or projected from other measurements or the datasheet.",
-             *p0->workload ? p0->workload : "(not named)", *p0->precision ? ", " : "", p0->precision,
-             isfinite(p0->cash_usd) ? ", their energy and operations" : "");
+    char h[32], cash[48], job[48];
+    bool est;
+    gb_rep_fmt(h, sizeof h, top->hours);
+    money(cash, sizeof cash, cash_needed(top, &est));
+    money(job, sizeof job, per_job(top));
+    snprintf(line, sizeof line, "Recommended: %dx %s, %s %s: %s hours, %s USD cash needed%s, %s USD per job (%s).",
+             top->gpu_count, top->gpu_type, top->provider, top->offering, h, cash, est ? " for the GPUs" : "", job,
+             *top->basis ? top->basis : "basis not given");
+    if (isfinite(top->hours_low) && isfinite(top->hours_high)) {
+      char bd[192];
+      band(top, bd, sizeof bd);
+      size_t l = strlen(line);
+      snprintf(line + l, sizeof line - l, " Band: %s.", bd);
+    }
     e = gb_doc_para(&r->doc, line);
   }
   /* the band column only where the plan has bands (the planner of issue 27) */
@@ -279,6 +288,15 @@ gb_err gb_rep_section_decision(gb_rep *r) {
   if (!e && alt) e = choice_row(r, "best on a measured GPU type", alt, with_band);
   if (!e && buy && buy != top && buy != alt) e = choice_row(r, "best purchase", buy, with_band);
   if (!e) e = gb_doc_table_end(&r->doc);
+  if (!e) {
+    const gb_planfile_row *p0 = &r->plan.rows[0];
+    snprintf(line, sizeof line, "Workload %s%s%s. Cash needed: what must be paid for the job (renting: the bill; "
+             "buying: the GPUs%s). Per-job cost: the bill, or the job's amortized share of owned GPUs. Basis: "
+             "measured on this GPU type, or projected from other measurements or the datasheet.",
+             *p0->workload ? p0->workload : "(not named)", *p0->precision ? ", " : "", p0->precision,
+             isfinite(p0->cash_usd) ? ", their energy and operations" : "");
+    e = gb_doc_para(&r->doc, line);
+  }
   if (!e && !alt)
     e = gb_doc_para(&r->doc, top_measured
                                  ? "The recommended configuration is on a measured GPU type."

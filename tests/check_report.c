@@ -213,6 +213,8 @@ START_TEST(test_decision_new_columns) {
   char *md = slurp_in(dir, "report.md");
   ck_assert_ptr_nonnull(md);
   ck_assert_ptr_nonnull(strstr(md, "Written by test from a plan."));
+  ck_assert_ptr_nonnull(strstr(md, "Recommended: 8x H100-SXM-80GB, runpod secure: 100.0 hours, 5,000 USD cash needed, "
+                                   "5,000 USD per job (projected within a vendor). Band: 90.00-120.0 h, 4,500-6,000 USD."));
   ck_assert_ptr_nonnull(strstr(md, "| recommended | 1 | 8x H100-SXM-80GB, runpod secure | projected within a vendor | "
                                    "100.0 | 5,000 | 5,000 | 90.00-120.0 h, 4,500-6,000 USD |"));
   ck_assert_ptr_nonnull(strstr(md, "| best on a measured GPU type | 2 | 8x H200-SXM-141GB, market purchase | measured | "
