@@ -853,6 +853,7 @@ static gb_err coll_rows(const gb_run_ctx *ctx, const coll_state *st, const gb_ca
   static const char *const units[3] = {"us", "GB/s", "GB/s"};
   const double *vals[3] = {us, alg, bus};
   for (int m = 0; m < 3; m++) {
+    if (m == 2 && n == 1 && !st->opts.trivial) continue; /* busbw on one GPU: 0 by definition (gb_desc) */
     gb_stats s = gb_stats_of(vals[m], (size_t)res->samples);
     gb_row r = gb_case_row("collective", c);
     r.metric = metrics[m];

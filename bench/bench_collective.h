@@ -121,6 +121,8 @@ typedef struct gb_coll_opts {
   unsigned placements; /* place=outofplace:inplace (bit 0 out-of-place, bit 1 in-place) */
   char id_file[1024];  /* id_file=PATH: the NCCL unique id file (mp modes) */
   double timeout_s;    /* timeout=SECONDS: bootstrap and per-sync deadline (default 300) */
+  bool trivial;        /* trivial=1: also the figures that mean nothing on one GPU (one-rank
+                          in-place, one-GPU broadcast, busbw rows on one GPU); default off */
 } gb_coll_opts;
 
 /* Defaults above (mp 0, all collectives, dtypes and placements). */

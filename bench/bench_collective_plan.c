@@ -207,6 +207,9 @@ static gb_err apply_opt(gb_coll_opts *o, const char *key, const char *val, bool 
     if (!*val || strlen(val) >= sizeof o->id_file)
       return gb_fail(GB_E_USAGE, "--opt id_file: expected a path of 1 to %zu characters", sizeof o->id_file - 1);
     strcpy(o->id_file, val);
+  } else if (strcmp(key, "trivial") == 0) {
+    GB_TRY(parse_int(key, val, 0, 1, &v));
+    o->trivial = v == 1;
   } else if (strcmp(key, "timeout") == 0) {
     double t;
     if (!gb_parse_double(val, &t) || t <= 0 || t > 86400)
@@ -214,7 +217,7 @@ static gb_err apply_opt(gb_coll_opts *o, const char *key, const char *val, bool 
     o->timeout_s = t;
   } else if (prefixed) {
     return gb_fail(GB_E_USAGE, "--opt collective.%s: unknown key (known: mp, min, max, factor, ops, colls, dtypes, "
-                               "place, id_file, timeout)", key);
+                               "place, id_file, timeout, trivial)", key);
   }
   return GB_OK;
 }
@@ -260,6 +263,9 @@ size_t gb_coll_plan_points(const gb_coll_opts *o, bool full, const int *counts, 
           for (int pl = 0; pl < 2; pl++) {
             if (!(o->placements & (1u << pl))) continue;
             if (!sweep_all && pl != quick_place) continue;
+            /* one rank: in place moves no data, a broadcast is a local copy (gb_desc:
+             * meaningless figures); measured only with trivial=1 */
+            if (counts[g] == 1 && !o->trivial && (pl == 1 || c == GB_COLL_BROADCAST)) continue;
             if (k < cap) {
               gb_coll_point *p = &out[k];
               p->coll = (gb_coll)c;
@@ -400,26 +406,28 @@ static bool same_group(const gb_row *a, const gb_row *b) {
   return a->gpu_count == b->gpu_count && strcmp(a->case_name, b->case_name) == 0 && strcmp(a->dtype, b->dtype) == 0;
 }
 
-static bool is_busbw(const gb_row *r) {
-  return strcmp(r->benchmark, "collective") == 0 && strcmp(r->metric, "busbw_gbps") == 0 && r->bytes != GB_NA;
+/* The table's rows are the algbw ones: busbw rows are not written on one GPU
+ * (0 by definition) unless trivial=1. */
+static bool is_algbw(const gb_row *r) {
+  return strcmp(r->benchmark, "collective") == 0 && strcmp(r->metric, "algbw_gbps") == 0 && r->bytes != GB_NA;
 }
 
 void gb_coll_summary_print(const gb_row *rows, size_t n, FILE *fp) {
   bool header = false, one_gpu = false;
   for (size_t i = 0; i < n; i++) {
-    if (!is_busbw(&rows[i])) continue;
+    if (!is_algbw(&rows[i])) continue;
     bool seen = false; /* print each group at its first row */
-    for (size_t j = 0; j < i && !seen; j++) seen = is_busbw(&rows[j]) && same_group(&rows[j], &rows[i]);
+    for (size_t j = 0; j < i && !seen; j++) seen = is_algbw(&rows[j]) && same_group(&rows[j], &rows[i]);
     if (seen) continue;
     int64_t largest = 0;
     for (size_t j = i; j < n; j++)
-      if (is_busbw(&rows[j]) && same_group(&rows[j], &rows[i]) && rows[j].bytes > largest) largest = rows[j].bytes;
+      if (is_algbw(&rows[j]) && same_group(&rows[j], &rows[i]) && rows[j].bytes > largest) largest = rows[j].bytes;
     const int64_t targets[5] = {(int64_t)64 << 10, (int64_t)1 << 20, (int64_t)16 << 20, (int64_t)256 << 20, largest};
     const gb_row *picked[5] = {NULL, NULL, NULL, NULL, NULL};
     for (int t = 0; t < 5; t++) {
       double best = INFINITY;
       for (size_t j = i; j < n; j++) {
-        if (!is_busbw(&rows[j]) || !same_group(&rows[j], &rows[i]) || rows[j].bytes < 1) continue;
+        if (!is_algbw(&rows[j]) || !same_group(&rows[j], &rows[i]) || rows[j].bytes < 1) continue;
         double d = fabs(log((double)rows[j].bytes / (double)targets[t]));
         if (d < best - 1e-12) {
           best = d;
@@ -434,11 +442,11 @@ void gb_coll_summary_print(const gb_row *rows, size_t n, FILE *fp) {
     for (int t = 0; t < 5; t++) {
       const gb_row *b = picked[t];
       if (!b) continue;
-      double algbw = NAN;
+      double busbw = NAN;
       for (size_t j = 0; j < n; j++)
-        if (strcmp(rows[j].benchmark, "collective") == 0 && strcmp(rows[j].metric, "algbw_gbps") == 0 &&
+        if (strcmp(rows[j].benchmark, "collective") == 0 && strcmp(rows[j].metric, "busbw_gbps") == 0 &&
             same_point(&rows[j], b))
-          algbw = rows[j].value;
+          busbw = rows[j].value;
       if (!header) {
         fprintf(fp, "%-26s %-5s %4s %10s %12s %12s  %s\n", "collective", "dtype", "GPUs", "size", "algbw GB/s",
                 "busbw GB/s", "status");
@@ -446,14 +454,15 @@ void gb_coll_summary_print(const gb_row *rows, size_t n, FILE *fp) {
       }
       char size[32], a[32], bb[32];
       gb_fmt_size(size, sizeof size, b->bytes);
-      gb_snprintf_c(a, sizeof a, "%.2f", algbw);
-      gb_snprintf_c(bb, sizeof bb, "%.2f", b->value);
+      gb_snprintf_c(a, sizeof a, "%.2f", b->value);
+      gb_snprintf_c(bb, sizeof bb, "%.2f", busbw);
       bool zero_by_def = b->gpu_count == 1 && strncmp(b->case_name, "broadcast", 9) != 0;
       if (zero_by_def) one_gpu = true;
       fprintf(fp, "%-26s %-5s %4d %10s %12s %12s  %s%s\n", b->case_name, b->dtype, b->gpu_count, size,
-              isnan(algbw) ? "-" : a, isnan(b->value) ? "-" : bb, gb_status_name(b->status), zero_by_def ? " *" : "");
+              isnan(b->value) ? "-" : a, isnan(busbw) ? "-" : bb, gb_status_name(b->status), zero_by_def ? " *" : "");
     }
   }
   if (one_gpu)
-    fprintf(fp, "* busbw is 0 on one GPU by definition (factor 2(n-1)/n or (n-1)/n); algbw is the measure there.\n");
+    fprintf(fp, "* busbw is 0 on one GPU by definition (factor 2(n-1)/n or (n-1)/n), and not written there; algbw is "
+                "the measure.\n");
 }

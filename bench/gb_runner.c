@@ -132,6 +132,7 @@ static void fill_identity(run_state *st, gb_row *r, int rep, const gb_telemetry_
   r->nvrtc = st->sys->nvrtc;
   r->nccl = st->sys->nccl;
   if (!r->settings || !r->settings[0]) r->settings = st->settings;
+  r->profile = st->c->run.profile == GB_PROFILE_FULL ? "full" : "quick";
   r->rep = rep;
   if (tel && tel->nsamples > 0) {
     if (isnan(r->sm_clock_mhz)) r->sm_clock_mhz = tel->sm_clock_mhz;
@@ -256,7 +257,11 @@ static gb_err case_headlines(const run_state *st, const gb_bench *b, const gb_ca
   return GB_OK;
 }
 
-static gb_err run_bench(run_state *st, const gb_bench *b, size_t *done_cases, size_t total_cases,
+/* One repetition of one benchmark: setup, every case once, teardown, so
+ * that each repetition is an independent sample (a fresh NCCL communicator,
+ * fresh handles and buffers). rep is the repetition (0-based) of reps; the
+ * derived rows and the summary follow the last one. */
+static gb_err run_bench(run_state *st, const gb_bench *b, int rep, int reps, size_t *done_cases, size_t total_cases,
                         gb_case_list *cases, bool *broken) {
   const gb_campaign *c = st->c;
   gb_run_ctx ctx = {.sys = st->sys, .cfg = &c->run, .dev = st->dev, .state = NULL, .tel = st->tel};
@@ -267,9 +272,8 @@ static gb_err run_bench(run_state *st, const gb_bench *b, size_t *done_cases, si
   gb_rowset rows = {0};
   int *headline = malloc((cases->n ? cases->n : 1) * sizeof *headline);
   gb_err err = headline ? case_headlines(st, b, cases, headline) : gb_fail(GB_E_NOMEM, "out of memory");
-  int reps = c->run.repeat > 0 ? c->run.repeat : 1;
   for (size_t i = 0; i < cases->n && !err && !g_stop && !*broken; i++) {
-    for (int rep = 0; rep < reps && !g_stop && !*broken; rep++) {
+    {
       const gb_case *cs = &cases->v[i];
       int rep_col = reps > 1 ? rep : -1;
       char key[2048];
@@ -326,7 +330,7 @@ static gb_err run_bench(run_state *st, const gb_bench *b, size_t *done_cases, si
   if (c->progress && c->progress_bar) fputc('\n', c->progress);
   gb_rowset_free(&rows);
   free(headline);
-  if (!err && !*broken && !g_stop) err = finish_bench(st, b, &ctx);
+  if (!err && !*broken && !g_stop && rep == reps - 1) err = finish_bench(st, b, &ctx);
   if (b->teardown && !setup_err) b->teardown(&ctx);
   return err;
 }
@@ -410,8 +414,11 @@ gb_err gb_campaign_run(const gb_campaign *c, const gb_system_info *sys, gb_campa
   size_t done_cases = 0;
   bool broken = false;
   gb_progress_start(&g_progress, gb_progress_now());
-  for (int i = 0; i < c->nbenches && !err && !g_stop && !broken; i++)
-    err = run_bench(&st, c->benches[i], &done_cases, total, &lists[i], &broken);
+  /* --repeat: the whole campaign in turn (every case once, then again), not
+   * each case N times in a row, so that repetitions are independent samples */
+  for (int rep = 0; rep < reps && !err && !g_stop && !broken; rep++)
+    for (int i = 0; i < c->nbenches && !err && !g_stop && !broken; i++)
+      err = run_bench(&st, c->benches[i], rep, reps, &done_cases, total, &lists[i], &broken);
   for (int i = 0; i < c->nbenches; i++) gb_case_list_free(&lists[i]);
 
   sigaction(SIGINT, &old_int, NULL);

@@ -43,7 +43,17 @@ const gb_opt_cmd gb_history_cmd = {
         "series is tested for change points by E-divisive means (as Apache Otava does):\n"
         "the strongest split is accepted when a permutation test finds it significant, and\n"
         "the search goes on in the pieces. Each side of a change holds at least\n"
-        "--min-segment runs, so a one-run spike is never a change.",
+        "--min-segment runs, so a one-run spike is never a change. A step clear of the\n"
+        "series' own noise (the medians either side, against the robust spread of\n"
+        "successive runs) is accepted without the permutations, so a 10% step in a\n"
+        "1%-noise figure is flagged once 3 runs follow 3. There is no cap on the changes\n"
+        "per series. A slow drift (a significant least-squares slope that fits as well\n"
+        "as the steps) is reported as one drift line, not as a staircase of steps.\n"
+        "\n"
+        "The last line says what this history can see: the smallest step it flags\n"
+        "(median over the headline series) once --min-segment runs follow it, and how\n"
+        "many runs after a 10% step it takes to flag one; --all gives each series'\n"
+        "noise and smallest step.",
     .options = k_opts,
     .operands = {.metavar = "CSV|DIR...", .help = "results files, or directories of them", .min = 1, .max = -1,
                  .ext = "csv", A(inputs), GB_OPT_COUNT(gb_history_args, ninputs),

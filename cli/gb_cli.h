@@ -30,11 +30,13 @@ int gb_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((for
 int gb_cli_wants_help(int argc, char **argv);
 
 /* Each subcommand: its spec (option table) and its main, in cli/cmd_<name>.c. */
-extern const gb_opt_cmd gb_compare_cmd, gb_history_cmd, gb_info_cmd, gb_merge_cmd, gb_plan_cmd, gb_report_cmd, gb_run_cmd;
+extern const gb_opt_cmd gb_compare_cmd, gb_history_cmd, gb_info_cmd, gb_merge_cmd, gb_noise_cmd, gb_plan_cmd,
+    gb_report_cmd, gb_run_cmd;
 int gb_cmd_compare(int argc, char **argv);
 int gb_cmd_history(int argc, char **argv);
 int gb_cmd_info(int argc, char **argv);
 int gb_cmd_merge(int argc, char **argv);
+int gb_cmd_noise(int argc, char **argv);
 int gb_cmd_plan(int argc, char **argv);
 int gb_cmd_report(int argc, char **argv);
 int gb_cmd_run(int argc, char **argv);

@@ -22,11 +22,15 @@
 
 /* ---- compare ---- */
 
+#define GB_COMPARE_MAX_FILES 4096
+
 typedef struct gb_compare_args {
-  const char *files[2]; /* baseline, current */
-  const char *config_path, *junit, *markdown;
+  const char *files[GB_COMPARE_MAX_FILES]; /* baseline inputs (CSVs, directories), then the current CSV */
+  size_t nfiles;
+  const char *config_path, *junit, *markdown, *noise_path;
+  int format; /* 0 text, 1 short */
   double threshold_pct, alpha; /* NaN when not given */
-  bool allow_mismatch, all;
+  bool allow_mismatch, all, gate_latency;
 } gb_compare_args;
 
 int gb_compare_parse_args(int argc, char **argv, gb_compare_args *a);

@@ -17,6 +17,7 @@ const gb_command gb_commands[] = {
     {&gb_history_cmd, gb_cmd_history},
     {&gb_info_cmd, gb_cmd_info},
     {&gb_merge_cmd, gb_cmd_merge},
+    {&gb_noise_cmd, gb_cmd_noise},
     {&gb_plan_cmd, gb_cmd_plan},
     {&gb_report_cmd, gb_cmd_report},
     {&gb_run_cmd, gb_cmd_run},
@@ -45,7 +46,8 @@ const gb_opt_prog *gb_cli_program(void) {
                      "GPUBENCH_GNUPLOT\tthe gnuplot program that draws the plots (default: gnuplot in PATH)",
       .files = "@DATA@/prices.csv, @DATA@/gpu_specs.csv: prices and datasheet figures;\n"
                "@DATA@/measured/*.csv: the shipped measurements; @DATA@/workloads/*.ini:\n"
-               "example workloads (docs/planner.md). Results files: docs/results-schema.md.",
+               "example workloads (docs/planner.md); @DATA@/noise/floors.csv: the regression\n"
+               "gate's noise floors (docs/ci.md). Results files: docs/results-schema.md.",
       .cmds = cmds,
   };
   if (!cmds[0]) {

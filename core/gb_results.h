@@ -54,6 +54,7 @@ typedef struct gb_row {
   const char *regime;   /* membw: where the working set lives: "l2", "transition", "hbm", "hbm-cold" ("": not recorded) */
   int headline;         /* 1: the row holds its benchmark's headline figure by gb_desc's rule; 0: it does
                          * not (empty in a file that has the column); -1: the file has no headline column */
+  const char *profile;  /* the campaign's profile, "quick" or "full" ("" where not recorded) */
   /* where a read row came from (not written) */
   const char *file;
   long line;

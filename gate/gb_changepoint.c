@@ -8,7 +8,7 @@
 #include <string.h>
 
 gb_cp_options gb_cp_defaults(void) {
-  gb_cp_options o = {.min_segment = 3, .permutations = 1999, .alpha = 0.001, .seed = 1, .max_changes = 8};
+  gb_cp_options o = {.min_segment = 3, .permutations = 1999, .alpha = 0.001, .seed = 1, .max_changes = 0};
   return o;
 }
 
@@ -72,6 +72,51 @@ static double mean_of(const double *x, size_t n) {
   return n ? s / (double)n : NAN;
 }
 
+static int cmp_dbl(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+double gb_cp_noise(const double *x, size_t n) {
+  if (n < 2) return NAN;
+  double *d = malloc((n - 1) * sizeof *d);
+  if (!d) return NAN;
+  for (size_t i = 0; i + 1 < n; i++) d[i] = fabs(x[i + 1] - x[i]);
+  qsort(d, n - 1, sizeof *d, cmp_dbl);
+  size_t m = n - 1;
+  double med = m % 2 ? d[m / 2] : (d[m / 2 - 1] + d[m / 2]) / 2;
+  free(d);
+  return 1.4826 * med / sqrt(2.0);
+}
+
+double gb_cp_critical(double alpha, size_t ncand, size_t n) {
+  double a = alpha / (double)(ncand ? ncand : 1), lo = 0, hi = 40;
+  for (int i = 0; i < 200; i++) {
+    double mid = (lo + hi) / 2;
+    if (erfc(mid / sqrt(2.0)) > a) lo = mid;
+    else hi = mid;
+  }
+  double z = (lo + hi) / 2;
+  /* the noise is estimated from the series itself: a Student-t-like widening
+   * for its ~0.4 (n - 1) degrees of freedom (the MAD's efficiency) */
+  double df = 0.4 * (double)(n > 1 ? n - 1 : 1);
+  return z * (1.0 + (z * z + 1.0) / (4.0 * df));
+}
+
+static double median_of(const double *x, size_t n, double *tmp) {
+  memcpy(tmp, x, n * sizeof *tmp);
+  qsort(tmp, n, sizeof *tmp, cmp_dbl);
+  return n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
+}
+
+/* The step statistic of splitting x[0..len) at tau: |median after - median
+ * before| / (GB_CP_MEDIAN_SE sigma sqrt(1/tau + 1/(len - tau))) (medians, so
+ * that one spike is not a step). tmp holds len doubles. */
+static double step_t(const double *x, size_t len, size_t tau, double sigma, double *tmp) {
+  double a = median_of(x, tau, tmp), b = median_of(x + tau, len - tau, tmp);
+  return fabs(b - a) / (GB_CP_MEDIAN_SE * sigma * sqrt(1.0 / (double)tau + 1.0 / (double)(len - tau)));
+}
+
 static int cmp_cp(const void *a, const void *b) {
   size_t x = ((const gb_change_point *)a)->index, y = ((const gb_change_point *)b)->index;
   return (x > y) - (x < y);
@@ -79,14 +124,18 @@ static int cmp_cp(const void *a, const void *b) {
 
 gb_err gb_changepoints(const double *x, size_t n, const gb_cp_options *opt, gb_change_point *out, size_t *nout) {
   *nout = 0;
-  if (opt->min_segment < 2 || opt->permutations < 1 || !(opt->alpha > 0 && opt->alpha < 1) || opt->max_changes < 1)
+  if (opt->min_segment < 2 || opt->permutations < 1 || !(opt->alpha > 0 && opt->alpha < 1))
     return gb_fail(GB_E_INPUT, "change points: min_segment must be >= 2, permutations >= 1, 0 < alpha < 1");
   for (size_t i = 0; i < n; i++)
     if (!isfinite(x[i])) return gb_fail(GB_E_INPUT, "change points: value %zu is not finite", i);
   if (n < 2 * opt->min_segment) return GB_OK;
+  size_t cap = opt->max_changes ? opt->max_changes : n / opt->min_segment;
+  /* the series' own noise, robust to steps: for the parametric test */
+  double sigma = gb_cp_noise(x, n), scale = fabs(mean_of(x, n)) + 1.0;
+  if (!(sigma > 1e-12 * scale)) sigma = 1e-12 * scale;
   double *scratch = malloc((n + 1) * (n + 1) * sizeof *scratch);
   double *shuffled = malloc(n * sizeof *shuffled);
-  size_t *bounds = malloc((opt->max_changes + 2) * sizeof *bounds); /* sorted segment starts + n */
+  size_t *bounds = malloc((cap + 2) * sizeof *bounds); /* sorted segment starts + n */
   if (!scratch || !shuffled || !bounds) {
     free(scratch);
     free(shuffled);
@@ -97,7 +146,7 @@ gb_err gb_changepoints(const double *x, size_t n, const gb_cp_options *opt, gb_c
   size_t nb = 2;
   bounds[0] = 0;
   bounds[1] = n;
-  while (*nout < opt->max_changes) {
+  while (*nout < cap) {
     /* the segment whose best split is strongest */
     double best_q = -INFINITY;
     size_t best_seg = 0, best_tau = 0;
@@ -112,20 +161,34 @@ gb_err gb_changepoints(const double *x, size_t n, const gb_cp_options *opt, gb_c
     }
     if (best_q == -INFINITY) break;
     size_t a = bounds[best_seg], len = bounds[best_seg + 1] - a;
-    memcpy(shuffled, x + a, len * sizeof *shuffled);
-    size_t at_least = 0;
-    for (size_t p = 0; p < opt->permutations; p++) {
-      for (size_t i = len - 1; i > 0; i--) { /* Fisher-Yates */
-        size_t j = next_below(&rng, i + 1);
-        double t = shuffled[i];
-        shuffled[i] = shuffled[j];
-        shuffled[j] = t;
+    /* a step clear of the series' noise is accepted at once (Bonferroni over
+     * the candidate splits); otherwise the permutation test decides, stopped
+     * as soon as its p can no longer reach alpha */
+    size_t ncand = len - 2 * opt->min_segment + 1;
+    double tstat = step_t(x + a, len, best_tau - a, sigma, shuffled);
+    double p_par = fmin(1.0, (double)ncand * erfc(tstat / sqrt(2.0)));
+    double pv;
+    if (tstat >= gb_cp_critical(opt->alpha, ncand, n)) {
+      pv = p_par;
+    } else {
+      memcpy(shuffled, x + a, len * sizeof *shuffled);
+      size_t at_least = 0, done = 0;
+      double stop = opt->alpha * (double)(opt->permutations + 1) - 1.0; /* at_least above this: p > alpha */
+      for (size_t p = 0; p < opt->permutations && (double)at_least <= stop; p++, done++) {
+        for (size_t i = len - 1; i > 0; i--) { /* Fisher-Yates */
+          size_t j = next_below(&rng, i + 1);
+          double t = shuffled[i];
+          shuffled[i] = shuffled[j];
+          shuffled[j] = t;
+        }
+        size_t tau;
+        /* relative tolerance: equal statistics computed in another order */
+        if (gb_cp_best_split(shuffled, len, opt->min_segment, scratch, &tau) >= best_q - 1e-12 * fabs(best_q))
+          at_least++;
       }
-      size_t tau;
-      /* relative tolerance: equal statistics computed in another order */
-      if (gb_cp_best_split(shuffled, len, opt->min_segment, scratch, &tau) >= best_q - 1e-12 * fabs(best_q)) at_least++;
+      pv = (1.0 + (double)at_least) / (1.0 + (double)(done < opt->permutations ? done : opt->permutations));
+      if ((double)at_least > stop) break;
     }
-    double pv = (1.0 + (double)at_least) / (1.0 + (double)opt->permutations);
     if (pv > opt->alpha) break;
     gb_change_point *c = &out[(*nout)++];
     c->index = best_tau;

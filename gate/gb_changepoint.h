@@ -13,7 +13,16 @@
  * shuffled `permutations` times (a seeded generator, so results repeat) and
  * p = (1 + #{shuffles whose best Q >= the observed Q}) / (1 + permutations).
  * If p <= alpha the split is accepted and the search goes on in the pieces;
- * otherwise it stops. */
+ * otherwise it stops. The permutations stop as soon as p can no longer reach
+ * alpha (an exact early stop: the decision is that of all of them).
+ *
+ * Before the permutations, a step clear of the series' noise is accepted at
+ * once: t = |median after - median before| / (GB_CP_MEDIAN_SE sigma sqrt(1/n1 + 1/n2))
+ * over the segment split at tau, sigma the series' robust noise (gb_cp_noise), against
+ * gb_cp_critical (Bonferroni over the segment's candidate splits, widened
+ * for a noise estimated from few values); its p is ncand x the two-sided
+ * normal tail. So a 10% step in a 1%-noise series is flagged once 3 runs
+ * follow 3, where 2 x 3 values allow no permutation p below 1/20. */
 #ifndef GB_CHANGEPOINT_H
 #define GB_CHANGEPOINT_H
 
@@ -22,13 +31,17 @@
 
 #include "gb_error.h"
 
+/* A median's standard error over a mean's: sqrt(pi/2) = 1.2533 for normal
+ * noise, more for lighter tails (sqrt(3) for uniform noise): 1.5. */
+#define GB_CP_MEDIAN_SE 1.5
+
 typedef struct gb_cp_options {
   size_t min_segment;   /* values on each side of a change, at least 2 (default 3) */
   size_t permutations;  /* shuffles per significance test (default 1999) */
   double alpha;         /* accept a change when p <= alpha (default 0.001: with hundreds of series
                          * a history must not cry wolf) */
   uint64_t seed;        /* shuffles' generator seed (default 1) */
-  size_t max_changes;   /* stop after this many (default 8) */
+  size_t max_changes;   /* stop after this many; 0 (the default): no cap, at most n / min_segment */
 } gb_cp_options;
 
 /* The defaults above. */
@@ -43,8 +56,8 @@ typedef struct gb_change_point {
 } gb_change_point;
 
 /* Finds change points in x[0..n) (not modified). Writes up to opt->max_changes
- * points, sorted by index, into out (caller's array of at least max_changes)
- * and their count into *nout. A series shorter than 2 * min_segment has none.
+ * (0: n / min_segment) points, sorted by index, into out (caller's array of
+ * at least that many) and their count into *nout. A series shorter than 2 * min_segment has none.
  * Errors: GB_E_INPUT (bad options, non-finite value), GB_E_NOMEM. */
 gb_err gb_changepoints(const double *x, size_t n, const gb_cp_options *opt, gb_change_point *out, size_t *nout);
 
@@ -53,5 +66,14 @@ gb_err gb_changepoints(const double *x, size_t n, const gb_cp_options *opt, gb_c
  * writes the split index (first value of the second part) to *tau; returns
  * -INFINITY when n < 2 * min_segment. scratch holds (n+1)*(n+1) doubles. */
 double gb_cp_best_split(const double *x, size_t n, size_t min_segment, double *scratch, size_t *tau);
+
+/* A series' noise robust to steps and drifts: 1.4826 x the median absolute
+ * difference of successive values / sqrt(2); NaN for fewer than 2 values. */
+double gb_cp_noise(const double *x, size_t n);
+
+/* The step statistic a split of a segment with ncand candidate splits, in a
+ * series of n values, must reach to be accepted without permutations at
+ * alpha. */
+double gb_cp_critical(double alpha, size_t ncand, size_t n);
 
 #endif

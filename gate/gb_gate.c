@@ -8,11 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gb_mannwhitney.h"
+#include "gb_desc.h"
+#include "gb_history.h"
+#include "gb_noise.h"
 #include "gb_stats.h"
 
 static const char *const k_verdict_names[GB_VERDICT_COUNT] = {
-    "regression", "failed", "missing", "noise", "insufficient", "new", "improvement", "unchanged"};
+    "regression", "failed",      "missing",     "not-comparable", "noise",      "insufficient",
+    "new",        "improvement", "worse-info", "better-info",    "not-judged", "unchanged"};
+
+/* Prior weight (degrees of freedom) of the floor against the runs' spread. */
+#define NU0 GB_NOISE_NU0
 
 const char *gb_verdict_name(gb_verdict v) { return (unsigned)v < GB_VERDICT_COUNT ? k_verdict_names[v] : "?"; }
 
@@ -21,7 +27,9 @@ static bool ends_with(const char *s, const char *suffix) {
   return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
-int gb_metric_direction(const char *m) {
+int gb_metric_direction(const char *benchmark, const char *m) {
+  gb_dir d = gb_desc_direction(benchmark, m);
+  if (d != GB_DIR_UNKNOWN) return (int)d;
   static const char *const higher[] = {"tflops", "tops", "gflops", "gbps", "speedup", "tokens_per_s"};
   for (size_t i = 0; i < sizeof higher / sizeof higher[0]; i++)
     if (strcmp(m, higher[i]) == 0) return 1;
@@ -32,8 +40,18 @@ int gb_metric_direction(const char *m) {
 }
 
 gb_gate_options gb_gate_defaults(void) {
-  gb_gate_options o = {.threshold_pct = NAN, .alpha = NAN, .min_reps = 6, .allow_mismatch = false, .config = NULL};
+  gb_gate_options o = {.threshold_pct = NAN, .alpha = NAN, .allow_mismatch = false, .config = NULL, .noise = NULL};
   return o;
+}
+
+double gb_gate_z(double alpha) {
+  double lo = 0, hi = 40;
+  for (int i = 0; i < 200; i++) {
+    double mid = (lo + hi) / 2;
+    if (erfc(mid / sqrt(2.0)) > alpha) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
 }
 
 /* ---- grouping rows by key ---- */
@@ -60,7 +78,7 @@ static char *make_key(const gb_row *r) {
   put_int(&b, r->k);
   gb_buf_append(&b, "\x1f", 1);
   put_int(&b, r->bytes);
-  gb_buf_printf(&b, "\x1f%s\x1f%s", r->metric, r->settings);
+  gb_buf_printf(&b, "\x1f%s", r->metric);
   if (gb_buf_append(&b, "", 1)) {
     gb_buf_free(&b);
     return NULL;
@@ -190,18 +208,30 @@ static void check_libraries(const gb_results *base, const gb_results *cur, gb_ga
   }
 }
 
-/* ---- per-key statistics ---- */
+/* ---- per-figure statistics ---- */
+
+static int cmp_row_run(const void *a, const void *b) {
+  const gb_row *x = *(const gb_row *const *)a, *y = *(const gb_row *const *)b;
+  int c = strcmp(x->run_id, y->run_id);
+  return c ? c : (x > y) - (x < y);
+}
 
 static gb_err fill_side(gb_gate_side *s, keyed_row *rows, size_t n) {
   memset(s, 0, sizeof *s);
-  s->median = s->lo = s->hi = s->cv = NAN;
+  s->median = s->mean_ln = s->sd_ln = s->rep_sd_ln = s->cv = NAN;
   if (n == 0) return GB_OK;
   s->nrows = n;
   s->row = rows[0].row;
+  const gb_row **ok = malloc(n * sizeof *ok);
+  double *tmp = malloc(2 * n * sizeof *tmp);
   s->values = malloc(n * sizeof *s->values);
-  if (!s->values) return gb_fail(GB_E_NOMEM, "out of memory for samples");
-  double lo = INFINITY, hi = -INFINITY, cv_rows = NAN;
-  bool spread_known = true;
+  if (!ok || !tmp || !s->values) {
+    free(ok);
+    free(tmp);
+    return gb_fail(GB_E_NOMEM, "out of memory for samples");
+  }
+  double *cvs = tmp + n;
+  size_t ncv = 0;
   for (size_t i = 0; i < n; i++) {
     const gb_row *r = rows[i].row;
     /* throttled rows passed their result check: the figure under the power or
@@ -210,39 +240,116 @@ static gb_err fill_side(gb_gate_side *s, keyed_row *rows, size_t n) {
       if (!s->failed) s->failed = r;
       continue;
     }
-    s->values[s->nok++] = r->value;
-    /* a row's own spread: [min, max], else value -/+ 3 stddev */
-    double rl = r->min, rh = r->max;
-    if (isnan(rl) && !isnan(r->stddev)) rl = r->value - 3 * r->stddev;
-    if (isnan(rh) && !isnan(r->stddev)) rh = r->value + 3 * r->stddev;
-    if (isnan(rl) || isnan(rh)) spread_known = false;
-    if (!isnan(rl) && rl < lo) lo = rl;
-    if (!isnan(rh) && rh > hi) hi = rh;
-    if (r->value < lo) lo = r->value;
-    if (r->value > hi) hi = r->value;
-    if (!isnan(r->stddev) && r->value > 0) {
-      double cv = r->stddev / r->value;
-      if (isnan(cv_rows) || cv > cv_rows) cv_rows = cv;
-    }
+    ok[s->nok++] = r;
+    if (!isnan(r->stddev) && r->value > 0) cvs[ncv++] = GB_GATE_OWN_SPREAD * r->stddev / r->value;
   }
   if (s->failed) s->row = s->failed;
-  if (s->nok == 0) return GB_OK;
-  gb_stats st = gb_stats_of(s->values, s->nok);
-  s->median = st.median;
-  /* CV across repetitions when there are several, else the rows' own. */
-  if (s->nok >= 2 && st.mean > 0) s->cv = st.stddev / st.mean;
-  if (!isnan(cv_rows) && (isnan(s->cv) || cv_rows > s->cv)) s->cv = cv_rows;
-  /* A spread is known from several repetitions or from the rows' min/max/stddev. */
-  if (spread_known || s->nok >= 2) {
-    s->lo = lo;
-    s->hi = hi;
+  if (ncv) s->cv = gb_median(cvs, ncv);
+  qsort(ok, s->nok, sizeof *ok, cmp_row_run);
+  /* one value per run: the median of its repetitions */
+  double rep_ss = 0, ln_sum = 0;
+  size_t rep_df = 0;
+  bool positive = true;
+  for (size_t a = 0; a < s->nok;) {
+    size_t b = a, nr = 0;
+    while (b < s->nok && strcmp(ok[b]->run_id, ok[a]->run_id) == 0) tmp[nr++] = ok[b++]->value;
+    double v = gb_median(tmp, nr);
+    s->values[s->nruns++] = v;
+    if (!(v > 0)) positive = false;
+    if (nr >= 2 && positive) {
+      double m = 0;
+      bool allpos = true;
+      for (size_t i = 0; i < nr; i++) {
+        if (!(tmp[i] > 0)) allpos = false;
+        else m += log(tmp[i]);
+      }
+      if (allpos) {
+        m /= (double)nr;
+        for (size_t i = 0; i < nr; i++) rep_ss += (log(tmp[i]) - m) * (log(tmp[i]) - m);
+        rep_df += nr - 1;
+      }
+    }
+    a = b;
   }
+  if (s->nruns) s->median = gb_median(s->values, s->nruns);
+  if (s->nruns && positive) {
+    for (size_t i = 0; i < s->nruns; i++) ln_sum += log(s->values[i]);
+    s->mean_ln = ln_sum / (double)s->nruns;
+    if (s->nruns >= 2) {
+      double ss = 0;
+      for (size_t i = 0; i < s->nruns; i++) ss += (log(s->values[i]) - s->mean_ln) * (log(s->values[i]) - s->mean_ln);
+      s->sd_ln = sqrt(ss / (double)(s->nruns - 1));
+    }
+  }
+  if (rep_df) s->rep_sd_ln = sqrt(rep_ss / (double)rep_df);
+  free(ok);
+  free(tmp);
   return GB_OK;
 }
 
-static void judge(gb_gate_item *it, const gb_gate_options *opt, double base_threshold, double alpha) {
+/* The distinct non-empty values of a string field over a side's rows,
+ * joined with spaces ("" when none). */
+static void side_values(keyed_row *rows, size_t n, size_t off, bool skip_empty, char *buf, size_t cap) {
+  ident_set s;
+  memset(&s, 0, sizeof s);
+  for (size_t i = 0; i < n; i++) {
+    const char *v = *(const char *const *)((const char *)rows[i].row + off);
+    if (!skip_empty || (v && *v)) ident_add(&s, v ? v : "");
+  }
+  qsort(s.v, s.n, sizeof s.v[0], cmp_str);
+  ident_join(&s, buf, cap);
+}
+
+/* Whether the sides were measured alike; else writes what differs to note. */
+static bool comparable(keyed_row *b, size_t nb, keyed_row *c, size_t nc, bool allow_libs, char *note, size_t n) {
+  char x[64], y[64];
+  side_values(b, nb, offsetof(gb_row, settings), false, x, sizeof x);
+  side_values(c, nc, offsetof(gb_row, settings), false, y, sizeof y);
+  if (strcmp(x, y)) {
+    snprintf(note, n, "settings differ: baseline \"%s\", current \"%s\"", strcmp(x, "(empty)") ? x : "",
+             strcmp(y, "(empty)") ? y : "");
+    return false;
+  }
+  /* the profile (warm-up, samples, sizes): where both sides recorded it */
+  side_values(b, nb, offsetof(gb_row, profile), true, x, sizeof x);
+  side_values(c, nc, offsetof(gb_row, profile), true, y, sizeof y);
+  if (x[0] && y[0] && strcmp(x, y)) {
+    snprintf(note, n, "profile differs: baseline %s, current %s", x, y);
+    return false;
+  }
+  if (allow_libs) return true;
+  static const char *const names[3] = {"cublaslt", "nvrtc", "nccl"};
+  static const size_t offs[3] = {offsetof(gb_row, cublaslt), offsetof(gb_row, nvrtc), offsetof(gb_row, nccl)};
+  for (int f = 0; f < 3; f++) {
+    side_values(b, nb, offs[f], true, x, sizeof x);
+    side_values(c, nc, offs[f], true, y, sizeof y);
+    if (x[0] && y[0] && strcmp(x, y)) {
+      snprintf(note, n, "%s differs: baseline %s, current %s (--allow-mismatch compares anyway)", names[f], x, y);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* Whether a figure's verdict decides the outcome. */
+static bool is_gated(const gb_row *r, gb_fclass cls, bool gate_latency) {
+  if (cls == GB_FCLASS_HEADLINE) return true;
+  if (cls == GB_FCLASS_LATENCY) return gate_latency;
+  if (cls == GB_FCLASS_DERIVED) {
+    /* a derived figure counts when the shape it was derived at is a headline one */
+    const gb_bench_desc *d = gb_desc_find(r->benchmark);
+    if (!d || !d->headline_metric) return true;
+    gb_row h = *r;
+    h.metric = d->headline_metric;
+    gb_fclass hc = gb_desc_class(&h);
+    return hc == GB_FCLASS_HEADLINE || (hc == GB_FCLASS_LATENCY && gate_latency);
+  }
+  return false;
+}
+
+static void judge(gb_gate_item *it, const gb_gate_options *opt, double min_pct, double alpha, double own_cv) {
   gb_gate_side *b = &it->base, *c = &it->cur;
-  it->change_pct = it->ratio = it->threshold_pct = it->p_value = NAN;
+  it->change_pct = it->ratio = it->threshold_pct = it->mdc_pct = it->sigma = it->p_value = NAN;
   it->method = "";
   if (c->failed) {
     it->verdict = GB_VERDICT_FAILED;
@@ -257,44 +364,75 @@ static void judge(gb_gate_item *it, const gb_gate_options *opt, double base_thre
              gb_status_name(b->row->status));
     return;
   }
-  if (!(b->median > 0)) {
+  if (!(b->median > 0) || isnan(b->mean_ln) || isnan(c->mean_ln)) {
     it->verdict = GB_VERDICT_INSUFFICIENT;
-    snprintf(it->note, sizeof it->note, "baseline median is 0: no ratio");
+    snprintf(it->note, sizeof it->note, "a value is 0 or negative: no ratio");
     return;
   }
   it->ratio = c->median / b->median;
   it->change_pct = it->direction * (it->ratio - 1.0) * 100.0;
-  double th = base_threshold;
-  if (!isnan(b->cv) && 300.0 * b->cv > th) th = 300.0 * b->cv;
-  if (!isnan(c->cv) && 300.0 * c->cv > th) th = 300.0 * c->cv;
-  it->threshold_pct = th;
-  bool significant;
-  if (b->nok >= opt->min_reps && c->nok >= opt->min_reps) {
-    gb_mw_result mw;
-    if (gb_mann_whitney(b->values, b->nok, c->values, c->nok, &mw) != GB_OK) {
-      it->verdict = GB_VERDICT_INSUFFICIENT;
-      snprintf(it->note, sizeof it->note, "Mann-Whitney test failed: %s", gb_errmsg());
-      return;
-    }
-    it->p_value = mw.p_value;
-    it->method = mw.exact ? "mann-whitney exact" : "mann-whitney normal";
-    significant = mw.p_value < alpha;
-  } else {
-    if (isnan(b->lo) || isnan(c->lo)) {
-      it->verdict = GB_VERDICT_INSUFFICIENT;
-      snprintf(it->note, sizeof it->note,
-               "%zu baseline and %zu current samples and no min/max/stddev: no spread to judge by", b->nok, c->nok);
-      return;
-    }
-    it->method = "ranges";
-    significant = c->hi < b->lo || c->lo > b->hi;
+  /* the class's floor, pooled with the runs' own spread */
+  const gb_noise_floor *fl = gb_noise_lookup(opt->noise, b->row), *ff = gb_noise_lookup_figure(opt->noise, b->row);
+  double floor_sigma = fl ? fl->sigma : gb_noise_default_sigma(b->row);
+  if (ff && ff->sigma > floor_sigma) floor_sigma = ff->sigma;
+  double ss = NU0 * floor_sigma * floor_sigma, df = NU0;
+  if (!isnan(b->sd_ln)) {
+    ss += (double)(b->nruns - 1) * b->sd_ln * b->sd_ln;
+    df += (double)(b->nruns - 1);
   }
-  if (fabs(it->change_pct) <= th)
+  if (!isnan(c->sd_ln)) {
+    ss += (double)(c->nruns - 1) * c->sd_ln * c->sd_ln;
+    df += (double)(c->nruns - 1);
+  }
+  double sigma = sqrt(ss / df);
+  it->method = df > NU0 ? "floor+runs" : ff && ff->sigma >= floor_sigma ? "figure floor" : fl ? "floor" : "built-in floor";
+  /* never below the figure's own spread: within a run (rows' stddev, the
+   * repetitions) a bimodal figure shows how far its median can move */
+  double own = own_cv;
+  if (!isnan(b->rep_sd_ln) && !(b->rep_sd_ln <= own)) own = b->rep_sd_ln;
+  if (!isnan(c->rep_sd_ln) && !(c->rep_sd_ln <= own)) own = c->rep_sd_ln;
+  if (!isnan(own) && own > sigma) {
+    sigma = own;
+    it->method = "own spread";
+  }
+  it->sigma = sigma;
+  double se = sigma * sqrt(1.0 / (double)b->nruns + 1.0 / (double)c->nruns);
+  double d = c->mean_ln - b->mean_ln;
+  double t = gb_gate_z(alpha) * se, tmin = log1p(min_pct / 100.0);
+  if (t < tmin) t = tmin;
+  it->mdc_pct = it->threshold_pct = expm1(t) * 100.0;
+  it->p_value = se > 0 ? erfc(fabs(d) / se / sqrt(2.0)) : (d == 0 ? 1.0 : 0.0);
+  double od = it->direction * d; /* oriented: < 0 worse */
+  bool worse = od < 0;
+  if (fabs(d) <= tmin)
     it->verdict = GB_VERDICT_UNCHANGED;
-  else if (!significant)
-    it->verdict = GB_VERDICT_NOISE;
+  else if (fabs(d) <= t)
+    it->verdict = it->gated ? GB_VERDICT_NOISE : GB_VERDICT_UNCHANGED;
+  else if (it->gated)
+    it->verdict = worse ? GB_VERDICT_REGRESSION : GB_VERDICT_IMPROVEMENT;
   else
-    it->verdict = it->change_pct < 0 ? GB_VERDICT_REGRESSION : GB_VERDICT_IMPROVEMENT;
+    it->verdict = worse ? GB_VERDICT_WORSE_INFO : GB_VERDICT_BETTER_INFO;
+}
+
+/* The spread of a derived figure from its two sides: for "A_vs_B" the rows
+ * of cases A and B at the same shape; sqrt(cv_A^2 + cv_B^2). NaN when a
+ * side is not found. */
+static double derived_cv(const gb_gate_report *rep, const gb_gate_item *it, const double *item_cv) {
+  const gb_row *r = it->base.row;
+  const char *vs = strstr(r->case_name, "_vs_");
+  if (!vs) return NAN;
+  size_t la = (size_t)(vs - r->case_name);
+  const char *bname = vs + 4;
+  double cva = NAN, cvb = NAN;
+  for (size_t i = 0; i < rep->nitems; i++) {
+    const gb_row *o = rep->items[i].base.row ? rep->items[i].base.row : rep->items[i].cur.row;
+    if (!o || o == r || strcmp(o->benchmark, r->benchmark) || o->m != r->m || o->n != r->n || o->k != r->k ||
+        o->gpu_count != r->gpu_count || strcmp(o->gpu_type, r->gpu_type) || strstr(o->case_name, "_vs_"))
+      continue;
+    if (strlen(o->case_name) == la && strncmp(o->case_name, r->case_name, la) == 0) cva = item_cv[i];
+    else if (strcmp(o->case_name, bname) == 0) cvb = item_cv[i];
+  }
+  return isnan(cva) || isnan(cvb) ? NAN : sqrt(cva * cva + cvb * cvb);
 }
 
 static int cmp_item(const void *a, const void *b) {
@@ -320,10 +458,10 @@ gb_err gb_gate_compare(const gb_results *base, const gb_results *cur, const gb_g
   const gb_gate_config *cfg = opt->config;
   double threshold = !isnan(opt->threshold_pct) ? opt->threshold_pct
                      : (cfg && !isnan(cfg->threshold_pct)) ? cfg->threshold_pct
-                                                            : 5.0;
+                                                            : 2.0;
   double alpha = !isnan(opt->alpha) ? opt->alpha : (cfg && !isnan(cfg->alpha)) ? cfg->alpha : 0.01;
-  if (!(threshold >= 0) || !(alpha > 0 && alpha < 1) || opt->min_reps < 2)
-    return gb_fail(GB_E_INPUT, "gate: threshold must be >= 0 %%, alpha between 0 and 1, min_reps >= 2");
+  if (!(threshold >= 0) || !(alpha > 0 && alpha < 1))
+    return gb_fail(GB_E_INPUT, "gate: threshold must be >= 0 %%, alpha between 0 and 1");
   rep->threshold_pct = threshold;
   rep->alpha = alpha;
 
@@ -332,7 +470,7 @@ gb_err gb_gate_compare(const gb_results *base, const gb_results *cur, const gb_g
   for (int k = 0; k < 2; k++)
     for (size_t i = 0; i < sides[k]->nrows; i++) {
       const gb_row *r = &sides[k]->rows[i];
-      if (gb_metric_direction(r->metric) == 0 && gb_gate_config_direction(cfg, r->benchmark, r->metric) == 0)
+      if (gb_metric_direction(r->benchmark, r->metric) == 0 && gb_gate_config_direction(cfg, r->benchmark, r->metric) == 0)
         return gb_fail(GB_E_INPUT,
                        "%s:%ld: metric: the gate does not know whether higher or lower is better: \"%s\" "
                        "(add [%s/%s] direction = higher or lower to a --config file)",
@@ -367,25 +505,42 @@ gb_err gb_gate_compare(const gb_results *base, const gb_results *cur, const gb_g
     rep->items = calloc(ngroups, sizeof *rep->items);
     if (!rep->items) e = gb_fail(GB_E_NOMEM, "out of memory for %zu keys", ngroups);
   }
-  double log_sum = 0;
-  size_t log_n = 0;
+  /* pass 1: the figures, their sides, classes and comparability */
+  size_t *grp = calloc(ngroups ? 2 * ngroups : 1, sizeof *grp); /* start, mid per item; the end is the next start */
+  double *own_cv = calloc(ngroups ? ngroups : 1, sizeof *own_cv);
+  if (!e && (!grp || !own_cv)) e = gb_fail(GB_E_NOMEM, "out of memory for %zu keys", ngroups);
   for (size_t i = 0; i < nk && !e;) {
     size_t j = i, mid;
     while (j < nk && strcmp(kr[j].key, kr[i].key) == 0) j++;
     for (mid = i; mid < j && kr[mid].side == 0;) mid++;
+    size_t idx = rep->nitems;
     gb_gate_item *it = &rep->items[rep->nitems++];
+    grp[2 * idx] = i;
+    grp[2 * idx + 1] = mid;
     const gb_row *r0 = kr[i].row;
     it->benchmark = r0->benchmark;
     it->metric = r0->metric;
     it->direction = gb_gate_config_direction(cfg, r0->benchmark, r0->metric);
-    if (it->direction == 0) it->direction = gb_metric_direction(r0->metric);
+    if (it->direction == 0) it->direction = gb_metric_direction(r0->benchmark, r0->metric);
+    it->fclass = (int)gb_desc_class(r0);
+    it->gated = is_gated(r0, (gb_fclass)it->fclass, opt->gate_latency);
+    it->change_pct = it->ratio = it->threshold_pct = it->mdc_pct = it->sigma = it->p_value = NAN;
+    it->method = "";
     if (!(it->key = gb_gate_key_label(r0)) || (e = fill_side(&it->base, kr + i, mid - i)) ||
         (e = fill_side(&it->cur, kr + mid, j - mid))) {
       if (!e) e = gb_fail(GB_E_NOMEM, "out of memory for keys");
       break;
     }
-    it->change_pct = it->ratio = it->threshold_pct = it->p_value = NAN;
-    it->method = "";
+    double cb = it->base.cv, cc = it->cur.cv;
+    own_cv[idx] = isnan(cb) ? cc : isnan(cc) ? cb : (cb > cc ? cb : cc);
+    i = j;
+  }
+  /* pass 2: verdicts */
+  double log_sum = 0;
+  size_t log_n = 0;
+  for (size_t idx = 0; idx < rep->nitems && !e; idx++) {
+    gb_gate_item *it = &rep->items[idx];
+    size_t i = grp[2 * idx], mid = grp[2 * idx + 1], j = idx + 1 < rep->nitems ? grp[2 * idx + 2] : nk;
     if (mid == i) {
       it->verdict = it->cur.failed ? GB_VERDICT_FAILED : GB_VERDICT_NEW;
       if (it->cur.failed) {
@@ -400,19 +555,30 @@ gb_err gb_gate_compare(const gb_results *base, const gb_results *cur, const gb_g
                it->base.row->file, it->base.row->line);
     } else {
       rep->common++;
-      judge(it, opt, gb_gate_config_threshold(cfg, it->benchmark, it->metric, threshold), alpha);
-      if (!isnan(it->ratio) && it->ratio > 0) {
-        log_sum += it->direction > 0 ? log(it->ratio) : -log(it->ratio);
-        log_n++;
+      if (it->fclass == GB_FCLASS_MEANINGLESS) {
+        it->verdict = GB_VERDICT_NOT_JUDGED;
+        snprintf(it->note, sizeof it->note, "meaningless figure (no data moves, or 0 by definition): not judged");
+      } else if (!comparable(kr + i, mid - i, kr + mid, j - mid, opt->allow_mismatch, it->note, sizeof it->note)) {
+        it->verdict = GB_VERDICT_NOT_COMPARABLE;
+      } else {
+        double cv = own_cv[idx];
+        if (it->fclass == GB_FCLASS_DERIVED) cv = derived_cv(rep, it, own_cv);
+        judge(it, opt, gb_gate_config_threshold(cfg, it->benchmark, it->metric, threshold), alpha, cv);
+        if (!isnan(it->ratio) && it->ratio > 0 && it->gated) {
+          log_sum += it->direction > 0 ? log(it->ratio) : -log(it->ratio);
+          log_n++;
+        }
       }
     }
     rep->count[it->verdict]++;
     if (it->newly_failed) rep->newly_failed++;
     if (it->verdict == GB_VERDICT_REGRESSION || it->verdict == GB_VERDICT_IMPROVEMENT ||
-        it->verdict == GB_VERDICT_NOISE || it->verdict == GB_VERDICT_UNCHANGED)
+        it->verdict == GB_VERDICT_NOISE || it->verdict == GB_VERDICT_UNCHANGED ||
+        it->verdict == GB_VERDICT_WORSE_INFO || it->verdict == GB_VERDICT_BETTER_INFO)
       rep->compared++;
-    i = j;
   }
+  free(grp);
+  free(own_cv);
   for (size_t i = 0; i < nk; i++) free(kr[i].key);
   free(kr);
   if (e) {
@@ -430,4 +596,45 @@ int gb_gate_exit_code(const gb_gate_report *rep) {
   if (rep->count[GB_VERDICT_REGRESSION] || rep->newly_failed) return 1;
   if (rep->compared == 0) return 3;
   return 0;
+}
+
+gb_err gb_gate_read_side(char *const *inputs, size_t ninputs, bool dirs, gb_results *res) {
+  char **paths = NULL;
+  size_t npaths = 0;
+  gb_err e = GB_OK;
+  if (dirs) {
+    e = gb_history_collect_paths(inputs, ninputs, &paths, &npaths);
+  } else {
+    paths = calloc(ninputs ? ninputs : 1, sizeof *paths);
+    if (!paths) return gb_fail(GB_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < ninputs && !e; i++) {
+      size_t n = strlen(inputs[i]) + 1;
+      if (!(paths[i] = malloc(n))) e = gb_fail(GB_E_NOMEM, "out of memory");
+      else memcpy(paths[i], inputs[i], n);
+      npaths++;
+    }
+  }
+  const char *gpu = NULL, *gpu_file = NULL;
+  for (size_t i = 0; i < npaths && !e; i++) {
+    size_t before = res->nrows;
+    if ((e = gb_results_read(paths[i], res))) break;
+    if (res->nrows == before) {
+      e = gb_fail(GB_E_INPUT, "%s: a header and no rows: no results to compare", paths[i]);
+      break;
+    }
+    for (size_t r = before; r < res->nrows; r++) {
+      const gb_row *row = &res->rows[r];
+      if (!gpu) {
+        gpu = row->gpu_type;
+        gpu_file = row->file;
+      } else if (strcmp(gpu, row->gpu_type)) {
+        e = gb_fail(GB_E_INPUT, "%s:%ld: gpu_type %s, but %s is on %s: one side of a comparison is one GPU type",
+                    row->file, row->line, row->gpu_type, gpu_file, gpu);
+        break;
+      }
+    }
+  }
+  gb_history_free_paths(paths, npaths);
+  if (e) gb_results_free(res);
+  return e;
 }

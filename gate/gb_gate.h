@@ -1,28 +1,41 @@
 /* gb_gate: the regression gate. Compares a current results set with a
- * baseline key by key and gives each key a verdict, then an exit code.
+ * baseline figure by figure and gives each a verdict, then an exit code.
  *
- * Key: (gpu_type, gpu_count, benchmark, case, dtype, m, n, k, bytes, metric,
- * settings): rows measured under other settings are another key.
- * The samples of a key are the `value` of each of its rows with status ok
- * (one row per repetition, `rep` column). Changes are oriented so that a
- * negative change_pct is always worse (see gb_metric_direction).
+ * Figure: (gpu_type, gpu_count, benchmark, case, dtype, m, n, k, bytes,
+ * metric). Its rows are grouped by run (run_id): a run is one process, the
+ * unit of independence; its value is the median of its ok (or throttled)
+ * rows, one per repetition (`rep`). Changes are oriented so that a negative
+ * change is always worse (gb_metric_direction).
  *
- * Per key, with both sides having samples:
- *   threshold_pct = max(base threshold, 3 * CV(baseline), 3 * CV(current)) in %,
- *     base threshold = config rule for the benchmark/metric, else --threshold
- *     (default 5).
- *   significance: >= min_reps (6) samples on both sides: two-sided
- *     Mann-Whitney U, p < alpha (0.01). Otherwise the rows' own spread: each
- *     side's range [min, max] over its rows (value -/+ 3 stddev where min/max
- *     are empty); significant when the ranges do not overlap.
- *   change_pct = direction * (median(cur) / median(base) - 1) * 100.
- *   regression: significant and change_pct < -threshold; improvement:
- *   significant and change_pct > threshold; noise: |change_pct| > threshold
- *   but not significant; unchanged otherwise.
+ * Like with like: the `settings`, `samples` (profile, --iters) and library
+ * versions (cublaslt, nvrtc, nccl) of a figure's rows must match between the
+ * sides; otherwise the figure is "not comparable", naming the setting.
+ *
+ * Class (gb_desc_class): headline figures decide the outcome; derived ones
+ * (speedup) too when their shape is a headline one; latency-bound ones are
+ * judged against their own floor and reported as information (worse-info,
+ * better-info); meaningless ones are not judged.
+ *
+ * Noise: sigma, one run's standard deviation of ln(value) between
+ * independent runs, is the class's floor (gb_noise.h: the --noise table,
+ * else a built-in one) pooled with the spread of the baseline runs when there
+ * are several (sigma^2 = (NU0 * floor^2 + sum (k_i - 1) s_i^2) / (NU0 + sum
+ * (k_i - 1)), NU0 = 4, over both sides), and never below the figure's own
+ * spread: GB_GATE_OWN_SPREAD times its rows' within-run stddev / value (a
+ * figure whose samples scatter within a run moves its median between runs:
+ * on the H200 A/A runs by up to about a third of that scatter), or the
+ * spread of its repetitions.
+ *   SE = sigma * sqrt(1/k_base + 1/k_cur), d = mean ln(cur) - mean ln(base)
+ *   p = two-sided normal p of d / SE
+ *   flagged when |d| > T = max(z(1 - alpha/2) * SE, ln(1 + threshold/100))
+ * MDC (minimum detectable change) = exp(T) - 1: the smallest change the gate
+ * flags for this figure and baseline. regression: flagged and worse;
+ * improvement: flagged and better; noise: beyond the threshold but within
+ * z * SE; unchanged otherwise.
  * Other verdicts: failed (a current row has status other than ok; "newly"
- * when no baseline row of the key failed), new (only in current), missing
- * (only in baseline), insufficient (no usable spread, a baseline median of 0,
- * or no ok baseline rows). */
+ * when no baseline row of the figure failed), new (only in current), missing
+ * (only in baseline), insufficient (a baseline median of 0, or no ok
+ * baseline rows). */
 #ifndef GB_GATE_H
 #define GB_GATE_H
 
@@ -32,28 +45,41 @@
 #include "gb_csv.h"
 #include "gb_error.h"
 #include "gb_gate_config.h"
+#include "gb_noise.h"
 #include "gb_results.h"
+
+/* The share of a row's within-run relative stddev taken as the least
+ * between-run noise of its figure (see above). */
+#define GB_GATE_OWN_SPREAD (1.0 / 3.0)
 
 /* Verdicts, most severe first (the order reports list them in). */
 typedef enum gb_verdict {
   GB_VERDICT_REGRESSION = 0,
   GB_VERDICT_FAILED,
   GB_VERDICT_MISSING,
+  GB_VERDICT_NOT_COMPARABLE,
   GB_VERDICT_NOISE,
   GB_VERDICT_INSUFFICIENT,
   GB_VERDICT_NEW,
   GB_VERDICT_IMPROVEMENT,
+  GB_VERDICT_WORSE_INFO,  /* a latency-class figure past its floor, worse: information */
+  GB_VERDICT_BETTER_INFO, /* the same, better */
+  GB_VERDICT_NOT_JUDGED,  /* a meaningless figure (gb_desc) */
   GB_VERDICT_UNCHANGED,
   GB_VERDICT_COUNT
 } gb_verdict;
 
-/* "regression", "failed", ... */
+/* "regression", "failed", "not-comparable", ... */
 const char *gb_verdict_name(gb_verdict v);
 
-/* Better direction of a metric by name: +1 higher is better (tflops, tops,
- * gflops, gbps, *_gbps, *_tflops, speedup, *_per_s), -1 lower is better
- * (time_us and anything ending in _ns, _us, _ms, _s, latency*), 0 unknown. */
-int gb_metric_direction(const char *metric);
+/* Better direction of a benchmark's metric: gb_desc_direction, else by the
+ * metric's name: +1 higher is better (tflops, tops, gflops, gbps, *_gbps,
+ * *_tflops, speedup, *_per_s), -1 lower is better (time_us and anything
+ * ending in _ns, _us, _ms, _s, latency*), 0 unknown. */
+int gb_metric_direction(const char *benchmark, const char *metric);
+
+/* z with P(|Z| > z) = alpha for a standard normal Z (alpha in (0, 1)). */
+double gb_gate_z(double alpha);
 
 /* A key as people read it: "H200-SXM-141GB x1 gemm/bf16 bf16 m=8192 n=8192
  * k=8192 tflops", then " [settings]" where the row has any. malloc'd; NULL
@@ -61,24 +87,28 @@ int gb_metric_direction(const char *metric);
 char *gb_gate_key_label(const gb_row *r);
 
 typedef struct gb_gate_options {
-  double threshold_pct; /* base threshold; NaN: the config's [defaults], else 5 */
+  double threshold_pct; /* smallest change ever flagged; NaN: the config's [defaults], else 2 */
   double alpha;         /* NaN: the config's [defaults], else 0.01 */
-  size_t min_reps;      /* samples per side for the Mann-Whitney test (6) */
-  bool allow_mismatch;  /* compare across machine identities */
+  bool allow_mismatch;  /* compare across machine identities and library versions */
+  bool gate_latency;    /* latency-class figures decide the outcome too */
   const gb_gate_config *config; /* may be NULL */
+  const gb_noise_table *noise;       /* floors (gb_noise.h); NULL: built-in ones */
 } gb_gate_options;
 
-/* threshold and alpha NaN (config or built-in defaults), min_reps 6. */
+/* threshold and alpha NaN (config or built-in defaults), no noise table. */
 gb_gate_options gb_gate_defaults(void);
 
 /* One side of one key. */
 typedef struct gb_gate_side {
-  size_t nrows;         /* rows of the key, any status */
-  size_t nok;           /* rows with status ok = samples */
-  double *values;       /* the nok samples (owned by the report) */
-  double median;        /* of the samples; NaN when none */
-  double lo, hi;        /* spread used without enough samples; NaN when unknown */
-  double cv;            /* coefficient of variation (fraction); NaN when unknown */
+  size_t nrows;         /* rows of the figure, any status */
+  size_t nok;           /* rows with status ok or throttled = samples */
+  size_t nruns;         /* distinct run_ids among them */
+  double *values;       /* per run: the median of its samples (owned by the report) */
+  double median;        /* of the per-run values; NaN when none */
+  double mean_ln;       /* mean of ln(per-run value); NaN when none */
+  double sd_ln;         /* their standard deviation (nruns >= 2), else NaN */
+  double rep_sd_ln;     /* pooled sd of ln over repetitions within runs; NaN without repetitions */
+  double cv;            /* median over its rows of GB_GATE_OWN_SPREAD * stddev / value; NaN when unknown */
   const gb_row *row;    /* a representative row (first failed one if any) */
   const gb_row *failed; /* first row with status other than ok, or NULL */
 } gb_gate_side;
@@ -92,10 +122,14 @@ typedef struct gb_gate_item {
   gb_gate_side base, cur;
   double change_pct;    /* oriented, negative = worse; NaN when not compared */
   double ratio;         /* median(cur) / median(base); NaN when not compared */
-  double threshold_pct; /* effective threshold; NaN when not compared */
-  double p_value;       /* Mann-Whitney p; NaN with the range method */
-  const char *method;   /* "mann-whitney exact", "mann-whitney normal", "ranges", "" */
-  char note[200];       /* why insufficient / failed, or "" */
+  double threshold_pct; /* = mdc_pct: the smallest change flagged; NaN when not judged */
+  double mdc_pct;       /* minimum detectable change at alpha, percent; NaN when not judged */
+  double sigma;         /* one run's noise, ln units (see above); NaN when not judged */
+  double p_value;       /* NaN when not judged */
+  int fclass;           /* gb_fclass of the figure */
+  bool gated;           /* its verdict decides the outcome */
+  const char *method;   /* where sigma came from: "floor", "floor+baseline", "own spread", "" */
+  char note[200];       /* why not comparable / insufficient / failed, or "" */
 } gb_gate_item;
 
 typedef struct gb_gate_report {
@@ -124,9 +158,17 @@ gb_err gb_gate_compare(const gb_results *base, const gb_results *cur, const gb_g
 
 void gb_gate_report_free(gb_gate_report *rep);
 
+/* Reads the results files of one side of a comparison: each input a CSV
+ * or, with dirs, a directory of them (gb_history_collect_paths). Every file must hold
+ * rows, and all of one GPU type. Errors (naming the file): GB_E_IO,
+ * GB_E_INPUT (a directory with no .csv, a file with a header and no rows,
+ * mixed GPU types: "B.csv: gpu_type A100-SXM-80GB, but A.csv is on
+ * H200-SXM-141GB"), GB_E_NOMEM. On error *res is freed. */
+gb_err gb_gate_read_side(char *const *inputs, size_t ninputs, bool dirs, gb_results *res);
+
 /* The gate's exit code: 3 on a machine mismatch; 1 on any regression or
- * newly failed row; 3 when no key could be compared; 0 otherwise. (Bad input,
- * exit 2, never reaches a report.) */
+ * newly failed row of a gated figure; 3 when no figure could be compared; 0
+ * otherwise. (Bad input, exit 2, never reaches a report.) */
 int gb_gate_exit_code(const gb_gate_report *rep);
 
 /* The one-line summary, e.g. "gate: FAIL: 1 regression, 0 improvement, ...". */
@@ -136,7 +178,18 @@ gb_err gb_gate_summary(const gb_gate_report *rep, gb_buf *out);
  * unchanged (every key with all), then the summary line. */
 gb_err gb_gate_format_text(const gb_gate_report *rep, bool all, gb_buf *out);
 
-/* Markdown for a pull-request comment or a CI job summary. */
+/* A log's few lines: the summary, then one line per regression, newly
+ * failed and not-comparable figure (at most 20, then a count). */
+gb_err gb_gate_format_short(const gb_gate_report *rep, gb_buf *out);
+
+/* The most characters the markdown report ever has (a pull-request comment's
+ * limit). */
+#define GB_GATE_MARKDOWN_MAX 65536
+
+/* Markdown for a pull-request comment or a CI job summary, never longer
+ * than GB_GATE_MARKDOWN_MAX: the summary, then the figures by verdict
+ * (regressions first); unchanged figures are counted, not listed; what does
+ * not fit is cut with a count. */
 gb_err gb_gate_format_markdown(const gb_gate_report *rep, gb_buf *out);
 
 /* JUnit XML: one test case per key; a failure for a regression or a newly

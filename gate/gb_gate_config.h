@@ -4,8 +4,8 @@
  *
  *   ; gate.ini
  *   [defaults]
- *   threshold_pct = 5        ; base threshold (the --threshold option wins)
- *   alpha = 0.01             ; Mann-Whitney significance level (--alpha wins)
+ *   threshold_pct = 2        ; smallest change ever flagged (the --threshold option wins)
+ *   alpha = 0.01             ; significance level (--alpha wins)
  *
  *   [gemm]                   ; every metric of benchmark gemm
  *   threshold_pct = 3

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "gb_desc.h"
 #include "gb_gate.h"
 #include "gb_stats.h"
 
@@ -94,9 +95,69 @@ static gb_err find_runs(const gb_results *res, gb_history *h, size_t *run_of_row
   return GB_OK;
 }
 
+/* The smallest relative step (fraction) that the step test flags in a
+ * series of n points and relative noise rel, with k points after it. */
+static double step_mdc(double rel, size_t n, size_t k, const gb_cp_options *opt) {
+  if (n < 2 * opt->min_segment || k < opt->min_segment || n - k < opt->min_segment) return NAN;
+  double crit = gb_cp_critical(opt->alpha, n - 2 * opt->min_segment + 1, n);
+  return crit * GB_CP_MEDIAN_SE * rel * sqrt(1.0 / (double)(n - k) + 1.0 / (double)k);
+}
+
+/* Noise, detectable step and drift of a series (see gb_history.h). */
+static void assess(gb_history_series *s, const gb_cp_options *opt) {
+  size_t n = s->n;
+  s->noise_pct = s->mdc_pct = s->drift_pct_per_run = s->drift_total_pct = NAN;
+  s->runs_for_10pct = 0;
+  s->drift = false;
+  if (n < 2) return;
+  double med = gb_median(s->value, n), sigma = gb_cp_noise(s->value, n);
+  if (!(fabs(med) > 0) || isnan(sigma)) return;
+  double rel = sigma / fabs(med);
+  s->noise_pct = rel * 100;
+  s->mdc_pct = step_mdc(rel, n, opt->min_segment, opt) * 100;
+  for (size_t k = opt->min_segment; k + opt->min_segment <= n; k++)
+    if (step_mdc(rel, n, k, opt) <= 0.10) {
+      s->runs_for_10pct = k;
+      break;
+    }
+  if (n < 2 * opt->min_segment) return;
+  /* least squares line over the point index */
+  double mx = (double)(n - 1) / 2, my = 0, sxx = 0, sxy = 0;
+  for (size_t i = 0; i < n; i++) my += s->value[i];
+  my /= (double)n;
+  for (size_t i = 0; i < n; i++) {
+    sxx += ((double)i - mx) * ((double)i - mx);
+    sxy += ((double)i - mx) * (s->value[i] - my);
+  }
+  double b = sxy / sxx, rss_line = 0, rss_steps = 0;
+  for (size_t i = 0; i < n; i++) {
+    double r = s->value[i] - (my + b * ((double)i - mx));
+    rss_line += r * r;
+  }
+  for (size_t c = 0; c <= s->nchanges; c++) {
+    size_t lo = c ? s->changes[c - 1].index : 0, hi = c < s->nchanges ? s->changes[c].index : n;
+    double m = 0;
+    for (size_t i = lo; i < hi; i++) m += s->value[i];
+    m /= (double)(hi - lo);
+    for (size_t i = lo; i < hi; i++) rss_steps += (s->value[i] - m) * (s->value[i] - m);
+  }
+  double sig = sqrt(rss_line / (double)(n - 2));
+  if (sigma > sig) sig = sigma;
+  double t = fabs(b) / (sig / sqrt(sxx));
+  if (!(t >= gb_cp_critical(opt->alpha, 1, n)) || rss_line > 1.25 * rss_steps) return;
+  for (size_t c = 0; c < s->nchanges; c++)
+    if ((s->changes[c].mean_after - s->changes[c].mean_before) * b < 0) return;
+  double start = my + b * (0 - mx);
+  if (!(fabs(start) > 0)) return;
+  s->drift = true;
+  s->drift_pct_per_run = b / start * 100;
+  s->drift_total_pct = b * (double)(n - 1) / start * 100;
+}
+
 gb_err gb_history_build(const gb_results *res, const gb_cp_options *opt, gb_history *h) {
   memset(h, 0, sizeof *h);
-  if (opt->min_segment < 2 || opt->permutations < 1 || !(opt->alpha > 0 && opt->alpha < 1) || opt->max_changes < 1)
+  h->min_segment = opt->min_segment;
+  if (opt->min_segment < 2 || opt->permutations < 1 || !(opt->alpha > 0 && opt->alpha < 1))
     return gb_fail(GB_E_INPUT, "history: min segment must be >= 2, permutations >= 1, 0 < alpha < 1");
   size_t n = res->nrows;
   size_t *run_of_row = calloc(n ? n : 1, sizeof *run_of_row);
@@ -126,13 +187,14 @@ gb_err gb_history_build(const gb_results *res, const gb_cp_options *opt, gb_hist
     s->benchmark = hr[i].row->benchmark;
     s->metric = hr[i].row->metric;
     s->unit = hr[i].row->unit;
-    s->direction = gb_metric_direction(s->metric);
+    s->direction = gb_metric_direction(s->benchmark, s->metric);
     s->key = hr[i].key;
     hr[i].key = NULL; /* moved */
     s->stem = make_stem(s->key);
     s->run = malloc((j - i) * sizeof *s->run);
     s->value = malloc((j - i) * sizeof *s->value);
-    s->changes = malloc(opt->max_changes * sizeof *s->changes);
+    size_t cap = opt->max_changes ? opt->max_changes : (j - i) / opt->min_segment + 1;
+    s->changes = malloc(cap * sizeof *s->changes);
     if (!s->stem || !s->run || !s->value || !s->changes) {
       e = gb_fail(GB_E_NOMEM, "out of memory for a series");
       break;
@@ -149,7 +211,12 @@ gb_err gb_history_build(const gb_results *res, const gb_cp_options *opt, gb_hist
     o.seed = opt->seed ^ hash_str(s->key);
     if (s->n >= 2 * opt->min_segment) h->nanalyzed++;
     e = gb_changepoints(s->value, s->n, &o, s->changes, &s->nchanges);
-    if (!e && s->nchanges) h->nchanged++;
+    if (!e) {
+      s->fclass = (int)gb_desc_class(hr[i].row);
+      assess(s, opt);
+      if (s->drift) h->ndrift++;
+      else if (s->nchanges) h->nchanged++;
+    }
     i = j;
   }
   for (size_t i = 0; i < nh; i++) free(hr[i].key);
@@ -160,13 +227,32 @@ gb_err gb_history_build(const gb_results *res, const gb_cp_options *opt, gb_hist
   return e;
 }
 
+static int cmp_dbl(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
 gb_err gb_history_format_text(const gb_history *h, bool all, gb_buf *out) {
   gb_err e = GB_OK;
   for (size_t i = 0; i < h->nseries && !e; i++) {
     const gb_history_series *s = &h->series[i];
-    if (all)
-      e = gb_buf_printf(out, "series  %s: %zu runs, %zu change%s\n", s->key, s->n, s->nchanges,
-                        s->nchanges == 1 ? "" : "s");
+    if (all) {
+      e = gb_buf_printf(out, "series  %s: %zu runs, %zu change%s, noise %.2f%%", s->key, s->n, s->nchanges,
+                        s->nchanges == 1 ? "" : "s", s->noise_pct);
+      if (!e && !isnan(s->mdc_pct))
+        e = gb_buf_printf(out, ", flags a step of %.2f%% once %zu runs follow it", s->mdc_pct, h->min_segment);
+      if (!e && s->runs_for_10pct) e = gb_buf_printf(out, ", a 10%% step after %zu", s->runs_for_10pct);
+      if (!e) e = gb_buf_puts(out, "\n");
+    }
+    if (!e && s->drift) {
+      const char *how = s->direction == 0 ? "drifting" : (s->drift_pct_per_run * s->direction < 0 ? "worse" : "better");
+      e = gb_buf_printf(out, "drift   %s: %+.3f%% per run, %+.2f%% over runs %s..%s (%zu points, %s)", s->key,
+                        s->drift_pct_per_run, s->drift_total_pct, h->runs[s->run[0]].run_id,
+                        h->runs[s->run[s->n - 1]].run_id, s->n, how);
+      if (!e && s->nchanges) e = gb_buf_printf(out, "; a line, not the %zu steps found along it", s->nchanges);
+      if (!e) e = gb_buf_puts(out, "\n");
+      continue;
+    }
     for (size_t c = 0; c < s->nchanges && !e; c++) {
       const gb_change_point *cp = &s->changes[c];
       const gb_history_run *run = &h->runs[s->run[cp->index]];
@@ -181,8 +267,39 @@ gb_err gb_history_format_text(const gb_history *h, bool all, gb_buf *out) {
     }
   }
   if (!e)
-    e = gb_buf_printf(out, "history: %zu runs, %zu series, %zu long enough to test, %zu with a change point\n",
-                      h->nruns, h->nseries, h->nanalyzed, h->nchanged);
+    e = gb_buf_printf(out,
+                      "history: %zu runs, %zu series, %zu long enough to test, %zu with a change point, %zu "
+                      "drifting\n",
+                      h->nruns, h->nseries, h->nanalyzed, h->nchanged, h->ndrift);
+  /* what it can see: the smallest step over the headline series (all series when none) */
+  double *m = malloc((h->nseries + 1) * sizeof *m), *k = malloc((h->nseries + 1) * sizeof *k);
+  if (!e && (!m || !k)) e = gb_fail(GB_E_NOMEM, "out of memory");
+  for (int pass = 0; pass < 2 && !e; pass++) {
+    size_t nm = 0, nk = 0, never = 0;
+    for (size_t i = 0; i < h->nseries; i++) {
+      const gb_history_series *s = &h->series[i];
+      if (pass == 0 && s->fclass != GB_FCLASS_HEADLINE) continue;
+      if (isnan(s->mdc_pct)) continue;
+      m[nm++] = s->mdc_pct;
+      if (s->runs_for_10pct) k[nk++] = (double)s->runs_for_10pct;
+      else never++;
+    }
+    if (!nm) continue;
+    qsort(m, nm, sizeof *m, cmp_dbl);
+    e = gb_buf_printf(out,
+                      "history: with these runs it flags a step of %.2f%% or more (median over %zu %s series; "
+                      "%.2f%% to %.2f%%) once %zu runs follow it; a 10%% step",
+                      gb_median(m, nm), nm, pass == 0 ? "headline" : "", m[0], m[nm - 1], h->min_segment);
+    if (!e && nk) e = gb_buf_printf(out, " once %.0f runs follow it (median)", gb_median(k, nk));
+    if (!e && never) e = gb_buf_printf(out, "%s%zu series too noisy for it here", nk ? "; " : ": ", never);
+    if (!e) e = gb_buf_puts(out, "\n");
+    break;
+  }
+  if (!e && h->nanalyzed == 0)
+    e = gb_buf_printf(out, "history: no series has %zu runs yet (2 x min segment): nothing can be flagged before\n",
+                      2 * h->min_segment);
+  free(m);
+  free(k);
   return e;
 }
 

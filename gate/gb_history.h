@@ -32,6 +32,14 @@ typedef struct gb_history_series {
   double *value;          /* median of the key's ok rows in that run */
   size_t nchanges;
   gb_change_point *changes; /* indices into the points */
+  int fclass;             /* gb_fclass of the figure */
+  double noise_pct;       /* its run-to-run noise, % of its median (gb_cp_noise); NaN under 2 points */
+  double mdc_pct;         /* the smallest step it can flag with min_segment runs after it, %; NaN when
+                           * the series is too short */
+  size_t runs_for_10pct;  /* runs after a 10% step needed to flag it (>= min_segment); 0: more than
+                           * this history holds */
+  bool drift;             /* a slow drift: a line fits as well as the steps, its slope significant */
+  double drift_pct_per_run, drift_total_pct; /* the line's slope and its change over the series, % */
 } gb_history_series;
 
 typedef struct gb_history {
@@ -39,11 +47,19 @@ typedef struct gb_history {
   gb_history_run *runs;   /* in time order */
   size_t nseries;
   gb_history_series *series; /* sorted by key */
-  size_t nchanged;        /* series with at least one change */
+  size_t nchanged;        /* series with at least one change (a drift not counted) */
+  size_t ndrift;          /* series drifting */
+  size_t min_segment;     /* of the options used */
   size_t nanalyzed;       /* series long enough to test (>= 2 * min_segment points) */
 } gb_history;
 
 /* Builds the history of res and runs the change-point test on every series.
+ * Per series also: its noise, the smallest step it can flag (gb_cp_critical
+ * with min_segment runs after the step) and the runs a 10% step needs, and
+ * whether it drifts: the least-squares line's slope is significant against
+ * the series' noise (gb_cp_critical, one candidate), the line leaves no more
+ * than 1.25 x the residual of the step model, and every change found goes
+ * its way.
  * Each series' shuffles are seeded with opt->seed mixed with a hash of its key,
  * so a result does not depend on which other keys are present. Errors:
  * GB_E_INPUT (bad options), GB_E_NOMEM. */
@@ -51,8 +67,12 @@ gb_err gb_history_build(const gb_results *res, const gb_cp_options *opt, gb_hist
 
 void gb_history_free(gb_history *h);
 
-/* Text report: one line per change point ("KEY: shifted at run R (T): ..."),
- * every series' point count with all, then a summary line. */
+/* Text report: one line per change point ("change  KEY: shifted at run R
+ * (T): ...") and per drifting series ("drift   KEY: -0.10% per run, -18.1%
+ * over runs A..B" instead of the staircase of its steps), every series with
+ * its noise and smallest detectable step with all, then a summary line
+ * saying the smallest step the history can flag and how many runs after it
+ * that takes, and a 10% step's runs. */
 gb_err gb_history_format_text(const gb_history *h, bool all, gb_buf *out);
 
 /* Expands the command line's inputs: a directory contributes its *.csv files

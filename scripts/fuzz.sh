@@ -11,7 +11,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 secs=${1:-60}
 shift || true
-all=(fuzz_csv fuzz_results fuzz_measured fuzz_specs fuzz_prices fuzz_workload fuzz_gate_config fuzz_planfile fuzz_cli)
+all=(fuzz_csv fuzz_results fuzz_measured fuzz_specs fuzz_prices fuzz_workload fuzz_gate_config fuzz_noise fuzz_planfile fuzz_cli)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
@@ -30,6 +30,7 @@ seed_files() {
     fuzz_prices) ls data/prices.csv ;;
     fuzz_workload) ls data/workloads/*.ini ;;
     fuzz_gate_config) ls fuzz/seeds/gate_config/* ;;
+    fuzz_noise) ls fuzz/seeds/noise/* data/noise/floors.csv ;;
     fuzz_planfile) ls tests/fixtures/report_plan.csv tests/fixtures/report_sensitivity.csv ;;
     fuzz_cli) ls fuzz/seeds/cli/* ;;
   esac

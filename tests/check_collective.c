@@ -148,32 +148,42 @@ START_TEST(test_plan) {
   gb_coll_opts o = gb_coll_opts_default();
   static gb_coll_point p[4096];
   int one[] = {1}, two[] = {1, 2}, eight[] = {8};
-  /* quick, one GPU: all_reduce fp32 28 sizes x 2 placements = 56, plus 3 sizes (64 KiB, 16 MiB,
-   * 1 GiB) out-of-place for all_reduce bf16, fp16 and reduce_scatter, all_gather, broadcast fp32:
-   * 5 x 3 = 15; 71 in all */
+  /* quick, one GPU: all_reduce fp32 28 sizes out-of-place (one rank in place moves no data: not
+   * planned), plus 3 sizes (64 KiB, 16 MiB, 1 GiB) out-of-place for all_reduce bf16, fp16 and
+   * reduce_scatter, all_gather fp32 (a one-GPU broadcast is a local copy: not planned): 4 x 3 = 12;
+   * 40 in all */
   size_t n = gb_coll_plan_points(&o, false, one, 1, p, 4096);
-  ck_assert_uint_eq(n, 71);
+  ck_assert_uint_eq(n, 40);
   ck_assert_int_eq(p[0].coll, GB_COLL_ALL_REDUCE);
   ck_assert_int_eq(p[0].dtype, GB_COLL_FP32);
   ck_assert_int_eq(p[0].size_bytes, 8);
   ck_assert(!p[0].inplace);
-  ck_assert(p[1].inplace);
-  ck_assert_int_eq(p[1].size_bytes, 8);
-  ck_assert_int_eq(p[55].size_bytes, (int64_t)1 << 30);
-  ck_assert_int_eq(p[56].dtype, GB_COLL_BF16);
-  ck_assert_int_eq(p[56].size_bytes, 64 << 10);
-  ck_assert_int_eq(p[70].coll, GB_COLL_BROADCAST);
-  ck_assert_int_eq(p[70].bytes, (int64_t)1 << 30);
-  /* full, counts 1 and 2: 4 collectives x 3 dtypes x 28 sizes x 2 placements x 2 counts, every size
-   * holds at least one element per rank (8 B / 2 B / 2 ranks = 2) */
-  ck_assert_uint_eq(gb_coll_plan_points(&o, true, two, 2, p, 4096), 4 * 3 * 28 * 2 * 2);
+  ck_assert(!p[1].inplace);
+  ck_assert_int_eq(p[1].size_bytes, 16);
+  ck_assert_int_eq(p[27].size_bytes, (int64_t)1 << 30);
+  ck_assert_int_eq(p[28].dtype, GB_COLL_BF16);
+  ck_assert_int_eq(p[28].size_bytes, 64 << 10);
+  ck_assert_int_eq(p[39].coll, GB_COLL_ALL_GATHER);
+  ck_assert_int_eq(p[39].bytes, (int64_t)1 << 30);
+  for (size_t i = 0; i < n; i++) ck_assert(!p[i].inplace && p[i].coll != GB_COLL_BROADCAST);
+  /* full, counts 1 and 2: 4 collectives x 3 dtypes x 28 sizes x 2 placements on 2 ranks; on one,
+   * out-of-place only and no broadcast: 3 x 3 x 28. Every size holds at least one element per rank
+   * (8 B / 2 B / 2 ranks = 2) */
+  ck_assert_uint_eq(gb_coll_plan_points(&o, true, two, 2, p, 4096), 4 * 3 * 28 * 2 + 3 * 3 * 28);
   /* full on 8 ranks: reduce_scatter and all_gather drop the sizes under 8 elements: fp32 8 and 16 B
    * (2 sizes), bf16/fp16 8 B (1 size): (2+1+1) x 2 collectives x 2 placements = 16 fewer */
   ck_assert_uint_eq(gb_coll_plan_points(&o, true, eight, 1, p, 4096), 4 * 3 * 28 * 2 - 16);
   /* a capacity below the count still counts them all */
-  ck_assert_uint_eq(gb_coll_plan_points(&o, false, one, 1, p, 3), 71);
-  /* filters: broadcast only, bf16, in-place, full: 28 points */
+  ck_assert_uint_eq(gb_coll_plan_points(&o, false, one, 1, p, 3), 40);
+  /* trivial=1: the one-rank figures too, as before (quick: 56 + 15 = 71) */
+  ck_assert_int_eq(gb_coll_opts_parse("trivial=1", &o), GB_OK);
+  ck_assert(o.trivial);
+  ck_assert_uint_eq(gb_coll_plan_points(&o, false, one, 1, p, 4096), 71);
+  ck_assert_int_eq(gb_coll_opts_parse("trivial=2", &o), GB_E_USAGE);
+  /* filters: broadcast only, bf16, in-place, full: 28 points (with trivial=1 on one GPU; none without) */
   ck_assert_int_eq(gb_coll_opts_parse("colls=broadcast,dtypes=bf16,place=inplace", &o), GB_OK);
+  ck_assert_uint_eq(gb_coll_plan_points(&o, true, one, 1, p, 4096), 0);
+  ck_assert_int_eq(gb_coll_opts_parse("colls=broadcast,dtypes=bf16,place=inplace,trivial=1", &o), GB_OK);
   ck_assert_uint_eq(gb_coll_plan_points(&o, true, one, 1, p, 4096), 28);
   ck_assert(p[0].inplace);
 }
@@ -343,7 +353,7 @@ END_TEST
 START_TEST(test_summary) {
   gb_row rows[6];
   const char *metrics[3] = {"time_us", "algbw_gbps", "busbw_gbps"};
-  double values[2][3] = {{509.0, 2109.5, 0.0}, {20.0, 52.4, 104.8}};
+  double values[2][3] = {{509.0, 2109.5, 0.0}, {20.0, 52.4, 104.8}}; /* the one-GPU busbw row is left out below */
   int gpus[2] = {1, 2};
   for (int p = 0; p < 2; p++)
     for (int m = 0; m < 3; m++) {
@@ -361,9 +371,11 @@ START_TEST(test_summary) {
   char *text = NULL;
   size_t len = 0;
   FILE *fp = open_memstream(&text, &len);
-  gb_coll_summary_print(rows, 6, fp);
+  rows[2] = rows[5]; /* no busbw row on one GPU (not written unless trivial=1) */
+  gb_coll_summary_print(rows, 5, fp);
   fclose(fp);
   ck_assert_ptr_nonnull(strstr(text, "busbw GB/s"));
+  ck_assert_ptr_nonnull(strstr(text, "2109.50            -  ok *")); /* one GPU: algbw, busbw "-" */
   ck_assert_ptr_nonnull(strstr(text, "1 GiB"));
   ck_assert_ptr_nonnull(strstr(text, "2109.50"));
   ck_assert_ptr_nonnull(strstr(text, "104.80"));

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "gb_cli.h"
+#include "gb_desc.h"
 #include "gb_gate.h"
 #include "gb_history.h"
 #include "gb_plot.h"
@@ -75,6 +76,7 @@ typedef struct gen_spec {
   int drop_key;
   double drop_factor;
   uint64_t seed;
+  bool headline; /* HBM-sized membw arrays and 8192^3 GEMMs (judged figures); else 1 MiB arrays */
 } gen_spec;
 
 static void gen_csv(const char *path, const gen_spec *g) {
@@ -97,6 +99,10 @@ static void gen_csv(const char *path, const gen_spec *g) {
       row.case_name = case_name;
       row.dtype = "fp32";
       row.bytes = 1 << 20;
+      if (g->headline) {
+        if (k % 2) row.bytes = (int64_t)1 << 30;
+        else row.bytes = GB_NA, row.m = row.n = row.k = 8192;
+      }
       row.metric = k % 2 ? "gbps" : "time_us";
       row.unit = k % 2 ? "GB/s" : "us";
       double level = 1000 + 10 * k;
@@ -213,19 +219,19 @@ static int count_str(const char *s, const char *needle) {
 
 /* ---- verdicts on the fixtures ---- */
 
-/* tests/fixtures/gate_base.csv vs gate_cur.csv, one row per figure (no
- * repetitions, so the rows' own min/max decide significance):
- *   gemm bf16 tflops   700 -> 696.5: -0.5%, threshold 5%           unchanged
- *   membw triad gbps   4400 -> 3960: -10%, ranges [4390,4410] and
- *                      [3950,3970] apart                            regression
- *   membw copy gbps    4300 -> 4000: -6.98%; threshold max(5,
- *                      3 * 120/4300 = 8.37%, 3 * 130/4000 = 9.75%)
- *                      = 9.75%: inside its own noise               unchanged
+/* tests/fixtures/gate_base.csv vs gate_cur.csv, one run each side, one row
+ * per figure, every figure headline-class, built-in floor sigma 0.01 (no
+ * noise table): MDC = exp(z(0.995) * 0.01 * sqrt(2)) - 1 = 3.71%.
+ *   gemm bf16 tflops   700 -> 696.5: -0.5%                         unchanged
+ *   membw triad gbps   4400 -> 3960: -10%                           regression
+ *   membw copy gbps    4300 -> 4000: -6.98%, but the current row's
+ *                      stddev is 10% of its value: sigma = 10%/3,
+ *                      MDC 12.9%: past 2%, within its noise         noise
  *   copy h2d_pinned    only in the baseline                         missing
  *   copy d2h_pinned    only in the current                          new
  *   gemm fp16          status error now, ok before                  failed (newly)
  *   gemm tf32 time_us  2000 -> 1800: lower is better, +10%          improvement
- *   gemm fp32 tflops   60 -> 55.2: -8%, but [50, 61] overlaps 60    noise
+ *   gemm fp32 tflops   60 -> 55.2: -8% (its min/max do not matter)  regression
  * Geometric mean of oriented ratios over the 5 compared figures:
  * (0.995 * 0.9 * 0.930233 * 1.111111 * 0.92)^(1/5). */
 START_TEST(test_fixture_verdicts) {
@@ -235,9 +241,9 @@ START_TEST(test_fixture_verdicts) {
   ck_assert_uint_eq(rep.nitems, 8);
   static const struct { const char *key; gb_verdict v; } k[] = {
       {"gemm/bf16", GB_VERDICT_UNCHANGED},  {"membw/triad", GB_VERDICT_REGRESSION},
-      {"membw/copy", GB_VERDICT_UNCHANGED}, {"h2d_pinned", GB_VERDICT_MISSING},
+      {"membw/copy", GB_VERDICT_NOISE},     {"h2d_pinned", GB_VERDICT_MISSING},
       {"d2h_pinned", GB_VERDICT_NEW},       {"gemm/fp16", GB_VERDICT_FAILED},
-      {"gemm/tf32", GB_VERDICT_IMPROVEMENT}, {"gemm/fp32", GB_VERDICT_NOISE},
+      {"gemm/tf32", GB_VERDICT_IMPROVEMENT}, {"gemm/fp32", GB_VERDICT_REGRESSION},
   };
   for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
     const gb_gate_item *it = find_item(&rep, k[i].key);
@@ -245,11 +251,20 @@ START_TEST(test_fixture_verdicts) {
     ck_assert_msg(it->verdict == k[i].v, "%s: %s, want %s", k[i].key, gb_verdict_name(it->verdict),
                   gb_verdict_name(k[i].v));
   }
+  double z = gb_gate_z(0.01);
+  ck_assert_double_eq_tol(z, 2.5758293, 1e-6);
   const gb_gate_item *tri = find_item(&rep, "membw/triad");
   ck_assert_double_eq_tol(tri->change_pct, -10.0, 1e-9);
-  ck_assert_double_eq_tol(tri->threshold_pct, 5.0, 1e-12);
-  ck_assert_str_eq(tri->method, "ranges");
-  ck_assert_double_eq_tol(find_item(&rep, "membw/copy")->threshold_pct, 300.0 * 130 / 4000, 1e-9);
+  ck_assert_double_eq_tol(tri->sigma, 0.01, 1e-12);
+  ck_assert_double_eq_tol(tri->mdc_pct, expm1(z * 0.01 * sqrt(2.0)) * 100, 1e-9);
+  ck_assert_double_eq_tol(tri->p_value, erfc(fabs(log(0.9)) / (0.01 * sqrt(2.0)) / sqrt(2.0)), 1e-15);
+  ck_assert_str_eq(tri->method, "built-in floor");
+  ck_assert_int_eq(tri->fclass, GB_FCLASS_HEADLINE);
+  ck_assert(tri->gated);
+  const gb_gate_item *copy = find_item(&rep, "membw/copy");
+  ck_assert_double_eq_tol(copy->sigma, 400.0 / 4000.0 / 3.0, 1e-12);
+  ck_assert_str_eq(copy->method, "own spread");
+  ck_assert_double_eq_tol(copy->mdc_pct, expm1(z * copy->sigma * sqrt(2.0)) * 100, 1e-9);
   ck_assert_double_eq_tol(find_item(&rep, "gemm/tf32")->change_pct, 10.0, 1e-9);
   const gb_gate_item *failed = find_item(&rep, "gemm/fp16");
   ck_assert(failed->newly_failed);
@@ -259,13 +274,16 @@ START_TEST(test_fixture_verdicts) {
   double g = pow(0.995 * 0.9 * (4000.0 / 4300.0) * (2000.0 / 1800.0) * 0.92, 0.2);
   ck_assert_double_eq_tol(rep.geomean_ratio, g, 1e-12);
   ck_assert_int_eq(gb_gate_exit_code(&rep), 1);
-  /* the list starts with the regression (most severe first) */
+  /* the list starts with the regressions (most severe first) */
   ck_assert_int_eq(rep.items[0].verdict, GB_VERDICT_REGRESSION);
   gb_buf text = {0};
   ck_assert_int_eq(gb_gate_format_text(&rep, false, &text), GB_OK);
-  ck_assert_ptr_nonnull(strstr(text.data, "regression   H200-SXM-141GB x1 membw/triad fp64 bytes=1073741824 gbps"));
-  ck_assert_ptr_nonnull(strstr(text.data, "gate: FAIL: 8 keys, 5 compared: 1 regression, 1 failed, 1 missing, 1 noise, "
-                                          "0 insufficient, 1 new, 1 improvement, 2 unchanged (1 newly failed)"));
+  ck_assert_ptr_nonnull(strstr(text.data, "regression     H200-SXM-141GB x1 membw/triad fp64 bytes=1073741824 gbps: "
+                                          "4400 -> 3960 (-10.00% worse; MDC 3.71%, p="));
+  ck_assert_ptr_nonnull(strstr(text.data, "sigma 1.01% built-in floor, 1/1 runs) [headline]"));
+  ck_assert_ptr_nonnull(strstr(text.data, "gate: FAIL: 8 figures, 5 compared: 2 regression, 1 failed, 1 missing, "
+                                          "0 not-comparable, 1 noise, 0 insufficient, 1 new, 1 improvement, 0 "
+                                          "worse-info, 0 better-info, 0 not-judged, 1 unchanged (1 newly failed)"));
   gb_buf_free(&text);
   gb_gate_report_free(&rep);
 }
@@ -318,18 +336,18 @@ START_TEST(test_throttled_rows_compared) {
 }
 END_TEST
 
-/* 300 figures x 8 repetitions, noise CV 0.5%; figure 137 (membw, gbps) 10%
- * lower in the current run. Mann-Whitney with 8 vs 8 fully separated samples:
- * p = 2 / C(16,8) = 2/12870 = 0.000155 < 0.01, change -10% past 5%: exactly
- * one regression, named. Every other figure: noise CV 0.5% -> at most a few
- * tenths of a percent, under the 5% threshold: unchanged. */
+/* 300 headline figures x 8 repetitions in one run per side, noise CV 0.5%;
+ * figure 137 (membw, gbps) 10% lower in the current run. One run each side:
+ * sigma is the built-in floor 1% (the repetitions' spread, 0.5%, is below
+ * it), MDC 3.71%: exactly one regression, named. Every other figure moves by
+ * a few tenths of a percent: unchanged. */
 START_TEST(test_drop_among_hundreds) {
   const char *dir = gb_test_tmpdir();
   char bpath[4200], cpath[4200];
   snprintf(bpath, sizeof bpath, "%s/base.csv", dir);
   snprintf(cpath, sizeof cpath, "%s/cur.csv", dir);
-  gen_spec b = {"base", "2026-12-01T00:00:00Z", "580.159.04", 300, 8, 0.005, -1, 1.0, 1};
-  gen_spec c = {"cur", "2026-12-02T00:00:00Z", "580.159.04", 300, 8, 0.005, 137, 0.9, 2};
+  gen_spec b = {"base", "2026-12-01T00:00:00Z", "580.159.04", 300, 8, 0.005, -1, 1.0, 1, true};
+  gen_spec c = {"cur", "2026-12-02T00:00:00Z", "580.159.04", 300, 8, 0.005, 137, 0.9, 2, true};
   gen_csv(bpath, &b);
   gen_csv(cpath, &c);
   gb_gate_options opt = gb_gate_defaults();
@@ -339,8 +357,9 @@ START_TEST(test_drop_among_hundreds) {
   ck_assert_uint_eq(rep.count[GB_VERDICT_REGRESSION], 1);
   ck_assert_uint_eq(rep.count[GB_VERDICT_UNCHANGED], 299);
   ck_assert_ptr_nonnull(strstr(rep.items[0].key, "membw/case137"));
-  ck_assert_str_eq(rep.items[0].method, "mann-whitney exact");
-  ck_assert_double_eq_tol(rep.items[0].p_value, 2.0 / 12870.0, 1e-12);
+  ck_assert_str_eq(rep.items[0].method, "built-in floor");
+  ck_assert_uint_eq(rep.items[0].base.nruns, 1);
+  ck_assert_uint_eq(rep.items[0].base.nok, 8);
   ck_assert_double_eq_tol(rep.items[0].change_pct, -10.0, 1.0);
   ck_assert_int_eq(gb_gate_exit_code(&rep), 1);
   gb_gate_report_free(&rep);
@@ -352,20 +371,34 @@ START_TEST(test_drop_among_hundreds) {
   ck_assert_ptr_nonnull(strstr(rep.items[0].key, "gemm/case136"));
   ck_assert_str_eq(rep.items[0].metric, "time_us");
   gb_gate_report_free(&rep);
+  /* the same figures at latency-class sizes: the drop is information, exit 0 */
+  b.headline = c.headline = false;
+  gen_csv(bpath, &b);
+  gen_csv(cpath, &c);
+  ck_assert_int_eq(compare_files(bpath, cpath, &opt, &rep), GB_OK);
+  ck_assert_uint_eq(rep.count[GB_VERDICT_REGRESSION], 0);
+  ck_assert_uint_eq(rep.count[GB_VERDICT_WORSE_INFO], 0); /* built-in latency floor 15%: MDC 72% */
+  ck_assert_int_eq(gb_gate_exit_code(&rep), 0);
+  gb_gate_report_free(&rep);
+  opt.gate_latency = true;
+  opt.threshold_pct = 1;
+  ck_assert_int_eq(compare_files(bpath, cpath, &opt, &rep), GB_OK);
+  ck_assert_int_eq(rep.items[0].fclass, GB_FCLASS_LATENCY);
+  gb_gate_report_free(&rep);
 }
 END_TEST
 
 /* Noisy figures: CV 4% over 8 repetitions on both sides, no true change.
  * Medians of 8 wobble by ~1.8% each, so some figures differ by more than the
- * 5% base threshold; the threshold max(5%, 3 x the larger sample CV, ~12%)
- * keeps these wobbles inside the figures' own noise: nothing is flagged. */
+ * 2% threshold; the repetitions' spread (~4%) is each figure's sigma, MDC
+ * ~16%: nothing is flagged. */
 START_TEST(test_noise_not_flagged) {
   const char *dir = gb_test_tmpdir();
   char bpath[4200], cpath[4200];
   snprintf(bpath, sizeof bpath, "%s/base.csv", dir);
   snprintf(cpath, sizeof cpath, "%s/cur.csv", dir);
-  gen_spec b = {"base", "2026-12-01T00:00:00Z", "580.159.04", 200, 8, 0.04, -1, 1.0, 3};
-  gen_spec c = {"cur", "2026-12-02T00:00:00Z", "580.159.04", 200, 8, 0.04, -1, 1.0, 4};
+  gen_spec b = {"base", "2026-12-01T00:00:00Z", "580.159.04", 200, 8, 0.04, -1, 1.0, 3, true};
+  gen_spec c = {"cur", "2026-12-02T00:00:00Z", "580.159.04", 200, 8, 0.04, -1, 1.0, 4, true};
   gen_csv(bpath, &b);
   gen_csv(cpath, &c);
   gb_gate_options opt = gb_gate_defaults();
@@ -375,7 +408,7 @@ START_TEST(test_noise_not_flagged) {
   ck_assert_uint_eq(rep.count[GB_VERDICT_IMPROVEMENT], 0);
   ck_assert_int_eq(gb_gate_exit_code(&rep), 0);
   for (size_t i = 0; i < rep.nitems; i++)
-    ck_assert_msg(rep.items[i].threshold_pct > 5.0, "%s: threshold %g", rep.items[i].key, rep.items[i].threshold_pct);
+    ck_assert_msg(rep.items[i].mdc_pct > 8.0, "%s: MDC %g", rep.items[i].key, rep.items[i].mdc_pct);
   ck_assert_uint_eq(rep.count[GB_VERDICT_NOISE] + rep.count[GB_VERDICT_UNCHANGED], 200);
   size_t past_base = 0; /* figures a fixed 5% threshold alone would have judged */
   for (size_t i = 0; i < rep.nitems; i++) past_base += fabs(rep.items[i].change_pct) > 5.0;
@@ -399,7 +432,7 @@ START_TEST(test_machine_mismatch) {
   ck_assert_int_eq(compare_fixtures("gate_base.csv", "gate_cur_driver.csv", &opt, &rep), GB_OK);
   ck_assert(!rep.mismatch);
   ck_assert(rep.allowed_mismatch);
-  ck_assert_uint_eq(rep.count[GB_VERDICT_REGRESSION], 1);
+  ck_assert_uint_eq(rep.count[GB_VERDICT_REGRESSION], 3); /* triad, copy (its stddev is 130 there), fp32 */
   ck_assert_int_eq(gb_gate_exit_code(&rep), 1);
   gb_gate_report_free(&rep);
 }
@@ -451,9 +484,9 @@ START_TEST(test_libraries_differ) {
 }
 END_TEST
 
-/* Rows measured under other settings are another key: a probe run's
- * figures are not compared with the defaults' (the default row shows as
- * missing, the probe's as new), and the readable key names the settings. */
+/* Rows measured under other settings, another profile or other library
+ * versions are not comparable: the figure says what differs and is never a
+ * regression. */
 START_TEST(test_settings_are_part_of_the_key) {
   gb_row b[1], c[1];
   gb_row r = gb_row_empty();
@@ -480,16 +513,37 @@ START_TEST(test_settings_are_part_of_the_key) {
   gb_gate_options opt = gb_gate_defaults();
   gb_gate_report rep;
   ck_assert_int_eq(gb_gate_compare(&base, &cur, &opt, &rep), GB_OK);
+  ck_assert_uint_eq(rep.nitems, 1);
   ck_assert_uint_eq(rep.count[GB_VERDICT_REGRESSION], 0);
-  ck_assert_uint_eq(rep.count[GB_VERDICT_MISSING], 1);
-  ck_assert_uint_eq(rep.count[GB_VERDICT_NEW], 1);
-  const gb_gate_item *it = find_item(&rep, "[gemm.timing=pairs]");
-  ck_assert_ptr_nonnull(it);
-  ck_assert_str_eq(it->key, "H200-SXM-141GB x1 gemm/bf16 bf16 m=8192 n=8192 k=8192 tflops [gemm.timing=pairs]");
-  ck_assert_int_eq(it->verdict, GB_VERDICT_NEW);
+  ck_assert_uint_eq(rep.count[GB_VERDICT_NOT_COMPARABLE], 1);
+  ck_assert_str_eq(rep.items[0].note, "settings differ: baseline \"\", current \"gemm.timing=pairs\"");
+  ck_assert_int_eq(gb_gate_exit_code(&rep), 3); /* nothing compared */
   gb_gate_report_free(&rep);
   /* the same settings on both sides: compared, and the drop found */
   b[0].settings = "gemm.timing=pairs";
+  ck_assert_int_eq(gb_gate_compare(&base, &cur, &opt, &rep), GB_OK);
+  ck_assert_uint_eq(rep.count[GB_VERDICT_REGRESSION], 1);
+  gb_gate_report_free(&rep);
+  /* another profile */
+  b[0].profile = "quick";
+  c[0].profile = "full";
+  ck_assert_int_eq(gb_gate_compare(&base, &cur, &opt, &rep), GB_OK);
+  ck_assert_uint_eq(rep.count[GB_VERDICT_NOT_COMPARABLE], 1);
+  ck_assert_str_eq(rep.items[0].note, "profile differs: baseline quick, current full");
+  gb_gate_report_free(&rep);
+  /* a profile one side did not record (an older file) is not compared */
+  b[0].profile = "";
+  ck_assert_int_eq(gb_gate_compare(&base, &cur, &opt, &rep), GB_OK);
+  ck_assert_uint_eq(rep.count[GB_VERDICT_REGRESSION], 1);
+  gb_gate_report_free(&rep);
+  /* another cuBLASLt: not comparable, unless --allow-mismatch */
+  b[0].cublaslt = "13.1.0";
+  c[0].cublaslt = "13.2.0";
+  ck_assert_int_eq(gb_gate_compare(&base, &cur, &opt, &rep), GB_OK);
+  ck_assert_uint_eq(rep.count[GB_VERDICT_NOT_COMPARABLE], 1);
+  ck_assert_ptr_nonnull(strstr(rep.items[0].note, "cublaslt differs: baseline 13.1.0, current 13.2.0"));
+  gb_gate_report_free(&rep);
+  opt.allow_mismatch = true;
   ck_assert_int_eq(gb_gate_compare(&base, &cur, &opt, &rep), GB_OK);
   ck_assert_uint_eq(rep.count[GB_VERDICT_REGRESSION], 1);
   gb_gate_report_free(&rep);
@@ -509,13 +563,13 @@ START_TEST(test_nothing_comparable) {
 }
 END_TEST
 
-/* Fewer than 6 repetitions and no min/max/stddev: no spread to judge by. */
+/* A baseline value of 0: no ratio to judge by. */
 START_TEST(test_insufficient) {
   const char *hdr = "schema,run_id,timestamp,host,gpu_type,gpu_name,gpu_count,driver,cuda,benchmark,case,dtype,m,n,k,"
                     "bytes,metric,unit,value,samples,min,max,stddev,status,detail,sm_clock_mhz,mem_clock_mhz,temp_c,"
                     "power_w\n";
   char b[2048], c[2048];
-  snprintf(b, sizeof b, "%s1,r,t,h,H200-SXM-141GB,g,1,d,13.0,fma,fp32,fp32,,,,,tflops,TFLOP/s,60,,,,,ok,,,,,\n", hdr);
+  snprintf(b, sizeof b, "%s1,r,t,h,H200-SXM-141GB,g,1,d,13.0,fma,fp32,fp32,,,,,tflops,TFLOP/s,0,,,,,ok,,,,,\n", hdr);
   snprintf(c, sizeof c, "%s1,r,t,h,H200-SXM-141GB,g,1,d,13.0,fma,fp32,fp32,,,,,tflops,TFLOP/s,50,,,,,ok,,,,,\n", hdr);
   gb_results base = {0}, cur = {0};
   ck_assert_int_eq(gb_results_read_mem("b.csv", b, strlen(b), &base), GB_OK);
@@ -556,7 +610,7 @@ START_TEST(test_metric_directions) {
   static const struct { const char *m; int d; } k[] = {
       {"tflops", 1}, {"tops", 1}, {"gbps", 1}, {"algbw_gbps", 1}, {"busbw_gbps", 1}, {"speedup", 1},
       {"time_us", -1}, {"latency_us", -1}, {"kernel_ms", -1}, {"wall_s", -1}, {"widgets", 0}, {"bus", 0}};
-  for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) ck_assert_int_eq(gb_metric_direction(k[i].m), k[i].d);
+  for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) ck_assert_int_eq(gb_metric_direction("unknown", k[i].m), k[i].d);
 }
 END_TEST
 
@@ -626,10 +680,12 @@ START_TEST(test_markdown) {
   gb_buf md = {0};
   ck_assert_int_eq(gb_gate_format_markdown(&rep, &md), GB_OK);
   ck_assert_ptr_nonnull(strstr(md.data, "## gpubench regression gate: FAIL\n"));
-  ck_assert_ptr_nonnull(strstr(md.data, "| regression | H200-SXM-141GB x1 membw/triad fp64 bytes=1073741824 gbps | "
-                                        "4400 | 3960 | -10.00% | 5.00% |  | ranges |\n"));
+  ck_assert_ptr_nonnull(strstr(md.data, "| regression | headline | H200-SXM-141GB x1 membw/triad fp64 "
+                                        "bytes=1073741824 gbps | 4400 | 3960 | -10.00% | 3.71% | "));
   ck_assert_ptr_nonnull(strstr(md.data, "| failed (new) |"));
-  ck_assert_ptr_nonnull(strstr(md.data, "<details><summary>2 unchanged keys</summary>"));
+  ck_assert_ptr_nonnull(strstr(md.data, "1 figures unchanged (within their MDC) and 0 not judged"));
+  /* regressions come first */
+  ck_assert(strstr(md.data, "### regression: 2") < strstr(md.data, "### failed: 1"));
   gb_buf_free(&md);
   gb_gate_report_free(&rep);
 }
@@ -677,9 +733,10 @@ START_TEST(test_junit_well_formed) {
   gb_buf_append(&x, "", 1);
   ck_assert_msg(xml_well_formed(x.data), "not well-formed:\n%s", x.data);
   ck_assert_int_eq(count_str(x.data, "<testcase "), 9);
-  /* failures: the regression, the newly failed fp16 row, the new odd row that failed */
-  ck_assert_int_eq(count_str(x.data, "<failure "), 3);
-  ck_assert_ptr_nonnull(strstr(x.data, "tests=\"9\" failures=\"3\" errors=\"0\" skipped=\"1\""));
+  /* failures: the 2 regressions, the newly failed fp16 row, the new odd row that failed */
+  ck_assert_int_eq(count_str(x.data, "<failure "), 4);
+  ck_assert_ptr_nonnull(strstr(x.data, "tests=\"9\" failures=\"4\" errors=\"0\" skipped=\"1\""));
+  ck_assert_ptr_nonnull(strstr(x.data, "MDC 3.71%"));
   ck_assert_ptr_nonnull(strstr(x.data, "gemm/a&lt;b&amp;&quot;c&apos;d]]&gt; bf16"));
   gb_buf_free(&x);
   gb_gate_report_free(&rep);
@@ -708,7 +765,7 @@ static void write_history(const char *dir, int nruns, int shift_at) {
     snprintf(path, sizeof path, "%.4000s/run%02d.csv", dir, r);
     snprintf(run, sizeof run, "run%02d", r);
     snprintf(ts, sizeof ts, "2026-11-%02dT08:00:00Z", r + 1);
-    gen_spec g = {run, ts, "580.159.04", 6, 3, 0.005, r >= shift_at ? 3 : -1, 0.92, 1000 + (uint64_t)r};
+    gen_spec g = {run, ts, "580.159.04", 6, 3, 0.005, r >= shift_at ? 3 : -1, 0.92, 1000 + (uint64_t)r, false};
     gen_csv(path, &g);
   }
 }
@@ -752,7 +809,11 @@ START_TEST(test_history_change_point) {
   ck_assert_ptr_nonnull(strstr(t.data, "change  H200-SXM-141GB x1 membw/case003 fp32 bytes=1048576 gbps: shifted at "
                                        "run run20 (2026-11-21T08:00:00Z, point 21 of 30, after run run19)"));
   ck_assert_ptr_nonnull(strstr(t.data, "worse"));
-  ck_assert_ptr_nonnull(strstr(t.data, "history: 30 runs, 6 series, 6 long enough to test, 1 with a change point\n"));
+  ck_assert_ptr_nonnull(strstr(t.data, "history: 30 runs, 6 series, 6 long enough to test, 1 with a change point, "
+                                       "0 drifting\n"));
+  /* what it can see: the figures are latency-class here (1 MiB arrays): over all series */
+  ck_assert_ptr_nonnull(strstr(t.data, "history: with these runs it flags a step of "));
+  ck_assert_ptr_nonnull(strstr(t.data, " once 3 runs follow it; a 10% step once 3 runs follow it (median)\n"));
   gb_buf_free(&t);
   gb_history_free(&h);
   /* 30 runs of noise alone: no change point */
@@ -843,8 +904,8 @@ START_TEST(test_cli_compare_exit_codes) {
   ck_assert_int_eq(run_cmd(gb_cmd_compare, 3, missing), 2);
   const char *one[] = {"compare", base};
   ck_assert_int_eq(run_cmd(gb_cmd_compare, 2, one), 2);
-  const char *three[] = {"compare", base, cur, cur};
-  ck_assert_int_eq(run_cmd(gb_cmd_compare, 4, three), 2);
+  const char *three[] = {"compare", base, base, base}; /* a baseline of two runs (here the same one) */
+  ck_assert_int_eq(run_cmd(gb_cmd_compare, 4, three), 0);
   const char *badopt[] = {"compare", base, cur, "--frobnicate"};
   ck_assert_int_eq(run_cmd(gb_cmd_compare, 4, badopt), 2);
   const char *badthr[] = {"compare", base, cur, "--threshold", "5%"};
@@ -902,6 +963,128 @@ START_TEST(test_cli_history_exit_codes) {
 }
 END_TEST
 
+/* A series from values: one run per value, one figure (HBM triad). */
+static void series_results(const double *v, size_t n, gb_results *res) {
+  gb_buf b = {0};
+  gb_results_put_header(&b);
+  for (size_t i = 0; i < n; i++) {
+    char run[16], ts[32];
+    snprintf(run, sizeof run, "r%03zu", i);
+    snprintf(ts, sizeof ts, "2026-11-01T%02zu:%02zu:00Z", i / 60, i % 60);
+    gb_row r = gb_row_empty();
+    r.run_id = run;
+    r.timestamp = ts;
+    r.gpu_type = "H200-SXM-141GB";
+    r.benchmark = "membw";
+    r.case_name = "triad";
+    r.dtype = "fp64";
+    r.bytes = (int64_t)1 << 30;
+    r.metric = "gbps";
+    r.unit = "GB/s";
+    r.value = v[i];
+    gb_results_put_row(&b, &r);
+  }
+  memset(res, 0, sizeof *res);
+  ck_assert_int_eq(gb_results_read_mem("series.csv", b.data, b.len, res), GB_OK);
+  gb_buf_free(&b);
+}
+
+/* Six runs, a 10% step after three, 1% noise: flagged (a permutation test
+ * alone cannot go below p = 1/20 on 3 + 3 values). */
+START_TEST(test_history_short_step) {
+  g_state = 77;
+  double v[6];
+  for (int i = 0; i < 6; i++) v[i] = (i < 3 ? 4400 : 3960) * (1 + 0.01 * gauss());
+  gb_results res;
+  series_results(v, 6, &res);
+  gb_cp_options o = gb_cp_defaults();
+  gb_history h;
+  ck_assert_int_eq(gb_history_build(&res, &o, &h), GB_OK);
+  ck_assert_uint_eq(h.nseries, 1);
+  ck_assert_uint_eq(h.series[0].nchanges, 1);
+  ck_assert_uint_eq(h.series[0].changes[0].index, 3);
+  ck_assert(!h.series[0].drift);
+  /* 6 values estimate their own noise poorly: the step test is widened (x2.5), so
+   * the smallest step it flags here is ~10-15%; the 10% one was clear of it */
+  ck_assert_double_lt(h.series[0].mdc_pct, 15.0);
+  gb_buf t = {0};
+  ck_assert_int_eq(gb_history_format_text(&h, true, &t), GB_OK);
+  gb_buf_append(&t, "", 1);
+  ck_assert_msg(strstr(t.data, "history: with these runs it flags a step of ") &&
+                    strstr(t.data, "(median over 1 headline series;") && strstr(t.data, "once 3 runs follow it"),
+                "%s", t.data);
+  gb_buf_free(&t);
+  gb_history_free(&h);
+  gb_results_free(&res);
+  /* five runs: too few to flag anything, and it says so */
+  series_results(v, 5, &res);
+  ck_assert_int_eq(gb_history_build(&res, &o, &h), GB_OK);
+  ck_assert_int_eq(gb_history_format_text(&h, false, &t), GB_OK);
+  gb_buf_append(&t, "", 1);
+  ck_assert_ptr_nonnull(strstr(t.data, "history: no series has 6 runs yet (2 x min segment)"));
+  gb_buf_free(&t);
+  gb_history_free(&h);
+  gb_results_free(&res);
+}
+END_TEST
+
+/* Twelve alternating 10% shifts, 4 runs each: all 11 changes reported (the
+ * search used to stop silently at 8). */
+START_TEST(test_history_no_cap) {
+  g_state = 78;
+  double v[48];
+  for (int i = 0; i < 48; i++) v[i] = ((i / 4) % 2 ? 4000 : 4400) * (1 + 0.002 * gauss());
+  gb_results res;
+  series_results(v, 48, &res);
+  gb_cp_options o = gb_cp_defaults();
+  gb_history h;
+  ck_assert_int_eq(gb_history_build(&res, &o, &h), GB_OK);
+  ck_assert_uint_eq(h.series[0].nchanges, 11);
+  for (size_t c = 0; c < 11; c++) ck_assert_uint_eq(h.series[0].changes[c].index, 4 * (c + 1));
+  ck_assert(!h.series[0].drift);
+  gb_history_free(&h);
+  gb_results_free(&res);
+}
+END_TEST
+
+/* A slow drift, -0.1% per run over 120 runs with 0.5% noise: one drift line,
+ * not a staircase of steps; a step of the same total size stays a step. */
+START_TEST(test_history_drift) {
+  g_state = 79;
+  double v[120];
+  for (int i = 0; i < 120; i++) v[i] = 4400 * (1 - 0.001 * i) * (1 + 0.005 * gauss());
+  gb_results res;
+  series_results(v, 120, &res);
+  gb_cp_options o = gb_cp_defaults();
+  gb_history h;
+  ck_assert_int_eq(gb_history_build(&res, &o, &h), GB_OK);
+  const gb_history_series *s = &h.series[0];
+  ck_assert(s->drift);
+  ck_assert_uint_eq(h.ndrift, 1);
+  ck_assert_uint_eq(h.nchanged, 0);
+  ck_assert_double_eq_tol(s->drift_pct_per_run, -0.1, 0.01);
+  ck_assert_double_eq_tol(s->drift_total_pct, -11.9, 1.0);
+  gb_buf t = {0};
+  ck_assert_int_eq(gb_history_format_text(&h, false, &t), GB_OK);
+  gb_buf_append(&t, "", 1);
+  ck_assert_msg(strstr(t.data, "drift   H200-SXM-141GB x1 membw/triad fp64 bytes=1073741824 gbps: -0.09") &&
+                    strstr(t.data, "per run, -11.") && strstr(t.data, "over runs r000..r119 (120 points, worse)"),
+                "%s", t.data);
+  ck_assert_ptr_null(strstr(t.data, "change  "));
+  gb_buf_free(&t);
+  gb_history_free(&h);
+  gb_results_free(&res);
+  for (int i = 0; i < 120; i++) v[i] = 4400 * (i < 60 ? 1 : 0.88) * (1 + 0.005 * gauss());
+  series_results(v, 120, &res);
+  ck_assert_int_eq(gb_history_build(&res, &o, &h), GB_OK);
+  ck_assert(!h.series[0].drift);
+  ck_assert_uint_eq(h.series[0].nchanges, 1);
+  ck_assert_uint_eq(h.series[0].changes[0].index, 60);
+  gb_history_free(&h);
+  gb_results_free(&res);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("gate");
   TCase *tc = tcase_create("compare");
@@ -933,6 +1116,9 @@ static Suite *suite(void) {
   tc = tcase_create("history");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_history_change_point);
+  tcase_add_test(tc, test_history_short_step);
+  tcase_add_test(tc, test_history_no_cap);
+  tcase_add_test(tc, test_history_drift);
   tcase_add_test(tc, test_history_noise_only);
   suite_add_tcase(s, tc);
   tc = tcase_create("cli");

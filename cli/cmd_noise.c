@@ -1,0 +1,76 @@
+/* gpubench noise: measures the gate's noise floors (gate/gb_noise.h) from
+ * several independent runs of one build on one GPU type. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gb_cli.h"
+#include "gb_cli_args.h"
+#include "gb_gate.h"
+#include "gb_noise.h"
+
+typedef struct noise_args {
+  const char **inputs; /* malloc'd by the parser */
+  size_t ninputs;
+  const char *out;
+} noise_args;
+
+#define A(m) GB_OPT_AT(noise_args, m)
+static const gb_opt k_opts[] = {
+    {"out", 'o', "FILE", "write the floors there (default: standard output)", GB_OPT_PATH, A(out), .ext = "csv"},
+    {0}};
+
+const gb_opt_cmd gb_noise_cmd = {
+    .name = "noise",
+    .synopsis = "[OPTIONS] RUN.csv|DIR...",
+    .summary = "measure the gate's noise floors from several independent runs of one build",
+    .description =
+        "Measures how much each figure moves between independent runs of the same build\n"
+        "(each run its own process: `gpubench run --out runN.csv`, N >= 2, better 6) on\n"
+        "one GPU type, and writes one noise floor per benchmark, metric and size class:\n"
+        "sigma = 2 x median |ln(x_i / x_j)| over every pair of runs / (0.6745 x sqrt 2),\n"
+        "the robust standard deviation of one run in ln units with a safety factor of 2,\n"
+        "plus a row for each figure whose own spread is wider than its class's.\n"
+        "`gpubench compare --noise FILE` judges each figure against these floors\n"
+        "(docs/ci.md, data/noise/README.md).",
+    .options = k_opts,
+    .operands = {.metavar = "RUN.csv|DIR...", .help = "the results files of the runs, or directories of them",
+                 .min = 1, .max = -1, .ext = "csv", A(inputs), GB_OPT_COUNT(noise_args, ninputs),
+                 .missing = "needs the results CSVs of at least 2 independent runs"},
+    .exit_status = "0 written; 2 bad usage or input (fewer than 2 runs, mixed GPU types, a file\n"
+                   "with no rows).",
+};
+#undef A
+
+int gb_cmd_noise(int argc, char **argv) {
+  noise_args a;
+  memset(&a, 0, sizeof a);
+  int rc = gb_opt_parse(&gb_noise_cmd, argc, argv, &a);
+  if (rc != GB_CLI_CONTINUE) {
+    gb_opt_free(&gb_noise_cmd, &a);
+    return rc;
+  }
+  const char *out = a.out;
+  gb_results res = {0};
+  gb_noise_table t;
+  memset(&t, 0, sizeof t);
+  gb_buf b = {0};
+  gb_err e = gb_gate_read_side((char *const *)a.inputs, a.ninputs, true, &res);
+  if (!e) e = gb_noise_measure(&res, &t);
+  if (!e) e = gb_noise_write(&t, &b);
+  if (!e && out) e = gb_write_file_atomic(out, b.data, b.len);
+  rc = 0;
+  if (e) {
+    fprintf(stderr, "gpubench noise: %s\n", gb_errmsg());
+    rc = 2;
+  } else if (!out) {
+    fwrite(b.data, 1, b.len, stdout);
+  } else {
+    fprintf(stderr, "gpubench noise: %zu floors from %zu runs in %s\n", t.n, t.runs, out);
+  }
+  gb_buf_free(&b);
+  gb_noise_free(&t);
+  gb_results_free(&res);
+  gb_opt_free(&gb_noise_cmd, &a);
+  return rc;
+}

@@ -1,0 +1,403 @@
+/* gb_noise: between-run noise floors per benchmark, metric and size class. */
+#include "gb_noise.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gb_desc.h"
+#include "gb_num.h"
+#include "gb_stats.h"
+
+/* "1K" "4M" "16G": a power of 4 (>= 1) in binary units. */
+static void fmt_pow2(char *buf, size_t n, int e2) {
+  static const char units[] = " KMGTPE";
+  int u = e2 / 10;
+  if (u > 6) u = 6;
+  long long v = 1LL << (e2 - 10 * u);
+  if (u == 0) snprintf(buf, n, "%lld", v);
+  else snprintf(buf, n, "%lld%c", v, units[u]);
+}
+
+void gb_noise_size_class(const gb_row *r, char *buf, size_t n) {
+  const char *cls = gb_fclass_name(gb_desc_class(r));
+  if (r->bytes != GB_NA && r->bytes > 0) {
+    int e = 0;
+    while (e < 62 && ((int64_t)1 << (e + 1)) <= r->bytes) e += 1;
+    char lo[32], hi[32];
+    fmt_pow2(lo, sizeof lo, e);
+    fmt_pow2(hi, sizeof hi, e + 1);
+    snprintf(buf, n, "%s/%s-%s", cls, lo, hi);
+  } else if (r->m != GB_NA && r->n != GB_NA && r->k != GB_NA && r->m > 0 && r->n > 0 && r->k > 0) {
+    double v = log2((double)r->m) + log2((double)r->n) + log2((double)r->k);
+    int e = (int)floor(v / 2) * 2;
+    snprintf(buf, n, "%s/mnk 2^%d-2^%d", cls, e, e + 2);
+  } else {
+    snprintf(buf, n, "%s/all", cls);
+  }
+}
+
+void gb_noise_figure(const gb_row *r, char *buf, size_t n) {
+  int off = snprintf(buf, n, "%s/%s", r->benchmark, r->case_name);
+  if (off < 0 || (size_t)off >= n) return;
+  if (r->dtype[0]) off += snprintf(buf + off, n - (size_t)off, " %s", r->dtype);
+  const char *names[4] = {"m", "n", "k", "bytes"};
+  const int64_t v[4] = {r->m, r->n, r->k, r->bytes};
+  for (int i = 0; i < 4 && off >= 0 && (size_t)off < n; i++)
+    if (v[i] != GB_NA) off += snprintf(buf + off, n - (size_t)off, " %s=%lld", names[i], (long long)v[i]);
+  if (off >= 0 && (size_t)off < n) snprintf(buf + off, n - (size_t)off, " %s x%d", r->metric, r->gpu_count);
+}
+
+double gb_noise_default_sigma(const gb_row *r) {
+  return gb_desc_class(r) == GB_FCLASS_LATENCY ? 0.15 : 0.01;
+}
+
+void gb_noise_free(gb_noise_table *t) {
+  for (size_t i = 0; i < t->n; i++) {
+    free(t->v[i].gpu_type);
+    free(t->v[i].benchmark);
+    free(t->v[i].metric);
+    free(t->v[i].size_class);
+    free(t->v[i].figure);
+  }
+  free(t->v);
+  memset(t, 0, sizeof *t);
+}
+
+static char *dup(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
+static gb_err push(gb_noise_table *t, size_t *cap, const char *gpu, const char *bench, const char *metric,
+                   const char *cls, const char *figure, gb_noise_floor **out) {
+  if (t->n == *cap) {
+    size_t nc = *cap ? *cap * 2 : 32;
+    gb_noise_floor *v = realloc(t->v, nc * sizeof *v);
+    if (!v) return gb_fail(GB_E_NOMEM, "out of memory for noise floors");
+    t->v = v;
+    *cap = nc;
+  }
+  gb_noise_floor *f = &t->v[t->n];
+  memset(f, 0, sizeof *f);
+  f->gpu_type = dup(gpu);
+  f->benchmark = dup(bench);
+  f->metric = dup(metric);
+  f->size_class = dup(cls);
+  f->figure = dup(figure);
+  t->n++;
+  if (!f->gpu_type || !f->benchmark || !f->metric || !f->size_class || !f->figure)
+    return gb_fail(GB_E_NOMEM, "out of memory for noise floors");
+  *out = f;
+  return GB_OK;
+}
+
+static const char *const k_cols[] = {"gpu_type", "benchmark", "metric", "size_class", "sigma", "figures",
+                                     "pairs", "median_abs_ln", "p95_abs_ln", "max_abs_ln", "figure"};
+#define NCOLS (sizeof k_cols / sizeof k_cols[0])
+
+static gb_err read_table(gb_csv_table *csv, gb_noise_table *t) {
+  int col[NCOLS];
+  for (size_t c = 0; c < NCOLS; c++) {
+    col[c] = gb_csv_col(csv, k_cols[c]);
+    if (col[c] < 0 && c < 5) return gb_fail(GB_E_INPUT, "%s:1: no column \"%s\" (a noise floor file has %s, ...)",
+                                            csv->name, k_cols[c], "gpu_type,benchmark,metric,size_class,sigma");
+  }
+  size_t cap = 0;
+  for (size_t r = 0; r < csv->nrows; r++) {
+    gb_noise_floor *f;
+    gb_err e = push(t, &cap, gb_csv_cell(csv, r, col[0]), gb_csv_cell(csv, r, col[1]), gb_csv_cell(csv, r, col[2]),
+                    gb_csv_cell(csv, r, col[3]), gb_csv_cell(csv, r, col[10]), &f);
+    if (e) return e;
+    if (!gb_parse_double(gb_csv_cell(csv, r, col[4]), &f->sigma) || !(f->sigma > 0))
+      return gb_fail(GB_E_INPUT, "%s:%ld: sigma: not a positive number: \"%s\"", csv->name, gb_csv_line(csv, r),
+                     gb_csv_cell(csv, r, col[4]));
+    int64_t v;
+    f->figures = col[5] >= 0 && gb_parse_i64(gb_csv_cell(csv, r, col[5]), &v) && v > 0 ? (size_t)v : 0;
+    f->pairs = col[6] >= 0 && gb_parse_i64(gb_csv_cell(csv, r, col[6]), &v) && v > 0 ? (size_t)v : 0;
+    double *d[3] = {&f->median_abs, &f->p95_abs, &f->max_abs};
+    for (int k = 0; k < 3; k++)
+      if (col[7 + k] < 0 || !gb_parse_double(gb_csv_cell(csv, r, col[7 + k]), d[k])) *d[k] = NAN;
+  }
+  return GB_OK;
+}
+
+gb_err gb_noise_read_mem(const char *name, const char *text, size_t len, gb_noise_table *t) {
+  memset(t, 0, sizeof *t);
+  gb_csv_table csv;
+  gb_err e = gb_csv_read_mem(name, text, len, &csv);
+  if (e) return e;
+  e = read_table(&csv, t);
+  gb_csv_free(&csv);
+  if (e) gb_noise_free(t);
+  return e;
+}
+
+gb_err gb_noise_read(const char *path, gb_noise_table *t) {
+  memset(t, 0, sizeof *t);
+  gb_csv_table csv;
+  gb_err e = gb_csv_read_file(path, &csv);
+  if (e) return e;
+  e = read_table(&csv, t);
+  gb_csv_free(&csv);
+  if (e) gb_noise_free(t);
+  return e;
+}
+
+const gb_noise_floor *gb_noise_lookup(const gb_noise_table *t, const gb_row *r) {
+  if (!t || !t->n) return NULL;
+  char cls[96];
+  gb_noise_size_class(r, cls, sizeof cls);
+  const gb_noise_floor *any = NULL;
+  for (size_t i = 0; i < t->n; i++) {
+    const gb_noise_floor *f = &t->v[i];
+    if (f->figure[0] || strcmp(f->benchmark, r->benchmark) || strcmp(f->metric, r->metric) || strcmp(f->size_class, cls)) continue;
+    if (strcmp(f->gpu_type, r->gpu_type) == 0) return f;
+    if (strcmp(f->gpu_type, "*") == 0) any = f;
+  }
+  return any;
+}
+
+const gb_noise_floor *gb_noise_lookup_figure(const gb_noise_table *t, const gb_row *r) {
+  if (!t || !t->n) return NULL;
+  char fig[512];
+  gb_noise_figure(r, fig, sizeof fig);
+  for (size_t i = 0; i < t->n; i++) {
+    const gb_noise_floor *f = &t->v[i];
+    if (f->figure[0] && strcmp(f->figure, fig) == 0 && strcmp(f->gpu_type, r->gpu_type) == 0) return f;
+  }
+  return NULL;
+}
+
+/* ---- measuring ---- */
+
+typedef struct fig_row {
+  const gb_row *row;
+  char *key; /* figure key (settings included), then the run id */
+} fig_row;
+
+static int cmp_fig(const void *a, const void *b) {
+  const fig_row *x = a, *y = b;
+  int c = strcmp(x->key, y->key);
+  if (c) return c;
+  return strcmp(x->row->run_id, y->row->run_id);
+}
+
+typedef struct fig_sd {
+  const gb_row *row;
+  double sd;  /* of ln over its runs */
+  size_t df;  /* runs - 1 */
+} fig_sd;
+
+typedef struct class_acc {
+  char *name; /* benchmark \x1f metric \x1f size class */
+  const gb_row *row;
+  size_t figures, nd, cap;
+  double *d;
+  fig_sd *figs;
+  size_t nfigs, figcap;
+} class_acc;
+
+static int cmp_class(const void *a, const void *b) {
+  return strcmp(((const class_acc *)a)->name, ((const class_acc *)b)->name);
+}
+
+static char *fig_key(const gb_row *r) {
+  gb_buf b = {0};
+  gb_buf_printf(&b, "%s\x1f%d\x1f%s\x1f%s\x1f%s\x1f%lld\x1f%lld\x1f%lld\x1f%lld\x1f%s\x1f%s", r->gpu_type,
+                r->gpu_count, r->benchmark, r->case_name, r->dtype, (long long)r->m, (long long)r->n,
+                (long long)r->k, (long long)r->bytes, r->metric, r->settings);
+  if (gb_buf_append(&b, "", 1)) {
+    gb_buf_free(&b);
+    return NULL;
+  }
+  return b.data;
+}
+
+static gb_err acc_add(class_acc **accs, size_t *nacc, size_t *cap, const gb_row *r, const double *vals, size_t nv) {
+  char cls[96];
+  gb_noise_size_class(r, cls, sizeof cls);
+  gb_buf name = {0};
+  gb_buf_printf(&name, "%s\x1f%s\x1f%s", r->benchmark, r->metric, cls);
+  if (gb_buf_append(&name, "", 1)) {
+    gb_buf_free(&name);
+    return gb_fail(GB_E_NOMEM, "out of memory");
+  }
+  class_acc *a = NULL;
+  for (size_t i = 0; i < *nacc; i++)
+    if (strcmp((*accs)[i].name, name.data) == 0) a = &(*accs)[i];
+  if (!a) {
+    if (*nacc == *cap) {
+      size_t nc = *cap ? *cap * 2 : 64;
+      class_acc *v = realloc(*accs, nc * sizeof *v);
+      if (!v) {
+        gb_buf_free(&name);
+        return gb_fail(GB_E_NOMEM, "out of memory");
+      }
+      *accs = v;
+      *cap = nc;
+    }
+    a = &(*accs)[(*nacc)++];
+    memset(a, 0, sizeof *a);
+    a->name = name.data;
+    a->row = r;
+  } else {
+    gb_buf_free(&name);
+  }
+  a->figures++;
+  if (a->nfigs == a->figcap) {
+    size_t nc = a->figcap ? a->figcap * 2 : 16;
+    fig_sd *v = realloc(a->figs, nc * sizeof *v);
+    if (!v) return gb_fail(GB_E_NOMEM, "out of memory");
+    a->figs = v;
+    a->figcap = nc;
+  }
+  double mean = 0, ss = 0;
+  for (size_t i = 0; i < nv; i++) mean += log(vals[i]);
+  mean /= (double)nv;
+  for (size_t i = 0; i < nv; i++) ss += (log(vals[i]) - mean) * (log(vals[i]) - mean);
+  a->figs[a->nfigs++] = (fig_sd){.row = r, .sd = sqrt(ss / (double)(nv - 1)), .df = nv - 1};
+  for (size_t i = 0; i < nv; i++)
+    for (size_t j = i + 1; j < nv; j++) {
+      if (a->nd == a->cap) {
+        size_t nc = a->cap ? a->cap * 2 : 64;
+        double *v = realloc(a->d, nc * sizeof *v);
+        if (!v) return gb_fail(GB_E_NOMEM, "out of memory");
+        a->d = v;
+        a->cap = nc;
+      }
+      a->d[a->nd++] = fabs(log(vals[i] / vals[j]));
+    }
+  return GB_OK;
+}
+
+gb_err gb_noise_measure(const gb_results *res, gb_noise_table *t) {
+  memset(t, 0, sizeof *t);
+  /* runs and GPU type */
+  const char *gpu = NULL;
+  size_t nruns = 0;
+  const char **runs = calloc(res->nrows + 1, sizeof *runs);
+  if (!runs) return gb_fail(GB_E_NOMEM, "out of memory");
+  for (size_t i = 0; i < res->nrows; i++) {
+    const gb_row *r = &res->rows[i];
+    if (!gpu) gpu = r->gpu_type;
+    else if (strcmp(gpu, r->gpu_type)) {
+      free(runs);
+      return gb_fail(GB_E_INPUT, "%s:%ld: gpu_type: \"%s\", but other runs are on %s: measure one GPU type at a time",
+                     r->file, r->line, r->gpu_type, gpu);
+    }
+    size_t k = 0;
+    while (k < nruns && strcmp(runs[k], r->run_id)) k++;
+    if (k == nruns && nruns < 4096) runs[nruns++] = r->run_id;
+  }
+  free(runs);
+  if (nruns < 2)
+    return gb_fail(GB_E_INPUT, "noise: %zu run%s (run_id): the floor needs at least 2 independent runs", nruns,
+                   nruns == 1 ? "" : "s");
+  t->runs = nruns;
+
+  fig_row *fr = calloc(res->nrows + 1, sizeof *fr);
+  double *vals = malloc((nruns + 1) * sizeof *vals), *reps = malloc((res->nrows + 1) * sizeof *reps);
+  class_acc *accs = NULL;
+  size_t nacc = 0, acap = 0, nfr = 0;
+  gb_err e = GB_OK;
+  if (!fr || !vals || !reps) e = gb_fail(GB_E_NOMEM, "out of memory");
+  for (size_t i = 0; i < res->nrows && !e; i++) {
+    const gb_row *r = &res->rows[i];
+    if ((r->status != GB_STATUS_OK && r->status != GB_STATUS_THROTTLED) || !(r->value > 0) ||
+        gb_desc_class(r) == GB_FCLASS_MEANINGLESS)
+      continue;
+    fr[nfr].row = r;
+    if (!(fr[nfr].key = fig_key(r))) e = gb_fail(GB_E_NOMEM, "out of memory");
+    nfr++;
+  }
+  if (!e) qsort(fr, nfr, sizeof *fr, cmp_fig);
+  for (size_t i = 0; i < nfr && !e;) {
+    size_t j = i, nv = 0;
+    while (j < nfr && strcmp(fr[j].key, fr[i].key) == 0) j++;
+    /* one value per run: the median of its repetitions */
+    for (size_t a = i; a < j;) {
+      size_t b = a, nr = 0;
+      while (b < j && strcmp(fr[b].row->run_id, fr[a].row->run_id) == 0) reps[nr++] = fr[b++].row->value;
+      vals[nv++] = gb_median(reps, nr);
+      a = b;
+    }
+    if (nv >= 2) e = acc_add(&accs, &nacc, &acap, fr[i].row, vals, nv);
+    i = j;
+  }
+  if (!e && nacc) qsort(accs, nacc, sizeof *accs, cmp_class);
+  size_t cap = 0;
+  for (size_t i = 0; i < nacc && !e; i++) {
+    class_acc *a = &accs[i];
+    if (!a->nd) continue;
+    char cls[96];
+    gb_noise_size_class(a->row, cls, sizeof cls);
+    gb_noise_floor *f;
+    if ((e = push(t, &cap, gpu, a->row->benchmark, a->row->metric, cls, "", &f))) break;
+    gb_stats st = gb_stats_of(a->d, a->nd);
+    f->figures = a->figures;
+    f->pairs = a->nd;
+    f->median_abs = st.median;
+    f->p95_abs = gb_quantile(a->d, a->nd, 0.95);
+    f->max_abs = st.max;
+    /* a floor of exactly 0 (identical runs) would make any change significant */
+    double c = st.median / (0.6745 * sqrt(2.0));
+    double sigma = GB_NOISE_SAFETY * c;
+    f->sigma = sigma > 1e-4 ? sigma : 1e-4;
+    double class_sigma = f->sigma;
+    /* figures noisier than their class: a row each */
+    for (size_t k = 0; k < a->nfigs && !e; k++) {
+      const fig_sd *fs = &a->figs[k];
+      double fsig = GB_NOISE_SAFETY * sqrt((GB_NOISE_NU0 * c * c + (double)fs->df * fs->sd * fs->sd) /
+                                           (GB_NOISE_NU0 + (double)fs->df));
+      if (!(fsig > class_sigma)) continue;
+      char fig[512];
+      gb_noise_figure(fs->row, fig, sizeof fig);
+      gb_noise_floor *g;
+      if ((e = push(t, &cap, gpu, fs->row->benchmark, fs->row->metric, cls, fig, &g))) break;
+      g->sigma = fsig;
+      g->figures = 1;
+      g->pairs = fs->df * (fs->df + 1) / 2;
+      g->median_abs = g->p95_abs = g->max_abs = NAN;
+    }
+  }
+  for (size_t i = 0; i < nfr; i++) free(fr[i].key);
+  for (size_t i = 0; i < nacc; i++) {
+    free(accs[i].name);
+    free(accs[i].d);
+    free(accs[i].figs);
+  }
+  free(accs);
+  free(fr);
+  free(vals);
+  free(reps);
+  if (e) gb_noise_free(t);
+  return e;
+}
+
+gb_err gb_noise_write(const gb_noise_table *t, gb_buf *out) {
+  gb_err e = GB_OK;
+  for (size_t c = 0; c < NCOLS && !e; c++) e = gb_buf_printf(out, "%s%s", c ? "," : "", k_cols[c]);
+  if (!e) e = gb_buf_puts(out, "\n");
+  for (size_t i = 0; i < t->n && !e; i++) {
+    const gb_noise_floor *f = &t->v[i];
+    char num[4][32];
+    gb_snprintf_c(num[0], sizeof num[0], "%.9g", f->sigma);
+    const double d[3] = {f->median_abs, f->p95_abs, f->max_abs};
+    for (int k = 0; k < 3; k++) {
+      if (isnan(d[k])) num[k + 1][0] = '\0';
+      else gb_snprintf_c(num[k + 1], sizeof num[k + 1], "%.9g", d[k]);
+    }
+    e = gb_csv_put_field(out, f->gpu_type, 0);
+    if (!e) e = gb_csv_put_field(out, f->benchmark, ',');
+    if (!e) e = gb_csv_put_field(out, f->metric, ',');
+    if (!e) e = gb_csv_put_field(out, f->size_class, ',');
+    if (!e) e = gb_buf_printf(out, ",%s,%zu,%zu,%s,%s,%s", num[0], f->figures, f->pairs, num[1], num[2], num[3]);
+    if (!e) e = gb_csv_put_field(out, f->figure, ',');
+    if (!e) e = gb_buf_puts(out, "\n");
+  }
+  return e;
+}

@@ -1,0 +1,92 @@
+/* gb_noise: how much a figure moves between independent runs of one build,
+ * per benchmark, metric and size class: the floor the gate judges a figure
+ * against when the baseline does not hold several runs.
+ *
+ * A size class is the figure's class in gb_desc (headline, latency, derived)
+ * and a bucket of its size: a factor of 2 of bytes for byte-sized figures
+ * ("headline/1G-2G": the sizes campaigns sweep, so that a noisy 16 MiB
+ * collective does not share a floor with a quiet 32 MiB one), a factor of 4
+ * of m*n*k for GEMM shapes ("headline/mnk 2^38-2^40"), "all" for figures
+ * with no size (fma).
+ *
+ * Measuring (gb_noise_measure): the rows of several runs of the same build
+ * (each run its own process, told apart by run_id) are grouped by figure; a
+ * figure's value in a run is the median of its ok rows there. For every pair
+ * of runs d = |ln(x_i / x_j)|. Per class, over all its figures' pairs:
+ *   sigma = GB_NOISE_SAFETY * median(d) / (0.6745 * sqrt(2))
+ * the robust (MAD) estimate of one run's standard deviation in ln units,
+ * times a safety factor. Median, 95th percentile and maximum of d are kept
+ * for the record. A figure whose own spread between the runs is wider than
+ * its class's gets a row of its own (figure = its key, without gpu_type):
+ *   sigma = GB_NOISE_SAFETY * sqrt((NU0 * c^2 + (k - 1) * s^2) / (NU0 + k - 1))
+ * with c the class's robust sigma (before the safety factor), s the sd of
+ * the figure's ln values over its k runs and NU0 = 4: its own spread,
+ * shrunk towards the class's by a prior worth 4 runs. The gate takes the
+ * larger of the class's and the figure's floor: no figure is judged more
+ * finely than its class. Figures noisier within a run are also caught by
+ * the gate from their rows' own spread.
+ *
+ * The file (data/noise/<gpu_type>.csv):
+ *   gpu_type,benchmark,metric,size_class,figure,sigma,figures,pairs,median_abs_ln,p95_abs_ln,max_abs_ln
+ * A gpu_type of "*" applies to any GPU type; figure "" is the class row. */
+#ifndef GB_NOISE_H
+#define GB_NOISE_H
+
+#include <stddef.h>
+
+#include "gb_csv.h"
+#include "gb_error.h"
+#include "gb_results.h"
+
+#define GB_NOISE_SAFETY 2.0
+#define GB_NOISE_NU0 4.0
+
+/* The size class of a row, e.g. "headline/1G-2G" (see above). */
+void gb_noise_size_class(const gb_row *r, char *buf, size_t n);
+
+typedef struct gb_noise_floor {
+  char *gpu_type, *benchmark, *metric, *size_class;
+  char *figure;        /* "" for a class; else the figure (gb_noise_figure) */
+  double sigma;        /* one run's standard deviation of ln(value), with the safety factor */
+  size_t figures;      /* figures measured in the class */
+  size_t pairs;        /* run pairs pooled */
+  double median_abs, p95_abs, max_abs; /* of |ln ratio| between runs */
+} gb_noise_floor;
+
+typedef struct gb_noise_table {
+  size_t n;
+  gb_noise_floor *v;
+  size_t runs;         /* runs measured (gb_noise_measure) */
+} gb_noise_table;
+
+/* Reads a floor file. Errors name file:line and the field: GB_E_IO,
+ * GB_E_INPUT (a missing column, sigma not a positive number), GB_E_NOMEM. */
+gb_err gb_noise_read(const char *path, gb_noise_table *t);
+gb_err gb_noise_read_mem(const char *name, const char *text, size_t len, gb_noise_table *t);
+
+/* Measures floors from res (rows of at least 2 runs). Errors: GB_E_INPUT
+ * (fewer than 2 runs, naming how many; runs of different GPU types),
+ * GB_E_NOMEM. */
+gb_err gb_noise_measure(const gb_results *res, gb_noise_table *t);
+
+/* Appends the table as CSV (header first). */
+gb_err gb_noise_write(const gb_noise_table *t, gb_buf *out);
+
+void gb_noise_free(gb_noise_table *t);
+
+/* The figure of a row as floor files name it: "gemm/fp64 fp64 m=4096
+ * n=4096 k=14336 tflops x1" (benchmark/case, dtype, sizes, metric, GPU count). */
+void gb_noise_figure(const gb_row *r, char *buf, size_t n);
+
+/* The floor of a row's class: the entry for its gpu_type, else for "*";
+ * NULL when the table has neither (t may be NULL). */
+const gb_noise_floor *gb_noise_lookup(const gb_noise_table *t, const gb_row *r);
+
+/* The floor of the row's figure itself (same gpu_type only), or NULL. */
+const gb_noise_floor *gb_noise_lookup_figure(const gb_noise_table *t, const gb_row *r);
+
+/* The built-in floor (sigma, ln units) of a class when no table has one:
+ * headline and derived 0.01, latency 0.15. */
+double gb_noise_default_sigma(const gb_row *r);
+
+#endif

@@ -1,0 +1,71 @@
+#!/bin/sh
+# gate-aa.sh: the regression gate's A/A check on real runs (docs/ci.md).
+# For each pair A B of results files (independent runs of one build, each
+# its own process): compare A B and B A (both must exit 0 with 0 regressions
+# and 0 improvements); then B's headline figures made 10% and 5% worse
+# (HBM arrays >= 1 GiB, GEMM with m >= 4096, fma, out-of-place collectives
+# >= 16 MiB; a rate times the factor, a time divided by it) and the share of
+# them the gate flags.
+# Usage: scripts/gate-aa.sh A1.csv B1.csv [A2.csv B2.csv ...]
+#   e.g. on a GPU:  for i in 1 2 3 4; do gpubench run --repeat 5 --out r5-$i.csv; done
+#                   scripts/gate-aa.sh r5-1.csv r5-2.csv r5-3.csv r5-4.csv
+# GPUBENCH (default build/gpubench) is the binary; extra compare options in
+# COMPARE_OPTS (e.g. "--noise floors.csv").
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+gb=${GPUBENCH:-$here/build/gpubench}
+[ $# -ge 2 ] && [ $(($# % 2)) -eq 0 ] || { echo "usage: $0 A1.csv B1.csv [A2.csv B2.csv ...]" >&2; exit 2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export LC_ALL=C
+fail=0
+
+# worse IN OUT FACTOR: IN with its headline figures FACTOR as good; prints how many
+worse() {
+  awk -F, -v OFS=, -v f="$3" -v out="$2" '
+    NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; print > out; next }
+    {
+      if ($0 ~ /"/) gsub(/"[^"]*"/, "")
+      b = $col["benchmark"]; c = $col["case"]; m = $col["metric"]; by = $col["bytes"] + 0; mm = $col["m"] + 0
+      hit = (b == "membw" && by >= 1073741824) || (b == "gemm" && mm >= 4096 && m != "speedup") || b == "fma" ||
+            (b == "collective" && c ~ /outofplace/ && by >= 16777216 && c !~ /^broadcast/ && m != "busbw_gbps")
+      if (hit && $col["status"] != "error" && $col["value"] != "") {
+        g = (m == "time_us" || m ~ /_us$|_ms$|_ns$/) ? 1 / f : f
+        $col["value"] *= g
+        if ($col["min"] != "") $col["min"] *= g
+        if ($col["max"] != "") $col["max"] *= g
+        if ($col["stddev"] != "") $col["stddev"] *= g
+        key = b "|" c "|" $col["dtype"] "|" $col["m"] "|" $col["n"] "|" $col["k"] "|" $col["bytes"] "|" m
+        if (!(key in seen)) { seen[key] = 1; n++ }
+      }
+      print > out
+    }
+    END { print n + 0 }' "$1"
+}
+
+while [ $# -ge 2 ]; do
+  a=$1 b=$2
+  shift 2
+  for pair in "$a $b" "$b $a"; do
+    set -- $pair "$@"
+    rc=0
+    # shellcheck disable=SC2086
+    "$gb" compare "$1" "$2" --format short ${COMPARE_OPTS:-} >"$tmp/out.txt" || rc=$?
+    echo "A/A $(basename "$1") -> $(basename "$2"): exit $rc: $(head -n 1 "$tmp/out.txt" | cut -c1-160)"
+    [ $rc -eq 0 ] || fail=1
+    shift 2
+  done
+  for f in 0.90 0.95; do
+    n=$(worse "$b" "$tmp/worse.csv" $f)
+    rc=0
+    # shellcheck disable=SC2086
+    "$gb" compare "$a" "$tmp/worse.csv" --all ${COMPARE_OPTS:-} >"$tmp/out.txt" || rc=$?
+    hbm=$(grep -c '^regression .* membw/.* bytes=[0-9]\{10,\} gbps' "$tmp/out.txt" || true)
+    gemm=$(grep '^regression .* gemm/' "$tmp/out.txt" | grep -v speedup | grep -c ' m=[0-9]\{4,\} ' || true)
+    fma=$(grep -c '^regression .* fma/' "$tmp/out.txt" || true)
+    coll=$(grep -c '^regression .* collective/' "$tmp/out.txt" || true)
+    echo "  $(basename "$b") headline figures x$f ($n of them): flagged HBM $hbm, GEMM $gemm, fma $fma," \
+         "collectives $coll = $((hbm + gemm + fma + coll)); exit $rc"
+  done
+done
+exit $fail

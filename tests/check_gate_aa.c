@@ -1,0 +1,499 @@
+/* check_gate_aa: the gate on real A/A data and injected drops.
+ *
+ * tests/fixtures/aa/aa-quick-{1..6}.csv are six default quick campaigns of
+ * one build run back to back on one H200, each its own process (docs/ci.md,
+ * data/noise/README.md); data/noise/floors.csv was measured from them. Pairs
+ * (1,2), (3,4), (5,6), compared both ways, must give no regression and no
+ * improvement; the headline figures of the second run made 10% worse must
+ * be flagged (all of HBM, fma and collectives >= 32 MiB, at least 36 of the
+ * 39 GEMMs), and exit 1. Also: baselines of several runs, bad input (exit 2
+ * naming the file), the markdown cap, the noise floor measurement, the short
+ * format and speedup rows. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "gb_cli.h"
+#include "gb_desc.h"
+#include "gb_gate.h"
+#include "gb_noise.h"
+#include "gb_runinfo.h"
+#include "testutil.h"
+
+static gb_noise_table g_noise;
+
+static void load_noise(void) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/noise/floors.csv", gb_data_dir());
+  ck_assert_msg(gb_noise_read(path, &g_noise) == GB_OK, "%s", gb_errmsg());
+}
+
+static void read_run(int i, gb_results *res) {
+  char name[64];
+  snprintf(name, sizeof name, "aa/aa-quick-%d.csv", i);
+  memset(res, 0, sizeof *res);
+  ck_assert_msg(gb_results_read(gb_fixture(name), res) == GB_OK, "%s", gb_errmsg());
+}
+
+/* The figures the drop is injected into, by group: 0 HBM arrays >= 1 GiB,
+ * 1 GEMM with m >= 4096 (not speedups), 2 fma, 3 out-of-place collectives
+ * >= 16 MiB that mean something on one GPU; -1 others. */
+static int drop_group(const gb_row *r) {
+  if (gb_desc_class(r) == GB_FCLASS_MEANINGLESS) return -1;
+  if (strcmp(r->benchmark, "membw") == 0 && r->bytes != GB_NA && r->bytes >= ((int64_t)1 << 30)) return 0;
+  if (strcmp(r->benchmark, "gemm") == 0 && r->m != GB_NA && r->m >= 4096 && strcmp(r->metric, "speedup")) return 1;
+  if (strcmp(r->benchmark, "fma") == 0) return 2;
+  if (strcmp(r->benchmark, "collective") == 0 && strstr(r->case_name, "outofplace") && r->bytes != GB_NA &&
+      r->bytes >= ((int64_t)16 << 20))
+    return 3;
+  return -1;
+}
+
+/* Makes the dropped groups' figures `factor` as good: a rate times factor, a
+ * time divided by it (min, max and stddev alike). */
+static void inject(gb_results *res, double factor) {
+  for (size_t i = 0; i < res->nrows; i++) {
+    gb_row *r = &res->rows[i];
+    if (drop_group(r) < 0) continue;
+    double f = gb_metric_direction(r->benchmark, r->metric) < 0 ? 1.0 / factor : factor;
+    r->value *= f;
+    r->min *= f;
+    r->max *= f;
+    r->stddev *= f;
+  }
+}
+
+static const int k_pairs[6][2] = {{1, 2}, {3, 4}, {5, 6}, {2, 1}, {4, 3}, {6, 5}};
+
+START_TEST(test_aa_pairs_quiet) {
+  load_noise();
+  const int *p = k_pairs[_i];
+  gb_results a, b;
+  read_run(p[0], &a);
+  read_run(p[1], &b);
+  gb_gate_options opt = gb_gate_defaults();
+  opt.noise = &g_noise;
+  gb_gate_report rep;
+  ck_assert_int_eq(gb_gate_compare(&a, &b, &opt, &rep), GB_OK);
+  for (size_t i = 0; i < rep.nitems; i++)
+    ck_assert_msg(rep.items[i].verdict != GB_VERDICT_REGRESSION && rep.items[i].verdict != GB_VERDICT_IMPROVEMENT,
+                  "A/A %d-%d: %s %s: change %.2f%%, MDC %.2f%%", p[0], p[1], gb_verdict_name(rep.items[i].verdict),
+                  rep.items[i].key, rep.items[i].change_pct, rep.items[i].mdc_pct);
+  ck_assert_uint_eq(rep.count[GB_VERDICT_REGRESSION], 0);
+  ck_assert_uint_eq(rep.count[GB_VERDICT_IMPROVEMENT], 0);
+  ck_assert_uint_eq(rep.count[GB_VERDICT_NOT_COMPARABLE], 0);
+  ck_assert_uint_eq(rep.count[GB_VERDICT_FAILED], 0);
+  /* one-rank in-place, one-GPU busbw and broadcast: not judged */
+  ck_assert_uint_eq(rep.count[GB_VERDICT_NOT_JUDGED], 133);
+  ck_assert_int_eq(gb_gate_exit_code(&rep), 0);
+  /* every judged figure has an MDC and a class */
+  for (size_t i = 0; i < rep.nitems; i++) {
+    const gb_gate_item *it = &rep.items[i];
+    if (it->verdict == GB_VERDICT_NOT_JUDGED) continue;
+    ck_assert_msg(it->mdc_pct >= 2.0 && isfinite(it->mdc_pct), "%s: MDC %g", it->key, it->mdc_pct);
+  }
+  gb_gate_report_free(&rep);
+  gb_results_free(&a);
+  gb_results_free(&b);
+  gb_noise_free(&g_noise);
+}
+END_TEST
+
+/* The second run's headline figures 10% worse. The flagged counts are those
+ * of the shipped floors on these runs: every HBM array >= 1 GiB (42), fma
+ * (4) and collective >= 32 MiB (20 of the 30 >= 16 MiB: at 16 MiB a one-GPU
+ * collective is an L2-resident copy whose time moves by up to 16% between
+ * runs, MDC ~30%); GEMM 36-38 of 39 (tf32 8192^3 and fp64 4096x4096x14336
+ * move by up to 15% between processes, and their floors say so). */
+START_TEST(test_aa_drop_10pct_flagged) {
+  load_noise();
+  const int *p = k_pairs[_i];
+  gb_results a, b;
+  read_run(p[0], &a);
+  read_run(p[1], &b);
+  inject(&b, 0.90);
+  gb_gate_options opt = gb_gate_defaults();
+  opt.noise = &g_noise;
+  gb_gate_report rep;
+  ck_assert_int_eq(gb_gate_compare(&a, &b, &opt, &rep), GB_OK);
+  size_t flagged[4] = {0}, total[4] = {0}, coll32 = 0, coll32_flagged = 0;
+  for (size_t i = 0; i < rep.nitems; i++) {
+    const gb_gate_item *it = &rep.items[i];
+    int g = drop_group(it->cur.row);
+    if (g < 0) {
+      ck_assert_msg(it->verdict != GB_VERDICT_REGRESSION, "%s flagged, not dropped", it->key);
+      continue;
+    }
+    total[g]++;
+    bool f = it->verdict == GB_VERDICT_REGRESSION;
+    flagged[g] += f;
+    if (g == 3 && it->cur.row->bytes >= ((int64_t)32 << 20)) coll32++, coll32_flagged += f;
+  }
+  ck_assert_uint_eq(total[0], 42);
+  ck_assert_uint_eq(flagged[0], 42);
+  ck_assert_uint_eq(total[1], 39);
+  ck_assert_uint_ge(flagged[1], 36);
+  ck_assert_uint_eq(flagged[2], 4);
+  ck_assert_uint_eq(total[3], 30);
+  ck_assert_uint_eq(coll32, 20);
+  ck_assert_uint_eq(coll32_flagged, 20);
+  size_t all = flagged[0] + flagged[1] + flagged[2] + flagged[3];
+  printf("A/A %d-%d, headline figures x0.90: %zu of %zu flagged (HBM %zu/%zu, GEMM %zu/%zu, fma %zu/%zu, "
+         "collectives %zu/%zu)\n", p[0], p[1], all, total[0] + total[1] + total[2] + total[3], flagged[0], total[0],
+         flagged[1], total[1], flagged[2], total[2], flagged[3], total[3]);
+  ck_assert_int_eq(gb_gate_exit_code(&rep), 1);
+  gb_gate_report_free(&rep);
+  /* 5% worse: still at least 80% of HBM and GEMM */
+  gb_results_free(&b);
+  read_run(p[1], &b);
+  inject(&b, 0.95);
+  ck_assert_int_eq(gb_gate_compare(&a, &b, &opt, &rep), GB_OK);
+  memset(flagged, 0, sizeof flagged);
+  for (size_t i = 0; i < rep.nitems; i++) {
+    int g = drop_group(rep.items[i].cur.row);
+    if (g >= 0) flagged[g] += rep.items[i].verdict == GB_VERDICT_REGRESSION;
+  }
+  ck_assert_uint_ge((flagged[0] + flagged[1]) * 100, 80 * (42 + 39));
+  ck_assert_uint_ge(flagged[0], 40);
+  gb_gate_report_free(&rep);
+  gb_results_free(&a);
+  gb_results_free(&b);
+  gb_noise_free(&g_noise);
+}
+END_TEST
+
+/* A baseline of three runs (1, 3, 5) against run 2: quiet, and each figure's
+ * sigma pools the floor with the runs' own spread; with run 2 made 10% worse
+ * the headline GEMMs, HBM and fma are flagged. */
+START_TEST(test_baseline_of_several_runs) {
+  load_noise();
+  gb_results base = {0}, cur;
+  for (int i = 1; i <= 5; i += 2) {
+    char name[64];
+    snprintf(name, sizeof name, "aa/aa-quick-%d.csv", i);
+    ck_assert_int_eq(gb_results_read(gb_fixture(name), &base), GB_OK);
+  }
+  read_run(2, &cur);
+  gb_gate_options opt = gb_gate_defaults();
+  opt.noise = &g_noise;
+  gb_gate_report rep;
+  ck_assert_int_eq(gb_gate_compare(&base, &cur, &opt, &rep), GB_OK);
+  ck_assert_uint_eq(rep.count[GB_VERDICT_REGRESSION] + rep.count[GB_VERDICT_IMPROVEMENT], 0);
+  const gb_gate_item *fma = NULL;
+  for (size_t i = 0; i < rep.nitems; i++)
+    if (strstr(rep.items[i].key, "fma/fp32 fp32 tflops")) fma = &rep.items[i];
+  ck_assert_ptr_nonnull(fma);
+  ck_assert_uint_eq(fma->base.nruns, 3);
+  ck_assert_uint_eq(fma->cur.nruns, 1);
+  ck_assert_str_eq(fma->method, "floor+runs");
+  /* sigma^2 = (4 floor^2 + 2 s^2) / 6 with s the sd of ln over the 3 runs */
+  const gb_noise_floor *fl = gb_noise_lookup(&g_noise, fma->base.row);
+  ck_assert_ptr_nonnull(fl);
+  double s = fma->base.sd_ln;
+  ck_assert_double_eq_tol(fma->sigma, sqrt((4 * fl->sigma * fl->sigma + 2 * s * s) / 6), 1e-12);
+  ck_assert_double_eq_tol(fma->mdc_pct, fmax(2.0, expm1(gb_gate_z(0.01) * fma->sigma * sqrt(1.0 / 3 + 1)) * 100),
+                          1e-9);
+  ck_assert_int_eq(gb_gate_exit_code(&rep), 0);
+  gb_gate_report_free(&rep);
+  inject(&cur, 0.90);
+  ck_assert_int_eq(gb_gate_compare(&base, &cur, &opt, &rep), GB_OK);
+  size_t flagged = 0;
+  for (size_t i = 0; i < rep.nitems; i++) {
+    int g = drop_group(rep.items[i].cur.row);
+    if (g >= 0 && g <= 2) flagged += rep.items[i].verdict == GB_VERDICT_REGRESSION;
+  }
+  ck_assert_uint_ge(flagged, 42 + 36 + 4);
+  ck_assert_int_eq(gb_gate_exit_code(&rep), 1);
+  gb_gate_report_free(&rep);
+  gb_results_free(&base);
+  gb_results_free(&cur);
+  gb_noise_free(&g_noise);
+}
+END_TEST
+
+/* speedup rows: derived, judged from their own floor and the spread of their
+ * two sides; those at headline shapes count, the decode shape (m=8) not. */
+START_TEST(test_speedup_judged) {
+  load_noise();
+  gb_results a, b;
+  read_run(1, &a);
+  read_run(2, &b);
+  gb_gate_options opt = gb_gate_defaults();
+  opt.noise = &g_noise;
+  gb_gate_report rep;
+  ck_assert_int_eq(gb_gate_compare(&a, &b, &opt, &rep), GB_OK);
+  size_t n = 0, gated = 0;
+  for (size_t i = 0; i < rep.nitems; i++) {
+    const gb_gate_item *it = &rep.items[i];
+    if (strcmp(it->metric, "speedup")) continue;
+    n++;
+    ck_assert_int_eq(it->fclass, GB_FCLASS_DERIVED);
+    ck_assert(!isnan(it->mdc_pct));
+    ck_assert_msg(it->gated == (it->base.row->m >= 4096), "%s", it->key);
+    gated += it->gated;
+  }
+  ck_assert_uint_eq(n, 24 * 4); /* 24 pairs of precisions at 4 shapes */
+  ck_assert_uint_eq(gated, 24 * 3);
+  gb_gate_report_free(&rep);
+  gb_results_free(&a);
+  gb_results_free(&b);
+  gb_noise_free(&g_noise);
+}
+END_TEST
+
+/* ---- bad input: exit 2, naming the file ---- */
+
+static int run_compare(const char *const *argv, int argc) {
+  char *copy[16];
+  for (int i = 0; i < argc; i++) copy[i] = (char *)argv[i];
+  copy[argc] = NULL;
+  return gb_cmd_compare(argc, copy);
+}
+
+START_TEST(test_bad_baselines) {
+  const char *dir = gb_test_tmpdir();
+  char empty[4200], header[4200], mixed[4200], run1[4200], run2[4200];
+  snprintf(empty, sizeof empty, "%s/empty", dir);
+  ck_assert_int_eq(mkdir(empty, 0777), 0);
+  snprintf(run1, sizeof run1, "%s", gb_fixture("aa/aa-quick-1.csv"));
+  snprintf(run2, sizeof run2, "%s", gb_fixture("aa/aa-quick-2.csv"));
+  /* a baseline directory with no CSV */
+  const char *a1[] = {"compare", empty, run2};
+  ck_assert_int_eq(run_compare(a1, 3), 2);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), empty));
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "no .csv file"));
+  /* a results file with a header and no rows, as baseline or current */
+  snprintf(header, sizeof header, "%s/header.csv", dir);
+  gb_buf h = {0};
+  gb_results_put_header(&h);
+  ck_assert_int_eq(gb_test_write(header, h.data, h.len), 0);
+  gb_buf_free(&h);
+  const char *a2[] = {"compare", run1, header};
+  ck_assert_int_eq(run_compare(a2, 3), 2);
+  ck_assert_msg(strstr(gb_errmsg(), "header.csv: a header and no rows"), "%s", gb_errmsg());
+  const char *a3[] = {"compare", header, run1, run2};
+  ck_assert_int_eq(run_compare(a3, 4), 2);
+  ck_assert_msg(strstr(gb_errmsg(), "header.csv: a header and no rows"), "%s", gb_errmsg());
+  /* mixed GPU types in one baseline */
+  size_t len;
+  char *text = gb_test_slurp(run1, &len);
+  ck_assert_ptr_nonnull(text);
+  gb_buf m = {0};
+  for (char *p = text; *p;) {
+    char *hit = strstr(p, "H200-SXM-141GB");
+    if (!hit) {
+      gb_buf_puts(&m, p);
+      break;
+    }
+    gb_buf_append(&m, p, (size_t)(hit - p));
+    gb_buf_puts(&m, "A100-SXM4-80GB");
+    p = hit + strlen("H200-SXM-141GB");
+  }
+  snprintf(mixed, sizeof mixed, "%s/mixed.csv", dir);
+  ck_assert_int_eq(gb_test_write(mixed, m.data, m.len), 0);
+  gb_buf_free(&m);
+  free(text);
+  const char *a4[] = {"compare", run1, mixed, run2};
+  ck_assert_int_eq(run_compare(a4, 4), 2);
+  ck_assert_msg(strstr(gb_errmsg(), "mixed.csv:2: gpu_type A100-SXM4-80GB, but ") &&
+                    strstr(gb_errmsg(), "aa-quick-1.csv is on H200-SXM-141GB"),
+                "%s", gb_errmsg());
+  /* and the good form of each: a directory of runs as the baseline */
+  char runs[4200], p1[4300], p3[4300];
+  snprintf(runs, sizeof runs, "%s/runs", dir);
+  ck_assert_int_eq(mkdir(runs, 0777), 0);
+  snprintf(p1, sizeof p1, "%s/a.csv", runs);
+  snprintf(p3, sizeof p3, "%s/b.csv", runs);
+  text = gb_test_slurp(run1, &len);
+  ck_assert_int_eq(gb_test_write(p1, text, len), 0);
+  free(text);
+  text = gb_test_slurp(gb_fixture("aa/aa-quick-3.csv"), &len);
+  ck_assert_int_eq(gb_test_write(p3, text, len), 0);
+  free(text);
+  const char *a5[] = {"compare", runs, run2, "--format", "short"};
+  ck_assert_int_eq(run_compare(a5, 5), 0);
+}
+END_TEST
+
+/* ---- outputs ---- */
+
+/* 3000 figures, every one a regression with a long settings string: the
+ * markdown stays within 65,536 characters, the summary and regressions
+ * first, what does not fit cut with a count. */
+START_TEST(test_markdown_capped) {
+  enum { N = 3000 };
+  gb_row *b = calloc(N, sizeof *b), *c = calloc(N, sizeof *c);
+  char(*names)[32] = calloc(N, sizeof *names);
+  char settings[600];
+  memset(settings, 'x', sizeof settings - 1);
+  settings[sizeof settings - 1] = '\0';
+  memcpy(settings, "gemm.window=", 12);
+  for (int i = 0; i < N; i++) {
+    snprintf(names[i], sizeof names[i], "case%04d", i);
+    gb_row r = gb_row_empty();
+    r.run_id = "r";
+    r.gpu_type = "H200-SXM-141GB";
+    r.benchmark = "fma";
+    r.case_name = names[i];
+    r.metric = "tflops";
+    r.value = 100;
+    r.samples = 30;
+    r.settings = settings;
+    r.file = "x.csv";
+    b[i] = r;
+    r.value = 50;
+    c[i] = r;
+  }
+  gb_results base = {.nrows = N, .rows = b}, cur = {.nrows = N, .rows = c};
+  gb_gate_options opt = gb_gate_defaults();
+  gb_gate_report rep;
+  ck_assert_int_eq(gb_gate_compare(&base, &cur, &opt, &rep), GB_OK);
+  ck_assert_uint_eq(rep.count[GB_VERDICT_REGRESSION], N);
+  gb_buf md = {0};
+  gb_buf_puts(&md, "preamble\n"); /* the cap is on what the report writes */
+  ck_assert_int_eq(gb_gate_format_markdown(&rep, &md), GB_OK);
+  ck_assert_uint_le(md.len - 9, GB_GATE_MARKDOWN_MAX);
+  gb_buf_append(&md, "", 1);
+  ck_assert_ptr_nonnull(strstr(md.data, "## gpubench regression gate: FAIL"));
+  ck_assert_ptr_nonnull(strstr(md.data, "### regression: 3000"));
+  ck_assert_ptr_nonnull(strstr(md.data, "more figures are not shown (the 65536-character limit)"));
+  gb_buf_free(&md);
+  /* the short format: the summary, 20 regressions, a count */
+  gb_buf s = {0};
+  ck_assert_int_eq(gb_gate_format_short(&rep, &s), GB_OK);
+  gb_buf_append(&s, "", 1);
+  ck_assert_ptr_nonnull(strstr(s.data, "gate: FAIL: 3000 figures"));
+  ck_assert_ptr_nonnull(strstr(s.data, "  ... and 2980 more (--format text lists every one)\n"));
+  gb_buf_free(&s);
+  /* JUnit: one test case per figure, each with its MDC */
+  gb_buf x = {0};
+  ck_assert_int_eq(gb_gate_format_junit(&rep, &x), GB_OK);
+  gb_buf_append(&x, "", 1);
+  size_t cases = 0;
+  for (const char *p = x.data; (p = strstr(p, "<testcase ")); p++) cases++;
+  ck_assert_uint_eq(cases, N);
+  ck_assert_ptr_nonnull(strstr(x.data, "MDC 3.71%"));
+  gb_buf_free(&x);
+  gb_gate_report_free(&rep);
+  free(b);
+  free(c);
+  free(names);
+}
+END_TEST
+
+/* ---- measuring the floor ---- */
+
+START_TEST(test_noise_measure) {
+  gb_results res = {0};
+  for (int i = 1; i <= 6; i++) {
+    char name[64];
+    snprintf(name, sizeof name, "aa/aa-quick-%d.csv", i);
+    ck_assert_int_eq(gb_results_read(gb_fixture(name), &res), GB_OK);
+  }
+  gb_noise_table t;
+  ck_assert_int_eq(gb_noise_measure(&res, &t), GB_OK);
+  ck_assert_uint_eq(t.runs, 6);
+  const gb_noise_floor *fma = NULL;
+  for (size_t i = 0; i < t.n; i++)
+    if (strcmp(t.v[i].benchmark, "fma") == 0 && !t.v[i].figure[0]) fma = &t.v[i];
+  ck_assert_ptr_nonnull(fma);
+  ck_assert_str_eq(fma->size_class, "headline/all");
+  ck_assert_uint_eq(fma->figures, 4);
+  ck_assert_uint_eq(fma->pairs, 4 * 15);
+  ck_assert_double_eq_tol(fma->sigma, 2.0 * fma->median_abs / (0.6745 * sqrt(2.0)), 1e-12);
+  ck_assert_double_lt(fma->sigma, 0.002); /* fma moves by under 0.25% between runs */
+  /* what it writes reads back, and matches the shipped floors (measured from
+   * the same runs before their numbers were rounded to 7 digits) */
+  gb_buf out = {0};
+  ck_assert_int_eq(gb_noise_write(&t, &out), GB_OK);
+  gb_noise_table back, shipped;
+  ck_assert_int_eq(gb_noise_read_mem("floors.csv", out.data, out.len, &back), GB_OK);
+  ck_assert_uint_eq(back.n, t.n);
+  load_noise();
+  shipped = g_noise;
+  for (size_t i = 0; i < t.n; i++) {
+    ck_assert_str_eq(back.v[i].figure, t.v[i].figure);
+    ck_assert_double_eq_tol(back.v[i].sigma, t.v[i].sigma, 1e-6);
+    if (t.v[i].figure[0]) continue;
+    bool found = false;
+    for (size_t k = 0; k < shipped.n && !found; k++)
+      if (!shipped.v[k].figure[0] && !strcmp(shipped.v[k].benchmark, t.v[i].benchmark) &&
+          !strcmp(shipped.v[k].metric, t.v[i].metric) && !strcmp(shipped.v[k].size_class, t.v[i].size_class)) {
+        found = true;
+        ck_assert_double_eq_tol(shipped.v[k].sigma, t.v[i].sigma, 1e-4 + 1e-3 * t.v[i].sigma);
+      }
+    ck_assert_msg(found, "%s/%s %s not shipped", t.v[i].benchmark, t.v[i].metric, t.v[i].size_class);
+  }
+  gb_buf_free(&out);
+  gb_noise_free(&back);
+  gb_noise_free(&g_noise);
+  gb_noise_free(&t);
+  gb_results_free(&res);
+  /* one run is not enough; a bad file names its line */
+  read_run(1, &res);
+  ck_assert_int_eq(gb_noise_measure(&res, &t), GB_E_INPUT);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "1 run (run_id): the floor needs at least 2 independent runs"));
+  gb_results_free(&res);
+  const char *bad = "gpu_type,benchmark,metric,size_class,sigma\nH200,fma,tflops,headline/all,-1\n";
+  ck_assert_int_eq(gb_noise_read_mem("f.csv", bad, strlen(bad), &t), GB_E_INPUT);
+  ck_assert_str_eq(gb_errmsg(), "f.csv:2: sigma: not a positive number: \"-1\"");
+  const char *nocol = "gpu_type,benchmark,metric,sigma\n";
+  ck_assert_int_eq(gb_noise_read_mem("g.csv", nocol, strlen(nocol), &t), GB_E_INPUT);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "g.csv:1: no column \"size_class\""));
+}
+END_TEST
+
+START_TEST(test_size_classes) {
+  gb_row r = gb_row_empty();
+  char c[96];
+  r.benchmark = "membw";
+  r.case_name = "triad";
+  r.metric = "gbps";
+  r.bytes = (int64_t)1 << 30;
+  gb_noise_size_class(&r, c, sizeof c);
+  ck_assert_str_eq(c, "headline/1G-2G");
+  r.bytes = (int64_t)3 << 20;
+  gb_noise_size_class(&r, c, sizeof c);
+  ck_assert_str_eq(c, "latency/2M-4M");
+  r.benchmark = "gemm";
+  r.metric = "tflops";
+  r.bytes = GB_NA;
+  r.m = r.n = r.k = 8192;
+  gb_noise_size_class(&r, c, sizeof c);
+  ck_assert_str_eq(c, "headline/mnk 2^38-2^40");
+  r.benchmark = "fma";
+  r.m = r.n = r.k = GB_NA;
+  gb_noise_size_class(&r, c, sizeof c);
+  ck_assert_str_eq(c, "headline/all");
+  r.benchmark = "collective";
+  r.case_name = "all_reduce_outofplace";
+  r.dtype = "fp32";
+  r.metric = "time_us";
+  r.bytes = 8;
+  gb_noise_size_class(&r, c, sizeof c);
+  ck_assert_str_eq(c, "latency/8-16");
+  gb_noise_figure(&r, c, sizeof c);
+  ck_assert_str_eq(c, "collective/all_reduce_outofplace fp32 bytes=8 time_us x1");
+  ck_assert_double_eq(gb_noise_default_sigma(&r), 0.15);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("gate_aa");
+  TCase *tc = tcase_create("aa");
+  tcase_set_timeout(tc, 120);
+  tcase_add_loop_test(tc, test_aa_pairs_quiet, 0, 6);
+  tcase_add_loop_test(tc, test_aa_drop_10pct_flagged, 0, 6);
+  tcase_add_test(tc, test_baseline_of_several_runs);
+  tcase_add_test(tc, test_speedup_judged);
+  tcase_add_test(tc, test_bad_baselines);
+  tcase_add_test(tc, test_markdown_capped);
+  tcase_add_test(tc, test_noise_measure);
+  tcase_add_test(tc, test_size_classes);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return gb_test_run_suite(suite()); }
