@@ -30,6 +30,8 @@ static const struct {
     {GB_VERDICT_REGRESSION, "regression", 7},
     {GB_VERDICT_IMPROVEMENT, "improvement", 2},
     {GB_VERDICT_NOISE, "noise (beyond the threshold, not significant)", 5},
+    {GB_VERDICT_WORSE_INFO, "worse, latency-bound (information)", 4},
+    {GB_VERDICT_BETTER_INFO, "better, latency-bound (information)", 6},
     {GB_VERDICT_UNCHANGED, "unchanged", 3},
 };
 #define NDRAWN (sizeof k_drawn / sizeof k_drawn[0])
@@ -100,7 +102,7 @@ static gb_err bench_plot(gb_rep *r, const gb_gate_report *g, const char *bench, 
     if (vn[d])
       s[ns++] = (gb_plot_series){.title = k_drawn[d].title, .n = vn[d], .x = vx[d], .y = vy[d],
                                  .style = GB_PLOT_POINTS, .colour = k_drawn[d].colour, .labels = vl[d]};
-  s[ns++] = (gb_plot_series){.title = "the gate's threshold (+/-)", .n = n, .x = x, .y = tp, .style = GB_PLOT_LINES,
+  s[ns++] = (gb_plot_series){.title = "the gate's threshold: minimum detectable change (+/-)", .n = n, .x = x, .y = tp, .style = GB_PLOT_LINES,
                              .dashed = true, .colour = 8};
   s[ns++] = (gb_plot_series){.title = "", .n = n, .x = x, .y = tm, .style = GB_PLOT_LINES, .dashed = true,
                              .colour = 8};
@@ -116,7 +118,7 @@ static gb_err bench_plot(gb_rep *r, const gb_gate_report *g, const char *bench, 
                     .width_px = 1100, .height_px = 600};
   snprintf(caption, sizeof caption,
            "%s: change per figure, current against baseline (%%, up is better); colour: the gate's verdict; dashed: "
-           "its threshold. Source: the %zu %s keys both files hold.",
+           "its minimum detectable change. Source: the %zu %s keys both files hold.",
            bench, n, bench);
   if (!e) e = gb_rep_lines(r, &p, s, ns, caption);
   for (size_t d = 0; d < NDRAWN; d++) {
@@ -138,7 +140,8 @@ static gb_err changed_table(gb_rep *r, const gb_gate_report *g, const size_t *pl
   for (size_t i = 0; i < g->nitems; i++) shown += g->items[i].verdict != GB_VERDICT_UNCHANGED;
   if (shown == 0) return gb_doc_para(&r->doc, "Every figure both files hold is unchanged.");
   gb_err e = gb_doc_heading(&r->doc, 3, "Figures not unchanged");
-  const char *hdr[] = {"verdict", "plot #", "figure", "baseline", "current", "change (%)", "threshold (%)", "note"};
+  const char *hdr[] = {"verdict", "plot #", "figure", "baseline", "current", "change (%)", "threshold: MDC (%)",
+                       "note"};
   if (!e) e = gb_doc_table_begin(&r->doc, 8, hdr, "lrlrrrrl");
   for (size_t i = 0; i < g->nitems && !e; i++) {
     const gb_gate_item *it = &g->items[i];
@@ -157,6 +160,7 @@ static gb_err changed_table(gb_rep *r, const gb_gate_report *g, const size_t *pl
 }
 
 gb_err gb_rep_section_compare(gb_rep *r) {
+  /* the gate of issue 22 (noise floors, classes, minimum detectable change) */
   const gb_report_options *o = r->o;
   if (!o->compare || o->nresults != 2) return GB_OK;
   gb_results base = {0}, cur = {0};
@@ -173,7 +177,8 @@ gb_err gb_rep_section_compare(gb_rep *r) {
              "(as gpubench compare %s %s does). Each plot shows one benchmark's figures in key order: the change of "
              "the median, current against baseline, in %% and oriented so that up is better (a lower-is-better "
              "metric's sign is turned); the point's colour is the gate's verdict, the dashed lines its threshold for "
-             "that figure (the larger of the base threshold and 3 coefficients of variation).",
+             "that figure: its minimum detectable change (from the run-to-run noise floor of its class and the "
+             "baselines' spread; never under the base threshold).",
              gb_rep_basename(o->results[0]), gb_rep_basename(o->results[1]), gb_rep_basename(o->results[0]),
              gb_rep_basename(o->results[1]));
     e = gb_doc_para(&r->doc, line);
