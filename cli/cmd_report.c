@@ -20,6 +20,10 @@ static const gb_opt k_opts[] = {
     {"specs", 0, "FILE", "datasheet peaks (default: @DATA@/gpu_specs.csv)", GB_OPT_PATH, A(specs_path),
      .ext = "csv"},
     {"title", 0, "TEXT", "the report's title", GB_OPT_STRING, A(title)},
+    {"compare", 0, NULL, "BASELINE.csv CURRENT.csv: draw what changed (ratios, the gate's verdicts)", GB_OPT_FLAG,
+     A(compare)},
+    {"generator", 0, "TEXT", "the report's \"Written by\" text (default: gpubench VERSION (git SHA))", GB_OPT_STRING,
+     A(generator)},
     {0}};
 
 const gb_opt_cmd gb_report_cmd = {
@@ -34,7 +38,14 @@ const gb_opt_cmd gb_report_cmd = {
         "\n"
         "With no RESULTS.csv and no --plan, reports on the shipped measurements\n"
         "(@DATA@/measured/*.csv) and the default plan (as `gpubench plan` with no\n"
-        "arguments), whose CSVs are written to DIR/plan.csv and DIR/plan_sensitivity.csv.",
+        "arguments), whose CSVs are written to DIR/plan.csv and DIR/plan_sensitivity.csv.\n"
+        "\n"
+        "With --compare and two results files BASELINE.csv CURRENT.csv (one GPU type,\n"
+        "two runs), the report opens with what changed: the ratio current/baseline of\n"
+        "every figure, grouped by benchmark, with the gate's verdict and threshold.\n"
+        "\n"
+        "The plan part opens with a decision page; `--plan PLAN.csv` alone writes only it\n"
+        "and the plan's tables.",
     .options = k_opts,
     .operands = {.metavar = "RESULTS.csv...", .help = "results files, compared side by side", .min = 0, .max = -1,
                  .ext = "csv", A(files), GB_OPT_COUNT(gb_report_args, nfiles)},
@@ -50,6 +61,8 @@ int gb_report_parse_args(int argc, char **argv, gb_report_args *a) {
   a->out_dir = "report";
   int rc = gb_opt_parse(&gb_report_cmd, argc, argv, a);
   if (rc != GB_CLI_CONTINUE) return rc;
+  if (a->compare && a->nfiles != 2)
+    return gb_cli_usage_error("report", "--compare needs exactly two results files: BASELINE.csv CURRENT.csv");
   if (a->sensitivity_path && !a->plan_path)
     return gb_cli_usage_error("report", "--plan-sensitivity needs --plan (the plan it belongs to)");
   return GB_CLI_CONTINUE;
@@ -68,7 +81,9 @@ int gb_cmd_report(int argc, char **argv) {
                          .plan_path = a.plan_path,
                          .sensitivity_path = a.sensitivity_path,
                          .specs_path = a.specs_path,
-                         .title = a.title};
+                         .title = a.title,
+                         .generator = a.generator,
+                         .compare = a.compare};
   const char **files = a.files;
   size_t nfiles = a.nfiles;
   gb_report_summary sum;
@@ -89,7 +104,7 @@ int gb_cmd_report(int argc, char **argv) {
     snprintf(sens, sizeof sens, "%s/plan_sensitivity.csv", o.out_dir);
     e = gb_report_make_dir(o.out_dir);
     if (e == GB_OK) e = gb_plan_default(plan, sens);
-    if (e == GB_OK) e = gb_report_shipped(plan, sens, o.out_dir, &sum);
+    if (e == GB_OK) e = gb_report_shipped(plan, sens, o.out_dir, o.generator, &sum);
   } else {
     o.results = files;
     o.nresults = nfiles;

@@ -81,6 +81,8 @@ typedef struct gb_report_args {
   const char **files; /* malloc'd array of borrowed strings: gb_report_args_free */
   size_t nfiles;
   const char *out_dir, *plan_path, *sensitivity_path, *specs_path, *title;
+  const char *generator; /* --generator: the report's "Written by" text (reproducible examples) */
+  bool compare;          /* --compare BASELINE CURRENT */
 } gb_report_args;
 
 int gb_report_parse_args(int argc, char **argv, gb_report_args *a);

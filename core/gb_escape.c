@@ -82,6 +82,7 @@ static const char *md_one(uint32_t c, void *state) {
   switch (c) {
   case '|': return "\\|";
   case '`': return "\\`";
+  case '*': return "\\*"; /* no emphasis from a field */
   case '\\': return "\\\\";
   case '<': return "&lt;";
   case '>': return "&gt;";

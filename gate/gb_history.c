@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "gb_desc.h"
+#include "gb_escape.h"
 #include "gb_gate.h"
 #include "gb_stats.h"
 
@@ -232,12 +233,22 @@ static int cmp_dbl(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* s on one line, never a workflow command (core/gb_escape.h), in b: keys
+ * and run ids come from the results files. */
+static const char *one_line(gb_buf *b, const char *s, gb_err *e) {
+  b->len = 0;
+  if (!*e) *e = gb_esc_line(b, s ? s : "");
+  if (!*e) *e = gb_buf_append(b, "", 1);
+  return *e ? "" : b->data;
+}
+
 gb_err gb_history_format_text(const gb_history *h, bool all, gb_buf *out) {
   gb_err e = GB_OK;
+  gb_buf t[4] = {{0}};
   for (size_t i = 0; i < h->nseries && !e; i++) {
     const gb_history_series *s = &h->series[i];
     if (all) {
-      e = gb_buf_printf(out, "series  %s: %zu runs, %zu change%s, noise %.2f%%", s->key, s->n, s->nchanges,
+      e = gb_buf_printf(out, "series  %s: %zu runs, %zu change%s, noise %.2f%%", one_line(&t[0], s->key, &e), s->n, s->nchanges,
                         s->nchanges == 1 ? "" : "s", s->noise_pct);
       if (!e && !isnan(s->mdc_pct))
         e = gb_buf_printf(out, ", flags a step of %.2f%% once %zu runs follow it", s->mdc_pct, h->min_segment);
@@ -246,9 +257,10 @@ gb_err gb_history_format_text(const gb_history *h, bool all, gb_buf *out) {
     }
     if (!e && s->drift) {
       const char *how = s->direction == 0 ? "drifting" : (s->drift_pct_per_run * s->direction < 0 ? "worse" : "better");
-      e = gb_buf_printf(out, "drift   %s: %+.3f%% per run, %+.2f%% over runs %s..%s (%zu points, %s)", s->key,
-                        s->drift_pct_per_run, s->drift_total_pct, h->runs[s->run[0]].run_id,
-                        h->runs[s->run[s->n - 1]].run_id, s->n, how);
+      e = gb_buf_printf(out, "drift   %s: %+.3f%% per run, %+.2f%% over runs %s..%s (%zu points, %s)",
+                        one_line(&t[0], s->key, &e), s->drift_pct_per_run, s->drift_total_pct,
+                        one_line(&t[1], h->runs[s->run[0]].run_id, &e),
+                        one_line(&t[2], h->runs[s->run[s->n - 1]].run_id, &e), s->n, how);
       if (!e && s->nchanges) e = gb_buf_printf(out, "; a line, not the %zu steps found along it", s->nchanges);
       if (!e) e = gb_buf_puts(out, "\n");
       continue;
@@ -262,7 +274,9 @@ gb_err gb_history_format_text(const gb_history *h, bool all, gb_buf *out) {
       e = gb_buf_printf(out,
                         "change  %s: shifted at run %s (%s, point %zu of %zu, after run %s): mean %.6g -> %.6g "
                         "(%+.2f%%, %s), p=%.3g\n",
-                        s->key, run->run_id, run->timestamp, cp->index + 1, s->n, prev->run_id, cp->mean_before,
+                        one_line(&t[0], s->key, &e), one_line(&t[1], run->run_id, &e),
+                        one_line(&t[2], run->timestamp, &e), cp->index + 1, s->n, one_line(&t[3], prev->run_id, &e),
+                        cp->mean_before,
                         cp->mean_after, pct, how, cp->p_value);
     }
   }
@@ -300,6 +314,7 @@ gb_err gb_history_format_text(const gb_history *h, bool all, gb_buf *out) {
                       2 * h->min_segment);
   free(m);
   free(k);
+  for (size_t i = 0; i < 4; i++) gb_buf_free(&t[i]);
   return e;
 }
 

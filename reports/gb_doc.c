@@ -1,6 +1,8 @@
 /* gb_doc: the Markdown and HTML twins of a report. */
 #include "gb_doc.h"
 
+#include "gb_escape.h"
+
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,40 +20,12 @@ static const char k_css[] =
     "figure{margin:1.5em 0}figure svg{max-width:100%;height:auto}"
     "figcaption{font-size:0.9em;color:#555}code{font-size:0.9em}";
 
-/* HTML text: & < > " ' escaped. */
-static gb_err put_html(gb_buf *b, const char *s) {
-  gb_err e = GB_OK;
-  for (const char *c = s ? s : ""; *c && !e; c++) {
-    switch (*c) {
-    case '&': e = gb_buf_puts(b, "&amp;"); break;
-    case '<': e = gb_buf_puts(b, "&lt;"); break;
-    case '>': e = gb_buf_puts(b, "&gt;"); break;
-    case '"': e = gb_buf_puts(b, "&quot;"); break;
-    case '\'': e = gb_buf_puts(b, "&#39;"); break;
-    default: e = gb_buf_append(b, c, 1);
-    }
-  }
-  return e;
-}
+/* Result-derived text (core/gb_escape.h): HTML text; markdown in a table
+ * cell or heading (one line) or in a paragraph (line ends kept). */
+static gb_err put_html(gb_buf *b, const char *s) { return gb_esc_html(b, s ? s : ""); }
 
-/* Markdown text: HTML-significant characters escaped, and in a table cell
- * '|' escaped and line breaks flattened. */
 static gb_err put_md(gb_buf *b, const char *s, int in_table) {
-  gb_err e = GB_OK;
-  for (const char *c = s ? s : ""; *c && !e; c++) {
-    switch (*c) {
-    case '&': e = gb_buf_puts(b, "&amp;"); break;
-    case '<': e = gb_buf_puts(b, "&lt;"); break;
-    case '>': e = gb_buf_puts(b, "&gt;"); break;
-    case '*': e = gb_buf_puts(b, "\\*"); break;
-    case '`': e = gb_buf_puts(b, "\\`"); break;
-    case '|': e = gb_buf_puts(b, in_table ? "\\|" : "|"); break;
-    case '\r':
-    case '\n': e = gb_buf_puts(b, in_table ? " " : "\n"); break;
-    default: e = gb_buf_append(b, c, 1);
-    }
-  }
-  return e;
+  return in_table ? gb_esc_markdown(b, s ? s : "") : gb_esc_markdown_text(b, s ? s : "");
 }
 
 gb_err gb_doc_begin(gb_doc *d, const char *title) {
@@ -95,6 +69,7 @@ gb_err gb_doc_note(gb_doc *d, const char *text) { return para(d, text, 1); }
 
 gb_err gb_doc_table_begin(gb_doc *d, size_t ncols, const char *const *header, const char *align) {
   d->table_cols = ncols;
+  d->table_align = align && strlen(align) >= ncols ? align : NULL;
   gb_err e = gb_buf_puts(&d->html, "<table>\n<thead><tr>");
   for (size_t c = 0; c < ncols && !e; c++) {
     e = gb_buf_puts(&d->md, "| ");
@@ -121,6 +96,7 @@ gb_err gb_doc_table_row(gb_doc *d, const char *const *cells) {
     if (!e) e = gb_buf_puts(&d->md, " ");
     /* numbers right-aligned: a cell that starts with a digit, sign or dot */
     int num = (v[0] >= '0' && v[0] <= '9') || ((v[0] == '-' || v[0] == '.') && v[1] >= '0' && v[1] <= '9');
+    if (d->table_align) num = d->table_align[c] == 'r';
     if (!e) e = gb_buf_puts(&d->html, num ? "<td class=\"r\">" : "<td>");
     if (!e) e = put_html(&d->html, v);
     if (!e) e = gb_buf_puts(&d->html, "</td>");
@@ -132,6 +108,7 @@ gb_err gb_doc_table_row(gb_doc *d, const char *const *cells) {
 
 gb_err gb_doc_table_end(gb_doc *d) {
   d->table_cols = 0;
+  d->table_align = NULL;
   gb_err e = gb_buf_puts(&d->md, "\n");
   if (!e) e = gb_buf_puts(&d->html, "</tbody>\n</table>\n");
   return e;

@@ -14,6 +14,7 @@ typedef struct gb_doc {
   gb_buf md;
   gb_buf html;
   size_t table_cols; /* columns of the table being written, 0 outside one */
+  const char *table_align; /* the open table's alignment (borrowed), or NULL */
 } gb_doc;
 
 /* Starts both documents with a title. */
@@ -29,7 +30,8 @@ gb_err gb_doc_para(gb_doc *d, const char *text);
 gb_err gb_doc_note(gb_doc *d, const char *text);
 
 /* A table: begin with the header (ncols cells), add rows of ncols cells,
- * end. align, when not NULL, holds one 'l' or 'r' per column. */
+ * end. align, when not NULL, holds one 'l' or 'r' per column (borrowed until
+ * the table ends); without it a cell that starts with a number is set right. */
 gb_err gb_doc_table_begin(gb_doc *d, size_t ncols, const char *const *header, const char *align);
 gb_err gb_doc_table_row(gb_doc *d, const char *const *cells);
 gb_err gb_doc_table_end(gb_doc *d);

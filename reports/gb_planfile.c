@@ -52,7 +52,8 @@ enum {
   P_RANK, P_GPU_TYPE, P_GPU_COUNT, P_NODES, P_GPN, P_PROVIDER, P_OFFERING, P_BASIS, P_FEASIBLE, P_REASON, P_HOURS,
   P_COST, P_EFF, P_EFF_UNIT, P_BOTTLENECK, P_COMPUTE_H, P_MEMORY_H, P_COMM_H, P_PARETO, P_PRICE, P_PURCHASE,
   P_PRICE_DATE, P_PRICE_SOURCE, P_UTIL, P_PUE, P_ELEC, P_MFU, P_OVERLAP, P_MAX_HOURS, P_BUDGET, P_WORKLOAD,
-  P_PRECISION, P_GEMM_WINDOW, P_NCOLS
+  P_PRECISION, P_GEMM_WINDOW, P_CAPEX, P_AMORTIZED, P_CASH, P_HOURS_LOW, P_HOURS_HIGH, P_COST_LOW,
+  P_COST_HIGH, P_NCOLS
 };
 
 static const struct {
@@ -70,6 +71,10 @@ static const struct {
     {"pue", false},       {"electricity_usd_per_kwh", false}, {"mfu", false},
     {"overlap", false},   {"max_hours", false},      {"budget_usd", false},
     {"workload", false},  {"precision", false},     {"gemm_window", false},
+    /* the reworked planner's (issue 27): absent in older plan files */
+    {"capex_usd", false}, {"amortized_usd", false},  {"cash_usd", false},
+    {"hours_low", false}, {"hours_high", false},     {"cost_low", false},
+    {"cost_high", false},
 };
 
 /* Validates out->table (already read) into out->rows. */
@@ -118,6 +123,13 @@ static gb_err planfile_rows(const char *path, gb_planfile *out) {
     p->workload = gb_csv_cell(t, r, c[P_WORKLOAD]);
     p->precision = gb_csv_cell(t, r, c[P_PRECISION]);
     p->gemm_window = gb_csv_cell(t, r, c[P_GEMM_WINDOW]);
+    if (!e) e = num(t, r, c[P_CAPEX], "capex_usd", &p->capex_usd);
+    if (!e) e = num(t, r, c[P_AMORTIZED], "amortized_usd", &p->amortized_usd);
+    if (!e) e = num(t, r, c[P_CASH], "cash_usd", &p->cash_usd);
+    if (!e) e = num(t, r, c[P_HOURS_LOW], "hours_low", &p->hours_low);
+    if (!e) e = num(t, r, c[P_HOURS_HIGH], "hours_high", &p->hours_high);
+    if (!e) e = num(t, r, c[P_COST_LOW], "cost_low", &p->cost_low);
+    if (!e) e = num(t, r, c[P_COST_HIGH], "cost_high", &p->cost_high);
     if (!e && *p->gemm_window && strcmp(p->gemm_window, "burst") && strcmp(p->gemm_window, "sustained"))
       e = gb_fail(GB_E_INPUT, "%s:%ld: gemm_window: not burst or sustained: \"%.40s\"", t->name, p->line,
                   p->gemm_window);

@@ -3,6 +3,8 @@
 #define _GNU_SOURCE
 #include "gb_plot.h"
 
+#include "gb_escape.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
@@ -161,17 +163,12 @@ static bool stem_ok(const char *stem) {
   return true;
 }
 
-/* Appends s as a gnuplot single-quoted string ('' stands for a quote; a
- * newline would end the command, so it becomes a blank). */
+/* Appends s as a gnuplot single-quoted string (core/gb_escape.h: '' for a
+ * quote, a blank for a line end or control character). */
 static gb_err put_gp_string(gb_buf *b, const char *s) {
   gb_err e = gb_buf_puts(b, "'");
-  for (const char *c = s ? s : ""; *c && e == GB_OK; c++) {
-    if (*c == '\'') e = gb_buf_puts(b, "''");
-    else if (*c == '\n' || *c == '\r') e = gb_buf_puts(b, " ");
-    else e = gb_buf_append(b, c, 1);
-  }
-  if (e == GB_OK) e = gb_buf_puts(b, "'");
-  return e;
+  if (!e) e = gb_esc_gnuplot(b, s ? s : "");
+  return e ? e : gb_buf_puts(b, "'");
 }
 
 /* Appends s as a double-quoted string column of a gnuplot data file

@@ -170,3 +170,8 @@ void gb_rep_provenance(const gb_rep *r, size_t s, char *buf, size_t n) {
   gb_rep_names_free(&seen);
   if (len + 1 < n) snprintf(buf + len, n - len, ")");
 }
+
+const char *gb_rep_basename(const char *path) {
+  const char *s = path ? strrchr(path, '/') : NULL;
+  return s ? s + 1 : path ? path : "";
+}

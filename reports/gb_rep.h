@@ -108,6 +108,10 @@ bool gb_rep_membw_hbm(const gb_rep *r, const gb_rep_point *p);
  * distinct file names (no directories) of its rows joined by ", ". */
 void gb_rep_provenance(const gb_rep *r, size_t s, char *buf, size_t n);
 
+/* The part of a path after its last '/' (file names in the report, never
+ * the directories of the machine that wrote it). */
+const char *gb_rep_basename(const char *path);
+
 /* Formats a measured value for a table: about 4 significant digits in the
  * C locale; "" for NaN. */
 void gb_rep_fmt(char *buf, size_t n, double v);
@@ -131,6 +135,7 @@ typedef struct sbuf {
   const char **labels;
   gb_plot_style style;
   bool emphasis;
+  bool dashed; /* open circles, dashed line */
   int colour; /* 0: by position */
   gb_plot_label_side side;
 } sbuf;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gb_desc.h"
 #include "gb_num.h"
 #include "gb_rep.h"
 #include "gb_rep_sections.h"
@@ -30,7 +31,8 @@ gb_err gb_rep_section_collective(gb_rep *r) {
   if (!e)
     e = gb_doc_para(&r->doc, "Bus bandwidth as nccl-tests defines it: algbw = bytes / time, busbw = algbw x 2(n-1)/n "
                              "for all_reduce, (n-1)/n for all_gather and reduce_scatter, 1 for broadcast. On one GPU "
-                             "busbw is 0 for all but broadcast, so a run on one GPU is drawn as algbw.");
+                             "busbw is 0 for all but broadcast, so a run on one GPU is drawn as algbw, out of place "
+                             "only; a broadcast on one GPU (a local copy) is not drawn.");
   bool any = false;
   for (size_t s = 0; s < r->nsrc && !e; s++) {
     /* busbw of the multi-GPU rows; a source with only one-GPU rows: algbw */
@@ -44,7 +46,11 @@ gb_err gb_rep_section_collective(gb_rep *r) {
     if (!bases) return gb_fail(GB_E_NOMEM, "out of memory");
     for (size_t i = 0; i < r->npts && !e; i++) {
       const gb_rep_point *q = &r->pts[i];
-      if (q->src != s || !gb_rep_is(q, "collective", metric) || (multi && q->row->gpu_count < 2)) continue;
+      /* meaningless for its GPU count (gb_desc_class: a broadcast on one GPU
+       * is a local copy, in place on one GPU moves nothing): drawn nowhere */
+      if (q->src != s || !gb_rep_is(q, "collective", metric) || (multi && q->row->gpu_count < 2) ||
+          gb_desc_class(q->row) == GB_FCLASS_MEANINGLESS)
+        continue;
       const char *pl;
       split_collective(q->row->case_name, bases[i], sizeof bases[0], &pl);
       e = gb_rep_names_add(&ops, bases[i]);
@@ -58,7 +64,7 @@ gb_err gb_rep_section_collective(gb_rep *r) {
         for (size_t i = 0; i < r->npts && !e; i++) {
           const gb_rep_point *q = &r->pts[i];
           if (q->src != s || !gb_rep_is(q, "collective", metric) || q->row->bytes == GB_NA ||
-              (multi && q->row->gpu_count < 2))
+              (multi && q->row->gpu_count < 2) || gb_desc_class(q->row) == GB_FCLASS_MEANINGLESS)
             continue;
           char base[96];
           const char *pl;

@@ -50,7 +50,7 @@ static double speedup_of(const gb_rep *r, size_t s, const char *cat) {
 static gb_err gemm_speedup(gb_rep *r) {
   const char *caption = "Mixed-precision GEMM speedup at the largest shape: A_vs_B is A's TFLOP/s over B's (the "
                         "benchmark's speedup rows, else the TFLOP/s ratio against fp32 at one shape); dashed line: "
-                        "1x, no speedup";
+                        "1x, no speedup. Source: the ok gemm rows (metric speedup, else tflops), median over repetitions";
   gb_rep_names prec = {0}, cats = {0};
   const char *speedup_metric[] = {"speedup"};
   gb_err e = gb_rep_collect_cases(r, "gemm", speedup_metric, 1, &cats);
@@ -80,6 +80,11 @@ static gb_err gemm_speedup(gb_rep *r) {
   gb_plot_spec p = {.stem = "gemm_speedup", .title = "Mixed-precision GEMM speedup (largest shape)",
                     .xlabel = "precision pair (A_vs_B: A's TFLOP/s over B's)", .ylabel = "speedup (x)",
                     .markers = &one, .nmarkers = 1};
+  /* names slanted at 30 degrees clear each other when the bars are at
+   * least ~40 px apart (half of that across, more than a line of text);
+   * the left margin takes up to ~300 px for the first long name */
+  int width = 400 + 40 * (int)nc;
+  p.width_px = width < 1000 ? 1000 : width > 2400 ? 2400 : width;
   if (!e && !any) e = gb_rep_skip(r, caption, "no speedup rows and no fp32 GEMM to compare with");
   else if (!e) e = gb_rep_bars(r, &p, cats.v, nc, s, ns, caption);
   free(vals);

@@ -160,62 +160,85 @@ static gb_err plan_ranked(gb_rep *r) {
   return e;
 }
 
+/* Like with like: one bar per GPU type, its best-ranked feasible
+ * configuration (the top rows are often one type at many counts, whose
+ * efficiencies are the same figure). */
 static gb_err plan_efficiency_bars(gb_rep *r) {
-  const char *caption = "Cost efficiency of the ranked feasible configurations";
+  const char *caption = "Cost efficiency per GPU type: its best-ranked feasible configuration";
   char(*names)[200] = calloc(PLAN_BARS_MAX, sizeof *names);
   const char *cats[PLAN_BARS_MAX];
   double vals[PLAN_BARS_MAX];
   size_t n = 0;
   const char *unit = "";
-  if (!names) return gb_fail(GB_E_NOMEM, "out of memory");
-  for (size_t i = 0; i < r->plan.n && n < PLAN_BARS_MAX; i++) {
+  gb_rep_names seen = {0};
+  gb_err e = names ? GB_OK : gb_fail(GB_E_NOMEM, "out of memory");
+  for (size_t i = 0; i < r->plan.n && n < PLAN_BARS_MAX && !e; i++) {
     const gb_planfile_row *p = &r->plan.rows[i];
-    if (!p->feasible || !isfinite(p->efficiency)) continue;
+    if (!p->feasible || !isfinite(p->efficiency) || gb_rep_names_find(&seen, p->gpu_type) != (size_t)-1) continue;
+    e = gb_rep_names_add(&seen, p->gpu_type);
     short_config_name(p, true, names[n], sizeof names[0]);
     cats[n] = names[n];
     vals[n] = p->efficiency;
     unit = p->efficiency_unit;
     n++;
   }
-  gb_err e;
-  if (n == 0) e = gb_rep_skip(r, caption, "the plan has no feasible configuration with an efficiency");
+  gb_rep_names_free(&seen);
+  if (e) {
+  } else if (n == 0) e = gb_rep_skip(r, caption, "the plan has no feasible configuration with an efficiency");
   else {
-    char ylabel[160], title[200];
+    char ylabel[160], title[200], cap[400];
     snprintf(ylabel, sizeof ylabel, "efficiency (%s)", *unit ? unit : "as planned");
-    snprintf(title, sizeof title, "Cost efficiency, top %zu feasible configurations by rank", n);
+    snprintf(title, sizeof title, "Cost efficiency, best feasible configuration of each of %zu GPU types", n);
+    snprintf(cap, sizeof cap, "%s (%s, higher is better). Source: the plan CSV's efficiency column, rows named by "
+             "rank.", caption, *unit ? unit : "as planned");
     gb_plot_series s = {.title = ylabel, .n = n, .y = vals};
     gb_plot_spec p = {.stem = "plan_efficiency", .title = title, .xlabel = "configuration (rank, GPUs, type, offer)",
                       .ylabel = ylabel, .width_px = 1100, .height_px = 650};
-    e = gb_rep_bars(r, &p, cats, n, &s, 1, caption);
+    e = gb_rep_bars(r, &p, cats, n, &s, 1, cap);
   }
   free(names);
   return e;
 }
 
+/* Order of plan rows for condensing: by GPU type, basis kind, then hours. */
+static const gb_planfile_row *g_sort_rows;
+static int measured_kind(const gb_planfile_row *p) { return p->basis && strncmp(p->basis, "measured", 8) == 0; }
+static int cmp_type_hours(const void *a, const void *b) {
+  const gb_planfile_row *x = &g_sort_rows[*(const size_t *)a], *y = &g_sort_rows[*(const size_t *)b];
+  int c = strcmp(x->gpu_type, y->gpu_type);
+  if (c) return c;
+  if (measured_kind(x) != measured_kind(y)) return measured_kind(y) - measured_kind(x);
+  if (x->hours != y->hours) return x->hours < y->hours ? -1 : 1;
+  return x->cost_usd < y->cost_usd ? -1 : x->cost_usd > y->cost_usd;
+}
+
 static gb_err plan_time_cost(gb_rep *r) {
-  const char *caption = "Time against cost of every configuration, Pareto frontier highlighted";
+  const char *caption = "Time against cost, by GPU type: filled circles measured, open circles projected; each "
+                        "type's own frontier (no faster and cheaper configuration of that type), the overall "
+                        "Pareto frontier as a line";
   size_t n = r->plan.n;
-  double *fx = calloc(n + 1, sizeof *fx), *fy = calloc(n + 1, sizeof *fy);
-  double *ix = calloc(n + 1, sizeof *ix), *iy = calloc(n + 1, sizeof *iy);
   double *px = calloc(n + 1, sizeof *px), *py = calloc(n + 1, sizeof *py);
   const char **pl = calloc(n + 1, sizeof *pl);
   char(*names)[160] = calloc(n + 1, sizeof *names);
+  size_t *idx = calloc(n + 1, sizeof *idx);
+  sset ss = {0};
   gb_err e = GB_OK;
-  if (!fx || !fy || !ix || !iy || !px || !py || !pl || !names) e = gb_fail(GB_E_NOMEM, "out of memory");
-  size_t nf = 0, ni = 0, np = 0;
+  if (!px || !py || !pl || !names || !idx) e = gb_fail(GB_E_NOMEM, "out of memory");
+  size_t np = 0, ni = 0, nk = 0, drawn = 0;
   double deadline = NAN, budget = NAN;
+  /* feasible rows, condensed: per GPU type and basis kind, the rows no
+   * faster-and-cheaper row of the same type and kind beats (10 000
+   * configurations draw as a smear; their frontiers say the same) */
   for (size_t i = 0; i < n && !e; i++) {
     const gb_planfile_row *p = &r->plan.rows[i];
     if (isfinite(p->max_hours) && p->max_hours > 0) deadline = p->max_hours;
     if (isfinite(p->budget_usd) && p->budget_usd > 0) budget = p->budget_usd;
-    if (!isfinite(p->hours) || !isfinite(p->cost_usd)) continue;
-    if (p->feasible) {
-      fx[nf] = p->hours;
-      fy[nf++] = p->cost_usd;
-    } else {
-      ix[ni] = p->hours;
-      iy[ni++] = p->cost_usd;
+    if (!isfinite(p->hours) || !isfinite(p->cost_usd) || p->hours <= 0 || p->cost_usd <= 0) continue;
+    if (!p->feasible) {
+      ni++;
+      continue;
     }
+    idx[nk++] = i;
     if (p->pareto) {
       short_config_name(p, false, names[np], sizeof names[0]);
       px[np] = p->hours;
@@ -224,6 +247,39 @@ static gb_err plan_time_cost(gb_rep *r) {
       np++;
     }
   }
+  g_sort_rows = r->plan.rows;
+  if (nk > 1) qsort(idx, nk, sizeof *idx, cmp_type_hours);
+  gb_rep_names types = {0};
+  for (size_t k = 0; k < nk && !e; k++) e = gb_rep_names_add(&types, r->plan.rows[idx[k]].gpu_type);
+  /* and thinned: a frontier point is drawn when its time or cost is 5% off
+   * the last one drawn of its series (a frontier of 500 counts in steps of
+   * one node draws as the same curve from 60 points) */
+  double best = INFINITY, lastx = 0, lasty = 0;
+  for (size_t k = 0; k < nk && !e; k++) {
+    const gb_planfile_row *p = &r->plan.rows[idx[k]];
+    bool first = k == 0 || strcmp(p->gpu_type, r->plan.rows[idx[k - 1]].gpu_type) ||
+                 measured_kind(p) != measured_kind(&r->plan.rows[idx[k - 1]]);
+    if (first) best = INFINITY, lastx = 0, lasty = 0;
+    if (p->cost_usd >= best) continue;
+    best = p->cost_usd;
+    bool last_of_series = k + 1 == nk || strcmp(p->gpu_type, r->plan.rows[idx[k + 1]].gpu_type) ||
+                          measured_kind(p) != measured_kind(&r->plan.rows[idx[k + 1]]);
+    if (!first && !last_of_series && p->hours < lastx * 1.05 && p->cost_usd > lasty / 1.05) continue;
+    lastx = p->hours;
+    lasty = p->cost_usd;
+    char title[192];
+    snprintf(title, sizeof title, "%.100s %s", p->gpu_type, measured_kind(p) ? "measured" : "projected");
+    sbuf *b = gb_rep_sset_get(&ss, title);
+    if (!b) e = gb_fail(GB_E_NOMEM, "out of memory");
+    else {
+      b->style = GB_PLOT_POINTS;
+      b->colour = (int)gb_rep_names_find(&types, p->gpu_type) + 1;
+      b->dashed = !measured_kind(p);
+      e = gb_rep_sbuf_add(b, p->hours, p->cost_usd, NULL);
+      drawn++;
+    }
+  }
+  gb_rep_names_free(&types);
   /* the frontier as a line: points by time */
   for (size_t a = 1; a < np; a++)
     for (size_t b = a; b > 0 && px[b - 1] > px[b]; b--) {
@@ -242,18 +298,18 @@ static gb_err plan_time_cost(gb_rep *r) {
    * when its cost is at least min_step decades above the last one named.
    * The plot is about height - 190 px high over the decades the costs span
    * (the log axis rounds out to whole decades); a label line takes ~18 px. */
-  double lo = INFINITY, hi = -INFINITY;
-  for (size_t i = 0; i < nf; i++) lo = fmin(lo, fy[i]), hi = fmax(hi, fy[i]);
-  for (size_t i = 0; i < ni; i++) lo = fmin(lo, iy[i]), hi = fmax(hi, iy[i]);
+  double lo = INFINITY, hi = -INFINITY, xlo = INFINITY, xhi = -INFINITY;
+  for (size_t k = 0; k < nk; k++) {
+    const gb_planfile_row *p = &r->plan.rows[idx[k]];
+    lo = fmin(lo, p->cost_usd), hi = fmax(hi, p->cost_usd);
+    xlo = fmin(xlo, p->hours), xhi = fmax(xhi, p->hours);
+  }
   if (isfinite(budget)) lo = fmin(lo, budget), hi = fmax(hi, budget);
   double decades = np ? fmax(1, ceil(log10(hi)) - floor(log10(lo))) : 1;
   double min_step = 18.0 / ((PLAN_TIME_COST_HEIGHT_PX - 190) / decades);
   /* a label ends left of its point: it must fit between the point and the
    * y axis (the plot about width - 135 px wide over its decades of hours; a
    * character of the 9-point label font about 7.2 px) */
-  double xlo = INFINITY, xhi = -INFINITY;
-  for (size_t i = 0; i < nf; i++) xlo = fmin(xlo, fx[i]), xhi = fmax(xhi, fx[i]);
-  for (size_t i = 0; i < ni; i++) xlo = fmin(xlo, ix[i]), xhi = fmax(xhi, ix[i]);
   if (isfinite(deadline)) xlo = fmin(xlo, deadline), xhi = fmax(xhi, deadline);
   double xfloor = np ? floor(log10(xlo)) : 0;
   double px_per_decade = (PLAN_TIME_COST_WIDTH_PX - 135) / (np ? fmax(1, ceil(log10(xhi)) - xfloor) : 1);
@@ -269,14 +325,15 @@ static gb_err plan_time_cost(gb_rep *r) {
       pl[k] = NULL;
     }
   }
-  gb_plot_series s[3];
-  size_t ns = 0;
-  if (nf) s[ns++] = (gb_plot_series){.title = "feasible", .n = nf, .x = fx, .y = fy, .style = GB_PLOT_POINTS};
-  if (ni)
-    s[ns++] = (gb_plot_series){.title = "infeasible (deadline, budget or memory)", .n = ni, .x = ix, .y = iy,
-                               .style = GB_PLOT_POINTS};
-  if (np)
-    s[ns++] = (gb_plot_series){.title = "Pareto frontier", .n = np, .x = px, .y = py, .emphasis = true, .labels = pl,
+  gb_plot_series *s = e ? NULL : gb_rep_sset_series(&ss, false);
+  size_t ns = ss.n;
+  if (!e && !s) e = gb_fail(GB_E_NOMEM, "out of memory");
+  gb_plot_series *s2 = e ? NULL : realloc(s, (ns + 1) * sizeof *s);
+  if (!e && !s2) e = gb_fail(GB_E_NOMEM, "out of memory");
+  if (!e) s = s2;
+  if (!e && np)
+    s[ns++] = (gb_plot_series){.title = "Pareto frontier (all types)", .n = np, .x = px, .y = py, .emphasis = true,
+                               .labels = pl, .colour = 8, .style = GB_PLOT_LINES,
                                .label_side = GB_PLOT_LABEL_LEFT_BELOW}; /* nothing is faster and cheaper: that corner is empty */
   gb_plot_marker mk[2];
   size_t nmk = 0;
@@ -293,12 +350,14 @@ static gb_err plan_time_cost(gb_rep *r) {
                     .xlabel = "time to finish (hours, log scale)", .ylabel = "cost (USD, log scale)", .logx = true,
                     .logy = true, .markers = mk, .nmarkers = nmk, .width_px = PLAN_TIME_COST_WIDTH_PX,
                     .height_px = PLAN_TIME_COST_HEIGHT_PX};
-  if (!e && ns == 0) e = gb_rep_skip(r, caption, "no configuration has both hours and cost");
-  else if (!e) e = gb_rep_lines(r, &p, s, ns, caption);
-  free(fx);
-  free(fy);
-  free(ix);
-  free(iy);
+  char cap2[700];
+  snprintf(cap2, sizeof cap2, "%s. Source: the plan's %zu feasible rows, %zu drawn%s.", caption, nk, drawn,
+           ni ? "; infeasible rows (deadline, budget or memory) are in the CSV" : "");
+  if (!e && ns == 0) e = gb_rep_skip(r, caption, "no feasible configuration has both hours and cost");
+  else if (!e) e = gb_rep_lines(r, &p, s, ns, cap2);
+  free(s);
+  gb_rep_sset_free(&ss);
+  free(idx);
   free(px);
   free(py);
   free(pl);
@@ -330,12 +389,14 @@ static gb_err plan_sensitivity(gb_rep *r) {
 }
 
 gb_err gb_rep_section_plan(gb_rep *r) {
-  gb_err e = gb_doc_heading(&r->doc, 2, "Procurement plan");
+  gb_err e = gb_rep_section_decision(r);
+  if (!e) e = gb_doc_heading(&r->doc, 2, "Procurement plan");
   char line[512];
   if (!e) {
     size_t feasible = 0;
     for (size_t i = 0; i < r->plan.n; i++) feasible += r->plan.rows[i].feasible;
-    snprintf(line, sizeof line, "From %s: %zu configurations, %zu feasible.", r->o->plan_path, r->plan.n, feasible);
+    snprintf(line, sizeof line, "From %s: %zu configurations, %zu feasible.", gb_rep_basename(r->o->plan_path), r->plan.n,
+             feasible);
     e = gb_doc_para(&r->doc, line);
   }
   if (!e && r->plan.n > 0 && r->plan.rows[0].feasible) {

@@ -6,14 +6,18 @@
 const gb_rep_section gb_rep_sections[] = {
     {"gemm",
      gb_rep_section_gemm,
-     {{"gemm", "tflops", "GEMM %s (TFLOP/s)", false, true, "", GB_REP_AT_NONE},
-      {"gemm", "tops", "GEMM %s (TOP/s)", false, true, "", GB_REP_AT_NONE}}},
-    {"fma", gb_rep_section_fma, {{"fma", "tflops", "CUDA-core FMA %s (TFLOP/s)", false, false, "", GB_REP_AT_NONE}}},
-    {"membw", gb_rep_section_membw, {{"membw", "gbps", "memory %s, HBM (GB/s)", true, false, "hbm", GB_REP_AT_SIZE}}},
-    {"copy", gb_rep_section_copy, {{"copy", "gbps", "copy %s (GB/s)", false, false, NULL, GB_REP_AT_NONE}}},
+     {{"gemm", "tflops", "GEMM %s (TFLOP/s)", false, true, "", GB_REP_AT_NONE, false, NULL, NULL},
+      {"gemm", "tops", "GEMM %s (TOP/s)", false, true, "", GB_REP_AT_NONE, false, NULL, NULL}}},
+    {"fma", gb_rep_section_fma, {{"fma", "tflops", "CUDA-core FMA %s (TFLOP/s)", false, false, "", GB_REP_AT_NONE, false, NULL, NULL}}},
+    {"membw", gb_rep_section_membw, {{"membw", "gbps", "memory %s, HBM (GB/s)", true, false, "hbm", GB_REP_AT_SIZE, false, NULL, NULL}}},
+    {"copy", gb_rep_section_copy, {{"copy", "gbps", "copy %s (GB/s)", false, false, NULL, GB_REP_AT_NONE, false, NULL, NULL}}},
     {"collective",
      gb_rep_section_collective,
-     {{"collective", "busbw_gbps", "%s busbw (GB/s)", false, false, NULL, GB_REP_AT_GPUS}}},
+     {{"collective", "busbw_gbps", "%s busbw (GB/s)", false, false, NULL, GB_REP_AT_GPUS, false, NULL, NULL},
+      {"collective", "algbw_gbps", "%s algbw on 1 GPU (GB/s)", false, false, NULL, GB_REP_AT_NONE, true,
+       "all_reduce_outofplace",
+       "all_reduce algbw on 1 GPU is a local reduction through HBM, not an interconnect figure: no data crosses a "
+       "link. In-place collectives, busbw and broadcast on one GPU mean nothing (core/gb_desc.h) and are left out."}}},
     {.name = "roofline", .write = gb_rep_section_roofline}, /* no headline rows */
 };
 const size_t gb_rep_nsections = sizeof gb_rep_sections / sizeof gb_rep_sections[0];

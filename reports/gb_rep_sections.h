@@ -29,6 +29,9 @@ typedef struct gb_rep_headline {
   const char *peak;     /* gb_rep_peak's key for the share of the peak: NULL none (a row's own peak
                          * column still counts), "" the case, else that key ("hbm") */
   gb_rep_at at;
+  bool one_gpu;         /* only points measured on one GPU (a figure that means something there) */
+  const char *only_case; /* NULL: every case; else only this one */
+  const char *note;     /* NULL, or a sentence under the headline table when the row is shown */
 } gb_rep_headline;
 
 #define GB_REP_MAX_HEADLINES 2
@@ -56,5 +59,10 @@ gb_err gb_rep_section_roofline(gb_rep *r); /* draws membw, fma and gemm together
 
 /* The procurement part, after the campaign's (a plan was given). */
 gb_err gb_rep_section_plan(gb_rep *r);
+/* The comparison view, first when options.compare (gb_rep_compare.c: the
+ * one file that uses the gate). */
+gb_err gb_rep_section_compare(gb_rep *r);
+/* Its decision page, first (gb_rep_decision.c). */
+gb_err gb_rep_section_decision(gb_rep *r);
 
 #endif

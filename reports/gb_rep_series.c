@@ -85,7 +85,7 @@ gb_plot_series *gb_rep_sset_series(sset *ss, bool with_labels) {
   for (size_t i = 0; i < ss->n; i++) {
     gb_rep_sbuf_sort(&ss->v[i]);
     s[i] = (gb_plot_series){.title = ss->v[i].title, .n = ss->v[i].n, .x = ss->v[i].x, .y = ss->v[i].y,
-                            .style = ss->v[i].style, .emphasis = ss->v[i].emphasis, .colour = ss->v[i].colour,
+                            .style = ss->v[i].style, .emphasis = ss->v[i].emphasis, .dashed = ss->v[i].dashed, .colour = ss->v[i].colour,
                             .labels = with_labels ? ss->v[i].labels : NULL, .label_side = ss->v[i].side};
   }
   return s;
@@ -142,7 +142,23 @@ gb_err gb_rep_bars_by_source(gb_rep *r, const gb_plot_spec *p, const gb_rep_name
   }
   if (!e && !any_ref)
     for (size_t i = 0; i < ns; i++) s[i].ref = NULL;
-  if (!e) e = gb_rep_bars(r, p, cats->v, nc, s, ns, caption);
+  /* the caption names its source rows: benchmark, metrics and files */
+  gb_buf cap = {0};
+  if (!e) e = gb_buf_printf(&cap, "%s. Source: the ok rows of benchmark %s, metric ", caption, bench);
+  for (size_t m = 0; m < nmetrics && !e; m++) e = gb_buf_printf(&cap, "%s%s", m ? " or " : "", metrics[m]);
+  if (!e) e = gb_buf_puts(&cap, " (median over repetitions), in ");
+  gb_rep_names files = {0};
+  for (size_t i = 0; i < r->npts && !e; i++) {
+    if (!gb_rep_is(&r->pts[i], bench, metrics[0]) && !(nmetrics > 1 && gb_rep_is(&r->pts[i], bench, metrics[1])))
+      continue;
+    const char *f = gb_rep_basename(r->pts[i].row->file);
+    if (gb_rep_names_find(&files, f) != (size_t)-1) continue;
+    e = gb_rep_names_add(&files, f);
+    if (!e) e = gb_buf_printf(&cap, "%s%s", files.n > 1 ? ", " : "", f);
+  }
+  gb_rep_names_free(&files);
+  if (!e) e = gb_rep_bars(r, p, cats->v, nc, s, ns, cap.data);
+  gb_buf_free(&cap);
   free(vals);
   free(refs);
   free(s);

@@ -128,7 +128,7 @@ static gb_err table_inputs(gb_rep *r) {
     for (size_t i = 0; i < r->res.nrows; i++) rows += strcmp(r->res.rows[i].file, r->o->results[f]) == 0;
     char nb[32];
     snprintf(nb, sizeof nb, "%zu", rows);
-    const char *cells[] = {r->o->results[f], nb};
+    const char *cells[] = {gb_rep_basename(r->o->results[f]), nb};
     e = gb_doc_table_row(&r->doc, cells);
   }
   if (!e) e = gb_doc_table_end(&r->doc);
@@ -347,7 +347,7 @@ static gb_err table_problems(gb_rep *r) {
     const gb_row *w = &r->res.rows[i];
     if (w->status == GB_STATUS_OK) continue;
     char where[600], sz[64], v[64];
-    snprintf(where, sizeof where, "%s:%ld", w->file, w->line);
+    snprintf(where, sizeof where, "%s:%ld", gb_rep_basename(w->file), w->line);
     fmt_size(w, sz, sizeof sz);
     gb_rep_fmt(v, sizeof v, w->value);
     const char *cells[] = {where, r->src[r->row_src[i]].label, w->benchmark, w->case_name, w->dtype, sz,
@@ -381,7 +381,11 @@ static gb_err headline_runs(gb_rep *r) {
 
 /* Whether point p may stand in the headline table's row kind. */
 static bool headline_candidate(const gb_rep_point *p, const gb_rep_headline *kind) {
-  return gb_rep_is(p, kind->bench, kind->metric) && (!kind->headline_rows || p->headline);
+  /* a figure meaningless for its GPU count (one-rank in-place collectives,
+   * busbw and broadcast on one GPU: gb_desc_class) never heads anything */
+  return gb_rep_is(p, kind->bench, kind->metric) && (!kind->headline_rows || p->headline) &&
+         gb_desc_class(p->row) != GB_FCLASS_MEANINGLESS && (!kind->one_gpu || p->row->gpu_count == 1) &&
+         (!kind->only_case || strcmp(p->row->case_name, kind->only_case) == 0);
 }
 
 /* The headline table's cell of GPU type t for case cs of a row kind: the
@@ -424,11 +428,8 @@ static void headline_cell(const gb_rep *r, const gb_rep_headline *kind, size_t t
 static gb_err table_headline(gb_rep *r) {
   gb_err e = gb_doc_heading(&r->doc, 2, "Headline figures");
   if (!e)
-    e = gb_doc_para(&r->doc, "Best measured value per GPU type over all its runs (median over repetitions, best over "
-                             "shapes and sizes); in brackets the share of the datasheet peak where one is known; "
-                             "[run N] names the run it came from where a GPU type was measured in several runs. "
-                             "Memory is the HBM figure: the best of membw's headline rows (hot, arrays of at least 1 "
-                             "GiB and 8 L2 sizes); the L2 plateau is in the plots and under All measurements.");
+    e = gb_doc_para(&r->doc, "Best measured value per GPU type (median over repetitions); in brackets the share of "
+                             "the datasheet peak.");
   size_t nc = r->ntypes + 1;
   const char **hdr = calloc(nc, sizeof *hdr);
   const char **cells = calloc(nc, sizeof *cells);
@@ -440,6 +441,8 @@ static gb_err table_headline(gb_rep *r) {
     e = gb_doc_table_begin(&r->doc, nc, hdr, NULL);
   }
   size_t rows = 0;
+  const char *notes[8];
+  size_t nnotes = 0;
   for (size_t i = 0; i < gb_rep_nsections && !e; i++)
     for (size_t k = 0; k < GB_REP_MAX_HEADLINES && gb_rep_sections[i].headline[k].bench && !e; k++) {
       const gb_rep_headline *kind = &gb_rep_sections[i].headline[k];
@@ -458,10 +461,18 @@ static gb_err table_headline(gb_rep *r) {
         e = gb_doc_table_row(&r->doc, cells);
         rows++;
       }
+      if (cases.n && kind->note && nnotes < sizeof notes / sizeof notes[0]) notes[nnotes++] = kind->note;
       gb_rep_names_free(&cases);
     }
   if (!e) e = gb_doc_table_end(&r->doc);
   if (!e && rows == 0) e = gb_doc_note(&r->doc, "No ok rows of gemm, fma, membw, copy or collective to summarize.");
+  /* how to read it, under the figures (the first screen is for the figures) */
+  if (!e && rows > 0)
+    e = gb_doc_para(&r->doc, "Each figure is the best over all runs of the GPU type and over shapes and sizes; [run N] "
+                             "names the run it came from where a GPU type was measured in several runs. Memory is the "
+                             "HBM figure: the best of membw's headline rows (hot, arrays of at least 1 GiB and 8 L2 "
+                             "sizes); the L2 plateau is in the plots and under All measurements.");
+  for (size_t i = 0; i < nnotes && !e; i++) e = gb_doc_para(&r->doc, notes[i]);
   if (!e && rows > 0) e = headline_runs(r);
   free(hdr);
   free(cells);
@@ -523,8 +534,13 @@ static gb_err compose(gb_rep *r) {
   gb_err e = gb_doc_begin(&r->doc, o->title ? o->title : "gpubench report");
   char line[1024];
   if (!e) {
-    snprintf(line, sizeof line, "Written by gpubench %s (git %s) from %zu result file(s), %zu row(s)%s.", gb_version(),
-             gb_git_sha(), o->nresults, r->res.nrows, r->have_plan ? " and a plan" : "");
+    char by[256];
+    if (o->generator) snprintf(by, sizeof by, "%s", o->generator);
+    else snprintf(by, sizeof by, "gpubench %s (git %s)", gb_version(), gb_git_sha());
+    if (o->nresults == 0) snprintf(line, sizeof line, "Written by %s from a plan.", by);
+    else
+      snprintf(line, sizeof line, "Written by %s from %zu result file(s), %zu row(s)%s.", by, o->nresults,
+               r->res.nrows, r->have_plan ? " and a plan" : "");
     e = gb_doc_para(&r->doc, line);
   }
   if (!e && !r->sum->gnuplot) {
@@ -535,10 +551,12 @@ static gb_err compose(gb_rep *r) {
     e = gb_doc_note(&r->doc, line);
   }
   if (!e && o->nresults > 0) {
-    e = table_inputs(r);
+    /* the figures first, on the first screen; where they came from after */
     if (!e && r->res.nrows == 0) e = gb_doc_note(&r->doc, "The result files hold no rows.");
-    if (!e && r->nsrc > 0) e = table_environment(r);
+    if (!e && o->compare) e = gb_rep_section_compare(r);
     if (!e) e = table_headline(r);
+    if (!e) e = table_inputs(r);
+    if (!e && r->nsrc > 0) e = table_environment(r);
     for (size_t i = 0; i < gb_rep_nsections && !e; i++) e = gb_rep_sections[i].write(r);
     if (!e) e = table_all(r);
     if (!e) e = table_problems(r);
@@ -557,6 +575,8 @@ gb_err gb_report_write(const gb_report_options *o, gb_report_summary *sum) {
     return gb_fail(GB_E_USAGE, "nothing to report: give results CSV files or a plan");
   if (o->sensitivity_path && !o->plan_path)
     return gb_fail(GB_E_USAGE, "a sensitivity CSV needs its plan (--plan)");
+  if (o->compare && o->nresults != 2)
+    return gb_fail(GB_E_USAGE, "a comparison needs two results files, the baseline and the current run");
   gb_rep r = {.o = o, .dir = o->out_dir, .sum = sum};
   gb_err e = read_inputs(&r);
   if (!e) e = find_sources(&r);
@@ -624,7 +644,7 @@ gb_err gb_report_shipped_results(char ***paths, size_t *n) {
 }
 
 gb_err gb_report_shipped(const char *plan_path, const char *sensitivity_path, const char *out_dir,
-                         gb_report_summary *sum) {
+                         const char *generator, gb_report_summary *sum) {
   char **paths;
   size_t n;
   gb_err e = gb_report_shipped_results(&paths, &n);
@@ -632,7 +652,7 @@ gb_err gb_report_shipped(const char *plan_path, const char *sensitivity_path, co
   if (n == 0 && !plan_path) e = gb_fail(GB_E_INPUT, "%s/measured holds no results CSV files to report on", gb_data_dir());
   gb_report_options o = {.results = (const char *const *)paths, .nresults = n, .plan_path = plan_path,
                          .sensitivity_path = sensitivity_path, .out_dir = out_dir,
-                         .title = "gpubench report: shipped measurements"};
+                         .title = "gpubench report: shipped measurements", .generator = generator};
   if (!e) e = gb_report_write(&o, sum);
   for (size_t i = 0; i < n; i++) free(paths[i]);
   free(paths);

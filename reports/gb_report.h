@@ -21,6 +21,11 @@ typedef struct gb_report_options {
   const char *specs_path;       /* datasheet peaks; NULL: gb_data_dir()/gpu_specs.csv when it exists */
   const char *out_dir;          /* created if missing */
   const char *title;            /* NULL: "gpubench report" */
+  const char *generator;        /* who wrote it, in the first line; NULL: "gpubench VERSION (git SHA)".
+                                 * A fixed text keeps the report byte-for-byte reproducible
+                                 * (scripts/gen-examples.sh) */
+  bool compare;                 /* a comparison view: results[0] is the baseline, results[1] the
+                                 * current run (reports/gb_rep_compare.c) */
 } gb_report_options;
 
 typedef struct gb_report_summary {
@@ -51,6 +56,6 @@ gb_err gb_report_shipped_results(char ***paths, size_t *n);
  * measured results plus the given plan and sensitivity (NULL = none) into
  * out_dir. */
 gb_err gb_report_shipped(const char *plan_path, const char *sensitivity_path, const char *out_dir,
-                         gb_report_summary *sum);
+                         const char *generator, gb_report_summary *sum);
 
 #endif

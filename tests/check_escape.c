@@ -12,6 +12,7 @@
 
 #include "gb_escape.h"
 #include "gb_gate.h"
+#include "gb_history.h"
 #include "gb_results.h"
 #include "testutil.h"
 
@@ -298,6 +299,57 @@ START_TEST(test_gate_outputs) {
 }
 END_TEST
 
+/* history's text: the keys and run ids of hostile results stay one line each
+ * and never start a workflow command (it printed them raw before). */
+START_TEST(test_history_text) {
+  static const char *const fields[] = {"x\n::error::pwned", "a\r\n::warning::b", "tab\there\x01"};
+  for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++) {
+    gb_buf b = {0};
+    ck_assert_int_eq(gb_results_put_header(&b), GB_OK);
+    char run_id[64], ts[64];
+    for (int run = 0; run < 12; run++) {
+      snprintf(run_id, sizeof run_id, "%s%02d", fields[f], run);
+      snprintf(ts, sizeof ts, "2026-12-%02dT00:00:00Z", run + 1);
+      gb_row r = gb_row_empty();
+      r.run_id = run_id;
+      r.timestamp = ts;
+      r.host = "h";
+      r.gpu_type = "H200-SXM-141GB";
+      r.driver = "580";
+      r.cuda = "13.0";
+      r.benchmark = "membw";
+      r.case_name = fields[f];
+      r.dtype = "fp64";
+      r.metric = "gbps";
+      r.unit = "GB/s";
+      r.value = (run < 6 ? 100 : 50) + (run % 3) * 0.01; /* a step halfway */
+      ck_assert_int_eq(gb_results_put_row(&b, &r), GB_OK);
+    }
+    gb_results res = {0};
+    ck_assert_msg(gb_results_read_mem("h.csv", b.data, b.len, &res) == GB_OK, "%s", gb_errmsg());
+    gb_history h;
+    ck_assert_int_eq(gb_history_build(&res, &(gb_cp_options){.min_segment = 3, .permutations = 199, .alpha = 0.01,
+                                                             .seed = 1},
+                                      &h),
+                     GB_OK);
+    gb_buf text = {0};
+    ck_assert_int_eq(gb_history_format_text(&h, true, &text), GB_OK);
+    gb_buf_append(&text, "", 1);
+    ck_assert_msg(no_workflow_command(text.data), "field %zu:\n%s", f, text.data);
+    ck_assert_msg(strstr(text.data, "change  "), "field %zu: no change line:\n%s", f, text.data);
+    ck_assert_msg(!strchr(text.data, '\r') && !strchr(text.data, '\x01'), "field %zu:\n%s", f, text.data);
+    /* one line for the series, one for the change, then the summary lines */
+    size_t nl = 0;
+    for (const char *p = text.data; (p = strchr(p, '\n')); p++) nl++;
+    ck_assert_msg(nl >= 3 && nl <= 5, "field %zu: %zu lines:\n%s", f, nl, text.data);
+    gb_buf_free(&text);
+    gb_history_free(&h);
+    gb_results_free(&res);
+    gb_buf_free(&b);
+  }
+}
+END_TEST
+
 /* plan.csv: a provider named "=HYPERLINK(...)" in the prices file is
  * written as text ("'=..."), not a formula. */
 START_TEST(test_plan_csv_formula) {
@@ -342,6 +394,7 @@ int main(void) {
   tcase_add_test(tc, test_csv);
   tcase_add_test(tc, test_gnuplot);
   tcase_add_test(tc, test_gate_outputs);
+  tcase_add_test(tc, test_history_text);
   tcase_add_test(tc, test_plan_csv_formula);
   suite_add_tcase(s, tc);
   return gb_test_run_suite(s);

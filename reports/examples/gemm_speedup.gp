@@ -1,6 +1,6 @@
 # gnuplot script written by gpubench report; re-run with: gnuplot gemm_speedup.gp
 # data: gemm_speedup.dat (one block per series, numbers in the C locale)
-set terminal pngcairo size 1000,600 font 'Sans,11' noenhanced
+set terminal pngcairo size 1360,600 font 'Sans,11' noenhanced
 set termoption noenhanced
 set decimalsign '.'
 set encoding utf8
@@ -9,7 +9,7 @@ set title 'Mixed-precision GEMM speedup (largest shape)'
 set xlabel 'precision pair (A_vs_B: A''s TFLOP/s over B''s)'
 set ylabel 'speedup (x)'
 set grid back lc rgb '#dddddd'
-set key at screen 0.5, screen 0.015 center bottom horizontal box opaque Left reverse spacing 1.2 width 2 maxcols 1
+set key at screen 0.5, screen 0.015 center bottom horizontal box opaque Left reverse spacing 1.2 width 2 maxcols 2
 set bmargin 14
 set border 3
 set tics nomirror
@@ -25,8 +25,9 @@ set xtics rotate by 30 right
 set lmargin 24
 set rmargin 3
 plot \
-  'gemm_speedup.dat' index 0 using 1:2 with boxes lc 1 title 'H200-SXM-141GB (20261203T161927Z-vm-5eac5c)'
-set terminal svg size 1000,600 font 'Sans,11' noenhanced background rgb 'white'
+  'gemm_speedup.dat' index 0 using 1:2 with boxes lc 1 title 'H200-SXM-141GB (20261203T161927Z-vm-5eac5c)', \
+  'gemm_speedup.dat' index 0 using 1:2:5 with labels offset 0,0.6 font ',8' notitle
+set terminal svg size 1360,600 font 'Sans,11' noenhanced background rgb 'white'
 set termoption noenhanced
 set output 'gemm_speedup.svg'
 replot

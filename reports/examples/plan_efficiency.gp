@@ -5,23 +5,23 @@ set termoption noenhanced
 set decimalsign '.'
 set encoding utf8
 set output 'plan_efficiency.png'
-set title 'Cost efficiency, top 15 feasible configurations by rank'
+set title 'Cost efficiency, best feasible configuration of each of 8 GPU types'
 set xlabel 'configuration (rank, GPUs, type, offer)'
 set ylabel 'efficiency (PFLOP/USD)'
 set grid back lc rgb '#dddddd'
 set key at screen 0.5, screen 0.015 center bottom horizontal box opaque Left reverse spacing 1.2 width 2 maxcols 2
-set bmargin 16
+set bmargin 15
 set border 3
 set tics nomirror
 set style fill solid 0.85 border rgb '#333333'
 set boxwidth 0.760000 absolute
-set xrange [-0.6:14.6]
+set xrange [-0.6:7.6]
 set yrange [0:*]
 set offsets 0,0,graph 0.08,0
 set grid noxtics ytics
-set xtics ('#1 32x MI300X TensorWave on-demand' 0, '#2 40x MI300X TensorWave on-demand' 1, '#3 48x MI300X TensorWave on-demand' 2, '#4 56x MI300X TensorWave on-demand' 3, '#5 64x MI300X TensorWave on-demand' 4, '#6 72x MI300X TensorWave on-demand' 5, '#7 80x MI300X TensorWave on-demand' 6, '#8 88x MI300X TensorWave on-demand' 7, '#9 96x MI300X TensorWave on-demand' 8, '#10 104x MI300X TensorWave on-demand' 9, '#11 112x MI300X TensorWave on-demand' 10, '#12 120x MI300X TensorWave on-demand' 11, '#13 128x MI300X TensorWave on-demand' 12, '#14 136x MI300X TensorWave on-demand' 13, '#15 144x MI300X TensorWave on-demand' 14)
+set xtics ('#1 32x MI300X TensorWave on-demand' 0, '#38 104x L40S market purchase' 1, '#42 224x RTX4090 market purchase' 2, '#67 16x B200 RunPod on-demand' 3, '#559 40x H100 Supermicro purchase' 4, '#1798 40x H200 market purchase' 5, '#2171 112x A100 dihuni purchase' 6, '#3913 279x L4 AWS on-demand' 7)
 set xtics rotate by 30 right
-set lmargin 29
+set lmargin 27
 set rmargin 3
 plot \
   'plan_efficiency.dat' index 0 using 1:2 with boxes lc 1 title 'efficiency (PFLOP/USD)', \

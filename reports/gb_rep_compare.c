@@ -1,0 +1,214 @@
+/* gb_rep_compare: the comparison view (`gpubench report --compare BASELINE
+ * CURRENT`) -- what changed between two runs, drawn: per benchmark, each
+ * figure's change current against baseline (oriented: up is better), the
+ * gate's verdict as the point's series and its threshold as a band, then
+ * the table of every figure whose verdict is not "unchanged".
+ *
+ * The only file of the report that uses the gate (gate/gb_gate.h:
+ * gb_gate_compare and its gb_gate_item). The gate is being reworked (issue
+ * 22: noise floors, classes, minimum detectable change); adapting to its new
+ * API means changing this file alone. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gb_desc.h"
+#include "gb_gate.h"
+#include "gb_num.h"
+#include "gb_rep.h"
+#include "gb_rep_sections.h"
+
+#define CMP_LABELS_MAX 8 /* figures named in a benchmark's plot, the largest changes first */
+
+/* The verdicts drawn, each a series: its title and colour. */
+static const struct {
+  gb_verdict v;
+  const char *title;
+  int colour;
+} k_drawn[] = {
+    {GB_VERDICT_REGRESSION, "regression", 7},
+    {GB_VERDICT_IMPROVEMENT, "improvement", 2},
+    {GB_VERDICT_NOISE, "noise (beyond the threshold, not significant)", 5},
+    {GB_VERDICT_WORSE_INFO, "worse, latency-bound (information)", 4},
+    {GB_VERDICT_BETTER_INFO, "better, latency-bound (information)", 6},
+    {GB_VERDICT_UNCHANGED, "unchanged", 3},
+};
+#define NDRAWN (sizeof k_drawn / sizeof k_drawn[0])
+
+static int cmp_items(const void *a, const void *b) {
+  const gb_gate_item *x = *(const gb_gate_item *const *)a, *y = *(const gb_gate_item *const *)b;
+  return strcmp(x->key, y->key);
+}
+
+/* Draws bench's figures; plot_no[item] = its number in the plot (1, 2, ...),
+ * which the table repeats and the plot's labels show. */
+static gb_err bench_plot(gb_rep *r, const gb_gate_report *g, const char *bench, size_t *plot_no) {
+  size_t n = 0;
+  for (size_t i = 0; i < g->nitems; i++)
+    if (!strcmp(g->items[i].benchmark, bench) && isfinite(g->items[i].change_pct)) n++;
+  if (n == 0) return GB_OK;
+  const gb_gate_item **it = calloc(n, sizeof *it);
+  double *x = calloc(n, sizeof *x), *tp = calloc(n, sizeof *tp), *tm = calloc(n, sizeof *tm);
+  double *vx[NDRAWN], *vy[NDRAWN];
+  const char **vl[NDRAWN];
+  size_t vn[NDRAWN] = {0};
+  gb_err e = it && x && tp && tm ? GB_OK : gb_fail(GB_E_NOMEM, "out of memory");
+  for (size_t d = 0; d < NDRAWN; d++) {
+    vx[d] = calloc(n, sizeof *vx[d]);
+    vy[d] = calloc(n, sizeof *vy[d]);
+    vl[d] = calloc(n, sizeof *vl[d]);
+    if (!vx[d] || !vy[d] || !vl[d]) e = gb_fail(GB_E_NOMEM, "out of memory");
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < g->nitems && !e; i++)
+    if (!strcmp(g->items[i].benchmark, bench) && isfinite(g->items[i].change_pct)) it[k++] = &g->items[i];
+  if (!e) qsort(it, n, sizeof *it, cmp_items);
+  /* names for the largest changes beyond their threshold */
+  bool *named = calloc(n, sizeof *named);
+  char(*tag)[24] = calloc(n, sizeof *tag);
+  if ((!named || !tag) && !e) e = gb_fail(GB_E_NOMEM, "out of memory");
+  for (size_t i = 0; i < n && !e; i++) {
+    plot_no[it[i] - g->items] = i + 1;
+    snprintf(tag[i], sizeof tag[i], "#%zu", i + 1);
+  }
+  for (size_t m = 0; m < CMP_LABELS_MAX && !e; m++) {
+    size_t best = n;
+    for (size_t i = 0; i < n; i++) {
+      if (named[i] || it[i]->verdict == GB_VERDICT_UNCHANGED) continue;
+      if (best == n || fabs(it[i]->change_pct) > fabs(it[best]->change_pct)) best = i;
+    }
+    if (best == n) break;
+    named[best] = true;
+  }
+  double thr = 0;
+  for (size_t i = 0; i < n && !e; i++) {
+    x[i] = (double)(i + 1);
+    double t = isfinite(it[i]->threshold_pct) ? it[i]->threshold_pct : g->threshold_pct;
+    tp[i] = t;
+    tm[i] = -t;
+    thr = fmax(thr, fabs(it[i]->change_pct));
+    for (size_t d = 0; d < NDRAWN; d++)
+      if (it[i]->verdict == k_drawn[d].v) {
+        vx[d][vn[d]] = x[i];
+        vy[d][vn[d]] = it[i]->change_pct;
+        vl[d][vn[d]] = named[i] ? tag[i] : NULL;
+        vn[d]++;
+      }
+  }
+  gb_plot_series s[NDRAWN + 2];
+  size_t ns = 0;
+  for (size_t d = 0; d < NDRAWN; d++)
+    if (vn[d])
+      s[ns++] = (gb_plot_series){.title = k_drawn[d].title, .n = vn[d], .x = vx[d], .y = vy[d],
+                                 .style = GB_PLOT_POINTS, .colour = k_drawn[d].colour, .labels = vl[d]};
+  s[ns++] = (gb_plot_series){.title = "the gate's threshold: minimum detectable change (+/-)", .n = n, .x = x, .y = tp, .style = GB_PLOT_LINES,
+                             .dashed = true, .colour = 8};
+  s[ns++] = (gb_plot_series){.title = "", .n = n, .x = x, .y = tm, .style = GB_PLOT_LINES, .dashed = true,
+                             .colour = 8};
+  char stem[128], title[192], xlabel[192], caption[512], part[64];
+  gb_rep_stem_part(part, sizeof part, bench);
+  snprintf(stem, sizeof stem, "compare_%s", part);
+  snprintf(title, sizeof title, "What changed: %s, current against baseline", bench);
+  snprintf(xlabel, sizeof xlabel, "figure # of %s (%zu in key order; the table below names those not unchanged)",
+           bench, n);
+  gb_plot_marker mk[1] = {{'y', 0, ""}};
+  gb_plot_spec p = {.stem = stem, .title = title, .xlabel = xlabel,
+                    .ylabel = "change (%, oriented: up is better)", .markers = mk, .nmarkers = 1,
+                    .width_px = 1100, .height_px = 600};
+  snprintf(caption, sizeof caption,
+           "%s: change per figure, current against baseline (%%, up is better); colour: the gate's verdict; dashed: "
+           "its minimum detectable change. Source: the %zu %s keys both files hold.",
+           bench, n, bench);
+  if (!e) e = gb_rep_lines(r, &p, s, ns, caption);
+  for (size_t d = 0; d < NDRAWN; d++) {
+    free(vx[d]);
+    free(vy[d]);
+    free(vl[d]);
+  }
+  free(named);
+  free(tag);
+  free(it);
+  free(x);
+  free(tp);
+  free(tm);
+  return e;
+}
+
+static gb_err changed_table(gb_rep *r, const gb_gate_report *g, const size_t *plot_no) {
+  size_t shown = 0;
+  for (size_t i = 0; i < g->nitems; i++) shown += g->items[i].verdict != GB_VERDICT_UNCHANGED;
+  if (shown == 0) return gb_doc_para(&r->doc, "Every figure both files hold is unchanged.");
+  gb_err e = gb_doc_heading(&r->doc, 3, "Figures not unchanged");
+  const char *hdr[] = {"verdict", "plot #", "figure", "baseline", "current", "change (%)", "threshold: MDC (%)",
+                       "note"};
+  if (!e) e = gb_doc_table_begin(&r->doc, 8, hdr, "lrlrrrrl");
+  for (size_t i = 0; i < g->nitems && !e; i++) {
+    const gb_gate_item *it = &g->items[i];
+    if (it->verdict == GB_VERDICT_UNCHANGED) continue;
+    char b[32], c[32], ch[32] = "", th[32] = "", no[64] = "";
+    if (plot_no[i]) snprintf(no, sizeof no, "%.30s #%zu", it->benchmark, plot_no[i]);
+    gb_rep_fmt(b, sizeof b, it->base.median);
+    gb_rep_fmt(c, sizeof c, it->cur.median);
+    if (isfinite(it->change_pct)) gb_snprintf_c(ch, sizeof ch, "%+.1f", it->change_pct);
+    if (isfinite(it->threshold_pct)) gb_snprintf_c(th, sizeof th, "%.1f", it->threshold_pct);
+    const char *cells[] = {gb_verdict_name(it->verdict), no, it->key, b, c, ch, th, it->note};
+    e = gb_doc_table_row(&r->doc, cells);
+  }
+  if (!e) e = gb_doc_table_end(&r->doc);
+  return e;
+}
+
+gb_err gb_rep_section_compare(gb_rep *r) {
+  /* the gate of issue 22 (noise floors, classes, minimum detectable change) */
+  const gb_report_options *o = r->o;
+  if (!o->compare || o->nresults != 2) return GB_OK;
+  gb_results base = {0}, cur = {0};
+  gb_gate_report g = {0};
+  gb_err e = gb_results_read(o->results[0], &base);
+  if (!e) e = gb_results_read(o->results[1], &cur);
+  gb_gate_options opt = gb_gate_defaults();
+  opt.allow_mismatch = true; /* the view draws; the gate (gpubench compare) decides */
+  if (!e) e = gb_gate_compare(&base, &cur, &opt, &g);
+  if (!e) e = gb_doc_heading(&r->doc, 2, "What changed");
+  char line[1024];
+  if (!e) {
+    snprintf(line, sizeof line, "Baseline %s, current %s: each figure the two hold compared by the regression gate "
+             "(as gpubench compare %s %s does). Each plot shows one benchmark's figures in key order: the change of "
+             "the median, current against baseline, in %% and oriented so that up is better (a lower-is-better "
+             "metric's sign is turned); the point's colour is the gate's verdict, the dashed lines its threshold for "
+             "that figure: its minimum detectable change (from the run-to-run noise floor of its class and the "
+             "baselines' spread; never under the base threshold).",
+             gb_rep_basename(o->results[0]), gb_rep_basename(o->results[1]), gb_rep_basename(o->results[0]),
+             gb_rep_basename(o->results[1]));
+    e = gb_doc_para(&r->doc, line);
+  }
+  gb_buf sum = {0};
+  if (!e) e = gb_gate_summary(&g, &sum);
+  if (!e) e = gb_doc_para(&r->doc, sum.data ? sum.data : "");
+  gb_buf_free(&sum);
+  if (!e && g.allowed_mismatch) {
+    snprintf(line, sizeof line, "The two runs were measured on different machines: %s", g.mismatch_msg);
+    e = gb_doc_note(&r->doc, line);
+  }
+  if (!e && g.libraries_msg[0]) {
+    snprintf(line, sizeof line, "Library versions changed: %s.", g.libraries_msg);
+    e = gb_doc_para(&r->doc, line);
+  }
+  /* one plot per benchmark, in the order of the description table */
+  size_t *plot_no = e ? NULL : calloc(g.nitems + 1, sizeof *plot_no);
+  if (!e && !plot_no) e = gb_fail(GB_E_NOMEM, "out of memory");
+  for (size_t b = 0; b < gb_nbench_descs && !e; b++) e = bench_plot(r, &g, gb_bench_descs[b].name, plot_no);
+  /* benchmarks the table lacks, in the order first seen */
+  gb_rep_names other = {0};
+  for (size_t i = 0; i < g.nitems && !e; i++)
+    if (!gb_desc_find(g.items[i].benchmark)) e = gb_rep_names_add(&other, g.items[i].benchmark);
+  for (size_t i = 0; i < other.n && !e; i++) e = bench_plot(r, &g, other.v[i], plot_no);
+  gb_rep_names_free(&other);
+  if (!e) e = changed_table(r, &g, plot_no);
+  free(plot_no);
+  gb_gate_report_free(&g);
+  gb_results_free(&base);
+  gb_results_free(&cur);
+  return e;
+}
