@@ -165,6 +165,10 @@ static gb_err plot_done(gb_rep *r, const gb_plot_spec *p, gb_err e, const char *
   if (e == GB_E_INPUT) return gb_rep_skip(r, caption, gb_errmsg());
   if (e == GB_E_NOMEM) return e;
   r->sum->plots_failed++;
+  /* not linked (gb_plot_render leaves no picture of a failed plot); listed
+   * under Problems and, by the command, on stderr */
+  size_t used = strlen(r->sum->failed);
+  snprintf(r->sum->failed + used, sizeof r->sum->failed - used, "%s: %s\n", caption, gb_errmsg());
   snprintf(msg, sizeof msg, "Plot \"%s\" failed: %s", caption, gb_errmsg());
   return gb_doc_note(&r->doc, msg);
 }

@@ -460,8 +460,26 @@ static gb_err table_all(gb_rep *r) {
   return e;
 }
 
+/* The plots gnuplot failed on, so far (those of the plan follow later and
+ * are noted where they would be). */
+static gb_err failed_plots(gb_rep *r) {
+  if (!r->sum->plots_failed) return GB_OK;
+  gb_buf b = {0};
+  gb_err e = gb_buf_printf(&b, "%zu plot(s) could not be rendered and are not shown: ", r->sum->plots_failed);
+  for (const char *l = r->sum->failed; *l && !e;) {
+    const char *nl = strchr(l, '\n');
+    size_t len = nl ? (size_t)(nl - l) : strlen(l);
+    e = gb_buf_printf(&b, "%s%.*s", l == r->sum->failed ? "" : "; ", (int)len, l);
+    l += len + (nl ? 1 : 0);
+  }
+  if (!e) e = gb_doc_note(&r->doc, b.data);
+  gb_buf_free(&b);
+  return e;
+}
+
 static gb_err table_problems(gb_rep *r) {
   gb_err e = gb_doc_heading(&r->doc, 2, "Problems: invalid, error and throttled rows");
+  if (!e) e = failed_plots(r);
   size_t bad = 0;
   for (size_t i = 0; i < r->res.nrows; i++) bad += r->res.rows[i].status != GB_STATUS_OK;
   if (!e && bad == 0) return gb_doc_para(&r->doc, "None: every row has status ok.");

@@ -66,7 +66,7 @@ START_TEST(test_lines_render) {
   char *gp = slurp_in(dir, "membw.gp");
   ck_assert_ptr_nonnull(strstr(gp, "set termoption noenhanced\n"));
   ck_assert_ptr_nonnull(strstr(gp, "title 'it''s copy'"));
-  ck_assert_ptr_nonnull(strstr(gp, "set output 'membw.svg'"));
+  ck_assert_ptr_nonnull(strstr(gp, "gb_svg = 'membw.svg'\nset output gb_svg\n"));
   free(gp);
 }
 END_TEST
