@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -65,7 +66,13 @@ static void on_signal(int sig) {
   raise(sig); /* delivered to the previous disposition once this returns */
 }
 
+/* Nested: the session holds one level while gnuplot runs, each render one
+ * while its temporary files exist; installed at the first, restored at the
+ * last. */
+static int g_guard_depth;
+
 static void guard_on(void) {
+  if (g_guard_depth++ > 0) return;
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
@@ -83,6 +90,7 @@ static void guard_on(void) {
 }
 
 static void guard_off(void) {
+  if (g_guard_depth == 0 || --g_guard_depth > 0) return;
   for (int i = 0; i < 3; i++) {
     struct sigaction cur;
     if (sigaction(k_sigs[i], NULL, &cur) == 0 && !(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == on_signal)
@@ -261,35 +269,206 @@ static gb_err check_whole(const char *path, const char *shown, bool png) {
   return GB_OK;
 }
 
+/* ---- one gnuplot for many plots ----
+ *
+ * Starting gnuplot costs about as much as drawing a plot, and a report of
+ * many runs draws hundreds: the plots of one directory go to one gnuplot
+ * session, which reads, per plot, on its standard input (a socket, so a
+ * dead gnuplot is an error, not a SIGPIPE)
+ *   reset; reset errors; gb_png = '...'; gb_svg = '...'
+ *   load 'STEM.gp'
+ *   print sprintf('gpubench-plot-done-N %d %s', GPVAL_ERRNO, GPVAL_ERRMSG)
+ * and answers on stderr. An error in a script ends its load and sets
+ * GPVAL_ERRNO; gnuplot itself going away (a crash) is seen as the end of its
+ * stderr, and the next plot starts a new session. */
+
+typedef struct plot_session {
+  pid_t pid;        /* 0: none */
+  int in, err;      /* our ends */
+  char *dir;        /* its working directory */
+  unsigned seq;     /* plots sent */
+  char buf[GB_PLOT_STDERR_MAX]; /* stderr since the last answer */
+  size_t len;
+} plot_session;
+
+static plot_session g_sess = {.in = -1, .err = -1};
+
+/* Ends the session: gnuplot reads the end of its input and exits; *status
+ * gets its exit status (-1 unknown), and what it still wrote is appended to
+ * the buffer. */
+static void session_close(int *status) {
+  if (status) *status = -1;
+  if (!g_sess.pid) return;
+  if (g_sess.in >= 0) close(g_sess.in);
+  g_sess.in = -1;
+  for (;;) {
+    char chunk[1024];
+    ssize_t r = read(g_sess.err, chunk, sizeof chunk);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    size_t take = (size_t)r;
+    if (g_sess.len + take + 1 > sizeof g_sess.buf) take = sizeof g_sess.buf - 1 - g_sess.len;
+    memcpy(g_sess.buf + g_sess.len, chunk, take);
+    g_sess.len += take;
+  }
+  g_sess.buf[g_sess.len] = '\0';
+  close(g_sess.err);
+  g_sess.err = -1;
+  int ws;
+  pid_t w;
+  while ((w = waitpid(g_sess.pid, &ws, 0)) < 0 && errno == EINTR) {
+  }
+  if (w == g_sess.pid && status) *status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + (WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
+  __atomic_store_n(&g_child, 0, __ATOMIC_SEQ_CST);
+  g_sess.pid = 0;
+  free(g_sess.dir);
+  g_sess.dir = NULL;
+  guard_off();
+}
+
+void gb_plot_session_end(void) {
+  session_close(NULL);
+  g_sess.len = 0;
+}
+
+static gb_err session_open(const char *dir) {
+  if (g_sess.pid && g_sess.dir && strcmp(g_sess.dir, dir) == 0) return GB_OK;
+  gb_plot_session_end();
+  int in[2], err[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) != 0)
+    return gb_fail(GB_E_IO, "cannot create a socket for gnuplot: %s", strerror(errno));
+  if (pipe2(err, O_CLOEXEC) != 0) {
+    close(in[0]);
+    close(in[1]);
+    return gb_fail(GB_E_IO, "cannot create a pipe for gnuplot: %s", strerror(errno));
+  }
+  char **env = gnuplot_env();
+  g_sess.dir = strdup(dir);
+  if (!env || !g_sess.dir) {
+    free(env);
+    free(g_sess.dir);
+    g_sess.dir = NULL;
+    close(in[0]);
+    close(in[1]);
+    close(err[0]);
+    close(err[1]);
+    return gb_fail(GB_E_NOMEM, "out of memory starting gnuplot");
+  }
+  guard_on();
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, in[1], 0);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, err[1], 2);
+  posix_spawn_file_actions_addchdir_np(&fa, dir);
+  /* as in run_program: the child is registered before a signal can act */
+  sigset_t stop, old, none;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  sigaddset(&stop, SIGHUP);
+  sigemptyset(&none);
+  posix_spawnattr_t at;
+  posix_spawnattr_init(&at);
+  posix_spawnattr_setsigmask(&at, &none);
+  posix_spawnattr_setsigdefault(&at, &stop);
+  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  char *argv[] = {(char *)gb_gnuplot_program(), NULL};
+  pthread_sigmask(SIG_BLOCK, &stop, &old);
+  pid_t pid;
+  int rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, env);
+  if (rc == 0) __atomic_store_n(&g_child, pid, __ATOMIC_SEQ_CST);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  posix_spawnattr_destroy(&at);
+  posix_spawn_file_actions_destroy(&fa);
+  free(env);
+  close(in[1]);
+  close(err[1]);
+  if (rc != 0) {
+    close(in[0]);
+    close(err[0]);
+    free(g_sess.dir);
+    g_sess.dir = NULL;
+    guard_off();
+    return gb_fail(GB_E_UNSUPPORTED, "cannot run %s: %s (install gnuplot, e.g. apt-get install gnuplot-nox)", argv[0],
+                   strerror(rc));
+  }
+  g_sess.pid = pid;
+  g_sess.in = in[0];
+  g_sess.err = err[0];
+  g_sess.len = 0;
+  return GB_OK;
+}
+
+static bool send_all(int fd, const char *p, size_t n) {
+  while (n) {
+    ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w;
+    n -= (size_t)w;
+  }
+  return true;
+}
+
+/* Renders stem.gp in the session: GB_OK, or an error with gnuplot's words. */
+static gb_err session_plot(const char *dir, const char *stem, const char *png, const char *svg) {
+  gb_err e = session_open(dir);
+  if (e) return e;
+  unsigned seq = ++g_sess.seq;
+  char cmd[2400], marker[64];
+  snprintf(cmd, sizeof cmd,
+           "reset; reset errors; gb_png = '%s'; gb_svg = '%s'\nload '%s.gp'\n"
+           "print sprintf('gpubench-plot-done-%u %%d %%s', GPVAL_ERRNO, GPVAL_ERRMSG)\n",
+           png, svg, stem, seq);
+  int mlen = snprintf(marker, sizeof marker, "gpubench-plot-done-%u ", seq);
+  g_sess.len = 0;
+  bool sent = send_all(g_sess.in, cmd, strlen(cmd));
+  /* read stderr up to this plot's answer (or its end: gnuplot went away) */
+  char *answer = NULL;
+  while (sent && !answer) {
+    if (g_sess.len + 1 >= sizeof g_sess.buf) { /* keep the last half: the answer comes last */
+      memmove(g_sess.buf, g_sess.buf + sizeof g_sess.buf / 2, g_sess.len - sizeof g_sess.buf / 2);
+      g_sess.len -= sizeof g_sess.buf / 2;
+    }
+    ssize_t r = read(g_sess.err, g_sess.buf + g_sess.len, sizeof g_sess.buf - 1 - g_sess.len);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    g_sess.len += (size_t)r;
+    g_sess.buf[g_sess.len] = '\0';
+    char *m = strstr(g_sess.buf, marker);
+    if (m && strchr(m, '\n')) answer = m;
+  }
+  if (!answer) {
+    int status;
+    session_close(&status);
+    rtrim(g_sess.buf);
+    return gb_fail(GB_E_IO, "%s/%s.gp: gnuplot exited with status %d: %s", dir, stem, status,
+                   g_sess.buf[0] ? g_sess.buf : "(no message)");
+  }
+  int gp_errno = atoi(answer + mlen);
+  if (gp_errno == 0) return GB_OK;
+  const char *msg = strchr(answer + mlen, ' ');
+  *answer = '\0'; /* what came before: gnuplot's own report, with the line */
+  rtrim(g_sess.buf);
+  char *nl = strchr(answer + 1, '\n');
+  if (nl) *nl = '\0';
+  return gb_fail(GB_E_IO, "%s/%s.gp: gnuplot failed: %s", dir, stem,
+                 g_sess.buf[0] ? g_sess.buf : msg ? msg + 1 : "(no message)");
+}
+
 gb_err gb_plot_render(const char *dir, const char *stem) {
-  char script[512];
-  snprintf(script, sizeof script, "%s.gp", stem);
   char final_png[4096], final_svg[4096];
   snprintf(final_png, sizeof final_png, "%s/%s.png", dir, stem);
   snprintf(final_svg, sizeof final_svg, "%s/%s.svg", dir, stem);
   char *png = NULL, *svg = NULL;
-  guard_on();
+  guard_on(); /* also when the session is not up yet: the temporary files */
   gb_err e = make_tmp(dir, stem, "png", &png);
   if (!e) live_set(0, png);
   if (!e) e = make_tmp(dir, stem, "svg", &svg);
   if (!e) live_set(1, svg);
-  char setvars[1200] = "";
-  if (!e) {
-    /* names in dir: the stem is plain (stem_ok) and mkstemp adds letters and digits */
-    snprintf(setvars, sizeof setvars, "gb_png='%s'; gb_svg='%s'", strrchr(png, '/') + 1, strrchr(svg, '/') + 1);
-  }
-  char *argv[] = {(char *)gb_gnuplot_program(), "-e", setvars, script, NULL};
-  char err[GB_PLOT_STDERR_MAX];
-  int status = 0, spawn_errno = 0;
-  if (!e) e = run_program(dir, argv, &status, &spawn_errno, err, sizeof err);
-  if (!e && spawn_errno != 0)
-    e = gb_fail(GB_E_UNSUPPORTED, "cannot run %s: %s (install gnuplot, e.g. apt-get install gnuplot-nox)", argv[0],
-                strerror(spawn_errno));
-  if (!e && status != 0) {
-    rtrim(err);
-    e = gb_fail(GB_E_IO, "%s/%s.gp: gnuplot exited with status %d: %s", dir, stem, status,
-                err[0] ? err : "(no message)");
-  }
+  /* names in dir: the stem is plain (stem_ok) and mkstemp adds letters and digits */
+  if (!e) e = session_plot(dir, stem, strrchr(png, '/') + 1, strrchr(svg, '/') + 1);
   if (!e) e = check_whole(png, final_png, true);
   if (!e) e = check_whole(svg, final_svg, false);
   if (!e && rename(png, final_png) != 0) e = gb_fail(GB_E_IO, "%s: cannot replace: %s", final_png, strerror(errno));

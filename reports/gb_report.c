@@ -712,6 +712,7 @@ gb_err gb_report_write(const gb_report_options *o, gb_report_summary *sum) {
   sum->rows = r.res.nrows;
   if (!e) sum->gnuplot = gb_gnuplot_available();
   if (!e) e = compose(&r);
+  gb_plot_session_end();
   if (!e) e = write_outputs(&r);
   gb_doc_free(&r.doc);
   free(r.pts);

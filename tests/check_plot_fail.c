@@ -31,10 +31,8 @@ static const char *fake_gnuplot(const char *dir, const char *name, const char *b
   static char path[4096];
   snprintf(path, sizeof path, "%s/%s", dir, name);
   char text[8192];
-  /* --version answers, so gnuplot counts as installed; the plot call gets
-   * -e "gb_png='...'; gb_svg='...'" SCRIPT, which is also valid sh */
-  snprintf(text, sizeof text, "#!/bin/sh\n[ \"$1\" = --version ] && { echo 'gnuplot 5.4'; exit 0; }\n"
-                              "[ \"$1\" = -e ] && eval \"$2\"\n%s\n", body);
+  /* --version answers, so gnuplot counts as installed */
+  snprintf(text, sizeof text, "#!/bin/sh\n[ \"$1\" = --version ] && { echo 'gnuplot 5.4'; exit 0; }\n%s\n", body);
   ck_assert_int_eq(gb_test_write(path, text, strlen(text)), 0);
   ck_assert_int_eq(chmod(path, 0755), 0);
   return path;
@@ -71,6 +69,18 @@ static bool png_whole(const char *path) {
   return ok;
 }
 
+/* A fake's session loop (gb_plot.c's protocol on stdin): sets $gb_png and
+ * $gb_svg, calls the shell function draw for each load, answers each print
+ * with the plot's marker and GPVAL_ERRNO 0. */
+#define SESSION_LOOP                                                                                  \
+  "while IFS= read -r line; do\n"                                                                     \
+  "  case $line in\n"                                                                                 \
+  "  reset*) eval \"$(printf '%s\\n' \"$line\" | sed -e 's/^reset; reset errors; //' -e 's/ = /=/g')\";;\n" \
+  "  load*) draw;;\n"                                                                                 \
+  "  print*) printf '%s 0 \\n' \"$(printf '%s\\n' \"$line\" | sed -n \"s/.*'\\(gpubench-plot-done-[0-9]*\\) .*/\\1/p\")\" >&2;;\n" \
+  "  esac\n"                                                                                          \
+  "done\n"
+
 static const double k_x[] = {1, 2, 3}, k_y[] = {10, 20, 15};
 
 static gb_err one_plot(const char *dir) {
@@ -104,8 +114,9 @@ START_TEST(test_gnuplot_truncated) {
   char dir[1024];
   snprintf(dir, sizeof dir, "%s", gb_test_tmpdir());
   setenv("GPUBENCH_GNUPLOT",
-         fake_gnuplot(dir, "fake-gnuplot", "printf '\\211PNG\\r\\n\\032\\n\\0\\0\\0\\rIHDR' > \"$gb_png\"\n"
-                                           "printf '<svg></svg>\\n' > \"$gb_svg\"\nexit 0"),
+         fake_gnuplot(dir, "fake-gnuplot",
+                      "draw() { printf '\\211PNG\\r\\n\\032\\n\\0\\0\\0\\rIHDR' > \"$gb_png\"; "
+                      "printf '<svg></svg>\\n' > \"$gb_svg\"; }\n" SESSION_LOOP),
          1);
   ck_assert_int_eq(one_plot(dir), GB_E_IO);
   ck_assert_msg(strstr(gb_errmsg(), "p.png: gnuplot wrote an incomplete file"), "%s", gb_errmsg());
@@ -197,8 +208,9 @@ START_TEST(test_report_interrupted) {
   snprintf(log, sizeof log, "%s/log", dir);
   snprintf(pidf, sizeof pidf, "%s/gnuplot.pid", dir);
   /* writes half a PNG, says who it is, then hangs (exec keeps the pid) */
-  snprintf(body, sizeof body, "printf '\\211PNG\\r\\n\\032\\n' > \"$gb_png\"\necho $$ > '%s.part'\n"
-                              "mv '%s.part' '%s'\nexec sleep 60", pidf, pidf, pidf);
+  snprintf(body, sizeof body, "draw() { printf '\\211PNG\\r\\n\\032\\n' > \"$gb_png\"; echo $$ > '%s.part'; "
+                              "mv '%s.part' '%s'; exec sleep 60; }\n", pidf, pidf, pidf);
+  strcat(body, SESSION_LOOP);
   snprintf(env, sizeof env, "GPUBENCH_GNUPLOT=%s", fake_gnuplot(dir, "fake-gnuplot", body));
   char *argv[] = {(char *)exe, "report", "--out", out, (char *)gb_fixture("report_h200.csv"), NULL};
   pid_t pid = spawn_with(argv, env, log);
@@ -248,8 +260,8 @@ START_TEST(test_history_plot_full_disk) {
   char env[1200] = "GPUBENCH_GNUPLOT=gnuplot";
   if (!gb_gnuplot_available())
     snprintf(env, sizeof env, "GPUBENCH_GNUPLOT=%s",
-             fake_gnuplot(dir, "fake-gnuplot", "head -c 65536 /dev/zero > \"$gb_png\" 2>/dev/null\n"
-                                               "head -c 65536 /dev/zero > \"$gb_svg\" 2>/dev/null\nexit 0"));
+             fake_gnuplot(dir, "fake-gnuplot", "draw() { head -c 65536 /dev/zero > \"$gb_png\" 2>/dev/null; "
+                                               "head -c 65536 /dev/zero > \"$gb_svg\" 2>/dev/null; }\n" SESSION_LOOP));
   char base[1100], cur[1100]; /* gb_fixture's buffer is static */
   snprintf(base, sizeof base, "%s", gb_fixture("gate_base.csv"));
   snprintf(cur, sizeof cur, "%s", gb_fixture("gate_cur.csv"));
