@@ -129,6 +129,13 @@ gb_err gb_rep_names_add(gb_rep_names *l, const char *s);
 size_t gb_rep_names_find(const gb_rep_names *l, const char *s); /* index or (size_t)-1 */
 void gb_rep_names_free(gb_rep_names *l);
 
+/* Loops i over the points of source s, in order (the index above):
+ *   for (GB_REP_SRC_PTS(r, s, k, i)) { const gb_rep_point *q = &r->pts[i]; ... } */
+#define GB_REP_SRC_PTS(r, s, k, i)                                                                       \
+  size_t k = (r)->src_pt_off[s], i = 0;                                                                  \
+  k < (r)->src_pt_off[(s) + 1] && ((i = (r)->src_pts[k]), 1);                                            \
+  k++
+
 /* A small open-addressing hash index of items by a caller-computed hash:
  * gb_rep_hash_find returns the item whose hash is h and which eq accepts,
  * else inserts idx and returns it. Keeps grouping linear in the input. */

@@ -11,6 +11,8 @@
 # env: BENCH_TMP  where inputs are generated (default a mktemp -d, removed at exit)
 #      BENCH_CMDS commands to time (default "report compare history plan")
 #      BENCH_LIMIT seconds per command before it is killed (default 600)
+#      BENCH_GNUPLOT  GPUBENCH_GNUPLOT for report (e.g. /nonexistent: tables only,
+#                  to time gpubench without gnuplot, whose plots grow with the runs)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,6 +22,7 @@ sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(runs:40 runs:160 mb:100 mb:1000)
 cmds=${BENCH_CMDS:-report compare history plan}
 limit=${BENCH_LIMIT:-600}
+[ -z "${BENCH_GNUPLOT:-}" ] || export GPUBENCH_GNUPLOT=$BENCH_GNUPLOT
 src=$here/data/measured/h200-quick.csv
 [ -x "$gpubench" ] || { echo "bench-report: $gpubench is not an executable (build first)" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "bench-report: needs /usr/bin/time (GNU time, for -v)" >&2; exit 2; }
@@ -70,7 +73,7 @@ timed() {
 }
 
 printf 'gpubench: %s\n' "$gpubench"
-printf 'nproc %s, load %s\n' "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)"
+printf 'nproc %s, load %s, gnuplot %s\n' "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)" "${GPUBENCH_GNUPLOT:-gnuplot}"
 for size in "${sizes[@]}"; do
   case $size in
   runs:*) n=${size#runs:} ;;
