@@ -124,10 +124,6 @@ gb_err gb_changepoints(const double *x, size_t n, const gb_cp_options *opt, gb_c
       size_t tau;
       /* relative tolerance: equal statistics computed in another order */
       if (gb_cp_best_split(shuffled, len, opt->min_segment, scratch, &tau) >= best_q - 1e-12 * fabs(best_q)) at_least++;
-      /* once p can no longer reach alpha the split is rejected whatever the
-       * other shuffles give: stop (the same decision, and a series without a
-       * change costs a few shuffles instead of all of them) */
-      if ((1.0 + (double)at_least) / (1.0 + (double)opt->permutations) > opt->alpha) break;
     }
     double pv = (1.0 + (double)at_least) / (1.0 + (double)opt->permutations);
     if (pv > opt->alpha) break;
