@@ -135,9 +135,13 @@ static gb_err plot_history(const char *dir, const gb_history *h, bool all, size_
     const gb_history_series *s = &h->series[i];
     if ((!all && s->nchanges == 0) || s->n < 2) continue;
     gb_err e = plot_series(dir, h, s, render);
-    if (e) return e;
+    if (e) {
+      gb_plot_session_end();
+      return e;
+    }
     (*nplots)++;
   }
+  gb_plot_session_end();
   return GB_OK;
 }
 

@@ -122,8 +122,8 @@ int gb_cmd_report(int argc, char **argv) {
     fprintf(stderr, "gpubench report: gnuplot (%s) not found: tables only; the plots' .gp scripts are in %s\n",
             gb_gnuplot_program(), o.out_dir);
   if (sum.plots_failed) {
-    fprintf(stderr, "gpubench report: %zu plot(s) could not be rendered; see the notes in %s/report.md\n",
-            sum.plots_failed, o.out_dir);
+    fprintf(stderr, "gpubench report: %zu plot(s) could not be rendered; see the notes in %s/report.md\n%s",
+            sum.plots_failed, o.out_dir, sum.failed);
     return 1;
   }
   return 0;

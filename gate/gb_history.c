@@ -70,29 +70,56 @@ void gb_history_free(gb_history *h) {
   memset(h, 0, sizeof *h);
 }
 
+typedef struct run_at {
+  gb_history_run run;
+  size_t at; /* its index before the sort */
+} run_at;
+
+static int cmp_run_at(const void *a, const void *b) { return cmp_run(&((const run_at *)a)->run, &((const run_at *)b)->run); }
+
+/* The runs by run_id through an open-addressing hash index (a scan of the
+ * runs per row was quadratic in the number of runs). */
 static gb_err find_runs(const gb_results *res, gb_history *h, size_t *run_of_row) {
-  h->runs = calloc(res->nrows ? res->nrows : 1, sizeof *h->runs);
-  if (!h->runs) return gb_fail(GB_E_NOMEM, "out of memory for runs");
-  for (size_t i = 0; i < res->nrows; i++) {
-    const gb_row *r = &res->rows[i];
-    size_t j;
-    for (j = 0; j < h->nruns; j++)
-      if (strcmp(h->runs[j].run_id, r->run_id) == 0) break;
-    if (j == h->nruns) {
-      h->runs[j].run_id = r->run_id;
-      h->runs[j].timestamp = r->timestamp;
-      h->nruns++;
-    } else if (strcmp(r->timestamp, h->runs[j].timestamp) < 0) {
-      h->runs[j].timestamp = r->timestamp;
-    }
+  size_t n = res->nrows, cap = 16;
+  while (cap < 2 * n + 1) cap *= 2;
+  h->runs = calloc(n ? n : 1, sizeof *h->runs);
+  size_t *slot = calloc(cap, sizeof *slot); /* run + 1; 0 empty */
+  size_t *order = malloc((n ? n : 1) * sizeof *order); /* run before the sort -> after */
+  if (!h->runs || !slot || !order) {
+    free(slot);
+    free(order);
+    return gb_fail(GB_E_NOMEM, "out of memory for runs");
   }
-  qsort(h->runs, h->nruns, sizeof *h->runs, cmp_run);
-  for (size_t i = 0; i < res->nrows; i++)
-    for (size_t j = 0; j < h->nruns; j++)
-      if (strcmp(h->runs[j].run_id, res->rows[i].run_id) == 0) {
-        run_of_row[i] = j;
-        break;
-      }
+  for (size_t i = 0; i < n; i++) {
+    const gb_row *r = &res->rows[i];
+    size_t k = (size_t)hash_str(r->run_id) & (cap - 1);
+    while (slot[k] && strcmp(h->runs[slot[k] - 1].run_id, r->run_id) != 0) k = (k + 1) & (cap - 1);
+    if (!slot[k]) {
+      slot[k] = ++h->nruns;
+      h->runs[h->nruns - 1].run_id = r->run_id;
+      h->runs[h->nruns - 1].timestamp = r->timestamp;
+    } else if (strcmp(r->timestamp, h->runs[slot[k] - 1].timestamp) < 0) {
+      h->runs[slot[k] - 1].timestamp = r->timestamp;
+    }
+    run_of_row[i] = slot[k] - 1;
+  }
+  /* sort by time, remembering where each run went */
+  run_at *tmp = malloc((h->nruns ? h->nruns : 1) * sizeof *tmp);
+  if (!tmp) {
+    free(slot);
+    free(order);
+    return gb_fail(GB_E_NOMEM, "out of memory for runs");
+  }
+  for (size_t j = 0; j < h->nruns; j++) tmp[j] = (run_at){h->runs[j], j};
+  qsort(tmp, h->nruns, sizeof *tmp, cmp_run_at);
+  for (size_t j = 0; j < h->nruns; j++) {
+    h->runs[j] = tmp[j].run;
+    order[tmp[j].at] = j;
+  }
+  for (size_t i = 0; i < n; i++) run_of_row[i] = order[run_of_row[i]];
+  free(tmp);
+  free(slot);
+  free(order);
   return GB_OK;
 }
 

@@ -111,7 +111,20 @@ gb_err gb_plot_lines_script(const char *dir, const gb_plot_spec *p, const gb_plo
 gb_err gb_plot_bars_script(const char *dir, const gb_plot_spec *p, const char *const *categories, size_t ncat,
                            const gb_plot_series *s, size_t ns);
 
-/* Runs `gnuplot stem.gp` in dir (argument vector, stderr captured). */
+/* Renders dir/stem.gp: gnuplot writes into temporary files created
+ * exclusively next to the pictures (mkstemp), which must come out whole (a
+ * PNG ending in its IEND chunk, an SVG in </svg>: gnuplot ignores write
+ * errors such as a full disk and still exits 0), are synced and renamed to
+ * stem.png and stem.svg. On any error neither picture is left, not even one
+ * from before, so a failed plot is never shown. The plots of one directory
+ * share one gnuplot process (gb_plot_session_end ends it): its start costs
+ * as much as a plot. While it runs, SIGINT, SIGTERM and SIGHUP kill and
+ * reap it and remove the temporary pictures before the signal takes its
+ * previous course (by default the process ends with the signal's status). */
 gb_err gb_plot_render(const char *dir, const char *stem);
+
+/* Ends the gnuplot session of gb_plot_render, if any (waits for it). Call
+ * after the last plot; ending the process also ends it. */
+void gb_plot_session_end(void);
 
 #endif

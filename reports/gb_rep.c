@@ -46,6 +46,47 @@ void gb_rep_names_free(gb_rep_names *l) {
   memset(l, 0, sizeof *l);
 }
 
+gb_err gb_rep_hash_init(gb_rep_hash *t, size_t nmax) {
+  size_t cap = 16;
+  while (cap < 2 * nmax + 1) cap *= 2;
+  t->cap = cap;
+  t->slot = calloc(cap, sizeof *t->slot);
+  t->hash = calloc(cap, sizeof *t->hash);
+  if (!t->slot || !t->hash) {
+    gb_rep_hash_free(t);
+    return gb_fail(GB_E_NOMEM, "out of memory indexing results");
+  }
+  return GB_OK;
+}
+
+size_t gb_rep_hash_find(gb_rep_hash *t, uint64_t h, size_t idx, bool (*eq)(const void *ctx, size_t a, size_t b),
+                        const void *ctx) {
+  for (size_t i = (size_t)h & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+    if (!t->slot[i]) {
+      t->slot[i] = idx + 1;
+      t->hash[i] = h;
+      return idx;
+    }
+    if (t->hash[i] == h && eq(ctx, t->slot[i] - 1, idx)) return t->slot[i] - 1;
+  }
+}
+
+void gb_rep_hash_free(gb_rep_hash *t) {
+  free(t->slot);
+  free(t->hash);
+  memset(t, 0, sizeof *t);
+}
+
+uint64_t gb_rep_hash_str(uint64_t h, const char *s) {
+  for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c; c++) h = (h ^ *c) * 1099511628211ULL;
+  return (h ^ 0x100) * 1099511628211ULL; /* the end, so ("ab","c") and ("a","bc") differ */
+}
+
+uint64_t gb_rep_hash_i64(uint64_t h, int64_t v) {
+  for (int i = 0; i < 8; i++) h = (h ^ (uint64_t)((v >> (8 * i)) & 0xff)) * 1099511628211ULL;
+  return h;
+}
+
 static const char *const k_precision_order[] = {"fp64", "fp32", "tf32", "fp16", "fp16acc16", "bf16",
                                                 "fp8e4m3", "fp8e4m3xe5m2", "fp8e5m2", "int8"};
 
@@ -90,8 +131,8 @@ static const char *spec_dtype(const char *precision) {
 
 double gb_rep_peak(const gb_rep *r, size_t s, const char *bench, const char *precision) {
   double best = NAN;
-  for (size_t i = 0; i < r->npts; i++) {
-    const gb_rep_point *p = &r->pts[i];
+  for (size_t k = r->src_pt_off[s]; k < r->src_pt_off[s + 1]; k++) {
+    const gb_rep_point *p = &r->pts[r->src_pts[k]];
     if (p->src != s || strcmp(p->row->benchmark, bench) != 0 || strcmp(p->row->case_name, precision) != 0) continue;
     if (isfinite(p->row->peak) && !(p->row->peak <= best)) best = p->row->peak;
   }
@@ -124,6 +165,10 @@ static gb_err plot_done(gb_rep *r, const gb_plot_spec *p, gb_err e, const char *
   if (e == GB_E_INPUT) return gb_rep_skip(r, caption, gb_errmsg());
   if (e == GB_E_NOMEM) return e;
   r->sum->plots_failed++;
+  /* not linked (gb_plot_render leaves no picture of a failed plot); listed
+   * under Problems and, by the command, on stderr */
+  size_t used = strlen(r->sum->failed);
+  snprintf(r->sum->failed + used, sizeof r->sum->failed - used, "%s: %s\n", caption, gb_errmsg());
   snprintf(msg, sizeof msg, "Plot \"%s\" failed: %s", caption, gb_errmsg());
   return gb_doc_note(&r->doc, msg);
 }
@@ -158,9 +203,8 @@ void gb_rep_provenance(const gb_rep *r, size_t s, char *buf, size_t n) {
   int w = snprintf(buf, n, "%s (", r->src[s].run_id);
   size_t len = w < 0 ? 0 : (size_t)w < n ? (size_t)w : n - 1;
   gb_rep_names seen = {0};
-  for (size_t i = 0; i < r->res.nrows && len + 1 < n; i++) {
-    if (r->row_src[i] != s) continue;
-    const char *f = r->res.rows[i].file;
+  for (size_t k = r->src_row_off[s]; k < r->src_row_off[s + 1] && len + 1 < n; k++) {
+    const char *f = r->res.rows[r->src_rows[k]].file;
     const char *base = strrchr(f, '/');
     base = base ? base + 1 : f;
     if (gb_rep_names_find(&seen, f) != (size_t)-1 || gb_rep_names_add(&seen, f) != GB_OK) continue;

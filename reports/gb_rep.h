@@ -67,6 +67,14 @@ typedef struct gb_rep {
   size_t *row_src; /* per result row: its source */
   size_t npts;
   gb_rep_point *pts;
+  /* indexes (gb_report.c), so that per-source work reads only its own rows
+   * and points (linear in the input, not sources x rows): the rows of source
+   * s are src_rows[src_row_off[s] .. src_row_off[s + 1]), its points
+   * src_pts[src_pt_off[s] .. src_pt_off[s + 1]), each in input order; the
+   * rows of source s lie in res.rows[src_lo[s] .. src_hi[s]] */
+  size_t *src_rows, *src_row_off;
+  size_t *src_pts, *src_pt_off;
+  size_t *src_lo, *src_hi;
   gb_specs specs;
   bool have_plan, have_sens;
   gb_planfile plan;
@@ -124,6 +132,30 @@ typedef struct gb_rep_names {
 gb_err gb_rep_names_add(gb_rep_names *l, const char *s);
 size_t gb_rep_names_find(const gb_rep_names *l, const char *s); /* index or (size_t)-1 */
 void gb_rep_names_free(gb_rep_names *l);
+
+/* Loops i over the points of source s, in order (the index above):
+ *   for (GB_REP_SRC_PTS(r, s, k, i)) { const gb_rep_point *q = &r->pts[i]; ... } */
+#define GB_REP_SRC_PTS(r, s, k, i)                                                                       \
+  size_t k = (r)->src_pt_off[s], i = 0;                                                                  \
+  k < (r)->src_pt_off[(s) + 1] && ((i = (r)->src_pts[k]), 1);                                            \
+  k++
+
+/* A small open-addressing hash index of items by a caller-computed hash:
+ * gb_rep_hash_find returns the item whose hash is h and which eq accepts,
+ * else inserts idx and returns it. Keeps grouping linear in the input. */
+typedef struct gb_rep_hash {
+  size_t cap;      /* a power of two, at least twice the items */
+  size_t *slot;    /* item + 1; 0 = empty */
+  uint64_t *hash;  /* hash of each slot's item */
+} gb_rep_hash;
+gb_err gb_rep_hash_init(gb_rep_hash *t, size_t nmax);
+size_t gb_rep_hash_find(gb_rep_hash *t, uint64_t h, size_t idx, bool (*eq)(const void *ctx, size_t a, size_t b),
+                        const void *ctx);
+void gb_rep_hash_free(gb_rep_hash *t);
+/* FNV-1a steps over a string (with its end) and a number. */
+uint64_t gb_rep_hash_str(uint64_t h, const char *s);
+uint64_t gb_rep_hash_i64(uint64_t h, int64_t v);
+#define GB_REP_HASH_SEED 14695981039346656037ULL
 
 /* ---- plot series (gb_rep_series.c) ---- */
 

@@ -37,14 +37,18 @@ gb_err gb_rep_section_collective(gb_rep *r) {
   for (size_t s = 0; s < r->nsrc && !e; s++) {
     /* busbw of the multi-GPU rows; a source with only one-GPU rows: algbw */
     bool multi = false;
-    for (size_t i = 0; i < r->npts; i++)
+    for (GB_REP_SRC_PTS(r, s, k, i))
       if (r->pts[i].src == s && gb_rep_is(&r->pts[i], "collective", "busbw_gbps") && r->pts[i].row->gpu_count > 1)
         multi = true;
     const char *metric = multi ? "busbw_gbps" : "algbw_gbps";
     gb_rep_names ops = {0};
-    char(*bases)[96] = calloc(r->npts + 1, sizeof *bases);
+    /* one name per point of this source (indexed from its first: a buffer
+     * over every point, per source, was quadratic) */
+    size_t off = r->src_pt_off[s];
+    char(*bases)[96] = calloc(r->src_pt_off[s + 1] - off + 1, sizeof *bases);
     if (!bases) return gb_fail(GB_E_NOMEM, "out of memory");
-    for (size_t i = 0; i < r->npts && !e; i++) {
+    for (GB_REP_SRC_PTS(r, s, k, i)) {
+      if (e) break;
       const gb_rep_point *q = &r->pts[i];
       /* meaningless for its GPU count (gb_desc_class: a broadcast on one GPU
        * is a local copy, in place on one GPU moves nothing): drawn nowhere */
@@ -52,8 +56,8 @@ gb_err gb_rep_section_collective(gb_rep *r) {
           gb_desc_class(q->row) == GB_FCLASS_MEANINGLESS)
         continue;
       const char *pl;
-      split_collective(q->row->case_name, bases[i], sizeof bases[0], &pl);
-      e = gb_rep_names_add(&ops, bases[i]);
+      split_collective(q->row->case_name, bases[k - off], sizeof bases[0], &pl);
+      e = gb_rep_names_add(&ops, bases[k - off]);
     }
     for (size_t o = 0; o < ops.n && !e; o++) {
       sset ss = {0};
@@ -61,7 +65,8 @@ gb_err gb_rep_section_collective(gb_rep *r) {
        * NCCL moves nothing and the rate means nothing) */
       gb_rep_names dtypes = {0};
       for (int pass = 0; pass < 2 && !e; pass++)
-        for (size_t i = 0; i < r->npts && !e; i++) {
+        for (GB_REP_SRC_PTS(r, s, k, i)) {
+          if (e) break;
           const gb_rep_point *q = &r->pts[i];
           if (q->src != s || !gb_rep_is(q, "collective", metric) || q->row->bytes == GB_NA ||
               (multi && q->row->gpu_count < 2) || gb_desc_class(q->row) == GB_FCLASS_MEANINGLESS)

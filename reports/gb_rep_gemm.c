@@ -19,7 +19,7 @@ static const char *const k_gemm_metrics[] = {"tflops", "tops"};
  * TFLOP/s(p) / TFLOP/s(fp32) at the largest shape both were measured at. */
 static double speedup_of(const gb_rep *r, size_t s, const char *cat) {
   const gb_rep_point *best = NULL;
-  for (size_t k = 0; k < r->npts; k++) {
+  for (GB_REP_SRC_PTS(r, s, j, k)) {
     const gb_rep_point *q = &r->pts[k];
     if (q->src != s || !gb_rep_is(q, "gemm", "speedup") || strcmp(q->row->case_name, cat)) continue;
     if (!best || gb_rep_shape_volume(q->row) > gb_rep_shape_volume(best->row)) best = q;
@@ -28,12 +28,12 @@ static double speedup_of(const gb_rep *r, size_t s, const char *cat) {
   size_t l = strlen(cat);
   if (l <= 8 || strcmp(cat + l - 8, "_vs_fp32") != 0) return NAN;
   const gb_rep_point *bp = NULL, *bf = NULL;
-  for (size_t a = 0; a < r->npts; a++) {
+  for (GB_REP_SRC_PTS(r, s, ja, a)) {
     const gb_rep_point *q = &r->pts[a];
     if (q->src != s || !(gb_rep_is(q, "gemm", "tflops") || gb_rep_is(q, "gemm", "tops")) ||
         strlen(q->row->case_name) != l - 8 || strncmp(q->row->case_name, cat, l - 8) != 0)
       continue;
-    for (size_t b = 0; b < r->npts; b++) {
+    for (GB_REP_SRC_PTS(r, s, jb, b)) {
       const gb_rep_point *f = &r->pts[b];
       if (f->src != s || !gb_rep_is(f, "gemm", "tflops") || strcmp(f->row->case_name, "fp32") ||
           f->row->m != q->row->m || f->row->n != q->row->n || f->row->k != q->row->k)
@@ -119,7 +119,8 @@ gb_err gb_rep_section_gemm(gb_rep *r) {
   for (size_t s = 0; s < r->nsrc && !e; s++) {
     sset ss = {0};
     for (size_t j = 0; j < prec.n && !e; j++)
-      for (size_t i = 0; i < r->npts && !e; i++) {
+      for (GB_REP_SRC_PTS(r, s, k, i)) {
+        if (e) break;
         const gb_rep_point *q = &r->pts[i];
         if (q->src != s || !gb_rep_is(q, "gemm", NULL) || strcmp(q->row->case_name, prec.v[j]) ||
             !strcmp(q->row->metric, "speedup") || q->row->m == GB_NA)

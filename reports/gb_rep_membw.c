@@ -13,7 +13,8 @@
 
 /* The L2 size source s's membw rows record (the l2_bytes column); -1 if none. */
 static double l2_bytes_of(const gb_rep *r, size_t s) {
-  for (size_t i = 0; i < r->res.nrows; i++) {
+  for (size_t k = r->src_row_off[s]; k < r->src_row_off[s + 1]; k++) {
+    size_t i = r->src_rows[k];
     const gb_row *w = &r->res.rows[i];
     if (r->row_src[i] == s && !strcmp(w->benchmark, "membw") && w->l2_bytes != GB_NA && w->l2_bytes > 0)
       return (double)w->l2_bytes;
@@ -63,7 +64,8 @@ static size_t membw_case_key(const char *c) {
 static gb_err membw_plot(gb_rep *r, size_t s, const char *dtype) {
   sset ss = {0};
   gb_err e = GB_OK;
-  for (size_t i = 0; i < r->npts && !e; i++) {
+  for (GB_REP_SRC_PTS(r, s, k, i)) {
+    if (e) break;
     const gb_rep_point *q = &r->pts[i];
     if (q->src != s || !gb_rep_is(q, "membw", "gbps") || q->row->bytes == GB_NA) continue;
     if (dtype && strcmp(q->row->dtype, dtype)) continue;
@@ -136,8 +138,8 @@ gb_err gb_rep_section_membw(gb_rep *r) {
   for (size_t s = 0; s < r->nsrc && !e; s++) {
     /* one plot per data type when a source measured several */
     gb_rep_names dtypes = {0};
-    for (size_t i = 0; i < r->npts && !e; i++)
-      if (r->pts[i].src == s && gb_rep_is(&r->pts[i], "membw", "gbps") && r->pts[i].row->bytes != GB_NA)
+    for (GB_REP_SRC_PTS(r, s, k, i))
+      if (!e && r->pts[i].src == s && gb_rep_is(&r->pts[i], "membw", "gbps") && r->pts[i].row->bytes != GB_NA)
         e = gb_rep_names_add(&dtypes, r->pts[i].row->dtype);
     if (!e && dtypes.n > 1) qsort(dtypes.v, dtypes.n, sizeof *dtypes.v, gb_rep_cmp_precision);
     if (!e && dtypes.n == 1) e = membw_plot(r, s, NULL);

@@ -111,6 +111,44 @@ static void merge_point_labels(sbuf *b, char (*merged)[192]) {
  * input type (gemm_group), named after the case that reached it; GEMM in
  * the usual precision order of those cases. Returns the count (at most
  * max). */
+/* A roofline candidate of type t: an HBM membw figure or a GEMM rate. */
+static bool roof_candidate(const gb_rep *r, size_t t, const gb_rep_point *q) {
+  return r->src[q->src].type == t &&
+         (gb_rep_membw_hbm(r, q) || gb_rep_is(q, "gemm", "tflops") || gb_rep_is(q, "gemm", "tops"));
+}
+
+static bool same_kernel(const void *ctx, size_t a, size_t b) {
+  const gb_row *x = ((const gb_rep *)ctx)->pts[a].row, *y = ((const gb_rep *)ctx)->pts[b].row;
+  return !strcmp(x->benchmark, y->benchmark) && !strcmp(x->metric, y->metric) && !strcmp(x->case_name, y->case_name) &&
+         !strcmp(x->dtype, y->dtype);
+}
+
+/* (*is_best)[i]: point i is the best candidate of type t for its benchmark,
+ * metric, case and dtype (ties: the first). One pass through a hash index:
+ * a scan of every point per candidate was quadratic. */
+static gb_err best_per_kernel(const gb_rep *r, size_t t, bool **is_best) {
+  *is_best = calloc(r->npts + 1, sizeof **is_best);
+  size_t *best = malloc((r->npts + 1) * sizeof *best);
+  gb_rep_hash h = {0};
+  gb_err e = *is_best && best ? gb_rep_hash_init(&h, r->npts) : gb_fail(GB_E_NOMEM, "out of memory");
+  for (size_t i = 0; i < r->npts && !e; i++) {
+    const gb_rep_point *q = &r->pts[i];
+    best[i] = SIZE_MAX; /* set below for the first point of each kernel: its best */
+    if (!roof_candidate(r, t, q)) continue;
+    const gb_row *w = q->row;
+    uint64_t hv = gb_rep_hash_str(gb_rep_hash_str(GB_REP_HASH_SEED, w->benchmark), w->metric);
+    hv = gb_rep_hash_str(gb_rep_hash_str(hv, w->case_name), w->dtype);
+    size_t f = gb_rep_hash_find(&h, hv, i, same_kernel, r);
+    if (f == i) best[f] = i;
+    else if (q->value > r->pts[best[f]].value) best[f] = i;
+  }
+  for (size_t i = 0; i < r->npts && !e; i++)
+    if (best[i] != SIZE_MAX) (*is_best)[best[i]] = true;
+  gb_rep_hash_free(&h);
+  free(best);
+  return e;
+}
+
 static size_t compute_ceilings(const gb_rep *r, size_t t, ceiling *c, size_t max) {
   size_t n = 0;
   for (int pass = 0; pass < 2; pass++) {
@@ -275,6 +313,8 @@ static gb_err roofline_type(gb_rep *r, size_t t) {
   gk->colour = 7;
   char(*labels)[96] = calloc(r->npts + 1, sizeof *labels);
   if (!labels) e = gb_fail(GB_E_NOMEM, "out of memory");
+  bool *is_best = NULL;
+  if (!e) e = best_per_kernel(r, t, &is_best);
   for (size_t i = 0; i < r->npts && !e; i++) {
     const gb_rep_point *q = &r->pts[i];
     if (r->src[q->src].type != t) continue;
@@ -284,16 +324,7 @@ static gb_err roofline_type(gb_rep *r, size_t t) {
     if (!stream && !gemm) continue;
     /* one point per kernel and dtype (STREAM) or precision (GEMM): the
      * best over the type's runs (and, for GEMM, shapes); ties: the first */
-    bool best = true;
-    for (size_t j = 0; j < r->npts && best; j++) {
-      const gb_rep_point *o = &r->pts[j];
-      if (j == i || r->src[o->src].type != t || strcmp(o->row->benchmark, q->row->benchmark) ||
-          strcmp(o->row->metric, q->row->metric) || strcmp(o->row->case_name, q->row->case_name) ||
-          strcmp(o->row->dtype, q->row->dtype) || (stream && !gb_rep_membw_hbm(r, o)))
-        continue;
-      if (o->value > q->value || (o->value == q->value && j < i)) best = false;
-    }
-    if (!best) continue;
+    if (!is_best[i]) continue;
     if (stream) {
       double fl, ar, eb = gb_dtype_bytes(q->row->dtype);
       stream_kernel(q->row->case_name, &fl, &ar);
@@ -354,6 +385,7 @@ static gb_err roofline_type(gb_rep *r, size_t t) {
                     .height_px = 700};
   if (!e) e = gb_rep_lines_from(r, &p, &ss, true, cap.data);
   gb_rep_sset_free(&ss);
+  free(is_best);
   free(labels);
   free(merged);
   gb_buf_free(&cap);

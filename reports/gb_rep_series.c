@@ -106,7 +106,7 @@ gb_err gb_rep_lines_from(gb_rep *r, const gb_plot_spec *p, sset *ss, bool with_l
  * of source s for points of bench/metric with case cat. */
 static double pick(const gb_rep *r, size_t s, const char *bench, const char *metric, const char *cat, bool at_largest) {
   const gb_rep_point *best = NULL;
-  for (size_t i = 0; i < r->npts; i++) {
+  for (GB_REP_SRC_PTS(r, s, k, i)) { /* the source's own points: all of them per source was quadratic */
     const gb_rep_point *p = &r->pts[i];
     if (p->src != s || !gb_rep_is(p, bench, metric) || strcmp(p->row->case_name, cat) != 0) continue;
     if (!best) best = p;

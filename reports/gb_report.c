@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,38 +22,87 @@
 
 /* ---- sources and points ---- */
 
+/* Sources and GPU types are found through hash indexes: one pass over the
+ * rows (it was a scan of every source per row). */
+static bool same_source(const void *ctx, size_t a, size_t b) {
+  const gb_row *x = &((const gb_rep *)ctx)->res.rows[a], *y = &((const gb_rep *)ctx)->res.rows[b];
+  return !strcmp(x->gpu_type, y->gpu_type) && !strcmp(x->run_id, y->run_id) && !strcmp(x->settings, y->settings);
+}
+
+static bool same_type(const void *ctx, size_t a, size_t b) {
+  const gb_rep *r = ctx;
+  return !strcmp(r->res.rows[a].gpu_type, r->res.rows[b].gpu_type);
+}
+
+/* Counting sort of items 0..n-1 by key[i] < nkeys: out (n items, input
+ * order kept within a key) and off (nkeys + 1). */
+static gb_err group_by(const size_t *key, size_t n, size_t nkeys, size_t **out, size_t **off) {
+  *out = malloc((n ? n : 1) * sizeof **out);
+  *off = calloc(nkeys + 2, sizeof **off);
+  if (!*out || !*off) return gb_fail(GB_E_NOMEM, "out of memory indexing results");
+  for (size_t i = 0; i < n; i++) (*off)[key[i] + 2]++;
+  for (size_t k = 0; k < nkeys; k++) (*off)[k + 2] += (*off)[k + 1];
+  for (size_t i = 0; i < n; i++) (*out)[(*off)[key[i] + 1]++] = i;
+  return GB_OK; /* off[k] is now the start of key k, off[nkeys] the end */
+}
+
 static gb_err find_sources(gb_rep *r) {
   size_t n = r->res.nrows;
   r->row_src = calloc(n ? n : 1, sizeof *r->row_src);
   r->src = calloc(n ? n : 1, sizeof *r->src);
   r->types = calloc(n ? n : 1, sizeof *r->types);
-  if (!r->row_src || !r->src || !r->types) return gb_fail(GB_E_NOMEM, "out of memory grouping results");
-  for (size_t i = 0; i < n; i++) {
+  size_t *src_row = calloc(n ? n : 1, sizeof *src_row), *type_row = calloc(n ? n : 1, sizeof *type_row);
+  gb_rep_hash hs = {0}, ht = {0};
+  gb_err e = GB_OK;
+  if (!r->row_src || !r->src || !r->types || !src_row || !type_row)
+    e = gb_fail(GB_E_NOMEM, "out of memory grouping results");
+  if (!e) e = gb_rep_hash_init(&hs, n);
+  if (!e) e = gb_rep_hash_init(&ht, n);
+  for (size_t i = 0; i < n && !e; i++) {
     const gb_row *w = &r->res.rows[i];
+    uint64_t h = gb_rep_hash_str(GB_REP_HASH_SEED, w->gpu_type);
+    size_t first = gb_rep_hash_find(&hs, gb_rep_hash_str(gb_rep_hash_str(h, w->run_id), w->settings), i,
+                                    same_source, r);
     size_t s;
-    for (s = 0; s < r->nsrc; s++)
-      if (strcmp(r->src[s].gpu_type, w->gpu_type) == 0 && strcmp(r->src[s].run_id, w->run_id) == 0 &&
-          strcmp(r->src[s].settings, w->settings) == 0)
-        break;
-    if (s == r->nsrc) {
+    if (first == i) { /* a new source */
+      size_t tfirst = gb_rep_hash_find(&ht, h, i, same_type, r);
       size_t t;
-      for (t = 0; t < r->ntypes; t++)
-        if (strcmp(r->types[t].gpu_type, w->gpu_type) == 0) break;
-      if (t == r->ntypes) {
+      if (tfirst == i) {
+        t = r->ntypes++;
+        type_row[i] = t;
         r->types[t].gpu_type = w->gpu_type;
         r->types[t].spec = gb_specs_find(&r->specs, w->gpu_type);
-        r->ntypes++;
+      } else {
+        t = type_row[tfirst];
       }
+      s = r->nsrc++;
+      src_row[i] = s;
       r->src[s].gpu_type = w->gpu_type;
       r->src[s].run_id = w->run_id;
       r->src[s].settings = w->settings;
       r->src[s].spec = r->types[t].spec;
       r->src[s].type = t;
       r->src[s].run_no = ++r->types[t].nruns;
-      r->nsrc++;
+    } else {
+      s = src_row[first];
     }
     r->row_src[i] = s;
   }
+  gb_rep_hash_free(&hs);
+  gb_rep_hash_free(&ht);
+  free(src_row);
+  free(type_row);
+  if (!e) e = group_by(r->row_src, n, r->nsrc, &r->src_rows, &r->src_row_off);
+  if (!e) {
+    r->src_lo = malloc((r->nsrc ? r->nsrc : 1) * sizeof *r->src_lo);
+    r->src_hi = malloc((r->nsrc ? r->nsrc : 1) * sizeof *r->src_hi);
+    if (!r->src_lo || !r->src_hi) e = gb_fail(GB_E_NOMEM, "out of memory grouping results");
+  }
+  for (size_t s = 0; s < r->nsrc && !e; s++) { /* rows are in input order within a source */
+    r->src_lo[s] = r->src_rows[r->src_row_off[s]];
+    r->src_hi[s] = r->src_rows[r->src_row_off[s + 1] - 1];
+  }
+  if (e) return e;
   for (size_t s = 0; s < r->nsrc; s++) {
     const gb_rep_source *c = &r->src[s];
     bool several = r->types[c->type].nruns > 1, set = c->settings[0] != '\0';
@@ -64,11 +114,21 @@ static gb_err find_sources(gb_rep *r) {
 }
 
 /* The identity of a point (everything but the repetition). */
-static bool same_point(const gb_rep *r, size_t a, size_t b) {
+static bool same_point(const void *ctx, size_t a, size_t b) {
+  const gb_rep *r = ctx;
   const gb_row *x = &r->res.rows[a], *y = &r->res.rows[b];
   return r->row_src[a] == r->row_src[b] && !strcmp(x->benchmark, y->benchmark) && !strcmp(x->case_name, y->case_name) &&
          !strcmp(x->dtype, y->dtype) && !strcmp(x->metric, y->metric) && x->m == y->m && x->n == y->n &&
          x->k == y->k && x->bytes == y->bytes && x->gpu_count == y->gpu_count;
+}
+
+static uint64_t point_hash(const gb_rep *r, size_t i) {
+  const gb_row *w = &r->res.rows[i];
+  uint64_t h = gb_rep_hash_i64(GB_REP_HASH_SEED, (int64_t)r->row_src[i]);
+  h = gb_rep_hash_str(gb_rep_hash_str(gb_rep_hash_str(gb_rep_hash_str(h, w->benchmark), w->case_name), w->dtype),
+                      w->metric);
+  h = gb_rep_hash_i64(gb_rep_hash_i64(gb_rep_hash_i64(h, w->m), w->n), w->k);
+  return gb_rep_hash_i64(gb_rep_hash_i64(h, w->bytes), w->gpu_count);
 }
 
 /* Measured and checked: ok, or throttled (the check passed; the clocks were
@@ -89,32 +149,60 @@ static bool wants_headline(const gb_row *w) {
   return false;
 }
 
+/* Points through a hash index of their identity, in the order of their
+ * first rows; each point's values gathered by a counting sort (linear: it
+ * was a scan of the later rows per row). */
 static gb_err find_points(gb_rep *r) {
   size_t n = r->res.nrows;
-  bool *used = calloc(n ? n : 1, sizeof *used);
-  double *vals = calloc(n ? n : 1, sizeof *vals);
+  size_t *pt_of = malloc((n ? n : 1) * sizeof *pt_of);  /* row -> point, or SIZE_MAX */
+  size_t *first = malloc((n ? n : 1) * sizeof *first);  /* point -> its first row */
+  size_t *cnt = calloc(n + 1, sizeof *cnt);
+  size_t *slot_pt = malloc((n ? n : 1) * sizeof *slot_pt); /* row -> point (for first rows) */
+  double *vals = malloc((n ? n : 1) * sizeof *vals);
   r->pts = calloc(n ? n : 1, sizeof *r->pts);
-  if (!used || !vals || !r->pts) {
-    free(used);
-    free(vals);
-    return gb_fail(GB_E_NOMEM, "out of memory grouping results");
-  }
-  for (size_t i = 0; i < n; i++) {
-    const gb_row *w = &r->res.rows[i];
-    if (used[i] || !plotted(w)) continue;
-    size_t k = 0;
-    for (size_t j = i; j < n; j++) {
-      if (used[j] || !plotted(&r->res.rows[j])) continue;
-      if (j != i && !same_point(r, i, j)) continue;
-      used[j] = true;
-      vals[k++] = r->res.rows[j].value;
+  gb_rep_hash hp = {0};
+  gb_err e = GB_OK;
+  if (!pt_of || !first || !cnt || !slot_pt || !vals || !r->pts) e = gb_fail(GB_E_NOMEM, "out of memory grouping results");
+  if (!e) e = gb_rep_hash_init(&hp, n);
+  size_t np = 0;
+  for (size_t i = 0; i < n && !e; i++) {
+    pt_of[i] = SIZE_MAX;
+    if (!plotted(&r->res.rows[i])) continue;
+    size_t f = gb_rep_hash_find(&hp, point_hash(r, i), i, same_point, r);
+    if (f == i) {
+      slot_pt[i] = np;
+      first[np++] = i;
     }
-    r->pts[r->npts++] = (gb_rep_point){.src = r->row_src[i], .row = w, .value = gb_median(vals, k), .reps = k,
-                                       .headline = wants_headline(w) && gb_desc_is_headline(w, r->res.rows, n)};
+    pt_of[i] = slot_pt[f];
+    cnt[pt_of[i] + 1]++;
   }
-  free(used);
+  gb_rep_hash_free(&hp);
+  for (size_t p = 0; p < np && !e; p++) cnt[p + 1] += cnt[p]; /* cnt[p]: start of point p's values */
+  for (size_t i = 0; i < n && !e; i++)
+    if (pt_of[i] != SIZE_MAX) vals[cnt[pt_of[i]]++] = r->res.rows[i].value;
+  for (size_t p = 0; p < np && !e; p++) { /* cnt[p] is now the end of point p's values */
+    size_t lo = p ? cnt[p - 1] : 0, k = cnt[p] - lo, i = first[p];
+    const gb_row *w = &r->res.rows[i];
+    size_t s = r->row_src[i];
+    /* the headline rule compares rows of one source: hand it that source's span */
+    bool headline = wants_headline(w) &&
+                    gb_desc_is_headline(w, r->res.rows + r->src_lo[s], r->src_hi[s] - r->src_lo[s] + 1);
+    r->pts[r->npts++] = (gb_rep_point){.src = s, .row = w, .value = gb_median(vals + lo, k), .reps = k,
+                                       .headline = headline};
+  }
+  if (!e) {
+    size_t *key = malloc((r->npts ? r->npts : 1) * sizeof *key);
+    if (!key) e = gb_fail(GB_E_NOMEM, "out of memory grouping results");
+    for (size_t p = 0; p < r->npts && !e; p++) key[p] = r->pts[p].src;
+    if (!e) e = group_by(key, r->npts, r->nsrc, &r->src_pts, &r->src_pt_off);
+    free(key);
+  }
+  free(pt_of);
+  free(first);
+  free(cnt);
+  free(slot_pt);
   free(vals);
-  return GB_OK;
+  return e;
 }
 
 /* ---- tables ---- */
@@ -123,26 +211,47 @@ static gb_err table_inputs(gb_rep *r) {
   gb_err e = gb_doc_heading(&r->doc, 2, "Inputs");
   const char *hdr[] = {"file", "rows"};
   if (!e) e = gb_doc_table_begin(&r->doc, 2, hdr, "lr");
+  /* rows per file: one pass over the rows by their table's name, which is
+   * the path read (files x rows was quadratic over many files) */
+  size_t *count = calloc(r->o->nresults + 1, sizeof *count);
+  if (!count) e = gb_fail(GB_E_NOMEM, "out of memory");
+  for (size_t i = 0, f = 0; i < r->res.nrows && !e; i++) {
+    const char *file = r->res.rows[i].file;
+    if (f < r->o->nresults && strcmp(file, r->o->results[f]) != 0)
+      for (size_t g = 0; g < r->o->nresults; g++) /* a new file: rows come file by file */
+        if (strcmp(file, r->o->results[g]) == 0) {
+          f = g;
+          break;
+        }
+    if (f < r->o->nresults && strcmp(file, r->o->results[f]) == 0) count[f]++;
+  }
+  /* the same path given twice counts its rows under each, as before */
+  for (size_t f = 0; f < r->o->nresults && !e; f++)
+    for (size_t g = 0; g < f; g++)
+      if (strcmp(r->o->results[f], r->o->results[g]) == 0) {
+        count[f] = count[g];
+        break;
+      }
   for (size_t f = 0; f < r->o->nresults && !e; f++) {
-    size_t rows = 0;
-    for (size_t i = 0; i < r->res.nrows; i++) rows += strcmp(r->res.rows[i].file, r->o->results[f]) == 0;
+    size_t rows = count[f];
     char nb[32];
     snprintf(nb, sizeof nb, "%zu", rows);
     const char *cells[] = {gb_rep_basename(r->o->results[f]), nb};
     e = gb_doc_table_row(&r->doc, cells);
   }
   if (!e) e = gb_doc_table_end(&r->doc);
+  free(count);
   return e;
 }
 
 /* Median of a telemetry field over the source's rows (NaN when none). */
 static double telemetry(const gb_rep *r, size_t s, size_t off, bool want_max) {
-  double *v = malloc((r->res.nrows ? r->res.nrows : 1) * sizeof *v);
+  size_t lo = r->src_row_off[s], hi = r->src_row_off[s + 1];
+  double *v = malloc((hi - lo ? hi - lo : 1) * sizeof *v);
   if (!v) return NAN;
   size_t k = 0;
-  for (size_t i = 0; i < r->res.nrows; i++) {
-    if (r->row_src[i] != s) continue;
-    double x = *(const double *)((const char *)&r->res.rows[i] + off);
+  for (size_t j = lo; j < hi; j++) {
+    double x = *(const double *)((const char *)&r->res.rows[r->src_rows[j]] + off);
     if (isfinite(x)) v[k++] = x;
   }
   double out = NAN;
@@ -162,9 +271,8 @@ static void distinct(const gb_rep *r, size_t s, size_t off, char *buf, size_t n)
   buf[0] = '\0';
   size_t len = 0;
   gb_rep_names seen = {0};
-  for (size_t i = 0; i < r->res.nrows; i++) {
-    if (r->row_src[i] != s) continue;
-    const char *v = *(const char *const *)((const char *)&r->res.rows[i] + off);
+  for (size_t j = r->src_row_off[s]; j < r->src_row_off[s + 1]; j++) {
+    const char *v = *(const char *const *)((const char *)&r->res.rows[r->src_rows[j]] + off);
     if (!v || !*v || gb_rep_names_find(&seen, v) != (size_t)-1) continue;
     if (gb_rep_names_add(&seen, v) != GB_OK) break;
     int w = snprintf(buf + len, n - len, "%s%s", len ? ", " : "", v);
@@ -211,9 +319,8 @@ static gb_err table_environment(gb_rep *r) {
     cells[0] = "measured (UTC)";
     for (size_t s = 0; s < r->nsrc; s++) {
       const char *lo = NULL, *hi = NULL;
-      for (size_t i = 0; i < r->res.nrows; i++) {
-        if (r->row_src[i] != s) continue;
-        const char *t = r->res.rows[i].timestamp;
+      for (size_t j = r->src_row_off[s]; j < r->src_row_off[s + 1]; j++) {
+        const char *t = r->res.rows[r->src_rows[j]].timestamp;
         if (!lo || strcmp(t, lo) < 0) lo = t;
         if (!hi || strcmp(t, hi) > 0) hi = t;
       }
@@ -263,6 +370,14 @@ static void fmt_size(const gb_row *w, char *buf, size_t n) {
   else buf[0] = '\0';
 }
 
+/* The identity of a row of the All measurements table. */
+static bool same_case(const void *ctx, size_t a, size_t b) {
+  const gb_rep *r = ctx;
+  const gb_row *x = r->pts[a].row, *y = r->pts[b].row;
+  return !strcmp(x->benchmark, y->benchmark) && !strcmp(x->case_name, y->case_name) && !strcmp(x->dtype, y->dtype) &&
+         !strcmp(x->metric, y->metric) && x->gpu_count == y->gpu_count;
+}
+
 /* One row per benchmark, case, dtype, metric and GPU count; one column per
  * source with the best value over shapes and sizes (and its size). */
 static gb_err table_all(gb_rep *r) {
@@ -276,8 +391,23 @@ static gb_err table_all(gb_rep *r) {
   const char **hdr = calloc(nc, sizeof *hdr);
   const char **cells = calloc(nc, sizeof *cells);
   char(*buf)[160] = calloc(nc, sizeof *buf);
-  bool *done = calloc(r->npts ? r->npts : 1, sizeof *done);
-  if (!hdr || !cells || !buf || !done) e = gb_fail(GB_E_NOMEM, "out of memory");
+  /* table rows in the order of their first points, each with its points in
+   * order: a hash index and a counting sort (a scan per row was quadratic) */
+  size_t *grp = calloc(r->npts ? r->npts : 1, sizeof *grp), *first = calloc(r->npts ? r->npts : 1, sizeof *first);
+  size_t *members = NULL, *off = NULL, ngrp = 0;
+  gb_rep_hash hc = {0};
+  if (!hdr || !cells || !buf || !grp || !first) e = gb_fail(GB_E_NOMEM, "out of memory");
+  if (!e) e = gb_rep_hash_init(&hc, r->npts);
+  for (size_t i = 0; i < r->npts && !e; i++) {
+    const gb_row *w = r->pts[i].row;
+    uint64_t h = gb_rep_hash_str(gb_rep_hash_str(GB_REP_HASH_SEED, w->benchmark), w->case_name);
+    h = gb_rep_hash_i64(gb_rep_hash_str(gb_rep_hash_str(h, w->dtype), w->metric), w->gpu_count);
+    size_t f = gb_rep_hash_find(&hc, h, i, same_case, r);
+    if (f == i) first[i] = ngrp++;
+    grp[i] = first[f];
+  }
+  gb_rep_hash_free(&hc);
+  if (!e) e = group_by(grp, r->npts, ngrp, &members, &off);
   if (!e) {
     hdr[0] = "benchmark";
     hdr[1] = "case";
@@ -286,17 +416,13 @@ static gb_err table_all(gb_rep *r) {
     for (size_t s = 0; s < r->nsrc; s++) hdr[s + 4] = r->src[s].label;
     e = gb_doc_table_begin(&r->doc, nc, hdr, NULL);
   }
-  for (size_t i = 0; i < r->npts && !e; i++) {
-    if (done[i]) continue;
-    const gb_row *a = r->pts[i].row;
+  for (size_t g = 0; g < ngrp && !e; g++) {
+    const gb_row *a = r->pts[members[off[g]]].row;
     const gb_rep_point *best[512] = {0};
     size_t nsrc = r->nsrc < 512 ? r->nsrc : 512;
-    for (size_t j = i; j < r->npts; j++) {
+    for (size_t m = off[g]; m < off[g + 1]; m++) {
+      size_t j = members[m];
       const gb_row *b = r->pts[j].row;
-      if (strcmp(a->benchmark, b->benchmark) || strcmp(a->case_name, b->case_name) || strcmp(a->dtype, b->dtype) ||
-          strcmp(a->metric, b->metric) || a->gpu_count != b->gpu_count)
-        continue;
-      done[j] = true;
       size_t s = r->pts[j].src;
       if (s >= nsrc) continue;
       /* the metric's direction (core/gb_desc.h); unknown ones: larger is better */
@@ -327,12 +453,33 @@ static gb_err table_all(gb_rep *r) {
   free(hdr);
   free(cells);
   free(buf);
-  free(done);
+  free(grp);
+  free(first);
+  free(members);
+  free(off);
+  return e;
+}
+
+/* The plots gnuplot failed on, so far (those of the plan follow later and
+ * are noted where they would be). */
+static gb_err failed_plots(gb_rep *r) {
+  if (!r->sum->plots_failed) return GB_OK;
+  gb_buf b = {0};
+  gb_err e = gb_buf_printf(&b, "%zu plot(s) could not be rendered and are not shown: ", r->sum->plots_failed);
+  for (const char *l = r->sum->failed; *l && !e;) {
+    const char *nl = strchr(l, '\n');
+    size_t len = nl ? (size_t)(nl - l) : strlen(l);
+    e = gb_buf_printf(&b, "%s%.*s", l == r->sum->failed ? "" : "; ", (int)len, l);
+    l += len + (nl ? 1 : 0);
+  }
+  if (!e) e = gb_doc_note(&r->doc, b.data);
+  gb_buf_free(&b);
   return e;
 }
 
 static gb_err table_problems(gb_rep *r) {
   gb_err e = gb_doc_heading(&r->doc, 2, "Problems: invalid, error and throttled rows");
+  if (!e) e = failed_plots(r);
   size_t bad = 0;
   for (size_t i = 0; i < r->res.nrows; i++) bad += r->res.rows[i].status != GB_STATUS_OK;
   if (!e && bad == 0) return gb_doc_para(&r->doc, "None: every row has status ok.");
@@ -585,10 +732,17 @@ gb_err gb_report_write(const gb_report_options *o, gb_report_summary *sum) {
   sum->rows = r.res.nrows;
   if (!e) sum->gnuplot = gb_gnuplot_available();
   if (!e) e = compose(&r);
+  gb_plot_session_end();
   if (!e) e = write_outputs(&r);
   gb_doc_free(&r.doc);
   free(r.pts);
   free(r.row_src);
+  free(r.src_rows);
+  free(r.src_row_off);
+  free(r.src_pts);
+  free(r.src_pt_off);
+  free(r.src_lo);
+  free(r.src_hi);
   free(r.src);
   free(r.types);
   gb_results_free(&r.res);

@@ -34,6 +34,7 @@ typedef struct gb_report_summary {
   size_t plots_skipped; /* plots left out for lack of data */
   size_t plots_failed;  /* plots gnuplot could not render (named in the report) */
   bool gnuplot;         /* gnuplot was available */
+  char failed[2048];    /* the failed plots, one "caption: why" line each (as many as fit) */
 } gb_report_summary;
 
 /* Reads every input, then writes the report into o->out_dir. Needs at least

@@ -66,7 +66,7 @@ START_TEST(test_lines_render) {
   char *gp = slurp_in(dir, "membw.gp");
   ck_assert_ptr_nonnull(strstr(gp, "set termoption noenhanced\n"));
   ck_assert_ptr_nonnull(strstr(gp, "title 'it''s copy'"));
-  ck_assert_ptr_nonnull(strstr(gp, "set output 'membw.svg'"));
+  ck_assert_ptr_nonnull(strstr(gp, "gb_svg = 'membw.svg'\nset output gb_svg\n"));
   free(gp);
 }
 END_TEST
@@ -184,7 +184,7 @@ START_TEST(test_gnuplot_error_captured) {
   const char *script = "set terminal svg\nset output 'bad.svg'\nplot frobnicate_this(x)\n";
   ck_assert_int_eq(gb_test_write(path, script, strlen(script)), 0);
   ck_assert_int_eq(gb_plot_render(dir, "bad"), GB_E_IO);
-  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "bad.gp: gnuplot exited with status"));
+  ck_assert_msg(strstr(gb_errmsg(), "bad.gp: gnuplot failed: "), "%s", gb_errmsg());
   ck_assert_ptr_nonnull(strstr(gb_errmsg(), "frobnicate_this")); /* gnuplot's own stderr */
   ck_assert(!exists_in(dir, "bad.svg"));                         /* no half-written picture */
 }
