@@ -53,6 +53,8 @@ static void install_handlers(void) {
   }
 }
 
+void gb_output_guard_signals(void) { install_handlers(); }
+
 static int reg_add(const char *path) {
   install_handlers();
   char *copy = strdup(path);

@@ -20,6 +20,13 @@
 
 #include "gb_error.h"
 
+/* Installs now the handler that removes live temporary outputs on SIGINT,
+ * SIGTERM and SIGHUP (where the disposition is still the default; it is
+ * otherwise installed with the first temporary file). A module that puts its
+ * own handler in front and hands the signal on (reports/gb_plot.c) calls it
+ * first, so that the handler it hands on to is this one. */
+void gb_output_guard_signals(void);
+
 /* One output in the making. */
 typedef struct gb_output {
   char *path;   /* as given (messages) */

@@ -4,6 +4,7 @@
 #include "gb_plot.h"
 
 #include "gb_escape.h"
+#include "gb_output.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -75,6 +76,7 @@ static int g_guard_depth;
 
 static void guard_on(void) {
   if (g_guard_depth++ > 0) return;
+  gb_output_guard_signals(); /* handed on to: removes core's temporary outputs too */
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
