@@ -89,7 +89,12 @@ int gb_cmd_report(int argc, char **argv) {
   gb_report_summary sum;
   gb_err e;
   /* an input where the report writes its files is refused before anything is written */
-  static const char *const outs[] = {"report.md", "report.html", "plan.csv", "plan_sensitivity.csv", ".png", ".svg", ".gp", ".dat", NULL};
+  static const char *const outs_report[] = {"report.md", "report.html", ".png", ".svg", ".gp", ".dat", NULL};
+  static const char *const outs_shipped[] = {"report.md", "report.html", "plan.csv", "plan_sensitivity.csv",
+                                             ".png", ".svg", ".gp", ".dat", NULL};
+  /* the plan's CSVs are written only with no inputs (the shipped report);
+   * otherwise a sensitivity CSV kept beside the report is an input it reads */
+  const char *const *outs = nfiles == 0 && !o.plan_path ? outs_shipped : outs_report;
   const char *more[] = {o.plan_path, o.sensitivity_path, o.specs_path};
   if ((e = gb_output_check_dir(o.out_dir, outs, files, nfiles)) || (e = gb_output_check_dir(o.out_dir, outs, more, 3))) {
     fprintf(stderr, "gpubench report: %s\n", gb_errmsg());

@@ -896,6 +896,31 @@ START_TEST(test_output_is_input) {
   back = gb_test_slurp(in_dir, NULL);
   ck_assert_str_eq(back, good);
   free(back);
+  /* but a plan_sensitivity.csv kept beside the report is only read when
+   * results are given (scripts/gen-examples.sh): not refused */
+  const char *sens_dir = tpath("rep2");
+  ck_assert_int_eq(mkdir(sens_dir, 0755), 0);
+  const char *sens = tpath("rep2/plan_sensitivity.csv");
+  puts_file(sens, "scenario,factor,top_gpu_type,top_gpu_count,top_provider,top_offering,hours,cost_usd,changed\n");
+  rc = gpubench(&out, "report", a, "--plan-sensitivity", sens, "--out", sens_dir, NULL);
+  ck_assert_msg(!strstr(out, "would overwrite"), "refused: %s", out);
+  free(out);
+  /* every baseline of a multi-run compare counts as an input */
+  const char *c = tpath("c.csv");
+  puts_file(c, good);
+  rc = gpubench(&out, "compare", a, b, c, "--junit", b, NULL);
+  EXPECT_RC(rc, 2, out);
+  EXPECT_HAS(out, "the output is also an input");
+  free(out);
+  rc = gpubench(&out, "compare", a, b, c, "--markdown", c, NULL);
+  EXPECT_RC(rc, 2, out);
+  free(out);
+  back = gb_test_slurp(c, NULL);
+  ck_assert_str_eq(back, good);
+  free(back);
+  back = gb_test_slurp(b, NULL);
+  ck_assert_str_eq(back, good);
+  free(back);
   free(good);
 }
 END_TEST

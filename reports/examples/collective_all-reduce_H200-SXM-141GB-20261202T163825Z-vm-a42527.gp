@@ -4,7 +4,8 @@ set terminal pngcairo size 1000,600 font 'Sans,11' noenhanced
 set termoption noenhanced
 set decimalsign '.'
 set encoding utf8
-set output 'collective_all-reduce_H200-SXM-141GB-20261202T163825Z-vm-a42527.png'
+if (!exists('gb_png')) gb_png = 'collective_all-reduce_H200-SXM-141GB-20261202T163825Z-vm-a42527.png'
+set output gb_png
 set title 'all_reduce algorithm bandwidth against message size, H200-SXM-141GB (20261202T163825Z-vm-a42527)'
 set xlabel 'message size (bytes, log scale)'
 set ylabel 'algorithm bandwidth (GB/s)'
@@ -23,6 +24,7 @@ plot \
   'collective_all-reduce_H200-SXM-141GB-20261202T163825Z-vm-a42527.dat' index 3 using 1:2 with points ps 0 lc rgb 'white' notitle
 set terminal svg size 1000,600 font 'Sans,11' noenhanced background rgb 'white'
 set termoption noenhanced
-set output 'collective_all-reduce_H200-SXM-141GB-20261202T163825Z-vm-a42527.svg'
+if (!exists('gb_svg')) gb_svg = 'collective_all-reduce_H200-SXM-141GB-20261202T163825Z-vm-a42527.svg'
+set output gb_svg
 replot
 unset output

@@ -4,7 +4,8 @@ set terminal pngcairo size 1100,600 font 'Sans,11' noenhanced
 set termoption noenhanced
 set decimalsign '.'
 set encoding utf8
-set output 'copy.png'
+if (!exists('gb_png')) gb_png = 'copy.png'
+set output gb_png
 set title 'Copy bandwidth, each copy at the largest size all runs measured'
 set xlabel 'copy, transfer size'
 set ylabel 'bandwidth (GB/s)'
@@ -30,6 +31,7 @@ plot \
   'copy.dat' index 1 using 1:2:5 with labels offset 0,0.6 font ',8' notitle
 set terminal svg size 1100,600 font 'Sans,11' noenhanced background rgb 'white'
 set termoption noenhanced
-set output 'copy.svg'
+if (!exists('gb_svg')) gb_svg = 'copy.svg'
+set output gb_svg
 replot
 unset output

@@ -4,7 +4,8 @@ set terminal pngcairo size 1000,600 font 'Sans,11' noenhanced
 set termoption noenhanced
 set decimalsign '.'
 set encoding utf8
-set output 'fma.png'
+if (!exists('gb_png')) gb_png = 'fma.png'
+set output gb_png
 set title 'CUDA-core FMA throughput'
 set xlabel 'data type'
 set ylabel 'throughput (TFLOP/s)'
@@ -26,6 +27,7 @@ plot \
   'fma.dat' index 0 using 1:3:(0.400000) with xerrorbars pt 0 ps 0 lw 2.5 lc rgb 'black' title 'datasheet peak'
 set terminal svg size 1000,600 font 'Sans,11' noenhanced background rgb 'white'
 set termoption noenhanced
-set output 'fma.svg'
+if (!exists('gb_svg')) gb_svg = 'fma.svg'
+set output gb_svg
 replot
 unset output

@@ -4,7 +4,8 @@ set terminal pngcairo size 1000,600 font 'Sans,11' noenhanced
 set termoption noenhanced
 set decimalsign '.'
 set encoding utf8
-set output 'gemm_precision.png'
+if (!exists('gb_png')) gb_png = 'gemm_precision.png'
+set output gb_png
 set title 'GEMM throughput per precision (best shape)'
 set xlabel 'precision'
 set ylabel 'throughput (TFLOP/s; TOP/s for int8)'
@@ -29,6 +30,7 @@ plot \
   'gemm_precision.dat' index 0 using 1:3:(0.400000) with xerrorbars pt 0 ps 0 lw 2.5 lc rgb 'black' title 'datasheet peak (dense)'
 set terminal svg size 1000,600 font 'Sans,11' noenhanced background rgb 'white'
 set termoption noenhanced
-set output 'gemm_precision.svg'
+if (!exists('gb_svg')) gb_svg = 'gemm_precision.svg'
+set output gb_svg
 replot
 unset output

@@ -4,7 +4,8 @@ set terminal pngcairo size 1000,600 font 'Sans,11' noenhanced
 set termoption noenhanced
 set decimalsign '.'
 set encoding utf8
-set output 'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.png'
+if (!exists('gb_png')) gb_png = 'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.png'
+set output gb_png
 set title 'GEMM throughput against size, H200-SXM-141GB (20261203T161927Z-vm-5eac5c)'
 set xlabel 'matrix size (m*n*k)^(1/3), elements (log scale)'
 set ylabel 'throughput (TFLOP/s; TOP/s for int8)'
@@ -43,6 +44,7 @@ plot \
   'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.dat' index 26 using 1:2 with points ps 0 lc rgb 'white' notitle
 set terminal svg size 1000,600 font 'Sans,11' noenhanced background rgb 'white'
 set termoption noenhanced
-set output 'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.svg'
+if (!exists('gb_svg')) gb_svg = 'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.svg'
+set output gb_svg
 replot
 unset output

@@ -4,7 +4,8 @@ set terminal pngcairo size 1360,600 font 'Sans,11' noenhanced
 set termoption noenhanced
 set decimalsign '.'
 set encoding utf8
-set output 'gemm_speedup.png'
+if (!exists('gb_png')) gb_png = 'gemm_speedup.png'
+set output gb_png
 set title 'Mixed-precision GEMM speedup (largest shape)'
 set xlabel 'precision pair (A_vs_B: A''s TFLOP/s over B''s)'
 set ylabel 'speedup (x)'
@@ -29,6 +30,7 @@ plot \
   'gemm_speedup.dat' index 0 using 1:2:5 with labels offset 0,0.6 font ',8' notitle
 set terminal svg size 1360,600 font 'Sans,11' noenhanced background rgb 'white'
 set termoption noenhanced
-set output 'gemm_speedup.svg'
+if (!exists('gb_svg')) gb_svg = 'gemm_speedup.svg'
+set output gb_svg
 replot
 unset output

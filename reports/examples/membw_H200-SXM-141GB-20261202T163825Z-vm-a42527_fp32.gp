@@ -4,7 +4,8 @@ set terminal pngcairo size 1000,600 font 'Sans,11' noenhanced
 set termoption noenhanced
 set decimalsign '.'
 set encoding utf8
-set output 'membw_H200-SXM-141GB-20261202T163825Z-vm-a42527_fp32.png'
+if (!exists('gb_png')) gb_png = 'membw_H200-SXM-141GB-20261202T163825Z-vm-a42527_fp32.png'
+set output gb_png
 set title 'Memory bandwidth against array size, fp32, H200-SXM-141GB (20261202T163825Z-vm-a42527)'
 set xlabel 'array size (bytes per array, log scale)'
 set ylabel 'bandwidth (GB/s)'
@@ -31,6 +32,7 @@ plot \
   'membw_H200-SXM-141GB-20261202T163825Z-vm-a42527_fp32.dat' index 7 using 1:2 with points ps 0 lc rgb 'white' notitle
 set terminal svg size 1000,600 font 'Sans,11' noenhanced background rgb 'white'
 set termoption noenhanced
-set output 'membw_H200-SXM-141GB-20261202T163825Z-vm-a42527_fp32.svg'
+if (!exists('gb_svg')) gb_svg = 'membw_H200-SXM-141GB-20261202T163825Z-vm-a42527_fp32.svg'
+set output gb_svg
 replot
 unset output

@@ -4,8 +4,9 @@ set terminal pngcairo size 1100,650 font 'Sans,11' noenhanced
 set termoption noenhanced
 set decimalsign '.'
 set encoding utf8
-set output 'plan_efficiency.png'
-set title 'Cost efficiency, best feasible configuration of each of 8 GPU types'
+if (!exists('gb_png')) gb_png = 'plan_efficiency.png'
+set output gb_png
+set title 'Cost efficiency, best feasible configuration of each of 7 GPU types'
 set xlabel 'configuration (rank, GPUs, type, offer)'
 set ylabel 'efficiency (PFLOP/USD)'
 set grid back lc rgb '#dddddd'
@@ -15,19 +16,20 @@ set border 3
 set tics nomirror
 set style fill solid 0.85 border rgb '#333333'
 set boxwidth 0.760000 absolute
-set xrange [-0.6:7.6]
+set xrange [-0.6:6.6]
 set yrange [0:*]
 set offsets 0,0,graph 0.08,0
 set grid noxtics ytics
-set xtics ('#1 32x MI300X TensorWave on-demand' 0, '#38 104x L40S market purchase' 1, '#42 224x RTX4090 market purchase' 2, '#67 16x B200 RunPod on-demand' 3, '#559 40x H100 Supermicro purchase' 4, '#1798 40x H200 market purchase' 5, '#2171 112x A100 dihuni purchase' 6, '#3913 279x L4 AWS on-demand' 7)
+set xtics ('#1 64x MI300X TensorWave on-demand' 0, '#122 24x B200 RunPod on-demand' 1, '#177 334x RTX4090 Vast.ai on-demand' 2, '#432 44x H100 RunPod on-demand' 3, '#1528 153x L40S RunPod on-demand' 4, '#1628 112x A100 Lambda on-demand' 5, '#2866 41x H200 RunPod on-demand' 6)
 set xtics rotate by 30 right
-set lmargin 27
+set lmargin 28
 set rmargin 3
 plot \
   'plan_efficiency.dat' index 0 using 1:2 with boxes lc 1 title 'efficiency (PFLOP/USD)', \
   'plan_efficiency.dat' index 0 using 1:2:5 with labels offset 0,0.6 font ',8' notitle
 set terminal svg size 1100,650 font 'Sans,11' noenhanced background rgb 'white'
 set termoption noenhanced
-set output 'plan_efficiency.svg'
+if (!exists('gb_svg')) gb_svg = 'plan_efficiency.svg'
+set output gb_svg
 replot
 unset output

@@ -4,7 +4,8 @@ set terminal pngcairo size 1000,450 font 'Sans,11' noenhanced
 set termoption noenhanced
 set decimalsign '.'
 set encoding utf8
-set output 'plan_tornado.png'
+if (!exists('gb_png')) gb_png = 'plan_tornado.png'
+set output gb_png
 set title 'How the top choice''s cost moves with each factor'
 set xlabel 'change in the top choice''s cost (%)'
 set ylabel 'factor (legend; widest swing on top)'
@@ -20,11 +21,12 @@ set arrow from graph 0, first 3 to graph 1, first 3 nohead dt 2 lw 1.5 lc rgb '#
 plot \
   'plan_tornado.dat' index 0 using 1:2 with linespoints pt 7 ps 0.8 lw 3 lc 1 title 'price (swing 40.0 points)', \
   'plan_tornado.dat' index 0 using 1:2:3 with labels left offset 0.8,0.4 font ',9' notitle, \
-  'plan_tornado.dat' index 1 using 1:2 with linespoints pt 7 ps 0.8 lw 3 lc 2 title 'efficiency (swing 42.6 points)', \
+  'plan_tornado.dat' index 1 using 1:2 with linespoints pt 7 ps 0.8 lw 3 lc 2 title 'efficiency (swing 41.6 points)', \
   'plan_tornado.dat' index 1 using 1:2:3 with labels left offset 0.8,0.4 font ',9' notitle, \
   'plan_tornado.dat' index 2 using 1:2 with points ps 0 lc rgb 'white' notitle
 set terminal svg size 1000,450 font 'Sans,11' noenhanced background rgb 'white'
 set termoption noenhanced
-set output 'plan_tornado.svg'
+if (!exists('gb_svg')) gb_svg = 'plan_tornado.svg'
+set output gb_svg
 replot
 unset output

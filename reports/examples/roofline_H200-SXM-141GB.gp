@@ -4,7 +4,8 @@ set terminal pngcairo size 1250,700 font 'Sans,11' noenhanced
 set termoption noenhanced
 set decimalsign '.'
 set encoding utf8
-set output 'roofline_H200-SXM-141GB.png'
+if (!exists('gb_png')) gb_png = 'roofline_H200-SXM-141GB.png'
+set output gb_png
 set title 'Measured roofline, H200-SXM-141GB (3 runs combined)'
 set xlabel 'arithmetic intensity (FLOP/byte, log scale)'
 set ylabel 'throughput (TFLOP/s, log scale)'
@@ -34,6 +35,7 @@ plot \
   'roofline_H200-SXM-141GB.dat' index 14 using 1:2 with points ps 0 lc rgb 'white' notitle
 set terminal svg size 1250,700 font 'Sans,11' noenhanced background rgb 'white'
 set termoption noenhanced
-set output 'roofline_H200-SXM-141GB.svg'
+if (!exists('gb_svg')) gb_svg = 'roofline_H200-SXM-141GB.svg'
+set output gb_svg
 replot
 unset output
