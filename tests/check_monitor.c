@@ -313,7 +313,13 @@ START_TEST(test_200_concurrent_scrapes) {
   rss1 = rss_kb();
   fprintf(stderr, "check_monitor: %d x %d concurrent scrapes, slowest %.1f ms, RSS %ld -> %ld kB\n", ROUNDS, N,
           worst * 1e3, rss0, rss1);
+#ifndef __SANITIZE_ADDRESS__
   ck_assert_msg(rss1 - rss0 < 16 * 1024, "RSS grew by %ld kB", rss1 - rss0);
+#else
+  /* ASan keeps freed memory in quarantine (256 MB by default): RSS grows
+   * without a leak there; its leak checker judges this build instead */
+  (void)rss0, (void)rss1;
+#endif
   ck_assert_msg(worst < 3.0, "slowest scrape %.3f s", worst);
   gb_monitor_stop(m);
 }
@@ -343,7 +349,13 @@ START_TEST(test_clients_that_never_read) {
     ck_assert_msg(mono() - t0 < 0.5, "a scrape took %.3f s beside idle clients", mono() - t0);
   }
   long rss1 = rss_kb();
+#ifndef __SANITIZE_ADDRESS__
   ck_assert_msg(rss1 - rss0 < 16 * 1024, "RSS grew by %ld kB", rss1 - rss0);
+#else
+  /* ASan keeps freed memory in quarantine (256 MB by default): RSS grows
+   * without a leak there; its leak checker judges this build instead */
+  (void)rss0, (void)rss1;
+#endif
   /* the idle ones are closed by the server after its timeout (2 s here) */
   double end = mono() + 6;
   struct pollfd p = {.fd = fds[0], .events = POLLIN};
