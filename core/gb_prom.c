@@ -200,7 +200,7 @@ gb_err gb_prom_export_results(const gb_results *res, gb_buf *out, size_t *nsampl
       runs[j - 1].info = r;
     }
   }
-  qsort(runs, nruns, sizeof *runs, cmp_run);
+  if (nruns) qsort(runs, nruns, sizeof *runs, cmp_run); /* runs is NULL with no row */
   /* keep the newest run of each machine: compact runs[] to one per machine */
   size_t nm = 0;
   for (size_t i = 0; i < nruns; i++) {
@@ -254,7 +254,7 @@ gb_err gb_prom_export_results(const gb_results *res, gb_buf *out, size_t *nsampl
     }
   }
   if (e) goto done;
-  qsort(s, ns, sizeof *s, cmp_sample);
+  if (ns) qsort(s, ns, sizeof *s, cmp_sample); /* s is NULL when no row makes a sample */
   const char *last = NULL;
   size_t written = 0;
   for (size_t i = 0; i < ns && !e;) {

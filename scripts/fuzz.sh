@@ -58,7 +58,9 @@ for t in "${targets[@]}"; do
   echo "fuzz: $t for ${secs}s ($(ls "$seeds" | wc -l) seeds, $(ls "$corpus" | wc -l) in the corpus)" >&2
   set +e
   dict=fuzz/dict/$name.dict
-  if [ "$t" = fuzz_measured ]; then dict=fuzz/dict/results.dict; fi
+  # these read results files
+  case "$t" in fuzz_measured | fuzz_prom) dict=fuzz/dict/results.dict ;; esac
+  [ -s "$dict" ] || { echo "fuzz: $t: no dictionary $dict" >&2; exit 2; }
   "build-fuzz/fuzz/$t" "$corpus" "$seeds" -dict="$dict" -max_total_time="$secs" \
     -max_len="$max_len" -timeout=10 -rss_limit_mb=2560 -malloc_limit_mb=2048 -close_fd_mask=3 \
     -print_final_stats=1 -artifact_prefix="build-fuzz/artifacts/$t-" >"$log" 2>&1

@@ -138,6 +138,30 @@ START_TEST(test_export_empty) {
 }
 END_TEST
 
+/* Rows but no sample (a run whose only row failed): the export passed
+ * qsort a NULL array (undefined behaviour; found by fuzz_prom). Exports
+ * the run's info and no figure. */
+START_TEST(test_export_only_failed_rows) {
+  const char *csv =
+      "schema,run_id,timestamp,host,gpu_type,gpu_name,gpu_count,driver,cuda,benchmark,case,dtype,m,n,k,bytes,"
+      "metric,unit,value,samples,min,max,stddev,status,detail,sm_clock_mhz,mem_clock_mhz,temp_c,power_w,rep,variant,"
+      "peak,git_sha\n"
+      "1,r1,2026-12-02T00:00:00Z,h,H200-SXM-141GB,H200,1,580.159.04,13.3.0,gemm,fp8e4m3,fp8e4m3,8192,8192,8192,,"
+      "tflops,TFLOP/s,,,,,,error,unsupported on cc 8.0,,,,,,,,\n";
+  gb_results res = {0};
+  ck_assert_msg(gb_results_read_mem("f.csv", csv, strlen(csv), &res) == GB_OK, "%s", gb_errmsg());
+  gb_buf b = {0};
+  size_t n = 99;
+  gb_err e = gb_prom_export_results(&res, &b, &n);
+  ck_assert_msg(e == GB_OK, "%s", gb_errmsg());
+  ck_assert_uint_eq(n, 0);
+  gb_buf_append(&b, "", 1);
+  ck_assert_ptr_null(strstr(b.data, "gpubench_gemm_throughput"));
+  gb_buf_free(&b);
+  gb_results_free(&res);
+}
+END_TEST
+
 START_TEST(test_push_path) {
   gb_buf b = {0};
   ck_assert_int_eq(gb_prom_push_path(&b, "gpubench", "node-1.example"), GB_OK);
@@ -237,6 +261,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_parse_time);
   tcase_add_test(tc, test_export_newest_run_per_machine);
   tcase_add_test(tc, test_export_empty);
+  tcase_add_test(tc, test_export_only_failed_rows);
   tcase_add_test(tc, test_push_path);
   tcase_add_test(tc, test_push_roundtrip);
   tcase_add_test(tc, test_push_refused);
