@@ -1,11 +1,11 @@
 /* check_gate_aa: the gate on real A/A data and injected drops.
  *
- * tests/fixtures/aa/aa-quick-{1..6}.csv are six default quick campaigns of
- * one build run back to back on one H200, each its own process (docs/ci.md,
- * data/noise/README.md); data/noise/floors.csv was measured from them. Pairs
- * (1,2), (3,4), (5,6), compared both ways, must give no regression and no
+ * tests/fixtures/aa/ holds twelve default quick campaigns, each its own
+ * process, from three sessions on three H200 cards (k_runs below; docs/ci.md,
+ * data/noise/README.md); data/noise/floors.csv was measured from all twelve.
+ * Each session's pairs, compared both ways, must give no regression and no
  * improvement; the headline figures of the second run made 10% worse must
- * be flagged (all of HBM, fma and collectives >= 32 MiB, at least 36 of the
+ * be flagged (all of HBM, fma and collectives >= 32 MiB, at least 32 of the
  * 39 GEMMs), and exit 1. Also: baselines of several runs, bad input (exit 2
  * naming the file), the markdown cap, the noise floor measurement, the short
  * format and speedup rows. */
@@ -30,9 +30,16 @@ static void load_noise(void) {
   ck_assert_msg(gb_noise_read(path, &g_noise) == GB_OK, "%s", gb_errmsg());
 }
 
+/* The A/A runs, 1-based: six back to back on one H200 (build ddddffc, card
+ * 1), two on another card (build after the GEMM split), two of ddddffc and
+ * two of the current build interleaved on a third card (A B A B). */
+static const char *const k_runs[] = {"aa-quick-1", "aa-quick-2", "aa-quick-3", "aa-quick-4", "aa-quick-5", "aa-quick-6",
+                                     "s2-quick-1", "s2-quick-2", "s3-old-1",   "s3-old-2",   "s3-new-1",   "s3-new-2"};
+#define NRUNS (sizeof k_runs / sizeof k_runs[0])
+
 static void read_run(int i, gb_results *res) {
   char name[64];
-  snprintf(name, sizeof name, "aa/aa-quick-%d.csv", i);
+  snprintf(name, sizeof name, "aa/%s.csv", k_runs[i - 1]);
   memset(res, 0, sizeof *res);
   ck_assert_msg(gb_results_read(gb_fixture(name), res) == GB_OK, "%s", gb_errmsg());
 }
@@ -65,7 +72,10 @@ static void inject(gb_results *res, double factor) {
   }
 }
 
-static const int k_pairs[6][2] = {{1, 2}, {3, 4}, {5, 6}, {2, 1}, {4, 3}, {6, 5}};
+/* each session's pairs, both ways */
+static const int k_pairs[12][2] = {{1, 2}, {3, 4}, {5, 6}, {7, 8}, {9, 10}, {11, 12},
+                                   {2, 1}, {4, 3}, {6, 5}, {8, 7}, {10, 9}, {12, 11}};
+#define NPAIRS (int)(sizeof k_pairs / sizeof k_pairs[0])
 
 START_TEST(test_aa_pairs_quiet) {
   load_noise();
@@ -85,8 +95,9 @@ START_TEST(test_aa_pairs_quiet) {
   ck_assert_uint_eq(rep.count[GB_VERDICT_IMPROVEMENT], 0);
   ck_assert_uint_eq(rep.count[GB_VERDICT_NOT_COMPARABLE], 0);
   ck_assert_uint_eq(rep.count[GB_VERDICT_FAILED], 0);
-  /* one-rank in-place, one-GPU busbw and broadcast: not judged */
-  ck_assert_uint_eq(rep.count[GB_VERDICT_NOT_JUDGED], 133);
+  /* one-rank in-place, one-GPU busbw and broadcast: not judged (the
+   * current build no longer measures them) */
+  ck_assert_uint_eq(rep.count[GB_VERDICT_NOT_JUDGED], p[0] <= 10 ? 133 : 0);
   ck_assert_int_eq(gb_gate_exit_code(&rep), 0);
   /* every judged figure has an MDC and a class */
   for (size_t i = 0; i < rep.nitems; i++) {
@@ -105,8 +116,9 @@ END_TEST
  * of the shipped floors on these runs: every HBM array >= 1 GiB (42), fma
  * (4) and collective >= 32 MiB (20 of the 30 >= 16 MiB: at 16 MiB a one-GPU
  * collective is an L2-resident copy whose time moves by up to 16% between
- * runs, MDC ~30%); GEMM 36-38 of 39 (tf32 8192^3 and fp64 4096x4096x14336
- * move by up to 15% between processes, and their floors say so). */
+ * runs, MDC ~30%); GEMM 32-35 of 39 (tf32 8192^3, fp16 and fp16acc16 8192^3
+ * and fp64 4096x4096x14336 move by up to 15% between processes, and their
+ * floors say so). */
 START_TEST(test_aa_drop_10pct_flagged) {
   load_noise();
   const int *p = k_pairs[_i];
@@ -134,7 +146,7 @@ START_TEST(test_aa_drop_10pct_flagged) {
   ck_assert_uint_eq(total[0], 42);
   ck_assert_uint_eq(flagged[0], 42);
   ck_assert_uint_eq(total[1], 39);
-  ck_assert_uint_ge(flagged[1], 36);
+  ck_assert_uint_ge(flagged[1], 32);
   ck_assert_uint_eq(flagged[2], 4);
   ck_assert_uint_eq(total[3], 30);
   ck_assert_uint_eq(coll32, 20);
@@ -155,8 +167,11 @@ START_TEST(test_aa_drop_10pct_flagged) {
     int g = drop_group(rep.items[i].cur.row);
     if (g >= 0) flagged[g] += rep.items[i].verdict == GB_VERDICT_REGRESSION;
   }
-  ck_assert_uint_ge((flagged[0] + flagged[1]) * 100, 80 * (42 + 39));
+  /* one run a side, floors measured across cards and sessions: every HBM
+   * array, but a 5% GEMM drop is within the between-card noise (GEMM class
+   * sigma 1.8%, MDC ~6.7%: docs/ci.md) */
   ck_assert_uint_ge(flagged[0], 40);
+  printf("A/A %d-%d, headline figures x0.95: HBM %zu/42, GEMM %zu/39 flagged\n", p[0], p[1], flagged[0], flagged[1]);
   gb_gate_report_free(&rep);
   gb_results_free(&a);
   gb_results_free(&b);
@@ -387,21 +402,21 @@ END_TEST
 
 START_TEST(test_noise_measure) {
   gb_results res = {0};
-  for (int i = 1; i <= 6; i++) {
+  for (size_t i = 0; i < NRUNS; i++) {
     char name[64];
-    snprintf(name, sizeof name, "aa/aa-quick-%d.csv", i);
+    snprintf(name, sizeof name, "aa/%s.csv", k_runs[i]);
     ck_assert_int_eq(gb_results_read(gb_fixture(name), &res), GB_OK);
   }
   gb_noise_table t;
   ck_assert_int_eq(gb_noise_measure(&res, &t), GB_OK);
-  ck_assert_uint_eq(t.runs, 6);
+  ck_assert_uint_eq(t.runs, NRUNS);
   const gb_noise_floor *fma = NULL;
   for (size_t i = 0; i < t.n; i++)
     if (strcmp(t.v[i].benchmark, "fma") == 0 && !t.v[i].figure[0]) fma = &t.v[i];
   ck_assert_ptr_nonnull(fma);
   ck_assert_str_eq(fma->size_class, "headline/all");
   ck_assert_uint_eq(fma->figures, 4);
-  ck_assert_uint_eq(fma->pairs, 4 * 15);
+  ck_assert_uint_eq(fma->pairs, 4 * NRUNS * (NRUNS - 1) / 2);
   ck_assert_double_eq_tol(fma->sigma, 2.0 * fma->median_abs / (0.6745 * sqrt(2.0)), 1e-12);
   ck_assert_double_lt(fma->sigma, 0.002); /* fma moves by under 0.25% between runs */
   /* what it writes reads back, and matches the shipped floors (measured from
@@ -484,8 +499,8 @@ static Suite *suite(void) {
   Suite *s = suite_create("gate_aa");
   TCase *tc = tcase_create("aa");
   tcase_set_timeout(tc, 120);
-  tcase_add_loop_test(tc, test_aa_pairs_quiet, 0, 6);
-  tcase_add_loop_test(tc, test_aa_drop_10pct_flagged, 0, 6);
+  tcase_add_loop_test(tc, test_aa_pairs_quiet, 0, NPAIRS);
+  tcase_add_loop_test(tc, test_aa_drop_10pct_flagged, 0, NPAIRS);
   tcase_add_test(tc, test_baseline_of_several_runs);
   tcase_add_test(tc, test_speedup_judged);
   tcase_add_test(tc, test_bad_baselines);
