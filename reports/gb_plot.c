@@ -129,6 +129,31 @@ static char **gnuplot_env(void) {
   return env;
 }
 
+/* Spawns argv[0] (searched in PATH) with fa and env and records it as the
+ * running child. SIGINT, SIGTERM and SIGHUP are held back until it is
+ * recorded, so an interruption never leaves it running unknown; the child
+ * gets their default handling and an empty mask. Returns posix_spawnp's
+ * result. */
+static int spawn_registered(pid_t *pid, char *const argv[], const posix_spawn_file_actions_t *fa, char **env) {
+  sigset_t stop, old, none;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  sigaddset(&stop, SIGHUP);
+  sigemptyset(&none);
+  posix_spawnattr_t at;
+  posix_spawnattr_init(&at);
+  posix_spawnattr_setsigmask(&at, &none);
+  posix_spawnattr_setsigdefault(&at, &stop);
+  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  pthread_sigmask(SIG_BLOCK, &stop, &old);
+  int rc = posix_spawnp(pid, argv[0], fa, &at, argv, env);
+  if (rc == 0) __atomic_store_n(&g_child, *pid, __ATOMIC_SEQ_CST);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  posix_spawnattr_destroy(&at);
+  return rc;
+}
+
 /* Runs argv (argv[0] looked up in PATH) in directory dir (NULL: here) with
  * stdout discarded and stderr collected into err (NUL-terminated, truncated
  * to errcap). *status gets the exit status, or -1 if the program could not be
@@ -154,27 +179,8 @@ static gb_err run_program(const char *dir, char *const argv[], int *status, int 
   posix_spawn_file_actions_addclose(&fa, pipefd[0]);
   posix_spawn_file_actions_addclose(&fa, pipefd[1]);
   if (dir) posix_spawn_file_actions_addchdir_np(&fa, dir);
-  /* SIGINT and SIGTERM are held back until the child is registered, so an
-   * interruption never leaves it running unknown (the child gets the
-   * default handling and an empty mask) */
-  sigset_t stop, old;
-  sigemptyset(&stop);
-  sigaddset(&stop, SIGINT);
-  sigaddset(&stop, SIGTERM);
-  sigaddset(&stop, SIGHUP);
-  posix_spawnattr_t at;
-  posix_spawnattr_init(&at);
-  sigset_t none;
-  sigemptyset(&none);
-  posix_spawnattr_setsigmask(&at, &none);
-  posix_spawnattr_setsigdefault(&at, &stop);
-  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  pthread_sigmask(SIG_BLOCK, &stop, &old);
   pid_t pid;
-  int rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, env);
-  if (rc == 0) __atomic_store_n(&g_child, pid, __ATOMIC_SEQ_CST);
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
-  posix_spawnattr_destroy(&at);
+  int rc = spawn_registered(&pid, argv, &fa, env);
   posix_spawn_file_actions_destroy(&fa);
   free(env);
   close(pipefd[1]);
@@ -365,25 +371,9 @@ static gb_err session_open(const char *dir) {
   posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
   posix_spawn_file_actions_adddup2(&fa, err[1], 2);
   posix_spawn_file_actions_addchdir_np(&fa, dir);
-  /* as in run_program: the child is registered before a signal can act */
-  sigset_t stop, old, none;
-  sigemptyset(&stop);
-  sigaddset(&stop, SIGINT);
-  sigaddset(&stop, SIGTERM);
-  sigaddset(&stop, SIGHUP);
-  sigemptyset(&none);
-  posix_spawnattr_t at;
-  posix_spawnattr_init(&at);
-  posix_spawnattr_setsigmask(&at, &none);
-  posix_spawnattr_setsigdefault(&at, &stop);
-  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   char *argv[] = {(char *)gb_gnuplot_program(), NULL};
-  pthread_sigmask(SIG_BLOCK, &stop, &old);
   pid_t pid;
-  int rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, env);
-  if (rc == 0) __atomic_store_n(&g_child, pid, __ATOMIC_SEQ_CST);
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
-  posix_spawnattr_destroy(&at);
+  int rc = spawn_registered(&pid, argv, &fa, env);
   posix_spawn_file_actions_destroy(&fa);
   free(env);
   close(in[1]);
