@@ -815,6 +815,14 @@ static gb_err lines_files(const char *dir, const gb_plot_spec *p, const gb_plot_
   size_t nkey = 0;
   for (size_t i = 0; i < ns; i++) nkey += s[i].title && s[i].title[0];
   if (!e) e = put_head(&g, p, nkey, longest_title(s, ns, NULL), 1, xmin, xmax);
+  if (!e && p->nylabels) {
+    e = gb_buf_puts(&g, "set ytics (");
+    for (size_t i = 0; i < p->nylabels && !e; i++) {
+      e = put_gp_string(&g, p->ylabels[i]);
+      if (!e) e = put_c(&g, " %zu%s", i + 1, i + 1 < p->nylabels ? ", " : "");
+    }
+    if (!e) e = gb_buf_puts(&g, ")\nset offsets graph 0.15, graph 0.15, 0, 0\n");
+  }
   if (!e) e = gb_buf_puts(&g, "plot \\\n");
   for (size_t i = 0; i < ns && !e; i++) {
     /* dashed: a dashed line through open circles; solid: filled circles.

@@ -82,6 +82,11 @@ typedef struct gb_plot_spec {
   size_t nmarkers;
   const char *ref_title;
   int width_px, height_px; /* 0: 1000 x 600 */
+  /* lines only: names for y = 1, 2, ... nylabels on the y axis in place of
+   * numbers (a chart of horizontal bars, such as a tornado); the x range is
+   * padded so that labels at the bars' ends stay inside the frame */
+  const char *const *ylabels;
+  size_t nylabels;
 } gb_plot_spec;
 
 /* True when the gnuplot program (see above) can be started and answers

@@ -225,9 +225,12 @@ static gb_err tornado(gb_rep *r, const gb_planfile_row *top) {
   /* y from 0 to n + 1 (lines without labels on the axis's ends): the bars
    * off the frame */
   gb_plot_marker mk[3] = {{'x', 0, "as planned"}, {'y', 0, ""}, {'y', (double)n + 1, ""}};
+  const char *ylab[TORNADO_MAX];
+  for (size_t k = 0; k < n; k++) ylab[k] = cats[order[k]];
   gb_plot_spec p = {.stem = "plan_tornado", .title = "How the top choice's cost moves with each factor",
-                    .xlabel = "change in the top choice's cost (%)", .ylabel = "factor (legend; widest swing on top)",
-                    .markers = mk, .nmarkers = 3, .width_px = 1000, .height_px = 450};
+                    .xlabel = "change in the top choice's cost (%)", .ylabel = "factor (widest swing on top)",
+                    .markers = mk, .nmarkers = 3, .width_px = 1000, .height_px = 450, .ylabels = ylab,
+                    .nylabels = n};
   char line[512], bs[32];
   money(bs, sizeof bs, base);
   snprintf(line, sizeof line, "Baseline cost %s USD. Source: the sensitivity CSV's rows, each factor at its smallest "

@@ -13,11 +13,9 @@ const gb_rep_section gb_rep_sections[] = {
     {"copy", gb_rep_section_copy, {{"copy", "gbps", "copy %s (GB/s)", false, false, NULL, GB_REP_AT_NONE, false, NULL, NULL}}},
     {"collective",
      gb_rep_section_collective,
-     {{"collective", "busbw_gbps", "%s busbw (GB/s)", false, false, NULL, GB_REP_AT_GPUS, false, NULL, NULL},
-      {"collective", "algbw_gbps", "%s algbw on 1 GPU (GB/s)", false, false, NULL, GB_REP_AT_NONE, true,
-       "all_reduce_outofplace",
-       "all_reduce algbw on 1 GPU is a local reduction through HBM, not an interconnect figure: no data crosses a "
-       "link. In-place collectives, busbw and broadcast on one GPU mean nothing (core/gb_desc.h) and are left out."}}},
+     /* multi-GPU only: on one GPU busbw is not measured (0 by definition) and
+      * no collective figure says anything about an interconnect (issue 24) */
+     {{"collective", "busbw_gbps", "%s busbw (GB/s)", false, false, NULL, GB_REP_AT_GPUS, false, NULL, NULL}}},
     {.name = "roofline", .write = gb_rep_section_roofline}, /* no headline rows */
 };
 const size_t gb_rep_nsections = sizeof gb_rep_sections / sizeof gb_rep_sections[0];
