@@ -221,6 +221,14 @@ static void project_from(const double *c, const bool *same, size_t n, double *me
     if ((kv == 0 || same[i]) && *mean > 0 && fabs(c[i] / *mean - 1) > *band) *band = fabs(c[i] / *mean - 1);
 }
 
+/* A measured figure's basis and band; false (nothing set) when projected. */
+static bool set_measured(bool measured, bool throttled, gb_basis *basis, double *band) {
+  if (!measured) return false;
+  *basis = throttled ? GB_BASIS_THROTTLED : GB_BASIS_MEASURED;
+  *band = throttled ? GB_BAND_THROTTLED : GB_BAND_MEASURED;
+  return true;
+}
+
 static const char *vendor_of(const gb_gpu_spec *s) { return gb_arch_model_find(s->arch)->vendor; }
 
 /* GEMM at a precision: the measured rate, else peak x gemm_typical(arch) x
@@ -229,36 +237,29 @@ static const char *vendor_of(const gb_gpu_spec *s) { return gb_arch_model_find(s
  * reaches. */
 static void project_gemm(const gb_perf *p, const gb_perf_type *t, const char *precision, double peak, bool measured,
                          bool throttled, double *rate, gb_basis *basis, double *band) {
-  if (measured) {
-    *basis = throttled ? GB_BASIS_THROTTLED : GB_BASIS_MEASURED;
-    *band = throttled ? GB_BAND_THROTTLED : GB_BAND_MEASURED;
-    return;
-  }
-  double c[64];
-  bool same[64];
-  size_t n = 0;
-  const char *vendor = vendor_of(t->spec);
-  for (size_t i = 0; i < p->n && n < 64; i++) {
-    const gb_perf_type *u = &p->v[i];
-    if (!u->gemm_measured || u == t) continue;
-    double upeak = gb_spec_peak(u->spec, precision);
-    double urate = strcmp(precision, p->precision) == 0 ? u->gemm_tflops : NAN;
-    if (strcmp(precision, p->precision) != 0) continue; /* base-precision pass: only the vendor-free ratio below */
-    if (!isfinite(upeak) || !isfinite(urate)) continue;
-    c[n] = urate / upeak / gb_arch_model_find(u->spec->arch)->gemm_typical;
-    same[n++] = strcmp(vendor_of(u->spec), vendor) == 0;
-  }
-  double mean;
-  project_from(c, same, n, &mean, basis, band);
+  if (set_measured(measured, throttled, basis, band)) return;
+  double typical = gb_arch_model_find(t->spec->arch)->gemm_typical, mean;
   if (strcmp(precision, p->precision) != 0) {
     /* the BF16 rate of an FP8 workload: the FP8 projection's correction */
     double pk = t->peak_tflops;
-    mean = isfinite(pk) && isfinite(t->gemm_tflops) && pk > 0
-               ? t->gemm_tflops / pk / gb_arch_model_find(t->spec->arch)->gemm_typical
-               : 1;
+    mean = isfinite(pk) && isfinite(t->gemm_tflops) && pk > 0 ? t->gemm_tflops / pk / typical : 1;
     *basis = t->gemm_basis, *band = t->gemm_band;
+  } else {
+    double c[64];
+    bool same[64];
+    size_t n = 0;
+    const char *vendor = vendor_of(t->spec);
+    for (size_t i = 0; i < p->n && n < 64; i++) {
+      const gb_perf_type *u = &p->v[i];
+      if (!u->gemm_measured || u == t) continue;
+      double upeak = gb_spec_peak(u->spec, precision), urate = u->gemm_tflops;
+      if (!isfinite(upeak) || !isfinite(urate)) continue;
+      c[n] = urate / upeak / gb_arch_model_find(u->spec->arch)->gemm_typical;
+      same[n++] = strcmp(vendor_of(u->spec), vendor) == 0;
+    }
+    project_from(c, same, n, &mean, basis, band);
   }
-  *rate = peak * gb_arch_model_find(t->spec->arch)->gemm_typical * mean; /* NaN peak stays NaN */
+  *rate = peak * typical * mean; /* NaN peak stays NaN */
 }
 
 enum { HBM, COMM };
@@ -267,11 +268,7 @@ enum { HBM, COMM };
  * measured/datasheet ratio (same vendor first). */
 static void project_ratio(const gb_perf *p, const gb_perf_type *t, int what, bool measured, bool throttled,
                           double *value, gb_basis *basis, double *band) {
-  if (measured) {
-    *basis = throttled ? GB_BASIS_THROTTLED : GB_BASIS_MEASURED;
-    *band = throttled ? GB_BAND_THROTTLED : GB_BAND_MEASURED;
-    return;
-  }
+  if (set_measured(measured, throttled, basis, band)) return;
   double c[64];
   bool same[64];
   size_t n = 0;
