@@ -272,11 +272,12 @@ static const char *one_line(gb_buf *b, const char *s, gb_err *e) {
 gb_err gb_history_format_text(const gb_history *h, bool all, gb_buf *out) {
   gb_err e = GB_OK;
   gb_buf t[4] = {{0}};
+  gb_err esc = GB_OK; /* an escaping failure (out of memory), kept apart from e, which the printf sets */
   for (size_t i = 0; i < h->nseries && !e; i++) {
     const gb_history_series *s = &h->series[i];
     if (all) {
-      e = gb_buf_printf(out, "series  %s: %zu runs, %zu change%s, noise %.2f%%", one_line(&t[0], s->key, &e), s->n, s->nchanges,
-                        s->nchanges == 1 ? "" : "s", s->noise_pct);
+      e = gb_buf_printf(out, "series  %s: %zu runs, %zu change%s, noise %.2f%%", one_line(&t[0], s->key, &esc), s->n,
+                        s->nchanges, s->nchanges == 1 ? "" : "s", s->noise_pct);
       if (!e && !isnan(s->mdc_pct))
         e = gb_buf_printf(out, ", flags a step of %.2f%% once %zu runs follow it", s->mdc_pct, h->min_segment);
       if (!e && s->runs_for_10pct) e = gb_buf_printf(out, ", a 10%% step after %zu", s->runs_for_10pct);
@@ -285,9 +286,9 @@ gb_err gb_history_format_text(const gb_history *h, bool all, gb_buf *out) {
     if (!e && s->drift) {
       const char *how = s->direction == 0 ? "drifting" : (s->drift_pct_per_run * s->direction < 0 ? "worse" : "better");
       e = gb_buf_printf(out, "drift   %s: %+.3f%% per run, %+.2f%% over runs %s..%s (%zu points, %s)",
-                        one_line(&t[0], s->key, &e), s->drift_pct_per_run, s->drift_total_pct,
-                        one_line(&t[1], h->runs[s->run[0]].run_id, &e),
-                        one_line(&t[2], h->runs[s->run[s->n - 1]].run_id, &e), s->n, how);
+                        one_line(&t[0], s->key, &esc), s->drift_pct_per_run, s->drift_total_pct,
+                        one_line(&t[1], h->runs[s->run[0]].run_id, &esc),
+                        one_line(&t[2], h->runs[s->run[s->n - 1]].run_id, &esc), s->n, how);
       if (!e && s->nchanges) e = gb_buf_printf(out, "; a line, not the %zu steps found along it", s->nchanges);
       if (!e) e = gb_buf_puts(out, "\n");
       continue;
@@ -301,9 +302,9 @@ gb_err gb_history_format_text(const gb_history *h, bool all, gb_buf *out) {
       e = gb_buf_printf(out,
                         "change  %s: shifted at run %s (%s, point %zu of %zu, after run %s): mean %.6g -> %.6g "
                         "(%+.2f%%, %s), p=%.3g\n",
-                        one_line(&t[0], s->key, &e), one_line(&t[1], run->run_id, &e),
-                        one_line(&t[2], run->timestamp, &e), cp->index + 1, s->n, one_line(&t[3], prev->run_id, &e),
-                        cp->mean_before,
+                        one_line(&t[0], s->key, &esc), one_line(&t[1], run->run_id, &esc),
+                        one_line(&t[2], run->timestamp, &esc), cp->index + 1, s->n,
+                        one_line(&t[3], prev->run_id, &esc), cp->mean_before,
                         cp->mean_after, pct, how, cp->p_value);
     }
   }
@@ -342,7 +343,7 @@ gb_err gb_history_format_text(const gb_history *h, bool all, gb_buf *out) {
   free(m);
   free(k);
   for (size_t i = 0; i < 4; i++) gb_buf_free(&t[i]);
-  return e;
+  return e ? e : esc;
 }
 
 static int cmp_path(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
