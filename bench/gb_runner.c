@@ -125,6 +125,8 @@ static void fill_identity(run_state *st, gb_row *r, int rep, const gb_telemetry_
   r->host = gb_hostname();
   r->gpu_type = st->dev->gpu_type;
   r->gpu_name = st->dev->name;
+  r->gpu_uuid = st->dev->uuid; /* the campaign's (first) GPU */
+  if (r->l2_bytes == GB_NA) r->l2_bytes = st->dev->l2_bytes; /* gb_desc's L2-resident rules read it */
   r->driver = st->sys->driver;
   r->cuda = st->sys->cuda_runtime;
   r->git_sha = gb_git_sha();
@@ -344,30 +346,51 @@ gb_err gb_campaign_run(const gb_campaign *c, const gb_system_info *sys, gb_campa
   if (ord < 0 || ord >= sys->ndev) return gb_fail(GB_E_USAGE, "device %d does not exist", ord);
   st.dev = &sys->dev[ord];
 
+  /* plan every benchmark first, so progress knows the total and a refused
+   * option (a bad --opt) stops the run before its output file is touched */
+  gb_case_list lists[32];
+  memset(lists, 0, sizeof lists);
+  if (c->nbenches > (int)(sizeof lists / sizeof lists[0]))
+    return gb_fail(GB_E_USAGE, "%d benchmarks selected, at most %zu", c->nbenches, sizeof lists / sizeof lists[0]);
+  size_t total = 0;
+  int reps = c->run.repeat > 0 ? c->run.repeat : 1;
+  for (int i = 0; i < c->nbenches; i++) {
+    gb_run_ctx ctx = {.sys = sys, .cfg = &c->run, .dev = st.dev};
+    gb_err pe = c->benches[i]->plan(&ctx, &lists[i]);
+    if (pe) {
+      for (int j = 0; j <= i; j++) gb_case_list_free(&lists[j]);
+      return pe;
+    }
+    total += lists[i].n * (size_t)reps;
+  }
+
   /* the output must be writable before anything is measured */
-  GB_TRY(gb_writer_open(&st.w, c->out_path));
+  gb_err err = gb_writer_open(&st.w, c->out_path);
+  if (err) goto free_lists;
+  res->opened = true;
   if (c->run.repeat > 1 && !gb_writer_records(&st.w, "rep")) {
     gb_writer_close(&st.w);
-    return gb_fail(GB_E_INPUT,
-                   "%s: has no rep column (an older gpubench began it), so --repeat %d could not tell its "
-                   "repetitions apart; write them to a new file",
-                   c->out_path, c->run.repeat);
+    err = gb_fail(GB_E_INPUT,
+                  "%s: has no rep column (an older gpubench began it), so --repeat %d could not tell its "
+                  "repetitions apart; write them to a new file",
+                  c->out_path, c->run.repeat);
+    goto free_lists;
   }
   for (int i = 0; i < c->nbenches; i++) {
     gb_run_settings(c->benches[i], &c->run, st.settings, sizeof st.settings);
     if (st.settings[0] && !gb_writer_records(&st.w, "settings")) {
       gb_writer_close(&st.w);
-      return gb_fail(GB_E_INPUT,
-                     "%s: has no settings column (an older gpubench began it), so its rows could not say they "
-                     "were measured under %s; write them to a new file",
-                     c->out_path, st.settings);
+      err = gb_fail(GB_E_INPUT,
+                    "%s: has no settings column (an older gpubench began it), so its rows could not say they "
+                    "were measured under %s; write them to a new file",
+                    c->out_path, st.settings);
+      goto free_lists;
     }
   }
   if (st.w.missing[0] && c->progress)
     fprintf(c->progress,
             "%s: written in the columns it already has; not recorded there: %s (a new file records them)\n",
             c->out_path, st.w.missing);
-  gb_err err = GB_OK;
   gb_make_run_id(st.run_id, sizeof st.run_id);
   if (c->resume && strcmp(c->out_path, "-") != 0) {
     gb_results prev = {0};
@@ -390,20 +413,6 @@ gb_err gb_campaign_run(const gb_campaign *c, const gb_system_info *sys, gb_campa
               err, done);
   gb_telemetry_set_max_sm(st.tel, st.dev->max_sm_clock_mhz);
 
-  /* plan every benchmark first, so progress knows the total */
-  gb_case_list lists[32];
-  memset(lists, 0, sizeof lists);
-  size_t total = 0;
-  int reps = c->run.repeat > 0 ? c->run.repeat : 1;
-  for (int i = 0; i < c->nbenches; i++) {
-    gb_run_ctx ctx = {.sys = sys, .cfg = &c->run, .dev = st.dev};
-    if ((err = c->benches[i]->plan(&ctx, &lists[i]))) {
-      for (int j = 0; j <= i; j++) gb_case_list_free(&lists[j]);
-      goto done;
-    }
-    total += lists[i].n * (size_t)reps;
-  }
-
   struct sigaction sa, old_int, old_term;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
@@ -419,7 +428,6 @@ gb_err gb_campaign_run(const gb_campaign *c, const gb_system_info *sys, gb_campa
   for (int rep = 0; rep < reps && !err && !g_stop && !broken; rep++)
     for (int i = 0; i < c->nbenches && !err && !g_stop && !broken; i++)
       err = run_bench(&st, c->benches[i], rep, reps, &done_cases, total, &lists[i], &broken);
-  for (int i = 0; i < c->nbenches; i++) gb_case_list_free(&lists[i]);
 
   sigaction(SIGINT, &old_int, NULL);
   sigaction(SIGTERM, &old_term, NULL);
@@ -434,5 +442,8 @@ done:
   gb_telemetry_stop(st.tel);
   keyset_free(&st.done);
   gb_err ce = gb_writer_close(&st.w);
-  return err ? err : ce;
+  if (!err) err = ce;
+free_lists:
+  for (int i = 0; i < c->nbenches; i++) gb_case_list_free(&lists[i]);
+  return err;
 }

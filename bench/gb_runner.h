@@ -26,6 +26,7 @@ typedef struct gb_campaign_result {
   size_t rows_written;
   size_t rows_ok, rows_invalid, rows_error, rows_throttled;
   bool interrupted;
+  bool opened; /* the output was opened (false: the campaign stopped at its plan and touched no file) */
 } gb_campaign_result;
 
 /* Runs the campaign. Usage and environment problems (unwritable output, no

@@ -99,6 +99,30 @@ START_TEST(test_fault_campaign) {
 }
 END_TEST
 
+/* A refused option stops `run` at its plan: exit 2, the option named, no
+ * results file and no "0 case(s) run -> FILE" line that reads like a finished
+ * campaign (before, the file was created and that line printed first). */
+START_TEST(test_refused_option_touches_no_file) {
+  const char *dir = gb_test_tmpdir();
+  const char *exe = gb_test_gpubench();
+  ck_assert_ptr_nonnull(exe);
+  char out[1200], log[1200];
+  snprintf(out, sizeof out, "%s/refused.csv", dir);
+  snprintf(log, sizeof log, "%s/refused.log", dir);
+  unlink(out);
+  char *run[] = {(char *)exe, "run", "--bench", "membw", "--opt", "membw.nosuch=1", "--out", out, NULL};
+  int rc = gb_test_run(run, log);
+  char *text = gb_test_slurp(log, NULL);
+  printf("--- gpubench run --opt membw.nosuch=1 ---\n%s", text ? text : "");
+  ck_assert_msg(rc == 2, "exit %d, expected 2", rc);
+  ck_assert_ptr_nonnull(text);
+  ck_assert_ptr_nonnull(strstr(text, "nosuch"));
+  ck_assert_ptr_null(strstr(text, "case(s) run"));
+  free(text);
+  ck_assert_int_ne(access(out, F_OK), 0);
+}
+END_TEST
+
 /* The GEMM benchmark's own refusals, through its run() in this process. */
 START_TEST(test_gemm_unsupported_and_oom) {
   const gb_bench *gemm = gb_bench_find("gemm");
@@ -147,6 +171,7 @@ static Suite *suite(void) {
    * process's context away from anything that could follow a fault */
   tcase_add_test(tc, test_gemm_unsupported_and_oom);
   tcase_add_test(tc, test_fault_campaign);
+  tcase_add_test(tc, test_refused_option_touches_no_file);
   suite_add_tcase(s, tc);
   return s;
 }
