@@ -55,6 +55,8 @@ typedef struct gb_row {
   int headline;         /* 1: the row holds its benchmark's headline figure by gb_desc's rule; 0: it does
                          * not (empty in a file that has the column); -1: the file has no headline column */
   const char *profile;  /* the campaign's profile, "quick" or "full" ("" where not recorded) */
+  const char *gpu_uuid; /* the measured GPU's UUID ("GPU-..."; "" where not recorded): the gate's
+                         * noise floor tells one card's run-to-run noise from card-to-card offsets */
   /* where a read row came from (not written) */
   const char *file;
   long line;

@@ -386,17 +386,34 @@ static void judge(gb_gate_item *it, const gb_gate_options *opt, double min_pct, 
   }
   double sigma = sqrt(ss / df);
   it->method = df > NU0 ? "floor+runs" : ff && ff->sigma >= floor_sigma ? "figure floor" : fl ? "floor" : "built-in floor";
+  double se = sigma * sqrt(1.0 / (double)b->nruns + 1.0 / (double)c->nruns);
+  /* one run a side, repeated, on one GPU: the repetitions' own spread plus
+   * the same-GPU floor (gb_gate.h) */
+  const gb_noise_floor *fs = gb_noise_lookup_same_gpu(opt->noise, b->row);
+  bool reps_mode = fs && b->nruns == 1 && c->nruns == 1 && b->nok >= GB_GATE_MIN_REPS &&
+                   c->nok >= GB_GATE_MIN_REPS && !isnan(b->rep_sd_ln) && !isnan(c->rep_sd_ln) &&
+                   b->row->gpu_uuid && b->row->gpu_uuid[0] && c->row->gpu_uuid &&
+                   strcmp(b->row->gpu_uuid, c->row->gpu_uuid) == 0;
+  if (reps_mode) {
+    double nb = (double)b->nok, nc = (double)c->nok;
+    double sw2 = ((nb - 1) * b->rep_sd_ln * b->rep_sd_ln + (nc - 1) * c->rep_sd_ln * c->rep_sd_ln) / (nb + nc - 2);
+    se = sqrt(M_PI / 2 * sw2 * (1 / nb + 1 / nc) + 2 * fs->sigma * fs->sigma);
+    sigma = se / sqrt(2.0); /* one side's equivalent */
+    it->method = "repetitions, same GPU";
+  }
   /* never below the figure's own spread: within a run (rows' stddev, the
    * repetitions) a bimodal figure shows how far its median can move */
   double own = own_cv;
-  if (!isnan(b->rep_sd_ln) && !(b->rep_sd_ln <= own)) own = b->rep_sd_ln;
-  if (!isnan(c->rep_sd_ln) && !(c->rep_sd_ln <= own)) own = c->rep_sd_ln;
+  if (!reps_mode) {
+    if (!isnan(b->rep_sd_ln) && !(b->rep_sd_ln <= own)) own = b->rep_sd_ln;
+    if (!isnan(c->rep_sd_ln) && !(c->rep_sd_ln <= own)) own = c->rep_sd_ln;
+  }
   if (!isnan(own) && own > sigma) {
     sigma = own;
+    se = sigma * (reps_mode ? sqrt(2.0) : sqrt(1.0 / (double)b->nruns + 1.0 / (double)c->nruns));
     it->method = "own spread";
   }
   it->sigma = sigma;
-  double se = sigma * sqrt(1.0 / (double)b->nruns + 1.0 / (double)c->nruns);
   double d = c->mean_ln - b->mean_ln;
   double t = gb_gate_z(alpha) * se, tmin = log1p(min_pct / 100.0);
   if (t < tmin) t = tmin;

@@ -26,6 +26,17 @@
  * on the H200 A/A runs by up to about a third of that scatter), or the
  * spread of its repetitions.
  *   SE = sigma * sqrt(1/k_base + 1/k_cur), d = mean ln(cur) - mean ln(base)
+ * One GPU, repetitions (method "repetitions, same GPU"): where each side is
+ * one run of at least GB_GATE_MIN_REPS repetitions (run --repeat N: every
+ * repetition a fresh setup, so its samples are independent) and both ran on
+ * the same GPU (equal gpu_uuid), the noise comes from the repetitions
+ * themselves, plus the floor of scope "same-gpu" for what moves between
+ * processes on one card:
+ *   SE^2 = (pi/2) s_w^2 (1/n_base + 1/n_cur) + 2 floor_same^2
+ * with s_w the pooled sd of ln over both sides' repetitions (pi/2: each side
+ * is the median of its n repetitions). Card-to-card offsets, which the "any"
+ * floors carry, are not in it; without a same-gpu floor, or across GPUs,
+ * the rule above applies. The own-spread bound applies here too.
  *   p = two-sided normal p of d / SE
  *   flagged when |d| > T = max(z(1 - alpha/2) * SE, ln(1 + threshold/100))
  * MDC (minimum detectable change) = exp(T) - 1: the smallest change the gate
@@ -51,6 +62,9 @@
 /* The share of a row's within-run relative stddev taken as the least
  * between-run noise of its figure (see above). */
 #define GB_GATE_OWN_SPREAD (1.0 / 3.0)
+
+/* The fewest repetitions per side for the same-GPU repetition rule. */
+#define GB_GATE_MIN_REPS 3
 
 /* Verdicts, most severe first (the order reports list them in). */
 typedef enum gb_verdict {

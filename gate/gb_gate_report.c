@@ -52,7 +52,10 @@ static gb_err put_detail(gb_buf *out, const gb_gate_item *it) {
     if (!e && !isnan(it->mdc_pct))
       e = gb_buf_printf(out, "; MDC %.2f%%, p=%.3g, sigma %.2f%% %s", it->mdc_pct, it->p_value,
                         expm1(it->sigma) * 100.0, it->method);
-    if (!e) e = gb_buf_printf(out, ", %zu/%zu runs)", it->base.nruns, it->cur.nruns);
+    if (!e) e = gb_buf_printf(out, ", %zu/%zu runs", it->base.nruns, it->cur.nruns);
+    if (!e && it->base.nok > it->base.nruns)
+      e = gb_buf_printf(out, ", %zu/%zu repetitions", it->base.nok, it->cur.nok);
+    if (!e) e = gb_buf_puts(out, ")");
   }
   if (!e) e = gb_buf_printf(out, " [%s%s]", gb_fclass_name((gb_fclass)it->fclass), it->gated ? "" : ", information");
   if (!e && it->note[0] && !(e = gb_buf_puts(out, " "))) e = gb_esc_line(out, it->note);

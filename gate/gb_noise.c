@@ -96,7 +96,7 @@ static gb_err push(gb_noise_table *t, size_t *cap, const char *gpu, const char *
 }
 
 static const char *const k_cols[] = {"gpu_type", "benchmark", "metric", "size_class", "sigma", "figures",
-                                     "pairs", "median_abs_ln", "p95_abs_ln", "max_abs_ln", "figure"};
+                                     "pairs", "median_abs_ln", "p95_abs_ln", "max_abs_ln", "figure", "scope"};
 #define NCOLS (sizeof k_cols / sizeof k_cols[0])
 
 static gb_err read_table(gb_csv_table *csv, gb_noise_table *t) {
@@ -121,6 +121,11 @@ static gb_err read_table(gb_csv_table *csv, gb_noise_table *t) {
     double *d[3] = {&f->median_abs, &f->p95_abs, &f->max_abs};
     for (int k = 0; k < 3; k++)
       if (col[7 + k] < 0 || !gb_parse_double(gb_csv_cell(csv, r, col[7 + k]), d[k])) *d[k] = NAN;
+    const char *scope = col[11] >= 0 ? gb_csv_cell(csv, r, col[11]) : "";
+    if (strcmp(scope, "same-gpu") == 0) f->same_gpu = true;
+    else if (scope[0] && strcmp(scope, "any") != 0)
+      return gb_fail(GB_E_INPUT, "%s:%ld: scope: \"%s\" is neither \"any\" nor \"same-gpu\"", csv->name,
+                     gb_csv_line(csv, r), scope);
   }
   return GB_OK;
 }
@@ -147,18 +152,26 @@ gb_err gb_noise_read(const char *path, gb_noise_table *t) {
   return e;
 }
 
-const gb_noise_floor *gb_noise_lookup(const gb_noise_table *t, const gb_row *r) {
+static const gb_noise_floor *lookup_class(const gb_noise_table *t, const gb_row *r, bool same_gpu) {
   if (!t || !t->n) return NULL;
   char cls[96];
   gb_noise_size_class(r, cls, sizeof cls);
   const gb_noise_floor *any = NULL;
   for (size_t i = 0; i < t->n; i++) {
     const gb_noise_floor *f = &t->v[i];
-    if (f->figure[0] || strcmp(f->benchmark, r->benchmark) || strcmp(f->metric, r->metric) || strcmp(f->size_class, cls)) continue;
+    if (f->same_gpu != same_gpu || f->figure[0] || strcmp(f->benchmark, r->benchmark) ||
+        strcmp(f->metric, r->metric) || strcmp(f->size_class, cls))
+      continue;
     if (strcmp(f->gpu_type, r->gpu_type) == 0) return f;
     if (strcmp(f->gpu_type, "*") == 0) any = f;
   }
   return any;
+}
+
+const gb_noise_floor *gb_noise_lookup(const gb_noise_table *t, const gb_row *r) { return lookup_class(t, r, false); }
+
+const gb_noise_floor *gb_noise_lookup_same_gpu(const gb_noise_table *t, const gb_row *r) {
+  return lookup_class(t, r, true);
 }
 
 const gb_noise_floor *gb_noise_lookup_figure(const gb_noise_table *t, const gb_row *r) {
@@ -167,7 +180,8 @@ const gb_noise_floor *gb_noise_lookup_figure(const gb_noise_table *t, const gb_r
   gb_noise_figure(r, fig, sizeof fig);
   for (size_t i = 0; i < t->n; i++) {
     const gb_noise_floor *f = &t->v[i];
-    if (f->figure[0] && strcmp(f->figure, fig) == 0 && strcmp(f->gpu_type, r->gpu_type) == 0) return f;
+    if (!f->same_gpu && f->figure[0] && strcmp(f->figure, fig) == 0 && strcmp(f->gpu_type, r->gpu_type) == 0)
+      return f;
   }
   return NULL;
 }
@@ -197,6 +211,8 @@ typedef struct class_acc {
   const gb_row *row;
   size_t figures, nd, cap;
   double *d;
+  size_t nds, dscap; /* pairs of runs on one GPU */
+  double *ds;
   fig_sd *figs;
   size_t nfigs, figcap;
 } class_acc;
@@ -217,7 +233,21 @@ static char *fig_key(const gb_row *r) {
   return b.data;
 }
 
-static gb_err acc_add(class_acc **accs, size_t *nacc, size_t *cap, const gb_row *r, const double *vals, size_t nv) {
+static gb_err push_d(double **d, size_t *n, size_t *cap, double v) {
+  if (*n == *cap) {
+    size_t nc = *cap ? *cap * 2 : 64;
+    double *nv = realloc(*d, nc * sizeof *nv);
+    if (!nv) return gb_fail(GB_E_NOMEM, "out of memory");
+    *d = nv;
+    *cap = nc;
+  }
+  (*d)[(*n)++] = v;
+  return GB_OK;
+}
+
+/* uuids[i]: the GPU of vals[i] ("" where not recorded) */
+static gb_err acc_add(class_acc **accs, size_t *nacc, size_t *cap, const gb_row *r, const double *vals,
+                      const char *const *uuids, size_t nv) {
   char cls[96];
   gb_noise_size_class(r, cls, sizeof cls);
   gb_buf name = {0};
@@ -262,14 +292,10 @@ static gb_err acc_add(class_acc **accs, size_t *nacc, size_t *cap, const gb_row 
   a->figs[a->nfigs++] = (fig_sd){.row = r, .sd = sqrt(ss / (double)(nv - 1)), .df = nv - 1};
   for (size_t i = 0; i < nv; i++)
     for (size_t j = i + 1; j < nv; j++) {
-      if (a->nd == a->cap) {
-        size_t nc = a->cap ? a->cap * 2 : 64;
-        double *v = realloc(a->d, nc * sizeof *v);
-        if (!v) return gb_fail(GB_E_NOMEM, "out of memory");
-        a->d = v;
-        a->cap = nc;
-      }
-      a->d[a->nd++] = fabs(log(vals[i] / vals[j]));
+      double d = fabs(log(vals[i] / vals[j]));
+      gb_err e = push_d(&a->d, &a->nd, &a->cap, d);
+      if (!e && uuids[i][0] && strcmp(uuids[i], uuids[j]) == 0) e = push_d(&a->ds, &a->nds, &a->dscap, d);
+      if (e) return e;
     }
   return GB_OK;
 }
@@ -301,10 +327,11 @@ gb_err gb_noise_measure(const gb_results *res, gb_noise_table *t) {
 
   fig_row *fr = calloc(res->nrows + 1, sizeof *fr);
   double *vals = malloc((nruns + 1) * sizeof *vals), *reps = malloc((res->nrows + 1) * sizeof *reps);
+  const char **uuids = malloc((nruns + 1) * sizeof *uuids);
   class_acc *accs = NULL;
   size_t nacc = 0, acap = 0, nfr = 0;
   gb_err e = GB_OK;
-  if (!fr || !vals || !reps) e = gb_fail(GB_E_NOMEM, "out of memory");
+  if (!fr || !vals || !reps || !uuids) e = gb_fail(GB_E_NOMEM, "out of memory");
   for (size_t i = 0; i < res->nrows && !e; i++) {
     const gb_row *r = &res->rows[i];
     if ((r->status != GB_STATUS_OK && r->status != GB_STATUS_THROTTLED) || !(r->value > 0) ||
@@ -322,10 +349,11 @@ gb_err gb_noise_measure(const gb_results *res, gb_noise_table *t) {
     for (size_t a = i; a < j;) {
       size_t b = a, nr = 0;
       while (b < j && strcmp(fr[b].row->run_id, fr[a].row->run_id) == 0) reps[nr++] = fr[b++].row->value;
+      uuids[nv] = fr[a].row->gpu_uuid ? fr[a].row->gpu_uuid : "";
       vals[nv++] = gb_median(reps, nr);
       a = b;
     }
-    if (nv >= 2) e = acc_add(&accs, &nacc, &acap, fr[i].row, vals, nv);
+    if (nv >= 2) e = acc_add(&accs, &nacc, &acap, fr[i].row, vals, uuids, nv);
     i = j;
   }
   if (!e && nacc) qsort(accs, nacc, sizeof *accs, cmp_class);
@@ -363,17 +391,33 @@ gb_err gb_noise_measure(const gb_results *res, gb_noise_table *t) {
       g->pairs = fs->df * (fs->df + 1) / 2;
       g->median_abs = g->p95_abs = g->max_abs = NAN;
     }
+    /* the same estimator over the pairs of runs on one GPU */
+    if (!e && a->nds) {
+      gb_noise_floor *s;
+      if ((e = push(t, &cap, gpu, a->row->benchmark, a->row->metric, cls, "", &s))) break;
+      gb_stats ss = gb_stats_of(a->ds, a->nds);
+      s->same_gpu = true;
+      s->figures = a->figures;
+      s->pairs = a->nds;
+      s->median_abs = ss.median;
+      s->p95_abs = gb_quantile(a->ds, a->nds, 0.95);
+      s->max_abs = ss.max;
+      double sg = GB_NOISE_SAFETY * ss.median / (0.6745 * sqrt(2.0));
+      s->sigma = sg > 1e-4 ? sg : 1e-4;
+    }
   }
   for (size_t i = 0; i < nfr; i++) free(fr[i].key);
   for (size_t i = 0; i < nacc; i++) {
     free(accs[i].name);
     free(accs[i].d);
+    free(accs[i].ds);
     free(accs[i].figs);
   }
   free(accs);
   free(fr);
   free(vals);
   free(reps);
+  free(uuids);
   if (e) gb_noise_free(t);
   return e;
 }
@@ -397,6 +441,7 @@ gb_err gb_noise_write(const gb_noise_table *t, gb_buf *out) {
     if (!e) e = gb_csv_put_field(out, f->size_class, ',');
     if (!e) e = gb_buf_printf(out, ",%s,%zu,%zu,%s,%s,%s", num[0], f->figures, f->pairs, num[1], num[2], num[3]);
     if (!e) e = gb_csv_put_field(out, f->figure, ',');
+    if (!e) e = gb_csv_put_field(out, f->same_gpu ? "same-gpu" : "any", ',');
     if (!e) e = gb_buf_puts(out, "\n");
   }
   return e;

@@ -26,12 +26,21 @@
  * finely than its class. Figures noisier within a run are also caught by
  * the gate from their rows' own spread.
  *
- * The file (data/noise/<gpu_type>.csv):
- *   gpu_type,benchmark,metric,size_class,figure,sigma,figures,pairs,median_abs_ln,p95_abs_ln,max_abs_ln
- * A gpu_type of "*" applies to any GPU type; figure "" is the class row. */
+ * Same GPU: where runs record their GPU (gpu_uuid), each class also gets a
+ * row of scope "same-gpu" from the pairs of runs on one GPU only, by the
+ * same estimator: the run-to-run noise of one card, without the offsets
+ * between cards (2-3% on some GEMM and HBM figures of the H200). The gate
+ * uses it only where both sides ran on one GPU and hold repetitions
+ * (gb_gate.h); everything else is judged against the "any" rows.
+ *
+ * The file (data/noise/floors.csv):
+ *   gpu_type,benchmark,metric,size_class,sigma,figures,pairs,median_abs_ln,p95_abs_ln,max_abs_ln,figure,scope
+ * A gpu_type of "*" applies to any GPU type; figure "" is the class row;
+ * scope "" (or absent: older files) is "any". */
 #ifndef GB_NOISE_H
 #define GB_NOISE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "gb_csv.h"
@@ -47,6 +56,7 @@ void gb_noise_size_class(const gb_row *r, char *buf, size_t n);
 typedef struct gb_noise_floor {
   char *gpu_type, *benchmark, *metric, *size_class;
   char *figure;        /* "" for a class; else the figure (gb_noise_figure) */
+  bool same_gpu;       /* scope "same-gpu": from pairs of runs on one GPU (equal gpu_uuid) only */
   double sigma;        /* one run's standard deviation of ln(value), with the safety factor */
   size_t figures;      /* figures measured in the class */
   size_t pairs;        /* run pairs pooled */
@@ -84,6 +94,9 @@ const gb_noise_floor *gb_noise_lookup(const gb_noise_table *t, const gb_row *r);
 
 /* The floor of the row's figure itself (same gpu_type only), or NULL. */
 const gb_noise_floor *gb_noise_lookup_figure(const gb_noise_table *t, const gb_row *r);
+
+/* The class floor of scope "same-gpu" for r (NULL when the table has none). */
+const gb_noise_floor *gb_noise_lookup_same_gpu(const gb_noise_table *t, const gb_row *r);
 
 /* The built-in floor (sigma, ln units) of a class when no table has one:
  * headline and derived 0.01, latency 0.15. */

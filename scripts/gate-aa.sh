@@ -4,8 +4,9 @@
 # its own process): compare A B and B A (both must exit 0 with 0 regressions
 # and 0 improvements); then B's headline figures made 10% and 5% worse
 # (HBM arrays >= 1 GiB, GEMM with m >= 4096, fma, out-of-place collectives
-# >= 16 MiB; a rate times the factor, a time divided by it) and the share of
-# them the gate flags.
+# >= 16 MiB of the headline class: on one GPU not those whose two buffers fit
+# in L2, l2_bytes recorded; a rate times the factor, a time divided by it)
+# and the share of them the gate flags.
 # Usage: scripts/gate-aa.sh A1.csv B1.csv [A2.csv B2.csv ...]
 #   e.g. on a GPU:  for i in 1 2 3 4; do gpubench run --repeat 5 --out r5-$i.csv; done
 #                   scripts/gate-aa.sh r5-1.csv r5-2.csv r5-3.csv r5-4.csv
@@ -27,8 +28,11 @@ worse() {
     {
       if ($0 ~ /"/) gsub(/"[^"]*"/, "")
       b = $col["benchmark"]; c = $col["case"]; m = $col["metric"]; by = $col["bytes"] + 0; mm = $col["m"] + 0
+      l2 = ("l2_bytes" in col) ? $col["l2_bytes"] + 0 : 0
+      l2res = $col["gpu_count"] + 0 <= 1 && l2 > 0 && 2 * by <= l2
       hit = (b == "membw" && by >= 1073741824) || (b == "gemm" && mm >= 4096 && m != "speedup") || b == "fma" ||
-            (b == "collective" && c ~ /outofplace/ && by >= 16777216 && c !~ /^broadcast/ && m != "busbw_gbps")
+            (b == "collective" && c ~ /outofplace/ && by >= 16777216 && !l2res && c !~ /^broadcast/ &&
+             m != "busbw_gbps")
       if (hit && $col["status"] != "error" && $col["value"] != "") {
         g = (m == "time_us" || m ~ /_us$|_ms$|_ns$/) ? 1 / f : f
         $col["value"] *= g

@@ -56,6 +56,17 @@ START_TEST(test_classes) {
   ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_LATENCY);
   r = row("collective", "broadcast_outofplace", "algbw_gbps", 64 << 20, 1);
   ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_MEANINGLESS);
+  /* one GPU, L2 known (the H200's 60 MiB): 16 MiB in and 16 MiB out fit in
+   * L2 together, an L2-resident copy (latency); 32 MiB do not */
+  r = row("collective", "reduce_scatter_outofplace", "algbw_gbps", 16 << 20, 1);
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_HEADLINE); /* L2 not recorded: as before */
+  r.l2_bytes = 60 << 20;
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_LATENCY);
+  r.bytes = 32 << 20;
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_HEADLINE);
+  r.bytes = 16 << 20;
+  r.gpu_count = 2; /* across GPUs it moves data over the links */
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_HEADLINE);
 
   r = row("gemm", "bf16", "tflops", GB_NA, 1);
   r.m = r.n = r.k = 8192;
