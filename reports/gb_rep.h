@@ -34,7 +34,15 @@ typedef struct gb_rep_source {
   const gb_gpu_spec *spec; /* datasheet row, or NULL */
   size_t type;             /* its GPU type: index into gb_rep.types */
   size_t run_no;           /* 1, 2, ...: its place among the runs of its type, in input order */
+  bool drawn;              /* among the newest GB_REP_MAX_DRAWN runs of its type: it gets per-run plots and
+                            * a series in the charts that compare runs; the rest are in the tables only */
 } gb_rep_source;
+
+/* Per GPU type, the runs drawn in per-run plots and run-by-run charts: the
+ * newest (by timestamp, then input order). A report over hundreds of runs
+ * of one type stays a report (and its cost linear): every run's figures
+ * are in the tables, its history in `gpubench history`. */
+#define GB_REP_MAX_DRAWN 8
 
 /* A GPU type with every run of it: the roofline and the headline figures
  * combine the runs of one type (one run may have measured GEMM and fma,
@@ -81,7 +89,12 @@ typedef struct gb_rep {
   gb_sensfile sens;
   gb_doc doc;
   gb_report_summary *sum;
+  size_t nundrawn; /* sources not drawn (gb_rep_source.drawn) */
 } gb_rep;
+
+/* Where some runs are not drawn: a note saying which and where they are
+ * (once per call; call it in each section that draws per run). */
+gb_err gb_rep_note_undrawn(gb_rep *r);
 
 /* Renders an x-y plot (or, without gnuplot, writes its .dat and .gp) and
  * puts it in the document with its caption; a plot with no data is skipped

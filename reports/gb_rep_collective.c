@@ -33,8 +33,10 @@ gb_err gb_rep_section_collective(gb_rep *r) {
                              "for all_reduce, (n-1)/n for all_gather and reduce_scatter, 1 for broadcast. On one GPU "
                              "busbw is 0 for all but broadcast, so a run on one GPU is drawn as algbw, out of place "
                              "only; a broadcast on one GPU (a local copy) is not drawn.");
+  if (!e) e = gb_rep_note_undrawn(r);
   bool any = false;
   for (size_t s = 0; s < r->nsrc && !e; s++) {
+    if (!r->src[s].drawn) continue;
     /* busbw of the multi-GPU rows; a source with only one-GPU rows: algbw */
     bool multi = false;
     for (GB_REP_SRC_PTS(r, s, k, i))

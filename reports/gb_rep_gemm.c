@@ -68,12 +68,15 @@ static gb_err gemm_speedup(gb_rep *r) {
   if (!e && (!vals || !s)) e = gb_fail(GB_E_NOMEM, "out of memory");
   if (!e && nc > 1) qsort(cats.v, nc, sizeof *cats.v, gb_rep_cmp_precision);
   bool any = false;
+  size_t nd = 0; /* the drawn sources, one series each */
   for (size_t i = 0; i < ns && !e; i++) {
+    if (!r->src[i].drawn) continue;
     for (size_t j = 0; j < nc; j++) {
-      vals[i * nc + j] = speedup_of(r, i, cats.v[j]);
-      any |= isfinite(vals[i * nc + j]);
+      vals[nd * nc + j] = speedup_of(r, i, cats.v[j]);
+      any |= isfinite(vals[nd * nc + j]);
     }
-    s[i] = (gb_plot_series){.title = r->src[i].label, .n = nc, .y = vals + i * nc};
+    s[nd] = (gb_plot_series){.title = r->src[i].label, .n = nc, .y = vals + nd * nc};
+    nd++;
   }
   /* the 1x line unlabelled (the caption says what it is): a label there sits on a bar */
   gb_plot_marker one = {'y', 1.0, ""};
@@ -86,7 +89,7 @@ static gb_err gemm_speedup(gb_rep *r) {
   int width = 400 + 40 * (int)nc;
   p.width_px = width < 1000 ? 1000 : width > 2400 ? 2400 : width;
   if (!e && !any) e = gb_rep_skip(r, caption, "no speedup rows and no fp32 GEMM to compare with");
-  else if (!e) e = gb_rep_bars(r, &p, cats.v, nc, s, ns, caption);
+  else if (!e) e = gb_rep_bars(r, &p, cats.v, nc, s, nd, caption);
   free(vals);
   free(s);
   free(names);
@@ -116,7 +119,9 @@ gb_err gb_rep_section_gemm(gb_rep *r) {
    * through the shapes with every edge >= GEMM_SKINNY_EDGE, and the skinny
    * ones (decode-like m = 1..64, memory-bound) as points of the same colour
    * without a line (joining them to the square ones would draw a saw) */
+  if (!e) e = gb_rep_note_undrawn(r);
   for (size_t s = 0; s < r->nsrc && !e; s++) {
+    if (!r->src[s].drawn) continue;
     sset ss = {0};
     for (size_t j = 0; j < prec.n && !e; j++)
       for (GB_REP_SRC_PTS(r, s, k, i)) {

@@ -134,8 +134,10 @@ gb_err gb_rep_section_membw(gb_rep *r) {
                              "kernel moves (copy and mul 2, add and triad 3, dot 2), GB = 1e9 bytes. Arrays that "
                              "fit in L2 run faster than HBM; a _cold case rotates through array sets so each "
                              "operation finds its arrays evicted from L2.");
+  if (!e) e = gb_rep_note_undrawn(r);
   bool any = false;
   for (size_t s = 0; s < r->nsrc && !e; s++) {
+    if (!r->src[s].drawn) continue;
     /* one plot per data type when a source measured several */
     gb_rep_names dtypes = {0};
     for (GB_REP_SRC_PTS(r, s, k, i))

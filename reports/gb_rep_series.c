@@ -130,18 +130,21 @@ gb_err gb_rep_bars_by_source(gb_rep *r, const gb_plot_spec *p, const gb_rep_name
   gb_err e = GB_OK;
   if (!vals || !refs || !s) e = gb_fail(GB_E_NOMEM, "out of memory");
   bool any_ref = false;
+  size_t nd = 0; /* the drawn sources, one series each */
   for (size_t i = 0; i < ns && !e; i++) {
+    if (!r->src[i].drawn) continue;
     for (size_t j = 0; j < nc; j++) {
       double v = NAN;
       for (size_t m = 0; m < nmetrics && isnan(v); m++) v = pick(r, i, bench, metrics[m], cats->v[j], at_largest);
-      vals[i * nc + j] = v;
-      refs[i * nc + j] = peak_bench && isfinite(v) ? gb_rep_peak(r, i, peak_bench, cats->v[j]) : NAN;
-      any_ref |= isfinite(refs[i * nc + j]);
+      vals[nd * nc + j] = v;
+      refs[nd * nc + j] = peak_bench && isfinite(v) ? gb_rep_peak(r, i, peak_bench, cats->v[j]) : NAN;
+      any_ref |= isfinite(refs[nd * nc + j]);
     }
-    s[i] = (gb_plot_series){.title = r->src[i].label, .n = nc, .y = vals + i * nc, .ref = refs + i * nc};
+    s[nd] = (gb_plot_series){.title = r->src[i].label, .n = nc, .y = vals + nd * nc, .ref = refs + nd * nc};
+    nd++;
   }
   if (!e && !any_ref)
-    for (size_t i = 0; i < ns; i++) s[i].ref = NULL;
+    for (size_t i = 0; i < nd; i++) s[i].ref = NULL;
   /* the caption names its source rows: benchmark, metrics and files */
   gb_buf cap = {0};
   if (!e) e = gb_buf_printf(&cap, "%s. Source: the ok rows of benchmark %s, metric ", caption, bench);
@@ -157,7 +160,7 @@ gb_err gb_rep_bars_by_source(gb_rep *r, const gb_plot_spec *p, const gb_rep_name
     if (!e) e = gb_buf_printf(&cap, "%s%s", files.n > 1 ? ", " : "", f);
   }
   gb_rep_names_free(&files);
-  if (!e) e = gb_rep_bars(r, p, cats->v, nc, s, ns, cap.data);
+  if (!e) e = gb_rep_bars(r, p, cats->v, nc, s, nd, cap.data);
   gb_buf_free(&cap);
   free(vals);
   free(refs);

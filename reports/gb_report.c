@@ -113,6 +113,51 @@ static gb_err find_sources(gb_rep *r) {
   return GB_OK;
 }
 
+/* Newest first: the run's first timestamp (ISO 8601 sorts as text), then
+ * the later in the input. */
+static const gb_rep *g_sort_rep;
+static int cmp_src_newest(const void *a, const void *b) {
+  size_t x = *(const size_t *)a, y = *(const size_t *)b;
+  const gb_rep *r = g_sort_rep;
+  if (r->src[x].type != r->src[y].type) return r->src[x].type < r->src[y].type ? -1 : 1;
+  int c = strcmp(r->res.rows[r->src_lo[y]].timestamp, r->res.rows[r->src_lo[x]].timestamp);
+  if (c) return c;
+  return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Marks the newest GB_REP_MAX_DRAWN sources of each GPU type drawn. */
+static gb_err mark_drawn(gb_rep *r) {
+  size_t *order = malloc((r->nsrc ? r->nsrc : 1) * sizeof *order);
+  if (!order) return gb_fail(GB_E_NOMEM, "out of memory grouping results");
+  for (size_t s = 0; s < r->nsrc; s++) order[s] = s;
+  g_sort_rep = r;
+  if (r->nsrc > 1) qsort(order, r->nsrc, sizeof *order, cmp_src_newest);
+  size_t in_type = 0;
+  for (size_t k = 0; k < r->nsrc; k++) {
+    size_t s = order[k];
+    if (k == 0 || r->src[order[k - 1]].type != r->src[s].type) in_type = 0;
+    r->src[s].drawn = in_type++ < GB_REP_MAX_DRAWN;
+    r->nundrawn += !r->src[s].drawn;
+  }
+  free(order);
+  return GB_OK;
+}
+
+gb_err gb_rep_note_undrawn(gb_rep *r) {
+  if (!r->nundrawn) return GB_OK;
+  gb_buf b = {0};
+  gb_err e = gb_buf_printf(&b, "Drawn: the newest %d runs of each GPU type;", GB_REP_MAX_DRAWN);
+  for (size_t t = 0; t < r->ntypes && !e; t++)
+    if (r->types[t].nruns > GB_REP_MAX_DRAWN)
+      e = gb_buf_printf(&b, " %s: %zu older runs not drawn;", r->types[t].gpu_type,
+                        r->types[t].nruns - GB_REP_MAX_DRAWN);
+  if (!e)
+    e = gb_buf_puts(&b, " their figures are in the tables (All measurements), their trend in gpubench history.");
+  if (!e) e = gb_doc_note(&r->doc, b.data);
+  gb_buf_free(&b);
+  return e;
+}
+
 /* The identity of a point (everything but the repetition). */
 static bool same_point(const void *ctx, size_t a, size_t b) {
   const gb_rep *r = ctx;
@@ -742,6 +787,7 @@ gb_err gb_report_write(const gb_report_options *o, gb_report_summary *sum) {
   gb_err e = read_inputs(&r);
   if (!e) e = find_sources(&r);
   if (!e) e = find_points(&r);
+  if (!e) e = mark_drawn(&r);
   if (!e) e = gb_report_make_dir(o->out_dir);
   sum->rows = r.res.nrows;
   if (!e) sum->gnuplot = gb_gnuplot_available();
