@@ -280,7 +280,7 @@ gb_err gb_prom_export_results(const gb_results *res, gb_buf *out, size_t *nsampl
     gb_prom_label L[] = {{"run_id", r->run_id}, {"host", r->host},     {"gpu_type", r->gpu_type},
                          {"gpu_name", r->gpu_name}, {"driver", r->driver}, {"cuda", r->cuda},
                          {"cublaslt", r->cublaslt}, {"nvrtc", r->nvrtc},   {"nccl", r->nccl},
-                         {"git_sha", r->git_sha}};
+                         {"git_sha", r->git_sha},   {"gpu_uuid", r->gpu_uuid}};
     e = gb_prom_put_sample(out, "gpubench_run_info", L, sizeof L / sizeof L[0], 1);
   }
   if (!e) e = gb_prom_put_family(out, "gpubench_run_timestamp_seconds", "gauge",

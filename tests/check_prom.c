@@ -87,6 +87,32 @@ static gb_err read_rows(const char *rows, gb_results *res) {
   return e;
 }
 
+/* The run's GPU (results' gpu_uuid column) is a label of gpubench_run_info,
+ * so a dashboard can join a figure to the card's DCGM series; the figures'
+ * own label sets are unchanged. */
+START_TEST(test_run_info_gpu_uuid) {
+  static const char csv[] =
+      "schema,run_id,timestamp,host,gpu_type,gpu_name,gpu_count,driver,cuda,benchmark,case,dtype,m,n,k,bytes,"
+      "metric,unit,value,samples,min,max,stddev,status,detail,sm_clock_mhz,mem_clock_mhz,temp_c,power_w,gpu_uuid\n"
+      "1,r1,2026-12-04T13:33:29Z,a,H200-SXM-141GB,NVIDIA H200,1,580.159.04,13.0,fma,fp32,fp32,,,,,tflops,TFLOP/s,"
+      "63.8,10,,,,ok,,,,,,GPU-75e8ae09-353b-0202-2cef-15ff61a0f92e\n";
+  gb_results res = {0};
+  ck_assert_msg(gb_results_read_mem("u.csv", csv, strlen(csv), &res) == GB_OK, "%s", gb_errmsg());
+  gb_buf b = {0};
+  size_t n = 0;
+  ck_assert_int_eq(gb_prom_export_results(&res, &b, &n), GB_OK);
+  const char *t = text(&b);
+  ck_assert_ptr_nonnull(strstr(t, "gpubench_run_info{run_id=\"r1\",host=\"a\",gpu_type=\"H200-SXM-141GB\","
+                                  "gpu_name=\"NVIDIA H200\",driver=\"580.159.04\",cuda=\"13.0\","
+                                  "gpu_uuid=\"GPU-75e8ae09-353b-0202-2cef-15ff61a0f92e\"} 1\n"));
+  const char *u = strstr(t, "GPU-75e8ae09");
+  ck_assert_ptr_nonnull(u);
+  ck_assert_ptr_null(strstr(u + 1, "GPU-75e8ae09")); /* in run_info only */
+  gb_buf_free(&b);
+  gb_results_free(&res);
+}
+END_TEST
+
 START_TEST(test_export_newest_run_per_machine) {
   gb_results res = {0};
   gb_err e = read_rows(
@@ -260,6 +286,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_sample_and_family);
   tcase_add_test(tc, test_parse_time);
   tcase_add_test(tc, test_export_newest_run_per_machine);
+  tcase_add_test(tc, test_run_info_gpu_uuid);
   tcase_add_test(tc, test_export_empty);
   tcase_add_test(tc, test_export_only_failed_rows);
   tcase_add_test(tc, test_push_path);
