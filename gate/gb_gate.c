@@ -392,8 +392,7 @@ static void judge(gb_gate_item *it, const gb_gate_options *opt, double min_pct, 
   const gb_noise_floor *fs = gb_noise_lookup_same_gpu(opt->noise, b->row);
   bool reps_mode = fs && b->nruns == 1 && c->nruns == 1 && b->nok >= GB_GATE_MIN_REPS &&
                    c->nok >= GB_GATE_MIN_REPS && !isnan(b->rep_sd_ln) && !isnan(c->rep_sd_ln) &&
-                   b->row->gpu_uuid && b->row->gpu_uuid[0] && c->row->gpu_uuid &&
-                   strcmp(b->row->gpu_uuid, c->row->gpu_uuid) == 0;
+                   b->row->gpu_uuid[0] && strcmp(b->row->gpu_uuid, c->row->gpu_uuid) == 0;
   if (reps_mode) {
     double nb = (double)b->nok, nc = (double)c->nok;
     double sw2 = ((nb - 1) * b->rep_sd_ln * b->rep_sd_ln + (nc - 1) * c->rep_sd_ln * c->rep_sd_ln) / (nb + nc - 2);

@@ -349,7 +349,7 @@ gb_err gb_noise_measure(const gb_results *res, gb_noise_table *t) {
     for (size_t a = i; a < j;) {
       size_t b = a, nr = 0;
       while (b < j && strcmp(fr[b].row->run_id, fr[a].row->run_id) == 0) reps[nr++] = fr[b++].row->value;
-      uuids[nv] = fr[a].row->gpu_uuid ? fr[a].row->gpu_uuid : "";
+      uuids[nv] = fr[a].row->gpu_uuid;
       vals[nv++] = gb_median(reps, nr);
       a = b;
     }

@@ -37,12 +37,15 @@ static const char *const k_runs[] = {"aa-quick-1", "aa-quick-2", "aa-quick-3", "
                                      "s2-quick-1", "s2-quick-2", "s3-old-1",   "s3-old-2",   "s3-new-1",   "s3-new-2"};
 #define NRUNS (sizeof k_runs / sizeof k_runs[0])
 
-static void read_run(int i, gb_results *res) {
-  char name[64];
-  snprintf(name, sizeof name, "aa/%s.csv", k_runs[i - 1]);
+/* tests/fixtures/aa/NAME.csv */
+static void read_aa(const char *name, gb_results *res) {
+  char path[96];
+  snprintf(path, sizeof path, "aa/%s.csv", name);
   memset(res, 0, sizeof *res);
-  ck_assert_msg(gb_results_read(gb_fixture(name), res) == GB_OK, "%s", gb_errmsg());
+  ck_assert_msg(gb_results_read(gb_fixture(path), res) == GB_OK, "%s", gb_errmsg());
 }
+
+static void read_run(int i, gb_results *res) { read_aa(k_runs[i - 1], res); }
 
 /* The figures the drop is injected into, by group: 0 HBM arrays >= 1 GiB,
  * 1 GEMM with m >= 4096 (not speedups), 2 fma, 3 out-of-place collectives
@@ -187,21 +190,14 @@ END_TEST
  * gate judges from the repetitions and the same-GPU floor: quiet, and the
  * second run's headline figures 5% worse flag at least 80% of HBM and GEMM
  * (measured: 96-99%), 10% worse at least 95% of all (measured: 99-100%). */
-static void read_r5(const char *name, gb_results *res) {
-  char path[96];
-  snprintf(path, sizeof path, "aa/%s.csv", name);
-  memset(res, 0, sizeof *res);
-  ck_assert_msg(gb_results_read(gb_fixture(path), res) == GB_OK, "%s", gb_errmsg());
-}
-
 static const char *const k_r5_pairs[4][2] = {
     {"r5-card2-1", "r5-card2-2"}, {"r5-card2-2", "r5-card2-1"}, {"r5-card2-3", "r5-card2-4"}, {"r5-card2-4", "r5-card2-3"}};
 
 START_TEST(test_repeat_pairs_one_gpu) {
   load_noise();
   gb_results a, b;
-  read_r5(k_r5_pairs[_i][0], &a);
-  read_r5(k_r5_pairs[_i][1], &b);
+  read_aa(k_r5_pairs[_i][0], &a);
+  read_aa(k_r5_pairs[_i][1], &b);
   gb_gate_options opt = gb_gate_defaults();
   opt.noise = &g_noise;
   gb_gate_report rep;
@@ -224,7 +220,7 @@ START_TEST(test_repeat_pairs_one_gpu) {
   for (int k = 0; k < 2; k++) {
     double factor = k == 0 ? 0.95 : 0.90;
     gb_results_free(&b);
-    read_r5(k_r5_pairs[_i][1], &b);
+    read_aa(k_r5_pairs[_i][1], &b);
     inject(&b, factor);
     ck_assert_int_eq(gb_gate_compare(&a, &b, &opt, &rep), GB_OK);
     size_t flagged[4] = {0}, total[4] = {0};
@@ -259,8 +255,8 @@ END_TEST
 START_TEST(test_repeat_pair_two_cards) {
   load_noise();
   gb_results a, b;
-  read_r5("r5-card1-1", &a);
-  read_r5("r5-card2-1", &b);
+  read_aa("r5-card1-1", &a);
+  read_aa("r5-card2-1", &b);
   gb_gate_options opt = gb_gate_defaults();
   opt.noise = &g_noise;
   gb_gate_report rep;
