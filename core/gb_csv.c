@@ -154,6 +154,13 @@ typedef struct parse_ctx {
   long line;         /* physical line being fed */
   long rec_line;     /* line the current record started on (0 = none yet) */
   gb_err err;
+  /* streaming (gb_csv_stream_file): each data record goes to fn and its text
+   * is dropped again; only the header stays in the arena */
+  gb_csv_record_fn fn;
+  void *fn_ctx;
+  size_t hdr_end;           /* arena length after the header */
+  const char **cells;       /* ncols pointers handed to fn, then the header's */
+  size_t nrec;              /* data records streamed */
 } parse_ctx;
 
 bool gb_utf8_valid(const char *text, size_t n, size_t *bad) {
@@ -294,11 +301,28 @@ static void on_record(int term, void *data) {
     c->err = gb_fail(GB_E_INPUT, "%s:%ld: %zu fields where the header has %zu", t->name, line,
                      c->rec_n, t->ncols);
     return;
+  } else if (c->fn) {
+    /* a streamed record: to fn, then its text goes */
+    for (size_t i = 0; i < t->ncols; i++) {
+      c->cells[i] = c->arena.data + c->rec[i];
+      c->cells[t->ncols + i] = c->arena.data + c->hdr[i];
+    }
+    gb_csv_record rec = {t->name, t->ncols, c->cells + t->ncols, c->cells, line, c->lines[0], c->nrec++};
+    c->err = c->fn(c->fn_ctx, &rec);
+    c->arena.len = c->hdr_end;
+    c->rec_n = 0;
+    c->rec_line = 0;
+    return;
   }
   if (c->lines_n == 0) {
     c->hdr = malloc((c->rec_n ? c->rec_n : 1) * sizeof *c->hdr);
     if (!c->hdr) { c->err = gb_fail(GB_E_NOMEM, "out of memory reading %s", t->name); return; }
     memcpy(c->hdr, c->rec, c->rec_n * sizeof *c->hdr);
+    c->hdr_end = c->arena.len;
+    if (c->fn && !(c->cells = malloc((2 * c->rec_n + 1) * sizeof *c->cells))) {
+      c->err = gb_fail(GB_E_NOMEM, "out of memory reading %s", t->name);
+      return;
+    }
   }
   /* cells are consecutive in the arena: the first one's offset finds them all */
   if ((c->err = push_sizes(&c->base, &c->base_n, &c->base_cap, c->rec_n ? c->rec[0] : c->arena.len))) return;
@@ -392,6 +416,7 @@ static gb_err reader_finish(csv_reader *r, gb_err err) {
                      c->rec_line ? c->rec_line : c->line, csv_strerror(csv_error(&r->p)));
   csv_free(&r->p);
   free(c->rec);
+  free(c->cells);
   if (!c->err && c->lines_n == 0)
     c->err = gb_fail(GB_E_INPUT, "%s: empty file: expected a header row", out->name);
   if (c->err) {
@@ -422,12 +447,24 @@ static gb_err reader_finish(csv_reader *r, gb_err err) {
   return GB_OK;
 }
 
-gb_err gb_csv_read_mem(const char *name, const char *data, size_t len, gb_csv_table *out) {
+static gb_err read_mem(const char *name, const char *data, size_t len, gb_csv_table *out, gb_csv_record_fn fn,
+                       void *ctx) {
   csv_reader r;
   gb_err e = reader_init(&r, name, out);
   if (e) return e;
+  r.c.fn = fn;
+  r.c.fn_ctx = ctx;
   reader_feed(&r, data, len);
   return reader_finish(&r, GB_OK);
+}
+
+gb_err gb_csv_read_mem(const char *name, const char *data, size_t len, gb_csv_table *out) {
+  return read_mem(name, data, len, out, NULL, NULL);
+}
+
+gb_err gb_csv_stream_mem(const char *name, const char *data, size_t len, gb_csv_table *out, gb_csv_record_fn fn,
+                         void *ctx) {
+  return read_mem(name, data, len, out, fn, ctx);
 }
 
 size_t gb_csv_complete_prefix(const char *data, size_t len) {
@@ -462,7 +499,7 @@ size_t gb_csv_complete_prefix(const char *data, size_t len) {
 /* Bytes read from a file at a time. */
 #define READ_BYTES ((size_t)1 << 20)
 
-gb_err gb_csv_read_file(const char *path, gb_csv_table *out) {
+static gb_err read_file(const char *path, gb_csv_table *out, gb_csv_record_fn fn, void *ctx) {
   memset(out, 0, sizeof *out);
   int fd;
   gb_err e = gb_input_open(path, false, &fd); /* non-blocking open; regular files only */
@@ -478,6 +515,8 @@ gb_err gb_csv_read_file(const char *path, gb_csv_table *out) {
     close(fd);
     return e;
   }
+  r.c.fn = fn;
+  r.c.fn_ctx = ctx;
   for (;;) {
     ssize_t got = read(fd, buf, READ_BYTES);
     if (got < 0 && errno == EINTR) continue;
@@ -492,6 +531,12 @@ gb_err gb_csv_read_file(const char *path, gb_csv_table *out) {
   free(buf);
   close(fd);
   return reader_finish(&r, e);
+}
+
+gb_err gb_csv_read_file(const char *path, gb_csv_table *out) { return read_file(path, out, NULL, NULL); }
+
+gb_err gb_csv_stream_file(const char *path, gb_csv_table *out, gb_csv_record_fn fn, void *ctx) {
+  return read_file(path, out, fn, ctx);
 }
 
 void gb_csv_free(gb_csv_table *t) {

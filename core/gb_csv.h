@@ -45,6 +45,32 @@ typedef struct gb_csv_table {
  * without that quote. */
 gb_err gb_csv_read_file(const char *path, gb_csv_table *out);
 
+/* One data record of a streamed table: its cells and the header's names
+ * (ncols each, NUL-terminated, valid until the callback returns), the
+ * physical line it starts on and its 0-based number. */
+typedef struct gb_csv_record {
+  const char *name; /* the file, for messages */
+  size_t ncols;
+  const char *const *header;
+  const char *const *cells;
+  long line;
+  long header_line; /* the header's physical line */
+  size_t index;
+} gb_csv_record;
+
+/* Called for each data record; an error stops the read and is returned. */
+typedef gb_err (*gb_csv_record_fn)(void *ctx, const gb_csv_record *rec);
+
+/* Reads path with every check of gb_csv_read_file, but hands each data
+ * record to fn as it is parsed and keeps none of them: memory stays that
+ * of one record, whatever the file's size. *out then holds the header only
+ * (nrows 0; gb_csv_col and gb_csv_header work); on error it is empty. */
+gb_err gb_csv_stream_file(const char *path, gb_csv_table *out, gb_csv_record_fn fn, void *ctx);
+
+/* Same, from memory (tests and fuzzing). */
+gb_err gb_csv_stream_mem(const char *name, const char *data, size_t len, gb_csv_table *out, gb_csv_record_fn fn,
+                         void *ctx);
+
 /* Same, from memory; name is used in messages. */
 gb_err gb_csv_read_mem(const char *name, const char *data, size_t len, gb_csv_table *out);
 

@@ -187,90 +187,121 @@ gb_err gb_results_put_row(gb_buf *b, const gb_row *r) { return put_row_in(b, r, 
 
 /* ---- reading ---- */
 
-static gb_err bad(const gb_csv_table *t, size_t r, int col, const char *what, const char *text) {
-  return gb_fail(GB_E_INPUT, "%s:%ld:%d: %s: %s: \"%.60s%s\"", t->name, gb_csv_line(t, r), col + 1,
-                 gb_csv_header(t, (size_t)col), what, text, strlen(text) > 60 ? "..." : "");
+/* Where a row is read from, for messages: the file, the row's line and
+ * each known column's index in the file (-1: absent). */
+typedef struct row_at {
+  const char *file;
+  long line;
+  const int *idx;
+} row_at;
+
+static gb_err bad(const row_at *at, size_t i, const char *what, const char *text) {
+  return gb_fail(GB_E_INPUT, "%s:%ld:%d: %s: %s: \"%.60s%s\"", at->file, at->line, at->idx[i] + 1, k_cols[i].name,
+                 what, text, strlen(text) > 60 ? "..." : "");
+}
+
+/* The column indexes of table t's header for k_cols; a missing required
+ * column is an error naming the header's line. */
+static gb_err map_columns(const gb_csv_table *t, int *idx) {
+  for (size_t i = 0; i < NCOLS; i++) {
+    idx[i] = gb_csv_col(t, k_cols[i].name);
+    if (idx[i] < 0 && k_cols[i].required)
+      return gb_fail(GB_E_INPUT, "%s:%ld: missing required column \"%s\"", t->name, t->lines[0], k_cols[i].name);
+  }
+  return GB_OK;
+}
+
+/* One row from its cells (cell[i]: column k_cols[i]'s text, NULL where the
+ * file lacks it). Strings point into the cells. */
+static gb_err parse_row(const row_at *at, const char *const *cell, gb_row *out) {
+  gb_row row = gb_row_empty();
+  row.file = at->file;
+  row.line = at->line;
+  char *base = (char *)&row;
+  for (size_t i = 0; i < NCOLS; i++) {
+    const col_def *c = &k_cols[i];
+    const char *s = cell[i];
+    if (!s) continue;
+    switch (c->kind) {
+    case COL_SCHEMA: {
+      int64_t v;
+      if (!gb_parse_i64(s, &v) || v != GB_SCHEMA_VERSION)
+        return bad(at, i, "unsupported schema version (this gpubench reads 1)", s);
+      break;
+    }
+    case COL_REQSTR:
+      if (s[0] == '\0') return bad(at, i, "must not be empty", s);
+      /* fallthrough */
+    case COL_STR:
+      *(const char **)(base + c->off) = s;
+      break;
+    case COL_INT: {
+      int64_t v = GB_NA;
+      if (s[0] && (!gb_parse_i64(s, &v) || v < 0)) return bad(at, i, "not a non-negative integer", s);
+      *(int64_t *)(base + c->off) = v;
+      break;
+    }
+    case COL_COUNT: {
+      int64_t v;
+      if (!gb_parse_i64(s, &v) || v < 1 || v > 1000000) return bad(at, i, "not a GPU count between 1 and 1000000", s);
+      *(int *)(base + c->off) = (int)v;
+      break;
+    }
+    case COL_REP: {
+      int64_t v = -1;
+      if (s[0] && (!gb_parse_i64(s, &v) || v < 0 || v > 1000000)) return bad(at, i, "not a repetition index", s);
+      *(int *)(base + c->off) = (int)v;
+      break;
+    }
+    case COL_DBL: {
+      double v = NAN;
+      if (s[0] && !gb_parse_double(s, &v)) return bad(at, i, "not a finite number", s);
+      if (v < 0 && c->off != offsetof(gb_row, temp_c)) return bad(at, i, "must not be negative", s);
+      *(double *)(base + c->off) = v;
+      break;
+    }
+    case COL_STATUS:
+      if (!gb_status_parse(s, (gb_status *)(base + c->off)))
+        return bad(at, i, "not one of ok, invalid, error, throttled", s);
+      break;
+    case COL_FLAG: /* the column is there: empty or 0 is "no" */
+      if (s[0] && strcmp(s, "1") != 0 && strcmp(s, "0") != 0) return bad(at, i, "not 1, 0 or empty", s);
+      *(int *)(base + c->off) = s[0] == '1';
+      break;
+    }
+  }
+  if ((row.status == GB_STATUS_OK || row.status == GB_STATUS_THROTTLED) && isnan(row.value)) {
+    size_t v = 0;
+    while (strcmp(k_cols[v].name, "value")) v++;
+    return bad(at, v, "a row with status ok or throttled needs a value", "");
+  }
+  *out = row;
+  return GB_OK;
+}
+
+/* Room for n more rows in res. */
+static gb_err reserve_rows(gb_results *res, size_t n, const char *name) {
+  if (res->nrows + n <= res->rows_cap) return GB_OK;
+  size_t cap = res->rows_cap ? res->rows_cap : 64;
+  while (cap < res->nrows + n) cap *= 2;
+  gb_row *rows = realloc(res->rows, cap * sizeof *rows);
+  if (!rows) return gb_fail(GB_E_NOMEM, "%s: out of memory for %zu rows", name, res->nrows + n);
+  res->rows = rows;
+  res->rows_cap = cap;
+  return GB_OK;
 }
 
 static gb_err parse_rows(gb_csv_table *t, gb_results *res) {
   int idx[NCOLS];
-  for (size_t i = 0; i < NCOLS; i++) {
-    idx[i] = gb_csv_col(t, k_cols[i].name);
-    if (idx[i] < 0 && k_cols[i].required)
-      return gb_fail(GB_E_INPUT, "%s:%ld: missing required column \"%s\"", t->name, t->lines[0],
-                     k_cols[i].name);
+  gb_err e = map_columns(t, idx);
+  if (!e) e = reserve_rows(res, t->nrows + 1, t->name);
+  const char *cell[NCOLS];
+  for (size_t r = 0; r < t->nrows && !e; r++) {
+    for (size_t i = 0; i < NCOLS; i++) cell[i] = idx[i] >= 0 ? gb_csv_cell(t, r, idx[i]) : NULL;
+    row_at at = {t->name, gb_csv_line(t, r), idx};
+    e = parse_row(&at, cell, &res->rows[res->nrows + r]);
   }
-  gb_row *rows = realloc(res->rows, (res->nrows + t->nrows + 1) * sizeof *rows);
-  if (!rows) return gb_fail(GB_E_NOMEM, "%s: out of memory for %zu rows", t->name, t->nrows);
-  res->rows = rows;
-  for (size_t r = 0; r < t->nrows; r++) {
-    gb_row row = gb_row_empty();
-    row.file = t->name;
-    row.line = gb_csv_line(t, r);
-    char *base = (char *)&row;
-    for (size_t i = 0; i < NCOLS; i++) {
-      const col_def *c = &k_cols[i];
-      if (idx[i] < 0) continue;
-      const char *s = gb_csv_cell(t, r, idx[i]);
-      switch (c->kind) {
-      case COL_SCHEMA: {
-        int64_t v;
-        if (!gb_parse_i64(s, &v) || v != GB_SCHEMA_VERSION)
-          return bad(t, r, idx[i], "unsupported schema version (this gpubench reads 1)", s);
-        break;
-      }
-      case COL_REQSTR:
-        if (s[0] == '\0') return bad(t, r, idx[i], "must not be empty", s);
-        /* fallthrough */
-      case COL_STR:
-        *(const char **)(base + c->off) = s;
-        break;
-      case COL_INT: {
-        int64_t v = GB_NA;
-        if (s[0] && (!gb_parse_i64(s, &v) || v < 0))
-          return bad(t, r, idx[i], "not a non-negative integer", s);
-        *(int64_t *)(base + c->off) = v;
-        break;
-      }
-      case COL_COUNT: {
-        int64_t v;
-        if (!gb_parse_i64(s, &v) || v < 1 || v > 1000000)
-          return bad(t, r, idx[i], "not a GPU count between 1 and 1000000", s);
-        *(int *)(base + c->off) = (int)v;
-        break;
-      }
-      case COL_REP: {
-        int64_t v = -1;
-        if (s[0] && (!gb_parse_i64(s, &v) || v < 0 || v > 1000000))
-          return bad(t, r, idx[i], "not a repetition index", s);
-        *(int *)(base + c->off) = (int)v;
-        break;
-      }
-      case COL_DBL: {
-        double v = NAN;
-        if (s[0] && !gb_parse_double(s, &v))
-          return bad(t, r, idx[i], "not a finite number", s);
-        if (v < 0 && c->off != offsetof(gb_row, temp_c))
-          return bad(t, r, idx[i], "must not be negative", s);
-        *(double *)(base + c->off) = v;
-        break;
-      }
-      case COL_STATUS:
-        if (!gb_status_parse(s, (gb_status *)(base + c->off)))
-          return bad(t, r, idx[i], "not one of ok, invalid, error, throttled", s);
-        break;
-      case COL_FLAG: /* the column is there: empty or 0 is "no" */
-        if (s[0] && strcmp(s, "1") != 0 && strcmp(s, "0") != 0) return bad(t, r, idx[i], "not 1, 0 or empty", s);
-        *(int *)(base + c->off) = s[0] == '1';
-        break;
-      }
-    }
-    if ((row.status == GB_STATUS_OK || row.status == GB_STATUS_THROTTLED) && isnan(row.value)) {
-      int c = gb_csv_col(t, "value");
-      return bad(t, r, c, "a row with status ok or throttled needs a value", "");
-    }
-    res->rows[res->nrows + r] = row;
-  }
+  if (e) return e;
   res->nrows += t->nrows;
   return GB_OK;
 }
@@ -283,8 +314,9 @@ static gb_err add_table_failed(gb_csv_table *t, gb_results *res, size_t nrows_be
   gb_csv_free(t);
   if (res->nrows == 0 && res->ntables == 0) {
     free(res->rows);
-    free(res->tables);
     res->rows = NULL;
+    res->rows_cap = 0;
+    free(res->tables);
     res->tables = NULL;
   }
   return e;
@@ -300,6 +332,164 @@ static gb_err add_table(gb_csv_table *t, gb_results *res) {
   res->tables[res->ntables++] = *t;
   /* rows point into the table's arena, which did not move */
   return GB_OK;
+}
+
+/* ---- lean reading: rows streamed, strings interned ---- */
+
+/* Distinct strings, each stored once in chunks that never move. */
+struct gb_strpool {
+  char **chunks;
+  size_t nchunks, chunks_cap;
+  size_t used, size; /* of the last chunk */
+  const char **slot; /* open addressing; NULL = empty */
+  size_t nslot, count;
+};
+
+#define POOL_CHUNK ((size_t)64 * 1024)
+
+static uint64_t pool_hash(const char *s) {
+  uint64_t h = 14695981039346656037ULL;
+  for (const unsigned char *q = (const unsigned char *)s; *q; q++) h = (h ^ *q) * 1099511628211ULL;
+  return h;
+}
+
+static void pool_free(struct gb_strpool *p) {
+  if (!p) return;
+  for (size_t i = 0; i < p->nchunks; i++) free(p->chunks[i]);
+  free(p->chunks);
+  free(p->slot);
+  free(p);
+}
+
+static bool pool_grow_slots(struct gb_strpool *p) {
+  size_t n = p->nslot ? p->nslot * 2 : 1024;
+  const char **slot = calloc(n, sizeof *slot);
+  if (!slot) return false;
+  for (size_t i = 0; i < p->nslot; i++) {
+    if (!p->slot[i]) continue;
+    size_t k = (size_t)pool_hash(p->slot[i]) & (n - 1);
+    while (slot[k]) k = (k + 1) & (n - 1);
+    slot[k] = p->slot[i];
+  }
+  free(p->slot);
+  p->slot = slot;
+  p->nslot = n;
+  return true;
+}
+
+/* The pool's copy of s (NULL when out of memory). */
+static const char *pool_intern(struct gb_strpool *p, const char *s) {
+  if (!s[0]) return "";
+  if ((p->count + 1) * 2 > p->nslot && !pool_grow_slots(p)) return NULL;
+  size_t k = (size_t)pool_hash(s) & (p->nslot - 1);
+  for (; p->slot[k]; k = (k + 1) & (p->nslot - 1))
+    if (strcmp(p->slot[k], s) == 0) return p->slot[k];
+  size_t len = strlen(s) + 1;
+  if (!p->nchunks || p->size - p->used < len) {
+    if (p->nchunks == p->chunks_cap) {
+      size_t nc = p->chunks_cap ? p->chunks_cap * 2 : 16;
+      char **c = realloc(p->chunks, nc * sizeof *c);
+      if (!c) return NULL;
+      p->chunks = c;
+      p->chunks_cap = nc;
+    }
+    size_t size = len > POOL_CHUNK ? len : POOL_CHUNK;
+    if (!(p->chunks[p->nchunks] = malloc(size))) return NULL;
+    p->nchunks++;
+    p->used = 0;
+    p->size = size;
+  }
+  char *d = p->chunks[p->nchunks - 1] + p->used;
+  memcpy(d, s, len);
+  p->used += len;
+  p->slot[k] = d;
+  p->count++;
+  return d;
+}
+
+typedef struct lean_ctx {
+  gb_results *res;
+  const char *file; /* interned */
+  int idx[NCOLS];
+  bool mapped;
+  const char *last[NCOLS]; /* the previous row's interned strings, per column */
+} lean_ctx;
+
+static gb_err lean_map(lean_ctx *lc, const gb_csv_record *rec) {
+  for (size_t i = 0; i < NCOLS; i++) {
+    lc->idx[i] = -1;
+    for (size_t c = 0; c < rec->ncols && lc->idx[i] < 0; c++)
+      if (strcmp(rec->header[c], k_cols[i].name) == 0) lc->idx[i] = (int)c;
+    if (lc->idx[i] < 0 && k_cols[i].required)
+      return gb_fail(GB_E_INPUT, "%s:%ld: missing required column \"%s\"", rec->name, rec->header_line,
+                     k_cols[i].name);
+  }
+  lc->mapped = true;
+  return GB_OK;
+}
+
+static gb_err lean_record(void *ctx, const gb_csv_record *rec) {
+  lean_ctx *lc = ctx;
+  gb_results *res = lc->res;
+  gb_err e;
+  if (!lc->mapped && (e = lean_map(lc, rec))) return e;
+  const char *cell[NCOLS];
+  for (size_t i = 0; i < NCOLS; i++) cell[i] = lc->idx[i] >= 0 ? rec->cells[lc->idx[i]] : NULL;
+  row_at at = {lc->file, rec->line, lc->idx};
+  gb_row row;
+  if ((e = parse_row(&at, cell, &row))) return e;
+  /* the text of an ok row's detail is for people reading the file: a
+   * reader of many runs keeps it only where something went wrong */
+  if (row.status == GB_STATUS_OK) row.detail = "";
+  char *base = (char *)&row;
+  for (size_t i = 0; i < NCOLS; i++) {
+    if ((k_cols[i].kind != COL_STR && k_cols[i].kind != COL_REQSTR) || lc->idx[i] < 0) continue;
+    const char **f = (const char **)(base + k_cols[i].off);
+    if (lc->last[i] && strcmp(lc->last[i], *f) == 0) {
+      *f = lc->last[i];
+      continue;
+    }
+    const char *in = pool_intern(res->pool, *f);
+    if (!in) return gb_fail(GB_E_NOMEM, "%s: out of memory", rec->name);
+    *f = lc->last[i] = in;
+  }
+  if ((e = reserve_rows(res, 1, rec->name))) return e;
+  res->rows[res->nrows++] = row;
+  return GB_OK;
+}
+
+static gb_err read_lean(const char *path, const char *data, size_t len, gb_results *res) {
+  size_t before = res->nrows;
+  bool was_empty = res->nrows == 0 && res->ntables == 0 && !res->pool;
+  gb_err e = GB_OK;
+  if (!res->pool && !(res->pool = calloc(1, sizeof *res->pool))) return gb_fail(GB_E_NOMEM, "out of memory");
+  lean_ctx lc = {.res = res};
+  if (!(lc.file = pool_intern(res->pool, path))) e = gb_fail(GB_E_NOMEM, "out of memory");
+  gb_csv_table t;
+  memset(&t, 0, sizeof t);
+  if (!e) e = data ? gb_csv_stream_mem(path, data, len, &t, lean_record, &lc) : gb_csv_stream_file(path, &t, lean_record, &lc);
+  if (!e && !lc.mapped) { /* a header and no rows: its columns are still checked */
+    int idx[NCOLS];
+    e = map_columns(&t, idx);
+  }
+  gb_csv_free(&t);
+  if (e) {
+    res->nrows = before;
+    if (was_empty) {
+      free(res->rows);
+      pool_free(res->pool);
+      res->rows = NULL;
+      res->pool = NULL;
+      res->rows_cap = 0;
+    }
+  }
+  return e;
+}
+
+gb_err gb_results_read_lean(const char *path, gb_results *res) { return read_lean(path, NULL, 0, res); }
+
+gb_err gb_results_read_lean_mem(const char *name, const char *data, size_t len, gb_results *res) {
+  return read_lean(name, data ? data : "", len, res);
 }
 
 gb_err gb_results_read(const char *path, gb_results *res) {
@@ -318,6 +508,7 @@ void gb_results_free(gb_results *res) {
   for (size_t i = 0; i < res->ntables; i++) gb_csv_free(&res->tables[i]);
   free(res->tables);
   free(res->rows);
+  pool_free(res->pool);
   memset(res, 0, sizeof *res);
 }
 

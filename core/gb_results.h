@@ -75,14 +75,27 @@ void gb_row_case_key(const gb_row *r, bool with_metric, char *buf, size_t n);
 typedef struct gb_results {
   size_t nrows;
   gb_row *rows;
+  size_t rows_cap;
   size_t ntables;
-  gb_csv_table *tables; /* owns the text the rows point into */
+  gb_csv_table *tables;    /* owns the text the rows of gb_results_read point into */
+  struct gb_strpool *pool; /* owns the strings of gb_results_read_lean's rows */
 } gb_results;
 
 /* Reads and validates one results file and appends its rows to *res (which
  * starts zeroed). On error nothing is appended and gb_errmsg() names
  * file:line:column. */
 gb_err gb_results_read(const char *path, gb_results *res);
+
+/* Reads path as gb_results_read does (the same checks, messages and
+ * all-or-nothing contract), streaming: no copy of the file is kept, each
+ * distinct string is stored once, and the detail of rows with status ok
+ * is dropped (""): memory is the rows (~300 bytes each) whatever the
+ * size of their text. For the readers of many runs (report, compare,
+ * history, plan), which show detail only for rows that are not ok. */
+gb_err gb_results_read_lean(const char *path, gb_results *res);
+
+/* Same, from memory (tests and fuzzing). */
+gb_err gb_results_read_lean_mem(const char *name, const char *data, size_t len, gb_results *res);
 
 /* Same, from memory (tests and fuzzing). */
 gb_err gb_results_read_mem(const char *name, const char *data, size_t len, gb_results *res);

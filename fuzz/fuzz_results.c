@@ -19,11 +19,26 @@ static int same_double(double a, double b) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  gb_results res = {0};
-  if (gb_results_read_mem("fuzz.csv", (const char *)data, size, &res) != GB_OK) {
+  gb_results res = {0}, lean = {0};
+  gb_err full_err = gb_results_read_mem("fuzz.csv", (const char *)data, size, &res);
+  gb_err lean_err = gb_results_read_lean_mem("fuzz.csv", (const char *)data, size, &lean);
+  FUZZ_ASSERT(full_err == lean_err);
+  if (full_err != GB_OK) {
     FUZZ_ASSERT(res.nrows == 0 && res.ntables == 0);
+    FUZZ_ASSERT(lean.nrows == 0 && !lean.rows && !lean.pool);
     return 0;
   }
+  FUZZ_ASSERT(lean.nrows == res.nrows);
+  for (size_t i = 0; i < res.nrows; i++) {
+    const gb_row *x = &res.rows[i], *y = &lean.rows[i];
+    char kx[1024], ky[1024];
+    gb_row_case_key(x, true, kx, sizeof kx);
+    gb_row_case_key(y, true, ky, sizeof ky);
+    FUZZ_ASSERT(strcmp(kx, ky) == 0 && x->line == y->line && x->status == y->status);
+    FUZZ_ASSERT(same_double(x->value, y->value) && strcmp(x->run_id, y->run_id) == 0);
+    FUZZ_ASSERT(strcmp(y->detail, x->status == GB_STATUS_OK ? "" : x->detail) == 0);
+  }
+  gb_results_free(&lean);
   gb_buf b = {0};
   FUZZ_ASSERT(gb_results_put_header(&b) == GB_OK);
   for (size_t i = 0; i < res.nrows; i++) FUZZ_ASSERT(gb_results_put_row(&b, &res.rows[i]) == GB_OK);

@@ -450,6 +450,58 @@ START_TEST(test_streamed_read) {
 }
 END_TEST
 
+/* gb_csv_stream_file: the same records, lines and errors as
+ * gb_csv_read_file, one at a time, none kept. */
+typedef struct stream_seen {
+  size_t n;
+  long last_line;
+  char second[64];
+  size_t stop_at; /* return an error at this record (0: never) */
+} stream_seen;
+
+static gb_err on_streamed(void *ctx, const gb_csv_record *rec) {
+  stream_seen *s = ctx;
+  ck_assert_uint_eq(rec->ncols, 2);
+  ck_assert_str_eq(rec->header[1], "text");
+  ck_assert_uint_eq(rec->index, s->n);
+  ck_assert_int_eq(rec->header_line, 1);
+  if (s->n == 1) snprintf(s->second, sizeof s->second, "%s", rec->cells[1]);
+  s->last_line = rec->line;
+  if (s->stop_at && rec->index + 1 == s->stop_at) return gb_fail(GB_E_INPUT, "%s:%ld: stop here", rec->name, rec->line);
+  s->n++;
+  return GB_OK;
+}
+
+START_TEST(test_stream_file) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/stream.csv", gb_test_tmpdir());
+  const char *text = "id,text\n1,a\n2,\"two\nlines\"\n\n3,c\n";
+  ck_assert_int_eq(gb_test_write(path, text, strlen(text)), 0);
+  gb_csv_table t;
+  stream_seen s = {0};
+  ck_assert_int_eq(gb_csv_stream_file(path, &t, on_streamed, &s), GB_OK);
+  ck_assert_uint_eq(s.n, 3);
+  ck_assert_str_eq(s.second, "two\nlines");
+  ck_assert_int_eq(s.last_line, 6);
+  ck_assert_uint_eq(t.nrows, 0); /* nothing kept but the header */
+  ck_assert_int_eq(gb_csv_col(&t, "text"), 1);
+  gb_csv_free(&t);
+  /* the callback's error stops the read and comes back */
+  stream_seen stop = {.stop_at = 2};
+  ck_assert_int_eq(gb_csv_stream_file(path, &t, on_streamed, &stop), GB_E_INPUT);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "stream.csv:3: stop here"));
+  ck_assert_uint_eq(stop.n, 1);
+  /* a record of the wrong width: gb_csv_read_file's message */
+  const char *bad = "id,text\n1,a\n2,b,c\n";
+  ck_assert_int_eq(gb_test_write(path, bad, strlen(bad)), 0);
+  stream_seen s2 = {0};
+  ck_assert_int_eq(gb_csv_stream_file(path, &t, on_streamed, &s2), GB_E_INPUT);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "stream.csv:3: 3 fields where the header has 2"));
+  ck_assert_int_eq(gb_csv_read_file(path, &t), GB_E_INPUT);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "stream.csv:3: 3 fields where the header has 2"));
+}
+END_TEST
+
 /* The duplicate-header check compared every pair of names: a header of
  * 200000 columns took minutes; now linear (well under a second). */
 START_TEST(test_duplicate_header_linear) {
@@ -497,6 +549,7 @@ static Suite *suite(void) {
   tcase_add_test(te, test_output_check);
   tcase_add_test(te, test_fifo_input);
   tcase_add_test(te, test_streamed_read);
+  tcase_add_test(te, test_stream_file);
   tcase_add_test(te, test_duplicate_header_linear);
   tcase_set_timeout(te, 60);
   suite_add_tcase(s, te);

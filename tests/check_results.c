@@ -565,6 +565,102 @@ START_TEST(test_fuzz_regressions) {
 }
 END_TEST
 
+/* gb_results_read_lean gives the rows gb_results_read gives, but for the
+ * detail of ok rows (dropped); equal strings are one copy. */
+static void same_double(double a, double b) {
+  ck_assert(isnan(a) ? isnan(b) : a == b);
+}
+
+static void expect_lean_same(const char *path) {
+  gb_results full = {0}, lean = {0};
+  ck_assert_int_eq(gb_results_read(path, &full), GB_OK);
+  ck_assert_int_eq(gb_results_read_lean(path, &lean), GB_OK);
+  ck_assert_uint_eq(full.nrows, lean.nrows);
+  ck_assert_uint_eq(lean.ntables, 0);
+  for (size_t i = 0; i < full.nrows; i++) {
+    const gb_row *a = &full.rows[i], *b = &lean.rows[i];
+    const char *const sa[] = {a->run_id, a->timestamp, a->host, a->gpu_type, a->gpu_name, a->driver, a->cuda,
+                              a->benchmark, a->case_name, a->dtype, a->metric, a->unit, a->variant, a->git_sha,
+                              a->cublaslt, a->nvrtc, a->nccl, a->settings, a->regime, a->profile, a->gpu_uuid,
+                              a->file};
+    const char *const sb[] = {b->run_id, b->timestamp, b->host, b->gpu_type, b->gpu_name, b->driver, b->cuda,
+                              b->benchmark, b->case_name, b->dtype, b->metric, b->unit, b->variant, b->git_sha,
+                              b->cublaslt, b->nvrtc, b->nccl, b->settings, b->regime, b->profile, b->gpu_uuid,
+                              b->file};
+    for (size_t k = 0; k < sizeof sa / sizeof sa[0]; k++) ck_assert_str_eq(sa[k], sb[k]);
+    ck_assert_str_eq(b->detail, a->status == GB_STATUS_OK ? "" : a->detail);
+    ck_assert_int_eq(a->line, b->line);
+    ck_assert_int_eq(a->status, b->status);
+    ck_assert_int_eq(a->gpu_count, b->gpu_count);
+    ck_assert_int_eq(a->rep, b->rep);
+    ck_assert_int_eq(a->headline, b->headline);
+    const int64_t ia[] = {a->m, a->n, a->k, a->bytes, a->samples, a->l2_bytes};
+    const int64_t ib[] = {b->m, b->n, b->k, b->bytes, b->samples, b->l2_bytes};
+    for (size_t k = 0; k < 6; k++) ck_assert_int_eq(ia[k], ib[k]);
+    const double da[] = {a->value, a->min, a->max, a->stddev, a->sm_clock_mhz, a->mem_clock_mhz, a->temp_c,
+                         a->power_w, a->peak};
+    const double db[] = {b->value, b->min, b->max, b->stddev, b->sm_clock_mhz, b->mem_clock_mhz, b->temp_c,
+                         b->power_w, b->peak};
+    for (size_t k = 0; k < 9; k++) same_double(da[k], db[k]);
+    if (i > 0) { /* one copy of each string */
+      if (!strcmp(b->run_id, lean.rows[0].run_id)) ck_assert_ptr_eq(b->run_id, lean.rows[0].run_id);
+      if (!strcmp(b->gpu_type, lean.rows[0].gpu_type)) ck_assert_ptr_eq(b->gpu_type, lean.rows[0].gpu_type);
+    }
+  }
+  gb_results_free(&full);
+  gb_results_free(&lean);
+}
+
+START_TEST(test_lean_same_rows) {
+  expect_lean_same(gb_fixture("results_good.csv"));
+  expect_lean_same(gb_fixture("results_typed_columns.csv"));
+  expect_lean_same(gb_fixture("aa/aa-quick-1.csv"));
+  expect_lean_same(gb_fixture("report_h200.csv"));
+  /* two files into one set: the second's rows follow, the first's stay */
+  gb_results res = {0};
+  ck_assert_int_eq(gb_results_read_lean(gb_fixture("results_good.csv"), &res), GB_OK);
+  ck_assert_int_eq(gb_results_read_lean(gb_fixture("results_typed_columns.csv"), &res), GB_OK);
+  ck_assert_uint_eq(res.nrows, 6);
+  ck_assert_str_eq(res.rows[2].detail, "unsupported on cc 8.0"); /* an error row keeps its detail */
+  ck_assert_str_eq(res.rows[0].detail, "");
+  ck_assert_ptr_nonnull(strstr(res.rows[4].file, "results_typed_columns.csv"));
+  /* a bad third file appends nothing and leaves the rows read */
+  ck_assert_int_eq(gb_results_read_lean(gb_fixture("results_not_number.csv"), &res), GB_E_INPUT);
+  ck_assert_uint_eq(res.nrows, 6);
+  ck_assert_str_eq(res.rows[2].detail, "unsupported on cc 8.0");
+  gb_results_free(&res);
+}
+END_TEST
+
+START_TEST(test_lean_fixture_bad) {
+  gb_results res = {0};
+  ck_assert_int_eq(gb_results_read_lean(gb_fixture(k_bad[_i].file), &res), GB_E_INPUT);
+  ck_assert_msg(strstr(gb_errmsg(), k_bad[_i].expect) != NULL, "%s: got \"%s\"", k_bad[_i].file, gb_errmsg());
+  ck_assert_uint_eq(res.nrows, 0);
+  ck_assert_ptr_null(res.rows); /* nothing to free after an error on an empty set */
+  ck_assert_ptr_null(res.pool);
+}
+END_TEST
+
+START_TEST(test_lean_header_only) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/header_only.csv", gb_test_tmpdir());
+  gb_buf h = {0};
+  ck_assert_int_eq(gb_results_put_header(&h), GB_OK);
+  ck_assert_int_eq(gb_test_write(path, h.data, h.len), 0);
+  gb_results res = {0};
+  ck_assert_int_eq(gb_results_read_lean(path, &res), GB_OK);
+  ck_assert_uint_eq(res.nrows, 0);
+  gb_results_free(&res);
+  /* a header without a required column is refused with no rows too */
+  const char *bad = "schema,run_id\n";
+  ck_assert_int_eq(gb_test_write(path, bad, strlen(bad)), 0);
+  ck_assert_int_eq(gb_results_read_lean(path, &res), GB_E_INPUT);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "header_only.csv:1: missing required column \"timestamp\""));
+  gb_buf_free(&h);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("results");
   TCase *tc = tcase_create("core");
@@ -580,9 +676,12 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_two_writers);
   tcase_add_test(tc, test_marker_names_writer);
   tcase_add_test(tc, test_marker_link_not_followed);
+  tcase_add_test(tc, test_lean_same_rows);
+  tcase_add_test(tc, test_lean_header_only);
   suite_add_tcase(s, tc);
   TCase *te = tcase_create("errors");
   tcase_add_loop_test(te, test_fixture_bad, 0, (int)(sizeof k_bad / sizeof k_bad[0]));
+  tcase_add_loop_test(te, test_lean_fixture_bad, 0, (int)(sizeof k_bad / sizeof k_bad[0]));
   tcase_add_test(te, test_writer_refuses_bad_paths);
   tcase_add_test(te, test_fuzz_regressions);
   suite_add_tcase(s, te);
