@@ -30,11 +30,13 @@ const gb_opt_cmd gb_noise_cmd = {
         "one GPU type, and writes one noise floor per benchmark, metric and size class:\n"
         "sigma = 2 x median |ln(x_i / x_j)| over every pair of runs / (0.6745 x sqrt 2),\n"
         "the robust standard deviation of one run in ln units with a safety factor of 2,\n"
-        "plus a row for each figure whose own spread is wider than its class's (scope\n"
-        "\"any\"). Where runs record their GPU (gpu_uuid), each class also gets a row of\n"
-        "scope \"same-gpu\" from the pairs of runs on one card only, which compare uses\n"
-        "for two --repeat runs of one card. `gpubench compare --noise FILE` judges each\n"
-        "figure against these floors (docs/ci.md, data/noise/README.md).",
+        "plus a row for each figure measured in 6 or more runs, or whose own spread is\n"
+        "wider than its class's: its spread over the runs, shrunk towards the class's\n"
+        "(scope \"any\"; compare takes it over the class's). Where runs record their\n"
+        "GPU (gpu_uuid), each class also gets a row of scope \"same-gpu\" from the pairs\n"
+        "of runs on one card only, which compare uses for two --repeat runs of one card.\n"
+        "`gpubench compare --noise FILE` judges each figure against these floors\n"
+        "(docs/ci.md, data/noise/README.md).",
     .options = k_opts,
     .operands = {.metavar = "RUN.csv|DIR...", .help = "the results files of the runs, or directories of them",
                  .min = 1, .max = -1, .ext = "csv", A(inputs), GB_OPT_COUNT(noise_args, ninputs),

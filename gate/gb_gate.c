@@ -374,7 +374,7 @@ static void judge(gb_gate_item *it, const gb_gate_options *opt, double min_pct, 
   /* the class's floor, pooled with the runs' own spread */
   const gb_noise_floor *fl = gb_noise_lookup(opt->noise, b->row), *ff = gb_noise_lookup_figure(opt->noise, b->row);
   double floor_sigma = fl ? fl->sigma : gb_noise_default_sigma(b->row);
-  if (ff && ff->sigma > floor_sigma) floor_sigma = ff->sigma;
+  if (ff) floor_sigma = ff->sigma;
   double ss = NU0 * floor_sigma * floor_sigma, df = NU0;
   if (!isnan(b->sd_ln)) {
     ss += (double)(b->nruns - 1) * b->sd_ln * b->sd_ln;

@@ -381,7 +381,7 @@ gb_err gb_noise_measure(const gb_results *res, gb_noise_table *t) {
       const fig_sd *fs = &a->figs[k];
       double fsig = GB_NOISE_SAFETY * sqrt((GB_NOISE_NU0 * c * c + (double)fs->df * fs->sd * fs->sd) /
                                            (GB_NOISE_NU0 + (double)fs->df));
-      if (!(fsig > class_sigma)) continue;
+      if (!(fsig > class_sigma) && fs->df + 1 < GB_NOISE_FIG_MIN_RUNS) continue;
       char fig[512];
       gb_noise_figure(fs->row, fig, sizeof fig);
       gb_noise_floor *g;

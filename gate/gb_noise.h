@@ -16,15 +16,18 @@
  *   sigma = GB_NOISE_SAFETY * median(d) / (0.6745 * sqrt(2))
  * the robust (MAD) estimate of one run's standard deviation in ln units,
  * times a safety factor. Median, 95th percentile and maximum of d are kept
- * for the record. A figure whose own spread between the runs is wider than
- * its class's gets a row of its own (figure = its key, without gpu_type):
+ * for the record. A figure gets a row of its own (figure = its key, without
+ * gpu_type) where its own spread between the runs is wider than its
+ * class's, or where at least GB_NOISE_FIG_MIN_RUNS runs measured it:
  *   sigma = GB_NOISE_SAFETY * sqrt((NU0 * c^2 + (k - 1) * s^2) / (NU0 + k - 1))
  * with c the class's robust sigma (before the safety factor), s the sd of
  * the figure's ln values over its k runs and NU0 = 4: its own spread,
- * shrunk towards the class's by a prior worth 4 runs. The gate takes the
- * larger of the class's and the figure's floor: no figure is judged more
- * finely than its class. Figures noisier within a run are also caught by
- * the gate from their rows' own spread.
+ * shrunk towards the class's by a prior worth 4 runs, so never under
+ * sqrt(NU0 / (NU0 + k - 1)) of the class's (0.52 with 12 runs). The gate
+ * takes the figure's row where there is one, else the class's: a steady
+ * figure in a class of figures that switch speed (int8 8192^3 beside tf32
+ * 8192^3) is judged against its own spread. Figures noisier within a run
+ * are also caught by the gate from their rows' own spread.
  *
  * Same GPU: where runs record their GPU (gpu_uuid), each class also gets a
  * row of scope "same-gpu" from the pairs of runs on one GPU only, by the
@@ -49,6 +52,8 @@
 
 #define GB_NOISE_SAFETY 2.0
 #define GB_NOISE_NU0 4.0
+/* runs of a figure that give it a floor of its own below its class's */
+#define GB_NOISE_FIG_MIN_RUNS 6
 
 /* The size class of a row, e.g. "headline/1G-2G" (see above). */
 void gb_noise_size_class(const gb_row *r, char *buf, size_t n);
