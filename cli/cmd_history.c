@@ -50,6 +50,8 @@ const gb_opt_cmd gb_history_cmd = {
         "1%-noise figure is flagged once 3 runs follow 3. There is no cap on the changes\n"
         "per series. A slow drift (a significant least-squares slope that fits as well\n"
         "as the steps) is reported as one drift line, not as a staircase of steps.\n"
+        "A series of more than 256 runs is tested in windows of 256 runs, 128 apart,\n"
+        "alpha shared among them (the cost grows with the runs, not their square).\n"
         "\n"
         "The last line says what this history can see: the smallest step it flags\n"
         "(median over the headline series) once --min-segment runs follow it, and how\n"

@@ -122,30 +122,30 @@ static int cmp_cp(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-gb_err gb_changepoints(const double *x, size_t n, const gb_cp_options *opt, gb_change_point *out, size_t *nout) {
-  *nout = 0;
-  if (opt->min_segment < 2 || opt->permutations < 1 || !(opt->alpha > 0 && opt->alpha < 1))
-    return gb_fail(GB_E_INPUT, "change points: min_segment must be >= 2, permutations >= 1, 0 < alpha < 1");
-  for (size_t i = 0; i < n; i++)
-    if (!isfinite(x[i])) return gb_fail(GB_E_INPUT, "change points: value %zu is not finite", i);
-  if (n < 2 * opt->min_segment) return GB_OK;
-  size_t cap = opt->max_changes ? opt->max_changes : n / opt->min_segment;
-  /* the series' own noise, robust to steps: for the parametric test */
-  double sigma = gb_cp_noise(x, n), scale = fabs(mean_of(x, n)) + 1.0;
-  if (!(sigma > 1e-12 * scale)) sigma = 1e-12 * scale;
-  double *scratch = malloc((n + 1) * (n + 1) * sizeof *scratch);
-  double *shuffled = malloc(n * sizeof *shuffled);
-  size_t *bounds = malloc((cap + 2) * sizeof *bounds); /* sorted segment starts + n */
-  if (!scratch || !shuffled || !bounds) {
-    free(scratch);
-    free(shuffled);
-    free(bounds);
-    return gb_fail(GB_E_NOMEM, "out of memory for change-point detection of %zu values", n);
-  }
-  uint64_t rng = opt->seed;
+size_t gb_cp_windows(size_t n) {
+  if (n <= GB_CP_WINDOW) return 1;
+  return (n - GB_CP_WINDOW + GB_CP_WINDOW / 2 - 1) / (GB_CP_WINDOW / 2) + 1;
+}
+
+double gb_cp_window_alpha(double alpha, size_t n) { return alpha / (double)gb_cp_windows(n); }
+
+/* Work space of one analysis of up to n values. */
+typedef struct cp_work {
+  double *scratch, *shuffled;
+  size_t *bounds;
+} cp_work;
+
+/* E-divisive on x[0..n) (one window of a series of n_series values whose
+ * noise is sigma), accepting changes at alpha; up to cap of them, in the
+ * order accepted, into out. */
+static void cp_run(const double *x, size_t n, size_t n_series, const gb_cp_options *opt, double alpha, double sigma,
+                   uint64_t *rng, cp_work *w, size_t cap, gb_change_point *out, size_t *nout) {
+  double *scratch = w->scratch, *shuffled = w->shuffled;
+  size_t *bounds = w->bounds;
   size_t nb = 2;
   bounds[0] = 0;
   bounds[1] = n;
+  *nout = 0;
   while (*nout < cap) {
     /* the segment whose best split is strongest */
     double best_q = -INFINITY;
@@ -168,15 +168,15 @@ gb_err gb_changepoints(const double *x, size_t n, const gb_cp_options *opt, gb_c
     double tstat = step_t(x + a, len, best_tau - a, sigma, shuffled);
     double p_par = fmin(1.0, (double)ncand * erfc(tstat / sqrt(2.0)));
     double pv;
-    if (tstat >= gb_cp_critical(opt->alpha, ncand, n)) {
+    if (tstat >= gb_cp_critical(alpha, ncand, n_series)) {
       pv = p_par;
     } else {
       memcpy(shuffled, x + a, len * sizeof *shuffled);
       size_t at_least = 0, done = 0;
-      double stop = opt->alpha * (double)(opt->permutations + 1) - 1.0; /* at_least above this: p > alpha */
+      double stop = alpha * (double)(opt->permutations + 1) - 1.0; /* at_least above this: p > alpha */
       for (size_t p = 0; p < opt->permutations && (double)at_least <= stop; p++, done++) {
         for (size_t i = len - 1; i > 0; i--) { /* Fisher-Yates */
-          size_t j = next_below(&rng, i + 1);
+          size_t j = next_below(rng, i + 1);
           double t = shuffled[i];
           shuffled[i] = shuffled[j];
           shuffled[j] = t;
@@ -189,7 +189,7 @@ gb_err gb_changepoints(const double *x, size_t n, const gb_cp_options *opt, gb_c
       pv = (1.0 + (double)at_least) / (1.0 + (double)(done < opt->permutations ? done : opt->permutations));
       if ((double)at_least > stop) break;
     }
-    if (pv > opt->alpha) break;
+    if (pv > alpha) break;
     gb_change_point *c = &out[(*nout)++];
     c->index = best_tau;
     c->p_value = pv;
@@ -198,6 +198,59 @@ gb_err gb_changepoints(const double *x, size_t n, const gb_cp_options *opt, gb_c
     bounds[best_seg + 1] = best_tau;
     nb++;
   }
+}
+
+static int cmp_cp_p(const void *a, const void *b) {
+  const gb_change_point *x = a, *y = b;
+  if (x->p_value != y->p_value) return x->p_value < y->p_value ? -1 : 1;
+  if (x->q != y->q) return x->q > y->q ? -1 : 1;
+  return (x->index > y->index) - (x->index < y->index);
+}
+
+gb_err gb_changepoints(const double *x, size_t n, const gb_cp_options *opt, gb_change_point *out, size_t *nout) {
+  *nout = 0;
+  if (opt->min_segment < 2 || opt->permutations < 1 || !(opt->alpha > 0 && opt->alpha < 1))
+    return gb_fail(GB_E_INPUT, "change points: min_segment must be >= 2, permutations >= 1, 0 < alpha < 1");
+  for (size_t i = 0; i < n; i++)
+    if (!isfinite(x[i])) return gb_fail(GB_E_INPUT, "change points: value %zu is not finite", i);
+  if (n < 2 * opt->min_segment) return GB_OK;
+  size_t cap = opt->max_changes ? opt->max_changes : n / opt->min_segment;
+  /* the series' own noise, robust to steps: for the parametric test */
+  double sigma = gb_cp_noise(x, n), scale = fabs(mean_of(x, n)) + 1.0;
+  if (!(sigma > 1e-12 * scale)) sigma = 1e-12 * scale;
+  size_t nwin = gb_cp_windows(n), wlen = nwin > 1 ? GB_CP_WINDOW : n;
+  size_t wcap = wlen / opt->min_segment + 1, ncand = 0;
+  cp_work w = {malloc((wlen + 1) * (wlen + 1) * sizeof *w.scratch), malloc(wlen * sizeof *w.shuffled),
+               malloc((wcap + 2) * sizeof *w.bounds)};
+  gb_change_point *found = malloc(nwin * wcap * sizeof *found);
+  if (!w.scratch || !w.shuffled || !w.bounds || !found) {
+    free(w.scratch);
+    free(w.shuffled);
+    free(w.bounds);
+    free(found);
+    return gb_fail(GB_E_NOMEM, "out of memory for change-point detection of %zu values", n);
+  }
+  /* windows of GB_CP_WINDOW values, each half a window after the last, the
+   * last ending at the series' end; alpha shared among them (Bonferroni) */
+  double alpha = gb_cp_window_alpha(opt->alpha, n);
+  for (size_t k = 0; k < nwin; k++) {
+    size_t start = k + 1 < nwin ? k * (GB_CP_WINDOW / 2) : n - wlen, got = 0;
+    uint64_t rng = opt->seed + (uint64_t)k * 0x9E3779B97F4A7C15ull;
+    cp_run(x + start, wlen, n, opt, alpha, sigma, &rng, &w, cap < wcap ? cap : wcap, found + ncand, &got);
+    for (size_t i = 0; i < got; i++) found[ncand + i].index += start;
+    ncand += got;
+  }
+  /* one change where overlapping windows found it twice (closer than a
+   * minimum segment): the most significant; the strongest first when over cap */
+  qsort(found, ncand, sizeof *found, cmp_cp_p);
+  for (size_t i = 0; i < ncand && *nout < cap; i++) {
+    bool near = false;
+    for (size_t j = 0; j < *nout && !near; j++) {
+      size_t a = found[i].index, b = out[j].index;
+      near = (a > b ? a - b : b - a) < opt->min_segment;
+    }
+    if (!near) out[(*nout)++] = found[i];
+  }
   qsort(out, *nout, sizeof *out, cmp_cp);
   /* means of the final segments on either side of each change */
   for (size_t i = 0; i < *nout; i++) {
@@ -205,8 +258,9 @@ gb_err gb_changepoints(const double *x, size_t n, const gb_cp_options *opt, gb_c
     out[i].mean_before = mean_of(x + lo, mid - lo);
     out[i].mean_after = mean_of(x + mid, hi - mid);
   }
-  free(scratch);
-  free(shuffled);
-  free(bounds);
+  free(w.scratch);
+  free(w.shuffled);
+  free(w.bounds);
+  free(found);
   return GB_OK;
 }

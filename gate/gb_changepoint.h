@@ -55,6 +55,22 @@ typedef struct gb_change_point {
   double mean_after;  /* of the adjacent segment after the change */
 } gb_change_point;
 
+/* A series longer than GB_CP_WINDOW values is analyzed in windows of that
+ * many, each starting half a window after the last (the last ending at the
+ * series' end), with alpha shared among them (Bonferroni: alpha / windows);
+ * a change found by two windows counts once. Cost and memory then grow
+ * with the series' length, not its square (a 4663-run history took 181 s
+ * and 174 MB of work space per series). A change needs at most
+ * GB_CP_WINDOW / 2 values on each side to be found, so a shift too small
+ * to show in 128 runs either side is not. */
+#define GB_CP_WINDOW 256
+
+/* The windows a series of n values is analyzed in (1 up to GB_CP_WINDOW). */
+size_t gb_cp_windows(size_t n);
+
+/* The significance level each window of a series of n values uses. */
+double gb_cp_window_alpha(double alpha, size_t n);
+
 /* Finds change points in x[0..n) (not modified). Writes up to opt->max_changes
  * (0: n / min_segment) points, sorted by index, into out (caller's array of
  * at least that many) and their count into *nout. A series shorter than 2 * min_segment has none.

@@ -124,11 +124,13 @@ static gb_err find_runs(const gb_results *res, gb_history *h, size_t *run_of_row
 }
 
 /* The smallest relative step (fraction) that the step test flags in a
- * series of n points and relative noise rel, with k points after it. */
+ * series of n points and relative noise rel, with k points after it (in
+ * the last window of a series longer than GB_CP_WINDOW: gb_changepoint.h). */
 static double step_mdc(double rel, size_t n, size_t k, const gb_cp_options *opt) {
-  if (n < 2 * opt->min_segment || k < opt->min_segment || n - k < opt->min_segment) return NAN;
-  double crit = gb_cp_critical(opt->alpha, n - 2 * opt->min_segment + 1, n);
-  return crit * GB_CP_MEDIAN_SE * rel * sqrt(1.0 / (double)(n - k) + 1.0 / (double)k);
+  size_t w = n < GB_CP_WINDOW ? n : GB_CP_WINDOW;
+  if (w < 2 * opt->min_segment || k < opt->min_segment || w - k < opt->min_segment) return NAN;
+  double crit = gb_cp_critical(gb_cp_window_alpha(opt->alpha, n), w - 2 * opt->min_segment + 1, n);
+  return crit * GB_CP_MEDIAN_SE * rel * sqrt(1.0 / (double)(w - k) + 1.0 / (double)k);
 }
 
 /* Noise, detectable step and drift of a series (see gb_history.h). */
@@ -143,7 +145,8 @@ static void assess(gb_history_series *s, const gb_cp_options *opt) {
   double rel = sigma / fabs(med);
   s->noise_pct = rel * 100;
   s->mdc_pct = step_mdc(rel, n, opt->min_segment, opt) * 100;
-  for (size_t k = opt->min_segment; k + opt->min_segment <= n; k++)
+  size_t w = n < GB_CP_WINDOW ? n : GB_CP_WINDOW;
+  for (size_t k = opt->min_segment; k + opt->min_segment <= w; k++)
     if (step_mdc(rel, n, k, opt) <= 0.10) {
       s->runs_for_10pct = k;
       break;
@@ -313,6 +316,11 @@ gb_err gb_history_format_text(const gb_history *h, bool all, gb_buf *out) {
                       "history: %zu runs, %zu series, %zu long enough to test, %zu with a change point, %zu "
                       "drifting\n",
                       h->nruns, h->nseries, h->nanalyzed, h->nchanged, h->ndrift);
+  if (!e && h->nruns > GB_CP_WINDOW)
+    e = gb_buf_printf(out,
+                      "history: series of more than %d runs are tested in windows of %d runs, each %d after the "
+                      "last, alpha shared among them: a change must show within %d runs on either side\n",
+                      GB_CP_WINDOW, GB_CP_WINDOW, GB_CP_WINDOW / 2, GB_CP_WINDOW / 2);
   /* what it can see: the smallest step over the headline series (all series when none) */
   double *m = malloc((h->nseries + 1) * sizeof *m), *k = malloc((h->nseries + 1) * sizeof *k);
   if (!e && (!m || !k)) e = gb_fail(GB_E_NOMEM, "out of memory");
