@@ -28,7 +28,8 @@ const char *gb_status_name(gb_status s);
 bool gb_status_parse(const char *s, gb_status *out);
 
 /* One results row. Strings are borrowed (the writer copies them out at once;
- * rows from the reader point into their table). Empty integers are GB_NA,
+ * rows from the reader point into their table, or into the string pool of
+ * the lean reader). Empty integers are GB_NA,
  * empty doubles NaN, an absent rep -1. */
 typedef struct gb_row {
   const char *run_id, *timestamp, *host, *gpu_type, *gpu_name, *driver, *cuda;

@@ -15,6 +15,7 @@
 #include "gb_plot.h"
 #include "gb_rep_sections.h"
 #include "gb_report.h"
+#include "gb_results.h"
 #include "reportutil.h"
 #include "testutil.h"
 
@@ -462,6 +463,92 @@ START_TEST(test_without_gnuplot) {
 }
 END_TEST
 
+/* Result fields holding what would break the outputs -- a newline then a
+ * GitHub workflow command, table pipes, tags, control characters, backticks
+ * -- in every text column the report shows (case, dtype, host, GPU name,
+ * run id, detail of a throttled row, variant, library versions, settings):
+ * report.md has no line that starts a workflow command, every table row
+ * has its header's cells, no tag or control character passes; report.html
+ * stays well formed with no tag from the data and no control character. */
+START_TEST(test_hostile_fields) {
+  setenv("GPUBENCH_GNUPLOT", "/nonexistent/gnuplot", 1);
+  static const char *const bad[] = {"x\n::error::pwned", "a|b|c", "<script>alert(1)</script>", "tab\there\x01\x1f",
+                                    "`tick` \r\n::warning::w", "::set-output name=x::y", "<img src=x onerror=y>"};
+  enum { NBAD = sizeof bad / sizeof bad[0] };
+  fixtures();
+  gb_results res = {0};
+  ck_assert_int_eq(gb_results_read(g_h200, &res), GB_OK);
+  gb_buf csv = {0};
+  ck_assert_int_eq(gb_results_put_header(&csv), GB_OK);
+  for (size_t i = 0; i < res.nrows; i++) {
+    gb_row r = res.rows[i];
+    const char *h = bad[i % NBAD];
+    switch (i % 5) {
+    case 0: r.case_name = h; break;
+    case 1: r.dtype = h; break;
+    case 2: r.variant = h; break;
+    case 3: r.status = GB_STATUS_THROTTLED; r.detail = h; break;
+    default: r.settings = h; break;
+    }
+    r.host = bad[(i + 1) % NBAD];
+    r.gpu_name = bad[(i + 2) % NBAD];
+    r.cublaslt = bad[(i + 3) % NBAD];
+    r.nccl = bad[(i + 4) % NBAD];
+    if (i % 7 == 0) r.run_id = bad[(i + 5) % NBAD];
+    ck_assert_int_eq(gb_results_put_row(&csv, &r), GB_OK);
+  }
+  gb_results_free(&res);
+  char dir[4096], in[4200];
+  snprintf(dir, sizeof dir, "%s/hostile", gb_test_tmpdir());
+  snprintf(in, sizeof in, "%s/hostile.csv", gb_test_tmpdir());
+  ck_assert_int_eq(gb_test_write(in, csv.data, csv.len), 0);
+  gb_buf_free(&csv);
+  const char *files[] = {in};
+  gb_report_options o = {.results = files, .nresults = 1, .specs_path = g_specs, .out_dir = dir, .title = "hostile"};
+  gb_report_summary sum;
+  ck_assert_msg(gb_report_write(&o, &sum) == GB_OK, "%s", gb_errmsg());
+  char *md = slurp_in(dir, "report.md");
+  ck_assert_ptr_nonnull(md);
+  ck_assert_ptr_nonnull(strstr(md, "pwned")); /* the fields are there, escaped */
+  size_t header_cells = 0, lines = 0;
+  for (char *line = md; line && *line; lines++) {
+    char *end = strchr(line, '\n');
+    size_t len = end ? (size_t)(end - line) : strlen(line);
+    const char *p = line;
+    while (p < line + len && (*p == ' ' || *p == '\t')) p++;
+    ck_assert_msg(strncmp(p, "::", 2) != 0, "report.md line %zu starts a workflow command: %.80s", lines + 1, line);
+    for (size_t k = 0; k < len; k++)
+      ck_assert_msg((unsigned char)line[k] >= 0x20 || line[k] == '\t', "report.md line %zu: control byte 0x%02x",
+                    lines + 1, (unsigned char)line[k]);
+    /* a table row: its unescaped pipes match its header's */
+    if (len && line[0] == '|') {
+      size_t cells = 0;
+      for (size_t k = 0; k < len; k++) cells += line[k] == '|' && (k == 0 || line[k - 1] != '\\');
+      if (!header_cells) header_cells = cells;
+      ck_assert_msg(cells == header_cells, "report.md line %zu: %zu cells, its table %zu: %.120s", lines + 1, cells,
+                    header_cells, line);
+    } else {
+      header_cells = 0;
+    }
+    line = end ? end + 1 : NULL;
+  }
+  ck_assert_ptr_null(strstr(md, "<script"));
+  ck_assert_ptr_null(strstr(md, "<img"));
+  free(md);
+  char *html = slurp_in(dir, "report.html");
+  char err[256];
+  ck_assert_msg(gb_xml_wellformed(html, err, sizeof err), "report.html: %s", err);
+  ck_assert_ptr_null(strstr(html, "<script"));
+  ck_assert_ptr_null(strstr(html, "<img"));
+  ck_assert_ptr_nonnull(strstr(html, "&lt;script&gt;"));
+  for (const char *q = html; *q; q++)
+    ck_assert_msg((unsigned char)*q >= 0x20 || *q == '\n' || *q == '\t' || *q == '\r',
+                  "report.html: control byte 0x%02x at %zu", (unsigned char)*q, (size_t)(q - html));
+  free(html);
+  unsetenv("GPUBENCH_GNUPLOT");
+}
+END_TEST
+
 /* A comma-decimal locale must not reach the tables or the plot data. */
 START_TEST(test_comma_locale) {
   const char *loc = gb_test_comma_locale();
@@ -866,6 +953,7 @@ int main(void) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_every_benchmark_has_a_section);
   tcase_add_test(tc, test_without_gnuplot);
+  tcase_add_test(tc, test_hostile_fields);
   tcase_add_test(tc, test_bad_inputs);
   tcase_add_test(tc, test_absent_data_skipped);
   tcase_add_test(tc, test_environment_libraries);
