@@ -182,7 +182,7 @@ int gb_cmd_history(int argc, char **argv) {
   /* an input where --plot writes is refused before anything is written */
   static const char *const outs[] = {".png", ".svg", ".gp", ".dat", NULL};
   if (!e && plot_dir) e = gb_output_check_dir(plot_dir, outs, (const char *const *)paths, npaths);
-  for (size_t i = 0; i < npaths && !e; i++) e = gb_results_read_lean(paths[i], &res);
+  for (size_t i = 0; i < npaths && !e; i++) e = gb_results_read_input(paths[i], &res);
   if (!e) e = gb_history_build(&res, &opt, &h);
   if (!e) e = gb_history_format_text(&h, all, &text);
   size_t nplots = 0;

@@ -488,6 +488,13 @@ static gb_err read_lean(const char *path, const char *data, size_t len, gb_resul
 
 gb_err gb_results_read_lean(const char *path, gb_results *res) { return read_lean(path, NULL, 0, res); }
 
+gb_err gb_results_read_input(const char *path, gb_results *res) {
+  size_t before = res->nrows;
+  gb_err e = gb_results_read_lean(path, res);
+  if (!e && res->nrows == before) e = gb_fail(GB_E_INPUT, "%s: a header and no rows: no results in it", path);
+  return e;
+}
+
 gb_err gb_results_read_lean_mem(const char *name, const char *data, size_t len, gb_results *res) {
   return read_lean(name, data ? data : "", len, res);
 }

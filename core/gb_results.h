@@ -95,6 +95,12 @@ gb_err gb_results_read(const char *path, gb_results *res);
  * history, plan), which show detail only for rows that are not ok. */
 gb_err gb_results_read_lean(const char *path, gb_results *res);
 
+/* gb_results_read_lean for the commands that analyze results (compare,
+ * report, history, plan --measured): a file with a header and no rows --
+ * a campaign that wrote nothing -- is bad input there, GB_E_INPUT
+ * "PATH: a header and no rows: no results in it", not an empty result. */
+gb_err gb_results_read_input(const char *path, gb_results *res);
+
 /* Same, from memory (tests and fuzzing). */
 gb_err gb_results_read_lean_mem(const char *name, const char *data, size_t len, gb_results *res);
 

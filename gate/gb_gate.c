@@ -633,11 +633,7 @@ gb_err gb_gate_read_side(char *const *inputs, size_t ninputs, bool dirs, gb_resu
   const char *gpu = NULL, *gpu_file = NULL;
   for (size_t i = 0; i < npaths && !e; i++) {
     size_t before = res->nrows;
-    if ((e = gb_results_read_lean(paths[i], res))) break;
-    if (res->nrows == before) {
-      e = gb_fail(GB_E_INPUT, "%s: a header and no rows: no results to compare", paths[i]);
-      break;
-    }
+    if ((e = gb_results_read_input(paths[i], res))) break;
     for (size_t r = before; r < res->nrows; r++) {
       const gb_row *row = &res->rows[r];
       if (!gpu) {

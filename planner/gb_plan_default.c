@@ -40,7 +40,7 @@ gb_err gb_plan_load_measured_dir(const char *dir, gb_results *res, size_t *nfile
   for (size_t i = 0; i < n && !e; i++) {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-    e = gb_results_read_lean(path, res);
+    e = gb_results_read_input(path, res);
     if (!e) (*nfiles)++;
   }
   for (size_t i = 0; i < n; i++) free(names[i]);
@@ -78,7 +78,7 @@ gb_err gb_plan_run_make(const gb_plan_inputs *in, gb_plan_run *r) {
   if (!in->no_measured) {
     if (in->nmeasured) {
       for (size_t i = 0; i < in->nmeasured; i++)
-        if ((e = gb_results_read_lean(in->measured[i], &r->measured))) goto fail;
+        if ((e = gb_results_read_input(in->measured[i], &r->measured))) goto fail;
       r->nfiles = in->nmeasured;
     } else if ((e = gb_plan_load_measured_dir(r->meas_dir, &r->measured, &r->nfiles))) {
       goto fail;

@@ -165,8 +165,8 @@ gb_err gb_rep_section_compare(gb_rep *r) {
   if (!o->compare || o->nresults != 2) return GB_OK;
   gb_results base = {0}, cur = {0};
   gb_gate_report g = {0};
-  gb_err e = gb_results_read_lean(o->results[0], &base);
-  if (!e) e = gb_results_read_lean(o->results[1], &cur);
+  gb_err e = gb_results_read_input(o->results[0], &base);
+  if (!e) e = gb_results_read_input(o->results[1], &cur);
   gb_gate_options opt = gb_gate_defaults();
   opt.allow_mismatch = true; /* the view draws; the gate (gpubench compare) decides */
   if (!e) e = gb_gate_compare(&base, &cur, &opt, &g);

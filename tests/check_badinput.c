@@ -27,6 +27,7 @@
 #include "gb_gate_config.h"
 #include "gb_prices.h"
 #include "gb_results.h"
+#include "gb_runinfo.h"
 #include "gb_specs.h"
 #include "gb_workload.h"
 #include "testutil.h"
@@ -331,6 +332,24 @@ START_TEST(test_accepted_results) {
   EXPECT_RC(rc, 2, out);
   EXPECT_HAS(out, "header.csv: a header and no rows");
   ck_assert(!exists(tpath("h.xml")));
+  free(out);
+  /* and every command that analyzes results: report exited 0 with an empty
+   * report, history 3 ("no figure has 6 runs"), plan 0 with no measurement */
+  rc = gpubench(&out, "report", tpath("header.csv"), "--out", tpath("hrep"), NULL);
+  EXPECT_RC(rc, 2, out);
+  EXPECT_HAS(out, "header.csv: a header and no rows: no results in it");
+  ck_assert(!exists(tpath("hrep/report.md")));
+  free(out);
+  rc = gpubench(&out, "history", tpath("header.csv"), NULL);
+  EXPECT_RC(rc, 2, out);
+  EXPECT_HAS(out, "header.csv: a header and no rows: no results in it");
+  free(out);
+  char workload[4200];
+  snprintf(workload, sizeof workload, "%s/workloads/generic-example.ini", gb_data_dir());
+  rc = gpubench(&out, "plan", workload, "--measured", tpath("header.csv"), "--csv", tpath("hplan.csv"), NULL);
+  EXPECT_RC(rc, 2, out);
+  EXPECT_HAS(out, "header.csv: a header and no rows: no results in it");
+  ck_assert(!exists(tpath("hplan.csv")));
   free(out);
   gb_buf_free(&b);
   gb_buf_free(&u);
