@@ -4,7 +4,8 @@
  * physical line it starts on, so every error names file:line:column. A UTF-8
  * byte-order mark is skipped; CRLF and LF line ends are both accepted; quoted
  * fields may hold commas, quotes and newlines. Cells live in one arena owned
- * by the table. */
+ * by the table; gb_csv_stream_file hands the records to a callback one at a
+ * time instead, keeping none (for inputs larger than memory should hold). */
 #ifndef GB_CSV_H
 #define GB_CSV_H
 
