@@ -371,7 +371,7 @@ static void judge(gb_gate_item *it, const gb_gate_options *opt, double min_pct, 
   }
   it->ratio = c->median / b->median;
   it->change_pct = it->direction * (it->ratio - 1.0) * 100.0;
-  /* the class's floor, pooled with the runs' own spread */
+  /* the figure's floor where it has a row of its own, else its class's, pooled with the runs' own spread */
   const gb_noise_floor *fl = gb_noise_lookup(opt->noise, b->row), *ff = gb_noise_lookup_figure(opt->noise, b->row);
   double floor_sigma = fl ? fl->sigma : gb_noise_default_sigma(b->row);
   if (ff) floor_sigma = ff->sigma;
