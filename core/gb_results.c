@@ -200,15 +200,27 @@ static gb_err bad(const row_at *at, size_t i, const char *what, const char *text
                  what, text, strlen(text) > 60 ? "..." : "");
 }
 
-/* The column indexes of table t's header for k_cols; a missing required
- * column is an error naming the header's line. */
-static gb_err map_columns(const gb_csv_table *t, int *idx) {
+/* The index of each of k_cols among a header's ncols names (-1: absent);
+ * a missing required column is an error naming file and the header's line. */
+static gb_err map_columns(const char *file, long line, const char *const *names, size_t ncols, int *idx) {
   for (size_t i = 0; i < NCOLS; i++) {
-    idx[i] = gb_csv_col(t, k_cols[i].name);
+    idx[i] = -1;
+    for (size_t c = 0; c < ncols && idx[i] < 0; c++)
+      if (strcmp(names[c], k_cols[i].name) == 0) idx[i] = (int)c;
     if (idx[i] < 0 && k_cols[i].required)
-      return gb_fail(GB_E_INPUT, "%s:%ld: missing required column \"%s\"", t->name, t->lines[0], k_cols[i].name);
+      return gb_fail(GB_E_INPUT, "%s:%ld: missing required column \"%s\"", file, line, k_cols[i].name);
   }
   return GB_OK;
+}
+
+/* The same for table t's header. */
+static gb_err map_table_columns(const gb_csv_table *t, int *idx) {
+  const char **names = malloc((t->ncols ? t->ncols : 1) * sizeof *names);
+  if (!names) return gb_fail(GB_E_NOMEM, "%s: out of memory", t->name);
+  for (size_t c = 0; c < t->ncols; c++) names[c] = gb_csv_header(t, c);
+  gb_err e = map_columns(t->name, t->lines[0], names, t->ncols, idx);
+  free(names);
+  return e;
 }
 
 /* One row from its cells (cell[i]: column k_cols[i]'s text, NULL where the
@@ -293,7 +305,7 @@ static gb_err reserve_rows(gb_results *res, size_t n, const char *name) {
 
 static gb_err parse_rows(gb_csv_table *t, gb_results *res) {
   int idx[NCOLS];
-  gb_err e = map_columns(t, idx);
+  gb_err e = map_table_columns(t, idx);
   if (!e) e = reserve_rows(res, t->nrows + 1, t->name);
   const char *cell[NCOLS];
   for (size_t r = 0; r < t->nrows && !e; r++) {
@@ -415,24 +427,14 @@ typedef struct lean_ctx {
   const char *last[NCOLS]; /* the previous row's interned strings, per column */
 } lean_ctx;
 
-static gb_err lean_map(lean_ctx *lc, const gb_csv_record *rec) {
-  for (size_t i = 0; i < NCOLS; i++) {
-    lc->idx[i] = -1;
-    for (size_t c = 0; c < rec->ncols && lc->idx[i] < 0; c++)
-      if (strcmp(rec->header[c], k_cols[i].name) == 0) lc->idx[i] = (int)c;
-    if (lc->idx[i] < 0 && k_cols[i].required)
-      return gb_fail(GB_E_INPUT, "%s:%ld: missing required column \"%s\"", rec->name, rec->header_line,
-                     k_cols[i].name);
-  }
-  lc->mapped = true;
-  return GB_OK;
-}
-
 static gb_err lean_record(void *ctx, const gb_csv_record *rec) {
   lean_ctx *lc = ctx;
   gb_results *res = lc->res;
   gb_err e;
-  if (!lc->mapped && (e = lean_map(lc, rec))) return e;
+  if (!lc->mapped) {
+    if ((e = map_columns(rec->name, rec->header_line, rec->header, rec->ncols, lc->idx))) return e;
+    lc->mapped = true;
+  }
   const char *cell[NCOLS];
   for (size_t i = 0; i < NCOLS; i++) cell[i] = lc->idx[i] >= 0 ? rec->cells[lc->idx[i]] : NULL;
   row_at at = {lc->file, rec->line, lc->idx};
@@ -470,7 +472,7 @@ static gb_err read_lean(const char *path, const char *data, size_t len, gb_resul
   if (!e) e = data ? gb_csv_stream_mem(path, data, len, &t, lean_record, &lc) : gb_csv_stream_file(path, &t, lean_record, &lc);
   if (!e && !lc.mapped) { /* a header and no rows: its columns are still checked */
     int idx[NCOLS];
-    e = map_columns(&t, idx);
+    e = map_table_columns(&t, idx);
   }
   gb_csv_free(&t);
   if (e) {

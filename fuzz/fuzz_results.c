@@ -18,6 +18,14 @@ static int same_double(double a, double b) {
   return memcmp(&a, &b, sizeof a) == 0 || a == b;
 }
 
+/* x and y name the same case and metric */
+static int same_key(const gb_row *x, const gb_row *y) {
+  char kx[1024], ky[1024];
+  gb_row_case_key(x, true, kx, sizeof kx);
+  gb_row_case_key(y, true, ky, sizeof ky);
+  return strcmp(kx, ky) == 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   gb_results res = {0}, lean = {0};
   gb_err full_err = gb_results_read_mem("fuzz.csv", (const char *)data, size, &res);
@@ -31,10 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FUZZ_ASSERT(lean.nrows == res.nrows);
   for (size_t i = 0; i < res.nrows; i++) {
     const gb_row *x = &res.rows[i], *y = &lean.rows[i];
-    char kx[1024], ky[1024];
-    gb_row_case_key(x, true, kx, sizeof kx);
-    gb_row_case_key(y, true, ky, sizeof ky);
-    FUZZ_ASSERT(strcmp(kx, ky) == 0 && x->line == y->line && x->status == y->status);
+    FUZZ_ASSERT(same_key(x, y) && x->line == y->line && x->status == y->status);
     FUZZ_ASSERT(same_double(x->value, y->value) && strcmp(x->run_id, y->run_id) == 0);
     FUZZ_ASSERT(strcmp(y->detail, x->status == GB_STATUS_OK ? "" : x->detail) == 0);
   }
@@ -47,10 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FUZZ_ASSERT(again.nrows == res.nrows);
   for (size_t i = 0; i < res.nrows; i++) {
     const gb_row *x = &res.rows[i], *y = &again.rows[i];
-    char kx[1024], ky[1024];
-    gb_row_case_key(x, true, kx, sizeof kx);
-    gb_row_case_key(y, true, ky, sizeof ky);
-    FUZZ_ASSERT(strcmp(kx, ky) == 0);
+    FUZZ_ASSERT(same_key(x, y));
     FUZZ_ASSERT(x->status == y->status && x->gpu_count == y->gpu_count && x->rep == y->rep);
     FUZZ_ASSERT(x->m == y->m && x->n == y->n && x->k == y->k && x->bytes == y->bytes && x->samples == y->samples);
     FUZZ_ASSERT(same_double(x->value, y->value) && same_double(x->min, y->min) && same_double(x->max, y->max));

@@ -127,6 +127,8 @@ size_t gb_cp_windows(size_t n) {
   return (n - GB_CP_WINDOW + GB_CP_WINDOW / 2 - 1) / (GB_CP_WINDOW / 2) + 1;
 }
 
+size_t gb_cp_window_len(size_t n) { return n < GB_CP_WINDOW ? n : GB_CP_WINDOW; }
+
 double gb_cp_window_alpha(double alpha, size_t n) { return alpha / (double)gb_cp_windows(n); }
 
 /* Work space of one analysis of up to n values. */
@@ -218,7 +220,7 @@ gb_err gb_changepoints(const double *x, size_t n, const gb_cp_options *opt, gb_c
   /* the series' own noise, robust to steps: for the parametric test */
   double sigma = gb_cp_noise(x, n), scale = fabs(mean_of(x, n)) + 1.0;
   if (!(sigma > 1e-12 * scale)) sigma = 1e-12 * scale;
-  size_t nwin = gb_cp_windows(n), wlen = nwin > 1 ? GB_CP_WINDOW : n;
+  size_t nwin = gb_cp_windows(n), wlen = gb_cp_window_len(n);
   size_t wcap = wlen / opt->min_segment + 1, ncand = 0;
   cp_work w = {malloc((wlen + 1) * (wlen + 1) * sizeof *w.scratch), malloc(wlen * sizeof *w.shuffled),
                malloc((wcap + 2) * sizeof *w.bounds)};

@@ -68,6 +68,9 @@ typedef struct gb_change_point {
 /* The windows a series of n values is analyzed in (1 up to GB_CP_WINDOW). */
 size_t gb_cp_windows(size_t n);
 
+/* The length of those windows: n up to GB_CP_WINDOW, else GB_CP_WINDOW. */
+size_t gb_cp_window_len(size_t n);
+
 /* The significance level each window of a series of n values uses. */
 double gb_cp_window_alpha(double alpha, size_t n);
 

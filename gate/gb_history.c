@@ -127,7 +127,7 @@ static gb_err find_runs(const gb_results *res, gb_history *h, size_t *run_of_row
  * series of n points and relative noise rel, with k points after it (in
  * the last window of a series longer than GB_CP_WINDOW: gb_changepoint.h). */
 static double step_mdc(double rel, size_t n, size_t k, const gb_cp_options *opt) {
-  size_t w = n < GB_CP_WINDOW ? n : GB_CP_WINDOW;
+  size_t w = gb_cp_window_len(n);
   if (w < 2 * opt->min_segment || k < opt->min_segment || w - k < opt->min_segment) return NAN;
   double crit = gb_cp_critical(gb_cp_window_alpha(opt->alpha, n), w - 2 * opt->min_segment + 1, n);
   return crit * GB_CP_MEDIAN_SE * rel * sqrt(1.0 / (double)(w - k) + 1.0 / (double)k);
@@ -145,7 +145,7 @@ static void assess(gb_history_series *s, const gb_cp_options *opt) {
   double rel = sigma / fabs(med);
   s->noise_pct = rel * 100;
   s->mdc_pct = step_mdc(rel, n, opt->min_segment, opt) * 100;
-  size_t w = n < GB_CP_WINDOW ? n : GB_CP_WINDOW;
+  size_t w = gb_cp_window_len(n);
   for (size_t k = opt->min_segment; k + opt->min_segment <= w; k++)
     if (step_mdc(rel, n, k, opt) <= 0.10) {
       s->runs_for_10pct = k;
