@@ -369,9 +369,14 @@ int gb_gemm_first_of(const double *t, int a, int b);
  * card heating as it goes) to the rested confirmation: those whose screening
  * median t[i] is within GB_GEMM_FINALIST_WITHIN of the fastest, fastest
  * first, at most max of them; the heuristic's first (index first, -1 when it
- * is not among them) takes the last place when it is within but would not
- * make the cut. Writes the indices to out and returns how many (0 when none
- * ran). */
+ * is not among them) goes on whenever it ran: in a place of its own when
+ * there is room, else in the last place. The screening, back to back while
+ * the power cap comes on, can put it anywhere: on an H200 it put fp64's #1
+ * at 4096x4096x14336 (128x64 tile) 5.9% behind in one process of seven,
+ * the confirmation never saw it, and the 64x64 tile it kept ran 51.7
+ * TFLOP/s in the window against #1's 54.7-55.2 in every process that kept
+ * #1 (docs/perf-notes-gemm.md). Writes the indices to out and returns how
+ * many (0 when none ran). */
 #define GB_GEMM_FINALIST_WITHIN 0.05
 #define GB_GEMM_FINALISTS_MAX 8
 int gb_gemm_finalists(const double *t, int n, int first, int max, int *out);

@@ -49,8 +49,11 @@ int gb_gemm_finalists(const double *t, int n, int first, int max, int *out) {
     out[got++] = next;
     first_in = first_in || next == first;
   }
-  if (!first_in && first >= 0 && first < n && isfinite(t[first]) && t[first] <= limit && got == max)
+  /* the heuristic's first goes on wherever its screening put it */
+  if (!first_in && first >= 0 && first < n && isfinite(t[first])) {
+    if (got < max) got++;
     out[got - 1] = first;
+  }
   return got;
 }
 
