@@ -10,6 +10,21 @@
 #include "gb_num.h"
 #include "gb_runner.h"
 
+/* --opt, repeatable: each value appended to opts_text after a comma, so
+ * `--opt a=1 --opt b=2` is `--opt a=1,b=2` in every way. */
+static int add_opts(void *args, const gb_opt *opt, const char *val, char *err, size_t errlen) {
+  gb_run_args *a = args;
+  size_t used = strlen(a->opts_text), len = strlen(val);
+  if (used + (used > 0) + len >= sizeof a->opts_text) {
+    snprintf(err, errlen, "--%s: the values given are over %zu bytes together", opt->name,
+             sizeof a->opts_text - 1);
+    return -1;
+  }
+  if (used > 0) a->opts_text[used++] = ',';
+  memcpy(a->opts_text + used, val, len + 1);
+  return 0;
+}
+
 #define A(m) GB_OPT_AT(gb_run_args, m)
 static const gb_opt k_opts[] = {
     {"bench", 0, "LIST", "comma-separated benchmarks (default: all); --list shows them", GB_OPT_STRING, A(bench_list)},
@@ -31,7 +46,8 @@ static const gb_opt k_opts[] = {
      "NVML every N ms while cases run (default 20; 0 = off: no telemetry\n"
      "columns and no throttled status, to rule the sampler out)", GB_OPT_INT, A(telemetry_ms), .min = 0,
      .max = 10000},
-    {"opt", 0, "K=V,...", "benchmark-specific options (see docs/)", GB_OPT_STRING, A(bench_opts)},
+    {"opt", 0, "K=V,...", "benchmark-specific options (see docs/); repeatable: the values\n"
+     "add up, as one --opt listing them all", GB_OPT_CALL, .set = add_opts},
     {"list", 0, NULL, "list the benchmarks and exit", GB_OPT_FLAG, A(list)},
     {0}};
 #undef A
@@ -72,6 +88,7 @@ int gb_run_parse_args(int argc, char **argv, gb_run_args *a) {
   a->repeat = 1;
   a->telemetry_ms = GB_TELEMETRY_DEFAULT_MS;
   int rc = gb_opt_parse(&gb_run_cmd, argc, argv, a);
+  a->bench_opts = a->opts_text[0] ? a->opts_text : NULL;
   if (rc != GB_CLI_CONTINUE) {
     a->list = false;
     return rc;

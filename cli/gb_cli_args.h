@@ -90,8 +90,12 @@ void gb_report_args_free(gb_report_args *a);
 
 /* ---- run ---- */
 
+#define GB_RUN_OPTS_MAX 4096 /* bytes of every --opt value together, commas included */
+
 typedef struct gb_run_args {
-  const char *bench_list, *devices, *out, *resume, *bench_opts;
+  const char *bench_list, *devices, *out, *resume;
+  const char *bench_opts;            /* every --opt value joined by commas (opts_text), NULL: none */
+  char opts_text[GB_RUN_OPTS_MAX];
   bool full, graph;
   int repeat, warmup, iters; /* warmup and iters -1: the benchmark's default */
   int telemetry_ms;          /* NVML sampling period; 0: none */

@@ -10,6 +10,7 @@
 
 #include "gb_changepoint.h"
 #include "gb_cli.h"
+#include "gb_cli_args.h"
 #include "gb_plan.h"
 #include "gb_workload.h"
 #include "testutil.h"
@@ -376,6 +377,27 @@ START_TEST(test_history_defaults) {
 }
 END_TEST
 
+/* --opt repeated adds up (it replaced the earlier values: `--opt gemm.precs=fp64 --opt gemm.search_log=F`
+ * ran every precision) */
+START_TEST(test_run_opt_repeated) {
+  gb_run_args a;
+  char *one[] = {"run", "--opt", "gemm.precs=fp64", NULL};
+  ck_assert_int_eq(gb_run_parse_args(3, one, &a), GB_CLI_CONTINUE);
+  ck_assert_str_eq(a.bench_opts, "gemm.precs=fp64");
+  char *two[] = {"run", "--opt", "gemm.precs=fp64:fp32", "--bench", "gemm", "--opt=gemm.rest_ms=0,membw.corrupt=on", NULL};
+  ck_assert_int_eq(gb_run_parse_args(6, two, &a), GB_CLI_CONTINUE);
+  ck_assert_str_eq(a.bench_opts, "gemm.precs=fp64:fp32,gemm.rest_ms=0,membw.corrupt=on");
+  char *none[] = {"run", NULL};
+  ck_assert_int_eq(gb_run_parse_args(1, none, &a), GB_CLI_CONTINUE);
+  ck_assert_ptr_null(a.bench_opts);
+  /* over GB_RUN_OPTS_MAX bytes together: a usage error, not a cut list */
+  static char big[GB_RUN_OPTS_MAX / 2 + 1];
+  memset(big, 'x', sizeof big - 1);
+  char *many[] = {"run", "--opt", big, "--opt", big, NULL};
+  ck_assert_int_eq(gb_run_parse_args(5, many, &a), 2);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("cli");
   TCase *tc = tcase_create("parse");
@@ -388,6 +410,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_man_and_completion_cover_every_option);
   tcase_add_test(tc, test_plan_options_from_the_planner);
   tcase_add_test(tc, test_history_defaults);
+  tcase_add_test(tc, test_run_opt_repeated);
   suite_add_tcase(s, tc);
   return s;
 }
