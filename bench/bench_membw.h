@@ -90,6 +90,17 @@ int gb_membw_cold_sets(int64_t working_set_bytes, int64_t l2_bytes);
  * of it (a graph replay then walks every set), at most GB_MEMBW_MAX_OPS. */
 int gb_membw_ops_per_sample(int64_t bytes_moved, int sets);
 
+/* The auto-tune times every variant on a prefix of a large hot array (8
+ * L2s), where several come out within a few tenths of a percent; the
+ * GB_MEMBW_RETUNE fastest there are timed again on the whole array, which
+ * keeps the fastest of them. Writes the indices of the (at most k) fastest
+ * finite sec[i] to out, fastest first (ties: the lower index), and returns
+ * how many. On an H200 one process in ten kept mul fp32's w16_e2_cs variant
+ * for the 2 GiB array from the prefix, and it ran 2% below the others'
+ * 4235-4268 GB/s over the whole array: an A/A pair flagged it. */
+#define GB_MEMBW_RETUNE 3
+size_t gb_membw_fastest(const double *sec, size_t n, size_t k, size_t *out);
+
 /* ---- kernel variants ---- */
 
 typedef struct gb_membw_variant {

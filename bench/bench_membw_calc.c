@@ -363,3 +363,19 @@ bool gb_membw_check_sum(const gb_membw_kernel *k, double got, double expected, d
                 got, expected, err, tol);
   return false;
 }
+
+size_t gb_membw_fastest(const double *sec, size_t n, size_t k, size_t *out) {
+  size_t got = 0;
+  while (got < k) {
+    size_t next = n;
+    for (size_t i = 0; i < n; i++) {
+      if (!isfinite(sec[i])) continue;
+      bool taken = false;
+      for (size_t j = 0; j < got; j++) taken = taken || out[j] == i;
+      if (!taken && (next == n || sec[i] < sec[next])) next = i;
+    }
+    if (next == n) break;
+    out[got++] = next;
+  }
+  return got;
+}

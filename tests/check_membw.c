@@ -147,6 +147,24 @@ START_TEST(test_ops_per_sample) {
 }
 END_TEST
 
+/* the prefix's fastest variants, fastest first, that go on to the whole array */
+START_TEST(test_fastest_variants) {
+  double sec[] = {1.010e-3, 1.002e-3, NAN, 1.001e-3, 1.002e-3, INFINITY, 1.030e-3};
+  size_t out[GB_MEMBW_RETUNE];
+  ck_assert_uint_eq(gb_membw_fastest(sec, 7, GB_MEMBW_RETUNE, out), 3);
+  ck_assert_uint_eq(out[0], 3);
+  ck_assert_uint_eq(out[1], 1); /* a tie: the lower index first */
+  ck_assert_uint_eq(out[2], 4);
+  ck_assert_uint_eq(gb_membw_fastest(sec, 7, 1, out), 1);
+  ck_assert_uint_eq(out[0], 3);
+  double none[] = {NAN, INFINITY};
+  ck_assert_uint_eq(gb_membw_fastest(none, 2, GB_MEMBW_RETUNE, out), 0);
+  ck_assert_uint_eq(gb_membw_fastest(sec, 2, GB_MEMBW_RETUNE, out), 2); /* fewer than k ran */
+  ck_assert_uint_eq(out[0], 1);
+  ck_assert_uint_eq(out[1], 0);
+}
+END_TEST
+
 /* ---- variants ---- */
 
 START_TEST(test_variants) {
@@ -452,6 +470,7 @@ static Suite *suite(void) {
   tcase_add_test(sw, test_sweep_capped_by_free_memory);
   tcase_add_test(sw, test_headline_rule);
   tcase_add_test(sw, test_regime_and_cold_sets);
+  tcase_add_test(sw, test_fastest_variants);
   tcase_add_test(sw, test_ops_per_sample);
   suite_add_tcase(s, sw);
   TCase *var = tcase_create("variants");
