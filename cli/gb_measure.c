@@ -1,9 +1,9 @@
 /* gb_measure: the front end's way to the measuring side. The gpubench
- * program links no CUDA library (plan, report, compare, history, merge run
- * on a machine without CUDA); `run` and `info` load the measuring module,
- * libgpubench-measure.so (cli/gb_measure_module.c with bench/ and the
- * kernels, linked to the CUDA runtime, cuBLASLt, NVRTC and NCCL), at run
- * time. docs/install.md. */
+ * program links no CUDA library (plan, report, compare, history, merge,
+ * noise, export and monitor run on a machine without CUDA); `run` and
+ * `info` load the measuring module, libgpubench-measure.so
+ * (cli/gb_measure_module.c with bench/ and the kernels, linked to the CUDA
+ * runtime, cuBLASLt, NVRTC and NCCL), at run time. docs/install.md. */
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdio.h>
@@ -41,8 +41,8 @@ int gb_measure_call(const char *cmd, int argc, char **argv) {
   char path[PATH_MAX + 64];
   if (find_module(path, sizeof path) != 0) {
     fprintf(stderr,
-            "gpubench %s: the measuring module %s is not installed (%s); plan, report, compare, history and "
-            "merge work without it (docs/install.md)\n",
+            "gpubench %s: the measuring module %s is not installed (%s); plan, report, compare, history, "
+            "merge, noise, export and monitor work without it (docs/install.md)\n",
             cmd, GB_MEASURE_MODULE, path);
     return 3;
   }

@@ -24,6 +24,7 @@ trap stop_all EXIT
 
 echo "device-monitor: $(ldd "$bin" | grep -c '=> not found') libraries not found; libmicrohttpd from: $(ldd "$bin" | awk '/libmicrohttpd/ {print $3}')"
 rm -f "$out/campaign.csv" "$out/campaign.csv.committed"
+: >"$out/monitor.log" # exists before the first read below: the child opens it only after the fork
 "$bin" monitor --listen 127.0.0.1:0 --results "$out/campaign.csv" --interval 500 2>"$out/monitor.log" &
 mon=$!
 port=

@@ -59,6 +59,7 @@ retry() { local n=$1; shift; for _ in $(seq "$n"); do "$@" >/dev/null 2>&1 && re
 # a monitor on a free port; sets mon_pid and mon_port from its first line
 start_monitor() { # LOGFILE ARGS...
   local log=$1; shift
+  : >"$log" # exists before the first read below: the child opens it only after the fork
   "$gpubench" monitor --listen 127.0.0.1:0 "$@" 2>"$log" &
   mon_pid=$!
   pids+=("$mon_pid")
