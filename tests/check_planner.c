@@ -198,6 +198,62 @@ static const struct {
     {"type = training\ndemand_peak_fraction = 2\n", "w.ini:2: demand_peak_fraction: absurd value 2"},
     {"type = training\nparams = 1e9\nactive_params = 2e9\ntokens = 1e9\ntokens_per_step = 1e6\n",
      "active_params: 2e+09 is more than params"},
+    /* issue 27: each key's out-of-range, not-a-number and wrong-kind values, at file:line */
+    {"type = training\nfixed_hours = -1\n", "w.ini:2: fixed_hours: must be >= 0: -1"},
+    {"type = training\nfixed_hours = 1e6\n", "w.ini:2: fixed_hours: absurd value 1e6 (above 100000)"},
+    {"type = training\nfixed_hours = 2h\n", "w.ini:2: fixed_hours: not a number: \"2h\""},
+    {"type = training\nusable_memory_fraction = 0\n", "w.ini:2: usable_memory_fraction: must be > 0: 0"},
+    {"type = training\nusable_memory_fraction = 1.1\n", "w.ini:2: usable_memory_fraction: absurd value 1.1"},
+    {"type = training\nusable_memory_fraction = 90%\n", "w.ini:2: usable_memory_fraction: not a number"},
+    {"type = training\nactivation_gb_per_gpu = -1\n", "w.ini:2: activation_gb_per_gpu: must be >= 0: -1"},
+    {"type = training\nactivation_gb_per_gpu = 1e6\n", "w.ini:2: activation_gb_per_gpu: absurd value 1e6"},
+    {"type = training\nactivation_gb_per_gpu = lots\n", "w.ini:2: activation_gb_per_gpu: not a number: \"lots\""},
+    {"type = inference\nactivation_gb_per_gpu = 5\n", "w.ini:2: activation_gb_per_gpu: does not apply to a inference"},
+    {"type = training\nbucket_bytes = 0\n", "w.ini:2: bucket_bytes: must be > 0: 0"},
+    {"type = training\nbucket_bytes = 1e13\n", "w.ini:2: bucket_bytes: absurd value 1e13"},
+    {"type = training\nbucket_bytes = 25MB\n", "w.ini:2: bucket_bytes: not a number: \"25MB\""},
+    {"type = generic\ntotal_flops = 1\nbucket_bytes = 1e6\n", "w.ini:3: bucket_bytes: does not apply to a generic"},
+    {"type = training\nbytes_per_grad_element = 0\n", "w.ini:2: bytes_per_grad_element: must be > 0: 0"},
+    {"type = training\nbytes_per_grad_element = 32\n", "w.ini:2: bytes_per_grad_element: absurd value 32 (above 16)"},
+    {"type = training\nbytes_per_grad_element = two\n", "w.ini:2: bytes_per_grad_element: not a number"},
+    {"type = training\ngrad_bytes = -5\n", "w.ini:2: grad_bytes: must be > 0: -5"},
+    {"type = training\nflops_per_token = 0\n", "w.ini:2: flops_per_token: must be > 0: 0"},
+    {"type = training\nmemory_bytes_per_param = 2000\n", "w.ini:2: memory_bytes_per_param: absurd value 2000"},
+    {"type = training\nexpert_parallel = 0\n", "w.ini:2: expert_parallel: must be >= 1: 0"},
+    {"type = training\nexpert_parallel = 2.5\n", "w.ini:2: expert_parallel: must be a whole number: 2.5"},
+    {"type = training\nexpert_parallel = 5000\n", "w.ini:2: expert_parallel: absurd value 5000 (above 4096)"},
+    {"type = training\nexpert_parallel = eight\n", "w.ini:2: expert_parallel: not a number: \"eight\""},
+    {"type = inference\nexpert_parallel = 8\n", "w.ini:2: expert_parallel: does not apply to a inference"},
+    {"type = training\nmoe_top_k = 0\n", "w.ini:2: moe_top_k: must be >= 1: 0"},
+    {"type = training\nmoe_top_k = 1.5\n", "w.ini:2: moe_top_k: must be a whole number: 1.5"},
+    {"type = training\nmoe_top_k = 65\n", "w.ini:2: moe_top_k: absurd value 65 (above 64)"},
+    {"type = generic\nmoe_top_k = 2\ntotal_flops = 1\n", "w.ini:2: moe_top_k: does not apply to a generic"},
+    {"type = training\nseq_len = 0\n", "w.ini:2: seq_len: must be >= 1: 0"},
+    {"type = training\nseq_len = 2048.5\n", "w.ini:2: seq_len: must be a whole number"},
+    {"type = training\nmicro_batch = 0\n", "w.ini:2: micro_batch: must be >= 1: 0"},
+    {"type = training\nmicro_batch = x\n", "w.ini:2: micro_batch: not a number: \"x\""},
+    {"type = inference\nmicro_batch = 4\n", "w.ini:2: micro_batch: does not apply to a inference"},
+    {"type = training\nlayers = 0\n", "w.ini:2: layers: must be >= 1: 0"},
+    {"type = training\nlayers = 1.5\n", "w.ini:2: layers: must be a whole number: 1.5"},
+    {"type = training\nhidden_size = 0\n", "w.ini:2: hidden_size: must be >= 1: 0"},
+    {"type = generic\nhidden_size = 4096\ntotal_flops = 1\n", "w.ini:2: hidden_size: does not apply to a generic"},
+    {"type = inference\nmodel_bytes = 0\n", "w.ini:2: model_bytes: must be > 0: 0"},
+    {"type = training\nmodel_bytes = 1e9\n", "w.ini:2: model_bytes: does not apply to a training"},
+    {"type = inference\nkv_bytes_per_sequence = -1\n", "w.ini:2: kv_bytes_per_sequence: must be >= 0: -1"},
+    {"type = inference\nkv_bytes_per_token = many\n", "w.ini:2: kv_bytes_per_token: not a number"},
+    {"type = inference\noutput_tokens = 0\n", "w.ini:2: output_tokens: must be >= 1: 0"},
+    {"type = inference\nprompt_tokens = 1.5\n", "w.ini:2: prompt_tokens: must be a whole number"},
+    {"type = inference\nserve_hours = 0\n", "w.ini:2: serve_hours: must be > 0: 0"},
+    {"type = inference\nmax_token_latency_ms = 0\n", "w.ini:2: max_token_latency_ms: must be > 0: 0"},
+    {"type = training\ngemm_size = 0\n", "w.ini:2: gemm_size: must be >= 1: 0"},
+    {"type = training\ngemm_size = 2e6\n", "w.ini:2: gemm_size: absurd value 2e6"},
+    {"type = training\nmax_hours = 0\n", "w.ini:2: max_hours: must be > 0: 0"},
+    {"type = training\nbudget_usd = -1\n", "w.ini:2: budget_usd: must be > 0: -1"},
+    {"type = training\nname = \n", "w.ini:2: name: must be 1 to 63 characters"},
+    {"type = generic\ntotal_bytes = -1\n", "w.ini:2: total_bytes: must be >= 0: -1"},
+    {"type = generic\nallreduce_count = 1.5\n", "w.ini:2: allreduce_count: must be a whole number"},
+    {"type = generic\nmemory_gb = -1\n", "w.ini:2: memory_gb: must be >= 0: -1"},
+    {"type = generic\ndemand_peak_gpus = -8\n", "w.ini:2: demand_peak_gpus: must be >= 0: -8"},
     {"params = 1e9\n", "w.ini: type: missing"},
     {"type = training\nparams = 1e9\ntokens = 1e10\n", "w.ini: tokens_per_step: missing"},
     {"type = generic\nmemory_gb = 5\n", "w.ini: total_flops: missing"},
@@ -1364,6 +1420,475 @@ START_TEST(test_json_and_hybrid_demand) {
 }
 END_TEST
 
+/* ---- issue 27: every workload key and planner option has an effect checked by hand ---- */
+
+/* A finished workload from INI text (k_train with extra lines, or any text). */
+static void wl_load(gb_workload *w, const char *ini) {
+  gb_workload_init(w);
+  ck_assert_msg(gb_workload_read_mem("w.ini", ini, w) == GB_OK, "%s", gb_errmsg());
+  ck_assert_msg(gb_workload_finish(w) == GB_OK, "%s", gb_errmsg());
+}
+
+static void wl_train(gb_workload *w, const char *extra) {
+  char ini[1024];
+  snprintf(ini, sizeof ini, "%s%s", k_train, extra);
+  wl_load(w, ini);
+}
+
+/* N1 (k_specs_arch) with nothing measured: GEMM 1000 x 0.80 = 800 TFLOP/s, HBM 2000 x 0.90 = 1800 GB/s,
+ * in-node busbw 400 / 2 x 0.80 = 160 GB/s, 8 NICs x 400 Gb/s = 400 GB/s a node; 90 of 100 GB usable.
+ * o: efficiency 0.5, no overlap. */
+typedef struct n1_world {
+  gb_specs specs;
+  gb_perf perf;
+  const gb_perf_type *n1;
+  gb_plan_opts o;
+} n1_world;
+
+static void n1_load(n1_world *x) {
+  ck_assert_int_eq(gb_specs_read_mem("s.csv", k_specs_arch, strlen(k_specs_arch), &x->specs), GB_OK);
+  ck_assert_int_eq(gb_perf_build(&x->specs, NULL, "bf16", 8192, false, &x->perf), GB_OK);
+  x->n1 = gb_perf_find(&x->perf, "N1-SXM-100GB");
+  ck_assert_double_eq_tol(x->n1->comm_plateau_gbps, 160, 1e-9);
+  gb_plan_opts_default(&x->o);
+  x->o.mfu = 0.5;
+  x->o.overlap = 0;
+}
+
+static void n1_free(n1_world *x) {
+  gb_perf_free(&x->perf);
+  gb_specs_free(&x->specs);
+}
+
+/* fixed_hours, flops_per_token, memory_bytes_per_param, activation_gb_per_gpu, usable_memory_fraction:
+ * 1e9 parameters, 1e4 steps of 1e6 tokens on one N1: t_comp = 6e9 x 1e6 / (800e12 x 0.5) = 15 s. */
+START_TEST(test_keys_time_and_memory) {
+  n1_world x;
+  n1_load(&x);
+  gb_workload w;
+  gb_plan_time base, t;
+  wl_train(&w, "");
+  gb_plan_time_of(&w, &x.perf, x.n1, 1, 8, &x.o, &base);
+  ck_assert_int_eq(base.reject, GB_REJECT_NONE);
+  ck_assert_double_eq_tol(base.hours, 1e4 * 15 / 3600.0, 1e-9);
+  /* fixed_hours: hours = steps x t_step / goodput + fixed_hours, on every end of the band */
+  wl_train(&w, "fixed_hours = 12.5\n");
+  ck_assert_double_eq_tol(w.fixed_hours, 12.5, TOL);
+  gb_plan_time_of(&w, &x.perf, x.n1, 1, 8, &x.o, &t);
+  ck_assert_double_eq_tol(t.hours, 1e4 * 15 / 3600.0 + 12.5, 1e-9);
+  ck_assert_double_eq_tol(t.hours_high, base.hours_high + 12.5, 1e-9);
+  ck_assert_double_eq_tol(t.hours_low, base.hours_low + 12.5, 1e-9);
+  ck_assert_double_eq_tol(t.compute_hours, base.compute_hours, 1e-12); /* not work */
+  /* an inference service: serve_hours + fixed_hours */
+  wl_load(&w, "type = inference\nparams = 1e9\ntokens_per_second = 1\nbatch_size = 10\nserve_hours = 100\n"
+              "fixed_hours = 3\n");
+  gb_plan_time_of(&w, &x.perf, x.n1, 1, 8, &x.o, &t);
+  ck_assert_double_eq_tol(t.hours, 103, 1e-12);
+  /* flops_per_token 1.2e10 (twice 6 x params): t_comp 30 s */
+  wl_train(&w, "flops_per_token = 1.2e10\n");
+  gb_plan_time_of(&w, &x.perf, x.n1, 1, 8, &x.o, &t);
+  ck_assert_double_eq_tol(t.compute_hours, 1e4 * 30 / 3600.0, 1e-9);
+  ck_assert_double_eq_tol(t.hours, 1e4 * 30 / 3600.0, 1e-9);
+  /* memory_bytes_per_param 32: the optimizer state 32 GB, read once a step at 1800 GB/s */
+  wl_train(&w, "memory_bytes_per_param = 32\n");
+  gb_plan_time_of(&w, &x.perf, x.n1, 1, 8, &x.o, &t);
+  ck_assert_double_eq_tol(t.memory_hours, 1e4 * (32e9 / 1800e9) / 3600, 1e-12);
+  /* 95 B per parameter: 95 GB > 90 GB usable */
+  wl_train(&w, "memory_bytes_per_param = 95\n");
+  gb_plan_time_of(&w, &x.perf, x.n1, 1, 8, &x.o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_MEMORY);
+  ck_assert_double_eq_tol(t.need, 95, 1e-9);
+  ck_assert_double_eq_tol(t.have, 90, 1e-9);
+  /* activation_gb_per_gpu: state 16 GB + 70 fits in 90; + 75 = 91 does not */
+  wl_train(&w, "activation_gb_per_gpu = 70\n");
+  gb_plan_time_of(&w, &x.perf, x.n1, 1, 8, &x.o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_NONE);
+  wl_train(&w, "activation_gb_per_gpu = 75\n");
+  gb_plan_time_of(&w, &x.perf, x.n1, 1, 8, &x.o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_MEMORY);
+  ck_assert_double_eq_tol(t.need, 91, 1e-9);
+  /* usable_memory_fraction 0.1: 10 GB usable < 16 GB of state; sharded over 2 GPUs (8 GB each) it fits */
+  wl_train(&w, "usable_memory_fraction = 0.1\n");
+  gb_plan_time_of(&w, &x.perf, x.n1, 1, 8, &x.o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_MEMORY);
+  ck_assert_double_eq_tol(t.need, 16, 1e-9);
+  ck_assert_double_eq_tol(t.have, 10, 1e-9);
+  wl_load(&w, "type = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\nsharded = true\n"
+              "usable_memory_fraction = 0.1\n");
+  gb_plan_time_of(&w, &x.perf, x.n1, 2, 8, &x.o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_NONE);
+  /* the default: 0.9 */
+  wl_train(&w, "");
+  ck_assert_double_eq_tol(w.usable_memory_fraction, 0.9, TOL);
+  n1_free(&x);
+}
+END_TEST
+
+/* grad_bytes, bytes_per_grad_element and the node network (--nic-gbit, --nic-gbps): 16 GPUs on two
+ * nodes, data parallel: t_dp = 2 x 15/16 x grad_bytes / busbw, busbw = min(in-node 160,
+ * node NICs x 0.90 x 8 local / 8). */
+START_TEST(test_keys_gradients_and_nics) {
+  n1_world x;
+  n1_load(&x);
+  gb_workload w;
+  gb_plan_time t;
+  wl_train(&w, "");
+  ck_assert_double_eq_tol(w.bytes_per_grad_element, 2, TOL);
+  ck_assert_double_eq_tol(w.grad_bytes, 2e9, 1);
+  gb_plan_time_of(&w, &x.perf, x.n1, 16, 8, &x.o, &t);
+  ck_assert_double_eq_tol(t.dp_hours, 1e4 * 2 * 15.0 / 16 * 2e9 / 160e9 / 3600, 1e-9);
+  /* bytes_per_grad_element 4: 4e9 B of gradients, twice the time */
+  wl_train(&w, "bytes_per_grad_element = 4\n");
+  ck_assert_double_eq_tol(w.grad_bytes, 4e9, 1);
+  gb_plan_time_of(&w, &x.perf, x.n1, 16, 8, &x.o, &t);
+  ck_assert_double_eq_tol(t.dp_hours, 1e4 * 2 * 15.0 / 16 * 4e9 / 160e9 / 3600, 1e-9);
+  /* grad_bytes given wins over params x bytes_per_grad_element */
+  wl_train(&w, "bytes_per_grad_element = 4\ngrad_bytes = 1e9\n");
+  ck_assert_double_eq_tol(w.grad_bytes, 1e9, TOL);
+  gb_plan_time_of(&w, &x.perf, x.n1, 16, 8, &x.o, &t);
+  ck_assert_double_eq_tol(t.dp_hours, 1e4 * 2 * 15.0 / 16 * 1e9 / 160e9 / 3600, 1e-9);
+  /* fp32 and fp64 training all-reduce 4- and 8-byte gradients */
+  wl_train(&w, "precision = fp32\n");
+  ck_assert_double_eq_tol(w.bytes_per_grad_element, 4, TOL);
+  wl_train(&w, "precision = fp64\n");
+  ck_assert_double_eq_tol(w.grad_bytes, 8e9, 1);
+  /* --nic-gbit 100: 8 x 100 / 8 = 100 GB/s a node, x 0.90 = 90 < 160 */
+  wl_train(&w, "");
+  ck_assert_int_eq(gb_plan_opt_set(&x.o, "nic-gbit", "100"), GB_OK);
+  gb_plan_time_of(&w, &x.perf, x.n1, 16, 8, &x.o, &t);
+  ck_assert_double_eq_tol(t.dp_hours, 1e4 * 2 * 15.0 / 16 * 2e9 / 90e9 / 3600, 1e-9);
+  /* --nic-gbps 10 per GPU overrides the NICs: 10 x 8 x 0.90 = 72 */
+  ck_assert_int_eq(gb_plan_opt_set(&x.o, "nic-gbps", "10"), GB_OK);
+  gb_plan_time_of(&w, &x.perf, x.n1, 16, 8, &x.o, &t);
+  ck_assert_double_eq_tol(t.dp_hours, 1e4 * 2 * 15.0 / 16 * 2e9 / 72e9 / 3600, 1e-9);
+  n1_free(&x);
+}
+END_TEST
+
+/* bucket_bytes picks the point of the measured busbw curve: FAST's 8-GPU all-reduce is 40 GB/s at
+ * 1e6 B and 400 at 1e8 B, interpolated in log size; the message is min(bucket, gradient bytes). */
+START_TEST(test_keys_bucket_bytes) {
+  static const char *meas =
+      "schema,run_id,timestamp,host,gpu_type,gpu_name,gpu_count,driver,cuda,benchmark,case,dtype,m,n,k,bytes,metric,"
+      "unit,value,samples,min,max,stddev,status,detail,sm_clock_mhz,mem_clock_mhz,temp_c,power_w\n"
+      "1,r,2026-12-02T00:00:00Z,h,FAST-SXM-100GB,f,1,1,1,gemm,bf16,bf16,8192,8192,8192,,tflops,TFLOP/s,800,1,800,800,0,ok,,,,,\n"
+      "1,r,2026-12-02T00:00:00Z,h,FAST-SXM-100GB,f,1,1,1,membw,triad,fp64,,,,1073741824,gbps,GB/s,1800,1,1800,1800,0,ok,,,,,\n"
+      "1,r,2026-12-02T00:00:00Z,h,FAST-SXM-100GB,f,8,1,1,collective,all_reduce,bf16,,,,1000000,busbw_gbps,GB/s,40,1,40,40,0,ok,,,,,\n"
+      "1,r,2026-12-02T00:00:00Z,h,FAST-SXM-100GB,f,8,1,1,collective,all_reduce,bf16,,,,100000000,busbw_gbps,GB/s,400,1,400,400,0,ok,,,,,\n";
+  world x;
+  world_load_measured(&x, "P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,V\n", k_train, meas);
+  const gb_perf_type *f = gb_perf_find(&x.perf, "FAST-SXM-100GB");
+  static const struct {
+    const char *extra;
+    double busbw;
+  } cases[] = {
+      {"", 40 + 360 * (log(25e6) - log(1e6)) / (log(1e8) - log(1e6))}, /* default 25e6 */
+      {"bucket_bytes = 1e7\n", 220},
+      {"bucket_bytes = 1e6\n", 40},
+      {"bucket_bytes = 1e11\n", 400}, /* above the 2e9 B of gradients: the gradients, clamped to 400 */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    gb_workload w;
+    wl_train(&w, cases[i].extra);
+    gb_plan_time t;
+    gb_plan_time_of(&w, &x.perf, f, 8, 8, &x.o, &t);
+    ck_assert_msg(fabs(t.dp_hours - 1e4 * 2 * 7.0 / 8 * 2e9 / (cases[i].busbw * 1e9) / 3600) < 1e-9,
+                  "case %zu: dp_hours %.12g", i, t.dp_hours);
+  }
+  world_free(&x);
+}
+END_TEST
+
+/* seq_len and micro_batch (the pipeline bubble), layers and hidden_size (tensor-parallel traffic). */
+START_TEST(test_keys_shape) {
+  n1_world x;
+  n1_load(&x);
+  gb_workload w;
+  gb_plan_time t;
+  /* TP 8 x PP 2 on 16 GPUs: dp 1, micro-batches = 1e6 / (2 x 4096); bubble = (2-1) / that of compute */
+  wl_train(&w, "tensor_parallel = 8\npipeline_parallel = 2\nseq_len = 4096\nmicro_batch = 2\n");
+  gb_plan_time_of(&w, &x.perf, x.n1, 16, 8, &x.o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_NONE);
+  ck_assert_double_eq_tol(t.bubble_hours / t.compute_hours, 2 * 4096 / 1e6, 1e-12);
+  /* TP 8 on one node, 32 layers of hidden 4096: 4 all-reduces a layer of each micro-batch's
+   * 2048 x 4096 x 2 B activations, 1e6 / 2048 micro-batches, at 160 GB/s in the node */
+  wl_train(&w, "tensor_parallel = 8\nlayers = 32\nhidden_size = 4096\n");
+  gb_plan_time_of(&w, &x.perf, x.n1, 8, 8, &x.o, &t);
+  double t_tp = 32 * 4 * (1e6 / 2048) * 2 * 7.0 / 8 * (2048 * 4096 * 2.0) / 160e9;
+  ck_assert_double_eq_tol(t.tp_hours, 1e4 * t_tp / 3600, 1e-9);
+  /* recompute adds 2 all-reduces a layer: 6/4 of the traffic */
+  wl_train(&w, "tensor_parallel = 8\nlayers = 32\nhidden_size = 4096\nrecompute = true\n");
+  gb_plan_time_of(&w, &x.perf, x.n1, 8, 8, &x.o, &t);
+  ck_assert_double_eq_tol(t.tp_hours, 1e4 * t_tp * 1.5 / 3600, 1e-9);
+  /* one of layers and hidden_size derives the other: params = 12 layers hidden^2 */
+  wl_train(&w, "layers = 24\n");
+  ck_assert_double_eq_tol(w.hidden_size, round(sqrt(1e9 / (12 * 24))), TOL);
+  wl_train(&w, "hidden_size = 2048\n");
+  ck_assert_double_eq_tol(w.layers, round(1e9 / (12 * 2048.0 * 2048)), TOL);
+  n1_free(&x);
+}
+END_TEST
+
+/* MoE: expert_parallel and moe_top_k. 8e9 parameters, 2e9 active, 16 layers of hidden 2048, on N1. */
+START_TEST(test_keys_moe) {
+  n1_world x;
+  n1_load(&x);
+  static const char *moe = "type = training\nparams = 8e9\nactive_params = 2e9\ntokens = 1e10\ntokens_per_step = 1e6\n"
+                           "goodput = 1\nlayers = 16\nhidden_size = 2048\n";
+  char ini[1024];
+  gb_workload w;
+  gb_plan_time t;
+  /* no expert parallelism: every GPU holds 8e9 x 16 B = 128 GB > 90 */
+  wl_load(&w, moe);
+  ck_assert_double_eq_tol(w.expert_parallel, 1, TOL);
+  ck_assert_double_eq_tol(w.moe_top_k, 2, TOL);
+  gb_plan_time_of(&w, &x.perf, x.n1, 8, 8, &x.o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_MEMORY);
+  ck_assert_double_eq_tol(t.need, 128, 1e-9);
+  /* EP 8 on one node: a GPU holds the active 2e9 whole and 1/8 of the other 6e9: 2.75e9 x 16 B = 44 GB.
+   * all-to-all: 4 x top_k 2 x 2048 x 2 B x 7/8 x 1e6/8 tokens x 16 layers at 160 GB/s in the node */
+  snprintf(ini, sizeof ini, "%sexpert_parallel = 8\n", moe);
+  wl_load(&w, ini);
+  gb_plan_time_of(&w, &x.perf, x.n1, 8, 8, &x.o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_NONE);
+  double a2a = 4 * 2 * 2048 * 2.0 * 7 / 8 * (1e6 / 8) * 16 / 160e9;
+  ck_assert_double_eq_tol(t.a2a_hours, 1e4 * a2a / 3600, 1e-9);
+  /* FLOPs from the active parameters: 6 x 2e9 x 1e6 / (8 x 800e12 x 0.5) = 3.75 s */
+  ck_assert_double_eq_tol(t.compute_hours, 1e4 * 3.75 / 3600, 1e-9);
+  /* gradients of the parameters held: 2 B x 2.75e9, all-reduced over dp 8 */
+  ck_assert_double_eq_tol(t.dp_hours, 1e4 * 2 * 7.0 / 8 * (2 * 2.75e9) / 160e9 / 3600, 1e-9);
+  /* moe_top_k 4: twice the routed traffic */
+  snprintf(ini, sizeof ini, "%sexpert_parallel = 8\nmoe_top_k = 4\n", moe);
+  wl_load(&w, ini);
+  gb_plan_time_of(&w, &x.perf, x.n1, 8, 8, &x.o, &t);
+  ck_assert_double_eq_tol(t.a2a_hours, 1e4 * 2 * a2a / 3600, 1e-9);
+  /* EP 16 across two nodes: each GPU's share of its node's NICs, 400 x 0.90 / 8 = 45 GB/s;
+   * tokens per replica 1e6 / 16, (e-1)/e = 15/16 */
+  snprintf(ini, sizeof ini, "%sexpert_parallel = 16\n", moe);
+  wl_load(&w, ini);
+  gb_plan_time_of(&w, &x.perf, x.n1, 16, 8, &x.o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_NONE);
+  ck_assert_double_eq_tol(t.a2a_hours, 1e4 * (4 * 2 * 2048 * 2.0 * 15 / 16 * (1e6 / 16) * 16 / 45e9) / 3600, 1e-9);
+  /* more experts' GPUs than GPUs: the layout does not fit */
+  gb_plan_time_of(&w, &x.perf, x.n1, 8, 8, &x.o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_LAYOUT);
+  n1_free(&x);
+}
+END_TEST
+
+/* Inference: model_bytes and kv_bytes_per_sequence given directly. */
+START_TEST(test_keys_inference_bytes) {
+  n1_world x;
+  n1_load(&x);
+  gb_workload w;
+  gb_plan_time t;
+  /* 4e9 B of weights for 1e9 parameters (say fp32 weights served at bf16 rates): a decode step streams
+   * them, 4e9 / 1800e9 s, above the GEMM's 2 x 1e9 x 10 / 400e12 */
+  wl_load(&w, "type = inference\nparams = 1e9\nmodel_bytes = 4e9\ntokens_per_second = 1\nbatch_size = 10\n");
+  gb_plan_time_of(&w, &x.perf, x.n1, 1, 8, &x.o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_NONE);
+  ck_assert_double_eq_tol(t.token_latency_ms, 4e9 / 1800e9 * 1e3, 1e-9);
+  /* model_bytes alone: params = bytes / 2 (bf16) */
+  wl_load(&w, "type = inference\nmodel_bytes = 4e9\ntokens_per_second = 1\n");
+  ck_assert_double_eq_tol(w.params, 2e9, TOL);
+  /* kv_bytes_per_sequence 2e9: 90 - 20 GB of room hold 35 sequences; each reads 2e9 x 0.75 a step */
+  wl_load(&w, "type = inference\nparams = 1e10\ntokens_per_second = 1\nprompt_tokens = 500\noutput_tokens = 500\n"
+              "kv_bytes_per_sequence = 2e9\n");
+  gb_plan_time_of(&w, &x.perf, x.n1, 1, 8, &x.o, &t);
+  ck_assert_double_eq_tol(t.batch, 35, TOL);
+  double step = 20e9 / 1800e9 + 35 * 1.5e9 / 1800e9 + 35.0 / 500 * 2e10 * 500 / 400e12;
+  ck_assert_double_eq_tol(t.token_latency_ms, step * 1e3, 1e-9);
+  n1_free(&x);
+}
+END_TEST
+
+/* name, max_hours and budget_usd as workload keys; a flag wins over the file. */
+START_TEST(test_keys_constraints_and_name) {
+  world x;
+  world_load(&x, "P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,V\n",
+             "type = training\nname = my run\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\n"
+             "sharded = false\ngoodput = 1\nmax_hours = 3\n");
+  ck_assert_str_eq(x.w.name, "my run");
+  gb_plan p;
+  /* 8 GPUs take 5.26 h, 16 take 2.8125 h (test_training_hand): only 16 meet the file's 3 h */
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  ck_assert_uint_eq(p.nfeasible, 1);
+  ck_assert_int_eq(p.rows[0].gpu_count, 16);
+  ck_assert_double_eq_tol(p.opts.max_hours, 3, TOL);
+  gb_plan_free(&p);
+  ck_assert_int_eq(gb_plan_opt_set(&x.o, "max-hours", "6"), GB_OK); /* --max-hours over the file's */
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  ck_assert(find_row(&p, "FAST-SXM-100GB", "P", 8)->feasible);
+  gb_plan_free(&p);
+  world_free(&x);
+  /* budget_usd 85: only 8 GPUs (84.11 USD) */
+  world_load(&x, "P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,V\n",
+             "type = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\nsharded = false\ngoodput = 1\n"
+             "budget_usd = 85\n");
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  ck_assert_uint_eq(p.nfeasible, 1);
+  ck_assert_int_eq(p.rows[0].gpu_count, 8);
+  gb_plan_free(&p);
+  world_free(&x);
+  /* generic memory_gb: 300 GB split over n GPUs: 4 x 75 fit, 2 x 150 do not */
+  world_load(&x, "P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,V\n", "type = generic\ntotal_flops = 1e18\nmemory_gb = 300\n");
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  ck_assert_int_eq(find_row(&p, "FAST-SXM-100GB", "P", 2)->reject, GB_REJECT_MEMORY);
+  ck_assert_double_eq_tol(find_row(&p, "FAST-SXM-100GB", "P", 2)->need, 150, 1e-9);
+  ck_assert(find_row(&p, "FAST-SXM-100GB", "P", 4)->feasible);
+  gb_plan_free(&p);
+  world_free(&x);
+}
+END_TEST
+
+/* Money options: --years, --ops-fraction, --network-overhead, --host-power, --pue, --electricity,
+ * --utilization and --price-scale, by the purchase formulas of docs/planner.md. */
+START_TEST(test_opts_money) {
+  world x;
+  world_load(&x,
+             "P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,V\n"
+             "B,purchase,FAST-SXM-100GB,8,,20000,2025-01-01,s,V\n",
+             k_train);
+  static const char *const set[][2] = {{"years", "2"},     {"ops-fraction", "0.2"}, {"network-overhead", "1.3"},
+                                       {"host-power", "0.5"}, {"pue", "1.5"},        {"electricity", "0.2"},
+                                       {"utilization", "0.8"}};
+  for (size_t i = 0; i < sizeof set / sizeof set[0]; i++)
+    ck_assert_int_eq(gb_plan_opt_set(&x.o, set[i][0], set[i][1]), GB_OK);
+  /* capex per GPU 20000 x 1.3 = 26000; fixed = 26000 x (1/2 + 0.2) / 8760;
+   * energy = 0.5 kW x (1 + 0.5) x 1.5 x 0.2 = 0.225 USD/h; per used hour fixed / 0.8 + energy */
+  double capex = 26000, fixed = capex * 0.7 / 8760, energy = 0.225;
+  gb_owned_cost c = gb_plan_owned_cost(&x.prices.v[1], &x.specs.v[0], &x.o);
+  ck_assert_double_eq_tol(c.fixed_usd_per_gpu_hour, fixed, 1e-12);
+  ck_assert_double_eq_tol(c.energy_usd_per_gpu_hour, energy, 1e-12);
+  ck_assert_double_eq_tol(c.usd_per_used_gpu_hour, fixed / 0.8 + energy, 1e-12);
+  gb_plan p;
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  const gb_plan_row *own = find_row(&p, "FAST-SXM-100GB", "B", 8);
+  double h = 1e4 * 1.8925 / 3600; /* test_training_hand */
+  ck_assert_double_eq_tol(own->capex_usd, 8 * capex, 1e-9);
+  ck_assert_double_eq_tol(own->amortized_usd, h * 8 * (fixed / 0.8 + energy), 1e-9);
+  ck_assert_double_eq_tol(own->cash_usd, 8 * capex + h * 8 * energy + 8 * capex * 0.2 * h / 8760, 1e-6);
+  ck_assert_double_eq_tol(own->breakeven_hours, capex / (2 - energy - capex * 0.2 / 8760), 1e-6);
+  gb_plan_free(&p);
+  /* --price-scale 2: rents, purchase prices and the tariff double */
+  gb_plan_opts_default(&x.o);
+  x.o.mfu = 0.5, x.o.overlap = 0, x.o.rank_by = GB_RANK_MEDIAN, x.o.nic_gbps = 50.0 / 0.9 / 8;
+  x.o.today = "2026-12-04", x.o.max_gpus = 16;
+  ck_assert_int_eq(gb_plan_opt_set(&x.o, "price-scale", "2"), GB_OK);
+  c = gb_plan_owned_cost(&x.prices.v[1], &x.specs.v[0], &x.o);
+  ck_assert_double_eq_tol(c.fixed_usd_per_gpu_hour, 2 * 23000 * 0.35 / 8760, 1e-12);
+  ck_assert_double_eq_tol(c.energy_usd_per_gpu_hour, 2 * 0.0845, 1e-12);
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  ck_assert_double_eq_tol(find_row(&p, "FAST-SXM-100GB", "P", 8)->cost_usd, h * 8 * 2 * 2, 1e-9);
+  ck_assert_double_eq_tol(find_row(&p, "FAST-SXM-100GB", "B", 8)->capex_usd, 8 * 20000 * 1.15 * 2, 1e-9);
+  /* break-even is a ratio of prices: unchanged in hours */
+  ck_assert_double_eq_tol(find_row(&p, "FAST-SXM-100GB", "B", 8)->breakeven_hours,
+                          23000 / (2 - 0.0845 - 2300.0 / 8760), 1e-6);
+  gb_plan_free(&p);
+  world_free(&x);
+}
+END_TEST
+
+static const gb_plan_row *spot_row(const gb_plan *p, int n) {
+  for (size_t i = 0; i < p->n; i++)
+    if (p->rows[i].price && p->rows[i].price->offering == GB_OFFER_SPOT && p->rows[i].gpu_count == n)
+      return &p->rows[i];
+  return NULL;
+}
+
+/* --spot-preemptions, --spot-checkpoint-hours, --spot-restart-hours: the Young/Daly stretch
+ * hours x (1 + d/tau) / (1 - l (restart + tau/2)), l = preemptions x nodes, tau = sqrt(2 d / l). */
+START_TEST(test_opts_spot) {
+  world x;
+  world_load(&x, "P,spot,FAST-SXM-100GB,8,1,,2026-01-01,s,V\n", k_train);
+  ck_assert_int_eq(gb_plan_opt_set(&x.o, "spot-preemptions", "0.1"), GB_OK);
+  ck_assert_int_eq(gb_plan_opt_set(&x.o, "spot-checkpoint-hours", "0.1"), GB_OK);
+  ck_assert_int_eq(gb_plan_opt_set(&x.o, "spot-restart-hours", "0.5"), GB_OK);
+  gb_plan p;
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  /* one node: l 0.1, tau sqrt(2); two nodes (16 GPUs, 2.8125 h): l 0.2, tau 1 */
+  double s1 = (1 + 0.1 / sqrt(2.0)) / (1 - 0.1 * (0.5 + sqrt(2.0) / 2));
+  double s2 = (1 + 0.1 / 1) / (1 - 0.2 * (0.5 + 0.5));
+  ck_assert_double_eq_tol(spot_row(&p, 8)->hours, 1e4 * 1.8925 / 3600 * s1, 1e-9);
+  ck_assert_double_eq_tol(spot_row(&p, 8)->cost_usd, 1e4 * 1.8925 / 3600 * s1 * 8, 1e-9);
+  ck_assert_double_eq_tol(spot_row(&p, 16)->hours, 2.8125 * s2, 1e-9);
+  gb_plan_free(&p);
+  /* no preemptions: no stretch */
+  ck_assert_int_eq(gb_plan_opt_set(&x.o, "spot-preemptions", "0"), GB_OK);
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  ck_assert_double_eq_tol(spot_row(&p, 8)->hours, 1e4 * 1.8925 / 3600, 1e-9);
+  gb_plan_free(&p);
+  /* 10 an hour on one node: l x (0.5 + tau/2) = 10 x 0.55 >= 0.95: rejected */
+  ck_assert_int_eq(gb_plan_opt_set(&x.o, "spot-preemptions", "10"), GB_OK);
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  ck_assert_int_eq(spot_row(&p, 8)->reject, GB_REJECT_SPOT);
+  char reason[160];
+  gb_plan_reason(spot_row(&p, 8), reason, sizeof reason);
+  ck_assert_str_eq(reason, "spot: 10.00 preemptions per hour outpace progress");
+  gb_plan_free(&p);
+  world_free(&x);
+}
+END_TEST
+
+/* Every numeric planner option refuses what is out of range or not a number, naming the option. */
+static const struct {
+  const char *name, *value, *expect;
+} k_bad_opts[] = {
+    {"years", "0", "--years: must be > 0: 0"},
+    {"years", "25", "--years: absurd value 25 (above 20)"},
+    {"years", "four", "--years: not a number: \"four\""},
+    {"ops-fraction", "-0.1", "--ops-fraction: must be >= 0: -0.1"},
+    {"ops-fraction", "2", "--ops-fraction: absurd value 2 (above 1)"},
+    {"ops-fraction", "10%", "--ops-fraction: not a number: \"10%\""},
+    {"network-overhead", "0.9", "--network-overhead: must be >= 1: 0.9"},
+    {"network-overhead", "4", "--network-overhead: absurd value 4 (above 3)"},
+    {"network-overhead", "nan", "--network-overhead: not a number: \"nan\""},
+    {"host-power", "-1", "--host-power: must be >= 0: -1"},
+    {"host-power", "5", "--host-power: absurd value 5 (above 3)"},
+    {"host-power", "", "--host-power: not a number: \"\""},
+    {"pue", "0.9", "--pue: must be >= 1: 0.9"},
+    {"pue", "6", "--pue: absurd value 6 (above 5)"},
+    {"electricity", "0", "--electricity: must be > 0: 0"},
+    {"electricity", "11", "--electricity: absurd value 11 (above 10)"},
+    {"utilization", "0", "--utilization: must be > 0: 0"},
+    {"utilization", "1.5", "--utilization: absurd value 1.5 (above 1)"},
+    {"overlap", "-0.5", "--overlap: must be >= 0: -0.5"},
+    {"nic-gbps", "0", "--nic-gbps: must be > 0: 0"},
+    {"nic-gbit", "0", "--nic-gbit: must be > 0: 0"},
+    {"nic-gbit", "1e6", "--nic-gbit: absurd value 1e6 (above 100000)"},
+    {"nics-per-node", "0", "--nics-per-node: must be >= 1: 0"},
+    {"nics-per-node", "1.5", "--nics-per-node: must be a whole number: 1.5"},
+    {"max-gpus", "8.5", "--max-gpus: must be a whole number: 8.5"},
+    {"spot-preemptions", "-1", "--spot-preemptions: must be >= 0: -1"},
+    {"spot-preemptions", "101", "--spot-preemptions: absurd value 101 (above 100)"},
+    {"spot-preemptions", "often", "--spot-preemptions: not a number: \"often\""},
+    {"spot-checkpoint-hours", "0", "--spot-checkpoint-hours: must be > 0: 0"},
+    {"spot-checkpoint-hours", "1e3", "--spot-checkpoint-hours: absurd value 1e3 (above 100)"},
+    {"spot-restart-hours", "-0.25", "--spot-restart-hours: must be >= 0: -0.25"},
+    {"spot-restart-hours", "soon", "--spot-restart-hours: not a number: \"soon\""},
+    {"price-scale", "0", "--price-scale: must be > 0: 0"},
+    {"price-scale", "1000", "--price-scale: absurd value 1000 (above 100)"},
+    {"price-scale", "x2", "--price-scale: not a number: \"x2\""},
+    {"jobs-per-year", "0", "--jobs-per-year: must be > 0: 0"},
+    {"max-hours", "inf", "--max-hours: not a number: \"inf\""},
+    {"only-measured", "maybe", "--only-measured: \"maybe\" is not true or false"},
+    {"gpu-type", "H100-SXM-80GB,", "--gpu-type: empty item"},
+};
+
+START_TEST(test_opts_bad_values) {
+  gb_plan_opts o, d;
+  memset(&o, 0, sizeof o), memset(&d, 0, sizeof d); /* padding too: compared below */
+  gb_plan_opts_default(&o);
+  gb_plan_opts_default(&d);
+  ck_assert_int_eq(gb_plan_opt_set(&o, k_bad_opts[_i].name, k_bad_opts[_i].value), GB_E_INPUT);
+  ck_assert_msg(strstr(gb_errmsg(), k_bad_opts[_i].expect) != NULL, "case %d: got \"%s\", want \"%s\"", _i,
+                gb_errmsg(), k_bad_opts[_i].expect);
+  /* nothing was set */
+  ck_assert(memcmp(&o, &d, offsetof(gb_plan_opts, gpu_types)) == 0);
+  gb_errclear();
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("planner");
   TCase *tc = tcase_create("readers");
@@ -1390,6 +1915,16 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_capex_budget_rule);
   tcase_add_test(tc, test_filters_and_stale);
   tcase_add_test(tc, test_json_and_hybrid_demand);
+  tcase_add_test(tc, test_keys_time_and_memory);
+  tcase_add_test(tc, test_keys_gradients_and_nics);
+  tcase_add_test(tc, test_keys_bucket_bytes);
+  tcase_add_test(tc, test_keys_shape);
+  tcase_add_test(tc, test_keys_moe);
+  tcase_add_test(tc, test_keys_inference_bytes);
+  tcase_add_test(tc, test_keys_constraints_and_name);
+  tcase_add_test(tc, test_opts_money);
+  tcase_add_test(tc, test_opts_spot);
+  tcase_add_loop_test(tc, test_opts_bad_values, 0, sizeof k_bad_opts / sizeof k_bad_opts[0]);
   suite_add_tcase(s, tc);
   tc = tcase_create("properties");
   tcase_add_test(tc, test_property_budget_monotone);

@@ -79,3 +79,35 @@ gb_plan_cli_test(plan_cli_bad_goodput 2 "bad_goodput.ini:6: goodput: absurd valu
 gb_plan_cli_test(plan_cli_bad_tp 2 "bad_tp.ini:6: tensor_parallel: must be >= 1" plan ${GB_PLAN_TMP}/bad_tp.ini)
 gb_plan_cli_test(plan_cli_bad_demand 2 "bad_demand.ini:6: demand_gpu_hours_per_month: \"-1\"" plan
                  ${GB_PLAN_TMP}/bad_demand.ini)
+
+# Issue 27, every flag: the output options and bad values of each option exit 2 naming it; bad values of
+# the workload keys the model tests (check_planner) name file:line.
+gb_plan_cli_test(plan_cli_explain 1 "8 GPUs (1x8) CoreWeave   on-demand  over deadline (" plan --gpu-type H200-SXM-141GB
+                 --gpus 8 --provider CoreWeave --max-hours 1 --explain)
+gb_plan_cli_test(plan_cli_no_explain 1 "1 over deadline (--explain lists each)" plan --gpu-type H200-SXM-141GB
+                 --gpus 8 --provider CoreWeave --max-hours 1)
+# the fixture's bf16 GEMM at 4096^3 is 600 TFLOP/s (700 at the default 8192)
+gb_plan_cli_test(plan_cli_gemm_size 0 "H200-SXM-141GB         600.0 measured 3%" plan --top 3 --gemm-size 4096
+                 --measured ${GB_FIXTURES}/planner_h200.csv)
+gb_plan_cli_test(plan_cli_top 0 "Best GPU count per type, provider and offering (2 of " plan --top 2)
+gb_plan_cli_test(plan_cli_bad_top 2 "--top: not a whole number from 0 to 1000000: \"x\"" plan --top x)
+foreach(bad "years;0;must be > 0: 0" "ops-fraction;2;absurd value 2" "network-overhead;0.5;must be >= 1: 0.5"
+        "host-power;-1;must be >= 0: -1" "pue;abc;not a number: \"abc\"" "electricity;0;must be > 0: 0"
+        "utilization;0;must be > 0: 0" "nic-gbit;0;must be > 0: 0" "nics-per-node;1.5;must be a whole number"
+        "spot-preemptions;x;not a number: \"x\"" "spot-checkpoint-hours;0;must be > 0: 0"
+        "spot-restart-hours;-1;must be >= 0: -1" "price-scale;1000;absurd value 1000" "jobs-per-year;0;must be > 0: 0")
+  list(GET bad 0 opt)
+  list(GET bad 1 val)
+  list(GET bad 2 msg)
+  gb_plan_cli_test(plan_cli_bad_${opt} 2 "--${opt}: ${msg}" plan --${opt} ${val})
+endforeach()
+gb_plan_cli_test(plan_cli_bad_expert_parallel_flag 2 "--expert-parallel: expert_parallel: must be >= 1: 0" plan
+                 --expert-parallel 0)
+file(WRITE ${GB_PLAN_TMP}/bad_top_k.ini "[workload]\ntype = training\nparams = 8e9\nactive_params = 2e9\ntokens = 1e10\ntokens_per_step = 1e6\nexpert_parallel = 8\nmoe_top_k = 65\n")
+gb_plan_cli_test(plan_cli_bad_top_k 2 "bad_top_k.ini:8: moe_top_k: absurd value 65" plan ${GB_PLAN_TMP}/bad_top_k.ini)
+file(WRITE ${GB_PLAN_TMP}/bad_bucket.ini "[workload]\ntype = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\nbucket_bytes = 25MB\n")
+gb_plan_cli_test(plan_cli_bad_bucket 2 "bad_bucket.ini:6: bucket_bytes: not a number: \"25MB\"" plan
+                 ${GB_PLAN_TMP}/bad_bucket.ini)
+file(WRITE ${GB_PLAN_TMP}/bad_usable.ini "[workload]\ntype = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\nusable_memory_fraction = 0\n")
+gb_plan_cli_test(plan_cli_bad_usable 2 "bad_usable.ini:6: usable_memory_fraction: must be > 0: 0" plan
+                 ${GB_PLAN_TMP}/bad_usable.ini)
