@@ -401,6 +401,40 @@ START_TEST(test_headline_one_gpu) {
   free(head);
   ck_assert_ptr_null(strstr(md, "collective_broadcast"));
   ck_assert_ptr_nonnull(strstr(md, "collective_all-reduce"));
+  /* nor further down, under All measurements (gb_desc_class: the in-place
+   * all_reduce, every busbw and the broadcast on one GPU mean nothing):
+   * the out-of-place all_reduce stays, the rest is counted, not listed */
+  const char *all = strstr(md, "## All measurements"), *prob = strstr(md, "## Problems");
+  ck_assert(all && prob && all < prob);
+  char *tab = strndup(all, (size_t)(prob - all));
+  ck_assert_ptr_nonnull(strstr(tab, "| collective | all_reduce_outofplace | fp32 | algbw_gbps (GB/s) | 2065 at 256 MiB |"));
+  ck_assert_ptr_null(strstr(tab, "_inplace"));
+  ck_assert_ptr_null(strstr(tab, "busbw_gbps"));
+  ck_assert_ptr_null(strstr(tab, "| broadcast"));
+  ck_assert_ptr_nonnull(strstr(tab, "Left out: 11 measurement(s) that mean nothing for their GPU count"));
+  free(tab);
+  free(md);
+  unsetenv("GPUBENCH_GNUPLOT");
+}
+END_TEST
+
+/* Peaks in the headline to 4 significant digits, as the values: a
+ * row's own peak column of 66.9082 (the fma kernel's, from clocks and
+ * units) reads "of 66.91" (59 / 66.9082 = 88.2%), 33.4541 "of 33.45". */
+START_TEST(test_headline_peak_rounded) {
+  setenv("GPUBENCH_GNUPLOT", "/nonexistent/gnuplot", 1);
+  char path[4096];
+  snprintf(path, sizeof path, "%s", gb_fixture("report_fma_peak.csv"));
+  const char *files[] = {path};
+  const char *dir = gb_test_tmpdir();
+  gb_report_options o = {.results = files, .nresults = 1, .out_dir = dir};
+  gb_report_summary sum;
+  ck_assert_msg(gb_report_write(&o, &sum) == GB_OK, "%s", gb_errmsg());
+  char *md = slurp_in(dir, "report.md");
+  ck_assert_ptr_nonnull(md);
+  ck_assert_ptr_nonnull(strstr(md, "| CUDA-core FMA fp32 (TFLOP/s) | 59.00 (88% of 66.91) |"));
+  ck_assert_ptr_nonnull(strstr(md, "| CUDA-core FMA fp64 (TFLOP/s) | 31.50 (94% of 33.45) |"));
+  ck_assert_ptr_null(strstr(md, "66.9082"));
   free(md);
   unsetenv("GPUBENCH_GNUPLOT");
 }
@@ -1067,6 +1101,7 @@ int main(void) {
   tcase_add_test(tc, test_compare_view);
   tcase_add_test(tc, test_headline_one_gpu);
   tcase_add_test(tc, test_decision_ranked_end);
+  tcase_add_test(tc, test_headline_peak_rounded);
   suite_add_tcase(s, tc);
   if (have) {
     TCase *tr = tcase_create("render");
