@@ -234,8 +234,11 @@ static gb_err tornado(gb_rep *r, const gb_planfile_row *top) {
                     .nylabels = n};
   char line[512], bs[32];
   gb_rep_usd(bs, sizeof bs, base);
-  snprintf(line, sizeof line, "Baseline cost %s USD. Source: the sensitivity CSV's rows, each factor at its smallest "
-           "and largest change (the top pick may change with a factor: the table under Sensitivity names it).", bs);
+  /* the sensitivity CSV's costs are nominal: said so where the page
+   * states the ranked end above */
+  snprintf(line, sizeof line, "Baseline cost %s USD%s. Source: the sensitivity CSV's rows, each factor at its smallest "
+           "and largest change (the top pick may change with a factor: the table under Sensitivity names it).", bs,
+           top && gb_planfile_ranks_band_end(top) ? " (nominal, as the sensitivity CSV gives it)" : "");
   gb_err e = gb_doc_para(&r->doc, line);
   if (!e) e = gb_rep_lines(r, &p, s, n, caption);
   return e;

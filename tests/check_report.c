@@ -61,6 +61,36 @@ static gb_err full_report(const char *dir, gb_report_summary *sum) {
   return gb_report_write(&o, sum);
 }
 
+/* report.md of one results fixture, written without gnuplot (the tables
+ * only); the caller frees it. */
+static char *results_md(const char *fixture) {
+  setenv("GPUBENCH_GNUPLOT", "/nonexistent/gnuplot", 1);
+  char path[4096];
+  snprintf(path, sizeof path, "%s", gb_fixture(fixture));
+  const char *files[] = {path};
+  const char *dir = gb_test_tmpdir();
+  gb_report_options o = {.results = files, .nresults = 1, .out_dir = dir};
+  gb_report_summary sum;
+  ck_assert_msg(gb_report_write(&o, &sum) == GB_OK, "%s", gb_errmsg());
+  unsetenv("GPUBENCH_GNUPLOT");
+  char *md = slurp_in(dir, "report.md");
+  ck_assert_ptr_nonnull(md);
+  return md;
+}
+
+/* The report of a plan fixture with the sensitivity fixture, no results;
+ * returns its directory. */
+static const char *plan_report(const char *fixture, gb_report_summary *sum) {
+  fixtures();
+  char plan[4096];
+  snprintf(plan, sizeof plan, "%s", gb_fixture(fixture));
+  const char *dir = gb_test_tmpdir();
+  gb_report_options o = {.plan_path = plan, .sensitivity_path = g_sens, .specs_path = g_specs, .out_dir = dir,
+                         .generator = "test"};
+  ck_assert_msg(gb_report_write(&o, sum) == GB_OK, "%s", gb_errmsg());
+  return dir;
+}
+
 /* Every plot the fixtures make, with texts its SVG must hold (series
  * titles, markers). Values: H200 bf16 at 8192^3 has reps 740 and
  * 740 * 1.002 = 741.48, median 740.74, printed %.4g = 740.7; the H200
@@ -268,14 +298,8 @@ static size_t frontier_points(const char *dat, double *x, double *y, size_t max)
  * GPUs' assumed 4 years. */
 START_TEST(test_decision_ranked_end) {
   setenv("GPUBENCH_GNUPLOT", "/nonexistent/gnuplot", 1);
-  fixtures();
-  char plan[4096];
-  snprintf(plan, sizeof plan, "%s", gb_fixture("report_plan_ranked.csv"));
-  const char *dir = gb_test_tmpdir();
-  gb_report_options o = {.plan_path = plan, .sensitivity_path = g_sens, .specs_path = g_specs, .out_dir = dir,
-                         .generator = "test"};
   gb_report_summary sum;
-  ck_assert_msg(gb_report_write(&o, &sum) == GB_OK, "%s", gb_errmsg());
+  const char *dir = plan_report("report_plan_ranked.csv", &sum);
   char *md = slurp_in(dir, "report.md");
   ck_assert_ptr_nonnull(md);
   ck_assert_ptr_nonnull(strstr(md, "Recommended: 64x MI300X-OAM-192GB, tensorwave on-demand: 625.0 hours, 62,500 USD "
@@ -295,6 +319,7 @@ START_TEST(test_decision_ranked_end) {
   ck_assert_ptr_nonnull(strstr(md, "Top pick: 64x MI300X-OAM-192GB tensorwave on-demand, 625.0 hours, 62500 USD, at "
                                    "the pessimistic end of its band"));
   ck_assert_ptr_nonnull(strstr(md, "| hours (nominal) | cost (USD, nominal) |"));
+  ck_assert_ptr_nonnull(strstr(md, "Baseline cost 50,000 USD (nominal, as the sensitivity CSV gives it)."));
   free(md);
   unsetenv("GPUBENCH_GNUPLOT");
 }
@@ -304,14 +329,8 @@ END_TEST
  * ranked ends, falling with time; the budget's label at the left end, clear
  * of the deadline's at the right; no lines along the tornado's frame. */
 START_TEST(test_plan_ranked_plots) {
-  fixtures();
-  char plan[4096];
-  snprintf(plan, sizeof plan, "%s", gb_fixture("report_plan_ranked.csv"));
-  const char *dir = gb_test_tmpdir();
-  gb_report_options o = {.plan_path = plan, .sensitivity_path = g_sens, .specs_path = g_specs, .out_dir = dir,
-                         .generator = "test"};
   gb_report_summary sum;
-  ck_assert_msg(gb_report_write(&o, &sum) == GB_OK, "%s", gb_errmsg());
+  const char *dir = plan_report("report_plan_ranked.csv", &sum);
   ck_assert(sum.gnuplot);
   char *dat = slurp_in(dir, "plan_time_cost.dat");
   ck_assert_ptr_nonnull(dat);
@@ -376,16 +395,7 @@ END_TEST
  * by definition), and instead of an empty table a note saying why; no plot
  * of the one-GPU broadcast. */
 START_TEST(test_headline_one_gpu) {
-  setenv("GPUBENCH_GNUPLOT", "/nonexistent/gnuplot", 1);
-  char path[4096];
-  snprintf(path, sizeof path, "%s", gb_fixture("report_collective_1gpu.csv"));
-  const char *files[] = {path};
-  const char *dir = gb_test_tmpdir();
-  gb_report_options o = {.results = files, .nresults = 1, .out_dir = dir};
-  gb_report_summary sum;
-  ck_assert_msg(gb_report_write(&o, &sum) == GB_OK, "%s", gb_errmsg());
-  char *md = slurp_in(dir, "report.md");
-  ck_assert_ptr_nonnull(md);
+  char *md = results_md("report_collective_1gpu.csv");
   const char *h = strstr(md, "## Headline figures"), *end = strstr(md, "## Inputs");
   ck_assert(h && end && h < end);
   size_t len = (size_t)(end - h);
@@ -414,7 +424,6 @@ START_TEST(test_headline_one_gpu) {
   ck_assert_ptr_nonnull(strstr(tab, "Left out: 11 measurement(s) that mean nothing for their GPU count"));
   free(tab);
   free(md);
-  unsetenv("GPUBENCH_GNUPLOT");
 }
 END_TEST
 
@@ -422,21 +431,11 @@ END_TEST
  * row's own peak column of 66.9082 (the fma kernel's, from clocks and
  * units) reads "of 66.91" (59 / 66.9082 = 88.2%), 33.4541 "of 33.45". */
 START_TEST(test_headline_peak_rounded) {
-  setenv("GPUBENCH_GNUPLOT", "/nonexistent/gnuplot", 1);
-  char path[4096];
-  snprintf(path, sizeof path, "%s", gb_fixture("report_fma_peak.csv"));
-  const char *files[] = {path};
-  const char *dir = gb_test_tmpdir();
-  gb_report_options o = {.results = files, .nresults = 1, .out_dir = dir};
-  gb_report_summary sum;
-  ck_assert_msg(gb_report_write(&o, &sum) == GB_OK, "%s", gb_errmsg());
-  char *md = slurp_in(dir, "report.md");
-  ck_assert_ptr_nonnull(md);
+  char *md = results_md("report_fma_peak.csv");
   ck_assert_ptr_nonnull(strstr(md, "| CUDA-core FMA fp32 (TFLOP/s) | 59.00 (88% of 66.91) |"));
   ck_assert_ptr_nonnull(strstr(md, "| CUDA-core FMA fp64 (TFLOP/s) | 31.50 (94% of 33.45) |"));
   ck_assert_ptr_null(strstr(md, "66.9082"));
   free(md);
-  unsetenv("GPUBENCH_GNUPLOT");
 }
 END_TEST
 
