@@ -933,7 +933,9 @@ static const char *const k_plan_cols[] = {
     "capex_usd", "amortized_usd", "cash_usd", "breakeven_hours", "budget_basis", "hours_low", "hours_high",
     "cost_low", "cost_high", "rank_by", "gemm_basis", "hbm_basis", "comm_basis", "price_stale", "tensor_parallel",
     "batch", "tokens_per_s_per_gpu", "token_latency_ms", "ttft_ms", "bubble_hours", "tp_comm_hours",
-    "dp_comm_hours", "a2a_hours", "goodput_hours", "eta"};
+    "dp_comm_hours", "a2a_hours", "goodput_hours", "eta",
+    /* added by issue 24 (the decision page weighs break-even against it) */
+    "amortization_years"};
 
 static gb_err put_int(gb_buf *b, long v, char sep) {
   char s[32];
@@ -1011,6 +1013,7 @@ static gb_err put_row(gb_buf *b, const gb_plan *p, const gb_plan_row *r) {
   e = e ? e : gb_csv_put_double(b, tm->a2a_hours, ',');
   e = e ? e : gb_csv_put_double(b, tm->goodput_hours, ',');
   e = e ? e : gb_csv_put_double(b, tm->eta, ',');
+  e = e ? e : gb_csv_put_double(b, o->amortization_years, ',');
   e = e ? e : gb_buf_puts(b, "\n");
   return e;
 }
@@ -1060,6 +1063,7 @@ gb_err gb_plan_write_json(const gb_plan *p, const char *path) {
   e = e ? e : json_str(&b, "budget_basis", o->budget_basis == GB_BUDGET_CASH ? "cash" : "amortized");
   e = e ? e : json_num(&b, "max_hours", o->max_hours);
   e = e ? e : json_num(&b, "budget_usd", o->budget_usd);
+  e = e ? e : json_num(&b, "amortization_years", o->amortization_years);
   e = e ? e : json_str(&b, "efficiency_unit", p->efficiency_unit);
   e = e ? e : gb_buf_puts(&b, "\"configurations\": [\n");
   for (size_t i = 0; i < p->n && !e; i++) {

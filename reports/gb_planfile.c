@@ -53,7 +53,7 @@ enum {
   P_COST, P_EFF, P_EFF_UNIT, P_BOTTLENECK, P_COMPUTE_H, P_MEMORY_H, P_COMM_H, P_PARETO, P_PRICE, P_PURCHASE,
   P_PRICE_DATE, P_PRICE_SOURCE, P_UTIL, P_PUE, P_ELEC, P_MFU, P_OVERLAP, P_MAX_HOURS, P_BUDGET, P_WORKLOAD,
   P_PRECISION, P_GEMM_WINDOW, P_CAPEX, P_AMORTIZED, P_CASH, P_HOURS_LOW, P_HOURS_HIGH, P_COST_LOW,
-  P_COST_HIGH, P_NCOLS
+  P_COST_HIGH, P_RANK_BY, P_PRICE_STALE, P_AMORT_YEARS, P_NCOLS
 };
 
 static const struct {
@@ -74,8 +74,19 @@ static const struct {
     /* the reworked planner's (issue 27): absent in older plan files */
     {"capex_usd", false}, {"amortized_usd", false},  {"cash_usd", false},
     {"hours_low", false}, {"hours_high", false},     {"cost_low", false},
-    {"cost_high", false},
+    {"cost_high", false}, {"rank_by", false},        {"price_stale", false},
+    {"amortization_years", false},
 };
+
+/* The end of its band the planner ranked a row by and checked the deadline
+ * and budget at (rank_by low: the slow, costly end; high: the fast, cheap
+ * one; median or no band: the nominal figures). */
+static void rank_end(gb_planfile_row *p) {
+  bool lo = gb_planfile_ranks_band_end(p) && !strcmp(p->rank_by, "low");
+  bool hi = gb_planfile_ranks_band_end(p) && !strcmp(p->rank_by, "high");
+  p->rank_hours = lo ? p->hours_high : hi ? p->hours_low : p->hours;
+  p->rank_cost = lo ? p->cost_high : hi ? p->cost_low : p->cost_usd;
+}
 
 /* Validates out->table (already read) into out->rows. */
 static gb_err planfile_rows(const char *path, gb_planfile *out) {
@@ -130,6 +141,12 @@ static gb_err planfile_rows(const char *path, gb_planfile *out) {
     if (!e) e = num(t, r, c[P_HOURS_HIGH], "hours_high", &p->hours_high);
     if (!e) e = num(t, r, c[P_COST_LOW], "cost_low", &p->cost_low);
     if (!e) e = num(t, r, c[P_COST_HIGH], "cost_high", &p->cost_high);
+    p->rank_by = gb_csv_cell(t, r, c[P_RANK_BY]);
+    if (!e && *p->rank_by && strcmp(p->rank_by, "low") && strcmp(p->rank_by, "median") && strcmp(p->rank_by, "high"))
+      e = gb_fail(GB_E_INPUT, "%s:%ld: rank_by: not low, median or high: \"%.40s\"", t->name, p->line, p->rank_by);
+    if (!e) e = boolean(t, r, c[P_PRICE_STALE], "price_stale", &p->price_stale);
+    if (!e) e = num(t, r, c[P_AMORT_YEARS], "amortization_years", &p->amortization_years);
+    rank_end(p);
     if (!e && *p->gemm_window && strcmp(p->gemm_window, "burst") && strcmp(p->gemm_window, "sustained"))
       e = gb_fail(GB_E_INPUT, "%s:%ld: gemm_window: not burst or sustained: \"%.40s\"", t->name, p->line,
                   p->gemm_window);
@@ -152,6 +169,16 @@ gb_err gb_planfile_read_mem(const char *name, const char *data, size_t len, gb_p
   memset(out, 0, sizeof *out);
   gb_err e = gb_csv_read_mem(name, data, len, &out->table);
   return e ? e : planfile_rows(name, out);
+}
+
+bool gb_planfile_ranks_band_end(const gb_planfile_row *p) {
+  bool band = isfinite(p->hours_low) && isfinite(p->hours_high) && isfinite(p->cost_low) && isfinite(p->cost_high);
+  return band && (!strcmp(p->rank_by, "low") || !strcmp(p->rank_by, "high"));
+}
+
+const char *gb_planfile_rank_end(const gb_planfile_row *p) {
+  if (!gb_planfile_ranks_band_end(p)) return "its nominal figures";
+  return !strcmp(p->rank_by, "low") ? "the pessimistic end of its band" : "the optimistic end of its band";
 }
 
 void gb_planfile_free(gb_planfile *p) {

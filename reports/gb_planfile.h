@@ -34,6 +34,13 @@ typedef struct gb_planfile_row {
   double cash_usd;              /* what must be paid for the job */
   double hours_low, hours_high; /* the time's band: hours_low the fast end */
   double cost_low, cost_high;   /* the cost's band */
+  const char *rank_by;          /* the band's end ranked by: "low" (pessimistic), "median", "high"; "" */
+  bool price_stale;             /* the planner's "old price" (over 18 months old) */
+  double amortization_years;    /* owned GPUs' assumed life; NaN in plan files without it */
+  /* derived: the hours and cost at the end of the band the planner ranked
+   * by and checked the deadline and budget at, as `gpubench plan` prints
+   * them (the nominal hours and cost_usd where the file has no band) */
+  double rank_hours, rank_cost;
 } gb_planfile_row;
 
 typedef struct gb_planfile {
@@ -49,6 +56,14 @@ gb_err gb_planfile_read(const char *path, gb_planfile *out);
 /* Same from memory (tests and fuzzing); name is used in messages. */
 gb_err gb_planfile_read_mem(const char *name, const char *data, size_t len, gb_planfile *out);
 void gb_planfile_free(gb_planfile *p);
+
+/* Which figures rank_hours and rank_cost are, for a reader: "the
+ * pessimistic end of its band", "the optimistic end of its band" or
+ * "its nominal figures" (median ranking, or a file without bands). */
+const char *gb_planfile_rank_end(const gb_planfile_row *p);
+/* True when rank_hours and rank_cost are an end of the band, not the
+ * nominal figures. */
+bool gb_planfile_ranks_band_end(const gb_planfile_row *p);
 
 /* One sensitivity row: a factor changed by change_pct and the top pick then. */
 typedef struct gb_sensfile_row {

@@ -643,6 +643,18 @@ static gb_err put_head(gb_buf *g, const gb_plot_spec *p, size_t nkey, size_t lon
   if (!e && p->x_bytes && p->logx && xmin > 0 && xmax >= xmin) e = put_byte_tics(g, xmin, xmax);
   else if (!e && p->x_bytes) e = gb_buf_puts(g, "set format x '%.0b %BB'\n");
   if (!e && p->logy) e = gb_buf_puts(g, "set logscale y 10\n");
+  /* a y marker's label goes at the right end (data tends to start at the
+   * left: small sizes, first bars), unless a labelled x marker stands in the
+   * right half: its label runs down from the top along its line, over the
+   * right end of a y label (issue 24: "budget" under "deadline") */
+  bool ylabel_left = false;
+  for (size_t i = 0; i < p->nmarkers && isfinite(xmin) && isfinite(xmax) && xmax > xmin; i++) {
+    const gb_plot_marker *m = &p->markers[i];
+    if (m->axis != 'x' || !m->label || !m->label[0]) continue;
+    bool lg = p->logx && xmin > 0 && m->at > 0;
+    double f = lg ? log(m->at / xmin) / log(xmax / xmin) : (m->at - xmin) / (xmax - xmin);
+    if (f > 0.5) ylabel_left = true;
+  }
   for (size_t i = 0; i < p->nmarkers && !e; i++) {
     const gb_plot_marker *m = &p->markers[i];
     char at[64];
@@ -659,8 +671,9 @@ static gb_err put_head(gb_buf *g, const gb_plot_spec *p, size_t nkey, size_t lon
       if (!m->label || !m->label[0]) continue; /* a line without a label */
       if (!e) e = gb_buf_puts(g, "set label ");
       if (!e) e = put_gp_string(g, m->label);
-      /* at the right end: data tends to start at the left (small sizes, first bars) */
-      if (!e) e = put_c(g, " at graph 0.99, first %s right offset 0,0.7 tc rgb '#aa0000' front\n", at);
+      if (!e)
+        e = put_c(g, " at graph %s, first %s %s offset 0,0.7 tc rgb '#aa0000' front\n", ylabel_left ? "0.01" : "0.99",
+                  at, ylabel_left ? "left" : "right");
     }
   }
   return e;
@@ -822,6 +835,9 @@ static gb_err lines_files(const char *dir, const gb_plot_spec *p, const gb_plot_
       if (!e) e = put_c(&g, " %zu%s", i + 1, i + 1 < p->nylabels ? ", " : "");
     }
     if (!e) e = gb_buf_puts(&g, ")\nset offsets graph 0.15, graph 0.15, 0, 0\n");
+    /* the named rows 1..n with half a row free above and below (no
+     * reference lines at the ends to widen the axis: they read as limits) */
+    if (!e) e = put_c(&g, "set yrange [0.4:%zu.6]\n", p->nylabels);
   }
   if (!e) e = gb_buf_puts(&g, "plot \\\n");
   for (size_t i = 0; i < ns && !e; i++) {

@@ -60,7 +60,8 @@ typedef struct gb_plot_series {
 
 /* A reference line across the plot with a label: axis 'x' draws a vertical
  * line at x = at (label along it, at the top), axis 'y' a horizontal one at
- * y = at (label above it, at the right end; NULL or "": no label). The axis
+ * y = at (label above it, at the right end, or at the left end where a
+ * labelled x marker stands in the right half; NULL or "": no label). The axis
  * range is extended to show it. */
 typedef struct gb_plot_marker {
   char axis;

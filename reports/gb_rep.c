@@ -22,6 +22,29 @@ void gb_rep_fmt(char *buf, size_t n, double v) {
   else gb_snprintf_c(buf, n, "%.3g", v);
 }
 
+/* USD for a reader: "32,251", "2,100,000", "12.50"; "n/a" for NaN. */
+void gb_rep_usd(char *buf, size_t n, double usd) {
+  if (!isfinite(usd)) {
+    snprintf(buf, n, "n/a");
+    return;
+  }
+  if (fabs(usd) < 100) {
+    gb_snprintf_c(buf, n, "%.2f", usd);
+    return;
+  }
+  char d[64];
+  gb_snprintf_c(d, sizeof d, "%.0f", fabs(usd));
+  size_t len = strlen(d), o = 0;
+  char g[96];
+  if (usd < 0) g[o++] = '-';
+  for (size_t i = 0; i < len && o + 2 < sizeof g; i++) {
+    if (i > 0 && (len - i) % 3 == 0) g[o++] = ',';
+    g[o++] = d[i];
+  }
+  g[o] = '\0';
+  snprintf(buf, n, "%s", g);
+}
+
 gb_err gb_rep_names_add(gb_rep_names *l, const char *s) {
   if (gb_rep_names_find(l, s) != (size_t)-1) return GB_OK;
   if (l->n == l->cap) {

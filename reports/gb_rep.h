@@ -136,6 +136,9 @@ const char *gb_rep_basename(const char *path);
 /* Formats a measured value for a table: about 4 significant digits in the
  * C locale; "" for NaN. */
 void gb_rep_fmt(char *buf, size_t n, double v);
+/* USD for a reader, in thousands grouped: "32,251", "2,100,000", "12.50";
+ * "n/a" for NaN. */
+void gb_rep_usd(char *buf, size_t n, double usd);
 
 /* A sorted list of distinct strings (borrowed). */
 typedef struct gb_rep_names {

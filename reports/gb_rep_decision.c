@@ -21,29 +21,6 @@
 #define RVB_MONTHS_MIN 24
 #define RVB_MONTHS_MAX 120
 
-/* USD for a reader: "32,251", "2,100,000", "12.50"; "n/a" for NaN. */
-static void money(char *buf, size_t n, double usd) {
-  if (!isfinite(usd)) {
-    snprintf(buf, n, "n/a");
-    return;
-  }
-  if (fabs(usd) < 100) {
-    gb_snprintf_c(buf, n, "%.2f", usd);
-    return;
-  }
-  char d[64];
-  gb_snprintf_c(d, sizeof d, "%.0f", fabs(usd));
-  size_t len = strlen(d), o = 0;
-  char g[96];
-  if (usd < 0) g[o++] = '-';
-  for (size_t i = 0; i < len && o + 2 < sizeof g; i++) {
-    if (i > 0 && (len - i) % 3 == 0) g[o++] = ',';
-    g[o++] = d[i];
-  }
-  g[o] = '\0';
-  snprintf(buf, n, "%s", g);
-}
-
 static bool is_purchase(const gb_planfile_row *p) { return isfinite(p->purchase_usd_per_gpu); }
 
 static bool basis_measured(const char *b) { return b && strncmp(b, "measured", 8) == 0; }
@@ -73,14 +50,33 @@ static double cash_needed(const gb_planfile_row *p, bool *estimated) {
  * the amortized share when buying, in older plan files too). */
 static double per_job(const gb_planfile_row *p) { return isfinite(p->amortized_usd) ? p->amortized_usd : p->cost_usd; }
 
+/* A row's hours, cash needed and per-job cost at the end of its band the
+ * planner ranked it by (rank_hours: what `gpubench plan` prints). The
+ * costs go with the hours as in the planner (renting: the bill; buying:
+ * the amortized share, energy and operations; not the capex); a file
+ * without a band has rank_hours == hours. */
+typedef struct figures {
+  double hours, cash, job;
+  bool est; /* cash: the GPUs only (an older plan file) */
+} figures;
+
+static figures at_rank(const gb_planfile_row *p) {
+  figures f = {.hours = p->rank_hours};
+  double s = isfinite(p->hours) && p->hours > 0 && isfinite(p->rank_hours) ? p->rank_hours / p->hours : 1;
+  double cash = cash_needed(p, &f.est), capex = isfinite(p->capex_usd) ? p->capex_usd : 0;
+  f.cash = isfinite(p->cash_usd) ? capex + (cash - capex) * s : cash;
+  f.job = per_job(p) * s;
+  return f;
+}
+
 static void band(const gb_planfile_row *p, char *buf, size_t n) { /* n >= 192 */
   char a[32], b[32], c[32], d[32];
   if (isfinite(p->hours_low) && isfinite(p->hours_high)) {
     gb_rep_fmt(a, sizeof a, p->hours_low);
     gb_rep_fmt(b, sizeof b, p->hours_high);
     if (isfinite(p->cost_low) && isfinite(p->cost_high)) {
-      money(c, sizeof c, p->cost_low);
-      money(d, sizeof d, p->cost_high);
+      gb_rep_usd(c, sizeof c, p->cost_low);
+      gb_rep_usd(d, sizeof d, p->cost_high);
       snprintf(buf, n, "%.31s-%.31s h, %.31s-%.31s USD", a, b, c, d);
     } else snprintf(buf, n, "%s-%s h", a, b);
   } else {
@@ -90,13 +86,12 @@ static void band(const gb_planfile_row *p, char *buf, size_t n) { /* n >= 192 */
 
 static gb_err choice_row(gb_rep *r, const char *role, const gb_planfile_row *p, bool with_band) {
   char name[256], hours[32], cash[48], job[32], bd[192], rank[16];
-  bool est;
+  figures f = at_rank(p);
   snprintf(name, sizeof name, "%dx %s, %s %s", p->gpu_count, p->gpu_type, p->provider, p->offering);
-  gb_rep_fmt(hours, sizeof hours, p->hours);
-  double c = cash_needed(p, &est);
-  money(cash, sizeof cash, c);
-  if (est) snprintf(cash + strlen(cash), sizeof cash - strlen(cash), " (GPUs only)");
-  money(job, sizeof job, per_job(p));
+  gb_rep_fmt(hours, sizeof hours, f.hours);
+  gb_rep_usd(cash, sizeof cash, f.cash);
+  if (f.est) snprintf(cash + strlen(cash), sizeof cash - strlen(cash), " (GPUs only)");
+  gb_rep_usd(job, sizeof job, f.job);
   band(p, bd, sizeof bd);
   snprintf(rank, sizeof rank, "%d", p->rank);
   const char *cells[] = {role, rank, name, *p->basis ? p->basis : "n/a", hours, cash, job, with_band ? bd : NULL};
@@ -112,10 +107,11 @@ static gb_err rent_vs_buy(gb_rep *r, const gb_planfile_row *rent, const gb_planf
   if (!rent || !buy) /* a plan of one kind: nothing to weigh, no plot missing */
     return gb_doc_para(&r->doc, rent ? "Renting against buying: the plan has no feasible purchase."
                                      : "Renting against buying: the plan has no feasible rental.");
-  bool est;
-  double capex = isfinite(buy->capex_usd) ? buy->capex_usd : cash_needed(buy, &est);
-  double run = isfinite(buy->cash_usd) && isfinite(buy->capex_usd) ? buy->cash_usd - buy->capex_usd : 0;
-  double bill = rent->cost_usd;
+  /* both at the end of their bands the planner ranks by, as the table */
+  figures fb = at_rank(buy), fr = at_rank(rent);
+  double capex = isfinite(buy->capex_usd) ? buy->capex_usd : fb.cash;
+  double run = isfinite(buy->cash_usd) && isfinite(buy->capex_usd) ? fb.cash - buy->capex_usd : 0;
+  double bill = fr.job;
   double be = bill > run ? capex / (bill - run) : INFINITY;
   int months = isfinite(be) ? (int)ceil(be * 1.5) : RVB_MONTHS_MIN;
   if (months < RVB_MONTHS_MIN) months = RVB_MONTHS_MIN;
@@ -141,14 +137,19 @@ static gb_err rent_vs_buy(gb_rep *r, const gb_planfile_row *rent, const gb_planf
   gb_plot_spec p = {.stem = "plan_rent_vs_buy", .title = "Cumulative cost, best rental and best purchase",
                     .xlabel = "months", .ylabel = "cumulative cost (thousand USD)", .markers = mk, .nmarkers = nmk,
                     .width_px = 1000, .height_px = 550};
-  char line[768], cap[32], b[32];
-  money(cap, sizeof cap, capex);
-  money(b, sizeof b, bill);
+  char line[1024], cap[32], b[32], life[160] = "";
+  gb_rep_usd(cap, sizeof cap, capex);
+  gb_rep_usd(b, sizeof b, bill);
+  /* a break-even after the GPUs' assumed life is no pay-back */
+  double life_m = buy->amortization_years * 12;
+  if (isfinite(be) && isfinite(life_m) && life_m > 0 && be > life_m)
+    gb_snprintf_c(life, sizeof life, ": later than the GPUs' assumed life of %g years (%g months), so buying never "
+                  "pays back at this pace", buy->amortization_years, life_m);
   if (isfinite(be))
     gb_snprintf_c(line, sizeof line,
                   "Buying costs %s USD up front; renting %s USD per job. Repeating the job monthly, buying "
-                  "breaks even after %.1f months%s. Source: plan rows %d (rent) and %d (buy).",
-                  cap, b, be,
+                  "breaks even after %.1f months%s%s. Source: plan rows %d (rent) and %d (buy).",
+                  cap, b, be, life,
                   run > 0 ? "" : " (this plan file has no running cost of owned GPUs: energy and operations "
                                  "are left out, which favours buying)",
                   rent->rank, buy->rank);
@@ -222,19 +223,22 @@ static gb_err tornado(gb_rep *r, const gb_planfile_row *top) {
     s[k] = (gb_plot_series){.title = title[k], .n = 2, .x = xs[k], .y = ys[k], .emphasis = true, .labels = labs[k],
                             .style = GB_PLOT_LINESPOINTS};
   }
-  /* y from 0 to n + 1 (lines without labels on the axis's ends): the bars
-   * off the frame */
-  gb_plot_marker mk[3] = {{'x', 0, "as planned"}, {'y', 0, ""}, {'y', (double)n + 1, ""}};
+  /* the y range (rows 1..n, half a row free at each end) comes with the
+   * named rows: no reference lines along the frame, which read as limits */
+  gb_plot_marker mk[1] = {{'x', 0, "as planned"}};
   const char *ylab[TORNADO_MAX];
   for (size_t k = 0; k < n; k++) ylab[k] = cats[order[k]];
   gb_plot_spec p = {.stem = "plan_tornado", .title = "How the top choice's cost moves with each factor",
                     .xlabel = "change in the top choice's cost (%)", .ylabel = "factor (widest swing on top)",
-                    .markers = mk, .nmarkers = 3, .width_px = 1000, .height_px = 450, .ylabels = ylab,
+                    .markers = mk, .nmarkers = 1, .width_px = 1000, .height_px = 450, .ylabels = ylab,
                     .nylabels = n};
   char line[512], bs[32];
-  money(bs, sizeof bs, base);
-  snprintf(line, sizeof line, "Baseline cost %s USD. Source: the sensitivity CSV's rows, each factor at its smallest "
-           "and largest change (the top pick may change with a factor: the table under Sensitivity names it).", bs);
+  gb_rep_usd(bs, sizeof bs, base);
+  /* the sensitivity CSV's costs are nominal: said so where the page
+   * states the ranked end above */
+  snprintf(line, sizeof line, "Baseline cost %s USD%s. Source: the sensitivity CSV's rows, each factor at its smallest "
+           "and largest change (the top pick may change with a factor: the table under Sensitivity names it).", bs,
+           top && gb_planfile_ranks_band_end(top) ? " (nominal, as the sensitivity CSV gives it)" : "");
   gb_err e = gb_doc_para(&r->doc, line);
   if (!e) e = gb_rep_lines(r, &p, s, n, caption);
   return e;
@@ -267,18 +271,33 @@ gb_err gb_rep_section_decision(gb_rep *r) {
   /* the answer first, in a sentence (a narrow screen shows the table's first columns only) */
   if (!e) {
     char h[32], cash[48], job[48];
-    bool est;
-    gb_rep_fmt(h, sizeof h, top->hours);
-    money(cash, sizeof cash, cash_needed(top, &est));
-    money(job, sizeof job, per_job(top));
+    figures f = at_rank(top);
+    gb_rep_fmt(h, sizeof h, f.hours);
+    gb_rep_usd(cash, sizeof cash, f.cash);
+    gb_rep_usd(job, sizeof job, f.job);
     snprintf(line, sizeof line, "Recommended: %dx %s, %s %s: %s hours, %s USD cash needed%s, %s USD per job (%s).",
-             top->gpu_count, top->gpu_type, top->provider, top->offering, h, cash, est ? " for the GPUs" : "", job,
+             top->gpu_count, top->gpu_type, top->provider, top->offering, h, cash, f.est ? " for the GPUs" : "", job,
              *top->basis ? top->basis : "basis not given");
+    /* the figures `gpubench plan` prints: the end of the band it ranks by;
+     * the nominal ones named as such */
+    if (gb_planfile_ranks_band_end(top)) {
+      char nh[32], nc[48];
+      gb_rep_fmt(nh, sizeof nh, top->hours);
+      gb_rep_usd(nc, sizeof nc, top->cost_usd);
+      size_t l = strlen(line);
+      snprintf(line + l, sizeof line - l, " These are at %s, which the planner ranks by and gpubench plan prints; "
+               "nominal: %s hours, %s USD.", gb_planfile_rank_end(top), nh, nc);
+    }
     if (isfinite(top->hours_low) && isfinite(top->hours_high)) {
       char bd[192];
       band(top, bd, sizeof bd);
       size_t l = strlen(line);
       snprintf(line + l, sizeof line - l, " Band: %s.", bd);
+    }
+    if (top->price_stale) {
+      size_t l = strlen(line);
+      snprintf(line + l, sizeof line - l, " Old price: %.60s's of %.20s is over 18 months old; check it before buying.",
+               top->provider, *top->price_date ? top->price_date : "an unknown date");
     }
     e = gb_doc_para(&r->doc, line);
   }
@@ -293,10 +312,14 @@ gb_err gb_rep_section_decision(gb_rep *r) {
   if (!e) e = gb_doc_table_end(&r->doc);
   if (!e) {
     const gb_planfile_row *p0 = &r->plan.rows[0];
-    snprintf(line, sizeof line, "Workload %s%s%s. Cash needed: what must be paid for the job (renting: the bill; "
+    char at[160] = "";
+    if (gb_planfile_ranks_band_end(top))
+      snprintf(at, sizeof at,  " Hours and costs of each row at %s (the planner's ranking; the band column gives both ends).",
+               gb_planfile_rank_end(top));
+    snprintf(line, sizeof line, "Workload %s%s%s.%s Cash needed: what must be paid for the job (renting: the bill; "
              "buying: the GPUs%s). Per-job cost: the bill, or the job's amortized share of owned GPUs. Basis: "
              "measured on this GPU type, or projected from other measurements or the datasheet.",
-             *p0->workload ? p0->workload : "(not named)", *p0->precision ? ", " : "", p0->precision,
+             *p0->workload ? p0->workload : "(not named)", *p0->precision ? ", " : "", p0->precision, at,
              isfinite(p0->cash_usd) ? ", their energy and operations" : "");
     e = gb_doc_para(&r->doc, line);
   }

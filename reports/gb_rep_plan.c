@@ -137,7 +137,11 @@ static gb_err plan_ranked(gb_rep *r) {
              r->plan.n);
     e = gb_doc_para(&r->doc, line);
   }
-  const char *hdr[] = {"rank", "GPUs", "GPU type", "nodes x GPUs", "provider", "offering", "hours", "cost (USD)",
+  /* nominal figures here; the decision page and time against cost show the
+   * end of the band the planner ranks by */
+  bool banded = r->plan.n && gb_planfile_ranks_band_end(&r->plan.rows[0]);
+  const char *hdr[] = {"rank", "GPUs", "GPU type", "nodes x GPUs", "provider", "offering",
+                       banded ? "hours (nominal)" : "hours", banded ? "cost (USD, nominal)" : "cost (USD)",
                        "efficiency", "bottleneck", "Pareto", "feasible"};
   if (!e) e = gb_doc_table_begin(&r->doc, 12, hdr, NULL);
   for (size_t i = 0; i < r->plan.n && i < PLAN_TABLE_MAX && !e; i++) {
@@ -208,14 +212,18 @@ static int cmp_type_hours(const void *a, const void *b) {
   int c = strcmp(x->gpu_type, y->gpu_type);
   if (c) return c;
   if (measured_kind(x) != measured_kind(y)) return measured_kind(y) - measured_kind(x);
-  if (x->hours != y->hours) return x->hours < y->hours ? -1 : 1;
-  return x->cost_usd < y->cost_usd ? -1 : x->cost_usd > y->cost_usd;
+  if (x->rank_hours != y->rank_hours) return x->rank_hours < y->rank_hours ? -1 : 1;
+  return x->rank_cost < y->rank_cost ? -1 : x->rank_cost > y->rank_cost;
 }
 
 static gb_err plan_time_cost(gb_rep *r) {
   const char *caption = "Time against cost, by GPU type: filled circles measured, open circles projected; each "
                         "type's own frontier (no faster and cheaper configuration of that type), the overall "
                         "Pareto frontier as a line";
+  /* every point at the end of its band the planner ranked it by and marked
+   * the frontier at (rank_hours, rank_cost): drawn at the nominal figures
+   * instead, the frontier zigzags (issue 24), and the deadline and budget
+   * lines would not bound what is drawn */
   size_t n = r->plan.n;
   double *px = calloc(n + 1, sizeof *px), *py = calloc(n + 1, sizeof *py);
   const char **pl = calloc(n + 1, sizeof *pl);
@@ -233,7 +241,7 @@ static gb_err plan_time_cost(gb_rep *r) {
     const gb_planfile_row *p = &r->plan.rows[i];
     if (isfinite(p->max_hours) && p->max_hours > 0) deadline = p->max_hours;
     if (isfinite(p->budget_usd) && p->budget_usd > 0) budget = p->budget_usd;
-    if (!isfinite(p->hours) || !isfinite(p->cost_usd) || p->hours <= 0 || p->cost_usd <= 0) continue;
+    if (!isfinite(p->rank_hours) || !isfinite(p->rank_cost) || p->rank_hours <= 0 || p->rank_cost <= 0) continue;
     if (!p->feasible) {
       ni++;
       continue;
@@ -241,8 +249,8 @@ static gb_err plan_time_cost(gb_rep *r) {
     idx[nk++] = i;
     if (p->pareto) {
       short_config_name(p, false, names[np], sizeof names[0]);
-      px[np] = p->hours;
-      py[np] = p->cost_usd;
+      px[np] = p->rank_hours;
+      py[np] = p->rank_cost;
       pl[np] = names[np];
       np++;
     }
@@ -260,13 +268,13 @@ static gb_err plan_time_cost(gb_rep *r) {
     bool first = k == 0 || strcmp(p->gpu_type, r->plan.rows[idx[k - 1]].gpu_type) ||
                  measured_kind(p) != measured_kind(&r->plan.rows[idx[k - 1]]);
     if (first) best = INFINITY, lastx = 0, lasty = 0;
-    if (p->cost_usd >= best) continue;
-    best = p->cost_usd;
+    if (p->rank_cost >= best) continue;
+    best = p->rank_cost;
     bool last_of_series = k + 1 == nk || strcmp(p->gpu_type, r->plan.rows[idx[k + 1]].gpu_type) ||
                           measured_kind(p) != measured_kind(&r->plan.rows[idx[k + 1]]);
-    if (!first && !last_of_series && p->hours < lastx * 1.05 && p->cost_usd > lasty / 1.05) continue;
-    lastx = p->hours;
-    lasty = p->cost_usd;
+    if (!first && !last_of_series && p->rank_hours < lastx * 1.05 && p->rank_cost > lasty / 1.05) continue;
+    lastx = p->rank_hours;
+    lasty = p->rank_cost;
     char title[192];
     snprintf(title, sizeof title, "%.100s %s", p->gpu_type, measured_kind(p) ? "measured" : "projected");
     sbuf *b = gb_rep_sset_get(&ss, title);
@@ -275,7 +283,7 @@ static gb_err plan_time_cost(gb_rep *r) {
       b->style = GB_PLOT_POINTS;
       b->colour = (int)gb_rep_names_find(&types, p->gpu_type) + 1;
       b->dashed = !measured_kind(p);
-      e = gb_rep_sbuf_add(b, p->hours, p->cost_usd, NULL);
+      e = gb_rep_sbuf_add(b, p->rank_hours, p->rank_cost, NULL);
       drawn++;
     }
   }
@@ -293,6 +301,18 @@ static gb_err plan_time_cost(gb_rep *r) {
       pl[b] = pl[b - 1];
       pl[b - 1] = l;
     }
+  /* drawn as a line it only falls with time: a point some faster (or as
+   * fast) and no dearer point beats is left out (none is, when the planner
+   * marked the frontier at the figures drawn; a hand-made file may differ) */
+  {
+    size_t m = 0;
+    for (size_t k = 0; k < np; k++)
+      if (m == 0 || py[k] < py[m - 1]) {
+        px[m] = px[k], py[m] = py[k], pl[m] = pl[k];
+        m++;
+      }
+    np = m;
+  }
   /* label at most PLAN_PARETO_LABELS frontier points whose labels cannot
    * print over each other: from the cheapest (slowest) end, a point is named
    * when its cost is at least min_step decades above the last one named.
@@ -301,8 +321,8 @@ static gb_err plan_time_cost(gb_rep *r) {
   double lo = INFINITY, hi = -INFINITY, xlo = INFINITY, xhi = -INFINITY;
   for (size_t k = 0; k < nk; k++) {
     const gb_planfile_row *p = &r->plan.rows[idx[k]];
-    lo = fmin(lo, p->cost_usd), hi = fmax(hi, p->cost_usd);
-    xlo = fmin(xlo, p->hours), xhi = fmax(xhi, p->hours);
+    lo = fmin(lo, p->rank_cost), hi = fmax(hi, p->rank_cost);
+    xlo = fmin(xlo, p->rank_hours), xhi = fmax(xhi, p->rank_hours);
   }
   if (isfinite(budget)) lo = fmin(lo, budget), hi = fmax(hi, budget);
   double decades = np ? fmax(1, ceil(log10(hi)) - floor(log10(lo))) : 1;
@@ -343,15 +363,19 @@ static gb_err plan_time_cost(gb_rep *r) {
     mk[nmk++] = (gb_plot_marker){'x', deadline, dl};
   }
   if (isfinite(budget)) {
-    gb_snprintf_c(bl, sizeof bl, "budget %.0f USD", budget);
+    char usd[48];
+    gb_rep_usd(usd, sizeof usd, budget);
+    snprintf(bl, sizeof bl, "budget %s USD", usd);
     mk[nmk++] = (gb_plot_marker){'y', budget, bl};
   }
   gb_plot_spec p = {.stem = "plan_time_cost", .title = "Time against cost per configuration",
                     .xlabel = "time to finish (hours, log scale)", .ylabel = "cost (USD, log scale)", .logx = true,
                     .logy = true, .markers = mk, .nmarkers = nmk, .width_px = PLAN_TIME_COST_WIDTH_PX,
                     .height_px = PLAN_TIME_COST_HEIGHT_PX};
-  char cap2[700];
-  snprintf(cap2, sizeof cap2, "%s. Source: the plan's %zu feasible rows, %zu drawn%s.", caption, nk, drawn,
+  char cap2[900];
+  snprintf(cap2, sizeof cap2, "%s; each configuration at %s, the figures the planner ranks by and checks the "
+           "deadline and budget at. Source: the plan's %zu feasible rows, %zu drawn%s.", caption,
+           n ? gb_planfile_rank_end(&r->plan.rows[0]) : "its nominal figures", nk, drawn,
            ni ? "; infeasible rows (deadline, budget or memory) are in the CSV" : "");
   if (!e && ns == 0) e = gb_rep_skip(r, caption, "no feasible configuration has both hours and cost");
   else if (!e) e = gb_rep_lines(r, &p, s, ns, cap2);
@@ -401,11 +425,12 @@ gb_err gb_rep_section_plan(gb_rep *r) {
   }
   if (!e && r->plan.n > 0 && r->plan.rows[0].feasible) {
     const gb_planfile_row *p = &r->plan.rows[0];
-    char c[200], h[32], cost[32];
+    char c[200], h[32], cost[32], at[96] = "";
     config_name(p, c, sizeof c);
-    gb_rep_fmt(h, sizeof h, p->hours);
-    money(cost, sizeof cost, p->cost_usd);
-    snprintf(line, sizeof line, "Top pick: %s, %s hours, %s USD (%s bound).", c, h, cost,
+    gb_rep_fmt(h, sizeof h, p->rank_hours);
+    money(cost, sizeof cost, p->rank_cost);
+    if (gb_planfile_ranks_band_end(p)) snprintf(at, sizeof at, ", at %s", gb_planfile_rank_end(p));
+    snprintf(line, sizeof line, "Top pick: %s, %s hours, %s USD%s (%s bound).", c, h, cost, at,
              *p->bottleneck ? p->bottleneck : "unknown");
     e = gb_doc_para(&r->doc, line);
   }

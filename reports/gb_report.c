@@ -439,7 +439,7 @@ static gb_err table_all(gb_rep *r) {
   /* table rows in the order of their first points, each with its points in
    * order: a hash index and a counting sort (a scan per row was quadratic) */
   size_t *grp = calloc(r->npts ? r->npts : 1, sizeof *grp), *first = calloc(r->npts ? r->npts : 1, sizeof *first);
-  size_t *members = NULL, *off = NULL, ngrp = 0;
+  size_t *members = NULL, *off = NULL, ngrp = 0, dropped = 0;
   gb_rep_hash hc = {0};
   if (!hdr || !cells || !buf || !grp || !first) e = gb_fail(GB_E_NOMEM, "out of memory");
   if (!e) e = gb_rep_hash_init(&hc, r->npts);
@@ -470,11 +470,20 @@ static gb_err table_all(gb_rep *r) {
       const gb_row *b = r->pts[j].row;
       size_t s = r->pts[j].src;
       if (s >= nsrc) continue;
+      /* a figure that means nothing for its GPU count (gb_desc_class: no
+       * data moves, or 0 by definition) is left out, and said so below */
+      if (gb_desc_class(b) == GB_FCLASS_MEANINGLESS) {
+        dropped++;
+        continue;
+      }
       /* the metric's direction (core/gb_desc.h); unknown ones: larger is better */
       bool smaller = gb_desc_direction(b->benchmark, b->metric) == GB_DIR_LOWER;
       if (!best[s] || (smaller ? r->pts[j].value < best[s]->value : r->pts[j].value > best[s]->value))
         best[s] = &r->pts[j];
     }
+    bool any = false;
+    for (size_t s = 0; s < nsrc; s++) any = any || best[s];
+    if (!any) continue;
     char metric[128];
     if (a->gpu_count > 1) snprintf(metric, sizeof metric, "%s (%s), %d GPUs", a->metric, a->unit, a->gpu_count);
     else snprintf(metric, sizeof metric, "%s (%s)", a->metric, a->unit);
@@ -495,6 +504,13 @@ static gb_err table_all(gb_rep *r) {
     e = gb_doc_table_row(&r->doc, cells);
   }
   if (!e) e = gb_doc_table_end(&r->doc);
+  if (!e && dropped) {
+    char line[400];
+    snprintf(line, sizeof line, "Left out: %zu measurement(s) that mean nothing for their GPU count (one-GPU "
+             "in-place collectives, bus bandwidth and broadcast on one GPU: no data crosses a link, or the value "
+             "is 0 by definition). The result CSVs hold them.", dropped);
+    e = gb_doc_para(&r->doc, line);
+  }
   free(hdr);
   free(cells);
   free(buf);
@@ -607,8 +623,13 @@ static void headline_cell(const gb_rep *r, const gb_rep_headline *kind, size_t t
   if (isfinite(best->row->peak)) peak = best->row->peak;
   if (kind->at == GB_REP_AT_GPUS)
     snprintf(buf, n, "%s at %d GPUs%s", v, best->row->gpu_count, tag);
-  else if (isfinite(peak) && peak > 0)
-    gb_snprintf_c(buf, n, "%s%s (%.0f%% of %g)%s", v, at, 100.0 * best->value / peak, peak, tag);
+  else if (isfinite(peak) && peak > 0) {
+    /* the peak to 4 significant digits, as the values (a peak computed from
+     * clocks and units reads "66.9082" otherwise), no trailing zeros */
+    char pk[32];
+    gb_snprintf_c(pk, sizeof pk, peak >= 1000 ? "%.0f" : "%.4g", peak);
+    gb_snprintf_c(buf, n, "%s%s (%.0f%% of %s)%s", v, at, 100.0 * best->value / peak, pk, tag);
+  }
   else snprintf(buf, n, "%s%s%s", v, at, tag);
 }
 

@@ -61,6 +61,36 @@ static gb_err full_report(const char *dir, gb_report_summary *sum) {
   return gb_report_write(&o, sum);
 }
 
+/* report.md of one results fixture, written without gnuplot (the tables
+ * only); the caller frees it. */
+static char *results_md(const char *fixture) {
+  setenv("GPUBENCH_GNUPLOT", "/nonexistent/gnuplot", 1);
+  char path[4096];
+  snprintf(path, sizeof path, "%s", gb_fixture(fixture));
+  const char *files[] = {path};
+  const char *dir = gb_test_tmpdir();
+  gb_report_options o = {.results = files, .nresults = 1, .out_dir = dir};
+  gb_report_summary sum;
+  ck_assert_msg(gb_report_write(&o, &sum) == GB_OK, "%s", gb_errmsg());
+  unsetenv("GPUBENCH_GNUPLOT");
+  char *md = slurp_in(dir, "report.md");
+  ck_assert_ptr_nonnull(md);
+  return md;
+}
+
+/* The report of a plan fixture with the sensitivity fixture, no results;
+ * returns its directory. */
+static const char *plan_report(const char *fixture, gb_report_summary *sum) {
+  fixtures();
+  char plan[4096];
+  snprintf(plan, sizeof plan, "%s", gb_fixture(fixture));
+  const char *dir = gb_test_tmpdir();
+  gb_report_options o = {.plan_path = plan, .sensitivity_path = g_sens, .specs_path = g_specs, .out_dir = dir,
+                         .generator = "test"};
+  ck_assert_msg(gb_report_write(&o, sum) == GB_OK, "%s", gb_errmsg());
+  return dir;
+}
+
 /* Every plot the fixtures make, with texts its SVG must hold (series
  * titles, markers). Values: H200 bf16 at 8192^3 has reps 740 and
  * 740 * 1.002 = 741.48, median 740.74, printed %.4g = 740.7; the H200
@@ -86,7 +116,7 @@ static const struct {
     {"roofline_A100-SXM-80GB", {"memory (membw): 1790 GB/s", "GEMM int8: 560 TOP/s", "triad fp64", "GEMM tf32"}},
     {"plan_efficiency", {"efficiency (EFLOP per 1000 USD)", "#1 8x H100 runpod secure", "#2 8x H200 runpod secure",
                          "#7 16x A100 coreweave 8x"}},
-    {"plan_time_cost", {"Pareto frontier (all types)", "deadline 200 h", "budget 20000 USD", "A100-SXM-80GB projected"}},
+    {"plan_time_cost", {"Pareto frontier (all types)", "deadline 200 h", "budget 20,000 USD", "A100-SXM-80GB projected"}},
     /* price -20%: 2392 / 2990 - 1 = -20.0%; +20%: 4163.64 / 2990 - 1 = +39.3% (the pick changed) */
     /* the factors named on the y axis, not numbered (issue 24's screenshot) */
     {"plan_tornado", {"price_usd_per_gpu_hour (swing 59.3 points)", "+20%: +39.3%", "-20%: -20.0%",
@@ -235,6 +265,97 @@ START_TEST(test_decision_new_columns) {
 }
 END_TEST
 
+/* The frontier block of plan_time_cost.dat: its x y pairs into x[], y[]. */
+static size_t frontier_points(const char *dat, double *x, double *y, size_t max) {
+  const char *b = strstr(dat, "Pareto frontier");
+  size_t n = 0;
+  if (!b) return 0;
+  b = strchr(b, '\n');
+  while (b && n < max) {
+    b++;
+    if (*b == '#') { /* the column names */
+      b = strchr(b, '\n');
+      continue;
+    }
+    if (*b == '\n' || *b == '\0') break;
+    if (sscanf(b, "%lf %lf", &x[n], &y[n]) != 2) break;
+    n++;
+    b = strchr(b, '\n');
+  }
+  return n;
+}
+
+/* A plan ranked at the pessimistic end of its bands (rank_by low, as the
+ * planner's default; issue 24): report_plan_ranked.csv. Its frontier rows
+ * (1-3) at their slow, costly ends are (625 h, 62500), (48, 84000), (40,
+ * 101000): time against cost draws them there, falling with time (at
+ * their nominal figures, (36.1, 63000), (36.3, 92000), (500, 50000), the
+ * line zigzags). The decision page states the figures `gpubench plan`
+ * prints: row 1 at 625 h, 50000 x 625 / 500 = 62,500 USD, the nominal ones
+ * named; the old price flagged. Renting against buying: row 5 buys for
+ * 3,000,000 USD and runs 10,000 x 320 / 300 = 10,667 USD a job; renting
+ * row 1 costs 62,500: break-even 3e6 / 51,833 = 57.9 months, past the
+ * GPUs' assumed 4 years. */
+START_TEST(test_decision_ranked_end) {
+  setenv("GPUBENCH_GNUPLOT", "/nonexistent/gnuplot", 1);
+  gb_report_summary sum;
+  const char *dir = plan_report("report_plan_ranked.csv", &sum);
+  char *md = slurp_in(dir, "report.md");
+  ck_assert_ptr_nonnull(md);
+  ck_assert_ptr_nonnull(strstr(md, "Recommended: 64x MI300X-OAM-192GB, tensorwave on-demand: 625.0 hours, 62,500 USD "
+                                   "cash needed, 62,500 USD per job (projected-cross-vendor). These are at the "
+                                   "pessimistic end of its band, which the planner ranks by and gpubench plan "
+                                   "prints; nominal: 500.0 hours, 50,000 USD. Band: 400.0-625.0 h, 40,000-62,500 "
+                                   "USD. Old price: tensorwave's of 2025-01-01 is over 18 months old; check it "
+                                   "before buying."));
+  ck_assert_ptr_nonnull(strstr(md, "| recommended | 1 | 64x MI300X-OAM-192GB, tensorwave on-demand | "
+                                   "projected-cross-vendor | 625.0 | 62,500 | 62,500 |"));
+  ck_assert_ptr_nonnull(strstr(md, "| best on a measured GPU type | 4 | 41x H200-SXM-141GB, runpod on-demand | "
+                                   "measured | 706.0 | 132,884 | 132,884 |"));
+  ck_assert_ptr_nonnull(strstr(md, "| best purchase | 5 | 48x H100-SXM-80GB, supermicro purchase | projected within "
+                                   "a vendor | 320.0 | 3,010,667 | 85,333 |"));
+  ck_assert_ptr_nonnull(strstr(md, "buying breaks even after 57.9 months: later than the GPUs' assumed life of 4 years "
+                                   "(48 months), so buying never pays back at this pace."));
+  ck_assert_ptr_nonnull(strstr(md, "Top pick: 64x MI300X-OAM-192GB tensorwave on-demand, 625.0 hours, 62500 USD, at "
+                                   "the pessimistic end of its band"));
+  ck_assert_ptr_nonnull(strstr(md, "| hours (nominal) | cost (USD, nominal) |"));
+  ck_assert_ptr_nonnull(strstr(md, "Baseline cost 50,000 USD (nominal, as the sensitivity CSV gives it)."));
+  free(md);
+  unsetenv("GPUBENCH_GNUPLOT");
+}
+END_TEST
+
+/* The plots of report_plan_ranked.csv (see above): the frontier at the
+ * ranked ends, falling with time; the budget's label at the left end, clear
+ * of the deadline's at the right; no lines along the tornado's frame. */
+START_TEST(test_plan_ranked_plots) {
+  gb_report_summary sum;
+  const char *dir = plan_report("report_plan_ranked.csv", &sum);
+  ck_assert(sum.gnuplot);
+  char *dat = slurp_in(dir, "plan_time_cost.dat");
+  ck_assert_ptr_nonnull(dat);
+  double x[16], y[16];
+  size_t n = frontier_points(dat, x, y, 16);
+  ck_assert_uint_eq(n, 3);
+  ck_assert_double_eq_tol(x[0], 40, 1e-9);
+  ck_assert_double_eq_tol(y[0], 101000, 1e-9);
+  ck_assert_double_eq_tol(x[2], 625, 1e-9);
+  ck_assert_double_eq_tol(y[2], 62500, 1e-9);
+  for (size_t k = 1; k < n; k++) ck_assert_msg(x[k] > x[k - 1] && y[k] < y[k - 1], "frontier point %zu rises", k);
+  free(dat);
+  char *gp = slurp_in(dir, "plan_time_cost.gp");
+  ck_assert_ptr_nonnull(gp);
+  ck_assert_ptr_nonnull(strstr(gp, "'budget 250,000 USD' at graph 0.01, first 250000 left"));
+  ck_assert_ptr_nonnull(strstr(gp, "'deadline 720 h' at first 720, graph 0.97"));
+  free(gp);
+  gp = slurp_in(dir, "plan_tornado.gp");
+  ck_assert_ptr_nonnull(gp);
+  ck_assert_ptr_null(strstr(gp, "set arrow from graph 0,")); /* no horizontal line */
+  ck_assert_ptr_nonnull(strstr(gp, "set yrange [0.4:"));
+  free(gp);
+}
+END_TEST
+
 /* The comparison view: report_h200_current.csv is report_h200.csv with
  * every gemm bf16 tflops value (and min, max) times 0.8: the three
  * compute-bound bf16 shapes regress by -20.0% against the gate's minimum
@@ -274,16 +395,7 @@ END_TEST
  * by definition), and instead of an empty table a note saying why; no plot
  * of the one-GPU broadcast. */
 START_TEST(test_headline_one_gpu) {
-  setenv("GPUBENCH_GNUPLOT", "/nonexistent/gnuplot", 1);
-  char path[4096];
-  snprintf(path, sizeof path, "%s", gb_fixture("report_collective_1gpu.csv"));
-  const char *files[] = {path};
-  const char *dir = gb_test_tmpdir();
-  gb_report_options o = {.results = files, .nresults = 1, .out_dir = dir};
-  gb_report_summary sum;
-  ck_assert_msg(gb_report_write(&o, &sum) == GB_OK, "%s", gb_errmsg());
-  char *md = slurp_in(dir, "report.md");
-  ck_assert_ptr_nonnull(md);
+  char *md = results_md("report_collective_1gpu.csv");
   const char *h = strstr(md, "## Headline figures"), *end = strstr(md, "## Inputs");
   ck_assert(h && end && h < end);
   size_t len = (size_t)(end - h);
@@ -299,8 +411,31 @@ START_TEST(test_headline_one_gpu) {
   free(head);
   ck_assert_ptr_null(strstr(md, "collective_broadcast"));
   ck_assert_ptr_nonnull(strstr(md, "collective_all-reduce"));
+  /* nor further down, under All measurements (gb_desc_class: the in-place
+   * all_reduce, every busbw and the broadcast on one GPU mean nothing):
+   * the out-of-place all_reduce stays, the rest is counted, not listed */
+  const char *all = strstr(md, "## All measurements"), *prob = strstr(md, "## Problems");
+  ck_assert(all && prob && all < prob);
+  char *tab = strndup(all, (size_t)(prob - all));
+  ck_assert_ptr_nonnull(strstr(tab, "| collective | all_reduce_outofplace | fp32 | algbw_gbps (GB/s) | 2065 at 256 MiB |"));
+  ck_assert_ptr_null(strstr(tab, "_inplace"));
+  ck_assert_ptr_null(strstr(tab, "busbw_gbps"));
+  ck_assert_ptr_null(strstr(tab, "| broadcast"));
+  ck_assert_ptr_nonnull(strstr(tab, "Left out: 11 measurement(s) that mean nothing for their GPU count"));
+  free(tab);
   free(md);
-  unsetenv("GPUBENCH_GNUPLOT");
+}
+END_TEST
+
+/* Peaks in the headline to 4 significant digits, as the values: a
+ * row's own peak column of 66.9082 (the fma kernel's, from clocks and
+ * units) reads "of 66.91" (59 / 66.9082 = 88.2%), 33.4541 "of 33.45". */
+START_TEST(test_headline_peak_rounded) {
+  char *md = results_md("report_fma_peak.csv");
+  ck_assert_ptr_nonnull(strstr(md, "| CUDA-core FMA fp32 (TFLOP/s) | 59.00 (88% of 66.91) |"));
+  ck_assert_ptr_nonnull(strstr(md, "| CUDA-core FMA fp64 (TFLOP/s) | 31.50 (94% of 33.45) |"));
+  ck_assert_ptr_null(strstr(md, "66.9082"));
+  free(md);
 }
 END_TEST
 
@@ -964,12 +1099,15 @@ int main(void) {
   tcase_add_test(tc, test_decision_new_columns);
   tcase_add_test(tc, test_compare_view);
   tcase_add_test(tc, test_headline_one_gpu);
+  tcase_add_test(tc, test_decision_ranked_end);
+  tcase_add_test(tc, test_headline_peak_rounded);
   suite_add_tcase(s, tc);
   if (have) {
     TCase *tr = tcase_create("render");
     tcase_set_timeout(tr, 120);
     tcase_add_test(tr, test_full_report);
     tcase_add_test(tr, test_plan_before_window_columns);
+    tcase_add_test(tr, test_plan_ranked_plots);
     tcase_add_test(tr, test_comma_locale);
     tcase_add_test(tr, test_roofline_combines_runs);
     tcase_add_test(tr, test_newest_runs_drawn);

@@ -19,7 +19,7 @@ set logscale y 10
 set arrow from first 720, graph 0 to first 720, graph 1 nohead dt 2 lw 1.5 lc rgb '#aa0000' front
 set label 'deadline 720 h' at first 720, graph 0.97 rotate by 90 right offset -1.3,0 tc rgb '#aa0000' front
 set arrow from graph 0, first 250000 to graph 1, first 250000 nohead dt 2 lw 1.5 lc rgb '#aa0000' front
-set label 'budget 250000 USD' at graph 0.99, first 250000 right offset 0,0.7 tc rgb '#aa0000' front
+set label 'budget 250,000 USD' at graph 0.01, first 250000 left offset 0,0.7 tc rgb '#aa0000' front
 plot \
   'plan_time_cost.dat' index 0 using 1:2 with points pt 6 ps 1.2 lw 1.5 lc 1 title 'A100-SXM-80GB projected', \
   'plan_time_cost.dat' index 1 using 1:2 with points pt 6 ps 1.2 lw 1.5 lc 2 title 'B200-SXM-180GB projected', \

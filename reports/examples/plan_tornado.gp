@@ -16,10 +16,9 @@ set border 3
 set tics nomirror
 set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lw 1.5 lc rgb '#aa0000' front
 set label 'as planned' at first 0, graph 0.97 rotate by 90 right offset -1.3,0 tc rgb '#aa0000' front
-set arrow from graph 0, first 0 to graph 1, first 0 nohead dt 2 lw 1.5 lc rgb '#aa0000' front
-set arrow from graph 0, first 3 to graph 1, first 3 nohead dt 2 lw 1.5 lc rgb '#aa0000' front
 set ytics ('price' 1, 'efficiency' 2)
 set offsets graph 0.15, graph 0.15, 0, 0
+set yrange [0.4:2.6]
 plot \
   'plan_tornado.dat' index 0 using 1:2 with linespoints pt 7 ps 0.8 lw 3 lc 1 title 'price (swing 40.0 points)', \
   'plan_tornado.dat' index 0 using 1:2:3 with labels left offset 0.8,0.4 font ',9' notitle, \
