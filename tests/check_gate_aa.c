@@ -1,9 +1,9 @@
 /* check_gate_aa: the gate on real A/A data and injected drops.
  *
- * tests/fixtures/aa/ holds eighteen default quick campaigns, each its own
- * process, from five sessions on five H200 cards (k_runs below; docs/ci.md,
+ * tests/fixtures/aa/ holds twenty-six default quick campaigns, each its own
+ * process, from seven sessions on seven H200 cards (k_runs below; docs/ci.md,
  * data/noise/README.md); data/noise/floors.csv was measured from all
- * eighteen. Each session's pairs, compared both ways, must give no
+ * twenty-six. Each session's pairs, compared both ways, must give no
  * regression and no improvement; the headline figures of the second run
  * made 10% worse must be flagged (all of HBM, fma and collectives >= 32 MiB,
  * at least 32 of the 39 GEMMs), and exit 1. Also: baselines of several runs, bad input (exit 2
@@ -34,10 +34,14 @@ static void load_noise(void) {
  * 1), two on another card (build after the GEMM split), two of ddddffc and
  * two of the current build interleaved on a third card (A B A B), three
  * back to back on each of two more cards (a build of the lean reader; on
- * card 4 the second run kept fp64's 64x64 tile at both 4096 shapes, 8% slower). */
+ * card 4 the second run kept fp64's 64x64 tile at both 4096 shapes, 8% slower),
+ * and on each of cards 7 and 8 two of ce148ea and two of the GEMM finalist
+ * change interleaved (A B A B; card 8's with the STREAM retune too). */
 static const char *const k_runs[] = {"aa-quick-1", "aa-quick-2", "aa-quick-3", "aa-quick-4", "aa-quick-5", "aa-quick-6",
                                      "s2-quick-1", "s2-quick-2", "s3-old-1",   "s3-old-2",   "s3-new-1",   "s3-new-2",
-                                     "c4-quick-1", "c4-quick-2", "c4-quick-3", "c6-quick-1", "c6-quick-2", "c6-quick-3"};
+                                     "c4-quick-1", "c4-quick-2", "c4-quick-3", "c6-quick-1", "c6-quick-2", "c6-quick-3",
+                                     "c7-old-1",   "c7-old-2",   "c7-new-1",   "c7-new-2",   "c8-old-1",   "c8-old-2",
+                                     "c8-new-1",   "c8-new-2"};
 #define NRUNS (sizeof k_runs / sizeof k_runs[0])
 
 /* tests/fixtures/aa/NAME.csv */
@@ -83,7 +87,8 @@ static void inject(gb_results *res, double factor) {
 /* each session's pairs, both ways */
 static const int k_pairs[][2] = {{1, 2},   {3, 4},   {5, 6},   {7, 8},   {9, 10},  {11, 12}, {13, 14}, {14, 15},
                                  {15, 13}, {16, 17}, {17, 18}, {18, 16}, {2, 1},   {4, 3},   {6, 5},   {8, 7},
-                                 {10, 9},  {12, 11}, {14, 13}, {15, 14}, {13, 15}, {17, 16}, {18, 17}, {16, 18}};
+                                 {10, 9},  {12, 11}, {14, 13}, {15, 14}, {13, 15}, {17, 16}, {18, 17}, {16, 18},
+                                 {19, 20}, {20, 19}, {21, 22}, {22, 21}, {23, 24}, {24, 23}, {25, 26}, {26, 25}};
 #define NPAIRS (int)(sizeof k_pairs / sizeof k_pairs[0])
 
 START_TEST(test_aa_pairs_quiet) {
@@ -305,7 +310,7 @@ START_TEST(test_baseline_of_several_runs) {
   ck_assert_uint_eq(fma->cur.nruns, 1);
   ck_assert_str_eq(fma->method, "floor+runs");
   /* sigma^2 = (4 floor^2 + 2 s^2) / 6 with s the sd of ln over the 3 runs;
-   * the floor is the figure's own row (18 runs measured it), not its class's */
+   * the floor is the figure's own row (26 runs measured it), not its class's */
   const gb_noise_floor *fl = gb_noise_lookup_figure(&g_noise, fma->base.row);
   ck_assert_ptr_nonnull(fl);
   ck_assert_double_lt(fl->sigma, gb_noise_lookup(&g_noise, fma->base.row)->sigma);
@@ -550,12 +555,13 @@ START_TEST(test_noise_measure) {
     ck_assert_msg(found, "%s/%s %s not shipped", t.v[i].benchmark, t.v[i].metric, t.v[i].size_class);
   }
   /* same GPU: the fma class from the pairs of runs on one card only (card
-   * 1: 15 pairs, card 2: 1, card 3: 6, cards 4 and 6: 3 each), each of 4 figures */
+   * 1: 15 pairs, card 2: 1, card 3: 6, cards 4 and 6: 3 each, cards 7 and 8: 6
+   * each), each of 4 figures */
   const gb_noise_floor *same = NULL;
   for (size_t i = 0; i < t.n; i++)
     if (strcmp(t.v[i].benchmark, "fma") == 0 && !t.v[i].figure[0] && t.v[i].same_gpu) same = &t.v[i];
   ck_assert_ptr_nonnull(same);
-  ck_assert_uint_eq(same->pairs, 4 * (15 + 1 + 6 + 3 + 3));
+  ck_assert_uint_eq(same->pairs, 4 * (15 + 1 + 6 + 3 + 3 + 6 + 6));
   ck_assert_double_eq_tol(same->sigma, 2.0 * same->median_abs / (0.6745 * sqrt(2.0)), 1e-12);
   /* the GEMM classes: one card's run-to-run noise is below the cards' */
   gb_row g = gb_row_empty();
