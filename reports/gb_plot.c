@@ -664,7 +664,12 @@ static gb_err put_head(gb_buf *g, const gb_plot_spec *p, size_t nkey, size_t lon
                 at, at);
       if (!e) e = gb_buf_puts(g, "set label ");
       if (!e) e = put_gp_string(g, m->label);
-      if (!e) e = put_c(g, " at first %s, graph 0.97 rotate by 90 right offset -1.3,0 tc rgb '#aa0000' front\n", at);
+      /* along the line from the top; over named rows (a tornado), whose
+       * bars span the height, across the half row free at the top instead */
+      if (!e && p->nylabels > 0)
+        e = put_c(g, " at first %s, graph 1 left offset 0.6,-1 tc rgb '#aa0000' front\n", at);
+      else if (!e)
+        e = put_c(g, " at first %s, graph 0.97 rotate by 90 right offset -1.3,0 tc rgb '#aa0000' front\n", at);
     } else {
       e = put_c(g, "set arrow from graph 0, first %s to graph 1, first %s nohead dt 2 lw 1.5 lc rgb '#aa0000' front\n",
                 at, at);

@@ -327,7 +327,8 @@ END_TEST
 
 /* The plots of report_plan_ranked.csv (see above): the frontier at the
  * ranked ends, falling with time; the budget's label at the left end, clear
- * of the deadline's at the right; no lines along the tornado's frame. */
+ * of the deadline's at the right; no lines along the tornado's frame, and its zero line
+ * labelled above the top bar. */
 START_TEST(test_plan_ranked_plots) {
   gb_report_summary sum;
   const char *dir = plan_report("report_plan_ranked.csv", &sum);
@@ -352,6 +353,9 @@ START_TEST(test_plan_ranked_plots) {
   ck_assert_ptr_nonnull(gp);
   ck_assert_ptr_null(strstr(gp, "set arrow from graph 0,")); /* no horizontal line */
   ck_assert_ptr_nonnull(strstr(gp, "set yrange [0.4:"));
+  /* the zero line's label in the free half row at the top, not down across the top bar */
+  ck_assert_ptr_nonnull(strstr(gp, "'as planned' at first 0, graph 1 left"));
+  ck_assert_ptr_null(strstr(gp, "rotate by 90"));
   free(gp);
 }
 END_TEST

@@ -15,7 +15,7 @@ set bmargin 7
 set border 3
 set tics nomirror
 set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lw 1.5 lc rgb '#aa0000' front
-set label 'as planned' at first 0, graph 0.97 rotate by 90 right offset -1.3,0 tc rgb '#aa0000' front
+set label 'as planned' at first 0, graph 1 left offset 0.6,-1 tc rgb '#aa0000' front
 set ytics ('price' 1, 'efficiency' 2)
 set offsets graph 0.15, graph 0.15, 0, 0
 set yrange [0.4:2.6]
