@@ -503,6 +503,18 @@ static gb_err put_gp_string(gb_buf *b, const char *s) {
   return e ? e : gb_buf_puts(b, "'");
 }
 
+/* A tic label: gnuplot reads it as a format for the tic's value, so a
+ * '%' in a name ("%s" in a case name failed the whole plot with "Bad format
+ * character") is doubled. */
+static gb_err put_gp_tic(gb_buf *b, const char *s) {
+  gb_buf t = {0};
+  gb_err e = gb_esc_gnuplot(&t, s ? s : "");
+  if (!e) e = gb_buf_puts(b, "'");
+  for (size_t i = 0; i < t.len && !e; i++) e = gb_buf_puts(b, t.data[i] == '%' ? "%%" : (char[2]){t.data[i], 0});
+  gb_buf_free(&t);
+  return e ? e : gb_buf_puts(b, "'");
+}
+
 /* Appends s as a double-quoted string column of a gnuplot data file
  * (gnuplot knows no escapes there, so a double quote becomes a single one). */
 static gb_err put_dat_string(gb_buf *b, const char *s) {
@@ -836,7 +848,7 @@ static gb_err lines_files(const char *dir, const gb_plot_spec *p, const gb_plot_
   if (!e && p->nylabels) {
     e = gb_buf_puts(&g, "set ytics (");
     for (size_t i = 0; i < p->nylabels && !e; i++) {
-      e = put_gp_string(&g, p->ylabels[i]);
+      e = put_gp_tic(&g, p->ylabels[i]);
       if (!e) e = put_c(&g, " %zu%s", i + 1, i + 1 < p->nylabels ? ", " : "");
     }
     if (!e) e = gb_buf_puts(&g, ")\nset offsets graph 0.15, graph 0.15, 0, 0\n");
@@ -967,7 +979,7 @@ static gb_err bars_files(const char *dir, const gb_plot_spec *p, const char *con
                     (double)ncat - 0.4);
   if (!e) e = gb_buf_puts(&g, "set grid noxtics ytics\nset xtics (");
   for (size_t j = 0; j < ncat && !e; j++) {
-    e = put_gp_string(&g, cats[j]);
+    e = put_gp_tic(&g, cats[j]);
     if (!e) e = put_c(&g, " %zu%s", j, j + 1 < ncat ? ", " : ")\n");
   }
   if (!e && slanted) {

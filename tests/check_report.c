@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "gb_desc.h"
@@ -609,11 +610,12 @@ END_TEST
  * report.md has no line that starts a workflow command, every table row
  * has its header's cells, no tag or control character passes; report.html
  * stays well formed with no tag from the data and no control character. */
-START_TEST(test_hostile_fields) {
-  setenv("GPUBENCH_GNUPLOT", "/nonexistent/gnuplot", 1);
-  static const char *const bad[] = {"x\n::error::pwned", "a|b|c", "<script>alert(1)</script>", "tab\there\x01\x1f",
-                                    "`tick` \r\n::warning::w", "::set-output name=x::y", "<img src=x onerror=y>"};
-  enum { NBAD = sizeof bad / sizeof bad[0] };
+static const char *const k_hostile[] = {"x\n::error::pwned", "a|b|c", "<script>alert(1)</script>", "tab\there\x01\x1f",
+                                         "`tick` \r\n::warning::w", "::set-output name=x::y", "<img src=x onerror=y>"};
+
+/* report_h200.csv with hostile text in every text field (k_hostile, or the
+ * n strings of bad) written to DIR/NAME.csv; its path into in. */
+static void write_hostile(const char *const *bad, size_t nbad, const char *name, char *in, size_t inlen) {
   fixtures();
   gb_results res = {0};
   ck_assert_int_eq(gb_results_read(g_h200, &res), GB_OK);
@@ -621,7 +623,7 @@ START_TEST(test_hostile_fields) {
   ck_assert_int_eq(gb_results_put_header(&csv), GB_OK);
   for (size_t i = 0; i < res.nrows; i++) {
     gb_row r = res.rows[i];
-    const char *h = bad[i % NBAD];
+    const char *h = bad[i % nbad];
     switch (i % 5) {
     case 0: r.case_name = h; break;
     case 1: r.dtype = h; break;
@@ -629,19 +631,24 @@ START_TEST(test_hostile_fields) {
     case 3: r.status = GB_STATUS_THROTTLED; r.detail = h; break;
     default: r.settings = h; break;
     }
-    r.host = bad[(i + 1) % NBAD];
-    r.gpu_name = bad[(i + 2) % NBAD];
-    r.cublaslt = bad[(i + 3) % NBAD];
-    r.nccl = bad[(i + 4) % NBAD];
-    if (i % 7 == 0) r.run_id = bad[(i + 5) % NBAD];
+    r.host = bad[(i + 1) % nbad];
+    r.gpu_name = bad[(i + 2) % nbad];
+    r.cublaslt = bad[(i + 3) % nbad];
+    r.nccl = bad[(i + 4) % nbad];
+    if (i % 7 == 0) r.run_id = bad[(i + 5) % nbad];
     ck_assert_int_eq(gb_results_put_row(&csv, &r), GB_OK);
   }
   gb_results_free(&res);
-  char dir[4096], in[4200];
-  snprintf(dir, sizeof dir, "%s/hostile", gb_test_tmpdir());
-  snprintf(in, sizeof in, "%s/hostile.csv", gb_test_tmpdir());
+  snprintf(in, inlen, "%s/%s.csv", gb_test_tmpdir(), name);
   ck_assert_int_eq(gb_test_write(in, csv.data, csv.len), 0);
   gb_buf_free(&csv);
+}
+
+START_TEST(test_hostile_fields) {
+  setenv("GPUBENCH_GNUPLOT", "/nonexistent/gnuplot", 1);
+  char dir[4096], in[4200];
+  write_hostile(k_hostile, sizeof k_hostile / sizeof k_hostile[0], "hostile", in, sizeof in);
+  snprintf(dir, sizeof dir, "%s/hostile", gb_test_tmpdir());
   const char *files[] = {in};
   gb_report_options o = {.results = files, .nresults = 1, .specs_path = g_specs, .out_dir = dir, .title = "hostile"};
   gb_report_summary sum;
@@ -685,6 +692,29 @@ START_TEST(test_hostile_fields) {
                   "report.html: control byte 0x%02x at %zu", (unsigned char)*q, (size_t)(q - html));
   free(html);
   unsetenv("GPUBENCH_GNUPLOT");
+}
+END_TEST
+
+/* The same through gnuplot: text that would end a gnuplot string and run a
+ * command (quotes, backslashes, newlines, system(), backquotes) stays text in
+ * every plot script, and every plot renders. */
+START_TEST(test_hostile_fields_rendered) {
+  char mark[4200], cmd[13000];
+  snprintf(mark, sizeof mark, "%s/pwned", gb_test_tmpdir());
+  unlink(mark);
+  snprintf(cmd, sizeof cmd, "x'; system('touch %s'); y='\nsystem(\"touch %s\")\n`touch %s`", mark, mark, mark);
+  const char *bad[] = {cmd, "back\\slash\\", "it's \"quoted\"", "@ARG0 $0 %s %n", "a\r\nset output '/tmp/x'",
+                       "k_hostile", k_hostile[0], k_hostile[3]};
+  char dir[4096], in[4200];
+  write_hostile(bad, sizeof bad / sizeof bad[0], "hostile_gp", in, sizeof in);
+  snprintf(dir, sizeof dir, "%s/hostile_gp", gb_test_tmpdir());
+  const char *files[] = {in};
+  gb_report_options o = {.results = files, .nresults = 1, .specs_path = g_specs, .out_dir = dir, .title = "hostile"};
+  gb_report_summary sum;
+  ck_assert_msg(gb_report_write(&o, &sum) == GB_OK, "%s", gb_errmsg());
+  ck_assert_msg(sum.plots > 0 && sum.plots_failed == 0, "%zu plots, %zu failed: %s", sum.plots, sum.plots_failed,
+                sum.failed);
+  ck_assert_msg(access(mark, F_OK) != 0, "a plot script ran a command from a result field");
 }
 END_TEST
 
@@ -1115,6 +1145,7 @@ int main(void) {
     tcase_add_test(tr, test_comma_locale);
     tcase_add_test(tr, test_roofline_combines_runs);
     tcase_add_test(tr, test_newest_runs_drawn);
+    tcase_add_test(tr, test_hostile_fields_rendered);
     suite_add_tcase(s, tr);
   }
   int rc = gb_test_run_suite(s);
