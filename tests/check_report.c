@@ -718,6 +718,60 @@ START_TEST(test_hostile_fields_rendered) {
 }
 END_TEST
 
+/* A plan whose provider and GPU type names are hostile, through the
+ * decision page, its plots and gnuplot: every plot renders, no command
+ * runs, report.md starts no workflow command and report.html stays well
+ * formed. */
+START_TEST(test_hostile_plan_rendered) {
+  fixtures();
+  char mark[4200], provider[8600], gpu[] = "\"G'%n|<b>x</b>\"\"\n::error::gpu\"";
+  snprintf(mark, sizeof mark, "%s/pwned_plan", gb_test_tmpdir());
+  unlink(mark);
+  snprintf(provider, sizeof provider, "\"x'; system('touch %s'); y=' \"\"q\"\" %%s\n::warning::p `touch %s`\"", mark,
+           mark);
+  size_t len;
+  char *text = gb_test_slurp(gb_fixture("report_plan_ranked.csv"), &len);
+  ck_assert_ptr_nonnull(text);
+  gb_buf out = {0};
+  for (const char *c = text; *c;) {
+    if (strncmp(c, ",tensorwave,", 12) == 0 || strncmp(c, ",runpod,", 8) == 0) {
+      gb_buf_printf(&out, ",%s,", provider);
+      c += c[1] == 't' ? 12 : 8;
+    } else if (strncmp(c, ",MI300X-OAM-192GB,", 18) == 0) {
+      gb_buf_printf(&out, ",%s,", gpu);
+      c += 18;
+    } else {
+      gb_buf_append(&out, c, 1);
+      c++;
+    }
+  }
+  free(text);
+  ck_assert_ptr_nonnull(strstr(out.data ? out.data : "", "system("));
+  char plan[4200], dir[4200];
+  snprintf(plan, sizeof plan, "%s/hostile_plan.csv", gb_test_tmpdir());
+  snprintf(dir, sizeof dir, "%s/hostile_plan", gb_test_tmpdir());
+  ck_assert_int_eq(gb_test_write(plan, out.data, out.len), 0);
+  gb_buf_free(&out);
+  gb_report_options o = {.plan_path = plan, .sensitivity_path = g_sens, .specs_path = g_specs, .out_dir = dir,
+                         .generator = "test"};
+  gb_report_summary sum;
+  ck_assert_msg(gb_report_write(&o, &sum) == GB_OK, "%s", gb_errmsg());
+  ck_assert_msg(sum.plots > 0 && sum.plots_failed == 0, "%zu plots, %zu failed: %s", sum.plots, sum.plots_failed,
+                sum.failed);
+  ck_assert_msg(access(mark, F_OK) != 0, "a plot script ran a command from a plan field");
+  char *md = slurp_in(dir, "report.md");
+  ck_assert_ptr_nonnull(md);
+  ck_assert_ptr_nonnull(strstr(md, "system("));
+  for (const char *line = md; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+    ck_assert_msg(strncmp(line, "::", 2) != 0, "report.md starts a workflow command: %.60s", line);
+  free(md);
+  char *html = slurp_in(dir, "report.html"), err[256];
+  ck_assert_msg(gb_xml_wellformed(html, err, sizeof err), "report.html: %s", err);
+  ck_assert_ptr_null(strstr(html, "<b>x</b>"));
+  free(html);
+}
+END_TEST
+
 /* A comma-decimal locale must not reach the tables or the plot data. */
 START_TEST(test_comma_locale) {
   const char *loc = gb_test_comma_locale();
@@ -1146,6 +1200,7 @@ int main(void) {
     tcase_add_test(tr, test_roofline_combines_runs);
     tcase_add_test(tr, test_newest_runs_drawn);
     tcase_add_test(tr, test_hostile_fields_rendered);
+    tcase_add_test(tr, test_hostile_plan_rendered);
     suite_add_tcase(s, tr);
   }
   int rc = gb_test_run_suite(s);
