@@ -68,6 +68,7 @@ typedef struct gb_rep {
   const gb_report_options *o;
   const char *dir;
   gb_results res;
+  size_t first_file_rows; /* rows of the first results file (res holds the files' rows in order) */
   size_t nsrc;
   gb_rep_source *src;
   size_t ntypes;

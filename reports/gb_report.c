@@ -727,7 +727,10 @@ gb_err gb_report_make_dir(const char *dir) {
 static gb_err read_inputs(gb_rep *r) {
   const gb_report_options *o = r->o;
   gb_err e = GB_OK;
-  for (size_t f = 0; f < o->nresults && !e; f++) e = gb_results_read_input(o->results[f], &r->res);
+  for (size_t f = 0; f < o->nresults && !e; f++) {
+    e = gb_results_read_input(o->results[f], &r->res);
+    if (f == 0) r->first_file_rows = r->res.nrows;
+  }
   char specs_path[4096];
   const char *sp = o->specs_path;
   if (!sp) {
