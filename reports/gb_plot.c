@@ -510,7 +510,7 @@ static gb_err put_gp_tic(gb_buf *b, const char *s) {
   gb_buf t = {0};
   gb_err e = gb_esc_gnuplot(&t, s ? s : "");
   if (!e) e = gb_buf_puts(b, "'");
-  for (size_t i = 0; i < t.len && !e; i++) e = gb_buf_puts(b, t.data[i] == '%' ? "%%" : (char[2]){t.data[i], 0});
+  for (size_t i = 0; i < t.len && !e; i++) e = t.data[i] == '%' ? gb_buf_puts(b, "%%") : gb_buf_append(b, t.data + i, 1);
   gb_buf_free(&t);
   return e ? e : gb_buf_puts(b, "'");
 }
