@@ -13,11 +13,19 @@ typedef struct noise_args {
   const char **inputs; /* malloc'd by the parser */
   size_t ninputs;
   const char *out;
+  const char **earlier; /* malloc'd by the parser */
+  size_t nearlier;
+  const char *changed;
 } noise_args;
 
 #define A(m) GB_OPT_AT(noise_args, m)
 static const gb_opt k_opts[] = {
     {"out", 'o', "FILE", "write the floors there (default: standard output)", GB_OPT_PATH, A(out), .ext = "csv"},
+    {"earlier", 0, "RUN.csv|DIR", "runs of an earlier build (repeatable): all their figures\n"
+     "but those of --changed count", GB_OPT_LIST, A(earlier), GB_OPT_COUNT(noise_args, nearlier), .ext = "csv"},
+    {"changed", 0, "LIST", "what this build measures differently, left out of the\n"
+     "--earlier runs: BENCHMARK or BENCHMARK/CASE (its speedups\n"
+     "too), joined by commas: gemm/fp64,membw", GB_OPT_STRING, A(changed)},
     {0}};
 
 const gb_opt_cmd gb_noise_cmd = {
@@ -36,7 +44,11 @@ const gb_opt_cmd gb_noise_cmd = {
         "GPU (gpu_uuid), each class also gets a row of scope \"same-gpu\" from the pairs\n"
         "of runs on one card only, which compare uses for two --repeat runs of one card.\n"
         "`gpubench compare --noise FILE` judges each figure against these floors\n"
-        "(docs/ci.md, data/noise/README.md).",
+        "(docs/ci.md, data/noise/README.md).\n"
+        "\n"
+        "Runs of an earlier build keep what they saw of the figures a change did not\n"
+        "touch: `gpubench noise new/ --earlier old/ --changed gemm/fp64` measures fp64\n"
+        "GEMM (and its speedups) from new/ only and everything else from both.",
     .options = k_opts,
     .operands = {.metavar = "RUN.csv|DIR...", .help = "the results files of the runs, or directories of them",
                  .min = 1, .max = -1, .ext = "csv", A(inputs), GB_OPT_COUNT(noise_args, ninputs),
@@ -59,7 +71,22 @@ int gb_cmd_noise(int argc, char **argv) {
   gb_noise_table t;
   memset(&t, 0, sizeof t);
   gb_buf b = {0};
-  gb_err e = gb_gate_read_side((char *const *)a.inputs, a.ninputs, true, &res);
+  gb_err e = GB_OK;
+  if (a.nearlier && !a.changed)
+    e = gb_fail(GB_E_USAGE, "--earlier needs --changed: what the build measures differently since those runs");
+  else if (a.changed && !a.nearlier)
+    e = gb_fail(GB_E_USAGE, "--changed needs --earlier: the runs of the earlier build");
+  else if (a.changed)
+    e = gb_noise_check_selectors("--changed", a.changed);
+  if (!e) e = gb_gate_read_side((char *const *)a.inputs, a.ninputs, true, &res);
+  if (!e && a.nearlier) {
+    /* the earlier runs' rows follow the operands'; the changed ones go */
+    size_t k = res.nrows;
+    e = gb_gate_read_side((char *const *)a.earlier, a.nearlier, true, &res);
+    for (size_t i = k; !e && i < res.nrows; i++)
+      if (!gb_noise_selected(a.changed, &res.rows[i])) res.rows[k++] = res.rows[i];
+    if (!e) res.nrows = k;
+  }
   if (!e) e = gb_noise_measure(&res, &t);
   if (!e) e = gb_noise_write(&t, &b);
   if (!e && out) e = gb_write_file_atomic(out, b.data, b.len);

@@ -38,6 +38,53 @@ void gb_noise_size_class(const gb_row *r, char *buf, size_t n) {
   }
 }
 
+/* The next selector of *p into buf ("" past the end); advances *p. */
+static bool next_selector(const char **p, char *buf, size_t n) {
+  const char *c = strchr(*p, ',');
+  size_t len = c ? (size_t)(c - *p) : strlen(*p);
+  bool fits = len < n;
+  if (fits) {
+    memcpy(buf, *p, len);
+    buf[len] = '\0';
+  }
+  *p += len + (c ? 1 : 0);
+  return fits;
+}
+
+gb_err gb_noise_check_selectors(const char *what, const char *list) {
+  if (!list || !*list) return gb_fail(GB_E_USAGE, "%s: an empty list of benchmarks", what);
+  for (const char *p = list; *p;) {
+    char sel[128];
+    if (!next_selector(&p, sel, sizeof sel)) return gb_fail(GB_E_USAGE, "%s: a selector is too long", what);
+    char *slash = strchr(sel, '/');
+    if (slash) *slash = '\0';
+    if (!sel[0] || (slash && (!slash[1] || strchr(slash + 1, '/'))))
+      return gb_fail(GB_E_USAGE, "%s: \"%s\": expected BENCHMARK or BENCHMARK/CASE, joined by commas", what, list);
+    if (!gb_desc_find(sel)) return gb_fail(GB_E_USAGE, "%s: unknown benchmark \"%s\"", what, sel);
+  }
+  return GB_OK;
+}
+
+/* Whether case_name is c or a side of a derived "A_vs_B" case. */
+static bool case_matches(const char *case_name, const char *c) {
+  if (strcmp(case_name, c) == 0) return true;
+  const char *vs = strstr(case_name, "_vs_");
+  if (!vs) return false;
+  size_t n = strlen(c);
+  return ((size_t)(vs - case_name) == n && strncmp(case_name, c, n) == 0) || strcmp(vs + 4, c) == 0;
+}
+
+bool gb_noise_selected(const char *list, const gb_row *r) {
+  for (const char *p = list ? list : ""; *p;) {
+    char sel[128];
+    if (!next_selector(&p, sel, sizeof sel)) continue;
+    char *slash = strchr(sel, '/');
+    if (slash) *slash++ = '\0';
+    if (strcmp(sel, r->benchmark) == 0 && (!slash || case_matches(r->case_name, slash))) return true;
+  }
+  return false;
+}
+
 void gb_noise_figure(const gb_row *r, char *buf, size_t n) {
   int off = snprintf(buf, n, "%s/%s", r->benchmark, r->case_name);
   if (off < 0 || (size_t)off >= n) return;

@@ -55,6 +55,16 @@
 /* runs of a figure that give it a floor of its own below its class's */
 #define GB_NOISE_FIG_MIN_RUNS 6
 
+/* Selectors of figures by benchmark ("gemm") or benchmark and case
+ * ("gemm/fp64"), joined by commas: for the runs of an earlier build that
+ * `gpubench noise --earlier` adds, leaving out what a change of the build
+ * measures differently. A case selector also picks the derived rows of
+ * which the case is a side ("fp64_vs_fp32", "bf16_vs_fp64").
+ * gb_noise_check_selectors: every benchmark named exists, else GB_E_USAGE
+ * naming the option (what) and the selector. */
+gb_err gb_noise_check_selectors(const char *what, const char *list);
+bool gb_noise_selected(const char *list, const gb_row *r);
+
 /* The size class of a row, e.g. "headline/1G-2G" (see above). */
 void gb_noise_size_class(const gb_row *r, char *buf, size_t n);
 

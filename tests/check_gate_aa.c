@@ -369,6 +369,91 @@ START_TEST(test_speedup_judged) {
 }
 END_TEST
 
+/* --earlier and --changed: an earlier build's runs count for every figure
+ * but the changed ones (gpubench noise CUR... --earlier OLD --changed SEL). */
+static const gb_noise_floor *class_row(const gb_noise_table *t, const char *bench, const char *metric,
+                                       const char *cls) {
+  for (size_t i = 0; i < t->n; i++)
+    if (!t->v[i].figure[0] && !t->v[i].same_gpu && !strcmp(t->v[i].benchmark, bench) &&
+        !strcmp(t->v[i].metric, metric) && !strcmp(t->v[i].size_class, cls))
+      return &t->v[i];
+  return NULL;
+}
+
+static int run_noise(const char *const *argv, int argc) {
+  char *copy[16];
+  for (int i = 0; i < argc; i++) copy[i] = (char *)argv[i];
+  copy[argc] = NULL;
+  return gb_cmd_noise(argc, copy);
+}
+
+START_TEST(test_noise_earlier) {
+  /* the selectors */
+  gb_row r = gb_row_empty();
+  r.benchmark = "gemm";
+  r.case_name = "fp64";
+  ck_assert(gb_noise_selected("gemm/fp64", &r));
+  ck_assert(gb_noise_selected("membw,gemm", &r));
+  ck_assert(!gb_noise_selected("gemm/fp6", &r));
+  ck_assert(!gb_noise_selected("membw/fp64", &r));
+  r.case_name = "fp64_vs_fp32";
+  ck_assert(gb_noise_selected("gemm/fp64", &r));
+  r.case_name = "bf16_vs_fp64";
+  ck_assert(gb_noise_selected("copy,gemm/fp64", &r));
+  r.case_name = "fp8e4m3_fastacc_vs_fp32";
+  ck_assert(!gb_noise_selected("gemm/fp64", &r));
+  ck_assert(!gb_noise_selected("", &r));
+  ck_assert_int_eq(gb_noise_check_selectors("--changed", "gemm/fp64,membw"), GB_OK);
+  ck_assert_int_eq(gb_noise_check_selectors("--changed", "gemmx"), GB_E_USAGE);
+  ck_assert_str_eq(gb_errmsg(), "--changed: unknown benchmark \"gemmx\"");
+  const char *bad[] = {"", "gemm/", "/fp64", "gemm/a/b", "gemm,,membw"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    ck_assert_msg(gb_noise_check_selectors("--changed", bad[i]) == GB_E_USAGE, "\"%s\" accepted", bad[i]);
+
+  /* two runs of the current build and one earlier: fp64 GEMM from the two */
+  char run1[4200], run2[4200], old[4200], all[4300], some[4300];
+  snprintf(run1, sizeof run1, "%s", gb_fixture("aa/c8-new-1.csv"));
+  snprintf(run2, sizeof run2, "%s", gb_fixture("aa/c8-new-2.csv"));
+  snprintf(old, sizeof old, "%s", gb_fixture("aa/aa-quick-1.csv"));
+  snprintf(all, sizeof all, "%s/all.csv", gb_test_tmpdir());
+  snprintf(some, sizeof some, "%s/some.csv", gb_test_tmpdir());
+  const char *a1[] = {"noise", run1, run2, old, "--out", all};
+  ck_assert_int_eq(run_noise(a1, 6), 0);
+  const char *a2[] = {"noise", run1, run2, "--earlier", old, "--changed", "gemm/fp64", "--out", some};
+  ck_assert_int_eq(run_noise(a2, 9), 0);
+  gb_noise_table ta, ts;
+  ck_assert_int_eq(gb_noise_read(all, &ta), GB_OK);
+  ck_assert_int_eq(gb_noise_read(some, &ts), GB_OK);
+  /* the class of the 4096x4096x14336 shapes: its 2 fp64 figures lose the 2
+   * pairs the earlier run was in; fma keeps all 3 runs' pairs */
+  const gb_noise_floor *ga = class_row(&ta, "gemm", "tflops", "headline/mnk 2^36-2^38"),
+                       *gs = class_row(&ts, "gemm", "tflops", "headline/mnk 2^36-2^38"),
+                       *fa = class_row(&ta, "fma", "tflops", "headline/all"),
+                       *fs = class_row(&ts, "fma", "tflops", "headline/all");
+  ck_assert_ptr_nonnull(ga);
+  ck_assert_ptr_nonnull(gs);
+  ck_assert_ptr_nonnull(fa);
+  ck_assert_ptr_nonnull(fs);
+  ck_assert_uint_eq(ga->figures, gs->figures);
+  ck_assert_uint_eq(gs->pairs, ga->pairs - 2 * 2);
+  ck_assert_uint_eq(fs->pairs, fa->pairs);
+  ck_assert_uint_eq(fs->pairs, 4 * 3);
+  gb_noise_free(&ta);
+  gb_noise_free(&ts);
+
+  /* each needs the other; a bad selector is named; all exit 2 */
+  const char *b1[] = {"noise", run1, run2, "--earlier", old};
+  ck_assert_int_eq(run_noise(b1, 5), 2);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "--earlier needs --changed"));
+  const char *b2[] = {"noise", run1, run2, "--changed", "gemm"};
+  ck_assert_int_eq(run_noise(b2, 5), 2);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "--changed needs --earlier"));
+  const char *b3[] = {"noise", run1, run2, "--earlier", old, "--changed", "gemm/"};
+  ck_assert_int_eq(run_noise(b3, 7), 2);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "expected BENCHMARK or BENCHMARK/CASE"));
+}
+END_TEST
+
 /* ---- bad input: exit 2, naming the file ---- */
 
 static int run_compare(const char *const *argv, int argc) {
@@ -650,6 +735,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_bad_baselines);
   tcase_add_test(tc, test_markdown_capped);
   tcase_add_test(tc, test_noise_measure);
+  tcase_add_test(tc, test_noise_earlier);
   tcase_add_test(tc, test_size_classes);
   suite_add_tcase(s, tc);
   return s;

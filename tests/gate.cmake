@@ -7,7 +7,8 @@ target_include_directories(check_gate PRIVATE ${CMAKE_SOURCE_DIR}/cli)
 # --repeat in turn, setup/teardown per repetition (the runner), on a GPU.
 gb_add_check_test(check_gate_gpu check_gate_gpu.c LIBS gb_bench GPU)
 # The gate on real A/A campaigns (tests/fixtures/aa/) and injected drops,
-# baselines of several runs, bad input, the markdown cap, noise floors.
-gb_add_check_test(check_gate_aa check_gate_aa.c ${CMAKE_SOURCE_DIR}/cli/cmd_compare.c
+# baselines of several runs, bad input, the markdown cap, noise floors (and
+# the noise command's --earlier/--changed).
+gb_add_check_test(check_gate_aa check_gate_aa.c ${CMAKE_SOURCE_DIR}/cli/cmd_compare.c ${CMAKE_SOURCE_DIR}/cli/cmd_noise.c
   ${CMAKE_SOURCE_DIR}/cli/gb_cli.c ${CMAKE_SOURCE_DIR}/cli/gb_opt.c LIBS gb_gate gb_reports)
 target_include_directories(check_gate_aa PRIVATE ${CMAKE_SOURCE_DIR}/cli)
