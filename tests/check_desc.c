@@ -80,6 +80,20 @@ START_TEST(test_classes) {
   ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_LATENCY);
   r.case_name = "h2d_pinned";
   ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_HEADLINE);
+  r.bytes = 16 << 20;
+  r.l2_bytes = 60 << 20; /* over PCIe: L2 does not hold it */
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_HEADLINE);
+  r.bytes = 1 << 20;
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_LATENCY);
+  /* d2d: 16 MiB in and out fit in the H200's 60 MiB L2 together */
+  r = row("copy", "d2d", "gbps", 16 << 20, 1);
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_HEADLINE); /* L2 not recorded */
+  r.l2_bytes = 60 << 20;
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_LATENCY);
+  r.metric = "rw_gbps";
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_LATENCY);
+  r.bytes = 256 << 20;
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_HEADLINE);
   r = row("fma", "fp32", "tflops", GB_NA, 1);
   ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_HEADLINE);
   r = row("unknown", "x", "y", GB_NA, 1);
