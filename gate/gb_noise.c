@@ -38,7 +38,8 @@ void gb_noise_size_class(const gb_row *r, char *buf, size_t n) {
   }
 }
 
-/* The next selector of *p into buf ("" past the end); advances *p. */
+/* Copies the selector at *p into buf and moves *p past it and its comma;
+ * false when it does not fit (then buf is left as it was). */
 static bool next_selector(const char **p, char *buf, size_t n) {
   const char *c = strchr(*p, ',');
   size_t len = c ? (size_t)(c - *p) : strlen(*p);
