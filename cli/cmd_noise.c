@@ -81,11 +81,9 @@ int gb_cmd_noise(int argc, char **argv) {
   if (!e) e = gb_gate_read_side((char *const *)a.inputs, a.ninputs, true, &res);
   if (!e && a.nearlier) {
     /* the earlier runs' rows follow the operands'; the changed ones go */
-    size_t k = res.nrows;
+    size_t from = res.nrows;
     e = gb_gate_read_side((char *const *)a.earlier, a.nearlier, true, &res);
-    for (size_t i = k; !e && i < res.nrows; i++)
-      if (!gb_noise_selected(a.changed, &res.rows[i])) res.rows[k++] = res.rows[i];
-    if (!e) res.nrows = k;
+    if (!e) gb_noise_leave_out(&res, from, a.changed);
   }
   if (!e) e = gb_noise_measure(&res, &t);
   if (!e) e = gb_noise_write(&t, &b);

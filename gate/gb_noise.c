@@ -86,6 +86,15 @@ bool gb_noise_selected(const char *list, const gb_row *r) {
   return false;
 }
 
+size_t gb_noise_leave_out(gb_results *res, size_t from, const char *list) {
+  size_t k = from;
+  for (size_t i = from; i < res->nrows; i++)
+    if (!gb_noise_selected(list, &res->rows[i])) res->rows[k++] = res->rows[i];
+  size_t gone = res->nrows - k;
+  res->nrows = k;
+  return gone;
+}
+
 void gb_noise_figure(const gb_row *r, char *buf, size_t n) {
   int off = snprintf(buf, n, "%s/%s", r->benchmark, r->case_name);
   if (off < 0 || (size_t)off >= n) return;

@@ -64,6 +64,9 @@
  * naming the option (what) and the selector. */
 gb_err gb_noise_check_selectors(const char *what, const char *list);
 bool gb_noise_selected(const char *list, const gb_row *r);
+/* Drops the rows of res from index `from` on that list selects, keeping
+ * the others in order; returns how many went. */
+size_t gb_noise_leave_out(gb_results *res, size_t from, const char *list);
 
 /* The size class of a row, e.g. "headline/1G-2G" (see above). */
 void gb_noise_size_class(const gb_row *r, char *buf, size_t n);

@@ -412,11 +412,12 @@ static const gb_noise_floor *class_row(const gb_noise_table *t, const char *benc
   return NULL;
 }
 
-static int run_noise(const char *const *argv, int argc) {
+/* Runs a subcommand's entry point on argv (at most 15 words). */
+static int run_cmd(int (*cmd)(int, char **), const char *const *argv, int argc) {
   char *copy[16];
   for (int i = 0; i < argc; i++) copy[i] = (char *)argv[i];
   copy[argc] = NULL;
-  return gb_cmd_noise(argc, copy);
+  return cmd(argc, copy);
 }
 
 START_TEST(test_noise_earlier) {
@@ -450,9 +451,9 @@ START_TEST(test_noise_earlier) {
   snprintf(all, sizeof all, "%s/all.csv", gb_test_tmpdir());
   snprintf(some, sizeof some, "%s/some.csv", gb_test_tmpdir());
   const char *a1[] = {"noise", run1, run2, old, "--out", all};
-  ck_assert_int_eq(run_noise(a1, 6), 0);
+  ck_assert_int_eq(run_cmd(gb_cmd_noise, a1, 6), 0);
   const char *a2[] = {"noise", run1, run2, "--earlier", old, "--changed", "gemm/fp64", "--out", some};
-  ck_assert_int_eq(run_noise(a2, 9), 0);
+  ck_assert_int_eq(run_cmd(gb_cmd_noise, a2, 9), 0);
   gb_noise_table ta, ts;
   ck_assert_int_eq(gb_noise_read(all, &ta), GB_OK);
   ck_assert_int_eq(gb_noise_read(some, &ts), GB_OK);
@@ -475,25 +476,18 @@ START_TEST(test_noise_earlier) {
 
   /* each needs the other; a bad selector is named; all exit 2 */
   const char *b1[] = {"noise", run1, run2, "--earlier", old};
-  ck_assert_int_eq(run_noise(b1, 5), 2);
+  ck_assert_int_eq(run_cmd(gb_cmd_noise, b1, 5), 2);
   ck_assert_ptr_nonnull(strstr(gb_errmsg(), "--earlier needs --changed"));
   const char *b2[] = {"noise", run1, run2, "--changed", "gemm"};
-  ck_assert_int_eq(run_noise(b2, 5), 2);
+  ck_assert_int_eq(run_cmd(gb_cmd_noise, b2, 5), 2);
   ck_assert_ptr_nonnull(strstr(gb_errmsg(), "--changed needs --earlier"));
   const char *b3[] = {"noise", run1, run2, "--earlier", old, "--changed", "gemm/"};
-  ck_assert_int_eq(run_noise(b3, 7), 2);
+  ck_assert_int_eq(run_cmd(gb_cmd_noise, b3, 7), 2);
   ck_assert_ptr_nonnull(strstr(gb_errmsg(), "expected BENCHMARK or BENCHMARK/CASE"));
 }
 END_TEST
 
 /* ---- bad input: exit 2, naming the file ---- */
-
-static int run_compare(const char *const *argv, int argc) {
-  char *copy[16];
-  for (int i = 0; i < argc; i++) copy[i] = (char *)argv[i];
-  copy[argc] = NULL;
-  return gb_cmd_compare(argc, copy);
-}
 
 START_TEST(test_bad_baselines) {
   const char *dir = gb_test_tmpdir();
@@ -504,7 +498,7 @@ START_TEST(test_bad_baselines) {
   snprintf(run2, sizeof run2, "%s", gb_fixture("aa/aa-quick-2.csv"));
   /* a baseline directory with no CSV */
   const char *a1[] = {"compare", empty, run2};
-  ck_assert_int_eq(run_compare(a1, 3), 2);
+  ck_assert_int_eq(run_cmd(gb_cmd_compare, a1, 3), 2);
   ck_assert_ptr_nonnull(strstr(gb_errmsg(), empty));
   ck_assert_ptr_nonnull(strstr(gb_errmsg(), "no .csv file"));
   /* a results file with a header and no rows, as baseline or current */
@@ -514,10 +508,10 @@ START_TEST(test_bad_baselines) {
   ck_assert_int_eq(gb_test_write(header, h.data, h.len), 0);
   gb_buf_free(&h);
   const char *a2[] = {"compare", run1, header};
-  ck_assert_int_eq(run_compare(a2, 3), 2);
+  ck_assert_int_eq(run_cmd(gb_cmd_compare, a2, 3), 2);
   ck_assert_msg(strstr(gb_errmsg(), "header.csv: a header and no rows"), "%s", gb_errmsg());
   const char *a3[] = {"compare", header, run1, run2};
-  ck_assert_int_eq(run_compare(a3, 4), 2);
+  ck_assert_int_eq(run_cmd(gb_cmd_compare, a3, 4), 2);
   ck_assert_msg(strstr(gb_errmsg(), "header.csv: a header and no rows"), "%s", gb_errmsg());
   /* mixed GPU types in one baseline */
   size_t len;
@@ -539,7 +533,7 @@ START_TEST(test_bad_baselines) {
   gb_buf_free(&m);
   free(text);
   const char *a4[] = {"compare", run1, mixed, run2};
-  ck_assert_int_eq(run_compare(a4, 4), 2);
+  ck_assert_int_eq(run_cmd(gb_cmd_compare, a4, 4), 2);
   ck_assert_msg(strstr(gb_errmsg(), "mixed.csv:2: gpu_type A100-SXM4-80GB, but ") &&
                     strstr(gb_errmsg(), "aa-quick-1.csv is on H200-SXM-141GB"),
                 "%s", gb_errmsg());
@@ -556,7 +550,7 @@ START_TEST(test_bad_baselines) {
   ck_assert_int_eq(gb_test_write(p3, text, len), 0);
   free(text);
   const char *a5[] = {"compare", runs, run2, "--format", "short"};
-  ck_assert_int_eq(run_compare(a5, 5), 0);
+  ck_assert_int_eq(run_cmd(gb_cmd_compare, a5, 5), 0);
 }
 END_TEST
 
@@ -636,16 +630,10 @@ START_TEST(test_noise_measure) {
     snprintf(name, sizeof name, "aa/%s.csv", k_runs[i]);
     size_t before = res.nrows;
     ck_assert_int_eq(gb_results_read(gb_fixture(name), &res), GB_OK);
-    if (!earlier_build((int)i + 1)) continue;
     /* as `gpubench noise CURRENT... --earlier EARLIER... --changed K_CHANGED` */
-    size_t k = before;
-    for (size_t r = before; r < res.nrows; r++)
-      if (!gb_noise_selected(K_CHANGED, &res.rows[r])) res.rows[k++] = res.rows[r];
-    dropped += res.nrows - k;
-    res.nrows = k;
+    if (earlier_build((int)i + 1)) dropped += gb_noise_leave_out(&res, before, K_CHANGED);
   }
-  /* fp64 GEMM at 5 shapes, 4 speedups where fp64 is a side at the 3 large
-   * ones (fp64_vs_fp32 and 13 others' _vs_fp64) ... counted, not spelled out */
+  /* the earlier runs' fp64 GEMM rows and the speedups fp64 is a side of */
   ck_assert_uint_gt(dropped, 0);
   gb_noise_table t;
   ck_assert_int_eq(gb_noise_measure(&res, &t), GB_OK);
