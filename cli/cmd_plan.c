@@ -53,75 +53,6 @@ static int set_workload_key(void *args, const gb_opt *o, const char *val, char *
   return 0;
 }
 
-/* The planner options and workload keys come from the planner's own tables
- * through the lines of gb_plan_opts_help and gb_workload_keys_help
- * ("  --NAME [METAVAR]   help"), so that a key added there is a flag here,
- * in --help, the man page and the completion. '-' and '_' are the same in a
- * workload key: the other spelling is a hidden alias. */
-#define MORE_MAX 192
-static size_t more_opts(gb_opt *out, size_t n) {
-  static char text[2][12288];
-  static char *fields[MORE_MAX][3]; /* name, metavar, help */
-  static char alias[MORE_MAX][64];
-  static size_t nfields[2];
-  static bool done;
-  if (!done) {
-    gb_plan_opts_help(text[0], sizeof text[0]);
-    gb_workload_keys_help(text[1], sizeof text[1]);
-    size_t k = 0;
-    for (int t = 0; t < 2; t++) {
-      for (char *line = text[t], *nl; line && *line && k < MORE_MAX; line = nl) {
-        nl = strchr(line, '\n');
-        if (nl) *nl++ = '\0';
-        if (strncmp(line, "  --", 4) != 0) continue;
-        char *name = line + 4, *sp = strchr(name, ' ');
-        if (!sp) continue;
-        *sp = '\0';
-        /* the name field is 24 wide: what follows the name inside it is the metavar */
-        char *field_end = name + 24, *help = sp + 1;
-        char *meta = NULL;
-        if (sp < field_end && *help != ' ') {
-          meta = help;
-          char *e = strchr(meta, ' ');
-          if (!e) continue;
-          *e = '\0';
-          help = e + 1;
-        }
-        while (*help == ' ') help++;
-        fields[k][0] = name;
-        fields[k][1] = meta ? meta : "VALUE";
-        fields[k][2] = help;
-        k++;
-      }
-      nfields[t] = k;
-    }
-    done = true;
-  }
-  size_t m = 0;
-  for (size_t i = 0; i < nfields[1] && m < n; i++) {
-    bool key = i >= nfields[0];
-    out[m++] = (gb_opt){.name = fields[i][0], .metavar = fields[i][1], .help = fields[i][2], .kind = GB_OPT_CALL,
-                        .set = key ? set_workload_key : set_planner_opt,
-                        .group = i == 0 ? "Planner options"
-                                 : i == nfields[0]
-                                     ? "Workload keys (as flags they override the file; '-' and '_' are the same)"
-                                     : NULL};
-  }
-  /* the other spelling of each workload key, unless it is a name already */
-  for (size_t i = nfields[0]; i < nfields[1] && m < n; i++) {
-    snprintf(alias[i], sizeof alias[i], "%s", fields[i][0]);
-    bool changed = false;
-    for (char *c = alias[i]; *c; c++)
-      if (*c == '_') *c = '-', changed = true;
-    bool taken = false;
-    for (size_t j = 0; j < m && !taken; j++) taken = strcmp(out[j].name, alias[i]) == 0;
-    if (changed && !taken)
-      out[m++] = (gb_opt){.name = alias[i], .metavar = fields[i][1], .help = fields[i][2], .kind = GB_OPT_CALL,
-                          .set = set_workload_key, .hidden = true};
-  }
-  return m;
-}
-
 #define A(m) GB_OPT_AT(gb_plan_args, m)
 static const gb_opt k_opts[] = {
     {"measured", 0, "CSV", "results CSV to take GEMM, HBM and all-reduce figures from\n"
@@ -144,6 +75,50 @@ static const gb_opt k_opts[] = {
     {"sensitivity-csv", 0, "FILE", "write the sensitivity table", GB_OPT_PATH, A(sensitivity_csv), .ext = "csv"},
     {0}};
 #undef A
+
+/* Whether the command's own table has an option of this name. */
+static bool own_option(const char *name) {
+  for (const gb_opt *o = k_opts; o->name; o++)
+    if (strcmp(o->name, name) == 0) return true;
+  return false;
+}
+
+/* The planner options and workload keys come from the planner's own tables
+ * (gb_plan_opt_table, gb_workload_opts), entry by entry, so that a key added
+ * there is a flag here, in --help, the man page and the completion; each is
+ * set through the planner's own checks. '-' and '_' are the same in a
+ * workload key: the other spelling is a hidden alias. */
+static size_t more_opts(gb_opt *out, size_t n) {
+  static gb_opt keys[GB_WL_MAX_KEYS];
+  static char alias[GB_WL_MAX_KEYS][64];
+  size_t m = 0;
+  for (const gb_opt *p = gb_plan_opt_table(); p->name && m < n; p++) {
+    if (own_option(p->name)) continue;
+    out[m] = (gb_opt){.name = p->name, .metavar = p->metavar, .help = p->help, .kind = GB_OPT_CALL,
+                      .set = set_planner_opt, .group = m == 0 ? "Planner options" : NULL};
+    m++;
+  }
+  size_t nkeys = gb_workload_opts(keys, GB_WL_MAX_KEYS), first = m;
+  for (size_t i = 0; i < nkeys && m < n; i++) {
+    out[m] = keys[i];
+    out[m].set = set_workload_key;
+    out[m].group = m == first ? "Workload keys (as flags they override the file; '-' and '_' are the same)" : NULL;
+    m++;
+  }
+  /* the other spelling of each workload key, unless it is a name already */
+  for (size_t i = 0; i < nkeys && m < n; i++) {
+    snprintf(alias[i], sizeof alias[i], "%s", keys[i].name);
+    bool changed = false;
+    for (char *c = alias[i]; *c; c++)
+      if (*c == '_') *c = '-', changed = true;
+    bool taken = false;
+    for (size_t j = 0; j < m && !taken; j++) taken = strcmp(out[j].name, alias[i]) == 0;
+    if (changed && !taken)
+      out[m++] = (gb_opt){.name = alias[i], .metavar = keys[i].metavar, .help = keys[i].help, .kind = GB_OPT_CALL,
+                          .set = set_workload_key, .hidden = true};
+  }
+  return m;
+}
 
 const gb_opt_cmd gb_plan_cmd = {
     .name = "plan",

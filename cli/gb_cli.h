@@ -9,7 +9,7 @@
 #include "gb_opt.h"
 
 typedef struct gb_command {
-  const gb_opt_cmd *spec;             /* name, summary, options: cli/gb_opt.h */
+  const gb_opt_cmd *spec;             /* name, summary, options: core/gb_opt.h */
   int (*main)(int argc, char **argv); /* argv[0] is the subcommand name */
 } gb_command;
 

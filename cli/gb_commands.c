@@ -2,7 +2,7 @@
  * from main() so that tests can walk every command's option table.
  *
  * To add a subcommand: write cli/cmd_<name>.c with its gb_opt_cmd spec
- * (cli/gb_opt.h) and int gb_cmd_<name>(int argc, char **argv), declare both
+ * (core/gb_opt.h) and int gb_cmd_<name>(int argc, char **argv), declare both
  * in gb_cli.h and add a line here. Its --help, its section of the man page
  * and its completion then follow from the spec. */
 #include <stddef.h>

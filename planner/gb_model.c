@@ -39,8 +39,6 @@ const gb_arch_model *gb_arch_model_find(const char *arch) {
   return &k_models[0];
 }
 
-unsigned gb_arch_model_count(void) { return (unsigned)NMODELS; }
-const gb_arch_model *gb_arch_model_at(unsigned i) { return i < NMODELS ? &k_models[i] : NULL; }
 
 double gb_model_at_size(const double v[GB_MODEL_SIZES], double params) {
   if (!(params > gb_model_sizes[0])) return v[0];

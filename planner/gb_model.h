@@ -47,8 +47,4 @@ double gb_model_at_size(const double v[GB_MODEL_SIZES], double params);
  * 400 Gb/s rail-optimized InfiniBand: 350-400 GB/s busbw of 400). */
 #define GB_NIC_EFFICIENCY 0.90
 
-/* Number of architecture rows (the default row included) and row i. */
-unsigned gb_arch_model_count(void);
-const gb_arch_model *gb_arch_model_at(unsigned i);
-
 #endif

@@ -269,8 +269,8 @@ enum { HBM, COMM };
 static void project_ratio(const gb_perf *p, const gb_perf_type *t, int what, bool measured, bool throttled,
                           double *value, gb_basis *basis, double *band) {
   if (set_measured(measured, throttled, basis, band)) return;
-  double c[64];
-  bool same[64];
+  double c[64] = {0};
+  bool same[64] = {0};
   size_t n = 0;
   const char *vendor = vendor_of(t->spec);
   for (size_t i = 0; i < p->n && n < 64; i++) {
@@ -290,23 +290,9 @@ static void project_ratio(const gb_perf *p, const gb_perf_type *t, int what, boo
   else *value = t->spec->interconnect_gbps / 2 * mean;
 }
 
-gb_err gb_perf_build(const gb_specs *specs, const gb_results *measured, const char *precision, double gemm_size,
-                     bool sustained, gb_perf *out) {
-  memset(out, 0, sizeof *out);
-  snprintf(out->precision, sizeof out->precision, "%s", precision);
-  out->gemm_sustained = sustained;
-  gb_results none = {0};
-  const gb_results *m = measured ? measured : &none;
-  gb_err e = GB_OK;
-  pt *buf = malloc((m->nrows + 1) * sizeof *buf);
-  double *scratch = malloc((m->nrows + 1) * sizeof *scratch);
-  out->v = calloc(specs->n ? specs->n : 1, sizeof *out->v);
-  if (!buf || !scratch || !out->v) {
-    e = gb_fail(GB_E_NOMEM, "out of memory");
-    goto done;
-  }
-  out->n = specs->n;
-  /* measured types the specs do not know cannot be planned (no memory size) */
+/* Notes for measured rows the planner cannot use: types the specs do not
+ * know (no memory size) and rows measured under non-default settings. */
+static void note_unusable(const gb_specs *specs, const gb_results *m, gb_perf *out) {
   for (size_t i = 0; i < m->nrows; i++) {
     const char *type = m->rows[i].gpu_type;
     if (gb_specs_find(specs, type)) continue;
@@ -325,98 +311,140 @@ gb_err gb_perf_build(const gb_specs *specs, const gb_results *measured, const ch
                   "uses rows measured with the defaults\n",
                   m->rows[first_set].file ? m->rows[first_set].file : "measured", m->rows[first_set].line, nset,
                   nset == 1 ? "" : "s", m->rows[first_set].settings, nset == 1 ? "is" : "are");
-  double gsum = 0, hsum = 0, csum = 0;
-  for (size_t i = 0; i < specs->n; i++) {
-    gb_perf_type *t = &out->v[i];
-    const gb_gpu_spec *s = &specs->v[i];
-    t->spec = s;
-    t->peak_tflops = gb_spec_peak(s, precision);
-    t->gemm_tflops = gemm_measured(m, s->gpu_type, precision, sustained, gemm_size, buf, scratch,
-                                   &out->measured_rows_used, &t->gemm_throttled);
-    t->gemm_measured = !isnan(t->gemm_tflops);
-    if (t->gemm_throttled)
-      gb_buf_printf(&out->notes,
-                    "%s: the %s GEMM rate %.1f TFLOP/s at size %g rests on throttled rows (no ok row at the "
-                    "shapes around it; result checked, clocks power- or thermal-capped: the capped rate)\n",
-                    s->gpu_type, precision, t->gemm_tflops, gemm_size);
-    if (t->gemm_measured && isfinite(t->peak_tflops)) {
-      gsum += t->gemm_tflops / t->peak_tflops;
-      out->gemm_ratio_types++;
-    }
-    if (!t->gemm_measured) {
-      bool other = false, other_window = false;
-      for (size_t r = 0; r < m->nrows; r++) {
-        const gb_row *row = &m->rows[r];
-        if (!usable(row, "gemm", s->gpu_type)) continue;
-        other = true;
-        other_window |= strcmp(row->dtype, precision) == 0 && gemm_rate_metric(row, !sustained);
-      }
-      if (other_window)
-        gb_buf_printf(&out->notes,
-                      "%s: GEMM rows at %s exist only in the %s window, none in the %s one (metric %s); its %s rate "
-                      "is projected%s\n",
-                      s->gpu_type, precision, sustained ? "burst" : "sustained", sustained ? "sustained" : "burst",
-                      sustained ? "tflops_sustained or tops_sustained" : "tflops or tops", precision,
-                      sustained ? " (measure it with: gpubench run --bench gemm --opt gemm.window=sustained)" : "");
-      else if (other)
-        gb_buf_printf(&out->notes,
-                      "%s: measured GEMM rows exist but none at %s with status ok or throttled; its %s rate is "
-                      "projected\n",
-                      s->gpu_type, precision, precision);
-    }
-    t->hbm_gbps = hbm_measured(m, s->gpu_type, scratch, &out->measured_rows_used, &t->hbm_throttled);
-    t->hbm_measured = !isnan(t->hbm_gbps);
-    if (t->hbm_throttled)
-      gb_buf_printf(&out->notes, "%s: the HBM rate %.0f GB/s rests on throttled membw rows (no ok row at the size)\n",
-                    s->gpu_type, t->hbm_gbps);
-    if (t->hbm_measured) {
-      hsum += t->hbm_gbps / s->mem_bw_gbps;
-      out->hbm_ratio_types++;
-    }
-    if ((e = comm_measured(m, t, buf, scratch, &out->measured_rows_used))) goto done;
-    if (t->comm_throttled)
-      gb_buf_printf(&out->notes, "%s: some all-reduce busbw points rest on throttled rows (no ok row at that size)\n",
-                    s->gpu_type);
-    if (t->ncurves && isfinite(s->interconnect_gbps)) {
-      const gb_perf_curve *c = &t->curves[t->ncurves - 1];
-      csum += c->busbw_gbps[c->n - 1] / (s->interconnect_gbps / 2);
-      out->comm_ratio_types++;
-    }
+}
+
+/* Why a type's GEMM rate at the precision is projected although GEMM rows
+ * of it exist. */
+static void note_gemm_projected(const gb_results *m, const gb_gpu_spec *s, const char *precision, bool sustained,
+                                gb_perf *out) {
+  bool other = false, other_window = false;
+  for (size_t r = 0; r < m->nrows; r++) {
+    const gb_row *row = &m->rows[r];
+    if (!usable(row, "gemm", s->gpu_type)) continue;
+    other = true;
+    other_window |= strcmp(row->dtype, precision) == 0 && gemm_rate_metric(row, !sustained);
   }
-  out->gemm_ratio = out->gemm_ratio_types ? gsum / (double)out->gemm_ratio_types : GB_DEFAULT_GEMM_RATIO;
-  out->hbm_ratio = out->hbm_ratio_types ? hsum / (double)out->hbm_ratio_types : GB_DEFAULT_HBM_RATIO;
-  out->comm_ratio = out->comm_ratio_types ? csum / (double)out->comm_ratio_types : GB_DEFAULT_COMM_RATIO;
+  if (other_window)
+    gb_buf_printf(&out->notes,
+                  "%s: GEMM rows at %s exist only in the %s window, none in the %s one (metric %s); its %s rate "
+                  "is projected%s\n",
+                  s->gpu_type, precision, sustained ? "burst" : "sustained", sustained ? "sustained" : "burst",
+                  sustained ? "tflops_sustained or tops_sustained" : "tflops or tops", precision,
+                  sustained ? " (measure it with: gpubench run --bench gemm --opt gemm.window=sustained)" : "");
+  else if (other)
+    gb_buf_printf(&out->notes,
+                  "%s: measured GEMM rows exist but none at %s with status ok or throttled; its %s rate is "
+                  "projected\n",
+                  s->gpu_type, precision, precision);
+}
+
+/* Sums of measured / datasheet ratios over the measured types. */
+typedef struct ratio_sums {
+  double gemm, hbm, comm;
+} ratio_sums;
+
+/* The measured figures of one type (NaN where none). */
+static gb_err measure_type(const gb_results *m, const char *precision, double gemm_size, bool sustained, pt *buf,
+                           double *scratch, gb_perf *out, gb_perf_type *t, ratio_sums *sum) {
+  const gb_gpu_spec *s = t->spec;
+  t->peak_tflops = gb_spec_peak(s, precision);
+  t->gemm_tflops = gemm_measured(m, s->gpu_type, precision, sustained, gemm_size, buf, scratch,
+                                 &out->measured_rows_used, &t->gemm_throttled);
+  t->gemm_measured = !isnan(t->gemm_tflops);
+  if (t->gemm_throttled)
+    gb_buf_printf(&out->notes,
+                  "%s: the %s GEMM rate %.1f TFLOP/s at size %g rests on throttled rows (no ok row at the "
+                  "shapes around it; result checked, clocks power- or thermal-capped: the capped rate)\n",
+                  s->gpu_type, precision, t->gemm_tflops, gemm_size);
+  if (t->gemm_measured && isfinite(t->peak_tflops)) {
+    sum->gemm += t->gemm_tflops / t->peak_tflops;
+    out->gemm_ratio_types++;
+  }
+  if (!t->gemm_measured) note_gemm_projected(m, s, precision, sustained, out);
+  t->hbm_gbps = hbm_measured(m, s->gpu_type, scratch, &out->measured_rows_used, &t->hbm_throttled);
+  t->hbm_measured = !isnan(t->hbm_gbps);
+  if (t->hbm_throttled)
+    gb_buf_printf(&out->notes, "%s: the HBM rate %.0f GB/s rests on throttled membw rows (no ok row at the size)\n",
+                  s->gpu_type, t->hbm_gbps);
+  if (t->hbm_measured) {
+    sum->hbm += t->hbm_gbps / s->mem_bw_gbps;
+    out->hbm_ratio_types++;
+  }
+  gb_err e = comm_measured(m, t, buf, scratch, &out->measured_rows_used);
+  if (e) return e;
+  if (t->comm_throttled)
+    gb_buf_printf(&out->notes, "%s: some all-reduce busbw points rest on throttled rows (no ok row at that size)\n",
+                  s->gpu_type);
+  if (t->ncurves && isfinite(s->interconnect_gbps)) {
+    const gb_perf_curve *c = &t->curves[t->ncurves - 1];
+    sum->comm += c->busbw_gbps[c->n - 1] / (s->interconnect_gbps / 2);
+    out->comm_ratio_types++;
+  }
+  return GB_OK;
+}
+
+/* Every figure a type lacks, projected from the measured types. */
+static void project_type(gb_perf *out, gb_perf_type *t, const char *precision) {
+  const gb_gpu_spec *s = t->spec;
+  t->model = gb_arch_model_find(s->arch);
+  t->nic_node_gbps = isfinite(s->nics_per_node) && isfinite(s->nic_gbit) ? s->nics_per_node * s->nic_gbit / 8 : NAN;
+  project_gemm(out, t, precision, t->peak_tflops, t->gemm_measured, t->gemm_throttled, &t->gemm_tflops,
+               &t->gemm_basis, &t->gemm_band);
+  project_ratio(out, t, HBM, t->hbm_measured, t->hbm_throttled, &t->hbm_gbps, &t->hbm_basis, &t->hbm_band);
+  /* interconnect_gbps counts both directions; a ring moves data one way */
+  double plateau = NAN;
+  gb_basis cb;
+  double cband;
+  project_ratio(out, t, COMM, t->ncurves > 0, t->comm_throttled, &plateau, &cb, &cband);
+  t->comm_plateau_gbps = t->ncurves ? t->spec->interconnect_gbps / 2 * out->comm_ratio : plateau;
+  t->comm_basis = cb, t->comm_band = cband;
+  t->gemm_base_tflops = t->gemm_tflops;
+}
+
+/* FP8 workloads: the BF16 rate too (the non-GEMM share runs at it). */
+static void base_rates(const gb_results *m, bool sustained, double gemm_size, pt *buf, double *scratch,
+                       gb_perf *out) {
   for (size_t i = 0; i < out->n; i++) {
     gb_perf_type *t = &out->v[i];
-    const gb_gpu_spec *s = t->spec;
-    t->model = gb_arch_model_find(s->arch);
-    t->nic_node_gbps = isfinite(s->nics_per_node) && isfinite(s->nic_gbit) ? s->nics_per_node * s->nic_gbit / 8 : NAN;
-    project_gemm(out, t, precision, t->peak_tflops, t->gemm_measured, t->gemm_throttled, &t->gemm_tflops,
-                 &t->gemm_basis, &t->gemm_band);
-    project_ratio(out, t, HBM, t->hbm_measured, t->hbm_throttled, &t->hbm_gbps, &t->hbm_basis, &t->hbm_band);
-    /* interconnect_gbps counts both directions; a ring moves data one way */
-    double plateau = NAN;
-    gb_basis cb;
-    double cband;
-    project_ratio(out, t, COMM, t->ncurves > 0, t->comm_throttled, &plateau, &cb, &cband);
-    t->comm_plateau_gbps = t->ncurves ? t->spec->interconnect_gbps / 2 * out->comm_ratio : plateau;
-    t->comm_basis = cb, t->comm_band = cband;
-    t->gemm_base_tflops = t->gemm_tflops;
+    bool thr = false;
+    double peak = gb_spec_peak(t->spec, "bf16");
+    double g = gemm_measured(m, t->spec->gpu_type, "bf16", sustained, gemm_size, buf, scratch, &out->measured_rows_used,
+                             &thr);
+    gb_basis b;
+    double band;
+    project_gemm(out, t, "bf16", peak, !isnan(g), thr, &g, &b, &band);
+    t->gemm_base_tflops = isfinite(g) ? g : t->gemm_tflops;
   }
-  /* FP8 workloads: the BF16 rate too (the non-GEMM share runs at it) */
-  if (strncmp(precision, "fp8", 3) == 0) {
-    for (size_t i = 0; i < out->n; i++) {
-      gb_perf_type *t = &out->v[i];
-      bool thr = false;
-      double peak = gb_spec_peak(t->spec, "bf16");
-      double g = gemm_measured(m, t->spec->gpu_type, "bf16", sustained, gemm_size, buf, scratch, &out->measured_rows_used,
-                               &thr);
-      gb_basis b;
-      double band;
-      project_gemm(out, t, "bf16", peak, !isnan(g), thr, &g, &b, &band);
-      t->gemm_base_tflops = isfinite(g) ? g : t->gemm_tflops;
-    }
+}
+
+gb_err gb_perf_build(const gb_specs *specs, const gb_results *measured, const char *precision, double gemm_size,
+                     bool sustained, gb_perf *out) {
+  memset(out, 0, sizeof *out);
+  snprintf(out->precision, sizeof out->precision, "%s", precision);
+  out->gemm_sustained = sustained;
+  gb_results none = {0};
+  const gb_results *m = measured ? measured : &none;
+  gb_err e = GB_OK;
+  pt *buf = malloc((m->nrows + 1) * sizeof *buf);
+  double *scratch = malloc((m->nrows + 1) * sizeof *scratch);
+  out->v = calloc(specs->n ? specs->n : 1, sizeof *out->v);
+  if (!buf || !scratch || !out->v) {
+    e = gb_fail(GB_E_NOMEM, "out of memory");
+    goto done;
   }
+  out->n = specs->n;
+  note_unusable(specs, m, out);
+  ratio_sums sum = {0, 0, 0};
+  for (size_t i = 0; i < specs->n && !e; i++) {
+    out->v[i].spec = &specs->v[i];
+    e = measure_type(m, precision, gemm_size, sustained, buf, scratch, out, &out->v[i], &sum);
+  }
+  if (e) goto done;
+  out->gemm_ratio = out->gemm_ratio_types ? sum.gemm / (double)out->gemm_ratio_types : GB_DEFAULT_GEMM_RATIO;
+  out->hbm_ratio = out->hbm_ratio_types ? sum.hbm / (double)out->hbm_ratio_types : GB_DEFAULT_HBM_RATIO;
+  out->comm_ratio = out->comm_ratio_types ? sum.comm / (double)out->comm_ratio_types : GB_DEFAULT_COMM_RATIO;
+  for (size_t i = 0; i < out->n; i++) project_type(out, &out->v[i], precision);
+  if (strncmp(precision, "fp8", 3) == 0) base_rates(m, sustained, gemm_size, buf, scratch, out);
 done:
   free(buf);
   free(scratch);

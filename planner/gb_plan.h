@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "gb_error.h"
+#include "gb_opt.h"
 #include "gb_perf.h"
 #include "gb_prices.h"
 #include "gb_workload.h"
@@ -70,14 +71,17 @@ typedef struct gb_plan_opts {
 
 void gb_plan_opts_default(gb_plan_opts *o);
 
+/* The options, one gb_opt each (core/gb_opt.h), ended by an entry with no
+ * name: flag name, placeholder, meaning with its default, kind, the field of
+ * gb_plan_opts it sets and its range. The CLI makes its flags from it. */
+const gb_opt *gb_plan_opt_table(void);
+
 /* Sets one option from text, by its flag name without the dashes ("mfu",
- * "max-hours", "objective" ...). GB_E_INPUT "--<name>: <what>" on a bad or
- * absurd value; GB_E_USAGE when name is not an option. */
+ * "max-hours", "objective" ...), checked as its table entry says.
+ * GB_E_INPUT "--<name>: <what>" on a bad or absurd value; GB_E_USAGE when
+ * name is not an option. */
 gb_err gb_plan_opt_set(gb_plan_opts *o, const char *name, const char *value);
 bool gb_plan_is_opt(const char *name);
-
-/* Writes one line per option (flag, meaning, default) to buf, for --help. */
-void gb_plan_opts_help(char *buf, size_t n);
 
 typedef enum gb_reject {
   GB_REJECT_NONE = 0,
@@ -202,35 +206,7 @@ gb_err gb_plan_sensitivity(const gb_workload *w, const gb_perf *perf, const gb_p
                            gb_sensitivity_row out[GB_SENSITIVITY_ROWS]);
 gb_err gb_plan_write_sensitivity_csv(const gb_sensitivity_row *rows, size_t n, const char *path);
 
-/* ---- rent versus buy ---- */
-
-typedef struct gb_breakeven {
-  const gb_price *purchase, *rent; /* rent: cheapest rental of the type (NULL: none) */
-  gb_owned_cost owned;
-  double utilization_star; /* fixed / (rent - energy); infinity when renting is never dearer */
-  double hours_per_year;   /* utilization_star x 8760 */
-} gb_breakeven;
-
-/* One entry per purchase row with a known type; returns the count (<= max). */
-size_t gb_plan_breakeven(const gb_perf *perf, const gb_prices *prices, const gb_plan_opts *o, gb_breakeven *out,
-                         size_t max);
-
-/* Hybrid: an owned base of owned_gpus of one type running whole jobs while
- * it has time, and the rest of jobs_per_year bursting to the best-ranked
- * rented configuration. */
-typedef struct gb_hybrid {
-  const gb_price *purchase;
-  const gb_plan_row *burst;  /* the rented configuration jobs burst to */
-  int owned_gpus;            /* best owned base (0: all cloud) */
-  double owned_job_hours;    /* one job on the owned base */
-  double jobs_owned, jobs_burst;
-  double annual_cost_usd, all_cloud_usd;
-} gb_hybrid;
-
-/* One entry per purchase row; returns the count (<= max). Needs a plan with
- * a feasible rented row (else 0). */
-size_t gb_plan_hybrid(const gb_plan *plan, const gb_perf *perf, const gb_prices *prices, gb_hybrid *out,
-                      size_t max);
+/* ---- hybrid ---- */
 
 /* Hybrid for a demand profile (workload keys demand_*): how many GPUs of a
  * type to own, the rest rented at the type's cheapest rental. The demand is

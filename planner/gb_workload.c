@@ -390,10 +390,9 @@ double gb_workload_total_flops(const gb_workload *w) {
   }
 }
 
-void gb_workload_keys_help(char *buf, size_t n) {
-  size_t used = 0;
-  buf[0] = '\0';
-  for (size_t i = 0; i < NKEYS && used < n; i++) {
+size_t gb_workload_opts(gb_opt *out, size_t max) {
+  static char help[NKEYS][320];
+  for (size_t i = 0; i < NKEYS && i < max; i++) {
     const wl_key *k = &k_keys[i];
     char kinds[32] = "";
     if (k->kinds == KALL) snprintf(kinds, sizeof kinds, "all");
@@ -402,9 +401,8 @@ void gb_workload_keys_help(char *buf, size_t n) {
                k->kinds & KG ? "generic " : "");
     size_t kl = strlen(kinds);
     if (kl && kinds[kl - 1] == ' ') kinds[kl - 1] = '\0';
-    int w = snprintf(buf + used, n - used, "  --%-24s %s [%s; default %s]\n", k->name, k->help, kinds,
-                     *k->dflt ? k->dflt : "required");
-    if (w < 0) break;
-    used += (size_t)w;
+    snprintf(help[i], sizeof help[i], "%s [%s; default %s]", k->help, kinds, *k->dflt ? k->dflt : "required");
+    out[i] = (gb_opt){.name = k->name, .metavar = "VALUE", .help = help[i], .kind = GB_OPT_CALL};
   }
+  return NKEYS;
 }

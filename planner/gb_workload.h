@@ -14,6 +14,7 @@
 
 #include "gb_desc.h"
 #include "gb_error.h"
+#include "gb_opt.h"
 
 typedef enum gb_workload_kind { GB_WL_NONE = 0, GB_WL_TRAINING, GB_WL_INFERENCE, GB_WL_GENERIC } gb_workload_kind;
 
@@ -91,8 +92,10 @@ const char *gb_workload_kind_name(gb_workload_kind k);
  * served output token x tokens served). */
 double gb_workload_total_flops(const gb_workload *w);
 
-/* Writes a description of every key (name, kinds, default, meaning), one per
- * line, to buf, for --help. */
-void gb_workload_keys_help(char *buf, size_t n);
+/* Every key as an option entry (core/gb_opt.h: name, placeholder, meaning
+ * with the kinds it applies to and its default; kind GB_OPT_CALL, no setter:
+ * the caller sets it, through gb_workload_set). Fills up to max entries and
+ * returns the number of keys. */
+size_t gb_workload_opts(gb_opt *out, size_t max);
 
 #endif

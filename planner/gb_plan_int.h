@@ -1,0 +1,110 @@
+/* gb_plan_int: what the planner's stages share inside planner/ (not an API).
+ *
+ * The stages, one file each (docs/planner.md, "Where each stage lives"):
+ *   options        gb_plan_opts.c
+ *   step time      gb_plan_time.c composes the terms of a training step, each in
+ *                  its own file: gb_term_compute.c, gb_term_memory.c,
+ *                  gb_term_comm.c (communication tiers), gb_term_pipeline.c,
+ *                  gb_term_moe.c; serving in gb_time_serve.c
+ *   money          gb_plan_money.c (rental, ownership, spot, break-even)
+ *   ranking        gb_plan.c (enumeration, filters, ranking, Pareto)
+ *   what-if        gb_plan_whatif.c (sensitivity, hybrid)
+ *   outputs        gb_plan_out.c (CSV, JSON, sensitivity and hybrid writers) */
+#ifndef GB_PLAN_INT_H
+#define GB_PLAN_INT_H
+
+#include "gb_plan.h"
+
+#define GB_HOURS_PER_YEAR 8760.0
+
+/* Figures of one type as the model uses them, scaled to one end of their
+ * band (1 = the figure itself). */
+typedef struct gb_figs {
+  double gemm, gemm_base; /* FLOP/s: at the precision; BF16 (the non-GEMM share of FP8) */
+  double bw;              /* HBM bytes/s */
+  double comm_scale;      /* busbw multiplier */
+} gb_figs;
+
+/* ---- communication tiers (gb_term_comm.c) ---- */
+
+/* Bus bandwidth in GB/s of a collective over `members` GPUs of which `local`
+ * share a node: inside one node the in-node curve (measured or projected);
+ * across nodes the node's NICs, shared by the gpn/local rings that cross at
+ * once, at GB_NIC_EFFICIENCY, and never above the in-node figure. Sets
+ * *projected when the figure is not a measurement. Infinity for one GPU. */
+double gb_term_busbw(const gb_perf *perf, const gb_perf_type *t, int members, int local, int gpn, double bytes,
+                     const gb_plan_opts *o, double scale, bool *projected);
+
+/* The parallel layout of one training configuration and what every term
+ * reads of it. */
+typedef struct gb_layout {
+  int n, gpn, tp, pp, ep, dp;
+  double held;        /* parameters one model replica's GPUs hold (experts split over EP) */
+  double shard;       /* bytes of model state one GPU holds */
+  double micro_tokens; /* tokens per micro-batch */
+  double tokens_dp;   /* tokens one model replica processes per step */
+  double micro;       /* micro-batches per step per replica */
+} gb_layout;
+
+/* Seconds per step of tensor-parallel, pipeline point-to-point and
+ * data-parallel communication. */
+double gb_term_tp_seconds(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, const gb_layout *l,
+                          const gb_plan_opts *o, const gb_figs *f, bool *proj);
+double gb_term_pp_seconds(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, const gb_layout *l,
+                          const gb_plan_opts *o, const gb_figs *f, bool *proj);
+double gb_term_dp_seconds(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, const gb_layout *l,
+                          const gb_plan_opts *o, const gb_figs *f, bool *proj);
+
+/* ---- compute (gb_term_compute.c) ---- */
+
+/* The efficiency factor: --mfu, else the architecture's table (training:
+ * hfu / gemm_typical at the model size; inference: infer_eff), times
+ * --efficiency-scale, at most 1. */
+double gb_term_eff(const gb_perf_type *t, double params, const gb_plan_opts *o, bool inference);
+
+/* Seconds of model FLOPs per step on the layout's GPUs (recompute and the
+ * FP8 share of GEMM time included). */
+double gb_term_compute_seconds(const gb_workload *w, const gb_perf_type *t, const gb_layout *l, double eta,
+                               const gb_figs *f);
+
+/* ---- memory (gb_term_memory.c) ---- */
+
+/* Fills the layout's held and shard; returns the bytes one GPU needs. */
+double gb_term_memory_need(const gb_workload *w, gb_layout *l);
+
+/* Seconds per step the optimizer spends streaming its state once. */
+double gb_term_memory_seconds(const gb_layout *l, const gb_figs *f);
+
+/* ---- pipeline (gb_term_pipeline.c) ---- */
+
+/* Seconds of 1F1B bubble per step given the compute time per step. */
+double gb_term_bubble_seconds(const gb_layout *l, double t_comp);
+
+/* ---- mixture of experts (gb_term_moe.c) ---- */
+
+/* Seconds per step of the expert all-to-all (dispatch and combine). */
+double gb_term_moe_seconds(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, const gb_layout *l,
+                           const gb_plan_opts *o, const gb_figs *f, bool *proj);
+
+/* ---- workload kinds (gb_plan_time.c, gb_time_serve.c) ---- */
+
+void gb_time_training(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, int n, int gpn,
+                      const gb_plan_opts *o, const gb_figs *f, gb_plan_time *out);
+void gb_time_inference(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, int n, int gpn,
+                       const gb_plan_opts *o, const gb_figs *f, gb_plan_time *out);
+
+/* ---- money (gb_plan_money.c) ---- */
+
+/* The cheapest on-demand or reserved rental of a type (spot is not capacity
+ * one can plan a fleet on), preferring prices younger than 18 months. */
+const gb_price *gb_plan_cheapest_rental(const gb_prices *prices, const char *type, const char *today);
+
+/* Work of the workload in the efficiency unit (PFLOP or Mtok). */
+double gb_plan_work_units(const gb_workload *w);
+
+/* Prices a timed row: rate, capex, break-even, the spot stretch (or a
+ * GB_REJECT_SPOT), amortized and cash cost and their band, the ranked end,
+ * and the efficiency. */
+void gb_plan_price_row(const gb_plan_opts *o, const gb_prices *prices, double work, gb_plan_row *r);
+
+#endif

@@ -1,0 +1,139 @@
+/* gb_plan_time: the step-time model. A training step is composed of its
+ * terms (compute, memory, communication tiers, pipeline, mixture of experts;
+ * one file each, gb_plan_int.h); serving is gb_time_serve.c; a generic
+ * demand is a roofline plus all-reduces. Each configuration is timed at its
+ * figures and at both ends of their band. Formulas: docs/planner.md. */
+#include <math.h>
+#include <string.h>
+
+#include "gb_plan_int.h"
+
+/* The layout of n GPUs on nodes of gpn, or a rejection (out->reject set). */
+static bool layout_of(const gb_workload *w, const gb_perf_type *t, int n, int gpn, gb_layout *l, gb_plan_time *out) {
+  memset(l, 0, sizeof *l);
+  l->n = n, l->gpn = gpn;
+  l->tp = (int)w->tensor_parallel, l->pp = (int)w->pipeline_parallel, l->ep = (int)w->expert_parallel;
+  if (n % (l->tp * l->pp) != 0 || l->tp > gpn || l->ep > n) {
+    out->reject = GB_REJECT_LAYOUT, out->need = l->tp * l->pp, out->have = n;
+    return false;
+  }
+  l->dp = n / (l->tp * l->pp);
+  const double have = t->spec->memory_gb * 1e9 * w->usable_memory_fraction;
+  double need = gb_term_memory_need(w, l);
+  if (need > have) {
+    out->reject = GB_REJECT_MEMORY, out->need = need / 1e9, out->have = have / 1e9;
+    return false;
+  }
+  l->micro_tokens = w->micro_batch * w->seq_len;
+  l->micro = fmax(1, w->tokens_per_step / (l->dp * l->micro_tokens));
+  l->tokens_dp = w->tokens_per_step / l->dp;
+  return true;
+}
+
+void gb_time_training(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, int n, int gpn,
+                      const gb_plan_opts *o, const gb_figs *f, gb_plan_time *out) {
+  gb_layout l;
+  if (!layout_of(w, t, n, gpn, &l, out)) return;
+  double eta = gb_term_eff(t, w->active_params, o, false);
+  out->eta = eta;
+  double steps = w->tokens / w->tokens_per_step;
+  double t_comp = gb_term_compute_seconds(w, t, &l, eta, f);
+  double t_bubble = gb_term_bubble_seconds(&l, t_comp);
+  double t_mem = gb_term_memory_seconds(&l, f);
+  bool proj = false;
+  double t_tp = gb_term_tp_seconds(w, perf, t, &l, o, f, &proj);
+  double t_pp = gb_term_pp_seconds(w, perf, t, &l, o, f, &proj);
+  double t_dp = gb_term_dp_seconds(w, perf, t, &l, o, f, &proj);
+  double t_a2a = gb_term_moe_seconds(w, perf, t, &l, o, f, &proj);
+  if (proj) out->projected = true;
+  if (t->ncurves && t->comm_throttled && (l.tp > 1 || l.dp > 1)) out->throttled = true;
+  double busy = fmax(t_comp + t_bubble, t_mem);
+  double hidden = o->overlap * fmin(t_dp + t_a2a, busy);
+  double exposed = t_dp + t_a2a - hidden;
+  double share_dp = t_dp + t_a2a > 0 ? t_dp / (t_dp + t_a2a) : 0;
+  double t_step = busy + t_tp + t_pp + exposed;
+  double g = w->goodput;
+  out->compute_hours = steps * t_comp / 3600;
+  out->memory_hours = steps * t_mem / 3600;
+  out->bubble_hours = steps * t_bubble / 3600;
+  out->tp_hours = steps * (t_tp + t_pp) / 3600;
+  out->dp_hours = steps * exposed * share_dp / 3600;
+  out->a2a_hours = steps * exposed * (1 - share_dp) / 3600;
+  out->comm_hours = out->tp_hours + out->dp_hours + out->a2a_hours;
+  out->goodput_hours = steps * t_step / 3600 * (1 / g - 1);
+  out->hours = steps * t_step / g / 3600 + w->fixed_hours;
+  out->tokens_per_s_per_gpu = w->tokens_per_step * g / (t_step * n);
+  out->tp = l.tp;
+}
+
+static void time_generic(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, int n, int gpn,
+                         const gb_plan_opts *o, const gb_figs *f, gb_plan_time *out) {
+  const double have = t->spec->memory_gb * 1e9 * w->usable_memory_fraction;
+  double need = w->memory_gb * 1e9 / n;
+  if (need > have) {
+    out->reject = GB_REJECT_MEMORY, out->need = need / 1e9, out->have = have / 1e9;
+    return;
+  }
+  double eta = gb_term_eff(t, 1e10, o, false);
+  out->eta = eta;
+  double t_comp = w->total_flops / (n * f->gemm * eta);
+  double t_mem = w->total_bytes / (n * f->bw);
+  double t_comm = 0;
+  if (n > 1 && w->allreduce_bytes > 0) {
+    bool proj = false;
+    double bw = gb_term_busbw(perf, t, n, gpn, gpn, w->allreduce_bytes, o, f->comm_scale, &proj) * 1e9;
+    if (proj) out->projected = true;
+    t_comm = w->allreduce_count * 2.0 * (n - 1) / n * w->allreduce_bytes / bw;
+  }
+  double exposed = t_comm - o->overlap * fmin(t_comm, fmax(t_comp, t_mem));
+  out->compute_hours = t_comp / 3600;
+  out->memory_hours = t_mem / 3600;
+  out->comm_hours = out->dp_hours = exposed / 3600;
+  out->hours = (fmax(t_comp, t_mem) + exposed) / 3600 + w->fixed_hours;
+}
+
+static void time_at(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, int n, int gpn,
+                    const gb_plan_opts *o, double end, gb_plan_time *out) {
+  /* end: -1 every figure at the low end of its band, 0 the figure, +1 the high end */
+  gb_figs f = {t->gemm_tflops * 1e12 * (1 + end * t->gemm_band), t->gemm_base_tflops * 1e12 * (1 + end * t->gemm_band),
+            t->hbm_gbps * 1e9 * (1 + end * t->hbm_band), 1 + end * t->comm_band};
+  switch (w->kind) {
+  case GB_WL_TRAINING: gb_time_training(w, perf, t, n, gpn, o, &f, out); break;
+  case GB_WL_INFERENCE: gb_time_inference(w, perf, t, n, gpn, o, &f, out); break;
+  case GB_WL_GENERIC: time_generic(w, perf, t, n, gpn, o, &f, out); break;
+  default: out->reject = GB_REJECT_PRECISION; break;
+  }
+}
+
+void gb_plan_time_of(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, int n, int gpn,
+                     const gb_plan_opts *o, gb_plan_time *out) {
+  memset(out, 0, sizeof *out);
+  out->hours = out->compute_hours = out->memory_hours = out->comm_hours = NAN;
+  out->bubble_hours = out->tp_hours = out->dp_hours = out->a2a_hours = out->goodput_hours = NAN;
+  out->hours_low = out->hours_high = out->tokens_per_s_per_gpu = NAN;
+  out->token_latency_ms = out->ttft_ms = out->batch = out->eta = NAN;
+  out->need = out->have = NAN;
+  out->projected = t->gemm_basis >= GB_BASIS_VENDOR || t->hbm_basis >= GB_BASIS_VENDOR;
+  out->throttled = t->gemm_basis == GB_BASIS_THROTTLED || t->hbm_basis == GB_BASIS_THROTTLED;
+  out->basis = t->gemm_basis > t->hbm_basis ? t->gemm_basis : t->hbm_basis;
+  if (!isfinite(t->gemm_tflops)) {
+    out->reject = GB_REJECT_PRECISION;
+    return;
+  }
+  time_at(w, perf, t, n, gpn, o, 0, out);
+  if (out->reject) return;
+  gb_plan_time lo = *out, hi = *out;
+  time_at(w, perf, t, n, gpn, o, +1, &lo);
+  time_at(w, perf, t, n, gpn, o, -1, &hi);
+  if (w->kind == GB_WL_INFERENCE) {
+    /* a service runs its hours; the band is in its capacity: at the ranked
+     * end of the band it must still serve the rate within the latency */
+    out->hours_low = out->hours_high = out->hours;
+    const gb_plan_time *end = o->rank_by == GB_RANK_LOW ? &hi : o->rank_by == GB_RANK_HIGH ? &lo : NULL;
+    if (end && end->reject) out->reject = end->reject, out->need = end->need, out->have = end->have;
+  } else {
+    out->hours_low = lo.reject ? out->hours : lo.hours;
+    out->hours_high = hi.reject ? out->hours : hi.hours;
+  }
+}
+

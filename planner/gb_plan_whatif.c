@@ -1,0 +1,105 @@
+/* gb_plan_whatif: questions asked of a plan. How the top choice moves with
+ * prices and efficiency +/-20% (sensitivity), and how many GPUs of a type to
+ * own against a demand profile, the rest rented (hybrid). Formulas:
+ * docs/planner.md, "Sensitivity" and "Hybrid". */
+#include <math.h>
+#include <string.h>
+
+#include "gb_plan_int.h"
+
+static bool same_config(const gb_plan_row *a, const gb_plan_row *b) {
+  return a->perf == b->perf && a->price == b->price && a->gpu_count == b->gpu_count;
+}
+
+gb_err gb_plan_sensitivity(const gb_workload *w, const gb_perf *perf, const gb_prices *prices, const gb_plan_opts *o,
+                           gb_sensitivity_row out[GB_SENSITIVITY_ROWS]) {
+  static const struct {
+    const char *factor;
+    double pct;
+  } k_cases[GB_SENSITIVITY_ROWS] = {{"base", 0}, {"price", -20}, {"price", 20}, {"efficiency", -20}, {"efficiency", 20}};
+  for (int i = 0; i < GB_SENSITIVITY_ROWS; i++) {
+    gb_plan_opts v = *o;
+    double f = 1 + k_cases[i].pct / 100;
+    if (strcmp(k_cases[i].factor, "price") == 0) v.price_scale *= f;
+    if (strcmp(k_cases[i].factor, "efficiency") == 0) v.efficiency_scale *= f;
+    gb_plan p;
+    gb_err e = gb_plan_rank(w, perf, prices, &v, &p);
+    if (e) return e;
+    memset(&out[i], 0, sizeof out[i]);
+    out[i].factor = k_cases[i].factor;
+    out[i].change_pct = k_cases[i].pct;
+    out[i].has_top = p.nfeasible > 0;
+    if (out[i].has_top) out[i].top = p.rows[0];
+    out[i].changed = i > 0 && (out[i].has_top != out[0].has_top ||
+                               (out[i].has_top && !same_config(&out[i].top, &out[0].top)));
+    gb_plan_free(&p);
+  }
+  return GB_OK;
+}
+
+size_t gb_plan_hybrid_demand(const gb_plan *plan, const gb_perf *perf, const gb_prices *prices,
+                             gb_hybrid_curve *out, size_t max) {
+  const gb_workload *w = plan->workload;
+  const gb_plan_opts *o = &plan->opts;
+  /* the load-duration curve: (GPUs, share of the year) segments */
+  double level[GB_WL_MAX_MONTHS + 2], share[GB_WL_MAX_MONTHS + 2];
+  size_t ns = 0;
+  if (w->ndemand_months) {
+    for (size_t i = 0; i < w->ndemand_months; i++) {
+      level[ns] = w->demand_months[i] / (GB_HOURS_PER_YEAR / 12); /* average GPUs in that month */
+      share[ns++] = 1.0 / (double)w->ndemand_months;
+    }
+  } else if (!isnan(w->demand_base_gpus)) {
+    level[ns] = w->demand_base_gpus, share[ns++] = 1 - w->demand_peak_fraction;
+    level[ns] = w->demand_base_gpus + w->demand_peak_gpus, share[ns++] = w->demand_peak_fraction;
+  } else if (w->kind == GB_WL_INFERENCE) {
+    return 0;
+  }
+  bool from_jobs = ns == 0; /* no profile: the workload's runs on each type's best rented configuration */
+  double peak = 0;
+  for (size_t i = 0; i < ns; i++) peak = fmax(peak, level[i]);
+  size_t k = 0;
+  for (size_t i = 0; i < prices->n && k < max; i++) {
+    const gb_price *p = &prices->v[i];
+    const gb_perf_type *t = gb_perf_find(perf, p->gpu_type);
+    if (p->offering != GB_OFFER_PURCHASE || !t) continue;
+    const gb_price *rent = gb_plan_cheapest_rental(prices, p->gpu_type, o->today);
+    if (!rent) continue;
+    if (from_jobs) {
+      /* --jobs-per-year runs on this type's best rented configuration: a load of its GPUs for the share
+       * of the year they take, none the rest */
+      const gb_plan_row *burst = NULL;
+      for (size_t j = 0; j < plan->nfeasible && !burst; j++)
+        if (plan->rows[j].perf == t && plan->rows[j].price->offering != GB_OFFER_PURCHASE) burst = &plan->rows[j];
+      if (!burst) continue;
+      double busy = fmin(1, o->jobs_per_year * burst->hours / GB_HOURS_PER_YEAR);
+      ns = 0;
+      level[ns] = (double)burst->nodes * burst->gpus_per_node, share[ns++] = busy;
+      level[ns] = 0, share[ns++] = 1 - busy;
+      peak = level[0];
+      rent = burst->price;
+    }
+    gb_hybrid_curve *c = &out[k++];
+    memset(c, 0, sizeof *c);
+    c->purchase = p, c->rent = rent, c->peak_gpus = peak;
+    gb_owned_cost oc = gb_plan_owned_cost(p, t->spec, o);
+    double rate = rent->price_usd_per_gpu_hour * o->price_scale;
+    int gpn = p->gpus_per_node;
+    int top = (int)ceil(peak / gpn) * gpn;
+    int step = gpn;
+    while (top / step + 1 > GB_HYBRID_POINTS) step += gpn;
+    c->best_usd = INFINITY;
+    for (int own = 0; own <= top && c->n < GB_HYBRID_POINTS; own += step) {
+      double cost = own * oc.fixed_usd_per_gpu_hour * GB_HOURS_PER_YEAR;
+      for (size_t j = 0; j < ns; j++) {
+        double h = share[j] * GB_HOURS_PER_YEAR;
+        cost += h * (fmin(level[j], own) * oc.energy_usd_per_gpu_hour + fmax(0, level[j] - own) * rate);
+      }
+      c->owned[c->n] = own;
+      c->annual_usd[c->n++] = cost;
+      if (own == 0) c->all_rent_usd = cost;
+      if (cost < c->best_usd) c->best_usd = cost, c->best_owned = own;
+    }
+  }
+  return k;
+}

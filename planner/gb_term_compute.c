@@ -1,0 +1,28 @@
+/* Step-time term: compute. Model FLOPs per step over the GPUs' rate at the
+ * efficiency factor; FP8 (and other low precisions) speed up the GEMM share
+ * of the step only. Formulas: docs/planner.md, "Compute". */
+#include <math.h>
+
+#include "gb_model.h"
+#include "gb_plan_int.h"
+
+double gb_term_eff(const gb_perf_type *t, double params, const gb_plan_opts *o, bool inference) {
+  double k = o->efficiency_scale > 0 ? o->efficiency_scale : 1;
+  if (isfinite(o->mfu)) return fmin(1.0, o->mfu * k);
+  const gb_arch_model *m = t->model ? t->model : gb_arch_model_find("");
+  if (inference) return fmin(1.0, m->infer_eff * k);
+  return fmin(1.0, gb_model_at_size(m->hfu, params) / m->gemm_typical * k);
+}
+
+double gb_term_compute_seconds(const gb_workload *w, const gb_perf_type *t, const gb_layout *l, double eta,
+                               const gb_figs *f) {
+  double fhw = w->flops_per_token * (w->recompute ? 4.0 / 3.0 : 1.0);
+  /* compute at BF16, then FP8 speeds up the GEMM share only */
+  double t_comp = fhw * w->tokens_per_step / ((double)l->n * f->gemm_base * eta);
+  if (f->gemm != f->gemm_base) {
+    const gb_arch_model *m = t->model ? t->model : gb_arch_model_find("");
+    double s = gb_model_at_size(m->gemm_share, w->active_params);
+    t_comp *= (1 - s) + s * f->gemm_base / f->gemm;
+  }
+  return t_comp;
+}

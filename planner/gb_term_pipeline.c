@@ -1,0 +1,8 @@
+/* Step-time term: the pipeline bubble. 1F1B leaves (pp - 1) idle slots per
+ * round of micro-batches: bubble = t_compute x (pp - 1) / micro-batches.
+ * Formulas: docs/planner.md, "Pipeline". */
+#include "gb_plan_int.h"
+
+double gb_term_bubble_seconds(const gb_layout *l, double t_comp) {
+  return l->pp > 1 ? t_comp * (l->pp - 1) / l->micro : 0;
+}

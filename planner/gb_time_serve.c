@@ -1,0 +1,96 @@
+/* Serving: the time model of an inference service. A replica of r GPUs
+ * decodes a batch per step (weights streamed once, each sequence's KV cache
+ * read, prompts prefilled, tensor-parallel all-reduces); the batch is the
+ * largest that fits and meets the latency limit. Formulas: docs/planner.md,
+ * "Inference". */
+#include <math.h>
+
+#include "gb_plan_int.h"
+
+/* One decode step of a replica of r GPUs at batch b: seconds, and its parts. */
+typedef struct step {
+  double total, gemm, attn, prefill, comm, weights;
+} step;
+
+static step decode_step(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, int r, int gpn, double b,
+                        double eta, const gb_plan_opts *o, const gb_figs *f, bool *proj) {
+  step s;
+  double rate = r * f->gemm * eta, bw = r * f->bw;
+  double lin = w->prompt_tokens, lout = w->output_tokens;
+  double kv_avg = w->kv_bytes_per_sequence * (lin + lout / 2) / (lin + lout > 0 ? lin + lout : 1);
+  s.weights = w->model_bytes / bw;
+  s.gemm = fmax(2 * w->active_params * b / rate, s.weights); /* weights stream once per step */
+  s.attn = b * kv_avg / bw;                                   /* each sequence reads its KV cache */
+  s.prefill = b / lout * 2 * w->active_params * lin / rate;   /* prompts of the requests that start */
+  s.comm = 0;
+  if (r > 1) {
+    double bytes = b * w->hidden_size * 2;
+    double bwc = gb_term_busbw(perf, t, r, r, gpn, bytes, o, f->comm_scale, proj) * 1e9;
+    /* 2 all-reduces per layer, for each decoded token and each prefilled one */
+    s.comm = 2 * w->layers * 2.0 * (r - 1) / r * bytes / bwc * (1 + lin / lout);
+  }
+  s.total = s.gemm + s.attn + s.prefill + s.comm;
+  return s;
+}
+
+void gb_time_inference(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, int n, int gpn,
+                       const gb_plan_opts *o, const gb_figs *f, gb_plan_time *out) {
+  const double have = t->spec->memory_gb * 1e9 * w->usable_memory_fraction;
+  const double kv = w->kv_bytes_per_sequence;
+  int in_node = n < gpn ? n : gpn;
+  int r = (int)w->tensor_parallel;
+  if (r == 0) {
+    r = 1;
+    double b1 = w->batch_size > 0 ? w->batch_size : 1;
+    while (r < in_node && (w->model_bytes + b1 * kv) / r > have) r *= 2;
+  }
+  if (r > in_node || n % r) {
+    if (r > in_node && (int)w->tensor_parallel == 0) {
+      out->reject = GB_REJECT_MEMORY, out->need = (w->model_bytes + kv) / in_node / 1e9, out->have = have / 1e9;
+    } else {
+      out->reject = GB_REJECT_LAYOUT, out->need = r, out->have = n;
+    }
+    return;
+  }
+  double room = have * r - w->model_bytes;
+  double bmax = kv > 0 ? floor(room / kv) : 4096;
+  if (bmax > 4096) bmax = 4096;
+  double b = w->batch_size > 0 ? w->batch_size : bmax;
+  if (room <= 0 || b > bmax || b < 1) {
+    out->reject = GB_REJECT_MEMORY;
+    out->need = (w->model_bytes + (b < 1 ? 1 : b) * kv) / r / 1e9, out->have = have / 1e9;
+    return;
+  }
+  double eta = gb_term_eff(t, w->active_params, o, true);
+  out->eta = eta;
+  bool proj = false;
+  step s = decode_step(w, perf, t, r, gpn, b, eta, o, f, &proj);
+  /* the largest batch: halve it until a step meets the latency limit */
+  if (w->batch_size == 0 && !isnan(w->max_token_latency_ms))
+    while (b > 1 && s.total * 1e3 > w->max_token_latency_ms) {
+      b = floor(b / 2);
+      s = decode_step(w, perf, t, r, gpn, b, eta, o, f, &proj);
+    }
+  if (proj) out->projected = true;
+  out->tp = r, out->batch = b;
+  out->token_latency_ms = s.total * 1e3;
+  out->ttft_ms = (2 * w->active_params * w->prompt_tokens / (r * f->gemm * eta) + s.total) * 1e3;
+  if (!isnan(w->max_token_latency_ms) && s.total * 1e3 > w->max_token_latency_ms) {
+    out->reject = GB_REJECT_LATENCY, out->need = w->max_token_latency_ms, out->have = s.total * 1e3;
+    return;
+  }
+  int replicas = n / r;
+  double rate = replicas * b / s.total;
+  out->tokens_per_s_per_gpu = b / s.total / r;
+  if (rate < w->tokens_per_second) {
+    out->reject = GB_REJECT_RATE, out->need = w->tokens_per_second, out->have = rate;
+    return;
+  }
+  double busy = w->serve_hours * (w->tokens_per_second / rate); /* replica-hours actually decoding */
+  bool weight_bound = s.weights >= s.gemm; /* the GEMM step is the weights streaming */
+  out->compute_hours = busy * ((weight_bound ? 0 : s.gemm) + s.prefill) / s.total;
+  out->memory_hours = busy * (s.attn + (weight_bound ? s.gemm : 0)) / s.total;
+  out->comm_hours = out->tp_hours = busy * s.comm / s.total;
+  out->hours = w->serve_hours + w->fixed_hours;
+}
+

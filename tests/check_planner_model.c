@@ -1,0 +1,607 @@
+/* Tests for the planner's step-time model against hand-computed scenarios:
+ * each term and each workload key that feeds it. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "check_planner_world.h"
+
+/* ---- hand-computed scenarios ---- */
+
+START_TEST(test_training_hand) {
+  world x;
+  world_load(&x, "P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,V\n", k_train);
+  gb_plan p;
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  /* 8 GPUs, one node. state 1e9 x 16 B = 16 GB <= 90 GB usable; steps = 1e10/1e6 = 1e4
+   * t_comp = 6e9 x 1e6 / (8 x 800e12 x 0.5) = 1.875 s
+   * t_mem  = 16e9 / 1800e9 = 0.00889 s
+   * t_ar   = 2 x 7/8 x 2e9 B / 200e9 = 0.0175 s (measured busbw at 8 GPUs, 25 MB bucket)
+   * hours  = 1e4 x (1.875 + 0.0175) / 3600 = 5.2569444 h; cost = 5.2569444 x 8 x 2 = 84.1111 USD
+   * efficiency = 6e9 x 1e10 / 1e15 = 6e4 PFLOP / 84.1111 = 713.3421 PFLOP/USD */
+  const gb_plan_row *r = find_row(&p, "FAST-SXM-100GB", "P", 8);
+  ck_assert_ptr_nonnull(r);
+  ck_assert(r->feasible && !r->projected);
+  ck_assert_double_eq_tol(r->hours, 1e4 * 1.8925 / 3600, 1e-9);
+  ck_assert_double_eq_tol(r->cost_usd, 1e4 * 1.8925 / 3600 * 16, 1e-9);
+  ck_assert_double_eq_tol(r->efficiency, 6e4 / (1e4 * 1.8925 / 3600 * 16), 1e-9);
+  ck_assert_double_eq_tol(r->compute_hours, 1e4 * 1.875 / 3600, 1e-9);
+  ck_assert_double_eq_tol(r->comm_hours, 1e4 * 0.0175 / 3600, 1e-9);
+  ck_assert_int_eq(r->bottleneck, GB_BOUND_COMPUTE);
+  /* 1 GPU on an 8-GPU node pays for the whole node: 1e4 x 15 s / 3600 = 41.667 h x 8 x 2 */
+  r = find_row(&p, "FAST-SXM-100GB", "P", 1);
+  ck_assert_int_eq(r->nodes, 1);
+  ck_assert_double_eq_tol(r->cost_usd, 1e4 * 15.0 / 3600 * 16, 1e-9);
+  /* 16 GPUs on 2 nodes: busbw capped at the 50 GB/s NIC, projected
+   * t_ar = 2 x 15/16 x 2e9 / 50e9 = 0.075 s; t_comp = 0.9375 s
+   * hours = 1e4 x 1.0125 / 3600 = 2.8125 h; cost = 2.8125 x 16 x 2 = 90 USD */
+  r = find_row(&p, "FAST-SXM-100GB", "P", 16);
+  ck_assert(r->projected);
+  ck_assert_double_eq_tol(r->hours, 2.8125, 1e-9);
+  ck_assert_double_eq_tol(r->cost_usd, 90, 1e-9);
+  /* cheapest first: 8 GPUs (84.11) before 16 (90) and 4, 2, 1 (which pay a whole node) */
+  ck_assert_ptr_eq(p.rows[0].perf, r->perf);
+  ck_assert_int_eq(p.rows[0].gpu_count, 8);
+  ck_assert_uint_eq(p.rows[0].rank, 1);
+  /* the fastest is always on the Pareto frontier, and so is the cheapest */
+  ck_assert(r->pareto && p.rows[0].pareto);
+  /* the SLOW type runs at half the rate: 8 GPUs, t_comp 3.75 s */
+  r = find_row(&p, "SLOW-SXM-100GB", "P", 8);
+  ck_assert_ptr_null(r); /* no price row for SLOW */
+  ck_assert_str_eq(p.oldest_price->date, "2026-01-01");
+  gb_plan_free(&p);
+
+  /* overlap 1: t_step = max(t_comp, t_mem) + 0 x t_ar = 1.875 s */
+  x.o.overlap = 1;
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  ck_assert_double_eq_tol(find_row(&p, "FAST-SXM-100GB", "P", 8)->hours, 1e4 * 1.875 / 3600, 1e-9);
+  gb_plan_free(&p);
+  world_free(&x);
+}
+END_TEST
+
+START_TEST(test_inference_generic_hand) {
+  world x;
+  /* 1e9 params bf16 = 2 GB of weights, batch 10, 1000 tokens/s for 100 h.
+   * 1 GPU: t_comp = 2 x 1e9 x 10 / 400e12 = 5e-5 s; t_mem = 2e9 / 1800e9 = 1.111e-3 s
+   * decode step 1.111e-3 s -> 10 / 1.111e-3 = 9000 tokens/s >= 1000
+   * cost = 100 h x 8 GPUs (whole node) x 2 = 1600 USD
+   * efficiency = 1000 x 100 x 3600 / 1e6 Mtok / 1600 = 0.225 Mtok/USD */
+  world_load(&x, "P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,V\n",
+             "type = inference\nparams = 1e9\ntokens_per_second = 1000\nbatch_size = 10\nserve_hours = 100\n");
+  gb_plan p;
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  const gb_plan_row *r = find_row(&p, "FAST-SXM-100GB", "P", 1);
+  ck_assert(r->feasible);
+  ck_assert_double_eq_tol(r->hours, 100, TOL);
+  ck_assert_double_eq_tol(r->cost_usd, 1600, 1e-9);
+  ck_assert_double_eq_tol(r->efficiency, 0.225, 1e-12);
+  ck_assert_int_eq(r->bottleneck, GB_BOUND_MEMORY);
+  ck_assert_str_eq(p.efficiency_unit, "Mtok/USD");
+  gb_plan_free(&p);
+  world_free(&x);
+  /* 20000 tokens/s: 1 and 2 GPUs (9000, 18000) too slow; 4 GPUs serve 36000 */
+  world_load(&x, "P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,V\n",
+             "type = inference\nparams = 1e9\ntokens_per_second = 20000\nbatch_size = 10\nserve_hours = 100\n");
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  char reason[160];
+  gb_plan_reason(find_row(&p, "FAST-SXM-100GB", "P", 2), reason, sizeof reason);
+  ck_assert_str_eq(reason, "too slow (serves 18000 tokens/s, needs 20000)");
+  ck_assert(find_row(&p, "FAST-SXM-100GB", "P", 4)->feasible);
+  gb_plan_free(&p);
+  world_free(&x);
+  /* generic: 1e18 FLOPs, 1e15 B, 100 all-reduces of 1 GB on 8 GPUs
+   * t_comp = 1e18 / (8 x 400e12) = 312.5 s; t_mem = 1e15 / (8 x 1800e9) = 69.4 s
+   * t_ar = 2 x 7/8 x 1e9 / 200e9 = 8.75e-3 s (one measured size: clamped) x 100 = 0.875 s
+   * hours = (312.5 + 0.875) / 3600 */
+  world_load(&x, "P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,V\n",
+             "type = generic\ntotal_flops = 1e18\ntotal_bytes = 1e15\nallreduce_bytes = 1e9\n"
+             "allreduce_count = 100\n");
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  r = find_row(&p, "FAST-SXM-100GB", "P", 8);
+  ck_assert_double_eq_tol(r->hours, 313.375 / 3600, 1e-12);
+  ck_assert_double_eq_tol(r->memory_hours, 1e15 / (8 * 1800e9) / 3600, 1e-12);
+  gb_plan_free(&p);
+  world_free(&x);
+}
+END_TEST
+
+START_TEST(test_bases_and_bands) {
+  gb_specs specs;
+  ck_assert_int_eq(gb_specs_read_mem("s.csv", k_specs_arch, strlen(k_specs_arch), &specs), GB_OK);
+  ck_assert_str_eq(specs.v[0].arch, "hopper");
+  ck_assert_double_eq_tol(specs.v[1].nic_gbit, 200, TOL);
+  gb_results m = {0};
+  ck_assert_int_eq(gb_results_read_mem("m.csv", k_measured_n1, strlen(k_measured_n1), &m), GB_OK);
+  gb_perf p;
+  ck_assert_int_eq(gb_perf_build(&specs, &m, "bf16", 8192, false, &p), GB_OK);
+  const gb_perf_type *n1 = gb_perf_find(&p, "N1-SXM-100GB"), *n2 = gb_perf_find(&p, "N2-SXM-100GB"),
+                     *a1 = gb_perf_find(&p, "A1-OAM-100GB");
+  /* measured: the figure, +-3% */
+  ck_assert_int_eq(n1->gemm_basis, GB_BASIS_MEASURED);
+  ck_assert_str_eq(gb_basis_name(n1->gemm_basis), "measured");
+  ck_assert_double_eq_tol(n1->gemm_tflops, 800, TOL);
+  ck_assert_double_eq_tol(n1->gemm_band, GB_BAND_MEASURED, TOL);
+  /* within the vendor: c = 800/1000/0.80 = 1; N2 = 500 x Ampere's 0.88 x 1 = 440, +-10% */
+  ck_assert_int_eq(n2->gemm_basis, GB_BASIS_VENDOR);
+  ck_assert_str_eq(gb_basis_name(n2->gemm_basis), "projected-vendor");
+  ck_assert_double_eq_tol(n2->gemm_tflops, 440, 1e-9);
+  ck_assert_double_eq_tol(n2->gemm_band, GB_BAND_VENDOR, TOL);
+  ck_assert_double_eq_tol(n2->hbm_gbps, 1800, 1e-9); /* 2000 x 1800/2000 */
+  /* across vendors: 1000 x CDNA3's 0.60 x 1 = 600, +-20% */
+  ck_assert_int_eq(a1->gemm_basis, GB_BASIS_CROSS);
+  ck_assert_str_eq(gb_basis_name(a1->gemm_basis), "projected-cross-vendor");
+  ck_assert_double_eq_tol(a1->gemm_tflops, 600, 1e-9);
+  ck_assert_double_eq_tol(a1->gemm_band, GB_BAND_CROSS, TOL);
+  ck_assert_double_eq_tol(a1->nic_node_gbps, 8 * 400 / 8.0, TOL);
+  gb_perf_free(&p);
+  /* nothing measured: datasheet, +-25% */
+  ck_assert_int_eq(gb_perf_build(&specs, NULL, "bf16", 8192, false, &p), GB_OK);
+  ck_assert_int_eq(gb_perf_find(&p, "N1-SXM-100GB")->gemm_basis, GB_BASIS_DATASHEET);
+  ck_assert_str_eq(gb_basis_name(GB_BASIS_DATASHEET), "datasheet");
+  ck_assert_double_eq_tol(gb_perf_find(&p, "N1-SXM-100GB")->gemm_tflops, 800, 1e-9); /* 1000 x 0.80 */
+  ck_assert_str_eq(gb_basis_name(GB_BASIS_THROTTLED), "measured-throttled");
+  gb_perf_free(&p);
+  /* the time band: every figure at -band and +band; a training job's hours scale with 1/rate */
+  ck_assert_int_eq(gb_perf_build(&specs, &m, "bf16", 8192, false, &p), GB_OK);
+  gb_workload w;
+  gb_workload_init(&w);
+  ck_assert_int_eq(gb_workload_read_mem("w.ini", k_train, &w), GB_OK);
+  ck_assert_int_eq(gb_workload_finish(&w), GB_OK);
+  gb_plan_opts o;
+  gb_plan_opts_default(&o);
+  gb_plan_time t;
+  gb_plan_time_of(&w, &p, gb_perf_find(&p, "N2-SXM-100GB"), 1, 8, &o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_NONE);
+  ck_assert_int_eq(t.basis, GB_BASIS_VENDOR);
+  ck_assert_double_eq_tol(t.hours_high / t.hours, 1 / 0.9, 1e-9);
+  ck_assert_double_eq_tol(t.hours_low / t.hours, 1 / 1.1, 1e-9);
+  /* efficiency from the table: Ampere at 1e9 parameters 0.58 of peak = 0.58/0.88 of the GEMM rate */
+  ck_assert_double_eq_tol(t.eta, 0.58 / 0.88, 1e-12);
+  gb_perf_free(&p);
+  gb_results_free(&m);
+  gb_specs_free(&specs);
+}
+END_TEST
+
+/* The time model's parts against hand numbers: FP8 on the GEMM share only,
+ * recompute, goodput, the pipeline bubble, hierarchical busbw, layouts. */
+START_TEST(test_time_model_parts) {
+  gb_specs specs;
+  ck_assert_int_eq(gb_specs_read_mem("s.csv", k_specs_arch, strlen(k_specs_arch), &specs), GB_OK);
+  gb_perf p;
+  ck_assert_int_eq(gb_perf_build(&specs, NULL, "bf16", 8192, false, &p), GB_OK);
+  const gb_perf_type *n1 = gb_perf_find(&p, "N1-SXM-100GB");
+  gb_plan_opts o;
+  gb_plan_opts_default(&o);
+  o.mfu = 0.5;
+  o.overlap = 0;
+  gb_workload w;
+  gb_plan_time t, t2;
+  /* 1 GPU: t_comp = 6e9 x 1e6 / (800e12 x 0.5) = 15 s a step, 1e4 steps; goodput 0.85 stretches it */
+  gb_workload_init(&w);
+  ck_assert_int_eq(gb_workload_read_mem("w.ini", "type = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\n", &w), GB_OK);
+  ck_assert_int_eq(gb_workload_finish(&w), GB_OK);
+  ck_assert_double_eq_tol(w.goodput, 0.85, TOL);
+  gb_plan_time_of(&w, &p, n1, 1, 8, &o, &t);
+  ck_assert_double_eq_tol(t.compute_hours, 1e4 * 15 / 3600.0, 1e-9);
+  ck_assert_double_eq_tol(t.hours, 1e4 * 15 / 3600.0 / 0.85, 1e-6);
+  ck_assert_double_eq_tol(t.goodput_hours, 1e4 * 15 / 3600.0 * (1 / 0.85 - 1), 1e-6);
+  /* recompute: 4/3 of the work */
+  ck_assert_int_eq(gb_workload_set(&w, "recompute", "true", "t", 0), GB_OK);
+  gb_plan_time_of(&w, &p, n1, 1, 8, &o, &t2);
+  ck_assert_double_eq_tol(t2.compute_hours / t.compute_hours, 4.0 / 3.0, 1e-9);
+  gb_perf_free(&p);
+
+  /* FP8: only the GEMM share (Hopper at 1e9 parameters: 0.70) runs at the FP8 rate */
+  gb_workload_init(&w);
+  ck_assert_int_eq(gb_workload_read_mem("w.ini", "type = training\nprecision = fp8e4m3\nparams = 1e9\ntokens = 1e10\n"
+                                                 "tokens_per_step = 1e6\n", &w), GB_OK);
+  ck_assert_int_eq(gb_workload_finish(&w), GB_OK);
+  static const char *fp8_specs =
+      "gpu_type,name,fp64_tflops,fp64_tensor_tflops,fp32_tflops,tf32_tflops,fp16_tflops,bf16_tflops,fp8_tflops,"
+    "int8_tops,memory_gb,mem_bw_gbps,tdp_w,interconnect_gbps,arch,nics_per_node,nic_gbit,source,date\n"
+      "N1-SXM-100GB,n1,,,,,1000,1000,2000,,100,2000,500,400,hopper,,,test,2026-12-01\n";
+  gb_specs s8;
+  ck_assert_int_eq(gb_specs_read_mem("s8.csv", fp8_specs, strlen(fp8_specs), &s8), GB_OK);
+  ck_assert_int_eq(gb_perf_build(&s8, NULL, "fp8e4m3", 8192, false, &p), GB_OK);
+  n1 = gb_perf_find(&p, "N1-SXM-100GB");
+  ck_assert_double_eq_tol(n1->gemm_tflops, 1600, 1e-9);
+  ck_assert_double_eq_tol(n1->gemm_base_tflops, 800, 1e-9);
+  gb_plan_time_of(&w, &p, n1, 1, 8, &o, &t);
+  /* 15 s at BF16 x (0.30 + 0.70 x 800/1600) = 9.75 s, not 7.5 */
+  ck_assert_double_eq_tol(t.compute_hours, 1e4 * 9.75 / 3600, 1e-9);
+  gb_perf_free(&p);
+  gb_specs_free(&s8);
+
+  /* layouts: TP 8 with PP 2 needs 16, 32, ... GPUs; TP wider than a node is rejected */
+  ck_assert_int_eq(gb_perf_build(&specs, NULL, "bf16", 8192, false, &p), GB_OK);
+  n1 = gb_perf_find(&p, "N1-SXM-100GB");
+  gb_workload_init(&w);
+  ck_assert_int_eq(gb_workload_read_mem("w.ini", "type = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\n"
+                                                 "tensor_parallel = 8\npipeline_parallel = 2\ngoodput = 1\n", &w), GB_OK);
+  ck_assert_int_eq(gb_workload_finish(&w), GB_OK);
+  gb_plan_time_of(&w, &p, n1, 8, 8, &o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_LAYOUT);
+  gb_plan_time_of(&w, &p, n1, 16, 4, &o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_LAYOUT);
+  gb_plan_time_of(&w, &p, n1, 16, 8, &o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_NONE);
+  /* bubble: dp 1, micro-batches 1e6 / 2048 = 488.28; (pp - 1) / 488.28 of compute */
+  ck_assert_double_eq_tol(t.bubble_hours / t.compute_hours, 1 / (1e6 / 2048), 1e-9);
+  ck_assert(t.tp_hours > 0);
+  /* derived shape: hidden = cbrt(1e9 x 128 / 12) */
+  ck_assert_double_eq_tol(w.hidden_size, round(cbrt(1e9 * 128 / 12)), TOL);
+
+  /* hierarchical all-reduce: 16 GPUs on 2 nodes of 8 NICs x 400 Gb/s: busbw = min(in-node 160 (400/2 x 0.8),
+   * 8 x 50 x 0.9 = 360) = 160; on nodes of 1 NIC x 400 Gb/s: 50 x 0.9 = 45 */
+  gb_workload_init(&w);
+  ck_assert_int_eq(gb_workload_read_mem("w.ini", "type = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\n"
+                                                 "goodput = 1\n", &w), GB_OK);
+  ck_assert_int_eq(gb_workload_finish(&w), GB_OK);
+  gb_plan_time_of(&w, &p, n1, 16, 8, &o, &t);
+  ck_assert_double_eq_tol(t.dp_hours, 1e4 * 2 * 15.0 / 16 * 2e9 / 160e9 / 3600, 1e-9);
+  o.nics_per_node = 1;
+  gb_plan_time_of(&w, &p, n1, 16, 8, &o, &t);
+  ck_assert_double_eq_tol(t.dp_hours, 1e4 * 2 * 15.0 / 16 * 2e9 / 45e9 / 3600, 1e-9);
+  /* overlap hides up to that share of the compute time */
+  o.overlap = 1;
+  gb_plan_time_of(&w, &p, n1, 16, 8, &o, &t);
+  ck_assert_double_eq_tol(t.dp_hours, 0, 1e-12);
+  gb_perf_free(&p);
+  gb_specs_free(&specs);
+}
+END_TEST
+
+/* Inference: the largest batch that fits, KV cache, prefill, TP per replica. */
+START_TEST(test_inference_model) {
+  gb_specs specs;
+  ck_assert_int_eq(gb_specs_read_mem("s.csv", k_specs_arch, strlen(k_specs_arch), &specs), GB_OK);
+  gb_perf p;
+  ck_assert_int_eq(gb_perf_build(&specs, NULL, "bf16", 8192, false, &p), GB_OK);
+  const gb_perf_type *n1 = gb_perf_find(&p, "N1-SXM-100GB");
+  gb_plan_opts o;
+  gb_plan_opts_default(&o);
+  o.mfu = 0.5;
+  gb_workload w;
+  gb_workload_init(&w);
+  /* 10e9 params bf16 = 20 GB; KV 1e6 B per token x 1000 tokens = 1 GB per sequence; 90 GB usable: batch 70 */
+  ck_assert_int_eq(gb_workload_read_mem("w.ini", "type = inference\nparams = 1e10\ntokens_per_second = 1\n"
+                                                 "prompt_tokens = 500\noutput_tokens = 500\nkv_bytes_per_token = 1e6\n", &w),
+                   GB_OK);
+  ck_assert_int_eq(gb_workload_finish(&w), GB_OK);
+  ck_assert_double_eq_tol(w.kv_bytes_per_sequence, 1e9, TOL);
+  gb_plan_time t;
+  gb_plan_time_of(&w, &p, n1, 1, 8, &o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_NONE);
+  ck_assert_double_eq_tol(t.batch, 70, TOL);
+  ck_assert_int_eq(t.tp, 1);
+  /* rate 800e12 x 0.5 = 400e12; gemm = max(2 x 1e10 x 70 / 400e12 = 3.5 ms, 20e9/1800e9 = 11.1 ms) = 11.11 ms;
+   * KV read 70 x 0.75e9 / 1800e9 = 29.17 ms; prefill 70/500 x 2e10 x 500 / 400e12 = 3.5 ms */
+  double step = 20e9 / 1800e9 + 70 * 0.75e9 / 1800e9 + 70.0 / 500 * 2e10 * 500 / 400e12;
+  ck_assert_double_eq_tol(t.token_latency_ms, step * 1e3, 1e-9);
+  ck_assert_double_eq_tol(t.tokens_per_s_per_gpu, 70 / step, 1e-6);
+  /* a latency limit halves the batch until a step fits */
+  ck_assert_int_eq(gb_workload_set(&w, "max_token_latency_ms", "30", "t", 0), GB_OK);
+  gb_plan_time_of(&w, &p, n1, 1, 8, &o, &t);
+  ck_assert_double_eq_tol(t.batch, 35, TOL);
+  ck_assert(t.token_latency_ms <= 30);
+  /* 150 GB of weights: TP 2 per replica */
+  gb_workload_init(&w);
+  ck_assert_int_eq(gb_workload_read_mem("w.ini", "type = inference\nparams = 7.5e10\ntokens_per_second = 1\n", &w), GB_OK);
+  ck_assert_int_eq(gb_workload_finish(&w), GB_OK);
+  gb_plan_time_of(&w, &p, n1, 8, 8, &o, &t);
+  ck_assert_int_eq(t.tp, 2);
+  gb_perf_free(&p);
+  gb_specs_free(&specs);
+}
+END_TEST
+
+/* ---- every workload key and planner option has an effect checked by hand ---- */
+
+/* fixed_hours, flops_per_token, memory_bytes_per_param, activation_gb_per_gpu, usable_memory_fraction:
+ * 1e9 parameters, 1e4 steps of 1e6 tokens on one N1: t_comp = 6e9 x 1e6 / (800e12 x 0.5) = 15 s. */
+START_TEST(test_keys_time_and_memory) {
+  n1_world x;
+  n1_load(&x);
+  gb_workload w;
+  gb_plan_time base, t;
+  wl_train(&w, "");
+  gb_plan_time_of(&w, &x.perf, x.n1, 1, 8, &x.o, &base);
+  ck_assert_int_eq(base.reject, GB_REJECT_NONE);
+  ck_assert_double_eq_tol(base.hours, 1e4 * 15 / 3600.0, 1e-9);
+  /* fixed_hours: hours = steps x t_step / goodput + fixed_hours, on every end of the band */
+  wl_train(&w, "fixed_hours = 12.5\n");
+  ck_assert_double_eq_tol(w.fixed_hours, 12.5, TOL);
+  gb_plan_time_of(&w, &x.perf, x.n1, 1, 8, &x.o, &t);
+  ck_assert_double_eq_tol(t.hours, 1e4 * 15 / 3600.0 + 12.5, 1e-9);
+  ck_assert_double_eq_tol(t.hours_high, base.hours_high + 12.5, 1e-9);
+  ck_assert_double_eq_tol(t.hours_low, base.hours_low + 12.5, 1e-9);
+  ck_assert_double_eq_tol(t.compute_hours, base.compute_hours, 1e-12); /* not work */
+  /* an inference service: serve_hours + fixed_hours */
+  wl_load(&w, "type = inference\nparams = 1e9\ntokens_per_second = 1\nbatch_size = 10\nserve_hours = 100\n"
+              "fixed_hours = 3\n");
+  gb_plan_time_of(&w, &x.perf, x.n1, 1, 8, &x.o, &t);
+  ck_assert_double_eq_tol(t.hours, 103, 1e-12);
+  /* flops_per_token 1.2e10 (twice 6 x params): t_comp 30 s */
+  wl_train(&w, "flops_per_token = 1.2e10\n");
+  gb_plan_time_of(&w, &x.perf, x.n1, 1, 8, &x.o, &t);
+  ck_assert_double_eq_tol(t.compute_hours, 1e4 * 30 / 3600.0, 1e-9);
+  ck_assert_double_eq_tol(t.hours, 1e4 * 30 / 3600.0, 1e-9);
+  /* memory_bytes_per_param 32: the optimizer state 32 GB, read once a step at 1800 GB/s */
+  wl_train(&w, "memory_bytes_per_param = 32\n");
+  gb_plan_time_of(&w, &x.perf, x.n1, 1, 8, &x.o, &t);
+  ck_assert_double_eq_tol(t.memory_hours, 1e4 * (32e9 / 1800e9) / 3600, 1e-12);
+  /* 95 B per parameter: 95 GB > 90 GB usable */
+  wl_train(&w, "memory_bytes_per_param = 95\n");
+  gb_plan_time_of(&w, &x.perf, x.n1, 1, 8, &x.o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_MEMORY);
+  ck_assert_double_eq_tol(t.need, 95, 1e-9);
+  ck_assert_double_eq_tol(t.have, 90, 1e-9);
+  /* activation_gb_per_gpu: state 16 GB + 70 fits in 90; + 75 = 91 does not */
+  wl_train(&w, "activation_gb_per_gpu = 70\n");
+  gb_plan_time_of(&w, &x.perf, x.n1, 1, 8, &x.o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_NONE);
+  wl_train(&w, "activation_gb_per_gpu = 75\n");
+  gb_plan_time_of(&w, &x.perf, x.n1, 1, 8, &x.o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_MEMORY);
+  ck_assert_double_eq_tol(t.need, 91, 1e-9);
+  /* usable_memory_fraction 0.1: 10 GB usable < 16 GB of state; sharded over 2 GPUs (8 GB each) it fits */
+  wl_train(&w, "usable_memory_fraction = 0.1\n");
+  gb_plan_time_of(&w, &x.perf, x.n1, 1, 8, &x.o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_MEMORY);
+  ck_assert_double_eq_tol(t.need, 16, 1e-9);
+  ck_assert_double_eq_tol(t.have, 10, 1e-9);
+  wl_load(&w, "type = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\nsharded = true\n"
+              "usable_memory_fraction = 0.1\n");
+  gb_plan_time_of(&w, &x.perf, x.n1, 2, 8, &x.o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_NONE);
+  /* the default: 0.9 */
+  wl_train(&w, "");
+  ck_assert_double_eq_tol(w.usable_memory_fraction, 0.9, TOL);
+  n1_free(&x);
+}
+END_TEST
+
+/* grad_bytes, bytes_per_grad_element and the node network (--nic-gbit, --nic-gbps): 16 GPUs on two
+ * nodes, data parallel: t_dp = 2 x 15/16 x grad_bytes / busbw, busbw = min(in-node 160,
+ * node NICs x 0.90 x 8 local / 8). */
+START_TEST(test_keys_gradients_and_nics) {
+  n1_world x;
+  n1_load(&x);
+  gb_workload w;
+  gb_plan_time t;
+  wl_train(&w, "");
+  ck_assert_double_eq_tol(w.bytes_per_grad_element, 2, TOL);
+  ck_assert_double_eq_tol(w.grad_bytes, 2e9, 1);
+  gb_plan_time_of(&w, &x.perf, x.n1, 16, 8, &x.o, &t);
+  ck_assert_double_eq_tol(t.dp_hours, 1e4 * 2 * 15.0 / 16 * 2e9 / 160e9 / 3600, 1e-9);
+  /* bytes_per_grad_element 4: 4e9 B of gradients, twice the time */
+  wl_train(&w, "bytes_per_grad_element = 4\n");
+  ck_assert_double_eq_tol(w.grad_bytes, 4e9, 1);
+  gb_plan_time_of(&w, &x.perf, x.n1, 16, 8, &x.o, &t);
+  ck_assert_double_eq_tol(t.dp_hours, 1e4 * 2 * 15.0 / 16 * 4e9 / 160e9 / 3600, 1e-9);
+  /* grad_bytes given wins over params x bytes_per_grad_element */
+  wl_train(&w, "bytes_per_grad_element = 4\ngrad_bytes = 1e9\n");
+  ck_assert_double_eq_tol(w.grad_bytes, 1e9, TOL);
+  gb_plan_time_of(&w, &x.perf, x.n1, 16, 8, &x.o, &t);
+  ck_assert_double_eq_tol(t.dp_hours, 1e4 * 2 * 15.0 / 16 * 1e9 / 160e9 / 3600, 1e-9);
+  /* fp32 and fp64 training all-reduce 4- and 8-byte gradients */
+  wl_train(&w, "precision = fp32\n");
+  ck_assert_double_eq_tol(w.bytes_per_grad_element, 4, TOL);
+  wl_train(&w, "precision = fp64\n");
+  ck_assert_double_eq_tol(w.grad_bytes, 8e9, 1);
+  /* --nic-gbit 100: 8 x 100 / 8 = 100 GB/s a node, x 0.90 = 90 < 160 */
+  wl_train(&w, "");
+  ck_assert_int_eq(gb_plan_opt_set(&x.o, "nic-gbit", "100"), GB_OK);
+  gb_plan_time_of(&w, &x.perf, x.n1, 16, 8, &x.o, &t);
+  ck_assert_double_eq_tol(t.dp_hours, 1e4 * 2 * 15.0 / 16 * 2e9 / 90e9 / 3600, 1e-9);
+  /* --nic-gbps 10 per GPU overrides the NICs: 10 x 8 x 0.90 = 72 */
+  ck_assert_int_eq(gb_plan_opt_set(&x.o, "nic-gbps", "10"), GB_OK);
+  gb_plan_time_of(&w, &x.perf, x.n1, 16, 8, &x.o, &t);
+  ck_assert_double_eq_tol(t.dp_hours, 1e4 * 2 * 15.0 / 16 * 2e9 / 72e9 / 3600, 1e-9);
+  n1_free(&x);
+}
+END_TEST
+
+/* bucket_bytes picks the point of the measured busbw curve: FAST's 8-GPU all-reduce is 40 GB/s at
+ * 1e6 B and 400 at 1e8 B, interpolated in log size; the message is min(bucket, gradient bytes). */
+START_TEST(test_keys_bucket_bytes) {
+  static const char *meas =
+      "schema,run_id,timestamp,host,gpu_type,gpu_name,gpu_count,driver,cuda,benchmark,case,dtype,m,n,k,bytes,metric,"
+      "unit,value,samples,min,max,stddev,status,detail,sm_clock_mhz,mem_clock_mhz,temp_c,power_w\n"
+      "1,r,2026-12-02T00:00:00Z,h,FAST-SXM-100GB,f,1,1,1,gemm,bf16,bf16,8192,8192,8192,,tflops,TFLOP/s,800,1,800,800,0,ok,,,,,\n"
+      "1,r,2026-12-02T00:00:00Z,h,FAST-SXM-100GB,f,1,1,1,membw,triad,fp64,,,,1073741824,gbps,GB/s,1800,1,1800,1800,0,ok,,,,,\n"
+      "1,r,2026-12-02T00:00:00Z,h,FAST-SXM-100GB,f,8,1,1,collective,all_reduce,bf16,,,,1000000,busbw_gbps,GB/s,40,1,40,40,0,ok,,,,,\n"
+      "1,r,2026-12-02T00:00:00Z,h,FAST-SXM-100GB,f,8,1,1,collective,all_reduce,bf16,,,,100000000,busbw_gbps,GB/s,400,1,400,400,0,ok,,,,,\n";
+  world x;
+  world_load_measured(&x, "P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,V\n", k_train, meas);
+  const gb_perf_type *f = gb_perf_find(&x.perf, "FAST-SXM-100GB");
+  static const struct {
+    const char *extra;
+    double busbw;
+  } cases[] = {
+      {"", 40 + 360 * (log(25e6) - log(1e6)) / (log(1e8) - log(1e6))}, /* default 25e6 */
+      {"bucket_bytes = 1e7\n", 220},
+      {"bucket_bytes = 1e6\n", 40},
+      {"bucket_bytes = 1e11\n", 400}, /* above the 2e9 B of gradients: the gradients, clamped to 400 */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    gb_workload w;
+    wl_train(&w, cases[i].extra);
+    gb_plan_time t;
+    gb_plan_time_of(&w, &x.perf, f, 8, 8, &x.o, &t);
+    ck_assert_msg(fabs(t.dp_hours - 1e4 * 2 * 7.0 / 8 * 2e9 / (cases[i].busbw * 1e9) / 3600) < 1e-9,
+                  "case %zu: dp_hours %.12g", i, t.dp_hours);
+  }
+  world_free(&x);
+}
+END_TEST
+
+/* seq_len and micro_batch (the pipeline bubble), layers and hidden_size (tensor-parallel traffic). */
+START_TEST(test_keys_shape) {
+  n1_world x;
+  n1_load(&x);
+  gb_workload w;
+  gb_plan_time t;
+  /* TP 8 x PP 2 on 16 GPUs: dp 1, micro-batches = 1e6 / (2 x 4096); bubble = (2-1) / that of compute */
+  wl_train(&w, "tensor_parallel = 8\npipeline_parallel = 2\nseq_len = 4096\nmicro_batch = 2\n");
+  gb_plan_time_of(&w, &x.perf, x.n1, 16, 8, &x.o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_NONE);
+  ck_assert_double_eq_tol(t.bubble_hours / t.compute_hours, 2 * 4096 / 1e6, 1e-12);
+  /* TP 8 on one node, 32 layers of hidden 4096: 4 all-reduces a layer of each micro-batch's
+   * 2048 x 4096 x 2 B activations, 1e6 / 2048 micro-batches, at 160 GB/s in the node */
+  wl_train(&w, "tensor_parallel = 8\nlayers = 32\nhidden_size = 4096\n");
+  gb_plan_time_of(&w, &x.perf, x.n1, 8, 8, &x.o, &t);
+  double t_tp = 32 * 4 * (1e6 / 2048) * 2 * 7.0 / 8 * (2048 * 4096 * 2.0) / 160e9;
+  ck_assert_double_eq_tol(t.tp_hours, 1e4 * t_tp / 3600, 1e-9);
+  /* recompute adds 2 all-reduces a layer: 6/4 of the traffic */
+  wl_train(&w, "tensor_parallel = 8\nlayers = 32\nhidden_size = 4096\nrecompute = true\n");
+  gb_plan_time_of(&w, &x.perf, x.n1, 8, 8, &x.o, &t);
+  ck_assert_double_eq_tol(t.tp_hours, 1e4 * t_tp * 1.5 / 3600, 1e-9);
+  /* one of layers and hidden_size derives the other: params = 12 layers hidden^2 */
+  wl_train(&w, "layers = 24\n");
+  ck_assert_double_eq_tol(w.hidden_size, round(sqrt(1e9 / (12 * 24))), TOL);
+  wl_train(&w, "hidden_size = 2048\n");
+  ck_assert_double_eq_tol(w.layers, round(1e9 / (12 * 2048.0 * 2048)), TOL);
+  n1_free(&x);
+}
+END_TEST
+
+/* MoE: expert_parallel and moe_top_k. 8e9 parameters, 2e9 active, 16 layers of hidden 2048, on N1. */
+START_TEST(test_keys_moe) {
+  n1_world x;
+  n1_load(&x);
+  static const char *moe = "type = training\nparams = 8e9\nactive_params = 2e9\ntokens = 1e10\ntokens_per_step = 1e6\n"
+                           "goodput = 1\nlayers = 16\nhidden_size = 2048\n";
+  char ini[1024];
+  gb_workload w;
+  gb_plan_time t;
+  /* no expert parallelism: every GPU holds 8e9 x 16 B = 128 GB > 90 */
+  wl_load(&w, moe);
+  ck_assert_double_eq_tol(w.expert_parallel, 1, TOL);
+  ck_assert_double_eq_tol(w.moe_top_k, 2, TOL);
+  gb_plan_time_of(&w, &x.perf, x.n1, 8, 8, &x.o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_MEMORY);
+  ck_assert_double_eq_tol(t.need, 128, 1e-9);
+  /* EP 8 on one node: a GPU holds the active 2e9 whole and 1/8 of the other 6e9: 2.75e9 x 16 B = 44 GB.
+   * all-to-all: 4 x top_k 2 x 2048 x 2 B x 7/8 x 1e6/8 tokens x 16 layers at 160 GB/s in the node */
+  snprintf(ini, sizeof ini, "%sexpert_parallel = 8\n", moe);
+  wl_load(&w, ini);
+  gb_plan_time_of(&w, &x.perf, x.n1, 8, 8, &x.o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_NONE);
+  double a2a = 4 * 2 * 2048 * 2.0 * 7 / 8 * (1e6 / 8) * 16 / 160e9;
+  ck_assert_double_eq_tol(t.a2a_hours, 1e4 * a2a / 3600, 1e-9);
+  /* FLOPs from the active parameters: 6 x 2e9 x 1e6 / (8 x 800e12 x 0.5) = 3.75 s */
+  ck_assert_double_eq_tol(t.compute_hours, 1e4 * 3.75 / 3600, 1e-9);
+  /* gradients of the parameters held: 2 B x 2.75e9, all-reduced over dp 8 */
+  ck_assert_double_eq_tol(t.dp_hours, 1e4 * 2 * 7.0 / 8 * (2 * 2.75e9) / 160e9 / 3600, 1e-9);
+  /* moe_top_k 4: twice the routed traffic */
+  snprintf(ini, sizeof ini, "%sexpert_parallel = 8\nmoe_top_k = 4\n", moe);
+  wl_load(&w, ini);
+  gb_plan_time_of(&w, &x.perf, x.n1, 8, 8, &x.o, &t);
+  ck_assert_double_eq_tol(t.a2a_hours, 1e4 * 2 * a2a / 3600, 1e-9);
+  /* EP 16 across two nodes: each GPU's share of its node's NICs, 400 x 0.90 / 8 = 45 GB/s;
+   * tokens per replica 1e6 / 16, (e-1)/e = 15/16 */
+  snprintf(ini, sizeof ini, "%sexpert_parallel = 16\n", moe);
+  wl_load(&w, ini);
+  gb_plan_time_of(&w, &x.perf, x.n1, 16, 8, &x.o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_NONE);
+  ck_assert_double_eq_tol(t.a2a_hours, 1e4 * (4 * 2 * 2048 * 2.0 * 15 / 16 * (1e6 / 16) * 16 / 45e9) / 3600, 1e-9);
+  /* more experts' GPUs than GPUs: the layout does not fit */
+  gb_plan_time_of(&w, &x.perf, x.n1, 8, 8, &x.o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_LAYOUT);
+  n1_free(&x);
+}
+END_TEST
+
+/* Inference: model_bytes and kv_bytes_per_sequence given directly. */
+START_TEST(test_keys_inference_bytes) {
+  n1_world x;
+  n1_load(&x);
+  gb_workload w;
+  gb_plan_time t;
+  /* 4e9 B of weights for 1e9 parameters (say fp32 weights served at bf16 rates): a decode step streams
+   * them, 4e9 / 1800e9 s, above the GEMM's 2 x 1e9 x 10 / 400e12 */
+  wl_load(&w, "type = inference\nparams = 1e9\nmodel_bytes = 4e9\ntokens_per_second = 1\nbatch_size = 10\n");
+  gb_plan_time_of(&w, &x.perf, x.n1, 1, 8, &x.o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_NONE);
+  ck_assert_double_eq_tol(t.token_latency_ms, 4e9 / 1800e9 * 1e3, 1e-9);
+  /* model_bytes alone: params = bytes / 2 (bf16) */
+  wl_load(&w, "type = inference\nmodel_bytes = 4e9\ntokens_per_second = 1\n");
+  ck_assert_double_eq_tol(w.params, 2e9, TOL);
+  /* kv_bytes_per_sequence 2e9: 90 - 20 GB of room hold 35 sequences; each reads 2e9 x 0.75 a step */
+  wl_load(&w, "type = inference\nparams = 1e10\ntokens_per_second = 1\nprompt_tokens = 500\noutput_tokens = 500\n"
+              "kv_bytes_per_sequence = 2e9\n");
+  gb_plan_time_of(&w, &x.perf, x.n1, 1, 8, &x.o, &t);
+  ck_assert_double_eq_tol(t.batch, 35, TOL);
+  double step = 20e9 / 1800e9 + 35 * 1.5e9 / 1800e9 + 35.0 / 500 * 2e10 * 500 / 400e12;
+  ck_assert_double_eq_tol(t.token_latency_ms, step * 1e3, 1e-9);
+  n1_free(&x);
+}
+END_TEST
+
+/* name, max_hours and budget_usd as workload keys; a flag wins over the file. */
+START_TEST(test_keys_constraints_and_name) {
+  world x;
+  world_load(&x, "P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,V\n",
+             "type = training\nname = my run\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\n"
+             "sharded = false\ngoodput = 1\nmax_hours = 3\n");
+  ck_assert_str_eq(x.w.name, "my run");
+  gb_plan p;
+  /* 8 GPUs take 5.26 h, 16 take 2.8125 h (test_training_hand): only 16 meet the file's 3 h */
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  ck_assert_uint_eq(p.nfeasible, 1);
+  ck_assert_int_eq(p.rows[0].gpu_count, 16);
+  ck_assert_double_eq_tol(p.opts.max_hours, 3, TOL);
+  gb_plan_free(&p);
+  ck_assert_int_eq(gb_plan_opt_set(&x.o, "max-hours", "6"), GB_OK); /* --max-hours over the file's */
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  ck_assert(find_row(&p, "FAST-SXM-100GB", "P", 8)->feasible);
+  gb_plan_free(&p);
+  world_free(&x);
+  /* budget_usd 85: only 8 GPUs (84.11 USD) */
+  world_load(&x, "P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,V\n",
+             "type = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\nsharded = false\ngoodput = 1\n"
+             "budget_usd = 85\n");
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  ck_assert_uint_eq(p.nfeasible, 1);
+  ck_assert_int_eq(p.rows[0].gpu_count, 8);
+  gb_plan_free(&p);
+  world_free(&x);
+  /* generic memory_gb: 300 GB split over n GPUs: 4 x 75 fit, 2 x 150 do not */
+  world_load(&x, "P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,V\n", "type = generic\ntotal_flops = 1e18\nmemory_gb = 300\n");
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  ck_assert_int_eq(find_row(&p, "FAST-SXM-100GB", "P", 2)->reject, GB_REJECT_MEMORY);
+  ck_assert_double_eq_tol(find_row(&p, "FAST-SXM-100GB", "P", 2)->need, 150, 1e-9);
+  ck_assert(find_row(&p, "FAST-SXM-100GB", "P", 4)->feasible);
+  gb_plan_free(&p);
+  world_free(&x);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("planner_model");
+  TCase *tc;
+  tc = tcase_create("hand");
+  tcase_add_test(tc, test_training_hand);
+  tcase_add_test(tc, test_inference_generic_hand);
+  tcase_add_test(tc, test_bases_and_bands);
+  tcase_add_test(tc, test_time_model_parts);
+  tcase_add_test(tc, test_inference_model);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("keys");
+  tcase_add_test(tc, test_keys_time_and_memory);
+  tcase_add_test(tc, test_keys_gradients_and_nics);
+  tcase_add_test(tc, test_keys_bucket_bytes);
+  tcase_add_test(tc, test_keys_shape);
+  tcase_add_test(tc, test_keys_moe);
+  tcase_add_test(tc, test_keys_inference_bytes);
+  tcase_add_test(tc, test_keys_constraints_and_name);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return gb_test_run_suite(suite()); }
