@@ -135,7 +135,7 @@ static void plan_row(const gb_workload *w, const gb_perf *perf, const gb_prices 
   r->capex_usd = r->amortized_usd = r->cash_usd = r->breakeven_hours = NAN;
   r->cost_low = r->cost_high = r->rank_cost = r->rank_hours = NAN;
   gb_plan_time *tm = &r->time;
-  gb_plan_time_of(w, perf, r->perf, r->gpu_count, r->gpus_per_node, op, tm);
+  gb_plan_time_node(w, perf, r->perf, r->gpu_count, r->gpus_per_node, r->price->node_nic_gbit / 8, op, tm);
   r->projected = tm->projected;
   r->throttled = tm->throttled;
   r->basis = tm->basis;

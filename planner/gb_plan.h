@@ -121,6 +121,12 @@ typedef struct gb_plan_time {
 void gb_plan_time_of(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, int n, int gpn,
                      const gb_plan_opts *o, gb_plan_time *out);
 
+/* The same on nodes whose NICs give node_gbps GB/s across nodes (an
+ * offering's network, prices.csv nics_per_node x nic_gbit; NaN: the specs'
+ * for a whole server, GB_PARTIAL_NODE_GBIT for a slice of one). */
+void gb_plan_time_node(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, int n, int gpn,
+                       double node_gbps, const gb_plan_opts *o, gb_plan_time *out);
+
 /* Owned cost of one GPU per hour: the fixed part (depreciation + operations,
  * paid every hour of the year) and the energy of one used hour. */
 typedef struct gb_owned_cost {

@@ -35,15 +35,23 @@ typedef struct gb_figs {
 double gb_term_busbw(const gb_perf *perf, const gb_perf_type *t, int members, int local, int gpn, double bytes,
                      const gb_plan_opts *o, double scale, bool *projected);
 
+/* The same with the node's cross-node line rate given (GB/s a node; NaN:
+ * the specs'). */
+double gb_term_busbw_node(const gb_perf *perf, const gb_perf_type *t, int members, int local, int gpn, double bytes,
+                          const gb_plan_opts *o, double node_gbps, double scale, bool *projected);
+
 /* The parallel layout of one training configuration and what every term
  * reads of it. */
 typedef struct gb_layout {
-  int n, gpn, tp, pp, ep, dp;
-  double held;        /* parameters one model replica's GPUs hold (experts split over EP) */
-  double shard;       /* bytes of model state one GPU holds */
-  double micro_tokens; /* tokens per micro-batch */
-  double tokens_dp;   /* tokens one model replica processes per step */
-  double micro;       /* micro-batches per step per replica */
+  int n, gpn, tp, pp, vp, cp, ep, dp; /* dp: model replicas, n / (tp pp cp) */
+  double node_gbps;    /* the node's cross-node line rate, GB/s (gb_term_node_gbps) */
+  int domain;          /* GPUs that share one NVLink (or PCIe) domain: the node, or the specs' nvlink_domain */
+  double held;         /* parameters one model replica's GPUs hold (experts split over EP) */
+  double shard;        /* bytes of model state one GPU holds */
+  double micro_tokens; /* tokens per micro-batch (all of its sequences, before the context split) */
+  double tokens_dp;    /* tokens one model replica processes per step */
+  double micro;        /* micro-batches per step per replica */
+  double stage_pace;   /* the fullest pipeline stage's layers over the mean (1: even stages) */
 } gb_layout;
 
 /* Seconds per step of tensor-parallel, pipeline point-to-point and
@@ -54,6 +62,22 @@ double gb_term_pp_seconds(const gb_workload *w, const gb_perf *perf, const gb_pe
                           const gb_plan_opts *o, const gb_figs *f, bool *proj);
 double gb_term_dp_seconds(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, const gb_layout *l,
                           const gb_plan_opts *o, const gb_figs *f, bool *proj);
+
+/* Seconds per step of context-parallel (ring attention) K/V traffic left
+ * exposed after the attention compute it overlaps, given that compute. */
+double gb_term_cp_seconds(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, const gb_layout *l,
+                          const gb_plan_opts *o, const gb_figs *f, double t_attn, bool *proj);
+
+/* Line rate of a node's NICs, GB/s: --nic-gbps x gpn, else --nics-per-node
+ * and --nic-gbit over the specs', else the offering's (offer_gbps, NaN: not
+ * given), else the specs' for a whole server (gpn >= the specs' node_gpus)
+ * and GB_PARTIAL_NODE_GBIT for a slice of one. */
+double gb_term_node_gbps(const gb_perf_type *t, int gpn, const gb_plan_opts *o, double offer_gbps);
+
+/* A slice of a server sold alone (1 of 8 GPUs) has no rail of the server's
+ * fabric: one Ethernet port of a cloud instance of that size (AWS g6e.xlarge
+ * and g6.xlarge: up to 20 and 10 Gb/s), 25 Gb/s. */
+#define GB_PARTIAL_NODE_GBIT 25.0
 
 /* ---- compute (gb_term_compute.c) ---- */
 
@@ -82,14 +106,21 @@ double gb_term_bubble_seconds(const gb_layout *l, double t_comp);
 
 /* ---- mixture of experts (gb_term_moe.c) ---- */
 
-/* Seconds per step of the expert all-to-all (dispatch and combine). */
+/* Seconds per step of the expert all-to-all (dispatch and combine), by
+ * tier: NVLink inside the domain, NICs across. */
 double gb_term_moe_seconds(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, const gb_layout *l,
                            const gb_plan_opts *o, const gb_figs *f, bool *proj);
+
+/* The factor the expert GEMMs stretch the step's compute by: their share of
+ * the FLOPs at the grouped-GEMM efficiency of their shape (tokens per expert
+ * x hidden x expert FFN width) instead of the dense rate; 1 for a dense
+ * model. */
+double gb_term_moe_compute_factor(const gb_workload *w, const gb_perf_type *t, const gb_layout *l, const gb_figs *f);
 
 /* ---- workload kinds (gb_plan_time.c, gb_time_serve.c) ---- */
 
 void gb_time_training(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, int n, int gpn,
-                      const gb_plan_opts *o, const gb_figs *f, gb_plan_time *out);
+                      double node_gbps, const gb_plan_opts *o, const gb_figs *f, gb_plan_time *out);
 void gb_time_inference(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, int n, int gpn,
                        const gb_plan_opts *o, const gb_figs *f, gb_plan_time *out);
 

@@ -8,16 +8,22 @@
 
 #include "gb_plan_int.h"
 
-/* The layout of n GPUs on nodes of gpn, or a rejection (out->reject set). */
+/* The layout of n GPUs on nodes of gpn, or a rejection (out->reject set):
+ * tp x pp x cp must divide n, tensor parallel stays inside a node, expert
+ * parallel spans data x context (x tensor) parallel ranks. */
 static bool layout_of(const gb_workload *w, const gb_perf_type *t, int n, int gpn, gb_layout *l, gb_plan_time *out) {
   memset(l, 0, sizeof *l);
   l->n = n, l->gpn = gpn;
   l->tp = (int)w->tensor_parallel, l->pp = (int)w->pipeline_parallel, l->ep = (int)w->expert_parallel;
-  if (n % (l->tp * l->pp) != 0 || l->tp > gpn || l->ep > n) {
-    out->reject = GB_REJECT_LAYOUT, out->need = l->tp * l->pp, out->have = n;
+  l->vp = (int)w->virtual_pipeline, l->cp = (int)w->context_parallel;
+  int model = l->tp * l->pp * l->cp;
+  if (n % model != 0 || l->tp > gpn || l->ep > n / l->pp || (n / l->pp) % l->ep != 0) {
+    out->reject = GB_REJECT_LAYOUT, out->need = model, out->have = n;
     return false;
   }
-  l->dp = n / (l->tp * l->pp);
+  l->dp = n / model;
+  l->domain = isfinite(t->spec->nvlink_domain) && gpn > 1 ? (int)t->spec->nvlink_domain : gpn;
+  if (l->domain < gpn) l->domain = gpn;
   const double have = t->spec->memory_gb * 1e9 * w->usable_memory_fraction;
   double need = gb_term_memory_need(w, l);
   if (need > have) {
@@ -27,36 +33,53 @@ static bool layout_of(const gb_workload *w, const gb_perf_type *t, int n, int gp
   l->micro_tokens = w->micro_batch * w->seq_len;
   l->micro = fmax(1, w->tokens_per_step / (l->dp * l->micro_tokens));
   l->tokens_dp = w->tokens_per_step / l->dp;
+  /* unequal stages: the fullest one (ceil of the mean) sets the pace */
+  double stages = (double)l->pp * l->vp;
+  l->stage_pace = w->uneven_pipeline ? ceil(w->layers / stages) * stages / w->layers : 1;
   return true;
 }
 
+/* Per-step seconds of each term. */
+typedef struct step_terms {
+  double comp, bubble, mem, tp, pp, dp, a2a, cp;
+} step_terms;
+
+static void training_terms(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, const gb_layout *l,
+                           const gb_plan_opts *o, const gb_figs *f, double eta, step_terms *s, bool *proj) {
+  s->comp = gb_term_compute_seconds(w, t, l, eta, f);
+  s->bubble = gb_term_bubble_seconds(l, s->comp);
+  s->mem = gb_term_memory_seconds(l, f);
+  s->tp = gb_term_tp_seconds(w, perf, t, l, o, f, proj);
+  s->pp = gb_term_pp_seconds(w, perf, t, l, o, f, proj);
+  s->dp = gb_term_dp_seconds(w, perf, t, l, o, f, proj);
+  s->a2a = gb_term_moe_seconds(w, perf, t, l, o, f, proj);
+  double attn = s->comp * fmin(1, w->attention_flops_per_token / w->flops_per_token);
+  s->cp = gb_term_cp_seconds(w, perf, t, l, o, f, attn, proj);
+}
+
 void gb_time_training(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, int n, int gpn,
-                      const gb_plan_opts *o, const gb_figs *f, gb_plan_time *out) {
+                      double node_gbps, const gb_plan_opts *o, const gb_figs *f, gb_plan_time *out) {
   gb_layout l;
   if (!layout_of(w, t, n, gpn, &l, out)) return;
+  l.node_gbps = gb_term_node_gbps(t, gpn, o, node_gbps);
   double eta = gb_term_eff(t, w->active_params, o, false);
   out->eta = eta;
   double steps = w->tokens / w->tokens_per_step;
-  double t_comp = gb_term_compute_seconds(w, t, &l, eta, f);
-  double t_bubble = gb_term_bubble_seconds(&l, t_comp);
-  double t_mem = gb_term_memory_seconds(&l, f);
+  step_terms s;
   bool proj = false;
-  double t_tp = gb_term_tp_seconds(w, perf, t, &l, o, f, &proj);
-  double t_pp = gb_term_pp_seconds(w, perf, t, &l, o, f, &proj);
-  double t_dp = gb_term_dp_seconds(w, perf, t, &l, o, f, &proj);
-  double t_a2a = gb_term_moe_seconds(w, perf, t, &l, o, f, &proj);
+  training_terms(w, perf, t, &l, o, f, eta, &s, &proj);
   if (proj) out->projected = true;
   if (t->ncurves && t->comm_throttled && (l.tp > 1 || l.dp > 1)) out->throttled = true;
-  double busy = fmax(t_comp + t_bubble, t_mem);
-  double hidden = o->overlap * fmin(t_dp + t_a2a, busy);
-  double exposed = t_dp + t_a2a - hidden;
-  double share_dp = t_dp + t_a2a > 0 ? t_dp / (t_dp + t_a2a) : 0;
-  double t_step = busy + t_tp + t_pp + exposed;
+  double busy = fmax(s.comp + s.bubble, s.mem);
+  double hidden = o->overlap * fmin(s.dp + s.a2a, busy);
+  double exposed = s.dp + s.a2a - hidden;
+  double share_dp = s.dp + s.a2a > 0 ? s.dp / (s.dp + s.a2a) : 0;
+  double t_step = busy + s.tp + s.pp + s.cp + exposed;
   double g = w->goodput;
-  out->compute_hours = steps * t_comp / 3600;
-  out->memory_hours = steps * t_mem / 3600;
-  out->bubble_hours = steps * t_bubble / 3600;
-  out->tp_hours = steps * (t_tp + t_pp) / 3600;
+  out->compute_hours = steps * s.comp / 3600;
+  out->memory_hours = steps * s.mem / 3600;
+  out->bubble_hours = steps * s.bubble / 3600;
+  out->tp_hours = steps * (s.tp + s.pp + s.cp) / 3600;
   out->dp_hours = steps * exposed * share_dp / 3600;
   out->a2a_hours = steps * exposed * (1 - share_dp) / 3600;
   out->comm_hours = out->tp_hours + out->dp_hours + out->a2a_hours;
@@ -67,7 +90,7 @@ void gb_time_training(const gb_workload *w, const gb_perf *perf, const gb_perf_t
 }
 
 static void time_generic(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, int n, int gpn,
-                         const gb_plan_opts *o, const gb_figs *f, gb_plan_time *out) {
+                         double node_gbps, const gb_plan_opts *o, const gb_figs *f, gb_plan_time *out) {
   const double have = t->spec->memory_gb * 1e9 * w->usable_memory_fraction;
   double need = w->memory_gb * 1e9 / n;
   if (need > have) {
@@ -81,7 +104,8 @@ static void time_generic(const gb_workload *w, const gb_perf *perf, const gb_per
   double t_comm = 0;
   if (n > 1 && w->allreduce_bytes > 0) {
     bool proj = false;
-    double bw = gb_term_busbw(perf, t, n, gpn, gpn, w->allreduce_bytes, o, f->comm_scale, &proj) * 1e9;
+    double bw = gb_term_busbw_node(perf, t, n, gpn, gpn, w->allreduce_bytes, o, gb_term_node_gbps(t, gpn, o, node_gbps),
+                                   f->comm_scale, &proj) * 1e9;
     if (proj) out->projected = true;
     t_comm = w->allreduce_count * 2.0 * (n - 1) / n * w->allreduce_bytes / bw;
   }
@@ -93,20 +117,25 @@ static void time_generic(const gb_workload *w, const gb_perf *perf, const gb_per
 }
 
 static void time_at(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, int n, int gpn,
-                    const gb_plan_opts *o, double end, gb_plan_time *out) {
+                    double node_gbps, const gb_plan_opts *o, double end, gb_plan_time *out) {
   /* end: -1 every figure at the low end of its band, 0 the figure, +1 the high end */
   gb_figs f = {t->gemm_tflops * 1e12 * (1 + end * t->gemm_band), t->gemm_base_tflops * 1e12 * (1 + end * t->gemm_band),
             t->hbm_gbps * 1e9 * (1 + end * t->hbm_band), 1 + end * t->comm_band};
   switch (w->kind) {
-  case GB_WL_TRAINING: gb_time_training(w, perf, t, n, gpn, o, &f, out); break;
+  case GB_WL_TRAINING: gb_time_training(w, perf, t, n, gpn, node_gbps, o, &f, out); break;
   case GB_WL_INFERENCE: gb_time_inference(w, perf, t, n, gpn, o, &f, out); break;
-  case GB_WL_GENERIC: time_generic(w, perf, t, n, gpn, o, &f, out); break;
+  case GB_WL_GENERIC: time_generic(w, perf, t, n, gpn, node_gbps, o, &f, out); break;
   default: out->reject = GB_REJECT_PRECISION; break;
   }
 }
 
 void gb_plan_time_of(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, int n, int gpn,
                      const gb_plan_opts *o, gb_plan_time *out) {
+  gb_plan_time_node(w, perf, t, n, gpn, NAN, o, out);
+}
+
+void gb_plan_time_node(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, int n, int gpn,
+                       double node_gbps, const gb_plan_opts *o, gb_plan_time *out) {
   memset(out, 0, sizeof *out);
   out->hours = out->compute_hours = out->memory_hours = out->comm_hours = NAN;
   out->bubble_hours = out->tp_hours = out->dp_hours = out->a2a_hours = out->goodput_hours = NAN;
@@ -120,11 +149,11 @@ void gb_plan_time_of(const gb_workload *w, const gb_perf *perf, const gb_perf_ty
     out->reject = GB_REJECT_PRECISION;
     return;
   }
-  time_at(w, perf, t, n, gpn, o, 0, out);
+  time_at(w, perf, t, n, gpn, node_gbps, o, 0, out);
   if (out->reject) return;
   gb_plan_time lo = *out, hi = *out;
-  time_at(w, perf, t, n, gpn, o, +1, &lo);
-  time_at(w, perf, t, n, gpn, o, -1, &hi);
+  time_at(w, perf, t, n, gpn, node_gbps, o, +1, &lo);
+  time_at(w, perf, t, n, gpn, node_gbps, o, -1, &hi);
   if (w->kind == GB_WL_INFERENCE) {
     /* a service runs its hours; the band is in its capacity: at the ranked
      * end of the band it must still serve the rate within the latency */

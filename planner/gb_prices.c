@@ -110,6 +110,19 @@ static gb_err parse_row(const gb_csv_table *t, size_t r, const int *idx, const g
   return GB_OK;
 }
 
+/* The optional node_nic_gbit cell: empty (NaN: the specs') or a line rate. */
+static gb_err parse_nic(const gb_csv_table *t, size_t r, int c, gb_price *p) {
+  p->node_nic_gbit = NAN;
+  const char *s = c >= 0 ? gb_csv_cell(t, r, c) : "";
+  if (!*s) return GB_OK;
+  double v;
+  if (!gb_parse_double(s, &v) || !(v > 0) || v > 1e6)
+    return gb_fail(GB_E_INPUT, "%s:%ld: node_nic_gbit: not a line rate from 0 to 1e6 Gb/s: \"%s\"", t->name,
+                   gb_csv_line(t, r), s);
+  p->node_nic_gbit = v;
+  return GB_OK;
+}
+
 /* Validates a table read from path (a file name or a memory name) into *out;
  * frees the table. */
 static gb_err prices_from_table(const char *path, gb_csv_table t, const gb_specs *specs, gb_prices *out) {
@@ -132,9 +145,11 @@ static gb_err prices_from_table(const char *path, gb_csv_table t, const gb_specs
     goto done;
   }
   snprintf(out->path, sizeof out->path, "%s", path);
+  int nic_idx = gb_csv_col(&t, "node_nic_gbit"); /* optional: the offering's network */
   for (size_t r = 0; r < t.nrows; r++) {
     gb_price *p = &out->v[r];
     if ((e = parse_row(&t, r, idx, specs, p))) goto done;
+    if ((e = parse_nic(&t, r, nic_idx, p))) goto done;
     for (size_t j = 0; j < r; j++) {
       const gb_price *q = &out->v[j];
       if (q->offering == p->offering && q->gpus_per_node == p->gpus_per_node &&

@@ -26,6 +26,7 @@ typedef struct gb_price {
   char date[16];
   char source[512];
   char confidence[4];
+  double node_nic_gbit; /* optional column: the offering's cross-node line rate a node, Gb/s (NaN: not given) */
   long line;
 } gb_price;
 

@@ -35,6 +35,9 @@ static const spec_col k_cols[] = {
     /* optional columns (the header may lack them) */
     {"nics_per_node", offsetof(gb_gpu_spec, nics_per_node), 0, 64},
     {"nic_gbit", offsetof(gb_gpu_spec, nic_gbit), 0, 1e5},
+    {"fp4_tflops", offsetof(gb_gpu_spec, fp4_tflops), 0, 1e5},
+    {"nvlink_domain", offsetof(gb_gpu_spec, nvlink_domain), 0, 1e5},
+    {"node_gpus", offsetof(gb_gpu_spec, node_gpus), 0, 1024},
 };
 #define NCOLS_REQUIRED 12 /* the columns above the optional ones */
 #define NCOLS (sizeof k_cols / sizeof k_cols[0])
@@ -166,6 +169,10 @@ double gb_spec_peak(const gb_gpu_spec *s, const char *dtype) {
   if (strcmp(dtype, "bf16") == 0) return s->bf16_tflops;
   if (strcmp(dtype, "fp8e4m3") == 0 || strcmp(dtype, "fp8e5m2") == 0) return s->fp8_tflops;
   if (strcmp(dtype, "int8") == 0) return s->int8_tops;
+  /* MX block scaling (OCP MX: 32 elements share an E8M0 scale) is a tensor-core mode of Blackwell; Hopper runs
+   * FP8 with per-tensor or per-block scales in software (fp8e4m3) */
+  if (strcmp(dtype, "mxfp8") == 0) return strcmp(s->arch, "blackwell") == 0 ? s->fp8_tflops : NAN;
+  if (strcmp(dtype, "fp4") == 0) return s->fp4_tflops;
   return NAN;
 }
 

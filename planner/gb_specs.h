@@ -22,6 +22,10 @@ typedef struct gb_gpu_spec {
    * the line rate of one NIC in Gb/s (NaN: not given, the planner defaults) */
   char arch[16];
   double nics_per_node, nic_gbit;
+  /* optional: dense FP4 (NVFP4/MXFP4) TFLOP/s; GPUs in one NVLink domain
+   * (NaN: one node; 72 on GB200 NVL72) */
+  double fp4_tflops, nvlink_domain;
+  double node_gpus; /* GPUs of the server nics_per_node describes (NaN: 8) */
   char source[512];
   char date[16];
   long line; /* line in the file, for messages */
@@ -46,7 +50,8 @@ gb_err gb_specs_read_mem(const char *name, const char *data, size_t len, gb_spec
 const gb_gpu_spec *gb_specs_find(const gb_specs *s, const char *gpu_type);
 
 /* Dense peak for a results dtype: fp64 (the tensor figure when present), fp32,
- * tf32, fp16, bf16, fp8e4m3, fp8e5m2 (fp8), int8 (TOP/s). NaN when the
+ * tf32, fp16, bf16, fp8e4m3, fp8e5m2 (fp8), mxfp8 (fp8 on Blackwell only), fp4,
+ * int8 (TOP/s). NaN when the
  * datasheet has no figure or the dtype is unknown. */
 double gb_spec_peak(const gb_gpu_spec *s, const char *dtype);
 

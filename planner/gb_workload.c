@@ -12,7 +12,7 @@
 #include "gb_ini.h"
 #include "gb_num.h"
 
-typedef enum key_type { K_NUM, K_BOOL, K_KIND, K_PRECISION, K_NAME, K_WINDOW, K_MONTHS } key_type;
+typedef enum key_type { K_NUM, K_BOOL, K_KIND, K_PRECISION, K_NAME, K_WINDOW, K_MONTHS, K_RECOMPUTE } key_type;
 
 #define KT (1u << GB_WL_TRAINING)
 #define KI (1u << GB_WL_INFERENCE)
@@ -37,7 +37,8 @@ static const wl_key k_keys[] = {
     {"type", K_KIND, KALL, 0, 0, 0, false, false, "", "training, inference or generic"},
     {"name", K_NAME, KALL, F(name), 0, 0, false, false, "file name", "label shown in the plan"},
     {"precision", K_PRECISION, KALL, F(precision), 0, 0, false, false, "bf16",
-     "fp64 fp32 tf32 fp16 bf16 fp8e4m3 fp8e5m2 int8 (GEMM rows of this dtype are used)"},
+     "fp64 fp32 tf32 fp16 bf16 fp8e4m3 fp8e5m2 mxfp8 fp4 int8 (GEMM rows of this dtype are used; a type "
+     "without it is refused)"},
     {"gemm_size", K_NUM, KALL, F(gemm_size), 1, 1e6, false, false, "8192",
      "representative GEMM edge m=n=k; measured shapes nearest it are interpolated"},
     {"gemm_window", K_WINDOW, KALL, F(gemm_sustained), 0, 0, false, false, "burst",
@@ -55,14 +56,38 @@ static const wl_key k_keys[] = {
     {"tensor_parallel", K_NUM, KT | KI, F(tensor_parallel), 1, 1024, false, true, "1 (inference: smallest that fits)",
      "tensor-parallel degree (inside a node; inference: GPUs per replica)"},
     {"pipeline_parallel", K_NUM, KT, F(pipeline_parallel), 1, 1024, false, true, "1",
-     "pipeline-parallel degree (1F1B bubble (pp-1)/micro-batches)"},
+     "pipeline-parallel degree (1F1B bubble (pp-1)/(virtual_pipeline x micro-batches))"},
+    {"virtual_pipeline", K_NUM, KT, F(virtual_pipeline), 1, 128, false, true, "1",
+     "interleaved 1F1B: model chunks per pipeline rank (layers must divide by pipeline_parallel x it)"},
+    {"uneven_pipeline", K_BOOL, KT, F(uneven_pipeline), 0, 0, false, false, "false",
+     "stages hold unequal layer counts (Megatron's pipeline layout, DualPipe): the fullest stage sets the pace"},
+    {"context_parallel", K_NUM, KT, F(context_parallel), 1, 1024, false, true, "1",
+     "context-parallel degree: the sequence split over GPUs, ring attention passes K and V around"},
+    {"sequence_parallel", K_BOOL, KT, F(sequence_parallel), 0, 0, false, false, "false",
+     "tensor-parallel activations split along the sequence (memory / tp; same communication volume)"},
+    {"distributed_optimizer", K_BOOL, KT, F(distributed_optimizer), 0, 0, false, false, "false",
+     "ZeRO-1: optimizer state (12 of 16 bytes a parameter) sharded over data parallel"},
     {"expert_parallel", K_NUM, KT, F(expert_parallel), 1, 4096, false, true, "1",
      "MoE expert-parallel degree (all-to-all of routed tokens)"},
     {"moe_top_k", K_NUM, KT, F(moe_top_k), 1, 64, false, true, "2", "MoE: experts each token is routed to"},
+    {"experts", K_NUM, KT, F(experts), 1, 65536, false, true, "none (dense)", "MoE: routed experts per MoE layer"},
+    {"expert_ffn_hidden", K_NUM, KT, F(expert_ffn_hidden), 1, 1e6, false, true, "ffn_hidden",
+     "MoE: FFN width of one expert (grouped-GEMM shape)"},
+    {"shared_experts", K_NUM, KT, F(shared_experts), 0, 64, false, true, "0",
+     "MoE: experts every token goes through (dense GEMMs, no all-to-all)"},
     {"seq_len", K_NUM, KT, F(seq_len), 1, 1e7, false, true, "2048", "sequence length in tokens"},
     {"micro_batch", K_NUM, KT, F(micro_batch), 1, 1e6, false, true, "1", "sequences per micro-batch"},
-    {"recompute", K_BOOL, KT, F(recompute), 0, 0, false, false, "false",
-     "full activation recompute (one more forward pass: 4/3 of the work)"},
+    {"micro_batch_size", K_NUM, KT, F(micro_batch), 1, 1e6, false, true, "1", "same as micro_batch"},
+    {"recompute", K_RECOMPUTE, KT, F(recompute), 0, 0, false, false, "false",
+     "activation recompute: true (full: one more forward, 4/3 of the work), selective (attention's forward "
+     "again) or false"},
+    {"heads", K_NUM, KT | KI, F(heads), 1, 1e5, false, true, "hidden_size / 128", "attention heads"},
+    {"kv_heads", K_NUM, KT | KI, F(kv_heads), 1, 1e5, false, true, "heads", "key/value heads (GQA)"},
+    {"ffn_hidden", K_NUM, KT | KI, F(ffn_hidden), 1, 1e7, false, true, "none", "dense FFN width"},
+    {"vocab_size", K_NUM, KT | KI, F(vocab_size), 1, 1e8, false, true, "none",
+     "vocabulary; its input embedding is a lookup, not FLOPs"},
+    {"fp8_share", K_NUM, KT, F(fp8_share), 0, 1, false, false, "the linear layers' share of FLOPs",
+     "share of the FLOPs run in the low-precision GEMMs (attention and the output head stay in BF16)"},
     {"goodput", K_NUM, KT, F(goodput), 0, 1, true, false, "0.85",
      "share of wall time spent on useful steps (restarts, lost work, stalls; 1 = steady state)"},
     {"demand_base_gpus", K_NUM, KALL, F(demand_base_gpus), 0, 1e6, false, false, "none",
@@ -74,8 +99,9 @@ static const wl_key k_keys[] = {
     {"demand_gpu_hours_per_month", K_MONTHS, KALL, 0, 0, 1e9, false, false, "none",
      "hybrid: GPU-hours used in each month, comma-separated (up to 120 months)"},
     {"tokens", K_NUM, KT, F(tokens), 0, 1e17, true, false, "", "training tokens"},
-    {"flops_per_token", K_NUM, KT, F(flops_per_token), 0, 1e18, true, false, "6 x params",
-     "model FLOPs per token (forward + backward)"},
+    {"flops_per_token", K_NUM, KT, F(flops_per_token), 0, 1e18, true, false,
+     "6 x (active_params - vocab x hidden) + 6 x layers x seq_len x hidden",
+     "model FLOPs per token (forward + backward; causal attention)"},
     {"tokens_per_step", K_NUM, KT, F(tokens_per_step), 0, 1e12, true, false, "", "global batch in tokens"},
     {"grad_bytes", K_NUM, KT, F(grad_bytes), 0, 1e16, true, false, "params x bytes_per_grad_element",
      "gradient bytes all-reduced per step"},
@@ -95,6 +121,7 @@ static const wl_key k_keys[] = {
      "output tokens per second to serve"},
     {"batch_size", K_NUM, KI, F(batch_size), 1, 1e6, false, true, "largest that fits",
      "sequences decoded together per replica"},
+    {"batch", K_NUM, KI, F(batch_size), 1, 1e6, false, true, "largest that fits", "same as batch_size"},
     {"prompt_tokens", K_NUM, KI, F(prompt_tokens), 0, 1e8, false, true, "0", "prompt tokens per request (prefill)"},
     {"output_tokens", K_NUM, KI, F(output_tokens), 1, 1e8, false, true, "256", "output tokens per request"},
     {"serve_hours", K_NUM, KI, F(serve_hours), 0, 1e6, true, false, "720", "hours of service to pay for"},
@@ -168,8 +195,9 @@ gb_err gb_workload_set(gb_workload *w, const char *key, const char *value, const
     snprintf(w->name, sizeof w->name, "%s", value);
     return GB_OK;
   case K_PRECISION:
-    if (!gb_dtype_bytes(value) || strcmp(value, "int32") == 0) /* core/gb_desc.h's dtype table */
-      return gb_fail(GB_E_INPUT, "%s: precision: \"%s\" is not one of fp64 fp32 tf32 fp16 bf16 fp8e4m3 fp8e5m2 int8",
+    if (!(gb_workload_elem_bytes(value) > 0) || strcmp(value, "int32") == 0)
+      return gb_fail(GB_E_INPUT,
+                     "%s: precision: \"%s\" is not one of fp64 fp32 tf32 fp16 bf16 fp8e4m3 fp8e5m2 mxfp8 fp4 int8",
                      where, value);
     snprintf(w->precision, sizeof w->precision, "%s", value);
     return GB_OK;
@@ -189,6 +217,16 @@ gb_err gb_workload_set(gb_workload *w, const char *key, const char *value, const
     else return gb_fail(GB_E_INPUT, "%s: %s: \"%s\" is not true or false", where, k->name, value);
     return GB_OK;
   }
+  case K_RECOMPUTE:
+    w->recompute = w->recompute_selective = false;
+    if (strcmp(value, "true") == 0 || strcmp(value, "full") == 0 || strcmp(value, "yes") == 0 ||
+        strcmp(value, "1") == 0)
+      w->recompute = true;
+    else if (strcmp(value, "selective") == 0) w->recompute_selective = true;
+    else if (strcmp(value, "false") != 0 && strcmp(value, "none") != 0 && strcmp(value, "no") != 0 &&
+             strcmp(value, "0") != 0)
+      return gb_fail(GB_E_INPUT, "%s: recompute: \"%s\" is not true, selective or false", where, value);
+    return GB_OK;
   case K_MONTHS: {
     w->ndemand_months = 0;
     const char *p = value;
@@ -291,6 +329,130 @@ static void key_where(const gb_workload *w, int i, char *buf, size_t n) {
   else snprintf(buf, n, "--%s", k_keys[i].name);
 }
 
+double gb_workload_elem_bytes(const char *precision) {
+  if (strcmp(precision, "mxfp8") == 0) return 1; /* one byte an element; the E8M0 scale of 32 is 3% more */
+  if (strcmp(precision, "fp4") == 0) return 0.5;
+  return gb_dtype_bytes(precision);
+}
+
+/* A dense transformer's shape when not given: params = 12 layers hidden^2
+ * with hidden = 128 layers; heads of 128; as many KV heads as heads. */
+static void finish_shape(gb_workload *w) {
+  if (isnan(w->hidden_size))
+    w->hidden_size =
+        fmax(1, isnan(w->layers) ? round(cbrt(w->params * 128 / 12)) : round(sqrt(w->params / (12 * w->layers))));
+  if (isnan(w->layers)) w->layers = fmin(1e5, fmax(1, round(w->params / (12 * w->hidden_size * w->hidden_size))));
+  dflt(&w->heads, fmax(1, round(w->hidden_size / 128)));
+  dflt(&w->kv_heads, w->heads);
+}
+
+/* FLOPs per token from the shape (Kaplan et al. 2020, arXiv 2001.08361, Table 1; Narayanan et al. 2021,
+ * arXiv 2104.04473, eq. 3): 6 N for the weights' GEMMs (forward 2 N, backward 4 N) over the parameters a
+ * token touches (active_params, less the input embedding, a lookup), plus causal attention: QK^T and AV
+ * are 4 seq_len hidden FLOPs a token and layer forward, halved by the causal mask, times 3 with the
+ * backward: 6 layers seq_len hidden. */
+static void finish_flops(gb_workload *w) {
+  double embed = isnan(w->vocab_size) ? 0 : w->vocab_size * w->hidden_size;
+  if (embed >= w->active_params) embed = 0;
+  w->attention_flops_per_token = 6 * w->layers * w->seq_len * w->hidden_size;
+  dflt(&w->flops_per_token, 6 * (w->active_params - embed) + w->attention_flops_per_token);
+  /* FP8 runs the linear layers (6 N, less the output head when the vocabulary is known) in the low
+   * precision; attention and the head stay in BF16 */
+  double lin = 6 * (w->active_params - 2 * embed);
+  dflt(&w->fp8_share, fmin(1, fmax(0, lin / w->flops_per_token)));
+}
+
+/* A layout must divide the model: layers over pipeline stages (unless the
+ * stages are uneven), experts over expert parallelism, heads over tensor
+ * parallelism. */
+static gb_err check_layout(const gb_workload *w, const char *origin) {
+  double stages = w->pipeline_parallel * w->virtual_pipeline;
+  if (stages > w->layers)
+    return gb_fail(GB_E_INPUT, "%s: pipeline_parallel x virtual_pipeline = %g stages is more than layers %g", origin,
+                   stages, w->layers);
+  if (!w->uneven_pipeline && fmod(w->layers, stages) != 0)
+    return gb_fail(GB_E_INPUT,
+                   "%s: layers %g do not divide into pipeline_parallel x virtual_pipeline = %g stages (set "
+                   "uneven_pipeline = true for a layout with unequal stages)",
+                   origin, w->layers, stages);
+  if (!isnan(w->experts) && fmod(w->experts, w->expert_parallel) != 0)
+    return gb_fail(GB_E_INPUT, "%s: experts %g do not divide over expert_parallel %g", origin, w->experts,
+                   w->expert_parallel);
+  if (isnan(w->experts) && w->expert_parallel > 1 && w->active_params >= w->params)
+    return gb_fail(GB_E_INPUT, "%s: expert_parallel %g without experts (or active_params below params)", origin,
+                   w->expert_parallel);
+  if (w->key_line[key_index("heads")] >= 0 && fmod(w->heads, w->tensor_parallel) != 0)
+    return gb_fail(GB_E_INPUT, "%s: heads %g do not divide over tensor_parallel %g", origin, w->heads,
+                   w->tensor_parallel);
+  return GB_OK;
+}
+
+static gb_err finish_training(gb_workload *w, const char *origin, const char **need) {
+  if (isnan(w->params)) *need = "params";
+  else if (isnan(w->tokens)) *need = "tokens";
+  else if (isnan(w->tokens_per_step)) *need = "tokens_per_step";
+  if (*need) return GB_OK;
+  if (w->tokens_per_step > w->tokens)
+    return gb_fail(GB_E_INPUT, "%s: tokens_per_step: %g is more than tokens %g", origin, w->tokens_per_step,
+                   w->tokens);
+  dflt(&w->active_params, w->params);
+  if (w->active_params > w->params)
+    return gb_fail(GB_E_INPUT, "%s: active_params: %g is more than params %g", origin, w->active_params, w->params);
+  dflt(&w->tensor_parallel, 1);
+  dflt(&w->pipeline_parallel, 1);
+  dflt(&w->virtual_pipeline, 1);
+  dflt(&w->context_parallel, 1);
+  dflt(&w->expert_parallel, 1);
+  dflt(&w->moe_top_k, 2);
+  dflt(&w->shared_experts, 0);
+  dflt(&w->seq_len, 2048);
+  dflt(&w->micro_batch, 1);
+  dflt(&w->goodput, 0.85);
+  /* gradients: bf16/fp16/fp8 training all-reduces 2-byte gradients */
+  double eb = gb_workload_elem_bytes(w->precision);
+  dflt(&w->bytes_per_grad_element, eb > 2 ? eb : 2);
+  dflt(&w->grad_bytes, w->params * w->bytes_per_grad_element);
+  dflt(&w->memory_bytes_per_param, 16);
+  dflt(&w->activation_gb_per_gpu, 0);
+  dflt(&w->bucket_bytes, 25e6);
+  finish_shape(w);
+  dflt(&w->expert_ffn_hidden, w->ffn_hidden);
+  if (!isnan(w->experts) && isnan(w->expert_ffn_hidden))
+    return gb_fail(GB_E_INPUT, "%s: experts: needs expert_ffn_hidden (or ffn_hidden)", origin);
+  finish_flops(w);
+  return check_layout(w, origin);
+}
+
+static gb_err finish_inference(gb_workload *w, const char *origin, const char **need) {
+  if (isnan(w->params) && isnan(w->model_bytes)) *need = "params (or model_bytes)";
+  else if (isnan(w->tokens_per_second)) *need = "tokens_per_second";
+  if (*need) return GB_OK;
+  double eb = gb_workload_elem_bytes(w->precision);
+  dflt(&w->batch_size, 0); /* 0: the largest batch that fits and meets the latency limit */
+  dflt(&w->model_bytes, w->params * eb);
+  dflt(&w->params, w->model_bytes / eb);
+  dflt(&w->active_params, w->params);
+  if (w->active_params > w->params)
+    return gb_fail(GB_E_INPUT, "%s: active_params: %g is more than params %g", origin, w->active_params, w->params);
+  dflt(&w->prompt_tokens, 0);
+  dflt(&w->output_tokens, 256);
+  dflt(&w->serve_hours, 720);
+  dflt(&w->kv_bytes_per_token, 0);
+  dflt(&w->kv_bytes_per_sequence, w->kv_bytes_per_token * (w->prompt_tokens + w->output_tokens));
+  dflt(&w->tensor_parallel, 0); /* 0: the smallest power of two that holds the weights */
+  finish_shape(w);
+  return GB_OK;
+}
+
+static void finish_generic(gb_workload *w, const char **need) {
+  if (isnan(w->total_flops)) *need = "total_flops";
+  if (*need) return;
+  dflt(&w->total_bytes, 0);
+  dflt(&w->allreduce_bytes, 0);
+  dflt(&w->allreduce_count, 0);
+  dflt(&w->memory_gb, 0);
+}
+
 gb_err gb_workload_finish(gb_workload *w) {
   const char *origin = w->origin[0] ? w->origin : "command line";
   if (w->kind == GB_WL_NONE)
@@ -308,71 +470,15 @@ gb_err gb_workload_finish(gb_workload *w) {
   dflt(&w->gemm_size, 8192);
   dflt(&w->fixed_hours, 0);
   dflt(&w->usable_memory_fraction, 0.9);
-  int eb = gb_dtype_bytes(w->precision);
   const char *need = NULL;
-  switch (w->kind) {
-  case GB_WL_TRAINING:
-    if (isnan(w->params)) need = "params";
-    else if (isnan(w->tokens)) need = "tokens";
-    else if (isnan(w->tokens_per_step)) need = "tokens_per_step";
-    if (need) break;
-    if (w->tokens_per_step > w->tokens)
-      return gb_fail(GB_E_INPUT, "%s: tokens_per_step: %g is more than tokens %g", origin, w->tokens_per_step,
-                     w->tokens);
-    dflt(&w->active_params, w->params);
-    if (w->active_params > w->params)
-      return gb_fail(GB_E_INPUT, "%s: active_params: %g is more than params %g", origin, w->active_params, w->params);
-    dflt(&w->flops_per_token, 6 * w->active_params);
-    dflt(&w->tensor_parallel, 1);
-    dflt(&w->pipeline_parallel, 1);
-    dflt(&w->expert_parallel, 1);
-    dflt(&w->moe_top_k, 2);
-    dflt(&w->seq_len, 2048);
-    dflt(&w->micro_batch, 1);
-    dflt(&w->goodput, 0.85);
-    /* gradients: bf16/fp16/fp8 training all-reduces 2-byte gradients */
-    dflt(&w->bytes_per_grad_element, eb > 2 ? eb : 2);
-    dflt(&w->grad_bytes, w->params * w->bytes_per_grad_element);
-    dflt(&w->memory_bytes_per_param, 16);
-    dflt(&w->activation_gb_per_gpu, 0);
-    dflt(&w->bucket_bytes, 25e6);
-    break;
-  case GB_WL_INFERENCE:
-    if (isnan(w->params) && isnan(w->model_bytes)) need = "params (or model_bytes)";
-    else if (isnan(w->tokens_per_second)) need = "tokens_per_second";
-    if (need) break;
-    dflt(&w->batch_size, 0); /* 0: the largest batch that fits and meets the latency limit */
-    dflt(&w->model_bytes, w->params * eb);
-    dflt(&w->params, w->model_bytes / eb);
-    dflt(&w->active_params, w->params);
-    if (w->active_params > w->params)
-      return gb_fail(GB_E_INPUT, "%s: active_params: %g is more than params %g", origin, w->active_params, w->params);
-    dflt(&w->prompt_tokens, 0);
-    dflt(&w->output_tokens, 256);
-    dflt(&w->serve_hours, 720);
-    dflt(&w->kv_bytes_per_token, 0);
-    dflt(&w->kv_bytes_per_sequence, w->kv_bytes_per_token * (w->prompt_tokens + w->output_tokens));
-    dflt(&w->tensor_parallel, 0); /* 0: the smallest power of two that holds the weights */
-    break;
-  case GB_WL_GENERIC:
-    if (isnan(w->total_flops)) need = "total_flops";
-    if (need) break;
-    dflt(&w->total_bytes, 0);
-    dflt(&w->allreduce_bytes, 0);
-    dflt(&w->allreduce_count, 0);
-    dflt(&w->memory_gb, 0);
-    break;
-  default: break;
-  }
+  gb_err e = GB_OK;
+  if (w->kind == GB_WL_TRAINING) e = finish_training(w, origin, &need);
+  else if (w->kind == GB_WL_INFERENCE) e = finish_inference(w, origin, &need);
+  else finish_generic(w, &need);
+  if (e) return e;
   if (need)
     return gb_fail(GB_E_INPUT, "%s: %s: missing; a %s workload needs it", origin, need,
                    gb_workload_kind_name(w->kind));
-  if (w->kind == GB_WL_TRAINING || w->kind == GB_WL_INFERENCE) {
-    /* a dense transformer: params = 12 layers hidden^2 with hidden = 128 layers */
-    if (isnan(w->hidden_size))
-      w->hidden_size = fmax(1, isnan(w->layers) ? round(cbrt(w->params * 128 / 12)) : round(sqrt(w->params / (12 * w->layers))));
-    if (isnan(w->layers)) w->layers = fmin(1e5, fmax(1, round(w->params / (12 * w->hidden_size * w->hidden_size))));
-  }
   dflt(&w->demand_peak_gpus, 0);
   dflt(&w->demand_peak_fraction, 0);
   return GB_OK;

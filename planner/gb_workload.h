@@ -18,7 +18,7 @@
 
 typedef enum gb_workload_kind { GB_WL_NONE = 0, GB_WL_TRAINING, GB_WL_INFERENCE, GB_WL_GENERIC } gb_workload_kind;
 
-#define GB_WL_MAX_KEYS 72
+#define GB_WL_MAX_KEYS 96
 #define GB_WL_MAX_MONTHS 120
 
 typedef struct gb_workload {
@@ -34,10 +34,17 @@ typedef struct gb_workload {
   double max_hours, budget_usd;  /* constraints (NaN: none) */
   /* training and inference: parallel layout and model shape */
   double tensor_parallel, pipeline_parallel, expert_parallel; /* degrees (inference: TP per replica; NaN: chosen) */
+  double virtual_pipeline, context_parallel;                  /* interleaved stages per GPU; sequence split */
+  bool sequence_parallel, distributed_optimizer, uneven_pipeline;
   double active_params;                                       /* MoE: parameters active per token (default params) */
   double moe_top_k;                                           /* MoE: experts per token (all-to-all volume) */
+  double experts, expert_ffn_hidden, shared_experts;          /* MoE: routed experts, their FFN width, shared ones */
   double seq_len, micro_batch;                                /* sequence length, sequences per micro-batch */
+  double heads, kv_heads, ffn_hidden, vocab_size;             /* shape (attention, KV traffic, embedding) */
+  double fp8_share;                                           /* share of FLOPs in low-precision GEMMs */
   bool recompute;                                             /* full activation recompute: one more forward */
+  bool recompute_selective;                                   /* selective: attention's forward again */
+  double attention_flops_per_token;                           /* the causal attention part of flops_per_token */
   double goodput;                                             /* share of wall time doing useful steps */
   double kv_bytes_per_token;                                  /* inference: KV cache per token of context */
   /* demand over time (hybrid): a base plus peaks, or GPU-hours per month */
@@ -83,7 +90,9 @@ gb_err gb_workload_read_mem(const char *name, const char *text, gb_workload *w);
  * checks the kind's required keys and that no key of another kind was given. */
 gb_err gb_workload_finish(gb_workload *w);
 
-/* Bytes per element of a results dtype: gb_dtype_bytes, core/gb_desc.h. */
+/* Bytes per element of a precision: a results dtype's (gb_dtype_bytes,
+ * core/gb_desc.h), mxfp8 1, fp4 0.5; 0 when unknown. */
+double gb_workload_elem_bytes(const char *precision);
 
 const char *gb_workload_kind_name(gb_workload_kind k);
 

@@ -87,7 +87,7 @@ static const struct {
     {"type = training\nparams = 1e300\n", "w.ini:2: params: absurd value 1e300"},
     {"type = training\n\n; comment\nsharded = maybe\n", "w.ini:4: sharded: \"maybe\" is not true or false"},
     {"type = cooking\n", "w.ini:1: type: \"cooking\" is not training"},
-    {"type = training\nprecision = fp4\n", "w.ini:2: precision: \"fp4\""},
+    {"type = training\nprecision = fp3\n", "w.ini:2: precision: \"fp3\""},
     {"[model]\ntype = training\n", "w.ini:2: [model]: unknown section"},
     {"type = training\nthis line has no equals sign\n", "w.ini:2: syntax error"},
     {"type = training\nparams = 1e9\nparams = 2e9\n", "w.ini:3: params: given twice (first on line 2)"},
@@ -97,7 +97,7 @@ static const struct {
     {"type = training\ngoodput = 0\n", "w.ini:2: goodput: must be > 0"},
     {"type = training\ntensor_parallel = 0\n", "w.ini:2: tensor_parallel: must be >= 1"},
     {"type = training\npipeline_parallel = 1.5\n", "w.ini:2: pipeline_parallel: must be a whole number"},
-    {"type = training\nrecompute = sometimes\n", "w.ini:2: recompute: \"sometimes\" is not true or false"},
+    {"type = training\nrecompute = sometimes\n", "w.ini:2: recompute: \"sometimes\" is not true, selective or false"},
     {"type = generic\ntensor_parallel = 2\ntotal_flops = 1\n", "w.ini:2: tensor_parallel: does not apply"},
     {"type = training\ndemand_gpu_hours_per_month = 10,,20\n", "w.ini:2: demand_gpu_hours_per_month: empty"},
     {"type = training\ndemand_gpu_hours_per_month = 10,x\n", "w.ini:2: demand_gpu_hours_per_month: \"x\""},
@@ -189,11 +189,15 @@ START_TEST(test_workload_defaults_and_flags) {
   ck_assert_int_eq(gb_workload_finish(&w), GB_OK);
   ck_assert_str_eq(w.name, "t7"); /* from the file name */
   ck_assert_str_eq(w.precision, "bf16");
-  ck_assert_double_eq_tol(w.flops_per_token, 6 * 7e9, 1);        /* 6 x params */
+  /* 6 x params + causal attention 6 x layers x seq_len x hidden, the shape derived from params:
+   * hidden = cbrt(7e9 x 128 / 12) = 4211, layers = 7e9 / (12 x 4211^2) = 33 */
+  ck_assert_double_eq_tol(w.hidden_size, 4211, TOL);
+  ck_assert_double_eq_tol(w.layers, 33, TOL);
+  ck_assert_double_eq_tol(w.flops_per_token, 6 * 7e9 + 6 * 33 * 2048 * 4211.0, 1);
   ck_assert_double_eq_tol(w.grad_bytes, 7e9 * 2, 1);             /* bf16 gradients: 2 B */
   ck_assert_double_eq_tol(w.memory_bytes_per_param, 16, TOL);   /* mixed-precision Adam */
   ck_assert_double_eq_tol(w.tokens_per_step, 2097152, TOL);
-  ck_assert_double_eq_tol(gb_workload_total_flops(&w), 4.2e22, 1e9);
+  ck_assert_double_eq_tol(gb_workload_total_flops(&w), (6 * 7e9 + 6 * 33 * 2048 * 4211.0) * 1e12, 1e9);
   ck_assert(!w.sharded);
   /* flags alone, fp32: 4-byte gradients; an inference model's bytes from params */
   gb_workload f;

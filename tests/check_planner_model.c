@@ -182,7 +182,7 @@ START_TEST(test_time_model_parts) {
   gb_plan_time t, t2;
   /* 1 GPU: t_comp = 6e9 x 1e6 / (800e12 x 0.5) = 15 s a step, 1e4 steps; goodput 0.85 stretches it */
   gb_workload_init(&w);
-  ck_assert_int_eq(gb_workload_read_mem("w.ini", "type = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\n", &w), GB_OK);
+  ck_assert_int_eq(gb_workload_read_mem("w.ini", "type = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\nflops_per_token = 6e9\n", &w), GB_OK);
   ck_assert_int_eq(gb_workload_finish(&w), GB_OK);
   ck_assert_double_eq_tol(w.goodput, 0.85, TOL);
   gb_plan_time_of(&w, &p, n1, 1, 8, &o, &t);
@@ -198,7 +198,7 @@ START_TEST(test_time_model_parts) {
   /* FP8: only the GEMM share (Hopper at 1e9 parameters: 0.70) runs at the FP8 rate */
   gb_workload_init(&w);
   ck_assert_int_eq(gb_workload_read_mem("w.ini", "type = training\nprecision = fp8e4m3\nparams = 1e9\ntokens = 1e10\n"
-                                                 "tokens_per_step = 1e6\n", &w), GB_OK);
+                                                 "tokens_per_step = 1e6\nflops_per_token = 6e9\n", &w), GB_OK);
   ck_assert_int_eq(gb_workload_finish(&w), GB_OK);
   static const char *fp8_specs =
       "gpu_type,name,fp64_tflops,fp64_tensor_tflops,fp32_tflops,tf32_tflops,fp16_tflops,bf16_tflops,fp8_tflops,"
@@ -213,6 +213,10 @@ START_TEST(test_time_model_parts) {
   gb_plan_time_of(&w, &p, n1, 1, 8, &o, &t);
   /* 15 s at BF16 x (0.30 + 0.70 x 800/1600) = 9.75 s, not 7.5 */
   ck_assert_double_eq_tol(t.compute_hours, 1e4 * 9.75 / 3600, 1e-9);
+  /* fp8_share 0.5: half the GEMM FLOPs in FP8: 15 x (0.30 + 0.70 x (0.5 + 0.5 x 800/1600)) = 12.375 s */
+  ck_assert_int_eq(gb_workload_set(&w, "fp8_share", "0.5", "t", 0), GB_OK);
+  gb_plan_time_of(&w, &p, n1, 1, 8, &o, &t);
+  ck_assert_double_eq_tol(t.compute_hours, 1e4 * 12.375 / 3600, 1e-9);
   gb_perf_free(&p);
   gb_specs_free(&s8);
 
@@ -221,7 +225,7 @@ START_TEST(test_time_model_parts) {
   n1 = gb_perf_find(&p, "N1-SXM-100GB");
   gb_workload_init(&w);
   ck_assert_int_eq(gb_workload_read_mem("w.ini", "type = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\n"
-                                                 "tensor_parallel = 8\npipeline_parallel = 2\ngoodput = 1\n", &w), GB_OK);
+                                                 "tensor_parallel = 8\npipeline_parallel = 2\ngoodput = 1\nlayers = 16\n", &w), GB_OK);
   ck_assert_int_eq(gb_workload_finish(&w), GB_OK);
   gb_plan_time_of(&w, &p, n1, 8, 8, &o, &t);
   ck_assert_int_eq(t.reject, GB_REJECT_LAYOUT);
@@ -232,8 +236,8 @@ START_TEST(test_time_model_parts) {
   /* bubble: dp 1, micro-batches 1e6 / 2048 = 488.28; (pp - 1) / 488.28 of compute */
   ck_assert_double_eq_tol(t.bubble_hours / t.compute_hours, 1 / (1e6 / 2048), 1e-9);
   ck_assert(t.tp_hours > 0);
-  /* derived shape: hidden = cbrt(1e9 x 128 / 12) */
-  ck_assert_double_eq_tol(w.hidden_size, round(cbrt(1e9 * 128 / 12)), TOL);
+  /* derived shape: hidden = sqrt(1e9 / (12 x 16)) */
+  ck_assert_double_eq_tol(w.hidden_size, round(sqrt(1e9 / (12 * 16.0))), TOL);
 
   /* hierarchical all-reduce: 16 GPUs on 2 nodes of 8 NICs x 400 Gb/s: busbw = min(in-node 160 (400/2 x 0.8),
    * 8 x 50 x 0.9 = 360) = 160; on nodes of 1 NIC x 400 Gb/s: 50 x 0.9 = 45 */
@@ -447,7 +451,7 @@ START_TEST(test_keys_shape) {
   gb_workload w;
   gb_plan_time t;
   /* TP 8 x PP 2 on 16 GPUs: dp 1, micro-batches = 1e6 / (2 x 4096); bubble = (2-1) / that of compute */
-  wl_train(&w, "tensor_parallel = 8\npipeline_parallel = 2\nseq_len = 4096\nmicro_batch = 2\n");
+  wl_train(&w, "tensor_parallel = 8\npipeline_parallel = 2\nseq_len = 4096\nmicro_batch = 2\nlayers = 16\n");
   gb_plan_time_of(&w, &x.perf, x.n1, 16, 8, &x.o, &t);
   ck_assert_int_eq(t.reject, GB_REJECT_NONE);
   ck_assert_double_eq_tol(t.bubble_hours / t.compute_hours, 2 * 4096 / 1e6, 1e-12);
@@ -475,7 +479,7 @@ START_TEST(test_keys_moe) {
   n1_world x;
   n1_load(&x);
   static const char *moe = "type = training\nparams = 8e9\nactive_params = 2e9\ntokens = 1e10\ntokens_per_step = 1e6\n"
-                           "goodput = 1\nlayers = 16\nhidden_size = 2048\n";
+                           "goodput = 1\nlayers = 16\nhidden_size = 2048\nflops_per_token = 1.2e10\n";
   char ini[1024];
   gb_workload w;
   gb_plan_time t;
@@ -503,13 +507,17 @@ START_TEST(test_keys_moe) {
   wl_load(&w, ini);
   gb_plan_time_of(&w, &x.perf, x.n1, 8, 8, &x.o, &t);
   ck_assert_double_eq_tol(t.a2a_hours, 1e4 * 2 * a2a / 3600, 1e-9);
-  /* EP 16 across two nodes: each GPU's share of its node's NICs, 400 x 0.90 / 8 = 45 GB/s;
-   * tokens per replica 1e6 / 16, (e-1)/e = 15/16 */
+  /* EP 16 across two nodes, hierarchical: a token's copies ride NVLink (2 x 15/16 of its hidden state,
+   * 160 GB/s) and cross to the other node once per node it has experts in, 1 - (1/2)^2 = 0.75 copies,
+   * at each GPU's share of its node's NICs, 400 x 0.90 / 8 = 45 GB/s; the tiers run at once, the NICs
+   * are slower: 1e6 / 16 tokens x 16 layers x 2048 x 2 B x 2 (dispatch, combine) x 2 (fwd, bwd) */
   snprintf(ini, sizeof ini, "%sexpert_parallel = 16\n", moe);
   wl_load(&w, ini);
   gb_plan_time_of(&w, &x.perf, x.n1, 16, 8, &x.o, &t);
   ck_assert_int_eq(t.reject, GB_REJECT_NONE);
-  ck_assert_double_eq_tol(t.a2a_hours, 1e4 * (4 * 2 * 2048 * 2.0 * 15 / 16 * (1e6 / 16) * 16 / 45e9) / 3600, 1e-9);
+  double per_copy = 1e6 / 16 * 16 * 2048 * 2.0 * 2 * 2;
+  ck_assert_double_eq_tol(t.a2a_hours, 1e4 * fmax(per_copy * 2 * 15 / 16 / 160e9, per_copy * 0.75 / 45e9) / 3600,
+                          1e-9);
   /* more experts' GPUs than GPUs: the layout does not fit */
   gb_plan_time_of(&w, &x.perf, x.n1, 8, 8, &x.o, &t);
   ck_assert_int_eq(t.reject, GB_REJECT_LAYOUT);
@@ -548,7 +556,7 @@ START_TEST(test_keys_constraints_and_name) {
   world x;
   world_load(&x, "P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,V\n",
              "type = training\nname = my run\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\n"
-             "sharded = false\ngoodput = 1\nmax_hours = 3\n");
+             "sharded = false\ngoodput = 1\nmax_hours = 3\nflops_per_token = 6e9\n");
   ck_assert_str_eq(x.w.name, "my run");
   gb_plan p;
   /* 8 GPUs take 5.26 h, 16 take 2.8125 h (test_training_hand): only 16 meet the file's 3 h */
@@ -565,7 +573,7 @@ START_TEST(test_keys_constraints_and_name) {
   /* budget_usd 85: only 8 GPUs (84.11 USD) */
   world_load(&x, "P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,V\n",
              "type = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\nsharded = false\ngoodput = 1\n"
-             "budget_usd = 85\n");
+             "budget_usd = 85\nflops_per_token = 6e9\n");
   ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
   ck_assert_uint_eq(p.nfeasible, 1);
   ck_assert_int_eq(p.rows[0].gpu_count, 8);
@@ -579,6 +587,59 @@ START_TEST(test_keys_constraints_and_name) {
   ck_assert(find_row(&p, "FAST-SXM-100GB", "P", 4)->feasible);
   gb_plan_free(&p);
   world_free(&x);
+}
+END_TEST
+
+/* Layout keys: virtual_pipeline, context_parallel, distributed_optimizer, uneven_pipeline; precisions. */
+START_TEST(test_keys_layout) {
+  n1_world x;
+  n1_load(&x);
+  gb_workload w;
+  gb_plan_time t, t2;
+  /* interleaving 2 chunks halves the bubble: (pp - 1) / (v m) */
+  wl_train(&w, "pipeline_parallel = 2\nlayers = 16\n");
+  gb_plan_time_of(&w, &x.perf, x.n1, 2, 8, &x.o, &t);
+  wl_train(&w, "pipeline_parallel = 2\nlayers = 16\nvirtual_pipeline = 2\n");
+  gb_plan_time_of(&w, &x.perf, x.n1, 2, 8, &x.o, &t2);
+  ck_assert_double_eq_tol(t2.bubble_hours, t.bubble_hours / 2, 1e-12);
+  /* layers must divide into pp x vp stages, unless uneven: then the fullest stage (ceil) sets the pace */
+  gb_workload_init(&w);
+  ck_assert_int_eq(gb_workload_read_mem("w.ini", "type = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\n"
+                                                 "layers = 15\npipeline_parallel = 2\n", &w), GB_OK);
+  ck_assert_int_eq(gb_workload_finish(&w), GB_E_INPUT);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "layers 15 do not divide"));
+  wl_train(&w, "pipeline_parallel = 2\nlayers = 15\nuneven_pipeline = true\n");
+  gb_plan_time_of(&w, &x.perf, x.n1, 2, 8, &x.o, &t2);
+  wl_train(&w, "pipeline_parallel = 2\nlayers = 16\n");
+  gb_plan_time_of(&w, &x.perf, x.n1, 2, 8, &x.o, &t);
+  ck_assert_double_eq_tol(t2.compute_hours / t.compute_hours, 16.0 / 15, 1e-12);
+  /* context parallel: tp x pp x cp must divide the GPUs; the gradients reduce over dp x cp */
+  wl_train(&w, "context_parallel = 4\nseq_len = 65536\n");
+  gb_plan_time_of(&w, &x.perf, x.n1, 6, 8, &x.o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_LAYOUT);
+  gb_plan_time_of(&w, &x.perf, x.n1, 8, 8, &x.o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_NONE);
+  ck_assert(t.dp_hours > 0);
+  /* distributed optimizer: 4 + 12 / dp bytes a parameter: 1e9 x (4 + 12/8) = 5.5 GB, not 16 */
+  wl_train(&w, "distributed_optimizer = true\nactivation_gb_per_gpu = 86\n");
+  gb_plan_time_of(&w, &x.perf, x.n1, 8, 8, &x.o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_MEMORY);
+  ck_assert_double_eq_tol(t.need, 86 + 5.5, 1e-9);
+  /* mxfp8 is a Blackwell mode: a Hopper type has no rate for it */
+  gb_specs s;
+  gb_perf p;
+  static const char *mx =
+      "gpu_type,name,fp64_tflops,fp64_tensor_tflops,fp32_tflops,tf32_tflops,fp16_tflops,bf16_tflops,fp8_tflops,"
+      "int8_tops,memory_gb,mem_bw_gbps,tdp_w,interconnect_gbps,arch,source,date\n"
+      "H-SXM-100GB,h,,,,,1000,1000,2000,,100,2000,500,400,hopper,t,2026-12-01\n"
+      "B-SXM-100GB,b,,,,,1000,1000,2000,,100,2000,500,400,blackwell,t,2026-12-01\n";
+  ck_assert_int_eq(gb_specs_read_mem("s.csv", mx, strlen(mx), &s), GB_OK);
+  ck_assert_int_eq(gb_perf_build(&s, NULL, "mxfp8", 8192, false, &p), GB_OK);
+  ck_assert(isnan(gb_perf_find(&p, "H-SXM-100GB")->gemm_tflops));
+  ck_assert(gb_perf_find(&p, "B-SXM-100GB")->gemm_tflops > 0);
+  gb_perf_free(&p);
+  gb_specs_free(&s);
+  n1_free(&x);
 }
 END_TEST
 
@@ -598,6 +659,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_keys_bucket_bytes);
   tcase_add_test(tc, test_keys_shape);
   tcase_add_test(tc, test_keys_moe);
+  tcase_add_test(tc, test_keys_layout);
   tcase_add_test(tc, test_keys_inference_bytes);
   tcase_add_test(tc, test_keys_constraints_and_name);
   suite_add_tcase(s, tc);

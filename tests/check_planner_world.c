@@ -86,7 +86,8 @@ const gb_plan_row *find_row(const gb_plan *p, const char *type, const char *prov
 
 /* 1e9 parameters, 1e10 tokens, 1e6 tokens per step, replicated state. */
 const char *const k_train =
-    "[workload]\ntype = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\nsharded = false\ngoodput = 1\n";
+    "[workload]\ntype = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\nsharded = false\ngoodput = 1\n"
+    "flops_per_token = 6e9\n";
 
 const char *const k_two_types =
     "P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,V\n"
@@ -122,6 +123,7 @@ void wl_load(gb_workload *w, const char *ini) {
 void wl_train(gb_workload *w, const char *extra) {
   char ini[1024];
   snprintf(ini, sizeof ini, "%s%s", k_train, extra);
+  if (strstr(extra, "flops_per_token")) *strstr(ini, "flops_per_token = 6e9\n") = '\0', strcat(ini, extra);
   wl_load(w, ini);
 }
 

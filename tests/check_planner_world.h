@@ -36,7 +36,7 @@ extern const char *const k_prices_header;
 /* Measured: FAST sustains 800 TFLOP/s BF16 at 8192^3, 1800 GB/s triad,
  * 200 GB/s all-reduce busbw on 8 GPUs at 25 MB; SLOW 400 TFLOP/s, same rest. */
 extern const char *const k_measured;
-/* 1e9 parameters, 1e10 tokens, 1e6 tokens per step, replicated state. */
+/* 1e9 parameters, 1e10 tokens, 1e6 tokens per step, replicated state, 6 x params FLOPs a token. */
 extern const char *const k_train;
 extern const char *const k_two_types;
 extern const char *const k_specs_arch;

@@ -56,8 +56,8 @@ gb_plan_cli_test(plan_cli_offering 0 "Best projected: none feasible" plan --offe
 gb_plan_cli_test(plan_cli_only_measured 0 "Best projected: none feasible" plan --only-measured)
 gb_plan_cli_test(plan_cli_rank_by 0 "at the high end (optimistic) of each band" plan --rank-by high)
 gb_plan_cli_test(plan_cli_rank_by_median 0 "at the median of each band" plan --rank-by median)
-# the 48 H200 bought: capex 48 x 52,500 x 1.15 = 2,898,000 > the 250k cash budget
-gb_plan_cli_test(plan_cli_budget_cash 1 "over budget (2921406 USD > 250000 USD)" plan --gpu-type H200-SXM-141GB
+# the 48 H200 bought: capex 48 x 52,500 x 1.15 = 2,898,000 (+ energy, operations) > the 250k cash budget
+gb_plan_cli_test(plan_cli_budget_cash 1 "over budget (2922349 USD > 250000 USD)" plan --gpu-type H200-SXM-141GB
                  --gpus 48 --offering purchase)
 gb_plan_cli_test(plan_cli_budget_amortized 0 "budget 250000 USD amortized (the job's share)" plan --budget-basis amortized)
 gb_plan_cli_test(plan_cli_json 0 "Wrote ${GB_PLAN_TMP}/plan.json" plan --json ${GB_PLAN_TMP}/plan.json)
@@ -113,3 +113,9 @@ gb_plan_cli_test(plan_cli_bad_bucket 2 "bad_bucket.ini:6: bucket_bytes: not a nu
 file(WRITE ${GB_PLAN_TMP}/bad_usable.ini "[workload]\ntype = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\nusable_memory_fraction = 0\n")
 gb_plan_cli_test(plan_cli_bad_usable 2 "bad_usable.ini:6: usable_memory_fraction: must be > 0: 0" plan
                  ${GB_PLAN_TMP}/bad_usable.ini)
+# node shape: a 1-GPU slice of a server has no rail of its fabric, so 41 single H200s no longer beat the
+# 8-GPU NVLink nodes for the shipped 7B plan
+gb_plan_cli_test(plan_cli_node_shape 0 "H200-SXM-141GB x48 RunPod on-demand, " plan --top 3)
+file(WRITE ${GB_PLAN_TMP}/bad_stages.ini "[workload]\ntype = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\nlayers = 30\npipeline_parallel = 4\n")
+gb_plan_cli_test(plan_cli_bad_stages 2 "layers 30 do not divide into pipeline_parallel x virtual_pipeline = 4" plan
+                 ${GB_PLAN_TMP}/bad_stages.ini)
