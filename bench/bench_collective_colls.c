@@ -29,6 +29,21 @@ static int broadcast_enqueue(const gb_coll_call *c) {
   return (int)ncclBroadcast(c->send, c->recv, c->count, CALL_TYPE(c), 0, CALL_COMM(c), CALL_STREAM(c));
 }
 
+/* nccl-tests src/alltoall.cu RunColl (its send/recv form): block r of the
+ * send buffer to rank r, rank r's block into block r of the receive buffer. */
+static int alltoall_enqueue(const gb_coll_call *c) {
+  size_t block = c->count * c->elem_bytes;
+  ncclResult_t r = ncclGroupStart();
+  for (int peer = 0; peer < c->nranks && r == ncclSuccess; peer++) {
+    r = ncclSend((const char *)c->send + (size_t)peer * block, c->count, CALL_TYPE(c), peer, CALL_COMM(c),
+                 CALL_STREAM(c));
+    if (r == ncclSuccess)
+      r = ncclRecv((char *)c->recv + (size_t)peer * block, c->count, CALL_TYPE(c), peer, CALL_COMM(c), CALL_STREAM(c));
+  }
+  ncclResult_t end = ncclGroupEnd();
+  return (int)(r != ncclSuccess ? r : end);
+}
+
 const gb_coll_desc gb_coll_table[] = {
     {.name = "all_reduce", .op_note = " sum", .bus_ring = 2, .inplace = true, .root = -1,
      .check = {.reduce = true}, .quick_sweep = true, .enqueue = all_reduce_enqueue},
@@ -40,6 +55,9 @@ const gb_coll_desc gb_coll_table[] = {
      .enqueue = all_gather_enqueue},
     {.name = "broadcast", .op_note = " root 0", .bus_flat = 1, .inplace = true, .root = 0, .check = {0},
      .one_rank_trivial = true, .enqueue = broadcast_enqueue},
+    {.name = "alltoall", .op_note = "", .split = true, .align_bytes = 16, .send_n = true, .recv_n = true,
+     .bus_ring = 1, .root = -1, .check = {.src_block = true, .idx_block = true, .idx_mod = true},
+     .enqueue = alltoall_enqueue},
 };
 
 int gb_coll_count(void) { return (int)(sizeof gb_coll_table / sizeof gb_coll_table[0]); }

@@ -43,6 +43,7 @@ static const factor_case k_factors[] = {
     {"all_gather", 3, 2.0 / 3.0},   {"all_gather", 4, 0.75},       {"all_gather", 8, 0.875},
     {"broadcast", 1, 1.0},          {"broadcast", 2, 1.0},         {"broadcast", 3, 1.0},
     {"broadcast", 4, 1.0},          {"broadcast", 8, 1.0},
+    {"alltoall", 1, 0.0},           {"alltoall", 2, 0.5},          {"alltoall", 8, 0.875},
 };
 
 START_TEST(test_busbw_factor) {
@@ -78,6 +79,22 @@ START_TEST(test_bytes_and_bw) {
   gb_coll_buffer_elems(C("all_reduce"), 5, 4, &s, &r);
   ck_assert_int_eq(s, 5);
   ck_assert_int_eq(r, 5);
+  /* alltoall fp32 1 GiB on 8 ranks: 2^28 elements / 8 = 33554432 to each peer, S = 33554432*4*8 = 1 GiB;
+   * bf16 100 B on 3 ranks: 50 / 3 = 16, a multiple of 16 B (8 elements), S = 16*2*3 = 96; fp32 48 B
+   * on 2 ranks: 12 / 2 = 6, down to 4 (16 B), S = 32; fp32 8 B on 1 rank: 2, down to 0: no point */
+  ck_assert_int_eq(gb_coll_count_for_size(C("alltoall"), gib, 4, 8), 33554432);
+  ck_assert_int_eq(gb_coll_bytes(C("alltoall"), 33554432, 4, 8), gib);
+  ck_assert_int_eq(gb_coll_count_for_size(C("alltoall"), 100, 2, 3), 16);
+  ck_assert_int_eq(gb_coll_bytes(C("alltoall"), 16, 2, 3), 96);
+  ck_assert_int_eq(gb_coll_count_for_size(C("alltoall"), 48, 4, 2), 4);
+  ck_assert_int_eq(gb_coll_bytes(C("alltoall"), 4, 4, 2), 32);
+  ck_assert_int_eq(gb_coll_count_for_size(C("alltoall"), 8, 4, 1), 0);
+  gb_coll_buffer_elems(C("alltoall"), 5, 4, &s, &r);
+  ck_assert_int_eq(s, 20);
+  ck_assert_int_eq(r, 20);
+  /* alltoall 1 GiB on 8 GPUs in 4 ms: algbw 268.435456, busbw x 7/8 = 234.881024; one GPU: 0 */
+  ck_assert_double_eq_tol(gb_coll_busbw_gbps(C("alltoall"), 8, gib, 4e-3), 234.881024, 1e-9);
+  ck_assert_double_eq(gb_coll_busbw_gbps(C("alltoall"), 1, gib, 4e-3), 0.0);
   /* the performance bar: 1 GiB in 509 us = 1073741824 / 509e-6 / 1e9 = 2109.51 GB/s */
   ck_assert_double_eq_tol(gb_coll_algbw_gbps(gib, 509e-6), 2109.512424, 1e-5);
   /* busbw on one GPU is 0 for all_reduce */
@@ -104,6 +121,27 @@ START_TEST(test_names) {
   ck_assert_int_eq(t, GB_COLL_BF16);
   ck_assert_int_eq(gb_coll_dtype_size(GB_COLL_FP16), 2);
   ck_assert_int_eq(gb_coll_dtype_size(GB_COLL_FP32), 4);
+}
+END_TEST
+
+/* alltoall: out of place only (nccl-tests has no in-place form); one GPU:
+ * quick fp32 at 64 KiB, 16 MiB, 1 GiB; full: per dtype every size from the
+ * first that holds 16 bytes per peer (fp32 and fp16/bf16 16 B: 27 sizes). */
+START_TEST(test_plan_alltoall) {
+  gb_coll_opts o;
+  static gb_coll_point p[4096];
+  int one[] = {1}, eight[] = {8};
+  ck_assert_int_eq(gb_coll_opts_parse("colls=alltoall", &o), GB_OK);
+  ck_assert_uint_eq(gb_coll_plan_points(&o, false, one, 1, p, 4096), 3);
+  ck_assert_int_eq(p[0].size_bytes, 64 << 10);
+  ck_assert_int_eq(p[2].bytes, (int64_t)1 << 30);
+  ck_assert_uint_eq(gb_coll_plan_points(&o, true, one, 1, p, 4096), 3 * 27);
+  for (size_t i = 0; i < 3 * 27; i++) ck_assert(!p[i].inplace);
+  /* 8 ranks, fp32: 16 B x 8 = 128 B is the first size (2^7): 24 sizes; bf16/fp16 the same bytes */
+  ck_assert_uint_eq(gb_coll_plan_points(&o, true, eight, 1, p, 4096), 3 * 24);
+  ck_assert_int_eq(p[0].size_bytes, 128);
+  ck_assert_int_eq(p[0].count, 4);
+  ck_assert_int_eq(p[0].bytes, 128);
 }
 END_TEST
 
@@ -190,7 +228,9 @@ START_TEST(test_gpu_counts) {
 END_TEST
 
 START_TEST(test_plan) {
-  gb_coll_opts o = gb_coll_opts_default();
+  gb_coll_opts o;
+  /* the four collectives these counts were written for */
+  ck_assert_int_eq(gb_coll_opts_parse("colls=all_reduce:reduce_scatter:all_gather:broadcast", &o), GB_OK);
   static gb_coll_point p[4096];
   int one[] = {1}, two[] = {1, 2}, eight[] = {8};
   /* quick, one GPU: all_reduce fp32 28 sizes out-of-place (one rank in place moves no data: not
@@ -221,7 +261,7 @@ START_TEST(test_plan) {
   /* a capacity below the count still counts them all */
   ck_assert_uint_eq(gb_coll_plan_points(&o, false, one, 1, p, 3), 40);
   /* trivial=1: the one-rank figures too, as before (quick: 56 + 15 = 71) */
-  ck_assert_int_eq(gb_coll_opts_parse("trivial=1", &o), GB_OK);
+  ck_assert_int_eq(gb_coll_opts_parse("trivial=1,colls=all_reduce:reduce_scatter:all_gather:broadcast", &o), GB_OK);
   ck_assert(o.trivial);
   ck_assert_uint_eq(gb_coll_plan_points(&o, false, one, 1, p, 4096), 71);
   ck_assert_int_eq(gb_coll_opts_parse("trivial=2", &o), GB_E_USAGE);
@@ -242,7 +282,7 @@ START_TEST(test_opts) {
   ck_assert_int_eq(o.max_bytes, (int64_t)1 << 30);
   ck_assert_int_eq(o.factor, 2);
   ck_assert_int_eq(o.ops, 20);
-  ck_assert_uint_eq(o.colls, 15);
+  ck_assert_uint_eq(o.colls, (1u << gb_coll_count()) - 1);
   ck_assert_uint_eq(o.dtypes, 7);
   ck_assert_uint_eq(o.placements, 3);
   ck_assert_int_eq(gb_coll_opts_parse("mp=4,min=1K,max=64M,factor=4,ops=5,colls=all_reduce:broadcast,"
@@ -310,6 +350,8 @@ START_TEST(test_expected) {
   /* all_gather count 5: element 7 is rank 1's element 2 */
   ck_assert_int_eq(gb_coll_expected(C("all_gather"), 0, 3, 5, 7, seed), v[1][2]);
   ck_assert_int_eq(gb_coll_expected(C("broadcast"), 2, 3, 20, 11, seed), v[0][11]);
+  /* alltoall count 5: rank 2's element 7 is block 1 (from rank 1), rank 1's element 2*5+2 = 12 */
+  ck_assert_int_eq(gb_coll_expected(C("alltoall"), 2, 3, 5, 7, seed), v[1][12]);
 }
 END_TEST
 
@@ -373,6 +415,7 @@ START_TEST(test_check_catches_corruption) {
         for (int q = 0; q < n; q++) v += load(in[q], me * count + k, t);
       else if (strcmp(name, "all_gather") == 0) v = load(in[k / count], k % count, t);
       else if (strcmp(name, "broadcast") == 0) v = load(in[0], k, t);
+      else if (strcmp(name, "alltoall") == 0) v = load(in[k / count], me * count + k % count, t);
       else ck_abort_msg("no host model of %s", name);
       store(out, k, t, v);
     }
@@ -715,6 +758,7 @@ static Suite *suite(void) {
   tcase_add_test(plan, test_size_sweep);
   tcase_add_test(plan, test_gpu_counts);
   tcase_add_test(plan, test_plan);
+  tcase_add_test(plan, test_plan_alltoall);
   tcase_add_test(plan, test_opts);
   tcase_add_test(plan, test_summary);
   suite_add_tcase(s, plan);
