@@ -44,6 +44,18 @@ static int alltoall_enqueue(const gb_coll_call *c) {
   return (int)(r != ncclSuccess ? r : end);
 }
 
+/* nccl-tests src/sendrecv.cu RunColl: a ring, to rank+1 and from rank-1. */
+static int sendrecv_enqueue(const gb_coll_call *c) {
+  ncclResult_t r = ncclGroupStart();
+  if (r == ncclSuccess)
+    r = ncclSend(c->send, c->count, CALL_TYPE(c), (c->rank + 1) % c->nranks, CALL_COMM(c), CALL_STREAM(c));
+  if (r == ncclSuccess)
+    r = ncclRecv(c->recv, c->count, CALL_TYPE(c), (c->rank - 1 + c->nranks) % c->nranks, CALL_COMM(c),
+                 CALL_STREAM(c));
+  ncclResult_t end = ncclGroupEnd();
+  return (int)(r != ncclSuccess ? r : end);
+}
+
 const gb_coll_desc gb_coll_table[] = {
     {.name = "all_reduce", .op_note = " sum", .bus_ring = 2, .inplace = true, .root = -1,
      .check = {.reduce = true}, .quick_sweep = true, .enqueue = all_reduce_enqueue},
@@ -58,6 +70,8 @@ const gb_coll_desc gb_coll_table[] = {
     {.name = "alltoall", .op_note = "", .split = true, .align_bytes = 16, .send_n = true, .recv_n = true,
      .bus_ring = 1, .root = -1, .check = {.src_block = true, .idx_block = true, .idx_mod = true},
      .enqueue = alltoall_enqueue},
+    {.name = "sendrecv", .op_note = " to rank+1, from rank-1", .bus_flat = 1, .root = -1,
+     .check = {.src_self = true, .src_shift = -1}, .enqueue = sendrecv_enqueue},
 };
 
 int gb_coll_count(void) { return (int)(sizeof gb_coll_table / sizeof gb_coll_table[0]); }

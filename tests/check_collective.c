@@ -44,6 +44,7 @@ static const factor_case k_factors[] = {
     {"broadcast", 1, 1.0},          {"broadcast", 2, 1.0},         {"broadcast", 3, 1.0},
     {"broadcast", 4, 1.0},          {"broadcast", 8, 1.0},
     {"alltoall", 1, 0.0},           {"alltoall", 2, 0.5},          {"alltoall", 8, 0.875},
+    {"sendrecv", 1, 1.0},           {"sendrecv", 2, 1.0},          {"sendrecv", 8, 1.0},
 };
 
 START_TEST(test_busbw_factor) {
@@ -95,6 +96,14 @@ START_TEST(test_bytes_and_bw) {
   /* alltoall 1 GiB on 8 GPUs in 4 ms: algbw 268.435456, busbw x 7/8 = 234.881024; one GPU: 0 */
   ck_assert_double_eq_tol(gb_coll_busbw_gbps(C("alltoall"), 8, gib, 4e-3), 234.881024, 1e-9);
   ck_assert_double_eq(gb_coll_busbw_gbps(C("alltoall"), 1, gib, 4e-3), 0.0);
+  /* sendrecv fp16 6 B on 8 ranks: 3 elements, S = 6; 1 GiB on 2 GPUs in 10 ms: algbw = busbw = 107.3741824 */
+  ck_assert_int_eq(gb_coll_count_for_size(C("sendrecv"), 6, 2, 8), 3);
+  ck_assert_int_eq(gb_coll_bytes(C("sendrecv"), 3, 2, 8), 6);
+  gb_coll_buffer_elems(C("sendrecv"), 5, 8, &s, &r);
+  ck_assert_int_eq(s, 5);
+  ck_assert_int_eq(r, 5);
+  ck_assert_double_eq_tol(gb_coll_busbw_gbps(C("sendrecv"), 2, gib, 10e-3), 107.3741824, 1e-9);
+  ck_assert_double_eq_tol(gb_coll_busbw_gbps(C("sendrecv"), 1, gib, 10e-3), 107.3741824, 1e-9);
   /* the performance bar: 1 GiB in 509 us = 1073741824 / 509e-6 / 1e9 = 2109.51 GB/s */
   ck_assert_double_eq_tol(gb_coll_algbw_gbps(gib, 509e-6), 2109.512424, 1e-5);
   /* busbw on one GPU is 0 for all_reduce */
@@ -352,6 +361,8 @@ START_TEST(test_expected) {
   ck_assert_int_eq(gb_coll_expected(C("broadcast"), 2, 3, 20, 11, seed), v[0][11]);
   /* alltoall count 5: rank 2's element 7 is block 1 (from rank 1), rank 1's element 2*5+2 = 12 */
   ck_assert_int_eq(gb_coll_expected(C("alltoall"), 2, 3, 5, 7, seed), v[1][12]);
+  /* sendrecv: rank 0 receives rank 2's (0-1+3 = 2) element */
+  ck_assert_int_eq(gb_coll_expected(C("sendrecv"), 0, 3, 20, 9, seed), v[2][9]);
 }
 END_TEST
 
@@ -415,6 +426,7 @@ START_TEST(test_check_catches_corruption) {
         for (int q = 0; q < n; q++) v += load(in[q], me * count + k, t);
       else if (strcmp(name, "all_gather") == 0) v = load(in[k / count], k % count, t);
       else if (strcmp(name, "broadcast") == 0) v = load(in[0], k, t);
+      else if (strcmp(name, "sendrecv") == 0) v = load(in[(me - 1 + n) % n], k, t);
       else if (strcmp(name, "alltoall") == 0) v = load(in[k / count], me * count + k % count, t);
       else ck_abort_msg("no host model of %s", name);
       store(out, k, t, v);

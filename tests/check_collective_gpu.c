@@ -157,6 +157,23 @@ START_TEST(test_one_gpu_all_reduce) {
 }
 END_TEST
 
+/* alltoall and sendrecv on one GPU (a self-copy through NCCL send/recv),
+ * every dtype, both process modes: every row ok, checked, out of place. */
+START_TEST(test_one_gpu_alltoall_sendrecv) {
+  int dev0[] = {0};
+  size_t ncases;
+  gb_rowset rows = run_bench(dev0, 1, "colls=alltoall:sendrecv,max=16M,ops=5", GB_PROFILE_FULL, &ncases);
+  /* sendrecv 8 B .. 16 MiB = 22 sizes; alltoall from 16 B: 21; 3 dtypes */
+  ck_assert_uint_eq(ncases, 3 * (22 + 21));
+  assert_rows_ok(&rows, ncases, 2, "_outofplace");
+  gb_rowset_free(&rows);
+  rows = run_bench(dev0, 1, "mp=1,colls=alltoall:sendrecv,dtypes=bf16,max=1M,ops=3", GB_PROFILE_FULL, &ncases);
+  ck_assert_uint_eq(ncases, 18 + 17);
+  assert_rows_ok(&rows, ncases, 2, "_outofplace_mp");
+  gb_rowset_free(&rows);
+}
+END_TEST
+
 /* The multi-process path (unique id file, ncclCommInitRank on a thread,
  * rank 0 broadcasting each case) with a world of one. */
 START_TEST(test_mp_one_rank) {
@@ -248,6 +265,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_kernels_match_host);
   tcase_add_test(tc, test_one_gpu_all_reduce);
   tcase_add_test(tc, test_mp_one_rank);
+  tcase_add_test(tc, test_one_gpu_alltoall_sendrecv);
   tcase_add_test(tc, test_two_gpus_every_collective);
   tcase_add_test(tc, test_two_processes_end_to_end);
   suite_add_tcase(s, tc);
