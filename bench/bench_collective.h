@@ -1,12 +1,16 @@
 /* bench_collective: the pure parts of the NCCL collective benchmark, testable
- * on a machine with no GPU: nccl-tests' byte and bus-bandwidth accounting per
- * collective, the message-size sweep and case plan, the known per-rank input
- * values and the expected result of each collective (the host twin of
- * kernels/collective_check.cu), the `--opt` keys, and the multi-process
- * bootstrap (launcher environment, NCCL unique id through a file or a hex
- * environment variable, spawning local ranks).
+ * on a machine with no GPU: the table of collectives (one gb_coll_desc each,
+ * bench/bench_collective_colls.c: a new collective is one entry there),
+ * nccl-tests' byte and bus-bandwidth accounting read from it, the
+ * message-size sweep and case plan, the known per-rank input values and the
+ * expected result of each collective (the host twin of
+ * kernels/collective_check.cu, which knows no collective: it is given the
+ * entry's check rule), the `--opt` keys, and the multi-process bootstrap
+ * (launcher environment, NCCL unique id through a file or a hex environment
+ * variable, spawning local ranks).
  *
- * Definitions (nccl-tests src/<coll>.cu *GetBw; ../shared/reference/benchmarks.md):
+ * Definitions (nccl-tests src/<coll>.cu *GetBw, doc/PERFORMANCE.md;
+ * ../shared/reference/benchmarks.md):
  *   n = ranks (GPUs) in the communicator, count = elements per rank as below
  *   all_reduce      S = count * typesize           busbw = algbw * 2(n-1)/n
  *   reduce_scatter  S = count * typesize * n        busbw = algbw * (n-1)/n
@@ -14,6 +18,11 @@
  *   all_gather      S = count * typesize * n        busbw = algbw * (n-1)/n
  *                   (count = elements each rank sends)
  *   broadcast       S = count * typesize           busbw = algbw * 1
+ *   alltoall        S = count * typesize * n        busbw = algbw * (n-1)/n
+ *                   (count = elements each rank sends to each peer, a
+ *                   multiple of 16 bytes)
+ *   sendrecv        S = count * typesize           busbw = algbw * 1
+ *                   (rank r sends to (r+1)%n, receives from (r-1+n)%n)
  *   algbw = S / time (GB/s, 1e9 bytes), time = the slowest rank's time per op. */
 #ifndef BENCH_COLLECTIVE_H
 #define BENCH_COLLECTIVE_H
@@ -27,45 +36,110 @@
 #include "gb_error.h"
 #include "gb_results.h"
 
-/* ---- collectives, element types, accounting ---- */
+/* ---- the table of collectives ---- */
 
-typedef enum gb_coll {
-  GB_COLL_ALL_REDUCE = 0, /* sum */
-  GB_COLL_REDUCE_SCATTER, /* sum */
-  GB_COLL_ALL_GATHER,
-  GB_COLL_BROADCAST,      /* root 0 */
-  GB_COLL_COUNT
-} gb_coll;
+/* A collective: its index in gb_coll_table (0 .. gb_coll_count()-1). */
+typedef int gb_coll;
 
-typedef enum gb_coll_dtype { GB_COLL_FP32 = 0, GB_COLL_BF16, GB_COLL_FP16, GB_COLL_DTYPE_COUNT } gb_coll_dtype;
+/* One rank's part of one operation, as a collective's enqueue sees it. */
+typedef struct gb_coll_call {
+  const void *send;
+  void *recv;
+  size_t count;      /* the NCCL count argument (gb_coll_count_for_size) */
+  size_t elem_bytes; /* bytes of one element */
+  int nccl_type;     /* an ncclDataType_t */
+  int rank, nranks;
+  void *comm;        /* an ncclComm_t */
+  void *stream;      /* a cudaStream_t */
+} gb_coll_call;
 
-/* "all_reduce", "reduce_scatter", "all_gather", "broadcast". */
+/* Which input element rank r's output element k holds (k < the receive
+ * buffer's elements): the sum over the source ranks q of input(q, index),
+ *   sources  every rank when reduce, else the one rank
+ *            ((src_block ? k / count : 0) + (src_self ? r : 0) + src_shift) mod n
+ *   index    (idx_block ? r * count : 0) + (idx_mod ? k % count : k)
+ * The check kernel is given these numbers and knows no collective. */
+typedef struct gb_coll_rule {
+  bool reduce;
+  bool src_block, src_self;
+  int src_shift;
+  bool idx_block, idx_mod;
+} gb_coll_rule;
+
+/* Everything the benchmark knows of one collective (nccl-tests src/<coll>.cu:
+ * GetCollByteCount, GetBw, InitData, RunColl). */
+typedef struct gb_coll_desc {
+  const char *name;    /* the case name's stem and the colls= name: "all_reduce" */
+  const char *op_note; /* after the name in a row's detail: " sum", " root 0" */
+  /* accounting */
+  bool split;          /* the sweep size is the whole array of n ranks: count = size /
+                          typesize / n and S = count * typesize * n (else count = size /
+                          typesize, S = count * typesize) */
+  int align_bytes;     /* count rounded down to a multiple of this many bytes (0: none) */
+  bool send_n, recv_n; /* the send / receive buffer holds n * count elements (else count) */
+  double bus_ring, bus_flat; /* busbw factor = bus_ring * (n-1)/n + bus_flat */
+  /* placement and data */
+  bool inplace;        /* has an in-place form (one buffer) */
+  bool inplace_send_block, inplace_recv_block; /* in place, the send (receive) side is
+                          this rank's count-element block of the buffer */
+  int root;            /* only this rank's send buffer holds input (-1: every rank's) */
+  gb_coll_rule check;
+  /* plan */
+  bool quick_sweep;    /* the quick profile sweeps every size in fp32 and its other
+                          dtypes at the quick sizes (others: fp32 at the quick sizes) */
+  bool one_rank_trivial; /* with one rank its figures mean nothing (gb_desc): planned
+                          only with trivial=1 */
+  /* Enqueues this rank's part on its stream; an ncclResult_t (0: success). */
+  int (*enqueue)(const gb_coll_call *c);
+} gb_coll_desc;
+
+/* The table (bench/bench_collective_colls.c) and its length. */
+extern const gb_coll_desc gb_coll_table[];
+int gb_coll_count(void);
+
+/* The entry of c, or NULL out of range. */
+const gb_coll_desc *gb_coll_desc_of(gb_coll c);
+
+/* The collective's name ("?" out of range). */
 const char *gb_coll_name(gb_coll c);
 /* Parses one of those names; false when unknown. */
 bool gb_coll_parse(const char *s, gb_coll *out);
+/* The collective a `case` name is of ("all_reduce_outofplace_mp"): its name
+ * followed by "_inplace" or "_outofplace"; false when none. */
+bool gb_coll_of_case(const char *case_name, gb_coll *out);
 
-/* "fp32", "bf16", "fp16" (results-schema names) and their sizes in bytes. */
+/* The element types. */
+typedef enum gb_coll_dtype { GB_COLL_FP32 = 0, GB_COLL_BF16, GB_COLL_FP16, GB_COLL_DTYPE_COUNT } gb_coll_dtype;
+
+/* "fp32", "bf16", "fp16" (results-schema names), their sizes in bytes and
+ * their significand bits (23, 7, 10: what tells the formats apart in the
+ * kernel). */
 const char *gb_coll_dtype_name(gb_coll_dtype t);
 int gb_coll_dtype_size(gb_coll_dtype t);
+int gb_coll_dtype_mant_bits(gb_coll_dtype t);
 bool gb_coll_dtype_parse(const char *s, gb_coll_dtype *out);
 
 /* nccl-tests' bus-bandwidth factor for n ranks (n >= 1): 2(n-1)/n for
- * all_reduce, (n-1)/n for reduce_scatter and all_gather, 1 for broadcast.
- * So busbw is 0 on one GPU except for broadcast, where nccl-tests keeps 1. */
+ * all_reduce, (n-1)/n for reduce_scatter, all_gather and alltoall, 1 for
+ * broadcast and sendrecv. So busbw is 0 on one GPU except for broadcast and
+ * sendrecv, where nccl-tests keeps 1. NAN for a bad c or n. */
 double gb_coll_busbw_factor(gb_coll c, int n);
 
 /* Per-rank element count nccl-tests uses for a sweep size of size_bytes
- * (the largest buffer of the operation): all_reduce and broadcast
- * size/typesize, reduce_scatter and all_gather size/typesize/n (rounded
- * down). 0 when the size is too small for one element per rank. */
+ * (the largest buffer of the operation): all_reduce, broadcast and sendrecv
+ * size/typesize, reduce_scatter, all_gather and alltoall size/typesize/n
+ * (rounded down; alltoall's then down to a multiple of 16 bytes). 0 when
+ * the size is too small for one element per rank. */
 int64_t gb_coll_count_for_size(gb_coll c, int64_t size_bytes, int typesize, int n);
 
 /* S in bytes (the `bytes` column and algbw's numerator) for a per-rank
- * count: count*typesize, times n for reduce_scatter and all_gather. */
+ * count: count*typesize, times n for reduce_scatter, all_gather and
+ * alltoall. */
 int64_t gb_coll_bytes(gb_coll c, int64_t count, int typesize, int n);
 
 /* Elements in the send and receive buffer of one rank for a per-rank count
- * (all_reduce c/c, reduce_scatter n*c/c, all_gather c/n*c, broadcast c/c). */
+ * (all_reduce c/c, reduce_scatter n*c/c, all_gather c/n*c, broadcast c/c,
+ * alltoall n*c/n*c, sendrecv c/c). */
 void gb_coll_buffer_elems(gb_coll c, int64_t count, int n, int64_t *send_elems, int64_t *recv_elems);
 
 /* algbw in GB/s (1e9 bytes) of S bytes in time_s seconds; busbw = algbw *
@@ -77,6 +151,12 @@ double gb_coll_busbw_gbps(gb_coll c, int n, int64_t bytes, double time_s);
  * "_mp" appended in the multi-process modes (one process per GPU), so rows
  * of both modes in one file keep distinct keys. */
 void gb_coll_case_name(gb_coll c, bool inplace, bool multiprocess, char *buf, size_t n);
+
+/* The metrics of a case's rows, in the order they are written: time_us,
+ * algbw_gbps, busbw_gbps; their units and directions are the registry's
+ * (core/gb_registry.def). */
+enum { GB_COLL_TIME = 0, GB_COLL_ALGBW, GB_COLL_BUSBW, GB_COLL_NMETRICS };
+extern const char *const gb_coll_metrics[GB_COLL_NMETRICS];
 
 /* ---- sizes and plan ---- */
 
@@ -133,12 +213,13 @@ gb_coll_opts gb_coll_opts_default(void);
 gb_err gb_coll_opts_parse(const char *s, gb_coll_opts *o);
 
 /* The measurement points of a profile for the GPU counts given, in run
- * order: collective (all_reduce first), dtype, GPU count, size, then
+ * order: collective (the table's order), dtype, GPU count, size, then
  * out-of-place before in-place (as nccl-tests prints them). The full
  * profile is every selected combination; the quick one is all_reduce fp32
- * over the whole sweep and both placements, plus all_reduce bf16/fp16,
- * reduce_scatter, all_gather and broadcast fp32 out-of-place at 64 KiB,
- * 16 MiB and the largest size (those within the sweep). Points whose size
+ * over the whole sweep and both placements, plus all_reduce bf16/fp16 and
+ * every other collective in fp32, out-of-place, at 64 KiB, 16 MiB and the
+ * largest size (those within the sweep). In place only where the
+ * collective has that form (not alltoall, sendrecv). Points whose size
  * gives no element per rank are left out. Returns the number of points
  * (written up to cap). */
 size_t gb_coll_plan_points(const gb_coll_opts *o, bool full, const int *counts, int ncounts, gb_coll_point *out,
@@ -152,12 +233,14 @@ size_t gb_coll_plan_points(const gb_coll_opts *o, bool full, const int *counts, 
 int gb_coll_input_value(int rank, uint64_t idx, uint32_t seed);
 
 /* The value rank `rank` must hold at element k of its output (the checked
- * region: all_reduce count, reduce_scatter count, all_gather n*count,
- * broadcast count elements):
+ * region: its receive buffer), from the collective's check rule
+ * (gb_coll_rule):
  *   all_reduce      sum over q of input(q, k)
  *   reduce_scatter  sum over q of input(q, rank*count + k)
  *   all_gather      input(k / count, k % count)
- *   broadcast       input(0, k) */
+ *   broadcast       input(0, k)
+ *   alltoall        input(k / count, rank*count + k % count)
+ *   sendrecv        input((rank-1+n) % n, k) */
 int gb_coll_expected(gb_coll c, int rank, int n, int64_t count, uint64_t k, uint32_t seed);
 
 /* Element conversions (bit manipulation, round to nearest even). */

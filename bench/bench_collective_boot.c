@@ -22,7 +22,6 @@
 
 #include "bench_collective.h"
 #include "gb_csv.h"
-#include "gb_cuda.h" /* GB_TRY (no CUDA calls here) */
 #include "gb_num.h"
 
 #define ID_MAGIC "gpubench-nccl-id 1 "

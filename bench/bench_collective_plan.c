@@ -7,28 +7,46 @@
 #include <string.h>
 
 #include "bench_collective.h"
-
-#include "gb_opts.h"
-#include "gb_cuda.h" /* GB_TRY (no CUDA calls here) */
 #include "gb_num.h"
+#include "gb_opts.h"
 
-static const char *const coll_names[GB_COLL_COUNT] = {"all_reduce", "reduce_scatter", "all_gather", "broadcast"};
 static const char *const dtype_names[GB_COLL_DTYPE_COUNT] = {"fp32", "bf16", "fp16"};
 static const int dtype_sizes[GB_COLL_DTYPE_COUNT] = {4, 2, 2};
+static const int dtype_mant_bits[GB_COLL_DTYPE_COUNT] = {23, 7, 10};
 
-const char *gb_coll_name(gb_coll c) { return (unsigned)c < GB_COLL_COUNT ? coll_names[c] : "?"; }
+const char *const gb_coll_metrics[GB_COLL_NMETRICS] = {"time_us", "algbw_gbps", "busbw_gbps"};
+
+const gb_coll_desc *gb_coll_desc_of(gb_coll c) { return c >= 0 && c < gb_coll_count() ? &gb_coll_table[c] : NULL; }
+
+const char *gb_coll_name(gb_coll c) {
+  const gb_coll_desc *d = gb_coll_desc_of(c);
+  return d ? d->name : "?";
+}
 
 bool gb_coll_parse(const char *s, gb_coll *out) {
-  for (int i = 0; i < GB_COLL_COUNT; i++)
-    if (strcmp(s, coll_names[i]) == 0) {
-      *out = (gb_coll)i;
+  for (int i = 0; i < gb_coll_count(); i++)
+    if (strcmp(s, gb_coll_table[i].name) == 0) {
+      *out = i;
       return true;
     }
   return false;
 }
 
+bool gb_coll_of_case(const char *case_name, gb_coll *out) {
+  for (int i = 0; i < gb_coll_count(); i++) {
+    size_t len = strlen(gb_coll_table[i].name);
+    if (strncmp(case_name, gb_coll_table[i].name, len) == 0 &&
+        (strncmp(case_name + len, "_inplace", 8) == 0 || strncmp(case_name + len, "_outofplace", 11) == 0)) {
+      *out = i;
+      return true;
+    }
+  }
+  return false;
+}
+
 const char *gb_coll_dtype_name(gb_coll_dtype t) { return (unsigned)t < GB_COLL_DTYPE_COUNT ? dtype_names[t] : "?"; }
 int gb_coll_dtype_size(gb_coll_dtype t) { return (unsigned)t < GB_COLL_DTYPE_COUNT ? dtype_sizes[t] : 0; }
+int gb_coll_dtype_mant_bits(gb_coll_dtype t) { return (unsigned)t < GB_COLL_DTYPE_COUNT ? dtype_mant_bits[t] : 0; }
 
 bool gb_coll_dtype_parse(const char *s, gb_coll_dtype *out) {
   for (int i = 0; i < GB_COLL_DTYPE_COUNT; i++)
@@ -42,34 +60,29 @@ bool gb_coll_dtype_parse(const char *s, gb_coll_dtype *out) {
 /* ---- accounting (nccl-tests src/<coll>.cu *GetBw and *GetCollByteCount) ---- */
 
 double gb_coll_busbw_factor(gb_coll c, int n) {
-  if (n < 1) return NAN;
-  switch (c) {
-  case GB_COLL_ALL_REDUCE: return 2.0 * (n - 1) / n; /* reduce-scatter + all-gather */
-  case GB_COLL_REDUCE_SCATTER:
-  case GB_COLL_ALL_GATHER: return (double)(n - 1) / n;
-  case GB_COLL_BROADCAST: return 1.0;
-  default: return NAN;
-  }
+  const gb_coll_desc *d = gb_coll_desc_of(c);
+  if (!d || n < 1) return NAN;
+  return d->bus_ring * (double)(n - 1) / n + d->bus_flat;
 }
 
 int64_t gb_coll_count_for_size(gb_coll c, int64_t size_bytes, int typesize, int n) {
-  if (size_bytes < 1 || typesize < 1 || n < 1) return 0;
+  const gb_coll_desc *d = gb_coll_desc_of(c);
+  if (!d || size_bytes < 1 || typesize < 1 || n < 1) return 0;
   int64_t elems = size_bytes / typesize;
-  if (c == GB_COLL_REDUCE_SCATTER || c == GB_COLL_ALL_GATHER) return elems / n;
+  if (d->split) elems /= n;
+  if (d->align_bytes > typesize) elems -= elems % (d->align_bytes / typesize);
   return elems;
 }
 
 int64_t gb_coll_bytes(gb_coll c, int64_t count, int typesize, int n) {
-  int64_t s = count * typesize;
-  if (c == GB_COLL_REDUCE_SCATTER || c == GB_COLL_ALL_GATHER) s *= n;
-  return s;
+  const gb_coll_desc *d = gb_coll_desc_of(c);
+  return count * typesize * (d && d->split ? n : 1);
 }
 
 void gb_coll_buffer_elems(gb_coll c, int64_t count, int n, int64_t *send_elems, int64_t *recv_elems) {
-  *send_elems = count;
-  *recv_elems = count;
-  if (c == GB_COLL_REDUCE_SCATTER) *send_elems = count * n;
-  if (c == GB_COLL_ALL_GATHER) *recv_elems = count * n;
+  const gb_coll_desc *d = gb_coll_desc_of(c);
+  *send_elems = d && d->send_n ? count * n : count;
+  *recv_elems = d && d->recv_n ? count * n : count;
 }
 
 double gb_coll_algbw_gbps(int64_t bytes, double time_s) { return (double)bytes / time_s / 1e9; }
@@ -116,7 +129,7 @@ gb_coll_opts gb_coll_opts_default(void) {
   o.max_bytes = (int64_t)1 << 30;
   o.factor = 2;
   o.ops = 20;
-  o.colls = (1u << GB_COLL_COUNT) - 1;
+  o.colls = (1u << gb_coll_count()) - 1;
   o.dtypes = (1u << GB_COLL_DTYPE_COUNT) - 1;
   o.placements = 3;
   o.timeout_s = 300;
@@ -145,11 +158,15 @@ static gb_err parse_list(const char *key, const char *val, bool (*one)(const cha
   return GB_OK;
 }
 
-static bool one_coll(const char *s, int *bit) {
-  gb_coll c;
-  if (!gb_coll_parse(s, &c)) return false;
-  *bit = (int)c;
-  return true;
+static bool one_coll(const char *s, int *bit) { return gb_coll_parse(s, bit); }
+
+/* "all_reduce, reduce_scatter, ...": the table's names. */
+static const char *coll_names_text(char *buf, size_t n) {
+  size_t k = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < gb_coll_count() && k < n; i++)
+    k += (size_t)snprintf(buf + k, n - k, "%s%s", i ? ", " : "", gb_coll_table[i].name);
+  return buf;
 }
 
 static bool one_dtype(const char *s, int *bit) {
@@ -198,7 +215,8 @@ static gb_err apply_opt(gb_coll_opts *o, const char *key, const char *val, bool 
     GB_TRY(parse_int(key, val, 1, 100000, &v));
     o->ops = (int)v;
   } else if (strcmp(key, "colls") == 0) {
-    GB_TRY(parse_list(key, val, one_coll, "all_reduce, reduce_scatter, all_gather, broadcast", &o->colls));
+    char names[256];
+    GB_TRY(parse_list(key, val, one_coll, coll_names_text(names, sizeof names), &o->colls));
   } else if (strcmp(key, "dtypes") == 0) {
     GB_TRY(parse_list(key, val, one_dtype, "fp32, bf16, fp16", &o->dtypes));
   } else if (strcmp(key, "place") == 0) {
@@ -240,46 +258,53 @@ static bool quick_size(int64_t size, int64_t largest) {
   return size == ((int64_t)64 << 10) || size == ((int64_t)16 << 20) || size == largest;
 }
 
+/* Appends the points of one collective, dtype and GPU count (the loop of
+ * gb_coll_plan_points); k counts them past cap. */
+static size_t plan_sizes(const gb_coll_opts *o, bool full, gb_coll c, int t, int nranks, const int64_t *sizes,
+                         size_t nsizes, gb_coll_point *out, size_t cap, size_t k) {
+  const gb_coll_desc *d = &gb_coll_table[c];
+  bool sweep_all = full || (d->quick_sweep && t == GB_COLL_FP32);
+  bool quick_extra = d->quick_sweep || t == GB_COLL_FP32;
+  if (!sweep_all && !quick_extra) return k;
+  /* the quick profile's extra points use one placement: out-of-place when selected */
+  int quick_place = (o->placements & 1u) ? 0 : 1;
+  for (size_t s = 0; s < nsizes; s++) {
+    if (!sweep_all && !quick_size(sizes[s], sizes[nsizes - 1])) continue;
+    int64_t count = gb_coll_count_for_size(c, sizes[s], dtype_sizes[t], nranks);
+    if (count == 0) continue;
+    for (int pl = 0; pl < 2; pl++) {
+      if (!(o->placements & (1u << pl)) || (pl == 1 && !d->inplace)) continue;
+      if (!sweep_all && pl != quick_place) continue;
+      /* one rank: in place moves no data, a broadcast is a local copy (gb_desc:
+       * meaningless figures); measured only with trivial=1 */
+      if (nranks == 1 && !o->trivial && (pl == 1 || d->one_rank_trivial)) continue;
+      if (k < cap) {
+        gb_coll_point *p = &out[k];
+        p->coll = c;
+        p->dtype = (gb_coll_dtype)t;
+        p->inplace = pl == 1;
+        p->nranks = nranks;
+        p->size_bytes = sizes[s];
+        p->count = count;
+        p->bytes = gb_coll_bytes(c, count, dtype_sizes[t], nranks);
+      }
+      k++;
+    }
+  }
+  return k;
+}
+
 size_t gb_coll_plan_points(const gb_coll_opts *o, bool full, const int *counts, int ncounts, gb_coll_point *out,
                            size_t cap) {
   int64_t sizes[GB_COLL_MAX_SIZES];
   size_t nsizes = gb_coll_size_sweep(o->min_bytes, o->max_bytes, o->factor, sizes, GB_COLL_MAX_SIZES);
   if (nsizes > GB_COLL_MAX_SIZES) nsizes = GB_COLL_MAX_SIZES;
-  /* the quick profile's extra points use one placement: out-of-place when selected */
-  int quick_place = (o->placements & 1u) ? 0 : 1;
   size_t k = 0;
-  for (int c = 0; c < GB_COLL_COUNT; c++) {
+  for (gb_coll c = 0; c < gb_coll_count(); c++) {
     if (!(o->colls & (1u << c))) continue;
     for (int t = 0; t < GB_COLL_DTYPE_COUNT; t++) {
       if (!(o->dtypes & (1u << t))) continue;
-      bool sweep_all = full || (c == GB_COLL_ALL_REDUCE && t == GB_COLL_FP32);
-      bool quick_extra = c == GB_COLL_ALL_REDUCE || t == GB_COLL_FP32;
-      if (!sweep_all && !quick_extra) continue;
-      for (int g = 0; g < ncounts; g++) {
-        for (size_t s = 0; s < nsizes; s++) {
-          if (!sweep_all && !quick_size(sizes[s], sizes[nsizes - 1])) continue;
-          int64_t count = gb_coll_count_for_size((gb_coll)c, sizes[s], dtype_sizes[t], counts[g]);
-          if (count == 0) continue;
-          for (int pl = 0; pl < 2; pl++) {
-            if (!(o->placements & (1u << pl))) continue;
-            if (!sweep_all && pl != quick_place) continue;
-            /* one rank: in place moves no data, a broadcast is a local copy (gb_desc:
-             * meaningless figures); measured only with trivial=1 */
-            if (counts[g] == 1 && !o->trivial && (pl == 1 || c == GB_COLL_BROADCAST)) continue;
-            if (k < cap) {
-              gb_coll_point *p = &out[k];
-              p->coll = (gb_coll)c;
-              p->dtype = (gb_coll_dtype)t;
-              p->inplace = pl == 1;
-              p->nranks = counts[g];
-              p->size_bytes = sizes[s];
-              p->count = count;
-              p->bytes = gb_coll_bytes((gb_coll)c, count, dtype_sizes[t], counts[g]);
-            }
-            k++;
-          }
-        }
-      }
+      for (int g = 0; g < ncounts; g++) k = plan_sizes(o, full, c, t, counts[g], sizes, nsizes, out, cap, k);
     }
   }
   return k;
@@ -303,18 +328,18 @@ int gb_coll_input_value(int rank, uint64_t idx, uint32_t seed) {
 }
 
 int gb_coll_expected(gb_coll c, int rank, int n, int64_t count, uint64_t k, uint32_t seed) {
-  int sum = 0;
-  switch (c) {
-  case GB_COLL_ALL_REDUCE:
-    for (int q = 0; q < n; q++) sum += gb_coll_input_value(q, k, seed);
+  const gb_coll_desc *d = gb_coll_desc_of(c);
+  if (!d || n < 1 || count < 1) return 0;
+  const gb_coll_rule *r = &d->check;
+  uint64_t cnt = (uint64_t)count;
+  uint64_t idx = (r->idx_block ? (uint64_t)rank * cnt : 0) + (r->idx_mod ? k % cnt : k);
+  if (r->reduce) {
+    int sum = 0;
+    for (int q = 0; q < n; q++) sum += gb_coll_input_value(q, idx, seed);
     return sum;
-  case GB_COLL_REDUCE_SCATTER:
-    for (int q = 0; q < n; q++) sum += gb_coll_input_value(q, (uint64_t)rank * (uint64_t)count + k, seed);
-    return sum;
-  case GB_COLL_ALL_GATHER: return gb_coll_input_value((int)(k / (uint64_t)count), k % (uint64_t)count, seed);
-  case GB_COLL_BROADCAST: return gb_coll_input_value(0, k, seed);
-  default: return 0;
   }
+  int64_t src = (r->src_block ? (int64_t)(k / cnt) : 0) + (r->src_self ? rank : 0) + r->src_shift;
+  return gb_coll_input_value((int)(((src % n) + n) % n), idx, seed);
 }
 
 static uint32_t f32_bits(float f) {
@@ -456,7 +481,8 @@ void gb_coll_summary_print(const gb_row *rows, size_t n, FILE *fp) {
       gb_fmt_size(size, sizeof size, b->bytes);
       gb_snprintf_c(a, sizeof a, "%.2f", b->value);
       gb_snprintf_c(bb, sizeof bb, "%.2f", busbw);
-      bool zero_by_def = b->gpu_count == 1 && strncmp(b->case_name, "broadcast", 9) != 0;
+      gb_coll c;
+      bool zero_by_def = b->gpu_count == 1 && gb_coll_of_case(b->case_name, &c) && gb_coll_busbw_factor(c, 1) == 0;
       if (zero_by_def) one_gpu = true;
       fprintf(fp, "%-26s %-5s %4d %10s %12s %12s  %s%s\n", b->case_name, b->dtype, b->gpu_count, size,
               isnan(b->value) ? "-" : a, isnan(busbw) ? "-" : bb, gb_status_name(b->status), zero_by_def ? " *" : "");

@@ -49,19 +49,6 @@ gb_err gb_nccl_fail(int e, const char *expr, const char *file, int line);
     }                                                                                   \
   } while (0)
 
-/* A gb_err that already failed (propagate). */
-#define GB_TRY(expr)                                                                    \
-  do {                                                                                  \
-    gb_err gb_t_ = (expr);                                                              \
-    if (gb_t_ != GB_OK) return gb_t_;                                                   \
-  } while (0)
-
-#define GB_TRY_GOTO(expr, err, label)                                                   \
-  do {                                                                                  \
-    (err) = (expr);                                                                     \
-    if ((err) != GB_OK) goto label;                                                     \
-  } while (0)
-
 /* dim3 for C callers of cudaLaunchKernel. */
 static inline dim3 gb_dim3(unsigned x, unsigned y, unsigned z) {
   dim3 d = {x, y, z};

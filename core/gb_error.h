@@ -37,4 +37,17 @@ void gb_errclear(void);
  * input, 3 no usable GPU; other failures map to 1. */
 int gb_exit_code(gb_err e);
 
+/* A gb_err that already failed (propagate). */
+#define GB_TRY(expr)                                                                    \
+  do {                                                                                  \
+    gb_err gb_t_ = (expr);                                                              \
+    if (gb_t_ != GB_OK) return gb_t_;                                                   \
+  } while (0)
+
+#define GB_TRY_GOTO(expr, err, label)                                                   \
+  do {                                                                                  \
+    (err) = (expr);                                                                     \
+    if ((err) != GB_OK) goto label;                                                     \
+  } while (0)
+
 #endif

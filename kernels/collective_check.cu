@@ -1,22 +1,16 @@
 /* collective_check: known inputs and the result check of the NCCL collective
  * benchmark (bench/bench_collective.c). The device twin of the host functions
  * in bench/bench_collective_plan.c (gb_coll_input_value, gb_coll_expected,
- * gb_coll_count_wrong_host): the same hash, the same expected values.
+ * gb_coll_count_wrong_host): the same hash, the same expected values. It
+ * knows no collective and no type code: the caller passes the collective's
+ * check rule (gb_coll_rule, bench_collective.h) as numbers, and the element
+ * format by its significand bits (23 fp32, 7 bf16, 10 fp16).
  *
  * Rank r's input element idx is a hashed integer in {-4..-1, 1..4}; sums of
  * up to 64 ranks are integers exact in bf16, fp16 and fp32, so the check is
  * exact equality whatever order NCCL reduces in. Poisoned elements are NaN,
  * which never equals an expected value, so unwritten outputs are counted.
  * No #include: bf16/fp16 conversions by bit manipulation. */
-
-#define COLL_FP32 0
-#define COLL_BF16 1
-#define COLL_FP16 2
-
-#define COLL_ALL_REDUCE 0
-#define COLL_REDUCE_SCATTER 1
-#define COLL_ALL_GATHER 2
-#define COLL_BROADCAST 3
 
 __device__ __forceinline__ unsigned long long coll_mix64(unsigned long long x) {
   x ^= x >> 30;
@@ -34,19 +28,22 @@ __device__ __forceinline__ int coll_input_value(int rank, unsigned long long idx
   return v < 4 ? v - 4 : v - 3;
 }
 
-__device__ __forceinline__ int coll_expected(int coll, int rank, int nranks, unsigned long long count,
-                                             unsigned long long k, unsigned int seed) {
-  int sum = 0;
-  if (coll == COLL_ALL_REDUCE) {
-    for (int q = 0; q < nranks; q++) sum += coll_input_value(q, k, seed);
-  } else if (coll == COLL_REDUCE_SCATTER) {
-    for (int q = 0; q < nranks; q++) sum += coll_input_value(q, (unsigned long long)rank * count + k, seed);
-  } else if (coll == COLL_ALL_GATHER) {
-    sum = coll_input_value((int)(k / count), k % count, seed);
-  } else {
-    sum = coll_input_value(0, k, seed);
+/* The expected value of output element k of rank `rank` (gb_coll_expected):
+ * the sum over the source ranks of input(q, index), where the sources are
+ * every rank when reduce, else the one rank
+ * ((src_block ? k / count : 0) + (src_self ? rank : 0) + src_shift) mod n,
+ * and index = (idx_block ? rank * count : 0) + (idx_mod ? k % count : k). */
+__device__ __forceinline__ int coll_expected(int rank, int nranks, unsigned long long count, unsigned long long k,
+                                             unsigned int seed, int reduce, int src_block, int src_self, int src_shift,
+                                             int idx_block, int idx_mod) {
+  unsigned long long idx = (idx_block ? (unsigned long long)rank * count : 0ULL) + (idx_mod ? k % count : k);
+  if (reduce) {
+    int sum = 0;
+    for (int q = 0; q < nranks; q++) sum += coll_input_value(q, idx, seed);
+    return sum;
   }
-  return sum;
+  long long src = (src_block ? (long long)(k / count) : 0LL) + (src_self ? rank : 0) + src_shift;
+  return coll_input_value((int)(((src % nranks) + nranks) % nranks), idx, seed);
 }
 
 __device__ __forceinline__ unsigned short coll_f32_to_bf16(float f) {
@@ -89,42 +86,45 @@ __device__ __forceinline__ float coll_f16_to_f32(unsigned short h) {
   return __uint_as_float(sign | ((unsigned int)(exp - 15 + 127) << 23) | (mant << 13));
 }
 
-__device__ __forceinline__ float coll_load(const void *buf, unsigned long long i, int dtype) {
-  if (dtype == COLL_FP32) return ((const float *)buf)[i];
+/* mant: significand bits of the element format: 23 fp32, 7 bf16, 10 fp16. */
+__device__ __forceinline__ float coll_load(const void *buf, unsigned long long i, int mant) {
+  if (mant == 23) return ((const float *)buf)[i];
   unsigned short h = ((const unsigned short *)buf)[i];
-  return dtype == COLL_BF16 ? __uint_as_float(((unsigned int)h) << 16) : coll_f16_to_f32(h);
+  return mant == 7 ? __uint_as_float(((unsigned int)h) << 16) : coll_f16_to_f32(h);
 }
 
-__device__ __forceinline__ void coll_store(void *buf, unsigned long long i, int dtype, float v) {
-  if (dtype == COLL_FP32) ((float *)buf)[i] = v;
-  else if (dtype == COLL_BF16) ((unsigned short *)buf)[i] = coll_f32_to_bf16(v);
+__device__ __forceinline__ void coll_store(void *buf, unsigned long long i, int mant, float v) {
+  if (mant == 23) ((float *)buf)[i] = v;
+  else if (mant == 7) ((unsigned short *)buf)[i] = coll_f32_to_bf16(v);
   else ((unsigned short *)buf)[i] = coll_f32_to_f16(v);
 }
 
 /* buf[i] = input(rank, first_idx + i) for i < n, or NaN everywhere when
  * poison is non-zero. Grid-stride. */
-extern "C" __global__ void coll_fill(void *buf, unsigned long long n, int dtype, int rank,
+extern "C" __global__ void coll_fill(void *buf, unsigned long long n, int mant, int rank,
                                      unsigned long long first_idx, unsigned int seed, int poison) {
   unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
   float nan = __uint_as_float(0x7fc00000u);
   for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
     float v = poison ? nan : (float)coll_input_value(rank, first_idx + i, seed);
-    coll_store(buf, i, dtype, v);
+    coll_store(buf, i, mant, v);
   }
 }
 
 /* Adds to *wrong the number of elements of buf[0..n) (rank `rank`'s checked
- * output region) that differ from the expected value of collective coll
- * over nranks ranks with per-rank count `count`. Grid-stride; one atomic
- * per warp that saw a wrong element. */
-extern "C" __global__ void coll_check(const void *buf, unsigned long long n, int dtype, int coll, int rank,
-                                      int nranks, unsigned long long count, unsigned int seed,
+ * output region) that differ from the expected value under the check rule
+ * (reduce .. idx_mod, coll_expected) over nranks ranks with per-rank count
+ * `count`. Grid-stride; one atomic per warp that saw a wrong element. */
+extern "C" __global__ void coll_check(const void *buf, unsigned long long n, int mant, int rank, int nranks,
+                                      unsigned long long count, unsigned int seed, int reduce, int src_block,
+                                      int src_self, int src_shift, int idx_block, int idx_mod,
                                       unsigned long long *wrong) {
   unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
   unsigned long long local = 0;
   for (unsigned long long k = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += stride) {
-    float got = coll_load(buf, k, dtype);
-    float want = (float)coll_expected(coll, rank, nranks, count, k, seed);
+    float got = coll_load(buf, k, mant);
+    float want = (float)coll_expected(rank, nranks, count, k, seed, reduce, src_block, src_self, src_shift,
+                                      idx_block, idx_mod);
     if (!(got == want)) local++;
   }
   for (int off = 16; off > 0; off >>= 1) local += __shfl_down_sync(0xffffffffu, local, off);

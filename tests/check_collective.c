@@ -13,14 +13,22 @@
 #include <unistd.h>
 
 #include "bench_collective.h"
+#include "gb_desc.h"
 #include "testutil.h"
 
 extern char **environ;
 
 /* ---- accounting ---- */
 
+/* A collective by name (the table's index). */
+static gb_coll C(const char *name) {
+  gb_coll c = -1;
+  ck_assert_msg(gb_coll_parse(name, &c), "%s", name);
+  return c;
+}
+
 typedef struct factor_case {
-  gb_coll c;
+  const char *c;
   int n;
   double factor;
 } factor_case;
@@ -28,74 +36,158 @@ typedef struct factor_case {
 /* all_reduce 2(n-1)/n: n=1 0, n=2 2*1/2 = 1, n=3 2*2/3 = 4/3, n=4 2*3/4 = 1.5, n=8 2*7/8 = 1.75
  * reduce_scatter, all_gather (n-1)/n: 0, 1/2, 2/3, 3/4, 7/8; broadcast 1 at every n */
 static const factor_case k_factors[] = {
-    {GB_COLL_ALL_REDUCE, 1, 0.0},         {GB_COLL_ALL_REDUCE, 2, 1.0},        {GB_COLL_ALL_REDUCE, 3, 4.0 / 3.0},
-    {GB_COLL_ALL_REDUCE, 4, 1.5},         {GB_COLL_ALL_REDUCE, 8, 1.75},       {GB_COLL_REDUCE_SCATTER, 1, 0.0},
-    {GB_COLL_REDUCE_SCATTER, 2, 0.5},     {GB_COLL_REDUCE_SCATTER, 3, 2.0 / 3.0}, {GB_COLL_REDUCE_SCATTER, 4, 0.75},
-    {GB_COLL_REDUCE_SCATTER, 8, 0.875},   {GB_COLL_ALL_GATHER, 1, 0.0},        {GB_COLL_ALL_GATHER, 2, 0.5},
-    {GB_COLL_ALL_GATHER, 3, 2.0 / 3.0},   {GB_COLL_ALL_GATHER, 4, 0.75},       {GB_COLL_ALL_GATHER, 8, 0.875},
-    {GB_COLL_BROADCAST, 1, 1.0},          {GB_COLL_BROADCAST, 2, 1.0},         {GB_COLL_BROADCAST, 3, 1.0},
-    {GB_COLL_BROADCAST, 4, 1.0},          {GB_COLL_BROADCAST, 8, 1.0},
+    {"all_reduce", 1, 0.0},         {"all_reduce", 2, 1.0},        {"all_reduce", 3, 4.0 / 3.0},
+    {"all_reduce", 4, 1.5},         {"all_reduce", 8, 1.75},       {"reduce_scatter", 1, 0.0},
+    {"reduce_scatter", 2, 0.5},     {"reduce_scatter", 3, 2.0 / 3.0}, {"reduce_scatter", 4, 0.75},
+    {"reduce_scatter", 8, 0.875},   {"all_gather", 1, 0.0},        {"all_gather", 2, 0.5},
+    {"all_gather", 3, 2.0 / 3.0},   {"all_gather", 4, 0.75},       {"all_gather", 8, 0.875},
+    {"broadcast", 1, 1.0},          {"broadcast", 2, 1.0},         {"broadcast", 3, 1.0},
+    {"broadcast", 4, 1.0},          {"broadcast", 8, 1.0},
+    {"alltoall", 1, 0.0},           {"alltoall", 2, 0.5},          {"alltoall", 8, 0.875},
+    {"sendrecv", 1, 1.0},           {"sendrecv", 2, 1.0},          {"sendrecv", 8, 1.0},
 };
 
 START_TEST(test_busbw_factor) {
   const factor_case *f = &k_factors[_i];
-  ck_assert_double_eq_tol(gb_coll_busbw_factor(f->c, f->n), f->factor, 1e-15);
+  ck_assert_double_eq_tol(gb_coll_busbw_factor(C(f->c), f->n), f->factor, 1e-15);
 }
 END_TEST
 
 START_TEST(test_bytes_and_bw) {
   const int64_t gib = (int64_t)1 << 30;
   /* all_reduce fp32 1 GiB on 8 ranks: count = 2^30/4 = 268435456 per rank, S = 1 GiB */
-  ck_assert_int_eq(gb_coll_count_for_size(GB_COLL_ALL_REDUCE, gib, 4, 8), 268435456);
-  ck_assert_int_eq(gb_coll_bytes(GB_COLL_ALL_REDUCE, 268435456, 4, 8), gib);
+  ck_assert_int_eq(gb_coll_count_for_size(C("all_reduce"), gib, 4, 8), 268435456);
+  ck_assert_int_eq(gb_coll_bytes(C("all_reduce"), 268435456, 4, 8), gib);
   /* all_gather fp32 1 GiB on 8 ranks: 2^28 elements / 8 = 33554432 sent per rank, S = 33554432*4*8 = 1 GiB */
-  ck_assert_int_eq(gb_coll_count_for_size(GB_COLL_ALL_GATHER, gib, 4, 8), 33554432);
-  ck_assert_int_eq(gb_coll_bytes(GB_COLL_ALL_GATHER, 33554432, 4, 8), gib);
+  ck_assert_int_eq(gb_coll_count_for_size(C("all_gather"), gib, 4, 8), 33554432);
+  ck_assert_int_eq(gb_coll_bytes(C("all_gather"), 33554432, 4, 8), gib);
   /* all_gather fp32 100 B on 3 ranks: 25 elements / 3 = 8 per rank, S = 8*4*3 = 96 */
-  ck_assert_int_eq(gb_coll_count_for_size(GB_COLL_ALL_GATHER, 100, 4, 3), 8);
-  ck_assert_int_eq(gb_coll_bytes(GB_COLL_ALL_GATHER, 8, 4, 3), 96);
+  ck_assert_int_eq(gb_coll_count_for_size(C("all_gather"), 100, 4, 3), 8);
+  ck_assert_int_eq(gb_coll_bytes(C("all_gather"), 8, 4, 3), 96);
   /* reduce_scatter bf16 8 B on 8 ranks: 4 elements / 8 = 0: no point */
-  ck_assert_int_eq(gb_coll_count_for_size(GB_COLL_REDUCE_SCATTER, 8, 2, 8), 0);
+  ck_assert_int_eq(gb_coll_count_for_size(C("reduce_scatter"), 8, 2, 8), 0);
   /* broadcast fp16 6 B: 3 elements, S = 6 */
-  ck_assert_int_eq(gb_coll_count_for_size(GB_COLL_BROADCAST, 6, 2, 4), 3);
-  ck_assert_int_eq(gb_coll_bytes(GB_COLL_BROADCAST, 3, 2, 4), 6);
+  ck_assert_int_eq(gb_coll_count_for_size(C("broadcast"), 6, 2, 4), 3);
+  ck_assert_int_eq(gb_coll_bytes(C("broadcast"), 3, 2, 4), 6);
   /* buffers: reduce_scatter count 5 on 4 ranks sends 20, receives 5; all_gather the reverse */
   int64_t s, r;
-  gb_coll_buffer_elems(GB_COLL_REDUCE_SCATTER, 5, 4, &s, &r);
+  gb_coll_buffer_elems(C("reduce_scatter"), 5, 4, &s, &r);
   ck_assert_int_eq(s, 20);
   ck_assert_int_eq(r, 5);
-  gb_coll_buffer_elems(GB_COLL_ALL_GATHER, 5, 4, &s, &r);
+  gb_coll_buffer_elems(C("all_gather"), 5, 4, &s, &r);
   ck_assert_int_eq(s, 5);
   ck_assert_int_eq(r, 20);
-  gb_coll_buffer_elems(GB_COLL_ALL_REDUCE, 5, 4, &s, &r);
+  gb_coll_buffer_elems(C("all_reduce"), 5, 4, &s, &r);
   ck_assert_int_eq(s, 5);
   ck_assert_int_eq(r, 5);
+  /* alltoall fp32 1 GiB on 8 ranks: 2^28 elements / 8 = 33554432 to each peer, S = 33554432*4*8 = 1 GiB;
+   * bf16 100 B on 3 ranks: 50 / 3 = 16, a multiple of 16 B (8 elements), S = 16*2*3 = 96; fp32 48 B
+   * on 2 ranks: 12 / 2 = 6, down to 4 (16 B), S = 32; fp32 8 B on 1 rank: 2, down to 0: no point */
+  ck_assert_int_eq(gb_coll_count_for_size(C("alltoall"), gib, 4, 8), 33554432);
+  ck_assert_int_eq(gb_coll_bytes(C("alltoall"), 33554432, 4, 8), gib);
+  ck_assert_int_eq(gb_coll_count_for_size(C("alltoall"), 100, 2, 3), 16);
+  ck_assert_int_eq(gb_coll_bytes(C("alltoall"), 16, 2, 3), 96);
+  ck_assert_int_eq(gb_coll_count_for_size(C("alltoall"), 48, 4, 2), 4);
+  ck_assert_int_eq(gb_coll_bytes(C("alltoall"), 4, 4, 2), 32);
+  ck_assert_int_eq(gb_coll_count_for_size(C("alltoall"), 8, 4, 1), 0);
+  gb_coll_buffer_elems(C("alltoall"), 5, 4, &s, &r);
+  ck_assert_int_eq(s, 20);
+  ck_assert_int_eq(r, 20);
+  /* alltoall 1 GiB on 8 GPUs in 4 ms: algbw 268.435456, busbw x 7/8 = 234.881024; one GPU: 0 */
+  ck_assert_double_eq_tol(gb_coll_busbw_gbps(C("alltoall"), 8, gib, 4e-3), 234.881024, 1e-9);
+  ck_assert_double_eq(gb_coll_busbw_gbps(C("alltoall"), 1, gib, 4e-3), 0.0);
+  /* sendrecv fp16 6 B on 8 ranks: 3 elements, S = 6; 1 GiB on 2 GPUs in 10 ms: algbw = busbw = 107.3741824 */
+  ck_assert_int_eq(gb_coll_count_for_size(C("sendrecv"), 6, 2, 8), 3);
+  ck_assert_int_eq(gb_coll_bytes(C("sendrecv"), 3, 2, 8), 6);
+  gb_coll_buffer_elems(C("sendrecv"), 5, 8, &s, &r);
+  ck_assert_int_eq(s, 5);
+  ck_assert_int_eq(r, 5);
+  ck_assert_double_eq_tol(gb_coll_busbw_gbps(C("sendrecv"), 2, gib, 10e-3), 107.3741824, 1e-9);
+  ck_assert_double_eq_tol(gb_coll_busbw_gbps(C("sendrecv"), 1, gib, 10e-3), 107.3741824, 1e-9);
   /* the performance bar: 1 GiB in 509 us = 1073741824 / 509e-6 / 1e9 = 2109.51 GB/s */
   ck_assert_double_eq_tol(gb_coll_algbw_gbps(gib, 509e-6), 2109.512424, 1e-5);
   /* busbw on one GPU is 0 for all_reduce */
-  ck_assert_double_eq(gb_coll_busbw_gbps(GB_COLL_ALL_REDUCE, 1, gib, 509e-6), 0.0);
+  ck_assert_double_eq(gb_coll_busbw_gbps(C("all_reduce"), 1, gib, 509e-6), 0.0);
   /* all_reduce 1 GiB on 8 GPUs in 5 ms: algbw 214.7483648, busbw * 1.75 = 375.8096384 */
-  ck_assert_double_eq_tol(gb_coll_busbw_gbps(GB_COLL_ALL_REDUCE, 8, gib, 5e-3), 375.8096384, 1e-9);
+  ck_assert_double_eq_tol(gb_coll_busbw_gbps(C("all_reduce"), 8, gib, 5e-3), 375.8096384, 1e-9);
   /* all_gather 1 GiB on 4 GPUs in 4 ms: 268.435456 * 3/4 = 201.326592 */
-  ck_assert_double_eq_tol(gb_coll_busbw_gbps(GB_COLL_ALL_GATHER, 4, gib, 4e-3), 201.326592, 1e-9);
+  ck_assert_double_eq_tol(gb_coll_busbw_gbps(C("all_gather"), 4, gib, 4e-3), 201.326592, 1e-9);
 }
 END_TEST
 
 START_TEST(test_names) {
   char buf[64];
-  gb_coll_case_name(GB_COLL_ALL_REDUCE, false, false, buf, sizeof buf);
+  gb_coll_case_name(C("all_reduce"), false, false, buf, sizeof buf);
   ck_assert_str_eq(buf, "all_reduce_outofplace");
-  gb_coll_case_name(GB_COLL_REDUCE_SCATTER, true, true, buf, sizeof buf);
+  gb_coll_case_name(C("reduce_scatter"), true, true, buf, sizeof buf);
   ck_assert_str_eq(buf, "reduce_scatter_inplace_mp");
   gb_coll c;
   ck_assert(gb_coll_parse("all_gather", &c));
-  ck_assert_int_eq(c, GB_COLL_ALL_GATHER);
+  ck_assert_int_eq(c, C("all_gather"));
   ck_assert(!gb_coll_parse("allreduce", &c));
   gb_coll_dtype t;
   ck_assert(gb_coll_dtype_parse("bf16", &t));
   ck_assert_int_eq(t, GB_COLL_BF16);
   ck_assert_int_eq(gb_coll_dtype_size(GB_COLL_FP16), 2);
   ck_assert_int_eq(gb_coll_dtype_size(GB_COLL_FP32), 4);
+}
+END_TEST
+
+/* alltoall: out of place only (nccl-tests has no in-place form); one GPU:
+ * quick fp32 at 64 KiB, 16 MiB, 1 GiB; full: per dtype every size from the
+ * first that holds 16 bytes per peer (fp32 and fp16/bf16 16 B: 27 sizes). */
+START_TEST(test_plan_alltoall) {
+  gb_coll_opts o;
+  static gb_coll_point p[4096];
+  int one[] = {1}, eight[] = {8};
+  ck_assert_int_eq(gb_coll_opts_parse("colls=alltoall", &o), GB_OK);
+  ck_assert_uint_eq(gb_coll_plan_points(&o, false, one, 1, p, 4096), 3);
+  ck_assert_int_eq(p[0].size_bytes, 64 << 10);
+  ck_assert_int_eq(p[2].bytes, (int64_t)1 << 30);
+  ck_assert_uint_eq(gb_coll_plan_points(&o, true, one, 1, p, 4096), 3 * 27);
+  for (size_t i = 0; i < 3 * 27; i++) ck_assert(!p[i].inplace);
+  /* 8 ranks, fp32: 16 B x 8 = 128 B is the first size (2^7): 24 sizes; bf16/fp16 the same bytes */
+  ck_assert_uint_eq(gb_coll_plan_points(&o, true, eight, 1, p, 4096), 3 * 24);
+  ck_assert_int_eq(p[0].size_bytes, 128);
+  ck_assert_int_eq(p[0].count, 4);
+  ck_assert_int_eq(p[0].bytes, 128);
+}
+END_TEST
+
+/* Every metric the benchmark writes is in the registry, which gives its
+ * unit and direction (core/gb_registry.def); the table's names are unique
+ * and each entry has its NCCL call. */
+START_TEST(test_registry_and_table) {
+  static const char *const units[GB_COLL_NMETRICS] = {"us", "GB/s", "GB/s"};
+  static const gb_dir dirs[GB_COLL_NMETRICS] = {GB_DIR_LOWER, GB_DIR_HIGHER, GB_DIR_HIGHER};
+  for (int m = 0; m < GB_COLL_NMETRICS; m++) {
+    const gb_metric_desc *md = gb_desc_metric("collective", gb_coll_metrics[m]);
+    ck_assert_msg(md != NULL, "%s not in the registry", gb_coll_metrics[m]);
+    ck_assert_str_eq(md->unit, units[m]);
+    ck_assert_int_eq(md->dir, dirs[m]);
+  }
+  ck_assert_int_ge(gb_coll_count(), 4);
+  ck_assert_int_le(gb_coll_count(), 32); /* colls= is a bit mask */
+  for (gb_coll c = 0; c < gb_coll_count(); c++) {
+    const gb_coll_desc *d = gb_coll_desc_of(c);
+    ck_assert_ptr_nonnull(d->enqueue);
+    ck_assert_ptr_nonnull(d->op_note);
+    gb_coll back;
+    ck_assert(gb_coll_parse(d->name, &back));
+    ck_assert_int_eq(back, c);
+    char name[64];
+    gb_coll_case_name(c, false, true, name, sizeof name);
+    ck_assert(gb_coll_of_case(name, &back));
+    ck_assert_int_eq(back, c);
+  }
+  ck_assert_ptr_null(gb_coll_desc_of(gb_coll_count()));
+  ck_assert_ptr_null(gb_coll_desc_of(-1));
+  ck_assert_str_eq(gb_coll_name(-1), "?");
+  ck_assert(isnan(gb_coll_busbw_factor(gb_coll_count(), 2)));
+  ck_assert(isnan(gb_coll_busbw_factor(0, 0)));
+  gb_coll c;
+  ck_assert(!gb_coll_of_case("all_reduce", &c));
+  ck_assert(!gb_coll_of_case("all_reducex_inplace", &c));
 }
 END_TEST
 
@@ -145,7 +237,9 @@ START_TEST(test_gpu_counts) {
 END_TEST
 
 START_TEST(test_plan) {
-  gb_coll_opts o = gb_coll_opts_default();
+  gb_coll_opts o;
+  /* the four collectives these counts were written for */
+  ck_assert_int_eq(gb_coll_opts_parse("colls=all_reduce:reduce_scatter:all_gather:broadcast", &o), GB_OK);
   static gb_coll_point p[4096];
   int one[] = {1}, two[] = {1, 2}, eight[] = {8};
   /* quick, one GPU: all_reduce fp32 28 sizes out-of-place (one rank in place moves no data: not
@@ -154,7 +248,7 @@ START_TEST(test_plan) {
    * 40 in all */
   size_t n = gb_coll_plan_points(&o, false, one, 1, p, 4096);
   ck_assert_uint_eq(n, 40);
-  ck_assert_int_eq(p[0].coll, GB_COLL_ALL_REDUCE);
+  ck_assert_int_eq(p[0].coll, C("all_reduce"));
   ck_assert_int_eq(p[0].dtype, GB_COLL_FP32);
   ck_assert_int_eq(p[0].size_bytes, 8);
   ck_assert(!p[0].inplace);
@@ -163,9 +257,9 @@ START_TEST(test_plan) {
   ck_assert_int_eq(p[27].size_bytes, (int64_t)1 << 30);
   ck_assert_int_eq(p[28].dtype, GB_COLL_BF16);
   ck_assert_int_eq(p[28].size_bytes, 64 << 10);
-  ck_assert_int_eq(p[39].coll, GB_COLL_ALL_GATHER);
+  ck_assert_int_eq(p[39].coll, C("all_gather"));
   ck_assert_int_eq(p[39].bytes, (int64_t)1 << 30);
-  for (size_t i = 0; i < n; i++) ck_assert(!p[i].inplace && p[i].coll != GB_COLL_BROADCAST);
+  for (size_t i = 0; i < n; i++) ck_assert(!p[i].inplace && p[i].coll != C("broadcast"));
   /* full, counts 1 and 2: 4 collectives x 3 dtypes x 28 sizes x 2 placements on 2 ranks; on one,
    * out-of-place only and no broadcast: 3 x 3 x 28. Every size holds at least one element per rank
    * (8 B / 2 B / 2 ranks = 2) */
@@ -176,7 +270,7 @@ START_TEST(test_plan) {
   /* a capacity below the count still counts them all */
   ck_assert_uint_eq(gb_coll_plan_points(&o, false, one, 1, p, 3), 40);
   /* trivial=1: the one-rank figures too, as before (quick: 56 + 15 = 71) */
-  ck_assert_int_eq(gb_coll_opts_parse("trivial=1", &o), GB_OK);
+  ck_assert_int_eq(gb_coll_opts_parse("trivial=1,colls=all_reduce:reduce_scatter:all_gather:broadcast", &o), GB_OK);
   ck_assert(o.trivial);
   ck_assert_uint_eq(gb_coll_plan_points(&o, false, one, 1, p, 4096), 71);
   ck_assert_int_eq(gb_coll_opts_parse("trivial=2", &o), GB_E_USAGE);
@@ -197,7 +291,7 @@ START_TEST(test_opts) {
   ck_assert_int_eq(o.max_bytes, (int64_t)1 << 30);
   ck_assert_int_eq(o.factor, 2);
   ck_assert_int_eq(o.ops, 20);
-  ck_assert_uint_eq(o.colls, 15);
+  ck_assert_uint_eq(o.colls, (1u << gb_coll_count()) - 1);
   ck_assert_uint_eq(o.dtypes, 7);
   ck_assert_uint_eq(o.placements, 3);
   ck_assert_int_eq(gb_coll_opts_parse("mp=4,min=1K,max=64M,factor=4,ops=5,colls=all_reduce:broadcast,"
@@ -209,7 +303,7 @@ START_TEST(test_opts) {
   ck_assert_int_eq(o.max_bytes, 64 << 20);
   ck_assert_int_eq(o.factor, 4);
   ck_assert_int_eq(o.ops, 7); /* the prefixed key came last */
-  ck_assert_uint_eq(o.colls, (1u << GB_COLL_ALL_REDUCE) | (1u << GB_COLL_BROADCAST));
+  ck_assert_uint_eq(o.colls, (1u << C("all_reduce")) | (1u << C("broadcast")));
   ck_assert_uint_eq(o.dtypes, (1u << GB_COLL_BF16) | (1u << GB_COLL_FP16));
   ck_assert_uint_eq(o.placements, 1);
   ck_assert_double_eq(o.timeout_s, 30.0);
@@ -259,12 +353,16 @@ START_TEST(test_expected) {
   int v[3][20];
   for (int q = 0; q < 3; q++)
     for (int k = 0; k < 20; k++) v[q][k] = gb_coll_input_value(q, (uint64_t)k, seed);
-  ck_assert_int_eq(gb_coll_expected(GB_COLL_ALL_REDUCE, 1, 3, 20, 4, seed), v[0][4] + v[1][4] + v[2][4]);
+  ck_assert_int_eq(gb_coll_expected(C("all_reduce"), 1, 3, 20, 4, seed), v[0][4] + v[1][4] + v[2][4]);
   /* reduce_scatter count 5: rank 1 element 2 is the sum of index 1*5+2 = 7 */
-  ck_assert_int_eq(gb_coll_expected(GB_COLL_REDUCE_SCATTER, 1, 3, 5, 2, seed), v[0][7] + v[1][7] + v[2][7]);
+  ck_assert_int_eq(gb_coll_expected(C("reduce_scatter"), 1, 3, 5, 2, seed), v[0][7] + v[1][7] + v[2][7]);
   /* all_gather count 5: element 7 is rank 1's element 2 */
-  ck_assert_int_eq(gb_coll_expected(GB_COLL_ALL_GATHER, 0, 3, 5, 7, seed), v[1][2]);
-  ck_assert_int_eq(gb_coll_expected(GB_COLL_BROADCAST, 2, 3, 20, 11, seed), v[0][11]);
+  ck_assert_int_eq(gb_coll_expected(C("all_gather"), 0, 3, 5, 7, seed), v[1][2]);
+  ck_assert_int_eq(gb_coll_expected(C("broadcast"), 2, 3, 20, 11, seed), v[0][11]);
+  /* alltoall count 5: rank 2's element 7 is block 1 (from rank 1), rank 1's element 2*5+2 = 12 */
+  ck_assert_int_eq(gb_coll_expected(C("alltoall"), 2, 3, 5, 7, seed), v[1][12]);
+  /* sendrecv: rank 0 receives rank 2's (0-1+3 = 2) element */
+  ck_assert_int_eq(gb_coll_expected(C("sendrecv"), 0, 3, 20, 9, seed), v[2][9]);
 }
 END_TEST
 
@@ -316,16 +414,21 @@ START_TEST(test_check_catches_corruption) {
     in[q] = malloc((size_t)(n * count) * 4);
     gb_coll_fill_host(in[q], n * count, t, q, 0, seed);
   }
-  for (int c = 0; c < GB_COLL_COUNT; c++) {
-    int64_t elems = c == GB_COLL_ALL_GATHER ? n * count : count;
+  for (gb_coll c = 0; c < gb_coll_count(); c++) {
+    const char *name = gb_coll_name(c);
+    int64_t send_elems, elems;
+    gb_coll_buffer_elems(c, count, n, &send_elems, &elems);
     for (int64_t k = 0; k < elems; k++) {
       float v = 0;
-      if (c == GB_COLL_ALL_REDUCE)
+      if (strcmp(name, "all_reduce") == 0)
         for (int q = 0; q < n; q++) v += load(in[q], k, t);
-      else if (c == GB_COLL_REDUCE_SCATTER)
+      else if (strcmp(name, "reduce_scatter") == 0)
         for (int q = 0; q < n; q++) v += load(in[q], me * count + k, t);
-      else if (c == GB_COLL_ALL_GATHER) v = load(in[k / count], k % count, t);
-      else v = load(in[0], k, t);
+      else if (strcmp(name, "all_gather") == 0) v = load(in[k / count], k % count, t);
+      else if (strcmp(name, "broadcast") == 0) v = load(in[0], k, t);
+      else if (strcmp(name, "sendrecv") == 0) v = load(in[(me - 1 + n) % n], k, t);
+      else if (strcmp(name, "alltoall") == 0) v = load(in[k / count], me * count + k % count, t);
+      else ck_abort_msg("no host model of %s", name);
       store(out, k, t, v);
     }
     ck_assert_uint_eq(gb_coll_count_wrong_host((gb_coll)c, t, me, n, count, seed, out, elems), 0);
@@ -338,7 +441,7 @@ START_TEST(test_check_catches_corruption) {
     ck_assert_uint_eq(wrong, 3);
     ck_assert_int_eq(gb_coll_status_of(wrong), GB_STATUS_INVALID);
     /* the wrong rank's view of a correct reduce_scatter is wrong too */
-    if (c == GB_COLL_REDUCE_SCATTER) {
+    if (strcmp(name, "reduce_scatter") == 0) {
       store(out, 17, t, load(out, 17, t) - 1.0f);
       ck_assert_uint_gt(gb_coll_count_wrong_host((gb_coll)c, t, me + 1, n, count, seed, out, elems), count / 2);
     }
@@ -661,11 +764,13 @@ static Suite *suite(void) {
   tcase_add_loop_test(acc, test_busbw_factor, 0, (int)(sizeof k_factors / sizeof k_factors[0]));
   tcase_add_test(acc, test_bytes_and_bw);
   tcase_add_test(acc, test_names);
+  tcase_add_test(acc, test_registry_and_table);
   suite_add_tcase(s, acc);
   TCase *plan = tcase_create("plan");
   tcase_add_test(plan, test_size_sweep);
   tcase_add_test(plan, test_gpu_counts);
   tcase_add_test(plan, test_plan);
+  tcase_add_test(plan, test_plan_alltoall);
   tcase_add_test(plan, test_opts);
   tcase_add_test(plan, test_summary);
   suite_add_tcase(s, plan);

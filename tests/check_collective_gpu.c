@@ -1,5 +1,6 @@
 /* GPU tests of the collective benchmark: the check kernels against their
- * host twins (a corrupted buffer is counted), one-GPU all_reduce rows (ok,
+ * host twins for every collective of the table (a corrupted buffer is
+ * counted), one-GPU all_reduce rows (ok,
  * busbw 0 by definition), the multi-process path with one rank (mp=1), and
  * on a machine with two or more GPUs every collective over 2 GPUs in one
  * process and `gpubench run --opt mp=2` end to end. Exit 77 without a GPU. */
@@ -39,38 +40,49 @@ START_TEST(test_kernels_match_host) {
     int ts = gb_coll_dtype_size((gb_coll_dtype)t);
     /* the fill kernel writes what gb_coll_fill_host writes */
     unsigned long long nn = (unsigned long long)count, first = 5;
-    int dtype = t, rank = 3, poison = 0;
+    int fmant = gb_coll_dtype_mant_bits((gb_coll_dtype)t), rank = 3, poison = 0;
     unsigned int seed = 42;
-    void *fargs[] = {&dbuf, &nn, &dtype, &rank, &first, &seed, &poison};
+    void *fargs[] = {&dbuf, &nn, &fmant, &rank, &first, &seed, &poison};
     ck_assert_int_eq(cudaLaunchKernel((const void *)kfill, gb_dim1(64), gb_dim1(256), fargs, 0, 0), cudaSuccess);
     ck_assert_int_eq(cudaMemcpy(host, dbuf, (size_t)count * ts, cudaMemcpyDeviceToHost), cudaSuccess);
     gb_coll_fill_host(want, count, (gb_coll_dtype)t, 3, 5, 42);
     ck_assert_mem_eq(host, want, (size_t)count * ts);
-    /* a correct all_reduce result with two corrupted elements: the kernel and the host both count 2 */
-    for (int64_t k = 0; k < count; k++) {
-      float v = (float)gb_coll_expected(GB_COLL_ALL_REDUCE, 1, n, count, (uint64_t)k, 42);
-      if (k == 10 || k == 9999) v += 1.0f;
-      if (t == GB_COLL_FP32) ((float *)host)[k] = v;
-      else if (t == GB_COLL_BF16) ((uint16_t *)host)[k] = gb_coll_f32_to_bf16(v);
-      else ((uint16_t *)host)[k] = gb_coll_f32_to_f16(v);
+    /* every collective: its correct result with two corrupted elements (the
+     * kernel, given the table's check rule, and the host both count 2), then
+     * a poisoned (never written) buffer: every element wrong */
+    for (gb_coll c = 0; c < gb_coll_count(); c++) {
+      const gb_coll_rule *rule = &gb_coll_desc_of(c)->check;
+      int64_t send_elems, recv_elems;
+      gb_coll_buffer_elems(c, count / n, n, &send_elems, &recv_elems);
+      for (int64_t k = 0; k < recv_elems; k++) {
+        float v = (float)gb_coll_expected(c, 1, n, count / n, (uint64_t)k, 42);
+        if (k == 10 || k == recv_elems - 1) v += 1.0f;
+        if (t == GB_COLL_FP32) ((float *)host)[k] = v;
+        else if (t == GB_COLL_BF16) ((uint16_t *)host)[k] = gb_coll_f32_to_bf16(v);
+        else ((uint16_t *)host)[k] = gb_coll_f32_to_f16(v);
+      }
+      ck_assert_uint_eq(gb_coll_count_wrong_host(c, (gb_coll_dtype)t, 1, n, count / n, 42, host, recv_elems), 2);
+      ck_assert_int_eq(cudaMemcpy(dbuf, host, (size_t)recv_elems * ts, cudaMemcpyHostToDevice), cudaSuccess);
+      ck_assert_int_eq(cudaMemset(dwrong, 0, 8), cudaSuccess);
+      int mant = gb_coll_dtype_mant_bits((gb_coll_dtype)t), crank = 1, nranks = n;
+      int reduce = rule->reduce, src_block = rule->src_block, src_self = rule->src_self, src_shift = rule->src_shift;
+      int idx_block = rule->idx_block, idx_mod = rule->idx_mod;
+      unsigned long long ccount = (unsigned long long)(count / n), cn = (unsigned long long)recv_elems;
+      void *cargs[] = {&dbuf,   &cn,       &mant,     &crank,     &nranks,    &ccount,  &seed,
+                       &reduce, &src_block, &src_self, &src_shift, &idx_block, &idx_mod, &dwrong};
+      ck_assert_int_eq(cudaLaunchKernel((const void *)kcheck, gb_dim1(64), gb_dim1(256), cargs, 0, 0), cudaSuccess);
+      unsigned long long wrong = 0;
+      ck_assert_int_eq(cudaMemcpy(&wrong, dwrong, 8, cudaMemcpyDeviceToHost), cudaSuccess);
+      ck_assert_msg(wrong == 2, "%s %s: kernel counts %llu wrong", gb_coll_name(c),
+                    gb_coll_dtype_name((gb_coll_dtype)t), wrong);
+      poison = 1;
+      ck_assert_int_eq(cudaLaunchKernel((const void *)kfill, gb_dim1(64), gb_dim1(256), fargs, 0, 0), cudaSuccess);
+      poison = 0;
+      ck_assert_int_eq(cudaMemset(dwrong, 0, 8), cudaSuccess);
+      ck_assert_int_eq(cudaLaunchKernel((const void *)kcheck, gb_dim1(64), gb_dim1(256), cargs, 0, 0), cudaSuccess);
+      ck_assert_int_eq(cudaMemcpy(&wrong, dwrong, 8, cudaMemcpyDeviceToHost), cudaSuccess);
+      ck_assert_uint_eq(wrong, (unsigned long long)recv_elems);
     }
-    ck_assert_uint_eq(gb_coll_count_wrong_host(GB_COLL_ALL_REDUCE, (gb_coll_dtype)t, 1, n, count, 42, host, count), 2);
-    ck_assert_int_eq(cudaMemcpy(dbuf, host, (size_t)count * ts, cudaMemcpyHostToDevice), cudaSuccess);
-    ck_assert_int_eq(cudaMemset(dwrong, 0, 8), cudaSuccess);
-    int coll = GB_COLL_ALL_REDUCE, crank = 1, nranks = n;
-    unsigned long long ccount = (unsigned long long)count;
-    void *cargs[] = {&dbuf, &nn, &dtype, &coll, &crank, &nranks, &ccount, &seed, &dwrong};
-    ck_assert_int_eq(cudaLaunchKernel((const void *)kcheck, gb_dim1(64), gb_dim1(256), cargs, 0, 0), cudaSuccess);
-    unsigned long long wrong = 0;
-    ck_assert_int_eq(cudaMemcpy(&wrong, dwrong, 8, cudaMemcpyDeviceToHost), cudaSuccess);
-    ck_assert_uint_eq(wrong, 2);
-    /* a poisoned (never written) buffer: every element wrong */
-    poison = 1;
-    ck_assert_int_eq(cudaLaunchKernel((const void *)kfill, gb_dim1(64), gb_dim1(256), fargs, 0, 0), cudaSuccess);
-    ck_assert_int_eq(cudaMemset(dwrong, 0, 8), cudaSuccess);
-    ck_assert_int_eq(cudaLaunchKernel((const void *)kcheck, gb_dim1(64), gb_dim1(256), cargs, 0, 0), cudaSuccess);
-    ck_assert_int_eq(cudaMemcpy(&wrong, dwrong, 8, cudaMemcpyDeviceToHost), cudaSuccess);
-    ck_assert_uint_eq(wrong, (unsigned long long)count);
   }
   free(host);
   free(want);
@@ -141,6 +153,23 @@ START_TEST(test_one_gpu_all_reduce) {
       printf("1 GPU all_reduce %s 64 MiB out-of-place: algbw %.1f GB/s\n", r->dtype, r->value);
   }
   gb_coll_summary_print(rows.v, rows.n, stdout);
+  gb_rowset_free(&rows);
+}
+END_TEST
+
+/* alltoall and sendrecv on one GPU (a self-copy through NCCL send/recv),
+ * every dtype, both process modes: every row ok, checked, out of place. */
+START_TEST(test_one_gpu_alltoall_sendrecv) {
+  int dev0[] = {0};
+  size_t ncases;
+  gb_rowset rows = run_bench(dev0, 1, "colls=alltoall:sendrecv,max=16M,ops=5", GB_PROFILE_FULL, &ncases);
+  /* sendrecv 8 B .. 16 MiB = 22 sizes; alltoall from 16 B: 21; 3 dtypes */
+  ck_assert_uint_eq(ncases, 3 * (22 + 21));
+  assert_rows_ok(&rows, ncases, 2, "_outofplace");
+  gb_rowset_free(&rows);
+  rows = run_bench(dev0, 1, "mp=1,colls=alltoall:sendrecv,dtypes=bf16,max=1M,ops=3", GB_PROFILE_FULL, &ncases);
+  ck_assert_uint_eq(ncases, 18 + 17);
+  assert_rows_ok(&rows, ncases, 2, "_outofplace_mp");
   gb_rowset_free(&rows);
 }
 END_TEST
@@ -236,6 +265,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_kernels_match_host);
   tcase_add_test(tc, test_one_gpu_all_reduce);
   tcase_add_test(tc, test_mp_one_rank);
+  tcase_add_test(tc, test_one_gpu_alltoall_sendrecv);
   tcase_add_test(tc, test_two_gpus_every_collective);
   tcase_add_test(tc, test_two_processes_end_to_end);
   suite_add_tcase(s, tc);
