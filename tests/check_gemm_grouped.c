@@ -67,14 +67,17 @@ static bool has_gshape(const gb_gemm_gshape *s, size_t n, int64_t g, int64_t m, 
 START_TEST(test_grouped_shapes) {
   gb_gemm_gshape s[64];
   size_t nq = gb_gemm_grouped_shapes(GB_PROFILE_QUICK, s, 64);
-  ck_assert_uint_eq(nq, 3);
-  ck_assert_uint_eq(gb_gemm_grouped_shapes(GB_PROFILE_QUICK, NULL, 0), 3);
-  ck_assert(has_gshape(s, nq, 8, 512, 14336, 4096));  /* mixtral up */
+  ck_assert_uint_eq(nq, 2);
+  ck_assert_uint_eq(gb_gemm_grouped_shapes(GB_PROFILE_QUICK, NULL, 0), 2);
   ck_assert(has_gshape(s, nq, 256, 128, 2048, 7168)); /* deepseek-v3 up */
   ck_assert(has_gshape(s, nq, 128, 512, 768, 2048));  /* qwen3-30b-a3b up */
-  /* full: 5 models x 3 tokens per expert x up and down = 30 */
+  /* full: 5 models x 3 tokens per expert x up and down = 30, less gpt-oss's
+   * 3 down shapes, the same as its up ones (hidden = ffn = 2880) */
   size_t nf = gb_gemm_grouped_shapes(GB_PROFILE_FULL, s, 64);
-  ck_assert_uint_eq(nf, 30);
+  ck_assert_uint_eq(nf, 27);
+  for (size_t i = 0; i < nf; i++)
+    for (size_t j = 0; j < i; j++)
+      ck_assert(!(s[i].groups == s[j].groups && s[i].m == s[j].m && s[i].n == s[j].n && s[i].k == s[j].k));
   ck_assert_str_eq(s[0].model, "mixtral-8x7b");
   ck_assert_int_eq(s[0].m, 128);
   ck_assert_str_eq(s[0].proj, "up");
@@ -84,7 +87,7 @@ START_TEST(test_grouped_shapes) {
   ck_assert(has_gshape(s, nf, 128, 128, 1536, 4096));  /* qwen3-235b-a22b up at 128 */
   /* a short buffer gets the first cap, the count is the whole table's */
   gb_gemm_gshape two[2];
-  ck_assert_uint_eq(gb_gemm_grouped_shapes(GB_PROFILE_FULL, two, 2), 30);
+  ck_assert_uint_eq(gb_gemm_grouped_shapes(GB_PROFILE_FULL, two, 2), 27);
   ck_assert_int_eq(two[1].n, 4096);
 }
 END_TEST
@@ -155,32 +158,32 @@ static gb_err plan_prof(const char *opts, gb_profile profile, gb_case_list *out)
 
 START_TEST(test_grouped_plan_default) {
   gb_case_list l;
-  /* quick: 52 dense cases, then 3 grouped shapes x 2 precisions, shape-major */
+  /* quick: 52 dense cases, then 2 grouped shapes x 2 precisions, shape-major */
   ck_assert_int_eq(plan_prof(NULL, GB_PROFILE_QUICK, &l), GB_OK);
-  ck_assert_uint_eq(l.n, 58);
+  ck_assert_uint_eq(l.n, 56);
   for (size_t i = 0; i < 52; i++) ck_assert_int_eq(l.v[i].groups, GB_NA);
   const gb_case *c = &l.v[52];
   ck_assert_str_eq(c->name, "grouped_bf16");
   ck_assert_str_eq(c->dtype, "bf16");
-  ck_assert_int_eq(c->groups, 8);
-  ck_assert_int_eq(c->m, 512);
-  ck_assert_int_eq(c->n, 14336);
-  ck_assert_int_eq(c->k, 4096);
+  ck_assert_int_eq(c->groups, 256);
+  ck_assert_int_eq(c->m, 128);
+  ck_assert_int_eq(c->n, 2048);
+  ck_assert_int_eq(c->k, 7168);
   ck_assert_int_eq(c->param[0], GB_GEMM_TN);
   ck_assert_ptr_eq(c->spec, gb_gemm_prec_find("bf16"));
   ck_assert_str_eq(l.v[53].name, "grouped_fp8e4m3_fastacc");
   ck_assert_str_eq(l.v[53].dtype, "fp8e4m3");
-  ck_assert_int_eq(l.v[54].groups, 256);
-  ck_assert_int_eq(l.v[57].groups, 128);
+  ck_assert_int_eq(l.v[54].groups, 128);
+  ck_assert_int_eq(l.v[55].m, 512);
   /* the case's row carries the group count */
   gb_row r = gb_case_row("gemm", c);
-  ck_assert_int_eq(r.groups, 8);
-  ck_assert_int_eq(r.m, 512);
+  ck_assert_int_eq(r.groups, 256);
+  ck_assert_int_eq(r.m, 128);
   gb_case_list_free(&l);
 
-  /* full, grouped only: 30 shapes x 4 precisions */
+  /* full, grouped only: 27 shapes x 4 precisions */
   ck_assert_int_eq(plan_prof("gemm.grouped=only", GB_PROFILE_FULL, &l), GB_OK);
-  ck_assert_uint_eq(l.n, 120);
+  ck_assert_uint_eq(l.n, 108);
   ck_assert_str_eq(l.v[0].name, "grouped_bf16");
   ck_assert_str_eq(l.v[3].name, "grouped_fp8e4m3_fastacc");
   gb_case_list_free(&l);
@@ -208,7 +211,7 @@ START_TEST(test_grouped_plan_options) {
   ck_assert_str_eq(l.v[0].name, "grouped_fp16");
   gb_case_list_free(&l);
   ck_assert_int_eq(plan_prof("gemm.precs=bf16", GB_PROFILE_QUICK, &l), GB_OK);
-  ck_assert_uint_eq(l.n, 4 + 3); /* 4 dense shapes, 3 grouped */
+  ck_assert_uint_eq(l.n, 4 + 2); /* 4 dense shapes, 2 grouped */
   gb_case_list_free(&l);
   /* a dense shape list alone: no grouped case (the interleave scripts' runs stay as they were) */
   ck_assert_int_eq(plan_prof("gemm.shapes=8192", GB_PROFILE_QUICK, &l), GB_OK);

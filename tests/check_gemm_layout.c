@@ -162,9 +162,9 @@ static gb_err plan_with(const char *opts, int major, int minor, gb_case_list *ou
 START_TEST(test_plan_layouts) {
   gb_case_list l;
   /* default: TN only, 4 quick shapes x 13 precisions, names unchanged, then
-   * 6 grouped cases (TN too: check_gemm_grouped.c) */
+   * 4 grouped cases (TN too: check_gemm_grouped.c) */
   ck_assert_int_eq(plan_with(NULL, 9, 0, &l), GB_OK);
-  ck_assert_uint_eq(l.n, 52 + 6);
+  ck_assert_uint_eq(l.n, 52 + 4);
   ck_assert_str_eq(l.v[0].name, "fp64");
   for (size_t i = 0; i < l.n; i++) ck_assert_int_eq(l.v[i].param[0], GB_GEMM_TN);
   gb_case_list_free(&l);

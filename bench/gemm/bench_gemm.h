@@ -364,9 +364,9 @@ gb_gemm_gshape gb_gemm_moe_shape(const gb_gemm_moe *moe, gb_gemm_proj proj, int6
 double gb_gemm_tokens_per_expert(int64_t tokens, int top_k, int64_t experts);
 
 /* Writes the grouped shapes of a profile into out (at most cap) and returns
- * how many it has. Quick: the up projection of mixtral-8x7b and
- * qwen3-30b-a3b at 512 tokens per expert and deepseek-v3 at 128. Full:
- * every model of the table, up and down, at 128, 512 and 2048 tokens per
+ * how many it has. Quick: the up projection of deepseek-v3 at 128 tokens
+ * per expert and qwen3-30b-a3b at 512. Full: every model of the table, up
+ * and down (once where hidden = ffn), at 128, 512 and 2048 tokens per
  * expert. */
 size_t gb_gemm_grouped_shapes(gb_profile profile, gb_gemm_gshape *out, size_t cap);
 

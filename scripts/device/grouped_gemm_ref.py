@@ -58,8 +58,15 @@ def operands(torch, g, m, n, k, dtype, scale=1.0):
     import gemm_ref  # after sys.path: its uniform() draws as gpubench fills
 
     draw = torch.float32 if dtype in (torch.float8_e4m3fn,) else dtype
-    a = (gemm_ref.uniform((g * m, k), draw) * scale).to(dtype)
-    b = (gemm_ref.uniform((g, n, k), draw) * scale).to(dtype).transpose(-2, -1)
+    # one group at a time: drawing all of B at once in float32 needed 28 GiB
+    # more than an H100 had left at DeepSeek-V3's fp8 shapes (512 and 2048
+    # tokens per expert)
+    a = torch.empty((g * m, k), device="cuda", dtype=dtype)
+    w = torch.empty((g, n, k), device="cuda", dtype=dtype)
+    for i in range(g):
+        a[i * m:(i + 1) * m] = (gemm_ref.uniform((m, k), draw) * scale).to(dtype)
+        w[i] = (gemm_ref.uniform((n, k), draw) * scale).to(dtype)
+    b = w.transpose(-2, -1)
     offs = torch.arange(m, g * m + 1, m, device="cuda", dtype=torch.int32)
     return a, b, offs
 
