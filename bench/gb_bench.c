@@ -11,7 +11,7 @@ gb_case gb_case_init(const char *name, const char *dtype) {
   memset(&c, 0, sizeof c);
   snprintf(c.name, sizeof c.name, "%s", name ? name : "");
   snprintf(c.dtype, sizeof c.dtype, "%s", dtype ? dtype : "");
-  c.m = c.n = c.k = c.bytes = GB_NA;
+  c.m = c.n = c.k = c.bytes = c.groups = GB_NA;
   c.gpu_count = 1;
   return c;
 }
@@ -97,6 +97,7 @@ gb_row gb_case_row(const char *benchmark, const gb_case *c) {
   r.k = c->k;
   r.bytes = c->bytes;
   r.gpu_count = c->gpu_count;
+  r.groups = c->groups;
   return r;
 }
 

@@ -31,6 +31,7 @@ typedef struct gb_case {
   int64_t m, n, k;      /* GB_NA when not applicable */
   int64_t bytes;        /* GB_NA when not applicable */
   int gpu_count;        /* GPUs taking part (1 for single-GPU cases) */
+  int64_t groups;       /* `groups` column: products of one grouped GEMM (GB_NA when not applicable) */
   long param[8];        /* benchmark-private */
   const void *spec;     /* benchmark-private (e.g. an entry of its table) */
 } gb_case;

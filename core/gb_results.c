@@ -37,7 +37,7 @@ gb_row gb_row_empty(void) {
   r.profile = r.gpu_uuid = "";
   r.file = "";
   r.gpu_count = 1;
-  r.m = r.n = r.k = r.bytes = r.l2_bytes = GB_NA;
+  r.m = r.n = r.k = r.bytes = r.l2_bytes = r.groups = GB_NA;
   r.samples = GB_NA;
   r.value = r.min = r.max = r.stddev = NAN;
   r.sm_clock_mhz = r.mem_clock_mhz = r.temp_c = r.power_w = r.peak = NAN;
@@ -59,8 +59,10 @@ void gb_row_case_key(const gb_row *r, bool with_metric, char *buf, size_t n) {
   put_i64(nn, sizeof nn, r->n);
   put_i64(k, sizeof k, r->k);
   put_i64(b, sizeof b, r->bytes);
-  snprintf(buf, n, "%s|%s|%s|%s|%s|%s|%s|%d|%d|%s%s%s", r->benchmark, r->case_name, r->dtype, m, nn, k, b,
-           r->gpu_count, r->rep, r->settings, with_metric ? "|" : "", with_metric ? r->metric : "");
+  int used = snprintf(buf, n, "%s|%s|%s|%s|%s|%s|%s|%d|%d|%s%s%s", r->benchmark, r->case_name, r->dtype, m, nn, k,
+                      b, r->gpu_count, r->rep, r->settings, with_metric ? "|" : "", with_metric ? r->metric : "");
+  if (r->groups != GB_NA && used >= 0 && (size_t)used < n) /* older keys stay as they were */
+    snprintf(buf + used, n - (size_t)used, "|groups=%lld", (long long)r->groups);
 }
 
 /* ---- the column table: order written, and how each is read ---- */
@@ -118,6 +120,7 @@ static const col_def k_cols[] = {
     {"headline", COL_FLAG, false, F(headline)},
     {"profile", COL_STR, false, F(profile)},
     {"gpu_uuid", COL_STR, false, F(gpu_uuid)},
+    {"groups", COL_INT, false, F(groups)},
 };
 #undef F
 #define NCOLS (sizeof k_cols / sizeof k_cols[0])

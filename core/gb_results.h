@@ -58,6 +58,7 @@ typedef struct gb_row {
   const char *profile;  /* the campaign's profile, "quick" or "full" ("" where not recorded) */
   const char *gpu_uuid; /* the measured GPU's UUID ("GPU-..."; "" where not recorded): the gate's
                          * noise floor tells one card's run-to-run noise from card-to-card offsets */
+  int64_t groups;       /* gemm: the products of one grouped GEMM (the experts; GB_NA: not grouped) */
   /* where a read row came from (not written) */
   const char *file;
   long line;
@@ -68,7 +69,7 @@ gb_row gb_row_empty(void);
 
 /* The identity of a measured case, used by --resume: benchmark, case, dtype,
  * m, n, k, bytes, gpu_count, rep and settings, '|'-joined. With with_metric,
- * the metric is appended too. */
+ * the metric is appended too; a row with a group count ends in "|groups=G". */
 void gb_row_case_key(const gb_row *r, bool with_metric, char *buf, size_t n);
 
 /* ---- reading ---- */

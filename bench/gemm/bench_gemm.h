@@ -144,6 +144,13 @@ typedef struct gb_gemm_shape {
   const char *family; /* "square", "transformer", "decode" */
 } gb_gemm_shape;
 
+/* One grouped product (bench_gemm.h's grouped section): G groups of m x n x k. */
+typedef struct gb_gemm_gshape {
+  int64_t groups, m, n, k;
+  const char *model; /* the gb_gemm_moe it comes from; "custom" (gemm.grouped_shapes) */
+  const char *proj;  /* "up" (n = ffn, k = hidden) or "down" (n = hidden, k = ffn); "" for custom */
+} gb_gemm_gshape;
+
 /* The measurement window (--opt gemm.window).
  * burst (default): an idle (gb_gemm_rest_ms), 5 warm-up samples, then 30
  *   timed samples, the protocol of PyTorch's benchmark recipes. The products run at
@@ -181,6 +188,12 @@ typedef enum gb_gemm_search {
 /* --opt gemm.precs=bf16:fp8e4m3_fastacc (precision names) and
  * gemm.shapes=8192:4096x14336x4096 (N for N^3, or MxNxK) narrow a campaign
  * to some precisions and shapes; absent keys keep the profile's.
+ * gemm.grouped_shapes=8x512x14336x4096 (GxMxNxK) lists grouped shapes
+ * instead of the profile's; given either shape list, only the shapes listed
+ * run (gemm.shapes alone: no grouped case; gemm.grouped_shapes alone: no
+ * dense one). gemm.grouped=on, off or only keeps both kinds of case (the
+ * default), the dense alone or the grouped alone. gemm.precs applies to
+ * both; without it the grouped cases take gb_gemm_grouped_precs'.
  * gemm.layout=tn:nn picks the layouts (default tn), gemm.search=variants,
  * heuristic or extended the algorithm search (default variants), gemm.window=burst or
  * sustained the measurement window (default burst), gemm.rest_ms=N the idle
@@ -203,11 +216,21 @@ typedef enum gb_gemm_search {
 #define GB_GEMM_FINALISTS_DEFAULT 3
 #define GB_GEMM_CONFIRM_MAX 8
 #define GB_GEMM_CONFIRM_REST_MS 50 /* idle before each finalist's confirmation burst */
+/* --opt gemm.grouped: whether the plan holds the grouped cases. */
+typedef enum gb_gemm_grouped {
+  GB_GEMM_GROUPED_ON = 0,   /* the dense cases and the grouped ones (default) */
+  GB_GEMM_GROUPED_OFF = 1,  /* the dense cases alone */
+  GB_GEMM_GROUPED_ONLY = 2, /* the grouped cases alone */
+} gb_gemm_grouped;
+#define GB_GEMM_MAX_OPT_GSHAPES 64
 typedef struct gb_gemm_opts {
   const gb_gemm_prec *precs[32];
   size_t nprecs;          /* 0 = every precision */
   gb_gemm_shape shapes[GB_GEMM_MAX_OPT_SHAPES];
   size_t nshapes;         /* 0 = the profile's shapes */
+  gb_gemm_gshape gshapes[GB_GEMM_MAX_OPT_GSHAPES]; /* gemm.grouped_shapes */
+  size_t ngshapes;        /* 0 = the profile's grouped shapes */
+  gb_gemm_grouped grouped; /* gemm.grouped */
   bool layouts[GB_GEMM_NLAYOUTS]; /* indexed by gb_gemm_layout; TN alone when gemm.layout is absent */
   gb_gemm_search search;
   gb_gemm_window window;
@@ -266,6 +289,14 @@ int gb_gemm_rest_ms(const gb_gemm_opts *o);
 bool gb_gemm_plan_wants(const gb_gemm_opts *o, const gb_gemm_prec *p, gb_gemm_layout l, int cc_major,
                         int cc_minor);
 
+/* The cases of a campaign (gemm_grouped.c), appended to out: the dense ones
+ * (shapes of gemm.shapes or the profile, precisions and layouts by
+ * gb_gemm_plan_wants), shape-major, then the grouped ones (TN; shapes of
+ * gemm.grouped_shapes or gb_gemm_grouped_shapes, precisions of gemm.precs
+ * or gb_gemm_grouped_precs), shape-major, as gemm.grouped and the shape
+ * lists select them (a usage error when they select none). */
+gb_err gb_gemm_plan(const gb_gemm_opts *o, gb_profile profile, int cc_major, int cc_minor, gb_case_list *out);
+
 /* Writes the shapes of a profile into out (at most cap) and returns how many
  * the profile has (call with cap 0 to count). Quick: 8192^3 plus a transformer
  * MLP pair and one decode shape. Full: squares 1024..16384 (6144 and 12288
@@ -292,6 +323,75 @@ int gb_gemm_input_sets_for(int want, uint64_t set_bytes, uint64_t l2_bytes, uint
  * else 128 rows spread evenly from the first to the last. Writes at most cap
  * indices to rows and returns how many there are. */
 size_t gb_gemm_sample_rows(int64_t m, int64_t *rows, size_t cap);
+
+/* ---- grouped GEMM: the experts of a mixture-of-experts layer (gemm_grouped.c) ----
+ *
+ * G equal products in one call, D_g = A_g * B_g^T (TN) for g = 0..G-1: A_g
+ * m x k (the tokens routed to expert g), B_g n x k (its weights), D_g m x n,
+ * the G matrices of an operand back to back. cuBLASLt 13.1 has no grouped
+ * GEMM (cublasLt.h has no per-group shapes), so a case is one strided-batched
+ * cublasLtMatmul (CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT G, STRIDED_BATCH_OFFSET
+ * one matrix): equal groups, every expert given the same m, the balanced
+ * routing a tokens-per-expert figure assumes. A case's row: `case`
+ * "grouped_<precision>", m tokens per expert, n and k the projection's, the
+ * `groups` column G, FLOPs 2 m n k G. */
+
+/* One model's MoE layer (published configurations, docs/perf-notes-gemm.md). */
+typedef struct gb_gemm_moe {
+  const char *model; /* "mixtral-8x7b" */
+  int64_t hidden;    /* model width */
+  int64_t ffn;       /* one expert's FFN width */
+  int64_t experts;   /* routed experts per layer */
+  int top_k;         /* experts per token */
+} gb_gemm_moe;
+
+/* The model table, in the order the full profile plans them. */
+const gb_gemm_moe *gb_gemm_moes(size_t *n);
+
+/* A model by name, or NULL. */
+const gb_gemm_moe *gb_gemm_moe_find(const char *model);
+
+/* The projections of an expert's FFN: up (one of the gate and up matrices,
+ * hidden -> ffn) and down (ffn -> hidden). */
+typedef enum gb_gemm_proj { GB_GEMM_PROJ_UP = 0, GB_GEMM_PROJ_DOWN = 1 } gb_gemm_proj;
+
+/* The grouped product of projection proj of model moe with every routed
+ * expert on one GPU (G = experts) and tokens_per_expert tokens each. */
+gb_gemm_gshape gb_gemm_moe_shape(const gb_gemm_moe *moe, gb_gemm_proj proj, int64_t tokens_per_expert);
+
+/* Tokens an expert gets on average when `tokens` tokens are each routed to
+ * top_k of `experts` experts: tokens * top_k / experts (0 for no experts). */
+double gb_gemm_tokens_per_expert(int64_t tokens, int top_k, int64_t experts);
+
+/* Writes the grouped shapes of a profile into out (at most cap) and returns
+ * how many it has. Quick: the up projection of deepseek-v3 at 128 tokens
+ * per expert and qwen3-30b-a3b at 512. Full: every model of the table, up
+ * and down (once where hidden = ffn), at 128, 512 and 2048 tokens per
+ * expert. */
+size_t gb_gemm_grouped_shapes(gb_profile profile, gb_gemm_gshape *out, size_t cap);
+
+/* The precisions of a profile's grouped cases (when gemm.precs names none):
+ * quick bf16 and fp8e4m3_fastacc; full also fp16 and fp8e4m3_slowacc.
+ * Writes at most cap and returns how many. */
+size_t gb_gemm_grouped_precs(gb_profile profile, const gb_gemm_prec **out, size_t cap);
+
+/* FLOP of one grouped product: 2 m n k per group, times groups. */
+double gb_gemm_grouped_flops(int64_t groups, int64_t m, int64_t n, int64_t k);
+
+/* "grouped_<precision>" ("grouped_bf16"), and back: the precision of such a
+ * `case` value, NULL for anything else. */
+const char *gb_gemm_grouped_case_name(const gb_gemm_prec *p, char *buf, size_t n);
+const gb_gemm_prec *gb_gemm_grouped_case_parse(const char *case_name);
+
+/* The groups whose products the check compares with the reference: every
+ * one when groups <= GB_GEMM_CHECK_GROUPS, else that many spread evenly from
+ * the first to the last (a wrong batch stride shows in the last). Writes at
+ * most cap and returns how many. */
+#define GB_GEMM_CHECK_GROUPS 8
+size_t gb_gemm_check_groups(int64_t groups, int64_t *out, size_t cap);
+
+/* A grouped case of precision p at shape s (TN), for the plan and tests. */
+gb_case gb_gemm_make_grouped_case(const gb_gemm_prec *p, const gb_gemm_gshape *s);
 
 /* ---- support ---- */
 

@@ -16,12 +16,15 @@
  * none), the fastest of the timed candidates kept; then warm-up and the
  * median of many products timed with events (gemm_timing.c), then one
  * product on poisoned output checked against kernels/gemm_ref.cu
- * (gemm_check.c). */
+ * (gemm_check.c). A grouped case (case "grouped_<precision>", the `groups`
+ * column G) runs the G products of a MoE layer's experts as one
+ * strided-batched call, FLOPs 2 m n k G (gemm_grouped.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gb_cuda.h"
+#include "gb_desc.h"
 #include "gb_num.h"
 #include "gemm_internal.h"
 
@@ -51,28 +54,8 @@ gb_case gb_gemm_make_case(const gb_gemm_prec *p, gb_gemm_layout l, int64_t m, in
 static gb_err gemm_plan(const gb_run_ctx *ctx, gb_case_list *out) {
   gb_gemm_opts opts;
   GB_TRY(gb_gemm_opts_parse(ctx->cfg->bench_opts, &opts));
-  size_t nshapes = opts.nshapes ? opts.nshapes : gb_gemm_shapes(ctx->cfg->profile, NULL, 0);
-  gb_gemm_shape *shapes = malloc(nshapes * sizeof *shapes);
-  if (!shapes) return gb_fail(GB_E_NOMEM, "gemm: out of memory planning cases");
-  if (opts.nshapes)
-    memcpy(shapes, opts.shapes, nshapes * sizeof *shapes);
-  else
-    gb_gemm_shapes(ctx->cfg->profile, shapes, nshapes);
-  size_t np;
-  const gb_gemm_prec *precs = gb_gemm_precs(&np);
-  gb_err err = GB_OK;
   int cc_major = ctx->dev ? ctx->dev->cc_major : -1, cc_minor = ctx->dev ? ctx->dev->cc_minor : 0;
-  /* shape-major, so the precisions of one shape run close together in time,
-   * and a precision's layouts one after the other */
-  for (size_t s = 0; s < nshapes && !err; s++)
-    for (size_t i = 0; i < np && !err; i++)
-      for (int l = 0; l < GB_GEMM_NLAYOUTS && !err; l++) {
-        if (!gb_gemm_plan_wants(&opts, &precs[i], (gb_gemm_layout)l, cc_major, cc_minor)) continue;
-        gb_case c = gb_gemm_make_case(&precs[i], (gb_gemm_layout)l, shapes[s].m, shapes[s].n, shapes[s].k);
-        err = gb_case_list_add(out, &c);
-      }
-  free(shapes);
-  return err;
+  return gb_gemm_plan(&opts, ctx->cfg->profile, cc_major, cc_minor, out);
 }
 
 static void gemm_teardown(gb_run_ctx *ctx) {
@@ -123,7 +106,7 @@ fail:
 static gb_err gemm_choose(const gb_run_ctx *ctx, const gemm_state *st, gemm_op *o, uint64_t set_bytes,
                           gemm_result *r) {
   const gb_gemm_prec *p = o->p;
-  double flops = gb_gemm_flops(o->m, o->n, o->k);
+  double flops = gemm_op_flops(o);
   double t_est = fmax(flops / (p->est_tflops * 1e12), (double)(set_bytes + o->d_bytes) / 3e12);
   r->search = gb_gemm_timing_plan(ctx->cfg->profile, st->window, t_est);
   static const bool fp8_tries[][2] = {{true, true}, {false, true}, {false, false}};
@@ -211,21 +194,29 @@ static gb_err gemm_add_row(const gemm_state *st, const gb_case *c, const gemm_op
                            const gb_stats *rate, gb_rowset *out) {
   const gb_gemm_prec *p = o->p;
   const gemm_check *chk = &r->chk;
-  char algo_desc[256], variant[128], check_desc[320], fp8_desc[700], timing_desc[1280], detail[4096];
+  char algo_desc[256], variant[128], check_desc[384], fp8_desc[700], timing_desc[1280], detail[4096];
+  char groups_desc[160] = "", checked_desc[64] = "";
   gemm_describe_algo(&o->algo, o->ws_launch == 0, algo_desc, sizeof algo_desc, variant, sizeof variant);
-  gb_snprintf_c(check_desc, sizeof check_desc, "rel_err=%.3g tol=%.3g over %s%zu rows x %lld cols%s%s",
+  if (o->grouped) {
+    snprintf(groups_desc, sizeof groups_desc, " grouped: %lld products of %lldx%lldx%lld, one strided-batched call;",
+             (long long)o->groups, (long long)o->m, (long long)o->n, (long long)o->k);
+    snprintf(checked_desc, sizeof checked_desc, " of each of %s%zu groups",
+             chk->groups == (size_t)o->groups ? "all " : "", chk->groups);
+  }
+  gb_snprintf_c(check_desc, sizeof check_desc, "rel_err=%.3g tol=%.3g over %s%zu rows x %lld cols%s%s%s",
                 chk->rel_err, chk->tol, chk->rows == (size_t)o->m ? "all " : "", chk->rows, (long long)o->n,
-                chk->note[0] ? "; " : "", chk->note);
+                checked_desc, chk->note[0] ? "; " : "", chk->note);
   gemm_fp8_desc(st, o, r, fp8_desc, sizeof fp8_desc);
   gemm_timing_desc(st, o, r, timing_desc, sizeof timing_desc);
-  snprintf(detail, sizeof detail, "%s%s %s x %s -> %s, %s;%s %s; %s; check: %s%s",
+  snprintf(detail, sizeof detail, "%s%s %s x %s -> %s, %s;%s%s %s; %s; check: %s%s",
            chk->status == GB_STATUS_OK ? "" : "check failed: ", p->compute_name, gb_dtype_name(p->a_type),
-           gb_dtype_name(p->b_type), gb_dtype_name(p->d_type), gb_gemm_layout_label(o->layout),
+           gb_dtype_name(p->b_type), gb_dtype_name(p->d_type), gb_gemm_layout_label(o->layout), groups_desc,
            st->opts.out_of_place ? " out of place (gemm.out_of_place);" : "", algo_desc, timing_desc, check_desc,
            fp8_desc);
-  gb_row row = gb_case_row("gemm", c);
+  gb_row row = gb_case_row("gemm", c); /* with the group count of a grouped case */
   row.metric = gb_gemm_metric_in(p, st->window);
-  row.unit = gb_gemm_unit(p);
+  const gb_metric_desc *md = gb_desc_metric("gemm", row.metric); /* the registry's unit, where it has the metric */
+  row.unit = md ? md->unit : gb_gemm_unit(p);
   row.value = rate->median;
   row.samples = (int64_t)rate->n;
   row.min = rate->min;
@@ -244,8 +235,10 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
   const gb_gemm_prec *p = c->spec;
   const gb_device_info *dev = ctx->dev;
   gb_err err = GB_OK;
-  gemm_op o = {.p = p, .layout = (gb_gemm_layout)c->param[0], .m = c->m, .n = c->n, .k = c->k, .lt = st->lt,
-               .ws = st->workspace, .ws_bytes = st->workspace_bytes, .ws_launch = st->workspace_bytes};
+  bool grouped = c->groups != GB_NA;
+  gemm_op o = {.p = p, .layout = (gb_gemm_layout)c->param[0], .m = c->m, .n = c->n, .k = c->k,
+               .groups = grouped ? c->groups : 1, .grouped = grouped, .lt = st->lt, .ws = st->workspace,
+               .ws_bytes = st->workspace_bytes, .ws_launch = st->workspace_bytes};
   gb_samples samp = {0};
   gemm_result res, *r = &res;
   char why[256];
@@ -259,7 +252,7 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
   GB_TRY_GOTO(gemm_op_alloc(st, dev, &o, &set_bytes), err, done);
   GB_TRY_GOTO(gemm_choose(ctx, st, &o, set_bytes, r), err, done);
   GB_TRY_GOTO(gemm_window(ctx, st, &o, r->pick.t_best_s, &r->mo, &samp), err, done);
-  gb_stats rate = gb_samples_rate(&samp, gb_gemm_flops(o.m, o.n, o.k), 1e12);
+  gb_stats rate = gb_samples_rate(&samp, gemm_op_flops(&o), 1e12);
   gemm_log_samples(st, &o, r->mo.warmup, &samp);
   r->samples = samp.n;
   GB_TRY_GOTO(gemm_run_check(st, &o, dev, &r->chk), err, done);

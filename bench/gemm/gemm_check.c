@@ -1,7 +1,8 @@
 /* gemm_check: the result check. The pure rules (bench_gemm.h, tested on the
  * CPU): the relative error, the per-precision thresholds, the fp8 amax
- * agreement. The device side: one product on poisoned output compared with
- * the fp64 reference of kernels/gemm_ref.cu over sampled rows, and a scan of
+ * agreement. The device side: one call on poisoned output compared with
+ * the fp64 reference of kernels/gemm_ref.cu over sampled rows (of up to
+ * GB_GEMM_CHECK_GROUPS groups spread over a grouped case), and a scan of
  * all of D for non-finite values and max|D|. */
 #include <math.h>
 #include <stdlib.h>
@@ -55,7 +56,9 @@ void gb_gemm_test_corrupt_output(bool on) { g_corrupt_output = on; }
  * output at those rows (device and host), the scan's two words ([0]
  * non-finite count, [1] low word: absmax fp32 bits). */
 typedef struct check_bufs {
-  size_t nrows, nvals;
+  size_t nrows, nvals;   /* rows compared per product; values compared in all */
+  size_t ngroups;        /* products compared: 1, or the groups of a grouped case the check takes */
+  int64_t groups[GB_GEMM_CHECK_GROUPS];
   long long h_rows[GEMM_MAX_CHECK_ROWS];
   long long *d_rows;
   double *d_ref, *d_got, *h_ref, *h_got;
@@ -100,22 +103,35 @@ static gb_err check_product(gemm_op *o, check_bufs *b, cudaStream_t s) {
   return GB_OK;
 }
 
-/* The reference rows (kernels/gemm_ref.cu) and the scan over all of D. */
+/* The reference rows of product g (group g of a grouped case; 0 for a
+ * dense one) into slot i of the reference and output buffers. */
+static gb_err check_ref_group(gemm_state *st, gemm_op *o, check_bufs *b, cudaKernel_t k_ref, int64_t g, size_t i) {
+  const gb_gemm_prec *p = o->p;
+  double scale = p->scale_a * p->scale_b * gb_gemm_scale_d(p); /* D = scale_D * scale_A * scale_B * A.B */
+  int d_type = (int)p->d_type;
+  long long n = o->n, k = o->k;
+  int nr = (int)b->nrows;
+  int b_nmajor = o->layout == GB_GEMM_NN; /* B is k x n row-major */
+  const unsigned char *a = o->a + (uint64_t)g * (uint64_t)(o->m * o->k) * gb_dtype_size(p->a_type);
+  const unsigned char *bm = o->b + (uint64_t)g * (uint64_t)(o->n * o->k) * gb_dtype_size(p->b_type);
+  const unsigned char *d =
+      (const unsigned char *)o->d + (uint64_t)g * (uint64_t)(o->m * o->n) * gb_dtype_size(p->d_type);
+  double *ref = b->d_ref + i * b->nrows * (size_t)o->n, *got = b->d_got + i * b->nrows * (size_t)o->n;
+  void *args[] = {&a, &bm, &d, &d_type, &b->d_rows, &nr, &n, &k, &scale, &ref, &got, &b_nmajor};
+  gb_gemm_ref_grid grid = gb_gemm_ref_launch(o->layout, o->n, b->nrows);
+  GB_CUDA(cudaLaunchKernel((const void *)k_ref, gb_dim3(grid.gx, grid.gy, 1), gb_dim1(grid.block), args, 0,
+                           st->stream));
+  GB_CUDA(cudaGetLastError());
+  return GB_OK;
+}
+
+/* The reference rows (kernels/gemm_ref.cu) of every product compared and
+ * the scan over all of D. */
 static gb_err check_kernels(gemm_state *st, gemm_op *o, check_bufs *b, cudaKernel_t k_ref, const gb_device_info *dev) {
   cudaStream_t s = st->stream;
   const gb_gemm_prec *p = o->p;
-  {
-    double scale = p->scale_a * p->scale_b * gb_gemm_scale_d(p); /* D = scale_D * scale_A * scale_B * A.B */
-    int d_type = (int)p->d_type;
-    long long n = o->n, k = o->k;
-    int nr = (int)b->nrows;
-    int b_nmajor = o->layout == GB_GEMM_NN; /* B is k x n row-major */
-    void *args[] = {&o->a, &o->b, &o->d, &d_type, &b->d_rows, &nr, &n, &k, &scale, &b->d_ref, &b->d_got, &b_nmajor};
-    gb_gemm_ref_grid g = gb_gemm_ref_launch(o->layout, o->n, b->nrows);
-    GB_CUDA(cudaLaunchKernel((const void *)k_ref, gb_dim3(g.gx, g.gy, 1), gb_dim1(g.block), args, 0, s));
-    GB_CUDA(cudaGetLastError());
-  }
-  unsigned long long count = (unsigned long long)o->m * (unsigned long long)o->n;
+  for (size_t i = 0; i < b->ngroups; i++) GB_TRY(check_ref_group(st, o, b, k_ref, b->groups[i], i));
+  unsigned long long count = (unsigned long long)o->groups * (unsigned long long)o->m * (unsigned long long)o->n;
   int d_type = (int)p->d_type;
   unsigned long long *nonfinite = &b->d_scan[0];
   unsigned int *absmax = (unsigned int *)&b->d_scan[1];
@@ -155,7 +171,7 @@ static void check_decide(const gemm_op *o, const check_bufs *b, gemm_check *out)
   out->status = gb_gemm_check_decide(p, o->k, out->rel_err, out->nonfinite);
   if (out->nonfinite)
     snprintf(out->note, sizeof out->note, "%llu of %lld outputs NaN or infinite (unwritten or overflowed)",
-             out->nonfinite, (long long)(o->m * o->n));
+             out->nonfinite, (long long)(o->groups * o->m * o->n));
   if (p->fp8 && o->amax && amax != GEMM_AMAX_UNSET &&
       !gb_gemm_amax_agrees(amax, out->max_abs_out, gb_gemm_scale_d(p), p->out_fp8)) {
     out->status = GB_STATUS_INVALID;
@@ -171,9 +187,11 @@ gb_err gemm_run_check(gemm_state *st, gemm_op *o, const gb_device_info *dev, gem
   check_bufs b;
   memset(&b, 0, sizeof b);
   b.nrows = gb_gemm_sample_rows(o->m, rows, GEMM_MAX_CHECK_ROWS);
-  b.nvals = b.nrows * (size_t)o->n;
+  b.ngroups = o->grouped ? gb_gemm_check_groups(o->groups, b.groups, GB_GEMM_CHECK_GROUPS) : 1;
+  b.nvals = b.ngroups * b.nrows * (size_t)o->n;
   memset(out, 0, sizeof *out);
   out->rows = b.nrows;
+  out->groups = b.ngroups;
   out->amax_d = GEMM_AMAX_UNSET;
   for (size_t i = 0; i < b.nrows; i++) b.h_rows[i] = (long long)rows[i];
 

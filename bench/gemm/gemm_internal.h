@@ -15,6 +15,8 @@
  *   gemm_timing.c  the timing plan, the keep rule and the timed window
  *   gemm_check.c   the result check against the fp64 reference
  *   gemm_precs.c   precisions, layouts, case names, FLOPs
+ *   gemm_grouped.c grouped GEMM: the MoE model table, grouped shapes and
+ *                  precisions, the plan of dense and grouped cases
  *   gemm_shapes.c  shapes per profile, memory, input sets, checked rows
  *   gemm_opts.c    --opt gemm.*: the product's keys; gemm_lab_keys.c names
  *                  the lab's (tools/gemm/gemm_lab.c, with -DGB_TOOLS=ON)
@@ -74,6 +76,8 @@ typedef struct gemm_op {
   const gb_gemm_prec *p;
   gb_gemm_layout layout;
   int64_t m, n, k;
+  int64_t groups; /* the products of one call: G of a grouped case (a strided batch), 1 for a dense one */
+  bool grouped;   /* a grouped case: the layouts carry the batch count and strides, even for G = 1 */
   cublasLtHandle_t lt;
   cublasLtMatmulDesc_t desc;
   cublasLtMatrixLayout_t la, lb, ld; /* cuBLASLt's A' (our B), B' (our A), D (and C, unless lc) */
@@ -82,7 +86,7 @@ typedef struct gemm_op {
   void *ws;
   size_t ws_bytes;  /* the workspace allocated, what the heuristic is asked with */
   size_t ws_launch; /* what cublasLtMatmul is given: ws_bytes, or 0 for a candidate asked for without */
-  unsigned char *a, *b; /* input sets, set s at a + s * a_stride */
+  unsigned char *a, *b; /* input sets, set s at a + s * a_stride (G matrices each, back to back) */
   uint64_t a_stride, b_stride;
   int sets;
   void *d;
@@ -129,7 +133,8 @@ typedef struct gemm_cand {
 
 /* What the check found. */
 typedef struct gemm_check {
-  size_t rows;           /* rows compared (all of them when m <= 256) */
+  size_t rows;           /* rows compared per product (all of them when m <= 256) */
+  size_t groups;         /* products compared: 1, or the groups of a grouped case checked */
   double rel_err;
   double tol;
   unsigned long long nonfinite;
@@ -147,6 +152,9 @@ typedef struct gemm_check {
  * left for gemm_op_free. */
 gb_err gemm_op_alloc(const gemm_state *st, const gb_device_info *dev, gemm_op *o, uint64_t *set_bytes);
 void gemm_op_free(gemm_op *o);
+
+/* FLOP of one call: 2 m n k, times the groups of a grouped case. */
+double gemm_op_flops(const gemm_op *o);
 
 /* Builds the TN or NN descriptor (bench_gemm.h). For fp8 the A and B
  * scale pointers are always set; d_scale adds the D scale pointer, amax the
@@ -222,8 +230,9 @@ gb_err gemm_window(const gb_run_ctx *ctx, const gemm_state *st, gemm_op *o, doub
 
 /* ---- gemm_check.c ---- */
 
-/* Poisons D with NaN bytes, runs one product on input set 0 and compares the
- * sampled rows with the fp64 reference computed from the same inputs. */
+/* Poisons D with NaN bytes, runs one call on input set 0 and compares the
+ * sampled rows (of the groups gb_gemm_check_groups takes, for a grouped
+ * case) with the fp64 reference computed from the same inputs. */
 gb_err gemm_run_check(gemm_state *st, gemm_op *o, const gb_device_info *dev, gemm_check *out);
 
 /* ---- the lab's logs (tools/gemm/gemm_lab.c; in a default build, where

@@ -1,7 +1,8 @@
 /* gemm_op: one case's cuBLASLt operation: its buffers (random input sets
  * rotated among, D, C where it has its own, the fp8 scales), its
- * descriptors in the TN or NN layout (bench_gemm.h), one product, and the
- * description of an algorithm for the row. */
+ * descriptors in the TN or NN layout (bench_gemm.h), as a strided batch of
+ * G products for a grouped case, one call, and the description of an
+ * algorithm for the row. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,28 @@ static void gemm_scalars(gemm_op *o) {
   }
 }
 
+/* A grouped case: each layout a strided batch of G matrices back to back. */
+static gb_err gemm_op_batch(gemm_op *o, const gb_gemm_lt_dims *dims) {
+  int32_t count = (int32_t)o->groups;
+  int64_t stride_a = (int64_t)(dims->a_rows * dims->a_cols), stride_b = (int64_t)(dims->b_rows * dims->b_cols);
+  int64_t stride_d = (int64_t)(dims->d_rows * dims->d_cols);
+  struct {
+    cublasLtMatrixLayout_t l;
+    int64_t stride;
+  } lay[] = {{o->la, stride_a}, {o->lb, stride_b}, {o->ld, stride_d}, {o->lc, stride_d}};
+  gb_err err = GB_OK;
+  for (size_t i = 0; i < sizeof lay / sizeof lay[0]; i++) {
+    if (!lay[i].l) continue;
+    GB_CUBLAS_GOTO(cublasLtMatrixLayoutSetAttribute(lay[i].l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count),
+                   err, done);
+    GB_CUBLAS_GOTO(cublasLtMatrixLayoutSetAttribute(lay[i].l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                                                    &lay[i].stride, sizeof lay[i].stride),
+                   err, done);
+  }
+done:
+  return err;
+}
+
 gb_err gemm_op_create_desc(gemm_op *o, bool d_scale, bool amax) {
   gb_err err = GB_OK;
   const gb_gemm_prec *p = o->p;
@@ -91,6 +114,7 @@ gb_err gemm_op_create_desc(gemm_op *o, bool d_scale, bool amax) {
   GB_CUBLAS_GOTO(cublasLtMatrixLayoutCreate(&o->ld, p->d_cuda, dims.d_rows, dims.d_cols, dims.ldd), err, fail);
   if (p->out_fp8)
     GB_CUBLAS_GOTO(cublasLtMatrixLayoutCreate(&o->lc, CUDA_R_16BF, dims.d_rows, dims.d_cols, dims.ldd), err, fail);
+  if (o->grouped) GB_TRY_GOTO(gemm_op_batch(o, &dims), err, fail);
   return GB_OK;
 fail:
   gemm_op_destroy_desc(o);
@@ -118,11 +142,13 @@ void gemm_op_use(gemm_op *o, const gemm_cand *c) {
 
 /* A seed per case and input set, so every case checks fresh data (a TN
  * case keeps the seeds it had before layouts existed). */
-static uint64_t gemm_seed(const gb_gemm_prec *p, gb_gemm_layout l, int64_t m, int64_t n, int64_t k, int set,
-                          int operand) {
+static uint64_t gemm_seed(const gemm_op *o, int set, int operand) {
+  const gb_gemm_prec *p = o->p;
+  int64_t m = o->m, n = o->n, k = o->k;
   uint64_t h = 0x243F6A8885A308D3ull;
   for (const char *c = p->name; *c; c++) h = (h ^ (unsigned char)*c) * 0x100000001B3ull;
-  if (l == GB_GEMM_NN) h = (h ^ 0x4E4E) * 0x100000001B3ull; /* "NN" */
+  if (o->layout == GB_GEMM_NN) h = (h ^ 0x4E4E) * 0x100000001B3ull; /* "NN" */
+  if (o->grouped) h = (h ^ (uint64_t)o->groups) * 0x100000001B3ull;
   h ^= (uint64_t)m * 0x9E3779B97F4A7C15ull;
   h ^= (uint64_t)n * 0xC2B2AE3D27D4EB4Full;
   h ^= (uint64_t)k * 0x165667B19E3779F9ull;
@@ -133,21 +159,25 @@ static uint64_t gemm_seed(const gb_gemm_prec *p, gb_gemm_layout l, int64_t m, in
  * reference rows and a margin must fit in the free device memory. */
 static gb_err gemm_op_size(const gemm_state *st, const gb_device_info *dev, gemm_op *o, uint64_t *set_bytes) {
   const gb_gemm_prec *p = o->p;
-  *set_bytes = gb_gemm_input_bytes(p, o->m, o->n, o->k);
-  o->d_bytes = gb_gemm_output_bytes(p, o->m, o->n);
-  o->c_bytes = p->out_fp8 ? (uint64_t)o->m * (uint64_t)o->n * 2u : st->opts.out_of_place ? o->d_bytes : 0;
-  uint64_t check_bytes = 2ull * (o->m <= GEMM_MAX_CHECK_ROWS ? (uint64_t)o->m : 128u) * (uint64_t)o->n * 8u;
+  int64_t gm = o->groups * o->m, gn = o->groups * o->n; /* G matrices of A and of B back to back */
+  *set_bytes = gb_gemm_input_bytes(p, gm, gn, o->k);
+  o->d_bytes = gb_gemm_output_bytes(p, gm, o->n);
+  o->c_bytes = p->out_fp8 ? (uint64_t)gm * (uint64_t)o->n * 2u : st->opts.out_of_place ? o->d_bytes : 0;
+  size_t ngroups = o->grouped ? gb_gemm_check_groups(o->groups, NULL, 0) : 1;
+  uint64_t check_bytes =
+      2ull * ngroups * (o->m <= GEMM_MAX_CHECK_ROWS ? (uint64_t)o->m : 128u) * (uint64_t)o->n * 8u;
   size_t free_b = 0, total_b = 0;
   GB_CUDA(cudaMemGetInfo(&free_b, &total_b));
   uint64_t margin = 256ull << 20;
   uint64_t fixed = o->d_bytes + o->c_bytes + check_bytes + margin;
   if (fixed + *set_bytes > free_b)
-    return gb_fail(GB_E_OOM, "%s at %lldx%lldx%lld needs %.2f GiB of device memory; %.2f GiB free", p->name,
-                   (long long)o->m, (long long)o->n, (long long)o->k, (double)(fixed + *set_bytes) / (1ull << 30),
+    return gb_fail(GB_E_OOM, "%s at %lldx%lldx%lld (%lld group%s) needs %.2f GiB of device memory; %.2f GiB free",
+                   p->name, (long long)o->m, (long long)o->n, (long long)o->k, (long long)o->groups,
+                   o->groups == 1 ? "" : "s", (double)(fixed + *set_bytes) / (1ull << 30),
                    (double)free_b / (1ull << 30));
   o->sets = gb_gemm_input_sets_for(st->opts.input_sets, *set_bytes, (uint64_t)dev->l2_bytes, (free_b - fixed) / 2);
-  o->a_stride = gb_gemm_input_bytes(p, o->m, 0, o->k);
-  o->b_stride = gb_gemm_input_bytes(p, 0, o->n, o->k);
+  o->a_stride = gb_gemm_input_bytes(p, gm, 0, o->k);
+  o->b_stride = gb_gemm_input_bytes(p, 0, gn, o->k);
   return GB_OK;
 }
 
@@ -156,10 +186,10 @@ static gb_err gemm_op_size(const gemm_state *st, const gb_device_info *dev, gemm
 static gb_err gemm_op_fill(gemm_op *o, cudaStream_t s) {
   const gb_gemm_prec *p = o->p;
   for (int set = 0; set < o->sets; set++) {
-    GB_TRY(gb_fill_random(o->a + (uint64_t)set * o->a_stride, (size_t)(o->m * o->k), p->a_type, p->a_lo, p->a_hi,
-                          gemm_seed(p, o->layout, o->m, o->n, o->k, set, 0), s));
-    GB_TRY(gb_fill_random(o->b + (uint64_t)set * o->b_stride, (size_t)(o->n * o->k), p->b_type, p->b_lo, p->b_hi,
-                          gemm_seed(p, o->layout, o->m, o->n, o->k, set, 1), s));
+    GB_TRY(gb_fill_random(o->a + (uint64_t)set * o->a_stride, (size_t)(o->groups * o->m * o->k), p->a_type, p->a_lo,
+                          p->a_hi, gemm_seed(o, set, 0), s));
+    GB_TRY(gb_fill_random(o->b + (uint64_t)set * o->b_stride, (size_t)(o->groups * o->n * o->k), p->b_type, p->b_lo,
+                          p->b_hi, gemm_seed(o, set, 1), s));
   }
   return GB_OK;
 }
@@ -194,6 +224,8 @@ gb_err gemm_op_alloc(const gemm_state *st, const gb_device_info *dev, gemm_op *o
   GB_CUDA(cudaStreamSynchronize(s));
   return GB_OK;
 }
+
+double gemm_op_flops(const gemm_op *o) { return gb_gemm_grouped_flops(o->groups, o->m, o->n, o->k); }
 
 void gemm_op_free(gemm_op *o) {
   gemm_op_destroy_desc(o);

@@ -31,6 +31,22 @@ static gb_err gemm_opt_shape(void *ctx, const char *item) {
   return GB_OK;
 }
 
+static gb_err gemm_opt_gshape(void *ctx, const char *item) {
+  gb_gemm_opts *o = ctx;
+  long long g, m, n, k;
+  char extra;
+  if (sscanf(item, "%lldx%lldx%lldx%lld%c", &g, &m, &n, &k, &extra) != 4 || g < 1 || m < 1 || n < 1 || k < 1 ||
+      g > 4096 || m > 1 << 20 || n > 1 << 20 || k > 1 << 20)
+    return gb_fail(GB_E_USAGE,
+                   "--opt gemm.grouped_shapes: \"%s\" is not GxMxNxK (G groups of MxNxK: groups 1 to 4096, "
+                   "M, N and K 1 to 1048576; e.g. 8x512x14336x4096)",
+                   item);
+  if (o->ngshapes == GB_GEMM_MAX_OPT_GSHAPES)
+    return gb_fail(GB_E_USAGE, "--opt gemm.grouped_shapes: at most %d shapes", GB_GEMM_MAX_OPT_GSHAPES);
+  o->gshapes[o->ngshapes++] = (gb_gemm_gshape){.groups = g, .m = m, .n = n, .k = k, .model = "custom", .proj = ""};
+  return GB_OK;
+}
+
 /* one item of gemm.layout; *seen marks that the key was given at all */
 typedef struct layout_ctx {
   gb_gemm_opts *o;
@@ -69,6 +85,23 @@ static gb_err key_precs(layout_ctx *lc, const char *val) {
 
 static gb_err key_shapes(layout_ctx *lc, const char *val) {
   return gb_opts_list("gemm.shapes", val, gemm_opt_shape, lc->o);
+}
+
+static gb_err key_grouped_shapes(layout_ctx *lc, const char *val) {
+  return gb_opts_list("gemm.grouped_shapes", val, gemm_opt_gshape, lc->o);
+}
+
+static gb_err key_grouped(layout_ctx *lc, const char *val) {
+  static const char *const names[] = {"on", "off", "only"};
+  for (int i = 0; i < 3; i++)
+    if (strcmp(val, names[i]) == 0) {
+      lc->o->grouped = (gb_gemm_grouped)i;
+      return GB_OK;
+    }
+  return gb_fail(GB_E_USAGE,
+                 "--opt gemm.grouped: \"%s\" is not on (dense and grouped cases), off (dense only) or only "
+                 "(grouped only)",
+                 val);
 }
 
 static gb_err key_layout(layout_ctx *lc, const char *val) {
@@ -114,6 +147,7 @@ static const struct {
 } gemm_keys[] = {
     {"precs", key_precs},   {"shapes", key_shapes}, {"layout", key_layout},
     {"search", key_search}, {"window", key_window}, {"rest_ms", key_rest_ms},
+    {"grouped", key_grouped}, {"grouped_shapes", key_grouped_shapes},
 };
 
 static gb_err gemm_opt(void *ctx, const char *key, const char *val, bool prefixed) {
@@ -123,7 +157,8 @@ static gb_err gemm_opt(void *ctx, const char *key, const char *val, bool prefixe
     if (strcmp(key, gemm_keys[i].name) == 0) return gemm_keys[i].parse(lc, val);
   if (gb_gemm_lab_key(key)) return gb_gemm_lab_opt(lc->o, key, val);
   return gb_fail(GB_E_USAGE,
-                 "--opt gemm.%s: unknown key (known: precs, shapes, layout, search, window, rest_ms; and in a build "
+                 "--opt gemm.%s: unknown key (known: precs, shapes, layout, search, window, rest_ms, grouped, "
+                 "grouped_shapes; and in a build "
                  "with -DGB_TOOLS=ON the lab's, tools/gemm/gemm_lab.c)",
                  key);
 }

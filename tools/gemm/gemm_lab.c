@@ -158,7 +158,7 @@ void gemm_log_search(const gemm_state *st, const gemm_op *o, const gemm_cand *ca
                      const double *conf, int kept) {
   FILE *fp = st->search_log;
   if (!fp) return;
-  double flops = gb_gemm_flops(o->m, o->n, o->k);
+  double flops = gemm_op_flops(o);
   char name[64];
   gb_gemm_case_name(o->p, o->layout, name, sizeof name);
   if (ftell(fp) == 0)
@@ -181,7 +181,7 @@ void gemm_log_search(const gemm_state *st, const gemm_op *o, const gemm_cand *ca
 void gemm_log_samples(const gemm_state *st, const gemm_op *o, int warmup, const gb_samples *samp) {
   FILE *fp = st->samples_log;
   if (!fp) return;
-  double flops = gb_gemm_flops(o->m, o->n, o->k);
+  double flops = gemm_op_flops(o);
   char name[64], desc[256], variant[128];
   gb_gemm_case_name(o->p, o->layout, name, sizeof name);
   gemm_describe_algo(&o->algo, o->ws_launch == 0, desc, sizeof desc, variant, sizeof variant);
