@@ -54,6 +54,8 @@
 #define GB_NOISE_NU0 4.0
 /* runs of a figure that give it a floor of its own below its class's */
 #define GB_NOISE_FIG_MIN_RUNS 6
+/* a figure gets peak rows where its peak's sigma times this is under its own */
+#define GB_NOISE_PEAK_GAIN 1.5
 
 /* Selectors of figures by benchmark ("gemm") or benchmark and case
  * ("gemm/fp64"), joined by commas: for the runs of an earlier build that
@@ -75,6 +77,7 @@ typedef struct gb_noise_floor {
   char *gpu_type, *benchmark, *metric, *size_class;
   char *figure;        /* "" for a class; else the figure (gb_noise_figure) */
   bool same_gpu;       /* scope "same-gpu": from pairs of runs on one GPU (equal gpu_uuid) only */
+  bool peak;           /* scope "peak" or "peak-same-gpu": the spread of the figure's per-run peak */
   double sigma;        /* one run's standard deviation of ln(value), with the safety factor */
   size_t figures;      /* figures measured in the class */
   size_t pairs;        /* run pairs pooled */
@@ -115,6 +118,11 @@ const gb_noise_floor *gb_noise_lookup_figure(const gb_noise_table *t, const gb_r
 
 /* The class floor of scope "same-gpu" for r (NULL when the table has none). */
 const gb_noise_floor *gb_noise_lookup_same_gpu(const gb_noise_table *t, const gb_row *r);
+
+/* The peak floor of the row's figure (scope "peak-same-gpu" with
+ * same_gpu where there is one, else "peak"), or NULL: the figure is not
+ * one that switches power state. */
+const gb_noise_floor *gb_noise_lookup_peak(const gb_noise_table *t, const gb_row *r, bool same_gpu);
 
 /* The built-in floor (sigma, ln units) of a class when no table has one:
  * headline and derived 0.01, latency 0.15. */
