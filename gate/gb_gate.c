@@ -457,6 +457,7 @@ gb_err gb_gate_compare(const gb_results *base, const gb_results *cur, const gb_g
     return gb_fail(GB_E_INPUT, "gate: threshold must be >= 0 %%, alpha between 0 and 1");
   rep->threshold_pct = threshold;
   rep->alpha = alpha;
+  rep->warning = opt->warning ? opt->warning : "";
   const gb_results *const sides[2] = {base, cur};
   gb_err e = check_directions(sides, cfg);
   if (e) return e;

@@ -117,6 +117,7 @@ typedef struct gb_gate_options {
   bool allow_missing;   /* a headline figure only in the baseline does not fail (a deliberate change of profile) */
   const gb_gate_config *config; /* may be NULL */
   const gb_noise_table *noise;       /* floors (gb_noise.h); NULL: built-in ones */
+  const char *warning;  /* said in every output (no floors file found: gb_noise_load); NULL or "" for none */
 } gb_gate_options;
 
 /* threshold and alpha NaN (config or built-in defaults), no noise table. */
@@ -180,6 +181,7 @@ typedef struct gb_gate_report {
   bool mismatch;           /* machine identities differ (and not allowed) */
   char mismatch_msg[512];
   bool allowed_mismatch;   /* identities differ but --allow-mismatch */
+  const char *warning;     /* gb_gate_options.warning (borrowed), "" for none */
   char libraries_msg[512]; /* "cublaslt 13.1.0 -> 13.2.0, ..." where both sides recorded a library version and
                             * the versions differ (a likely cause of what changed; not a mismatch); "" if none */
 } gb_gate_report;

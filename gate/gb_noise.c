@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gb_desc.h"
+#include "gb_runinfo.h"
 #include "gb_gate.h"
 #include "gb_num.h"
 #include "gb_stats.h"
@@ -123,7 +125,7 @@ void gb_noise_free(gb_noise_table *t) {
   memset(t, 0, sizeof *t);
 }
 
-static char *dup(const char *s) {
+static char *noise_dup(const char *s) {
   size_t n = strlen(s) + 1;
   char *d = malloc(n);
   if (d) memcpy(d, s, n);
@@ -141,11 +143,11 @@ static gb_err push(gb_noise_table *t, size_t *cap, const char *gpu, const char *
   }
   gb_noise_floor *f = &t->v[t->n];
   memset(f, 0, sizeof *f);
-  f->gpu_type = dup(gpu);
-  f->benchmark = dup(bench);
-  f->metric = dup(metric);
-  f->size_class = dup(cls);
-  f->figure = dup(figure);
+  f->gpu_type = noise_dup(gpu);
+  f->benchmark = noise_dup(bench);
+  f->metric = noise_dup(metric);
+  f->size_class = noise_dup(cls);
+  f->figure = noise_dup(figure);
   t->n++;
   if (!f->gpu_type || !f->benchmark || !f->metric || !f->size_class || !f->figure)
     return gb_fail(GB_E_NOMEM, "out of memory for noise floors");
@@ -182,10 +184,11 @@ static gb_err read_table(gb_csv_table *csv, gb_noise_table *t) {
     const char *scope = col[11] >= 0 ? gb_csv_cell(csv, r, col[11]) : "";
     f->same_gpu = strcmp(scope, "same-gpu") == 0 || strcmp(scope, "peak-same-gpu") == 0;
     f->peak = strcmp(scope, "peak") == 0 || strcmp(scope, "peak-same-gpu") == 0;
-    if (scope[0] && !f->same_gpu && !f->peak && strcmp(scope, "any") != 0)
-      return gb_fail(GB_E_INPUT, "%s:%ld: scope: \"%s\" is not one of any, same-gpu, peak, peak-same-gpu",
+    f->cards = strcmp(scope, "cards") == 0;
+    if (scope[0] && !f->same_gpu && !f->peak && !f->cards && strcmp(scope, "any") != 0)
+      return gb_fail(GB_E_INPUT, "%s:%ld: scope: \"%s\" is not one of any, same-gpu, peak, peak-same-gpu, cards",
                      csv->name, gb_csv_line(csv, r), scope);
-    if (f->peak && !f->figure[0])
+    if ((f->peak || f->cards) && !f->figure[0])
       return gb_fail(GB_E_INPUT, "%s:%ld: figure: a row of scope %s names its figure", csv->name,
                      gb_csv_line(csv, r), scope);
   }
@@ -221,7 +224,7 @@ static const gb_noise_floor *lookup_class(const gb_noise_table *t, const gb_row 
   const gb_noise_floor *any = NULL;
   for (size_t i = 0; i < t->n; i++) {
     const gb_noise_floor *f = &t->v[i];
-    if (f->same_gpu != same_gpu || f->peak || f->figure[0] || strcmp(f->benchmark, r->benchmark) ||
+    if (f->same_gpu != same_gpu || f->peak || f->cards || f->figure[0] || strcmp(f->benchmark, r->benchmark) ||
         strcmp(f->metric, r->metric) || strcmp(f->size_class, cls))
       continue;
     if (strcmp(f->gpu_type, r->gpu_type) == 0) return f;
@@ -242,9 +245,20 @@ const gb_noise_floor *gb_noise_lookup_figure(const gb_noise_table *t, const gb_r
   gb_noise_figure(r, fig, sizeof fig);
   for (size_t i = 0; i < t->n; i++) {
     const gb_noise_floor *f = &t->v[i];
-    if (!f->same_gpu && !f->peak && f->figure[0] && strcmp(f->figure, fig) == 0 &&
+    if (!f->same_gpu && !f->peak && !f->cards && f->figure[0] && strcmp(f->figure, fig) == 0 &&
         strcmp(f->gpu_type, r->gpu_type) == 0)
       return f;
+  }
+  return NULL;
+}
+
+const gb_noise_floor *gb_noise_lookup_cards(const gb_noise_table *t, const gb_row *r) {
+  if (!t || !t->n) return NULL;
+  char fig[512];
+  gb_noise_figure(r, fig, sizeof fig);
+  for (size_t i = 0; i < t->n; i++) {
+    const gb_noise_floor *f = &t->v[i];
+    if (f->cards && strcmp(f->figure, fig) == 0 && strcmp(f->gpu_type, r->gpu_type) == 0) return f;
   }
   return NULL;
 }
@@ -283,6 +297,8 @@ typedef struct fig_sd {
   size_t df;  /* runs - 1 */
   double psd, pwsd; /* of ln(peak) over its runs; pooled within GPUs */
   size_t pdf, pwdf; /* their degrees of freedom; pdf 0: no peak */
+  double csd;       /* of the cards' mean ln over the cards (card-to-card spread) */
+  size_t cdf;       /* cards - 1; 0: fewer than 2 cards recorded */
 } fig_sd;
 
 typedef struct class_acc {
@@ -353,6 +369,29 @@ static void peak_spread(const double *peaks, const char *const *uuids, size_t nv
   if (*wdf) *wsd = sqrt(wss / (double)*wdf);
 }
 
+/* The standard deviation of the cards' mean ln(value) over the cards that
+ * recorded a gpu_uuid (*df = cards - 1). */
+static void card_spread(const double *vals, const char *const *uuids, size_t nv, double *sd, size_t *df) {
+  double means[64], sum = 0;
+  size_t nc = 0;
+  for (size_t i = 0; i < nv && nc < 64; i++) {
+    bool first = uuids[i][0] != '\0';
+    for (size_t j = 0; j < i && first; j++) first = strcmp(uuids[i], uuids[j]) != 0;
+    if (!first) continue;
+    double m = 0, n = 0;
+    for (size_t j = i; j < nv; j++)
+      if (strcmp(uuids[i], uuids[j]) == 0) m += log(vals[j]), n++;
+    means[nc++] = m / n;
+    sum += m / n;
+  }
+  *sd = NAN;
+  *df = nc >= 2 ? nc - 1 : 0;
+  if (nc < 2) return;
+  double ss = 0;
+  for (size_t k = 0; k < nc; k++) ss += (means[k] - sum / (double)nc) * (means[k] - sum / (double)nc);
+  *sd = sqrt(ss / (double)(nc - 1));
+}
+
 /* uuids[i]: the GPU of vals[i] ("" where not recorded); peaks[i] its peak */
 static gb_err acc_add(class_acc **accs, size_t *nacc, size_t *cap, const gb_row *r, const double *vals,
                       const double *peaks, const char *const *uuids, size_t nv) {
@@ -401,6 +440,7 @@ static gb_err acc_add(class_acc **accs, size_t *nacc, size_t *cap, const gb_row 
   *fs = (fig_sd){.row = r, .sd = sqrt(ss / (double)(nv - 1)), .df = nv - 1};
   peak_spread(peaks, uuids, nv, &fs->psd, &fs->pwsd, &fs->pwdf);
   fs->pdf = isnan(fs->psd) ? 0 : nv - 1;
+  card_spread(vals, uuids, nv, &fs->csd, &fs->cdf);
   for (size_t i = 0; i < nv; i++)
     for (size_t j = i + 1; j < nv; j++) {
       double d = fabs(log(vals[i] / vals[j]));
@@ -438,6 +478,14 @@ static gb_err emit_figure(gb_noise_table *t, size_t *cap, const char *gpu, const
     g->sigma = fsig;
     g->figures = 1;
     g->pairs = fs->df * (fs->df + 1) / 2;
+    g->median_abs = g->p95_abs = g->max_abs = NAN;
+  }
+  if (fs->cdf >= 2) {
+    if ((e = push(t, cap, gpu, fs->row->benchmark, fs->row->metric, cls, fig, &g))) return e;
+    g->cards = true;
+    g->sigma = shrunk(c, fs->csd, fs->cdf);
+    g->figures = fs->cdf + 1;
+    g->pairs = fs->cdf * (fs->cdf + 1) / 2;
     g->median_abs = g->p95_abs = g->max_abs = NAN;
   }
   if (!fs->pdf) return GB_OK;
@@ -607,9 +655,45 @@ gb_err gb_noise_write(const gb_noise_table *t, gb_buf *out) {
     if (!e) e = gb_csv_put_field(out, f->size_class, ',');
     if (!e) e = gb_buf_printf(out, ",%s,%zu,%zu,%s,%s,%s", num[0], f->figures, f->pairs, num[1], num[2], num[3]);
     if (!e) e = gb_csv_put_field(out, f->figure, ',');
-    const char *scope = f->peak ? (f->same_gpu ? "peak-same-gpu" : "peak") : f->same_gpu ? "same-gpu" : "any";
+    const char *scope = f->cards  ? "cards"
+                        : f->peak ? (f->same_gpu ? "peak-same-gpu" : "peak")
+                        : f->same_gpu ? "same-gpu"
+                                      : "any";
     if (!e) e = gb_csv_put_field(out, scope, ',');
     if (!e) e = gb_buf_puts(out, "\n");
   }
   return e;
+}
+
+bool gb_noise_find_default(char *buf, size_t n, char *looked, size_t nlooked) {
+  char dirs[2][4200];
+  size_t nd = 0, off = 0;
+  const char *env = getenv("GPUBENCH_DATA_DIR");
+  snprintf(dirs[nd++], sizeof dirs[0], "%s", gb_data_dir());
+  char exe[4096];
+  if (!(env && *env) && gb_exe_dir(exe, sizeof exe) == 0) snprintf(dirs[nd++], sizeof dirs[0], "%s/data", exe);
+  if (nlooked) looked[0] = '\0';
+  for (size_t i = 0; i < nd; i++) {
+    if ((size_t)snprintf(buf, n, "%s/noise/floors.csv", dirs[i]) < n && access(buf, R_OK) == 0) return true;
+    if (off < nlooked) off += (size_t)snprintf(looked + off, nlooked - off, "%s%s", i ? ", " : "", buf);
+  }
+  if (n) buf[0] = '\0';
+  return false;
+}
+
+gb_err gb_noise_load(const char *path, bool strict, gb_noise_table *t, char *warning, size_t nwarning) {
+  memset(t, 0, sizeof *t);
+  if (nwarning) warning[0] = '\0';
+  if (path && strcmp(path, "none") == 0) return GB_OK;
+  if (path) return gb_noise_read(path, t);
+  char found[4200], looked[1024];
+  if (gb_noise_find_default(found, sizeof found, looked, sizeof looked)) return gb_noise_read(found, t);
+  if (strict)
+    return gb_fail(GB_E_INPUT, "no noise floors file (looked for %s); --strict: pass --noise FILE, or set "
+                               "GPUBENCH_DATA_DIR", looked);
+  snprintf(warning, nwarning,
+           "WARNING: no noise floors file (looked for %s): judged against built-in floors (1%% headline, 15%% "
+           "latency), verdicts may differ; pass --noise FILE or set GPUBENCH_DATA_DIR",
+           looked);
+  return GB_OK;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gb_desc.h"
+#include "gb_fleet.h"
 #include "gb_gate.h"
 #include "gb_noise.h"
 #include "gb_runinfo.h"
@@ -255,6 +256,159 @@ START_TEST(test_noise_many_runs) {
 }
 END_TEST
 
+
+/* A 4-node campaign merged from real runs of cards 9, 10, 11 and 8 (the
+ * current build), run 1 of each the baseline, run 2 the current. */
+static void read_fleet(int run, gb_results *res) {
+  static const char *const nodes[] = {"c9-quick", "c10-quick", "c11-quick", "c8-new"};
+  char paths[4][4200];
+  char *inputs[4];
+  for (int i = 0; i < 4; i++) {
+    char name[64];
+    snprintf(name, sizeof name, "aa/%s-%d.csv", nodes[i], run);
+    snprintf(paths[i], sizeof paths[i], "%s", gb_fixture(name));
+    inputs[i] = paths[i];
+  }
+  gb_results_free(res);
+  memset(res, 0, sizeof *res);
+  ck_assert_msg(gb_gate_read_side(inputs, 4, false, res) == GB_OK, "%s", gb_errmsg());
+}
+
+#define SLOW_GPU "GPU-4f991b23-f104-734b-87a1-fc89a7618287" /* card 10 */
+
+/* Card 10's headline figures 10% worse (a rate x 0.9, a time / 0.9). */
+static void slow_node(gb_results *res) {
+  for (size_t i = 0; i < res->nrows; i++) {
+    gb_row *r = &res->rows[i];
+    if (strcmp(r->gpu_uuid, SLOW_GPU) || gb_desc_class(r) != GB_FCLASS_HEADLINE) continue;
+    scale(r, gb_metric_direction(r->benchmark, r->metric) < 0 ? 1 / 0.9 : 0.9);
+  }
+}
+
+/* compare judges each node of a merged file against its own baseline: the
+ * untouched pair passes; card 10 made 10% slower fails, and every failing
+ * figure names card 10. */
+START_TEST(test_compare_per_node) {
+  gb_gate_options opt = gb_gate_defaults();
+  opt.noise = &g_noise;
+  read_fleet(1, &g_base);
+  read_fleet(2, &g_cur);
+  gb_gate_report rep = judge_pair(&opt);
+  ck_assert_uint_eq(rep.nodes, 4);
+  ck_assert_uint_eq(rep.count[GB_VERDICT_MISSING] + rep.count[GB_VERDICT_NEW], 0);
+  ck_assert_uint_eq(rep.failing, 0);
+  ck_assert_int_eq(gb_gate_exit_code(&rep), 0);
+  gb_gate_report_free(&rep);
+  slow_node(&g_cur);
+  rep = judge_pair(&opt);
+  ck_assert_int_eq(gb_gate_exit_code(&rep), 1);
+  ck_assert_uint_ge(rep.count[GB_VERDICT_REGRESSION], 100);
+  for (size_t i = 0; i < rep.nitems; i++) {
+    const gb_gate_item *it = &rep.items[i];
+    if (it->fails) ck_assert_msg(strstr(it->key, "@ vm " SLOW_GPU) && strcmp(it->node, SLOW_GPU) == 0, "%s", it->key);
+  }
+  gb_buf t = {0};
+  ck_assert_int_eq(gb_gate_format_short(&rep, &t), GB_OK);
+  gb_buf_append(&t, "", 1);
+  ck_assert_msg(strstr(t.data, "judged node by node (4 nodes)") && strstr(t.data, "@ vm " SLOW_GPU ": "), "%s",
+                t.data);
+  gb_buf_free(&t);
+  gb_gate_report_free(&rep);
+}
+END_TEST
+
+/* The fleet check ranks the 4 nodes of one campaign: none slow as they
+ * are (cards differ by up to 2-3% on some figures), card 10 named and
+ * failed when 10% slower, in text, markdown and JUnit. */
+START_TEST(test_fleet_names_slow_node) {
+  gb_fleet_options opt = {.threshold_pct = NAN, .alpha = NAN, .noise = &g_noise};
+  for (int run = 1; run <= 2; run++) {
+    read_fleet(run, &g_cur);
+    gb_fleet_report rep;
+    ck_assert_msg(gb_fleet_check(&g_cur, &opt, &rep) == GB_OK, "%s", gb_errmsg());
+    ck_assert_uint_eq(rep.nnodes, 4);
+    ck_assert_uint_ge(rep.nfigs, 100);
+    ck_assert_uint_eq(rep.slow_nodes, 0);
+    ck_assert_int_eq(gb_fleet_exit_code(&rep), 0);
+    gb_fleet_free(&rep);
+    slow_node(&g_cur);
+    ck_assert_msg(gb_fleet_check(&g_cur, &opt, &rep) == GB_OK, "%s", gb_errmsg());
+    ck_assert_uint_eq(rep.slow_nodes, 1);
+    ck_assert_str_eq(rep.nodes[0].gpu_uuid, SLOW_GPU); /* ranked first */
+    ck_assert_uint_ge(rep.nodes[0].slow, rep.nfigs * 95 / 100);
+    ck_assert_double_eq_tol(rep.nodes[0].geomean, 0.90, 0.01);
+    for (size_t k = 1; k < 4; k++) ck_assert_uint_eq(rep.nodes[k].slow, 0);
+    ck_assert_int_eq(gb_fleet_exit_code(&rep), 1);
+    gb_buf t = {0}, md = {0}, x = {0};
+    ck_assert_int_eq(gb_fleet_format_text(&rep, &t), GB_OK);
+    ck_assert_int_eq(gb_fleet_format_markdown(&rep, &md), GB_OK);
+    ck_assert_int_eq(gb_fleet_format_junit(&rep, &x), GB_OK);
+    gb_buf_append(&t, "", 1);
+    gb_buf_append(&md, "", 1);
+    gb_buf_append(&x, "", 1);
+    ck_assert_msg(strstr(t.data, "fleet: FAIL: 4 nodes") && strstr(t.data, "vm " SLOW_GPU "  SLOW\n"), "%s", t.data);
+    ck_assert_msg(strstr(md.data, "| 1 | vm " SLOW_GPU " **SLOW** |"), "%s", md.data);
+    ck_assert_msg(strstr(x.data, "tests=\"4\" failures=\"1\"") && gb_test_xml_well_formed(x.data), "%s", x.data);
+    gb_buf_free(&t);
+    gb_buf_free(&md);
+    gb_buf_free(&x);
+    gb_fleet_free(&rep);
+  }
+  /* two nodes cannot be ranked */
+  read_aa("c9-quick-1", &g_cur);
+  gb_fleet_report rep;
+  ck_assert_int_eq(gb_fleet_check(&g_cur, &opt, &rep), GB_E_INPUT);
+  ck_assert_str_eq(gb_errmsg(), "fleet: 1 node (host, gpu_uuid) in the results: ranking needs at least 3");
+}
+END_TEST
+
+/* No floors file where data files are looked for: a warning every output
+ * carries, an error with strict. */
+START_TEST(test_floors_missing_is_loud) {
+  setenv("GPUBENCH_DATA_DIR", "/nonexistent-gpubench-data", 1);
+  gb_noise_table t;
+  char w[1400];
+  ck_assert_int_eq(gb_noise_load(NULL, false, &t, w, sizeof w), GB_OK);
+  ck_assert_msg(strstr(w, "WARNING: no noise floors file (looked for /nonexistent-gpubench-data/noise/floors.csv)"),
+                "%s", w);
+  ck_assert_int_eq(gb_noise_load(NULL, true, &t, w, sizeof w), GB_E_INPUT);
+  ck_assert_int_eq(gb_noise_load("none", true, &t, w, sizeof w), GB_OK); /* built-in floors on purpose */
+  ck_assert_str_eq(w, "");
+  unsetenv("GPUBENCH_DATA_DIR");
+  ck_assert_int_eq(gb_noise_load(NULL, true, &t, w, sizeof w), GB_OK);
+  ck_assert_uint_ge(t.n, 100);
+  gb_noise_free(&t);
+  gb_noise_load(NULL, false, &t, w, sizeof w);
+  setenv("GPUBENCH_DATA_DIR", "/nonexistent-gpubench-data", 1);
+  char w2[1400];
+  gb_noise_table none;
+  gb_noise_load(NULL, false, &none, w2, sizeof w2);
+  unsetenv("GPUBENCH_DATA_DIR");
+  gb_gate_options opt = gb_gate_defaults();
+  opt.noise = &none;
+  opt.warning = w2;
+  read_aa("c9-quick-1", &g_base);
+  read_aa("c9-quick-2", &g_cur);
+  gb_gate_report rep = judge_pair(&opt);
+  gb_buf s = {0}, md = {0}, x = {0};
+  ck_assert_int_eq(gb_gate_format_short(&rep, &s), GB_OK);
+  ck_assert_int_eq(gb_gate_format_markdown(&rep, &md), GB_OK);
+  ck_assert_int_eq(gb_gate_format_junit(&rep, &x), GB_OK);
+  gb_buf_append(&s, "", 1);
+  gb_buf_append(&md, "", 1);
+  gb_buf_append(&x, "", 1);
+  ck_assert_ptr_nonnull(strstr(s.data, "WARNING: no noise floors file"));
+  ck_assert_ptr_nonnull(strstr(md.data, "WARNING: no noise floors file"));
+  ck_assert_ptr_nonnull(strstr(x.data, "WARNING: no noise floors file"));
+  gb_buf_free(&s);
+  gb_buf_free(&md);
+  gb_buf_free(&x);
+  gb_gate_report_free(&rep);
+  gb_noise_free(&t);
+  gb_noise_free(&none);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("gate_judge");
   TCase *tc = tcase_create("judge");
@@ -265,6 +419,9 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_power_state_drop);
   tcase_add_test(tc, test_shipped_self_compare);
   tcase_add_test(tc, test_noise_many_runs);
+  tcase_add_test(tc, test_compare_per_node);
+  tcase_add_test(tc, test_fleet_names_slow_node);
+  tcase_add_test(tc, test_floors_missing_is_loud);
   suite_add_tcase(s, tc);
   return s;
 }
