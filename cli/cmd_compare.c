@@ -6,10 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <errno.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gb_cli.h"
 #include "gb_cli_args.h"
+#include "gb_escape.h"
 #include "gb_gate.h"
 #include "gb_noise.h"
 #include "gb_num.h"
@@ -43,6 +47,11 @@ static const gb_opt k_opts[] = {
     {"gate-latency", 0, NULL, "latency-class figures decide the outcome too", GB_OPT_FLAG, A(gate_latency)},
     {"allow-mismatch", 0, NULL, "compare although GPU type, GPU count, driver, CUDA or library\nversions differ",
      GB_OPT_FLAG, A(allow_mismatch)},
+    {"allow-missing", 0, NULL, "a headline figure in the baseline and not in the current\nresults does not fail "
+     "(a deliberate change of profile)", GB_OPT_FLAG, A(allow_missing)},
+    {"strict", 0, NULL, "no noise floors file found is an error (exit 2), not a warning", GB_OPT_FLAG, A(strict)},
+    {"bootstrap", 0, NULL, "a baseline directory with no results yet (or none at all) gets\nCURRENT.csv as its "
+     "first baseline, exit 0 with a notice (a new CI pipeline)", GB_OPT_FLAG, A(bootstrap)},
     {"format", 0, "F", "standard output: text (every figure not unchanged) or short\n(the summary and the "
      "regressions, for logs)", GB_OPT_CALL, .set = set_format, .group = "Output"},
     {"markdown", 0, "FILE", "write a markdown report of at most 65,536 characters\n(pull-request comment, job "
@@ -76,16 +85,25 @@ const gb_opt_cmd gb_compare_cmd = {
         "headline shapes); latency-class figures are information (worse-info,\n"
         "better-info) unless --gate-latency; meaningless ones are not judged. A figure\n"
         "measured under other settings, another profile or other library versions is\n"
-        "not-comparable, naming what differs.",
+        "not-comparable, naming what differs.\n"
+        "\n"
+        "A headline figure at 0 or not finite is \"collapsed\", one whose rows scatter\n"
+        "within the run by more than max(25%, 4 x the baseline's) \"unstable\", one only\n"
+        "in the baseline \"missing\": each fails. A figure that switches power state\n"
+        "between runs (a \"peak\" row in the floors) is judged by the runs' best samples.\n"
+        "When CURRENT holds several nodes (host, gpu_uuid: a merged fleet file), each\n"
+        "node is judged against the same node's baseline rows (`gpubench fleet` ranks\n"
+        "the nodes against each other). No floors file found: every output says so.",
     .options = k_opts,
     .operands = {.metavar = "BASELINE... CURRENT.csv",
                  .help = "the baseline (results files or directories of them), then the current results file",
                  .min = 2, .max = GB_COMPARE_MAX_FILES, .ext = "csv", A(files), GB_OPT_COUNT(gb_compare_args, nfiles),
                  .missing = "needs BASELINE (CSVs or directories) and CURRENT.csv",
                  .extra = "more files than it takes, from \"%s\": pass a directory of them"},
-    .notes = "Verdicts: regression, failed, missing, not-comparable, noise, insufficient, new,\n"
-             "improvement, worse-info, better-info, not-judged, unchanged.",
-    .exit_status = "0 pass; 1 a regression or a newly failed row; 2 bad usage\n"
+    .notes = "Verdicts: regression, failed, collapsed, unstable, missing, not-comparable, noise,\n"
+             "insufficient, new, improvement, worse-info, better-info, not-judged, unchanged.",
+    .exit_status = "0 pass (or --bootstrap recorded the first baseline); 1 a regression, a newly\n"
+                   "failed row, or a collapsed, unstable or missing headline figure; 2 bad usage\n"
                    "or input (naming the file: a directory with no CSV, a file with a header and no\n"
                    "rows, mixed GPU types in the baseline); 3 nothing could be compared (no common\n"
                    "figures, or a machine mismatch without --allow-mismatch).",
@@ -108,6 +126,80 @@ int gb_compare_parse_args(int argc, char **argv, gb_compare_args *a) {
   return gb_opt_parse(&gb_compare_cmd, argc, argv, a);
 }
 
+/* The whole of a file, malloc'd; NULL on error. */
+static char *read_all(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  gb_buf b = {0};
+  char chunk[65536];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+    if (gb_buf_append(&b, chunk, n)) break;
+  bool ok = !ferror(f) && feof(f);
+  fclose(f);
+  if (!ok || gb_buf_append(&b, "", 1)) return gb_buf_free(&b), NULL;
+  *len = b.len - 1;
+  return b.data ? b.data : NULL;
+}
+
+/* --bootstrap: where the baseline is one directory with no results file
+ * yet (or is not there), records CURRENT in it as the first baseline.
+ * Returns 0 done (a notice printed), -1 not a bootstrap, 2 an error. */
+static int bootstrap(const gb_compare_args *a, const char *current) {
+  const char *dir = a->files[0];
+  struct stat st;
+  if (!a->bootstrap || a->nfiles != 2) return -1;
+  if (stat(dir, &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) return -1;
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    bool any = false;
+    for (struct dirent *de; !any && (de = readdir(d));) {
+      size_t n = strlen(de->d_name);
+      any = n > 4 && strcmp(de->d_name + n - 4, ".csv") == 0;
+    }
+    closedir(d);
+    if (any) return -1;
+  } else if (mkdir(dir, 0777) != 0) {
+    fprintf(stderr, "gpubench compare: --bootstrap: %s: cannot create the baseline directory: %s\n", dir,
+            strerror(errno));
+    return 2;
+  }
+  gb_results cur = {0};
+  char *cur_input[1] = {(char *)current};
+  gb_err e = gb_gate_read_side(cur_input, 1, false, &cur); /* only results that read join a baseline */
+  gb_results_free(&cur);
+  size_t len = 0;
+  char *data = e ? NULL : read_all(current, &len);
+  const char *base = strrchr(current, '/') ? strrchr(current, '/') + 1 : current;
+  char path[4200];
+  snprintf(path, sizeof path, "%s/%s", dir, base);
+  if (!e && !data) e = gb_fail(GB_E_IO, "%s: cannot read it", current);
+  if (!e) e = gb_write_file_atomic(path, data, len);
+  free(data);
+  if (e) return fprintf(stderr, "gpubench compare: %s\n", gb_errmsg()), 2;
+  gb_buf note = {0};
+  gb_buf_printf(&note, "gate: BOOTSTRAP: no baseline in %s yet: %s recorded as its first baseline; nothing "
+                       "compared\n", dir, path);
+  int rc = 0;
+  if (a->markdown && gb_write_file_atomic(a->markdown, note.data, note.len)) rc = 2;
+  if (!rc && a->junit) {
+    gb_buf x = {0};
+    gb_buf_puts(&x, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"gpubench gate\" tests=\"1\" "
+                    "failures=\"0\" errors=\"0\" skipped=\"1\">\n  <testsuite name=\"gpubench-gate\" tests=\"1\" "
+                    "failures=\"0\" errors=\"0\" skipped=\"1\">\n    <testcase classname=\"gpubench.gate\" "
+                    "name=\"bootstrap\" time=\"0\"><skipped message=\"");
+    gb_esc_xml(&x, note.data);
+    gb_buf_puts(&x, "\"/></testcase>\n  </testsuite>\n</testsuites>\n");
+    if (gb_write_file_atomic(a->junit, x.data, x.len)) rc = 2;
+    gb_buf_free(&x);
+  }
+  if (rc) fprintf(stderr, "gpubench compare: %s\n", gb_errmsg());
+  else fwrite(note.data, 1, note.len, stdout);
+  gb_buf_free(&note);
+  return rc;
+}
+
 int gb_cmd_compare(int argc, char **argv) {
   gb_compare_args a;
   int prc = gb_compare_parse_args(argc, argv, &a);
@@ -126,6 +218,7 @@ int gb_cmd_compare(int argc, char **argv) {
   if (!isnan(a.alpha)) opt.alpha = a.alpha;
   opt.allow_mismatch = a.allow_mismatch;
   opt.gate_latency = a.gate_latency;
+  opt.allow_missing = a.allow_missing;
   const char *current = a.files[a.nfiles - 1];
   bool short_format = a.format == 1;
 
@@ -138,14 +231,15 @@ int gb_cmd_compare(int argc, char **argv) {
   gb_buf text = {0}, md = {0}, xml = {0};
   int rc = 2;
   gb_err e = GB_OK;
+  int boot = bootstrap(&a, current);
+  if (boot >= 0) return boot;
+  char warning[1400];
   if (a.config_path && (e = gb_gate_config_read(a.config_path, &cfg))) goto done;
   opt.config = &cfg;
-  char default_noise[4096];
-  snprintf(default_noise, sizeof default_noise, "%s/noise/floors.csv", gb_data_dir());
-  const char *noise_path = a.noise_path ? a.noise_path : access(default_noise, R_OK) == 0 ? default_noise : NULL;
-  if (noise_path && strcmp(noise_path, "none") == 0) noise_path = NULL;
-  if (noise_path && (e = gb_noise_read(noise_path, &noise))) goto done;
+  if ((e = gb_noise_load(a.noise_path, a.strict, &noise, warning, sizeof warning))) goto done;
   opt.noise = &noise;
+  opt.warning = warning;
+  if (warning[0]) fprintf(stderr, "gpubench compare: %s\n", warning);
   char *cur_input[1] = {(char *)current};
   if ((e = gb_gate_read_side((char *const *)a.files, a.nfiles - 1, true, &base)) ||
       (e = gb_gate_read_side(cur_input, 1, false, &cur)))

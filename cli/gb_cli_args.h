@@ -31,6 +31,7 @@ typedef struct gb_compare_args {
   int format; /* 0 text, 1 short */
   double threshold_pct, alpha; /* NaN when not given */
   bool allow_mismatch, all, gate_latency;
+  bool allow_missing, strict, bootstrap;
 } gb_compare_args;
 
 int gb_compare_parse_args(int argc, char **argv, gb_compare_args *a);

@@ -23,7 +23,7 @@ static bool ends_with(const char *s, const char *suffix) {
 /* GEMM: m, n and k of 4096 and more are compute-bound; smaller products
  * (decode shapes, 1024^3) last microseconds and move with launch overheads. */
 static gb_fclass classify_gemm(const gb_row *r) {
-  if (is(r->metric, "speedup")) return GB_FCLASS_DERIVED;
+  if (is(r->metric, "speedup") || is(r->metric, "speedup_sustained")) return GB_FCLASS_DERIVED;
   bool large = r->m != GB_NA && r->n != GB_NA && r->k != GB_NA && r->m >= 4096 && r->n >= 4096 && r->k >= 4096;
   return large ? GB_FCLASS_HEADLINE : GB_FCLASS_LATENCY;
 }

@@ -9,16 +9,15 @@
 #include <string.h>
 
 #include "gb_desc.h"
+#include "gb_gate_int.h"
 #include "gb_history.h"
 #include "gb_noise.h"
 #include "gb_stats.h"
 
 static const char *const k_verdict_names[GB_VERDICT_COUNT] = {
-    "regression", "failed",      "missing",     "not-comparable", "noise",      "insufficient",
+    "regression", "failed",      "collapsed",   "unstable",       "missing",     "not-comparable", "noise",      "insufficient",
     "new",        "improvement", "worse-info", "better-info",    "not-judged", "unchanged"};
 
-/* Prior weight (degrees of freedom) of the floor against the runs' spread. */
-#define NU0 GB_NOISE_NU0
 
 const char *gb_verdict_name(gb_verdict v) { return (unsigned)v < GB_VERDICT_COUNT ? k_verdict_names[v] : "?"; }
 
@@ -56,19 +55,15 @@ double gb_gate_z(double alpha) {
 
 /* ---- grouping rows by key ---- */
 
-typedef struct keyed_row {
-  char *key; /* internal key: fields joined by \x1f */
-  int side;  /* 0 baseline, 1 current */
-  const gb_row *row;
-} keyed_row;
-
 static void put_int(gb_buf *b, int64_t v) {
   if (v != GB_NA) gb_buf_printf(b, "%lld", (long long)v);
 }
 
-/* Internal key, fields separated by the ASCII unit separator. */
-static char *make_key(const gb_row *r) {
+/* Internal key, fields separated by the ASCII unit separator; per node,
+ * the node (host, gpu_uuid) first. */
+static char *make_key(const gb_row *r, bool per_node) {
   gb_buf b = {0};
+  if (per_node) gb_buf_printf(&b, "%s\x1f%s\x1f", r->host, r->gpu_uuid);
   gb_buf_printf(&b, "%s\x1f%d\x1f%s\x1f%s\x1f%s\x1f", r->gpu_type, r->gpu_count, r->benchmark, r->case_name,
                 r->dtype);
   put_int(&b, r->m);
@@ -210,83 +205,6 @@ static void check_libraries(const gb_results *base, const gb_results *cur, gb_ga
 
 /* ---- per-figure statistics ---- */
 
-static int cmp_row_run(const void *a, const void *b) {
-  const gb_row *x = *(const gb_row *const *)a, *y = *(const gb_row *const *)b;
-  int c = strcmp(x->run_id, y->run_id);
-  return c ? c : (x > y) - (x < y);
-}
-
-static gb_err fill_side(gb_gate_side *s, keyed_row *rows, size_t n) {
-  memset(s, 0, sizeof *s);
-  s->median = s->mean_ln = s->sd_ln = s->rep_sd_ln = s->cv = NAN;
-  if (n == 0) return GB_OK;
-  s->nrows = n;
-  s->row = rows[0].row;
-  const gb_row **ok = malloc(n * sizeof *ok);
-  double *tmp = malloc(2 * n * sizeof *tmp);
-  s->values = malloc(n * sizeof *s->values);
-  if (!ok || !tmp || !s->values) {
-    free(ok);
-    free(tmp);
-    return gb_fail(GB_E_NOMEM, "out of memory for samples");
-  }
-  double *cvs = tmp + n;
-  size_t ncv = 0;
-  for (size_t i = 0; i < n; i++) {
-    const gb_row *r = rows[i].row;
-    /* throttled rows passed their result check: the figure under the power or
-     * heat cap is a real sample (a drop caused by throttling is a drop) */
-    if (r->status != GB_STATUS_OK && r->status != GB_STATUS_THROTTLED) {
-      if (!s->failed) s->failed = r;
-      continue;
-    }
-    ok[s->nok++] = r;
-    if (!isnan(r->stddev) && r->value > 0) cvs[ncv++] = GB_GATE_OWN_SPREAD * r->stddev / r->value;
-  }
-  if (s->failed) s->row = s->failed;
-  if (ncv) s->cv = gb_median(cvs, ncv);
-  qsort(ok, s->nok, sizeof *ok, cmp_row_run);
-  /* one value per run: the median of its repetitions */
-  double rep_ss = 0, ln_sum = 0;
-  size_t rep_df = 0;
-  bool positive = true;
-  for (size_t a = 0; a < s->nok;) {
-    size_t b = a, nr = 0;
-    while (b < s->nok && strcmp(ok[b]->run_id, ok[a]->run_id) == 0) tmp[nr++] = ok[b++]->value;
-    double v = gb_median(tmp, nr);
-    s->values[s->nruns++] = v;
-    if (!(v > 0)) positive = false;
-    if (nr >= 2 && positive) {
-      double m = 0;
-      bool allpos = true;
-      for (size_t i = 0; i < nr; i++) {
-        if (!(tmp[i] > 0)) allpos = false;
-        else m += log(tmp[i]);
-      }
-      if (allpos) {
-        m /= (double)nr;
-        for (size_t i = 0; i < nr; i++) rep_ss += (log(tmp[i]) - m) * (log(tmp[i]) - m);
-        rep_df += nr - 1;
-      }
-    }
-    a = b;
-  }
-  if (s->nruns) s->median = gb_median(s->values, s->nruns);
-  if (s->nruns && positive) {
-    for (size_t i = 0; i < s->nruns; i++) ln_sum += log(s->values[i]);
-    s->mean_ln = ln_sum / (double)s->nruns;
-    if (s->nruns >= 2) {
-      double ss = 0;
-      for (size_t i = 0; i < s->nruns; i++) ss += (log(s->values[i]) - s->mean_ln) * (log(s->values[i]) - s->mean_ln);
-      s->sd_ln = sqrt(ss / (double)(s->nruns - 1));
-    }
-  }
-  if (rep_df) s->rep_sd_ln = sqrt(rep_ss / (double)rep_df);
-  free(ok);
-  free(tmp);
-  return GB_OK;
-}
-
 /* The distinct non-empty values of a string field over a side's rows,
  * joined with spaces ("" when none). */
 static void side_values(keyed_row *rows, size_t n, size_t off, bool skip_empty, char *buf, size_t cap) {
@@ -331,126 +249,6 @@ static bool comparable(keyed_row *b, size_t nb, keyed_row *c, size_t nc, bool al
   return true;
 }
 
-/* Whether a figure's verdict decides the outcome. */
-static bool is_gated(const gb_row *r, gb_fclass cls, bool gate_latency) {
-  if (cls == GB_FCLASS_HEADLINE) return true;
-  if (cls == GB_FCLASS_LATENCY) return gate_latency;
-  if (cls == GB_FCLASS_DERIVED) {
-    /* a derived figure counts when the shape it was derived at is a headline one */
-    const gb_bench_desc *d = gb_desc_find(r->benchmark);
-    if (!d || !d->headline_metric) return true;
-    gb_row h = *r;
-    h.metric = d->headline_metric;
-    gb_fclass hc = gb_desc_class(&h);
-    return hc == GB_FCLASS_HEADLINE || (hc == GB_FCLASS_LATENCY && gate_latency);
-  }
-  return false;
-}
-
-static void judge(gb_gate_item *it, const gb_gate_options *opt, double min_pct, double alpha, double own_cv) {
-  gb_gate_side *b = &it->base, *c = &it->cur;
-  it->change_pct = it->ratio = it->threshold_pct = it->mdc_pct = it->sigma = it->p_value = NAN;
-  it->method = "";
-  if (c->failed) {
-    it->verdict = GB_VERDICT_FAILED;
-    it->newly_failed = b->failed == NULL;
-    snprintf(it->note, sizeof it->note, "%s:%ld: status %s%s%s", c->failed->file, c->failed->line,
-             gb_status_name(c->failed->status), c->failed->detail[0] ? ": " : "", c->failed->detail);
-    return;
-  }
-  if (b->nok == 0) {
-    it->verdict = GB_VERDICT_INSUFFICIENT;
-    snprintf(it->note, sizeof it->note, "no ok baseline row (%s:%ld: status %s)", b->row->file, b->row->line,
-             gb_status_name(b->row->status));
-    return;
-  }
-  if (!(b->median > 0) || isnan(b->mean_ln) || isnan(c->mean_ln)) {
-    it->verdict = GB_VERDICT_INSUFFICIENT;
-    snprintf(it->note, sizeof it->note, "a value is 0 or negative: no ratio");
-    return;
-  }
-  it->ratio = c->median / b->median;
-  it->change_pct = it->direction * (it->ratio - 1.0) * 100.0;
-  /* the figure's floor where it has a row of its own, else its class's, pooled with the runs' own spread */
-  const gb_noise_floor *fl = gb_noise_lookup(opt->noise, b->row), *ff = gb_noise_lookup_figure(opt->noise, b->row);
-  double floor_sigma = fl ? fl->sigma : gb_noise_default_sigma(b->row);
-  if (ff) floor_sigma = ff->sigma;
-  double ss = NU0 * floor_sigma * floor_sigma, df = NU0;
-  if (!isnan(b->sd_ln)) {
-    ss += (double)(b->nruns - 1) * b->sd_ln * b->sd_ln;
-    df += (double)(b->nruns - 1);
-  }
-  if (!isnan(c->sd_ln)) {
-    ss += (double)(c->nruns - 1) * c->sd_ln * c->sd_ln;
-    df += (double)(c->nruns - 1);
-  }
-  double sigma = sqrt(ss / df);
-  it->method = df > NU0 ? "floor+runs" : ff && ff->sigma >= floor_sigma ? "figure floor" : fl ? "floor" : "built-in floor";
-  double se = sigma * sqrt(1.0 / (double)b->nruns + 1.0 / (double)c->nruns);
-  /* one run a side, repeated, on one GPU: the repetitions' own spread plus
-   * the same-GPU floor (gb_gate.h) */
-  const gb_noise_floor *fs = gb_noise_lookup_same_gpu(opt->noise, b->row);
-  bool reps_mode = fs && b->nruns == 1 && c->nruns == 1 && b->nok >= GB_GATE_MIN_REPS &&
-                   c->nok >= GB_GATE_MIN_REPS && !isnan(b->rep_sd_ln) && !isnan(c->rep_sd_ln) &&
-                   b->row->gpu_uuid[0] && strcmp(b->row->gpu_uuid, c->row->gpu_uuid) == 0;
-  if (reps_mode) {
-    double nb = (double)b->nok, nc = (double)c->nok;
-    double sw2 = ((nb - 1) * b->rep_sd_ln * b->rep_sd_ln + (nc - 1) * c->rep_sd_ln * c->rep_sd_ln) / (nb + nc - 2);
-    se = sqrt(M_PI / 2 * sw2 * (1 / nb + 1 / nc) + 2 * fs->sigma * fs->sigma);
-    sigma = se / sqrt(2.0); /* one side's equivalent */
-    it->method = "repetitions, same GPU";
-  }
-  /* never below the figure's own spread: within a run (rows' stddev, the
-   * repetitions) a bimodal figure shows how far its median can move */
-  double own = own_cv;
-  if (!reps_mode) {
-    if (!isnan(b->rep_sd_ln) && !(b->rep_sd_ln <= own)) own = b->rep_sd_ln;
-    if (!isnan(c->rep_sd_ln) && !(c->rep_sd_ln <= own)) own = c->rep_sd_ln;
-  }
-  if (!isnan(own) && own > sigma) {
-    sigma = own;
-    se = sigma * (reps_mode ? sqrt(2.0) : sqrt(1.0 / (double)b->nruns + 1.0 / (double)c->nruns));
-    it->method = "own spread";
-  }
-  it->sigma = sigma;
-  double d = c->mean_ln - b->mean_ln;
-  double t = gb_gate_z(alpha) * se, tmin = log1p(min_pct / 100.0);
-  if (t < tmin) t = tmin;
-  it->mdc_pct = it->threshold_pct = expm1(t) * 100.0;
-  it->p_value = se > 0 ? erfc(fabs(d) / se / sqrt(2.0)) : (d == 0 ? 1.0 : 0.0);
-  double od = it->direction * d; /* oriented: < 0 worse */
-  bool worse = od < 0;
-  if (fabs(d) <= tmin)
-    it->verdict = GB_VERDICT_UNCHANGED;
-  else if (fabs(d) <= t)
-    it->verdict = it->gated ? GB_VERDICT_NOISE : GB_VERDICT_UNCHANGED;
-  else if (it->gated)
-    it->verdict = worse ? GB_VERDICT_REGRESSION : GB_VERDICT_IMPROVEMENT;
-  else
-    it->verdict = worse ? GB_VERDICT_WORSE_INFO : GB_VERDICT_BETTER_INFO;
-}
-
-/* The spread of a derived figure from its two sides: for "A_vs_B" the rows
- * of cases A and B at the same shape; sqrt(cv_A^2 + cv_B^2). NaN when a
- * side is not found. */
-static double derived_cv(const gb_gate_report *rep, const gb_gate_item *it, const double *item_cv) {
-  const gb_row *r = it->base.row;
-  const char *vs = strstr(r->case_name, "_vs_");
-  if (!vs) return NAN;
-  size_t la = (size_t)(vs - r->case_name);
-  const char *bname = vs + 4;
-  double cva = NAN, cvb = NAN;
-  for (size_t i = 0; i < rep->nitems; i++) {
-    const gb_row *o = rep->items[i].base.row ? rep->items[i].base.row : rep->items[i].cur.row;
-    if (!o || o == r || strcmp(o->benchmark, r->benchmark) || o->m != r->m || o->n != r->n || o->k != r->k ||
-        o->gpu_count != r->gpu_count || strcmp(o->gpu_type, r->gpu_type) || strstr(o->case_name, "_vs_"))
-      continue;
-    if (strlen(o->case_name) == la && strncmp(o->case_name, r->case_name, la) == 0) cva = item_cv[i];
-    else if (strcmp(o->case_name, bname) == 0) cvb = item_cv[i];
-  }
-  return isnan(cva) || isnan(cvb) ? NAN : sqrt(cva * cva + cvb * cvb);
-}
-
 static int cmp_item(const void *a, const void *b) {
   const gb_gate_item *x = a, *y = b;
   if (x->verdict != y->verdict) return (int)x->verdict - (int)y->verdict;
@@ -467,6 +265,185 @@ void gb_gate_report_free(gb_gate_report *rep) {
   memset(rep, 0, sizeof *rep);
 }
 
+/* Whether the current side holds rows of two or more nodes (host,
+ * gpu_uuid): a merged fleet file, judged node by node. Counts them. */
+static size_t count_nodes(const gb_results *res) {
+  const char **v = malloc((2 * res->nrows + 1) * sizeof *v);
+  if (!v) return 0;
+  size_t n = 0;
+  for (size_t i = 0; i < res->nrows; i++) {
+    size_t k = 0;
+    const gb_row *r = &res->rows[i];
+    /* nodes are few: a linear scan over the distinct ones so far */
+    while (k < n && (strcmp(v[2 * k], r->host) || strcmp(v[2 * k + 1], r->gpu_uuid))) k++;
+    if (k == n) {
+      v[2 * n] = r->host;
+      v[2 * n + 1] = r->gpu_uuid;
+      n++;
+    }
+  }
+  free(v);
+  return n;
+}
+
+/* Every metric needs a known direction before anything is compared. */
+static gb_err check_directions(const gb_results *const sides[2], const gb_gate_config *cfg) {
+  for (int k = 0; k < 2; k++)
+    for (size_t i = 0; i < sides[k]->nrows; i++) {
+      const gb_row *r = &sides[k]->rows[i];
+      if (gb_metric_direction(r->benchmark, r->metric) == 0 && gb_gate_config_direction(cfg, r->benchmark, r->metric) == 0)
+        return gb_fail(GB_E_INPUT,
+                       "%s:%ld: metric: the gate does not know whether higher or lower is better: \"%s\" "
+                       "(add [%s/%s] direction = higher or lower to a --config file)",
+                       r->file, r->line, r->metric, r->benchmark, r->metric);
+    }
+  return GB_OK;
+}
+
+/* The rows of both sides keyed and sorted by figure. */
+static gb_err key_rows(const gb_results *const sides[2], bool per_node, keyed_row **out, size_t *nout) {
+  size_t n = sides[0]->nrows + sides[1]->nrows, nk = 0;
+  keyed_row *kr = calloc(n ? n : 1, sizeof *kr);
+  if (!kr) return gb_fail(GB_E_NOMEM, "out of memory for %zu rows", n);
+  for (int k = 0; k < 2; k++)
+    for (size_t i = 0; i < sides[k]->nrows; i++) {
+      kr[nk].row = &sides[k]->rows[i];
+      kr[nk].side = k;
+      if (!(kr[nk].key = make_key(kr[nk].row, per_node))) {
+        for (size_t j = 0; j < nk; j++) free(kr[j].key);
+        free(kr);
+        return gb_fail(GB_E_NOMEM, "out of memory for keys");
+      }
+      nk++;
+    }
+  qsort(kr, nk, sizeof *kr, cmp_keyed);
+  *out = kr;
+  *nout = nk;
+  return GB_OK;
+}
+
+/* One figure from its rows kr[i..j) (baseline ones before mid). */
+static gb_err make_item(gb_gate_report *rep, const gb_gate_options *opt, const keyed_row *kr, size_t i, size_t mid,
+                        size_t j, double *own_cv) {
+  gb_gate_item *it = &rep->items[rep->nitems++];
+  const gb_row *r0 = kr[i].row;
+  it->benchmark = r0->benchmark;
+  it->metric = r0->metric;
+  it->direction = gb_gate_config_direction(opt->config, r0->benchmark, r0->metric);
+  if (it->direction == 0) it->direction = gb_metric_direction(r0->benchmark, r0->metric);
+  it->fclass = (int)gb_desc_class(r0);
+  it->gated = gb_gate_is_gated(r0, (gb_fclass)it->fclass, opt->gate_latency);
+  it->change_pct = it->ratio = it->threshold_pct = it->mdc_pct = it->sigma = it->p_value = NAN;
+  it->method = "";
+  gb_err e;
+  if (!(it->key = gb_gate_key_label(r0))) return gb_fail(GB_E_NOMEM, "out of memory for keys");
+  if (rep->nodes) {
+    gb_buf b = {0};
+    gb_buf_printf(&b, "%s @ %s %s", it->key, r0->host[0] ? r0->host : "(no host)",
+                  r0->gpu_uuid[0] ? r0->gpu_uuid : "(no gpu_uuid)");
+    if (gb_buf_append(&b, "", 1)) return gb_buf_free(&b), gb_fail(GB_E_NOMEM, "out of memory for keys");
+    free(it->key);
+    it->key = b.data;
+    it->node = r0->gpu_uuid[0] ? r0->gpu_uuid : r0->host;
+  }
+  if ((e = gb_gate_fill_side(&it->base, kr + i, mid - i, it->direction)) ||
+      (e = gb_gate_fill_side(&it->cur, kr + mid, j - mid, it->direction)))
+    return e;
+  double cb = it->base.cv, cc = it->cur.cv;
+  *own_cv = isnan(cb) ? cc : isnan(cc) ? cb : (cb > cc ? cb : cc);
+  return GB_OK;
+}
+
+/* The verdict of item idx from its rows kr[i..j), baseline before mid. */
+static void verdict_of(gb_gate_report *rep, size_t idx, const gb_gate_options *opt, double threshold, double alpha,
+                       keyed_row *kr, size_t i, size_t mid, size_t j, const double *own_cv) {
+  gb_gate_item *it = &rep->items[idx];
+  if (mid == i) {
+    it->verdict = it->cur.failed ? GB_VERDICT_FAILED : GB_VERDICT_NEW;
+    if (it->cur.failed) {
+      it->newly_failed = true;
+      snprintf(it->note, sizeof it->note, "new row, %s:%ld: status %s%s%s", it->cur.failed->file,
+               it->cur.failed->line, gb_status_name(it->cur.failed->status), it->cur.failed->detail[0] ? ": " : "",
+               it->cur.failed->detail);
+    }
+  } else if (mid == j) {
+    it->verdict = GB_VERDICT_MISSING;
+    it->fails = it->gated && it->fclass == GB_FCLASS_HEADLINE && !opt->allow_missing;
+    snprintf(it->note, sizeof it->note, "in the baseline (%s:%ld), not in the current results%s",
+             it->base.row->file, it->base.row->line,
+             it->fails ? ": a headline figure is gone (--allow-missing for a deliberate change of profile)" : "");
+  } else {
+    rep->common++;
+    if (it->fclass == GB_FCLASS_MEANINGLESS) {
+      it->verdict = GB_VERDICT_NOT_JUDGED;
+      snprintf(it->note, sizeof it->note, "meaningless figure (no data moves, or 0 by definition): not judged");
+    } else if (!comparable(kr + i, mid - i, kr + mid, j - mid, opt->allow_mismatch, it->note, sizeof it->note)) {
+      it->verdict = GB_VERDICT_NOT_COMPARABLE;
+    } else {
+      double cv = own_cv[idx];
+      if (it->fclass == GB_FCLASS_DERIVED) cv = gb_gate_derived_cv(rep, it, own_cv);
+      gb_gate_judge(it, opt, gb_gate_config_threshold(opt->config, it->benchmark, it->metric, threshold), alpha, cv);
+    }
+  }
+  if (it->verdict == GB_VERDICT_REGRESSION || it->verdict == GB_VERDICT_COLLAPSED ||
+      it->verdict == GB_VERDICT_UNSTABLE || it->newly_failed)
+    it->fails = true;
+}
+
+/* The report's counts and geometric mean from its items' verdicts. */
+static void tally(gb_gate_report *rep) {
+  double log_sum = 0;
+  size_t log_n = 0;
+  for (size_t idx = 0; idx < rep->nitems; idx++) {
+    const gb_gate_item *it = &rep->items[idx];
+    gb_verdict v = it->verdict;
+    rep->count[v]++;
+    rep->newly_failed += it->newly_failed;
+    rep->failing += it->fails;
+    if (v == GB_VERDICT_REGRESSION || v == GB_VERDICT_IMPROVEMENT || v == GB_VERDICT_NOISE ||
+        v == GB_VERDICT_UNCHANGED || v == GB_VERDICT_WORSE_INFO || v == GB_VERDICT_BETTER_INFO) {
+      rep->compared++;
+      if (!isnan(it->ratio) && it->ratio > 0 && it->gated) {
+        log_sum += it->direction > 0 ? log(it->ratio) : -log(it->ratio);
+        log_n++;
+      }
+    }
+  }
+  /* geometric mean = exp(mean(log ratio)), ratios oriented so > 1 is better */
+  if (log_n) rep->geomean_ratio = exp(log_sum / (double)log_n);
+}
+
+/* Groups kr into figures and judges each. */
+static gb_err judge_all(gb_gate_report *rep, const gb_gate_options *opt, double threshold, double alpha,
+                        keyed_row *kr, size_t nk) {
+  size_t ngroups = 0;
+  for (size_t i = 0; i < nk; i++)
+    if (i == 0 || strcmp(kr[i].key, kr[i - 1].key)) ngroups++;
+  if (!ngroups) return GB_OK;
+  rep->items = calloc(ngroups, sizeof *rep->items);
+  size_t *grp = calloc(2 * ngroups + 1, sizeof *grp); /* start, mid per item; the end is the next start */
+  double *own_cv = calloc(ngroups, sizeof *own_cv);
+  gb_err e = !rep->items || !grp || !own_cv ? gb_fail(GB_E_NOMEM, "out of memory for %zu keys", ngroups) : GB_OK;
+  /* pass 1: the figures, their sides, classes; pass 2 (derived figures read their sides' spreads): verdicts */
+  for (size_t i = 0; i < nk && !e;) {
+    size_t j = i, mid;
+    while (j < nk && strcmp(kr[j].key, kr[i].key) == 0) j++;
+    for (mid = i; mid < j && kr[mid].side == 0;) mid++;
+    grp[2 * rep->nitems] = i;
+    grp[2 * rep->nitems + 1] = mid;
+    e = make_item(rep, opt, kr, i, mid, j, &own_cv[rep->nitems]);
+    i = j;
+  }
+  for (size_t idx = 0; idx < rep->nitems && !e; idx++) {
+    size_t i = grp[2 * idx], mid = grp[2 * idx + 1], j = idx + 1 < rep->nitems ? grp[2 * idx + 2] : nk;
+    verdict_of(rep, idx, opt, threshold, alpha, kr, i, mid, j, own_cv);
+  }
+  free(grp);
+  free(own_cv);
+  if (!e) tally(rep);
+  return e;
+}
+
 gb_err gb_gate_compare(const gb_results *base, const gb_results *cur, const gb_gate_options *opt,
                        gb_gate_report *rep) {
   memset(rep, 0, sizeof *rep);
@@ -480,138 +457,36 @@ gb_err gb_gate_compare(const gb_results *base, const gb_results *cur, const gb_g
     return gb_fail(GB_E_INPUT, "gate: threshold must be >= 0 %%, alpha between 0 and 1");
   rep->threshold_pct = threshold;
   rep->alpha = alpha;
-
-  /* every metric needs a known direction before anything is compared */
-  const gb_results *sides[2] = {base, cur};
-  for (int k = 0; k < 2; k++)
-    for (size_t i = 0; i < sides[k]->nrows; i++) {
-      const gb_row *r = &sides[k]->rows[i];
-      if (gb_metric_direction(r->benchmark, r->metric) == 0 && gb_gate_config_direction(cfg, r->benchmark, r->metric) == 0)
-        return gb_fail(GB_E_INPUT,
-                       "%s:%ld: metric: the gate does not know whether higher or lower is better: \"%s\" "
-                       "(add [%s/%s] direction = higher or lower to a --config file)",
-                       r->file, r->line, r->metric, r->benchmark, r->metric);
-    }
-
+  rep->warning = opt->warning ? opt->warning : "";
+  const gb_results *const sides[2] = {base, cur};
+  gb_err e = check_directions(sides, cfg);
+  if (e) return e;
   check_identity(base, cur, opt->allow_mismatch, rep);
   check_libraries(base, cur, rep);
   if (rep->mismatch) return GB_OK;
-
-  size_t n = base->nrows + cur->nrows;
-  keyed_row *kr = calloc(n ? n : 1, sizeof *kr);
-  if (!kr) return gb_fail(GB_E_NOMEM, "out of memory for %zu rows", n);
-  gb_err e = GB_OK;
+  size_t nodes = count_nodes(cur);
+  rep->nodes = nodes >= 2 ? nodes : 0;
+  keyed_row *kr = NULL;
   size_t nk = 0;
-  for (int k = 0; k < 2 && !e; k++)
-    for (size_t i = 0; i < sides[k]->nrows; i++) {
-      kr[nk].row = &sides[k]->rows[i];
-      kr[nk].side = k;
-      if (!(kr[nk].key = make_key(kr[nk].row))) {
-        e = gb_fail(GB_E_NOMEM, "out of memory for keys");
-        break;
-      }
-      nk++;
-    }
-  if (!e) qsort(kr, nk, sizeof *kr, cmp_keyed);
-  /* count distinct keys */
-  size_t ngroups = 0;
-  for (size_t i = 0; i < nk && !e; i++)
-    if (i == 0 || strcmp(kr[i].key, kr[i - 1].key)) ngroups++;
-  if (!e && ngroups) {
-    rep->items = calloc(ngroups, sizeof *rep->items);
-    if (!rep->items) e = gb_fail(GB_E_NOMEM, "out of memory for %zu keys", ngroups);
-  }
-  /* pass 1: the figures, their sides, classes and comparability */
-  size_t *grp = calloc(ngroups ? 2 * ngroups : 1, sizeof *grp); /* start, mid per item; the end is the next start */
-  double *own_cv = calloc(ngroups ? ngroups : 1, sizeof *own_cv);
-  if (!e && (!grp || !own_cv)) e = gb_fail(GB_E_NOMEM, "out of memory for %zu keys", ngroups);
-  for (size_t i = 0; i < nk && !e;) {
-    size_t j = i, mid;
-    while (j < nk && strcmp(kr[j].key, kr[i].key) == 0) j++;
-    for (mid = i; mid < j && kr[mid].side == 0;) mid++;
-    size_t idx = rep->nitems;
-    gb_gate_item *it = &rep->items[rep->nitems++];
-    grp[2 * idx] = i;
-    grp[2 * idx + 1] = mid;
-    const gb_row *r0 = kr[i].row;
-    it->benchmark = r0->benchmark;
-    it->metric = r0->metric;
-    it->direction = gb_gate_config_direction(cfg, r0->benchmark, r0->metric);
-    if (it->direction == 0) it->direction = gb_metric_direction(r0->benchmark, r0->metric);
-    it->fclass = (int)gb_desc_class(r0);
-    it->gated = is_gated(r0, (gb_fclass)it->fclass, opt->gate_latency);
-    it->change_pct = it->ratio = it->threshold_pct = it->mdc_pct = it->sigma = it->p_value = NAN;
-    it->method = "";
-    if (!(it->key = gb_gate_key_label(r0)) || (e = fill_side(&it->base, kr + i, mid - i)) ||
-        (e = fill_side(&it->cur, kr + mid, j - mid))) {
-      if (!e) e = gb_fail(GB_E_NOMEM, "out of memory for keys");
-      break;
-    }
-    double cb = it->base.cv, cc = it->cur.cv;
-    own_cv[idx] = isnan(cb) ? cc : isnan(cc) ? cb : (cb > cc ? cb : cc);
-    i = j;
-  }
-  /* pass 2: verdicts */
-  double log_sum = 0;
-  size_t log_n = 0;
-  for (size_t idx = 0; idx < rep->nitems && !e; idx++) {
-    gb_gate_item *it = &rep->items[idx];
-    size_t i = grp[2 * idx], mid = grp[2 * idx + 1], j = idx + 1 < rep->nitems ? grp[2 * idx + 2] : nk;
-    if (mid == i) {
-      it->verdict = it->cur.failed ? GB_VERDICT_FAILED : GB_VERDICT_NEW;
-      if (it->cur.failed) {
-        it->newly_failed = true;
-        snprintf(it->note, sizeof it->note, "new row, %s:%ld: status %s%s%s", it->cur.failed->file,
-                 it->cur.failed->line, gb_status_name(it->cur.failed->status), it->cur.failed->detail[0] ? ": " : "",
-                 it->cur.failed->detail);
-      }
-    } else if (mid == j) {
-      it->verdict = GB_VERDICT_MISSING;
-      snprintf(it->note, sizeof it->note, "in the baseline (%s:%ld), not in the current results",
-               it->base.row->file, it->base.row->line);
-    } else {
-      rep->common++;
-      if (it->fclass == GB_FCLASS_MEANINGLESS) {
-        it->verdict = GB_VERDICT_NOT_JUDGED;
-        snprintf(it->note, sizeof it->note, "meaningless figure (no data moves, or 0 by definition): not judged");
-      } else if (!comparable(kr + i, mid - i, kr + mid, j - mid, opt->allow_mismatch, it->note, sizeof it->note)) {
-        it->verdict = GB_VERDICT_NOT_COMPARABLE;
-      } else {
-        double cv = own_cv[idx];
-        if (it->fclass == GB_FCLASS_DERIVED) cv = derived_cv(rep, it, own_cv);
-        judge(it, opt, gb_gate_config_threshold(cfg, it->benchmark, it->metric, threshold), alpha, cv);
-        if (!isnan(it->ratio) && it->ratio > 0 && it->gated) {
-          log_sum += it->direction > 0 ? log(it->ratio) : -log(it->ratio);
-          log_n++;
-        }
-      }
-    }
-    rep->count[it->verdict]++;
-    if (it->newly_failed) rep->newly_failed++;
-    if (it->verdict == GB_VERDICT_REGRESSION || it->verdict == GB_VERDICT_IMPROVEMENT ||
-        it->verdict == GB_VERDICT_NOISE || it->verdict == GB_VERDICT_UNCHANGED ||
-        it->verdict == GB_VERDICT_WORSE_INFO || it->verdict == GB_VERDICT_BETTER_INFO)
-      rep->compared++;
-  }
-  free(grp);
-  free(own_cv);
+  if ((e = key_rows(sides, rep->nodes > 0, &kr, &nk))) return e;
+  e = judge_all(rep, opt, threshold, alpha, kr, nk);
   for (size_t i = 0; i < nk; i++) free(kr[i].key);
   free(kr);
   if (e) {
     gb_gate_report_free(rep);
     return e;
   }
-  /* geometric mean = exp(mean(log ratio)), ratios oriented so > 1 is better */
-  if (log_n) rep->geomean_ratio = exp(log_sum / (double)log_n);
   if (rep->nitems) qsort(rep->items, rep->nitems, sizeof *rep->items, cmp_item); /* no rows: items is NULL */
   return GB_OK;
 }
 
 int gb_gate_exit_code(const gb_gate_report *rep) {
   if (rep->mismatch) return 3;
-  if (rep->count[GB_VERDICT_REGRESSION] || rep->newly_failed) return 1;
+  size_t missing_fails = 0;
+  for (size_t i = 0; i < rep->nitems; i++) missing_fails += rep->items[i].fails && rep->items[i].verdict == GB_VERDICT_MISSING;
+  if (rep->failing > missing_fails) return 1;
   if (rep->compared == 0) return 3;
-  return 0;
+  return rep->failing ? 1 : 0;
 }
 
 gb_err gb_gate_read_side(char *const *inputs, size_t ninputs, bool dirs, gb_results *res) {

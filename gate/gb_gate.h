@@ -66,10 +66,19 @@
 /* The fewest repetitions per side for the same-GPU repetition rule. */
 #define GB_GATE_MIN_REPS 3
 
+/* Unstable: a headline figure whose current rows' median stddev / value is
+ * past max(GB_GATE_UNSTABLE_CV, GB_GATE_UNSTABLE_RATIO x the baseline's).
+ * On 45 real H200 quick campaigns the widest headline scatter was 17.5%
+ * (copy/d2d 16 MiB) and 9% on GEMM (tf32 8192^3, its two power states). */
+#define GB_GATE_UNSTABLE_CV 0.25
+#define GB_GATE_UNSTABLE_RATIO 4.0
+
 /* Verdicts, most severe first (the order reports list them in). */
 typedef enum gb_verdict {
   GB_VERDICT_REGRESSION = 0,
   GB_VERDICT_FAILED,
+  GB_VERDICT_COLLAPSED,   /* a headline figure at 0, negative or not finite now, not in the baseline */
+  GB_VERDICT_UNSTABLE,    /* a headline figure whose within-run scatter is past GB_GATE_UNSTABLE_* */
   GB_VERDICT_MISSING,
   GB_VERDICT_NOT_COMPARABLE,
   GB_VERDICT_NOISE,
@@ -105,8 +114,10 @@ typedef struct gb_gate_options {
   double alpha;         /* NaN: the config's [defaults], else 0.01 */
   bool allow_mismatch;  /* compare across machine identities and library versions */
   bool gate_latency;    /* latency-class figures decide the outcome too */
+  bool allow_missing;   /* a headline figure only in the baseline does not fail (a deliberate change of profile) */
   const gb_gate_config *config; /* may be NULL */
   const gb_noise_table *noise;       /* floors (gb_noise.h); NULL: built-in ones */
+  const char *warning;  /* said in every output (no floors file found: gb_noise_load); NULL or "" for none */
 } gb_gate_options;
 
 /* threshold and alpha NaN (config or built-in defaults), no noise table. */
@@ -123,6 +134,12 @@ typedef struct gb_gate_side {
   double sd_ln;         /* their standard deviation (nruns >= 2), else NaN */
   double rep_sd_ln;     /* pooled sd of ln over repetitions within runs; NaN without repetitions */
   double cv;            /* median over its rows of GB_GATE_OWN_SPREAD * stddev / value; NaN when unknown */
+  double raw_cv;        /* that median of stddev / value itself */
+  double *peaks;        /* per run: its best sample (largest max; smallest min where lower is better), NaN if unknown; in values' block */
+  double peak_mean_ln, peak_sd_ln; /* of ln(peaks), as for the values */
+  bool collapsed;       /* a run's value is 0, negative or not finite */
+  const gb_row *collapsed_row;
+  const char *gpu;      /* the one gpu_uuid of its ok rows; "" when they differ or none is recorded */
   const gb_row *row;    /* a representative row (first failed one if any) */
   const gb_row *failed; /* first row with status other than ok, or NULL */
 } gb_gate_side;
@@ -132,6 +149,10 @@ typedef struct gb_gate_item {
   const char *benchmark, *metric; /* borrowed from the rows */
   gb_verdict verdict;
   bool newly_failed;
+  bool fails;           /* this figure fails the gate (regression, newly failed, collapsed, unstable, missing) */
+  bool peak;            /* judged by its per-run peaks (a figure that switches power state) */
+  bool same_gpu;        /* both sides ran on one GPU (equal gpu_uuid) */
+  const char *node;     /* per-node comparison: "host gpu_uuid" (borrowed); else NULL */
   int direction;
   gb_gate_side base, cur;
   double change_pct;    /* oriented, negative = worse; NaN when not compared */
@@ -151,6 +172,8 @@ typedef struct gb_gate_report {
   gb_gate_item *items;     /* sorted by verdict severity, then key */
   size_t count[GB_VERDICT_COUNT];
   size_t newly_failed;
+  size_t failing;          /* items that fail (gb_gate_item.fails) */
+  size_t nodes;            /* per-node comparison: the nodes of the current side (2 or more); else 0 */
   size_t compared;         /* keys with regression/improvement/noise/unchanged */
   size_t common;           /* keys present on both sides */
   double geomean_ratio;    /* geometric mean of oriented ratios (> 1 better); NaN when none */
@@ -158,6 +181,7 @@ typedef struct gb_gate_report {
   bool mismatch;           /* machine identities differ (and not allowed) */
   char mismatch_msg[512];
   bool allowed_mismatch;   /* identities differ but --allow-mismatch */
+  const char *warning;     /* gb_gate_options.warning (borrowed), "" for none */
   char libraries_msg[512]; /* "cublaslt 13.1.0 -> 13.2.0, ..." where both sides recorded a library version and
                             * the versions differ (a likely cause of what changed; not a mismatch); "" if none */
 } gb_gate_report;

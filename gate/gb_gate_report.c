@@ -26,14 +26,16 @@ gb_err gb_gate_summary(const gb_gate_report *rep, gb_buf *out) {
   gb_err e = gb_buf_printf(out, "gate: %s: %zu figures, %zu compared:", outcome(rep), rep->nitems, rep->compared);
   for (int v = 0; v < GB_VERDICT_COUNT && !e; v++)
     e = gb_buf_printf(out, "%s %zu %s", v ? "," : "", rep->count[v], gb_verdict_name((gb_verdict)v));
-  if (!e) e = gb_buf_printf(out, " (%zu newly failed)", rep->newly_failed);
+  if (!e) e = gb_buf_printf(out, " (%zu newly failed; %zu failing)", rep->newly_failed, rep->failing);
   if (!e && !isnan(rep->geomean_ratio))
     e = gb_buf_printf(out, "; geometric mean of ratios %.4f (> 1 better)", rep->geomean_ratio);
   /* result-derived text: one line, never a workflow command (core/gb_escape.h) */
   if (!e && rep->allowed_mismatch && !(e = gb_buf_puts(out, "; allowed "))) e = gb_esc_line(out, rep->mismatch_msg);
   if (!e && rep->libraries_msg[0] && !(e = gb_buf_puts(out, "; libraries differ: ")))
     e = gb_esc_line(out, rep->libraries_msg);
-  if (!e && rep->compared == 0 && !rep->count[GB_VERDICT_REGRESSION] && !rep->newly_failed)
+  if (!e && rep->nodes) e = gb_buf_printf(out, "; judged node by node (%zu nodes)", rep->nodes);
+  if (!e && rep->warning && rep->warning[0] && !(e = gb_buf_puts(out, "; "))) e = gb_esc_line(out, rep->warning);
+  if (!e && rep->compared == 0 && !rep->failing)
     e = gb_buf_printf(out, "; nothing could be compared (%zu common keys)", rep->common);
   return e ? e : gb_buf_puts(out, "\n");
 }
@@ -157,7 +159,8 @@ gb_err gb_gate_format_markdown(const gb_gate_report *rep, gb_buf *out) {
   /* out may already hold text before this report: the cap is on what this call writes */
   gb_buf body = {0};
   size_t cut = 0;
-  static const gb_verdict order[] = {GB_VERDICT_REGRESSION,  GB_VERDICT_FAILED,      GB_VERDICT_MISSING,
+  static const gb_verdict order[] = {GB_VERDICT_REGRESSION,  GB_VERDICT_FAILED,      GB_VERDICT_COLLAPSED,
+                                     GB_VERDICT_UNSTABLE,    GB_VERDICT_MISSING,
                                      GB_VERDICT_NOT_COMPARABLE, GB_VERDICT_IMPROVEMENT, GB_VERDICT_NOISE,
                                      GB_VERDICT_INSUFFICIENT, GB_VERDICT_NEW,         GB_VERDICT_WORSE_INFO,
                                      GB_VERDICT_BETTER_INFO};
@@ -185,8 +188,7 @@ gb_err gb_gate_format_short(const gb_gate_report *rep, gb_buf *out) {
   size_t shown = 0, more = 0;
   for (size_t i = 0; i < rep->nitems && !e; i++) {
     const gb_gate_item *it = &rep->items[i];
-    if (it->verdict != GB_VERDICT_REGRESSION && !it->newly_failed && it->verdict != GB_VERDICT_NOT_COMPARABLE)
-      continue;
+    if (!it->fails && it->verdict != GB_VERDICT_NOT_COMPARABLE) continue;
     if (shown == 20) {
       more++;
       continue;
@@ -225,7 +227,7 @@ static gb_err junit_case(gb_buf *out, const gb_gate_item *it) {
     return e;
   }
   const char *tag = NULL;
-  if (it->verdict == GB_VERDICT_REGRESSION || it->newly_failed) tag = "failure";
+  if (it->fails) tag = "failure";
   else if (skipped_verdict(it->verdict))
     tag = "skipped";
   if (!tag) {
@@ -258,7 +260,7 @@ gb_err gb_gate_format_junit(const gb_gate_report *rep, gb_buf *out) {
   size_t failures = 0, skipped = 0;
   for (size_t i = 0; i < rep->nitems; i++) {
     const gb_gate_item *it = &rep->items[i];
-    if (it->verdict == GB_VERDICT_REGRESSION || it->newly_failed) failures++;
+    if (it->fails) failures++;
     else if (skipped_verdict(it->verdict))
       skipped++;
   }

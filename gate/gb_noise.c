@@ -5,8 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gb_desc.h"
+#include "gb_runinfo.h"
+#include "gb_gate.h"
 #include "gb_num.h"
 #include "gb_stats.h"
 
@@ -122,7 +125,7 @@ void gb_noise_free(gb_noise_table *t) {
   memset(t, 0, sizeof *t);
 }
 
-static char *dup(const char *s) {
+static char *noise_dup(const char *s) {
   size_t n = strlen(s) + 1;
   char *d = malloc(n);
   if (d) memcpy(d, s, n);
@@ -140,11 +143,11 @@ static gb_err push(gb_noise_table *t, size_t *cap, const char *gpu, const char *
   }
   gb_noise_floor *f = &t->v[t->n];
   memset(f, 0, sizeof *f);
-  f->gpu_type = dup(gpu);
-  f->benchmark = dup(bench);
-  f->metric = dup(metric);
-  f->size_class = dup(cls);
-  f->figure = dup(figure);
+  f->gpu_type = noise_dup(gpu);
+  f->benchmark = noise_dup(bench);
+  f->metric = noise_dup(metric);
+  f->size_class = noise_dup(cls);
+  f->figure = noise_dup(figure);
   t->n++;
   if (!f->gpu_type || !f->benchmark || !f->metric || !f->size_class || !f->figure)
     return gb_fail(GB_E_NOMEM, "out of memory for noise floors");
@@ -179,9 +182,14 @@ static gb_err read_table(gb_csv_table *csv, gb_noise_table *t) {
     for (int k = 0; k < 3; k++)
       if (col[7 + k] < 0 || !gb_parse_double(gb_csv_cell(csv, r, col[7 + k]), d[k])) *d[k] = NAN;
     const char *scope = col[11] >= 0 ? gb_csv_cell(csv, r, col[11]) : "";
-    if (strcmp(scope, "same-gpu") == 0) f->same_gpu = true;
-    else if (scope[0] && strcmp(scope, "any") != 0)
-      return gb_fail(GB_E_INPUT, "%s:%ld: scope: \"%s\" is neither \"any\" nor \"same-gpu\"", csv->name,
+    f->same_gpu = strcmp(scope, "same-gpu") == 0 || strcmp(scope, "peak-same-gpu") == 0;
+    f->peak = strcmp(scope, "peak") == 0 || strcmp(scope, "peak-same-gpu") == 0;
+    f->cards = strcmp(scope, "cards") == 0;
+    if (scope[0] && !f->same_gpu && !f->peak && !f->cards && strcmp(scope, "any") != 0)
+      return gb_fail(GB_E_INPUT, "%s:%ld: scope: \"%s\" is not one of any, same-gpu, peak, peak-same-gpu, cards",
+                     csv->name, gb_csv_line(csv, r), scope);
+    if ((f->peak || f->cards) && !f->figure[0])
+      return gb_fail(GB_E_INPUT, "%s:%ld: figure: a row of scope %s names its figure", csv->name,
                      gb_csv_line(csv, r), scope);
   }
   return GB_OK;
@@ -216,7 +224,7 @@ static const gb_noise_floor *lookup_class(const gb_noise_table *t, const gb_row 
   const gb_noise_floor *any = NULL;
   for (size_t i = 0; i < t->n; i++) {
     const gb_noise_floor *f = &t->v[i];
-    if (f->same_gpu != same_gpu || f->figure[0] || strcmp(f->benchmark, r->benchmark) ||
+    if (f->same_gpu != same_gpu || f->peak || f->cards || f->figure[0] || strcmp(f->benchmark, r->benchmark) ||
         strcmp(f->metric, r->metric) || strcmp(f->size_class, cls))
       continue;
     if (strcmp(f->gpu_type, r->gpu_type) == 0) return f;
@@ -237,10 +245,36 @@ const gb_noise_floor *gb_noise_lookup_figure(const gb_noise_table *t, const gb_r
   gb_noise_figure(r, fig, sizeof fig);
   for (size_t i = 0; i < t->n; i++) {
     const gb_noise_floor *f = &t->v[i];
-    if (!f->same_gpu && f->figure[0] && strcmp(f->figure, fig) == 0 && strcmp(f->gpu_type, r->gpu_type) == 0)
+    if (!f->same_gpu && !f->peak && !f->cards && f->figure[0] && strcmp(f->figure, fig) == 0 &&
+        strcmp(f->gpu_type, r->gpu_type) == 0)
       return f;
   }
   return NULL;
+}
+
+const gb_noise_floor *gb_noise_lookup_cards(const gb_noise_table *t, const gb_row *r) {
+  if (!t || !t->n) return NULL;
+  char fig[512];
+  gb_noise_figure(r, fig, sizeof fig);
+  for (size_t i = 0; i < t->n; i++) {
+    const gb_noise_floor *f = &t->v[i];
+    if (f->cards && strcmp(f->figure, fig) == 0 && strcmp(f->gpu_type, r->gpu_type) == 0) return f;
+  }
+  return NULL;
+}
+
+const gb_noise_floor *gb_noise_lookup_peak(const gb_noise_table *t, const gb_row *r, bool same_gpu) {
+  if (!t || !t->n) return NULL;
+  char fig[512];
+  gb_noise_figure(r, fig, sizeof fig);
+  const gb_noise_floor *any = NULL;
+  for (size_t i = 0; i < t->n; i++) {
+    const gb_noise_floor *f = &t->v[i];
+    if (!f->peak || strcmp(f->figure, fig) || strcmp(f->gpu_type, r->gpu_type)) continue;
+    if (f->same_gpu == same_gpu) return f;
+    if (!f->same_gpu) any = f;
+  }
+  return any;
 }
 
 /* ---- measuring ---- */
@@ -261,6 +295,10 @@ typedef struct fig_sd {
   const gb_row *row;
   double sd;  /* of ln over its runs */
   size_t df;  /* runs - 1 */
+  double psd, pwsd; /* of ln(peak) over its runs; pooled within GPUs */
+  size_t pdf, pwdf; /* their degrees of freedom; pdf 0: no peak */
+  double csd;       /* of the cards' mean ln over the cards (card-to-card spread) */
+  size_t cdf;       /* cards - 1; 0: fewer than 2 cards recorded */
 } fig_sd;
 
 typedef struct class_acc {
@@ -302,9 +340,61 @@ static gb_err push_d(double **d, size_t *n, size_t *cap, double v) {
   return GB_OK;
 }
 
-/* uuids[i]: the GPU of vals[i] ("" where not recorded) */
+/* The spread of ln(peaks) over the runs (*sd, df nv - 1) and pooled within
+ * each GPU's runs (*wsd, *wdf); *sd NaN when a peak is unknown. */
+static void peak_spread(const double *peaks, const char *const *uuids, size_t nv, double *sd, double *wsd,
+                        size_t *wdf) {
+  double mean = 0, ss = 0, wss = 0;
+  *sd = *wsd = NAN;
+  *wdf = 0;
+  for (size_t i = 0; i < nv; i++) {
+    if (!(peaks[i] > 0) || !isfinite(peaks[i])) return;
+    mean += log(peaks[i]) / (double)nv;
+  }
+  for (size_t i = 0; i < nv; i++) ss += (log(peaks[i]) - mean) * (log(peaks[i]) - mean);
+  *sd = sqrt(ss / (double)(nv - 1));
+  for (size_t i = 0; i < nv; i++) {
+    bool first = uuids[i][0] != '\0';
+    for (size_t j = 0; j < i && first; j++) first = strcmp(uuids[i], uuids[j]) != 0;
+    if (!first) continue;
+    double m = 0, n = 0, s2 = 0;
+    for (size_t j = i; j < nv; j++)
+      if (strcmp(uuids[i], uuids[j]) == 0) m += log(peaks[j]), n++;
+    m /= n;
+    for (size_t j = i; j < nv; j++)
+      if (strcmp(uuids[i], uuids[j]) == 0) s2 += (log(peaks[j]) - m) * (log(peaks[j]) - m);
+    wss += s2;
+    *wdf += (size_t)n - 1;
+  }
+  if (*wdf) *wsd = sqrt(wss / (double)*wdf);
+}
+
+/* The standard deviation of the cards' mean ln(value) over the cards that
+ * recorded a gpu_uuid (*df = cards - 1). */
+static void card_spread(const double *vals, const char *const *uuids, size_t nv, double *sd, size_t *df) {
+  double means[64], sum = 0;
+  size_t nc = 0;
+  for (size_t i = 0; i < nv && nc < 64; i++) {
+    bool first = uuids[i][0] != '\0';
+    for (size_t j = 0; j < i && first; j++) first = strcmp(uuids[i], uuids[j]) != 0;
+    if (!first) continue;
+    double m = 0, n = 0;
+    for (size_t j = i; j < nv; j++)
+      if (strcmp(uuids[i], uuids[j]) == 0) m += log(vals[j]), n++;
+    means[nc++] = m / n;
+    sum += m / n;
+  }
+  *sd = NAN;
+  *df = nc >= 2 ? nc - 1 : 0;
+  if (nc < 2) return;
+  double ss = 0;
+  for (size_t k = 0; k < nc; k++) ss += (means[k] - sum / (double)nc) * (means[k] - sum / (double)nc);
+  *sd = sqrt(ss / (double)(nc - 1));
+}
+
+/* uuids[i]: the GPU of vals[i] ("" where not recorded); peaks[i] its peak */
 static gb_err acc_add(class_acc **accs, size_t *nacc, size_t *cap, const gb_row *r, const double *vals,
-                      const char *const *uuids, size_t nv) {
+                      const double *peaks, const char *const *uuids, size_t nv) {
   char cls[96];
   gb_noise_size_class(r, cls, sizeof cls);
   gb_buf name = {0};
@@ -346,7 +436,11 @@ static gb_err acc_add(class_acc **accs, size_t *nacc, size_t *cap, const gb_row 
   for (size_t i = 0; i < nv; i++) mean += log(vals[i]);
   mean /= (double)nv;
   for (size_t i = 0; i < nv; i++) ss += (log(vals[i]) - mean) * (log(vals[i]) - mean);
-  a->figs[a->nfigs++] = (fig_sd){.row = r, .sd = sqrt(ss / (double)(nv - 1)), .df = nv - 1};
+  fig_sd *fs = &a->figs[a->nfigs++];
+  *fs = (fig_sd){.row = r, .sd = sqrt(ss / (double)(nv - 1)), .df = nv - 1};
+  peak_spread(peaks, uuids, nv, &fs->psd, &fs->pwsd, &fs->pwdf);
+  fs->pdf = isnan(fs->psd) ? 0 : nv - 1;
+  card_spread(vals, uuids, nv, &fs->csd, &fs->cdf);
   for (size_t i = 0; i < nv; i++)
     for (size_t j = i + 1; j < nv; j++) {
       double d = fabs(log(vals[i] / vals[j]));
@@ -357,38 +451,140 @@ static gb_err acc_add(class_acc **accs, size_t *nacc, size_t *cap, const gb_row 
   return GB_OK;
 }
 
-gb_err gb_noise_measure(const gb_results *res, gb_noise_table *t) {
-  memset(t, 0, sizeof *t);
-  /* runs and GPU type */
-  const char *gpu = NULL;
-  size_t nruns = 0;
+/* sigma of a figure: its own spread s (df degrees of freedom) shrunk
+ * towards the class's c with a prior worth NU0 runs, times the safety factor. */
+static double shrunk(double c, double s, size_t df) {
+  return GB_NOISE_SAFETY * sqrt((GB_NOISE_NU0 * c * c + (double)df * s * s) / (GB_NOISE_NU0 + (double)df));
+}
+
+/* The robust sigma of pooled |ln ratio| pairs (before the safety factor). */
+static double robust(const double *d, size_t n) {
+  gb_stats st = gb_stats_of(d, n);
+  return st.median / (0.6745 * sqrt(2.0));
+}
+
+/* A figure's own rows: its spread where wider than its class's (or measured
+ * by GB_NOISE_FIG_MIN_RUNS runs), and its peak's where the peak is steadier
+ * than the figure by GB_NOISE_PEAK_GAIN (a figure that switches power state). */
+static gb_err emit_figure(gb_noise_table *t, size_t *cap, const char *gpu, const char *cls, const fig_sd *fs,
+                          double c, double cs, double class_sigma) {
+  double fsig = shrunk(c, fs->sd, fs->df);
+  char fig[512];
+  gb_noise_figure(fs->row, fig, sizeof fig);
+  gb_noise_floor *g;
+  gb_err e = GB_OK;
+  if (fsig > class_sigma || fs->df + 1 >= GB_NOISE_FIG_MIN_RUNS) {
+    if ((e = push(t, cap, gpu, fs->row->benchmark, fs->row->metric, cls, fig, &g))) return e;
+    g->sigma = fsig;
+    g->figures = 1;
+    g->pairs = fs->df * (fs->df + 1) / 2;
+    g->median_abs = g->p95_abs = g->max_abs = NAN;
+  }
+  if (fs->cdf >= 2) {
+    if ((e = push(t, cap, gpu, fs->row->benchmark, fs->row->metric, cls, fig, &g))) return e;
+    g->cards = true;
+    g->sigma = shrunk(c, fs->csd, fs->cdf);
+    g->figures = fs->cdf + 1;
+    g->pairs = fs->cdf * (fs->cdf + 1) / 2;
+    g->median_abs = g->p95_abs = g->max_abs = NAN;
+  }
+  if (!fs->pdf) return GB_OK;
+  double psig = shrunk(c, fs->psd, fs->pdf);
+  if (!(psig * GB_NOISE_PEAK_GAIN < fsig)) return GB_OK;
+  for (int same = 0; same < 2 && !e; same++) {
+    if (same && !fs->pwdf) break;
+    if ((e = push(t, cap, gpu, fs->row->benchmark, fs->row->metric, cls, fig, &g))) break;
+    g->peak = true;
+    g->same_gpu = same;
+    g->sigma = same ? shrunk(cs, fs->pwsd, fs->pwdf) : psig;
+    g->figures = 1;
+    g->pairs = same ? fs->pwdf : fs->pdf * (fs->pdf + 1) / 2;
+    g->median_abs = g->p95_abs = g->max_abs = NAN;
+  }
+  return e;
+}
+
+/* The rows of one class: its floor, its figures' rows, its same-GPU floor. */
+static gb_err emit_class(gb_noise_table *t, size_t *cap, const char *gpu, const class_acc *a) {
+  char cls[96];
+  gb_noise_size_class(a->row, cls, sizeof cls);
+  gb_noise_floor *f;
+  gb_err e = push(t, cap, gpu, a->row->benchmark, a->row->metric, cls, "", &f);
+  if (e) return e;
+  gb_stats st = gb_stats_of(a->d, a->nd);
+  f->figures = a->figures;
+  f->pairs = a->nd;
+  f->median_abs = st.median;
+  f->p95_abs = gb_quantile(a->d, a->nd, 0.95);
+  f->max_abs = st.max;
+  /* a floor of exactly 0 (identical runs) would make any change significant */
+  double c = robust(a->d, a->nd), cs = a->nds ? robust(a->ds, a->nds) : c;
+  double sigma = GB_NOISE_SAFETY * c;
+  f->sigma = sigma > 1e-4 ? sigma : 1e-4;
+  double class_sigma = f->sigma;
+  for (size_t k = 0; k < a->nfigs && !e; k++) e = emit_figure(t, cap, gpu, cls, &a->figs[k], c, cs, class_sigma);
+  /* the same estimator over the pairs of runs on one GPU */
+  if (!e && a->nds) {
+    gb_noise_floor *s;
+    if ((e = push(t, cap, gpu, a->row->benchmark, a->row->metric, cls, "", &s))) return e;
+    gb_stats ss = gb_stats_of(a->ds, a->nds);
+    s->same_gpu = true;
+    s->figures = a->figures;
+    s->pairs = a->nds;
+    s->median_abs = ss.median;
+    s->p95_abs = gb_quantile(a->ds, a->nds, 0.95);
+    s->max_abs = ss.max;
+    double sg = GB_NOISE_SAFETY * cs;
+    s->sigma = sg > 1e-4 ? sg : 1e-4;
+  }
+  return e;
+}
+
+static int cmp_cstr(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Checks one GPU type and counts the distinct runs (sorted, however many). */
+static gb_err count_runs(const gb_results *res, const char **gpu, size_t *nruns) {
+  *gpu = NULL;
+  *nruns = 0;
   const char **runs = calloc(res->nrows + 1, sizeof *runs);
   if (!runs) return gb_fail(GB_E_NOMEM, "out of memory");
   for (size_t i = 0; i < res->nrows; i++) {
     const gb_row *r = &res->rows[i];
-    if (!gpu) gpu = r->gpu_type;
-    else if (strcmp(gpu, r->gpu_type)) {
+    if (!*gpu) *gpu = r->gpu_type;
+    else if (strcmp(*gpu, r->gpu_type)) {
       free(runs);
       return gb_fail(GB_E_INPUT, "%s:%ld: gpu_type: \"%s\", but other runs are on %s: measure one GPU type at a time",
-                     r->file, r->line, r->gpu_type, gpu);
+                     r->file, r->line, r->gpu_type, *gpu);
     }
-    size_t k = 0;
-    while (k < nruns && strcmp(runs[k], r->run_id)) k++;
-    if (k == nruns && nruns < 4096) runs[nruns++] = r->run_id;
+    runs[i] = r->run_id;
   }
+  if (res->nrows) qsort(runs, res->nrows, sizeof *runs, cmp_cstr);
+  for (size_t i = 0; i < res->nrows; i++)
+    if (i == 0 || strcmp(runs[i], runs[i - 1])) (*nruns)++;
   free(runs);
+  return GB_OK;
+}
+
+gb_err gb_noise_measure(const gb_results *res, gb_noise_table *t) {
+  memset(t, 0, sizeof *t);
+  const char *gpu;
+  size_t nruns;
+  gb_err e = count_runs(res, &gpu, &nruns);
+  if (e) return e;
   if (nruns < 2)
     return gb_fail(GB_E_INPUT, "noise: %zu run%s (run_id): the floor needs at least 2 independent runs", nruns,
                    nruns == 1 ? "" : "s");
   t->runs = nruns;
 
   fig_row *fr = calloc(res->nrows + 1, sizeof *fr);
-  double *vals = malloc((nruns + 1) * sizeof *vals), *reps = malloc((res->nrows + 1) * sizeof *reps);
+  double *vals = malloc(2 * (nruns + 1) * sizeof *vals), *reps = malloc((res->nrows + 1) * sizeof *reps);
   const char **uuids = malloc((nruns + 1) * sizeof *uuids);
   class_acc *accs = NULL;
   size_t nacc = 0, acap = 0, nfr = 0;
-  gb_err e = GB_OK;
   if (!fr || !vals || !reps || !uuids) e = gb_fail(GB_E_NOMEM, "out of memory");
+  double *peaks = vals ? vals + nruns + 1 : NULL;
   for (size_t i = 0; i < res->nrows && !e; i++) {
     const gb_row *r = &res->rows[i];
     if ((r->status != GB_STATUS_OK && r->status != GB_STATUS_THROTTLED) || !(r->value > 0) ||
@@ -402,67 +598,28 @@ gb_err gb_noise_measure(const gb_results *res, gb_noise_table *t) {
   for (size_t i = 0; i < nfr && !e;) {
     size_t j = i, nv = 0;
     while (j < nfr && strcmp(fr[j].key, fr[i].key) == 0) j++;
-    /* one value per run: the median of its repetitions */
+    /* one value per run: the median of its repetitions; its peak: the largest max */
     for (size_t a = i; a < j;) {
       size_t b = a, nr = 0;
-      while (b < j && strcmp(fr[b].row->run_id, fr[a].row->run_id) == 0) reps[nr++] = fr[b++].row->value;
+      double peak = NAN;
+      int dir = gb_metric_direction(fr[a].row->benchmark, fr[a].row->metric);
+      for (bool first = true; b < j && strcmp(fr[b].row->run_id, fr[a].row->run_id) == 0; b++, first = false) {
+        double best = dir < 0 ? fr[b].row->min : fr[b].row->max;
+        peak = first ? best : isnan(best) || isnan(peak) ? NAN : (dir < 0 ? best < peak : best > peak) ? best : peak;
+        reps[nr++] = fr[b].row->value;
+      }
       uuids[nv] = fr[a].row->gpu_uuid;
+      peaks[nv] = peak;
       vals[nv++] = gb_median(reps, nr);
       a = b;
     }
-    if (nv >= 2) e = acc_add(&accs, &nacc, &acap, fr[i].row, vals, uuids, nv);
+    if (nv >= 2) e = acc_add(&accs, &nacc, &acap, fr[i].row, vals, peaks, uuids, nv);
     i = j;
   }
   if (!e && nacc) qsort(accs, nacc, sizeof *accs, cmp_class);
   size_t cap = 0;
-  for (size_t i = 0; i < nacc && !e; i++) {
-    class_acc *a = &accs[i];
-    if (!a->nd) continue;
-    char cls[96];
-    gb_noise_size_class(a->row, cls, sizeof cls);
-    gb_noise_floor *f;
-    if ((e = push(t, &cap, gpu, a->row->benchmark, a->row->metric, cls, "", &f))) break;
-    gb_stats st = gb_stats_of(a->d, a->nd);
-    f->figures = a->figures;
-    f->pairs = a->nd;
-    f->median_abs = st.median;
-    f->p95_abs = gb_quantile(a->d, a->nd, 0.95);
-    f->max_abs = st.max;
-    /* a floor of exactly 0 (identical runs) would make any change significant */
-    double c = st.median / (0.6745 * sqrt(2.0));
-    double sigma = GB_NOISE_SAFETY * c;
-    f->sigma = sigma > 1e-4 ? sigma : 1e-4;
-    double class_sigma = f->sigma;
-    /* figures noisier than their class: a row each */
-    for (size_t k = 0; k < a->nfigs && !e; k++) {
-      const fig_sd *fs = &a->figs[k];
-      double fsig = GB_NOISE_SAFETY * sqrt((GB_NOISE_NU0 * c * c + (double)fs->df * fs->sd * fs->sd) /
-                                           (GB_NOISE_NU0 + (double)fs->df));
-      if (!(fsig > class_sigma) && fs->df + 1 < GB_NOISE_FIG_MIN_RUNS) continue;
-      char fig[512];
-      gb_noise_figure(fs->row, fig, sizeof fig);
-      gb_noise_floor *g;
-      if ((e = push(t, &cap, gpu, fs->row->benchmark, fs->row->metric, cls, fig, &g))) break;
-      g->sigma = fsig;
-      g->figures = 1;
-      g->pairs = fs->df * (fs->df + 1) / 2;
-      g->median_abs = g->p95_abs = g->max_abs = NAN;
-    }
-    /* the same estimator over the pairs of runs on one GPU */
-    if (!e && a->nds) {
-      gb_noise_floor *s;
-      if ((e = push(t, &cap, gpu, a->row->benchmark, a->row->metric, cls, "", &s))) break;
-      gb_stats ss = gb_stats_of(a->ds, a->nds);
-      s->same_gpu = true;
-      s->figures = a->figures;
-      s->pairs = a->nds;
-      s->median_abs = ss.median;
-      s->p95_abs = gb_quantile(a->ds, a->nds, 0.95);
-      s->max_abs = ss.max;
-      double sg = GB_NOISE_SAFETY * ss.median / (0.6745 * sqrt(2.0));
-      s->sigma = sg > 1e-4 ? sg : 1e-4;
-    }
-  }
+  for (size_t i = 0; i < nacc && !e; i++)
+    if (accs[i].nd) e = emit_class(t, &cap, gpu, &accs[i]);
   for (size_t i = 0; i < nfr; i++) free(fr[i].key);
   for (size_t i = 0; i < nacc; i++) {
     free(accs[i].name);
@@ -498,8 +655,45 @@ gb_err gb_noise_write(const gb_noise_table *t, gb_buf *out) {
     if (!e) e = gb_csv_put_field(out, f->size_class, ',');
     if (!e) e = gb_buf_printf(out, ",%s,%zu,%zu,%s,%s,%s", num[0], f->figures, f->pairs, num[1], num[2], num[3]);
     if (!e) e = gb_csv_put_field(out, f->figure, ',');
-    if (!e) e = gb_csv_put_field(out, f->same_gpu ? "same-gpu" : "any", ',');
+    const char *scope = f->cards  ? "cards"
+                        : f->peak ? (f->same_gpu ? "peak-same-gpu" : "peak")
+                        : f->same_gpu ? "same-gpu"
+                                      : "any";
+    if (!e) e = gb_csv_put_field(out, scope, ',');
     if (!e) e = gb_buf_puts(out, "\n");
   }
   return e;
+}
+
+bool gb_noise_find_default(char *buf, size_t n, char *looked, size_t nlooked) {
+  char dirs[2][4200];
+  size_t nd = 0, off = 0;
+  const char *env = getenv("GPUBENCH_DATA_DIR");
+  snprintf(dirs[nd++], sizeof dirs[0], "%s", gb_data_dir());
+  char exe[4096];
+  if (!(env && *env) && gb_exe_dir(exe, sizeof exe) == 0) snprintf(dirs[nd++], sizeof dirs[0], "%s/data", exe);
+  if (nlooked) looked[0] = '\0';
+  for (size_t i = 0; i < nd; i++) {
+    if ((size_t)snprintf(buf, n, "%s/noise/floors.csv", dirs[i]) < n && access(buf, R_OK) == 0) return true;
+    if (off < nlooked) off += (size_t)snprintf(looked + off, nlooked - off, "%s%s", i ? ", " : "", buf);
+  }
+  if (n) buf[0] = '\0';
+  return false;
+}
+
+gb_err gb_noise_load(const char *path, bool strict, gb_noise_table *t, char *warning, size_t nwarning) {
+  memset(t, 0, sizeof *t);
+  if (nwarning) warning[0] = '\0';
+  if (path && strcmp(path, "none") == 0) return GB_OK;
+  if (path) return gb_noise_read(path, t);
+  char found[4200], looked[1024];
+  if (gb_noise_find_default(found, sizeof found, looked, sizeof looked)) return gb_noise_read(found, t);
+  if (strict)
+    return gb_fail(GB_E_INPUT, "no noise floors file (looked for %s); --strict: pass --noise FILE, or set "
+                               "GPUBENCH_DATA_DIR", looked);
+  snprintf(warning, nwarning,
+           "WARNING: no noise floors file (looked for %s): judged against built-in floors (1%% headline, 15%% "
+           "latency), verdicts may differ; pass --noise FILE or set GPUBENCH_DATA_DIR",
+           looked);
+  return GB_OK;
 }

@@ -36,6 +36,19 @@
  * uses it only where both sides ran on one GPU and hold repetitions
  * (gb_gate.h); everything else is judged against the "any" rows.
  *
+ * Power states: a figure whose per-run peak (its best sample: the rows'
+ * max, or min where lower is better) is steadier between runs than its
+ * median by GB_NOISE_PEAK_GAIN gets rows of scope "peak" (every pair) and
+ * "peak-same-gpu" (runs of one card): the spread of ln(peak), shrunk
+ * towards the class as above. Such a figure (tf32, fp16, fp16acc16 GEMM
+ * 8192^3 on the H200: the power step falls inside the sample window in some
+ * runs, after it in others) is judged by its peaks, like with like.
+ *
+ * Cards: a figure measured on at least 3 cards (gpu_uuid) gets a row of
+ * scope "cards": the standard deviation of the cards' mean ln(value) over
+ * the cards, shrunk towards the class: the card-to-card spread the fleet
+ * check (gb_fleet.h) judges a node against.
+ *
  * The file (data/noise/floors.csv):
  *   gpu_type,benchmark,metric,size_class,sigma,figures,pairs,median_abs_ln,p95_abs_ln,max_abs_ln,figure,scope
  * A gpu_type of "*" applies to any GPU type; figure "" is the class row;
@@ -54,6 +67,8 @@
 #define GB_NOISE_NU0 4.0
 /* runs of a figure that give it a floor of its own below its class's */
 #define GB_NOISE_FIG_MIN_RUNS 6
+/* a figure gets peak rows where its peak's sigma times this is under its own */
+#define GB_NOISE_PEAK_GAIN 1.5
 
 /* Selectors of figures by benchmark ("gemm") or benchmark and case
  * ("gemm/fp64"), joined by commas: for the runs of an earlier build that
@@ -75,6 +90,8 @@ typedef struct gb_noise_floor {
   char *gpu_type, *benchmark, *metric, *size_class;
   char *figure;        /* "" for a class; else the figure (gb_noise_figure) */
   bool same_gpu;       /* scope "same-gpu": from pairs of runs on one GPU (equal gpu_uuid) only */
+  bool peak;           /* scope "peak" or "peak-same-gpu": the spread of the figure's per-run peak */
+  bool cards;          /* scope "cards": the spread of the figure's mean between cards (gpu_uuid) */
   double sigma;        /* one run's standard deviation of ln(value), with the safety factor */
   size_t figures;      /* figures measured in the class */
   size_t pairs;        /* run pairs pooled */
@@ -115,6 +132,30 @@ const gb_noise_floor *gb_noise_lookup_figure(const gb_noise_table *t, const gb_r
 
 /* The class floor of scope "same-gpu" for r (NULL when the table has none). */
 const gb_noise_floor *gb_noise_lookup_same_gpu(const gb_noise_table *t, const gb_row *r);
+
+/* The peak floor of the row's figure (scope "peak-same-gpu" with
+ * same_gpu where there is one, else "peak"), or NULL: the figure is not
+ * one that switches power state. */
+const gb_noise_floor *gb_noise_lookup_peak(const gb_noise_table *t, const gb_row *r, bool same_gpu);
+
+/* The card-to-card floor of the row's figure (scope "cards"), or NULL. */
+const gb_noise_floor *gb_noise_lookup_cards(const gb_noise_table *t, const gb_row *r);
+
+/* The shipped floors, found the way data files are: under
+ * GPUBENCH_DATA_DIR when it is set; else the data directory (gb_data_dir:
+ * PREFIX/share/gpubench beside an installed program, else the source tree
+ * it was built from), then DIR/data beside the program (a device build, a
+ * binary copied to a runner with its data/). Writes the path and returns
+ * true when one is readable; else the paths tried, joined by ", ", go to
+ * looked (may be NULL with nlooked 0). */
+bool gb_noise_find_default(char *buf, size_t n, char *looked, size_t nlooked);
+
+/* Loads the floors a command judges with: path ("none": none, built-in
+ * floors on purpose), else the shipped ones (gb_noise_find_default). When
+ * none is found, a warning for every output goes to warning (empty
+ * otherwise), or with strict GB_E_INPUT naming where it looked. Other
+ * errors: gb_noise_read's. */
+gb_err gb_noise_load(const char *path, bool strict, gb_noise_table *t, char *warning, size_t nwarning);
 
 /* The built-in floor (sigma, ln units) of a class when no table has one:
  * headline and derived 0.01, latency 0.15. */

@@ -41,6 +41,10 @@ mkdir -p "$dest/tests"
 # links the measuring side itself)
 cp "$build/gpubench" "$dest/"
 [ -f "$build/libgpubench-measure.so" ] && cp "$build/libgpubench-measure.so" "$dest/"
+# the gate's noise floors beside the program, where compare looks for them
+# in a copied build (DIR/data/noise/floors.csv: gate/gb_noise.h)
+mkdir -p "$dest/data/noise"
+cp "$root/data/noise/floors.csv" "$dest/data/noise/"
 # `gpubench monitor` links libmicrohttpd (and through it gnutls), which the
 # GPU machine may lack: carry it and every library it needs but glibc's into
 # lib/, where the program's rpath ($ORIGIN/lib, GB_CARRY_LIBS) looks first

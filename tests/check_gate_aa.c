@@ -704,7 +704,7 @@ START_TEST(test_noise_measure) {
   gb_noise_free(&t);
   const char *scope = "gpu_type,benchmark,metric,size_class,sigma,scope\nH200,fma,tflops,headline/all,0.01,card\n";
   ck_assert_int_eq(gb_noise_read_mem("s.csv", scope, strlen(scope), &t), GB_E_INPUT);
-  ck_assert_str_eq(gb_errmsg(), "s.csv:2: scope: \"card\" is neither \"any\" nor \"same-gpu\"");
+  ck_assert_str_eq(gb_errmsg(), "s.csv:2: scope: \"card\" is not one of any, same-gpu, peak, peak-same-gpu, cards");
   /* one run is not enough; a bad file names its line */
   read_run(1, &res);
   ck_assert_int_eq(gb_noise_measure(&res, &t), GB_E_INPUT);

@@ -37,7 +37,7 @@ expect --bench gpubench run --be
 expect $'--plan\n--plan-sensitivity' gpubench report --p
 expect $'--plan\n--plan-sensitivity' gpubench report --out x --pl
 expect --objective gpubench plan --obj
-expect $'--all\n--allow-mismatch\n--alpha' gpubench compare --al
+expect $'--all\n--allow-mismatch\n--allow-missing\n--alpha' gpubench compare --al
 expect "" gpubench run --iters ""
 # files by extension, and directories to walk into
 expect "$dir/a.csv"$'\n'"$dir/sub" gpubench compare "$dir/"

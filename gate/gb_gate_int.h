@@ -1,0 +1,34 @@
+/* gb_gate_int: what the gate's files share inside gate/ (not an interface):
+ * rows keyed by figure, and the per-figure statistics and verdict rules of
+ * gb_gate_judge.c. */
+#ifndef GB_GATE_INT_H
+#define GB_GATE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gb_desc.h"
+#include "gb_gate.h"
+
+typedef struct keyed_row {
+  char *key; /* internal key: fields joined by \x1f */
+  int side;  /* 0 baseline, 1 current */
+  const gb_row *row;
+} keyed_row;
+
+/* Fills one side of a figure from its n rows (any status); dir: its
+ * metric's direction (the best sample of a run is its peak). */
+gb_err gb_gate_fill_side(gb_gate_side *s, const keyed_row *rows, size_t n, int dir);
+
+/* Whether a figure's verdict decides the outcome. */
+bool gb_gate_is_gated(const gb_row *r, gb_fclass cls, bool gate_latency);
+
+/* The verdict of a figure present on both sides and comparable: failed,
+ * collapsed, unstable, insufficient, else by its noise (gb_gate.h). own_cv:
+ * the figure's own-spread bound (NaN when unknown). */
+void gb_gate_judge(gb_gate_item *it, const gb_gate_options *opt, double min_pct, double alpha, double own_cv);
+
+/* The spread of a derived figure from its two sides (NaN when not found). */
+double gb_gate_derived_cv(const gb_gate_report *rep, const gb_gate_item *it, const double *item_cv);
+
+#endif

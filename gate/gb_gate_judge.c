@@ -1,0 +1,287 @@
+/* gb_gate_judge: one figure's statistics on each side (per-run medians,
+ * peaks, spreads) and its verdict: failed, collapsed, unstable,
+ * insufficient, else regression / improvement / noise / unchanged from the
+ * noise between runs (the rules are in gb_gate.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gb_gate_int.h"
+#include "gb_noise.h"
+#include "gb_stats.h"
+
+/* Prior weight (degrees of freedom) of the floor against the runs' spread. */
+#define NU0 GB_NOISE_NU0
+
+static int cmp_row_run(const void *a, const void *b) {
+  const gb_row *x = *(const gb_row *const *)a, *y = *(const gb_row *const *)b;
+  int c = strcmp(x->run_id, y->run_id);
+  return c ? c : (x > y) - (x < y);
+}
+
+/* Mean and standard deviation (n >= 2, else NaN) of ln v; false when a
+ * value is not a positive finite number. */
+static bool ln_stats(const double *v, size_t n, double *mean, double *sd) {
+  *mean = *sd = NAN;
+  double sum = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!(v[i] > 0) || !isfinite(v[i])) return false;
+    sum += log(v[i]);
+  }
+  if (!n) return false;
+  *mean = sum / (double)n;
+  if (n >= 2) {
+    double ss = 0;
+    for (size_t i = 0; i < n; i++) ss += (log(v[i]) - *mean) * (log(v[i]) - *mean);
+    *sd = sqrt(ss / (double)(n - 1));
+  }
+  return true;
+}
+
+/* The rows' own spreads: cv (GB_GATE_OWN_SPREAD x median stddev / value)
+ * and raw_cv (the median itself); the one gpu_uuid of the rows. */
+static void side_spreads(gb_gate_side *s, const gb_row *const *ok, double *tmp) {
+  size_t ncv = 0;
+  s->gpu = s->nok ? ok[0]->gpu_uuid : "";
+  for (size_t i = 0; i < s->nok; i++) {
+    if (!isnan(ok[i]->stddev) && ok[i]->value > 0) tmp[ncv++] = ok[i]->stddev / ok[i]->value;
+    if (strcmp(ok[i]->gpu_uuid, s->gpu)) s->gpu = "";
+  }
+  if (ncv) s->raw_cv = gb_median(tmp, ncv);
+  s->cv = GB_GATE_OWN_SPREAD * s->raw_cv;
+}
+
+/* One value per run (the median of its repetitions), one peak per run (the
+ * best sample of its rows: the largest max, or the smallest min where
+ * lower is better (dir < 0); NaN when a row has none), the pooled spread
+ * of ln over repetitions within runs. ok is sorted by run. */
+static void side_runs(gb_gate_side *s, const gb_row *const *ok, double *tmp, int dir) {
+  double rep_ss = 0;
+  size_t rep_df = 0;
+  for (size_t a = 0; a < s->nok;) {
+    size_t b = a, nr = 0;
+    double peak = NAN;
+    for (bool first = true; b < s->nok && strcmp(ok[b]->run_id, ok[a]->run_id) == 0; first = false) {
+      double best = dir < 0 ? ok[b]->min : ok[b]->max;
+      peak = first ? best : isnan(best) || isnan(peak) ? NAN : (dir < 0 ? best < peak : best > peak) ? best : peak;
+      tmp[nr++] = ok[b++]->value;
+    }
+    double v = gb_median(tmp, nr), m, sd;
+    if (!(v > 0) || !isfinite(v)) {
+      s->collapsed = true;
+      if (!s->collapsed_row) s->collapsed_row = ok[a];
+    }
+    s->peaks[s->nruns] = peak;
+    s->values[s->nruns++] = v;
+    if (nr >= 2 && ln_stats(tmp, nr, &m, &sd)) {
+      rep_ss += sd * sd * (double)(nr - 1);
+      rep_df += nr - 1;
+    }
+    a = b;
+  }
+  if (rep_df) s->rep_sd_ln = sqrt(rep_ss / (double)rep_df);
+}
+
+gb_err gb_gate_fill_side(gb_gate_side *s, const keyed_row *rows, size_t n, int dir) {
+  memset(s, 0, sizeof *s);
+  s->median = s->mean_ln = s->sd_ln = s->rep_sd_ln = s->cv = s->raw_cv = NAN;
+  s->peak_mean_ln = s->peak_sd_ln = NAN;
+  s->gpu = "";
+  if (n == 0) return GB_OK;
+  s->nrows = n;
+  s->row = rows[0].row;
+  const gb_row **ok = malloc(n * sizeof *ok);
+  double *tmp = malloc(n * sizeof *tmp);
+  s->values = malloc(2 * n * sizeof *s->values);
+  if (!ok || !tmp || !s->values) {
+    free(ok);
+    free(tmp);
+    return gb_fail(GB_E_NOMEM, "out of memory for samples");
+  }
+  s->peaks = s->values + n;
+  for (size_t i = 0; i < n; i++) {
+    const gb_row *r = rows[i].row;
+    /* throttled rows passed their result check: the figure under the power or
+     * heat cap is a real sample (a drop caused by throttling is a drop) */
+    if (r->status != GB_STATUS_OK && r->status != GB_STATUS_THROTTLED) {
+      if (!s->failed) s->failed = r;
+      continue;
+    }
+    ok[s->nok++] = r;
+  }
+  if (s->failed) s->row = s->failed;
+  side_spreads(s, ok, tmp);
+  qsort(ok, s->nok, sizeof *ok, cmp_row_run);
+  side_runs(s, ok, tmp, dir);
+  if (s->nruns) s->median = gb_median(memcpy(tmp, s->values, s->nruns * sizeof *tmp), s->nruns);
+  ln_stats(s->values, s->nruns, &s->mean_ln, &s->sd_ln);
+  ln_stats(s->peaks, s->nruns, &s->peak_mean_ln, &s->peak_sd_ln);
+  free(ok);
+  free(tmp);
+  return GB_OK;
+}
+
+bool gb_gate_is_gated(const gb_row *r, gb_fclass cls, bool gate_latency) {
+  if (cls == GB_FCLASS_HEADLINE) return true;
+  if (cls == GB_FCLASS_LATENCY) return gate_latency;
+  if (cls == GB_FCLASS_DERIVED) {
+    /* a derived figure counts when the shape it was derived at is a headline one */
+    const gb_bench_desc *d = gb_desc_find(r->benchmark);
+    if (!d || !d->headline_metric) return true;
+    gb_row h = *r;
+    h.metric = d->headline_metric;
+    gb_fclass hc = gb_desc_class(&h);
+    return hc == GB_FCLASS_HEADLINE || (hc == GB_FCLASS_LATENCY && gate_latency);
+  }
+  return false;
+}
+
+/* Verdicts that come before the noise: failed, collapsed, unstable,
+ * insufficient. True when one was given. */
+static bool judge_state(gb_gate_item *it) {
+  gb_gate_side *b = &it->base, *c = &it->cur;
+  if (c->failed) {
+    it->verdict = GB_VERDICT_FAILED;
+    it->newly_failed = b->failed == NULL;
+    snprintf(it->note, sizeof it->note, "%s:%ld: status %s%s%s", c->failed->file, c->failed->line,
+             gb_status_name(c->failed->status), c->failed->detail[0] ? ": " : "", c->failed->detail);
+    return true;
+  }
+  if (b->nok == 0) {
+    it->verdict = GB_VERDICT_INSUFFICIENT;
+    snprintf(it->note, sizeof it->note, "no ok baseline row (%s:%ld: status %s)", b->row->file, b->row->line,
+             gb_status_name(b->row->status));
+    return true;
+  }
+  if (it->gated && c->collapsed && !b->collapsed) {
+    it->verdict = GB_VERDICT_COLLAPSED;
+    snprintf(it->note, sizeof it->note, "%s:%ld: value %g: a headline figure at 0, negative or not finite",
+             c->collapsed_row->file, c->collapsed_row->line, c->collapsed_row->value);
+    return true;
+  }
+  double bound = GB_GATE_UNSTABLE_RATIO * b->raw_cv;
+  if (!(bound > GB_GATE_UNSTABLE_CV)) bound = GB_GATE_UNSTABLE_CV;
+  if (it->gated && c->raw_cv > bound) {
+    it->verdict = GB_VERDICT_UNSTABLE;
+    snprintf(it->note, sizeof it->note,
+             "within-run stddev %.1f%% of the value, past %.1f%% (%g x the baseline's %.1f%%, at least %g%%)",
+             100 * c->raw_cv, 100 * bound, GB_GATE_UNSTABLE_RATIO, isnan(b->raw_cv) ? 0.0 : 100 * b->raw_cv,
+             100 * GB_GATE_UNSTABLE_CV);
+    return true;
+  }
+  if (!(b->median > 0) || isnan(b->mean_ln) || isnan(c->mean_ln)) {
+    it->verdict = GB_VERDICT_INSUFFICIENT;
+    snprintf(it->note, sizeof it->note, "a value is 0 or negative: no ratio");
+    return true;
+  }
+  return false;
+}
+
+/* sigma from a floor pooled with the runs' own spread over both sides. */
+static double pooled(double floor_sigma, double sd_b, size_t nb, double sd_c, size_t nc, double *df_out) {
+  double ss = NU0 * floor_sigma * floor_sigma, df = NU0;
+  if (!isnan(sd_b)) ss += (double)(nb - 1) * sd_b * sd_b, df += (double)(nb - 1);
+  if (!isnan(sd_c)) ss += (double)(nc - 1) * sd_c * sd_c, df += (double)(nc - 1);
+  *df_out = df;
+  return sqrt(ss / df);
+}
+
+/* The statistic and its noise: sets it->sigma, it->method, *d and *se. */
+static void judge_noise(gb_gate_item *it, const gb_gate_options *opt, double own_cv, double *d, double *se) {
+  gb_gate_side *b = &it->base, *c = &it->cur;
+  double nb = (double)b->nruns, nc = (double)c->nruns, df;
+  it->same_gpu = b->gpu[0] && strcmp(b->gpu, c->gpu) == 0;
+  /* a figure that switches power state between runs: judged by its peak
+   * (the fast state every run reaches) against the peak's own floor */
+  const gb_noise_floor *pf = gb_noise_lookup_peak(opt->noise, b->row, it->same_gpu);
+  if (pf && !isnan(b->peak_mean_ln) && !isnan(c->peak_mean_ln)) {
+    it->peak = true;
+    it->sigma = pooled(pf->sigma, b->peak_sd_ln, b->nruns, c->peak_sd_ln, c->nruns, &df);
+    it->method = pf->same_gpu ? "peak, same GPU" : "peak";
+    *d = c->peak_mean_ln - b->peak_mean_ln;
+    *se = it->sigma * sqrt(1.0 / nb + 1.0 / nc);
+    return;
+  }
+  /* the figure's floor where it has a row of its own, else its class's, pooled with the runs' own spread */
+  const gb_noise_floor *fl = gb_noise_lookup(opt->noise, b->row), *ff = gb_noise_lookup_figure(opt->noise, b->row);
+  double floor_sigma = ff ? ff->sigma : fl ? fl->sigma : gb_noise_default_sigma(b->row);
+  double sigma = pooled(floor_sigma, b->sd_ln, b->nruns, c->sd_ln, c->nruns, &df);
+  it->method = df > NU0 ? "floor+runs" : ff ? "figure floor" : fl ? "floor" : "built-in floor";
+  *se = sigma * sqrt(1.0 / nb + 1.0 / nc);
+  /* one run a side, repeated, on one GPU: the repetitions' own spread plus
+   * the same-GPU floor (gb_gate.h) */
+  const gb_noise_floor *fs = gb_noise_lookup_same_gpu(opt->noise, b->row);
+  bool reps_mode = fs && b->nruns == 1 && c->nruns == 1 && b->nok >= GB_GATE_MIN_REPS &&
+                   c->nok >= GB_GATE_MIN_REPS && !isnan(b->rep_sd_ln) && !isnan(c->rep_sd_ln) && it->same_gpu;
+  if (reps_mode) {
+    double rb = (double)b->nok, rc = (double)c->nok;
+    double sw2 = ((rb - 1) * b->rep_sd_ln * b->rep_sd_ln + (rc - 1) * c->rep_sd_ln * c->rep_sd_ln) / (rb + rc - 2);
+    *se = sqrt(M_PI / 2 * sw2 * (1 / rb + 1 / rc) + 2 * fs->sigma * fs->sigma);
+    sigma = *se / sqrt(2.0); /* one side's equivalent */
+    it->method = "repetitions, same GPU";
+  }
+  /* never below the figure's own spread: within a run (rows' stddev, the
+   * repetitions) a bimodal figure shows how far its median can move */
+  double own = own_cv;
+  if (!reps_mode) {
+    if (!isnan(b->rep_sd_ln) && !(b->rep_sd_ln <= own)) own = b->rep_sd_ln;
+    if (!isnan(c->rep_sd_ln) && !(c->rep_sd_ln <= own)) own = c->rep_sd_ln;
+  }
+  if (!isnan(own) && own > sigma) {
+    sigma = own;
+    *se = sigma * (reps_mode ? sqrt(2.0) : sqrt(1.0 / nb + 1.0 / nc));
+    it->method = "own spread";
+  }
+  it->sigma = sigma;
+  *d = c->mean_ln - b->mean_ln;
+}
+
+void gb_gate_judge(gb_gate_item *it, const gb_gate_options *opt, double min_pct, double alpha, double own_cv) {
+  gb_gate_side *b = &it->base, *c = &it->cur;
+  it->change_pct = it->ratio = it->threshold_pct = it->mdc_pct = it->sigma = it->p_value = NAN;
+  it->method = "";
+  if (judge_state(it)) return;
+  it->ratio = c->median / b->median;
+  it->change_pct = it->direction * (it->ratio - 1.0) * 100.0;
+  double d, se;
+  judge_noise(it, opt, own_cv, &d, &se);
+  if (it->peak) {
+    it->ratio = exp(d);
+    it->change_pct = it->direction * (it->ratio - 1.0) * 100.0;
+  }
+  double t = gb_gate_z(alpha) * se, tmin = log1p(min_pct / 100.0);
+  if (t < tmin) t = tmin;
+  it->mdc_pct = it->threshold_pct = expm1(t) * 100.0;
+  it->p_value = se > 0 ? erfc(fabs(d) / se / sqrt(2.0)) : (d == 0 ? 1.0 : 0.0);
+  bool worse = it->direction * d < 0; /* oriented: < 0 worse */
+  if (fabs(d) <= tmin)
+    it->verdict = GB_VERDICT_UNCHANGED;
+  else if (fabs(d) <= t)
+    it->verdict = it->gated ? GB_VERDICT_NOISE : GB_VERDICT_UNCHANGED;
+  else if (it->gated)
+    it->verdict = worse ? GB_VERDICT_REGRESSION : GB_VERDICT_IMPROVEMENT;
+  else
+    it->verdict = worse ? GB_VERDICT_WORSE_INFO : GB_VERDICT_BETTER_INFO;
+}
+
+/* The spread of a derived figure from its two sides: for "A_vs_B" the rows
+ * of cases A and B at the same shape; sqrt(cv_A^2 + cv_B^2). NaN when a
+ * side is not found. */
+double gb_gate_derived_cv(const gb_gate_report *rep, const gb_gate_item *it, const double *item_cv) {
+  const gb_row *r = it->base.row;
+  const char *vs = strstr(r->case_name, "_vs_");
+  if (!vs) return NAN;
+  size_t la = (size_t)(vs - r->case_name);
+  const char *bname = vs + 4;
+  double cva = NAN, cvb = NAN;
+  for (size_t i = 0; i < rep->nitems; i++) {
+    const gb_row *o = rep->items[i].base.row ? rep->items[i].base.row : rep->items[i].cur.row;
+    if (!o || o == r || strcmp(o->benchmark, r->benchmark) || o->m != r->m || o->n != r->n || o->k != r->k ||
+        o->gpu_count != r->gpu_count || strcmp(o->gpu_type, r->gpu_type) || strstr(o->case_name, "_vs_"))
+      continue;
+    if (strlen(o->case_name) == la && strncmp(o->case_name, r->case_name, la) == 0) cva = item_cv[i];
+    else if (strcmp(o->case_name, bname) == 0) cvb = item_cv[i];
+  }
+  return isnan(cva) || isnan(cvb) ? NAN : sqrt(cva * cva + cvb * cvb);
+}
