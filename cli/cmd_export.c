@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "gb_cli.h"
+#include "gb_output.h"
 #include "gb_prom.h"
 
 typedef struct export_args {
@@ -74,6 +75,7 @@ int gb_cmd_export(int argc, char **argv) {
   gb_buf text = {0};
   gb_err e = GB_OK;
   rc = 2;
+  e = gb_output_guard(&a.out, 1, a.files, a.nfiles, 0);
   for (size_t i = 0; i < a.nfiles && !e; i++) {
     size_t before = res.nrows;
     e = gb_results_read(a.files[i], &res);

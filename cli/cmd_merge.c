@@ -6,6 +6,7 @@
 
 #include "gb_cli.h"
 #include "gb_merge.h"
+#include "gb_output.h"
 
 typedef struct merge_args {
   const char **files; /* malloc'd by the parser: gb_opt_free */
@@ -55,7 +56,8 @@ int gb_cmd_merge(int argc, char **argv) {
   const char *out = a.out ? a.out : "-";
   gb_buf b = {0};
   gb_merge_stats st;
-  gb_err e = gb_merge_files(a.files, a.nfiles, &b, &st);
+  gb_err e = gb_output_guard(&out, 1, a.files, a.nfiles, 0);
+  if (!e) e = gb_merge_files(a.files, a.nfiles, &b, &st);
   if (!e) {
     if (strcmp(out, "-") == 0) {
       if (fwrite(b.data ? b.data : "", 1, b.len, stdout) != b.len || fflush(stdout) != 0)
