@@ -34,7 +34,7 @@ gb_row gb_row_empty(void) {
   r.run_id = r.timestamp = r.host = r.gpu_type = r.gpu_name = r.driver = r.cuda = "";
   r.benchmark = r.case_name = r.dtype = r.metric = r.unit = r.detail = r.variant = r.git_sha = "";
   r.cublaslt = r.nvrtc = r.nccl = r.settings = r.regime = "";
-  r.profile = r.gpu_uuid = "";
+  r.profile = r.gpu_uuid = r.campaign = "";
   r.file = "";
   r.gpu_count = 1;
   r.m = r.n = r.k = r.bytes = r.l2_bytes = GB_NA;
@@ -118,6 +118,7 @@ static const col_def k_cols[] = {
     {"headline", COL_FLAG, false, F(headline)},
     {"profile", COL_STR, false, F(profile)},
     {"gpu_uuid", COL_STR, false, F(gpu_uuid)},
+    {"campaign", COL_STR, false, F(campaign)},
 };
 #undef F
 #define NCOLS (sizeof k_cols / sizeof k_cols[0])
