@@ -29,7 +29,7 @@ static const gb_opt k_opts[] = {
      GB_OPT_STRING, A(push)},
     {"job", 0, "NAME", "Pushgateway job label (default gpubench)", GB_OPT_STRING, A(job)},
     {"instance", 0, "NAME", "Pushgateway instance label (default this host's name)", GB_OPT_STRING, A(instance)},
-    {"timeout", 0, "MS", "Pushgateway connect and I/O timeout, ms (default 10000)", GB_OPT_INT, A(timeout_ms),
+    {"timeout", 0, "MS", "Pushgateway deadline for the whole push, ms (default 10000)", GB_OPT_INT, A(timeout_ms),
      .min = 1, .max = 600000},
     {0}};
 

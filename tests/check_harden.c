@@ -9,10 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gb_csv.h"
 #include "gb_output.h"
+#include "gb_prom.h"
 #include "gb_results.h"
 #include "testutil.h"
 
@@ -265,6 +271,63 @@ START_TEST(test_guard_api) {
 }
 END_TEST
 
+/* ---- (e) peers that misbehave ---- */
+
+START_TEST(test_push_url_crlf_and_credentials) {
+  ck_assert_int_eq(gb_prom_push("http://127.0.0.1:1/x\r\nX-Evil: 1", "j", NULL, "", 0, 200), GB_E_USAGE);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "CR/LF"));
+  ck_assert_int_eq(gb_prom_push("http://user:s3cret@127.0.0.1:1", "j", NULL, "", 0, 200), GB_E_USAGE);
+  ck_assert_ptr_null(strstr(gb_errmsg(), "s3cret"));
+  char *out;
+  const char *in = tpath("r.csv");
+  copy_file(gb_fixture("results_good.csv"), in);
+  int rc = gpubench(&out, "export", (char *)in, "--push", "http://admin:s3cret@127.0.0.1:1", NULL);
+  EXPECT_RC(rc, 2, out);
+  EXPECT_NOT(out, "s3cret");
+  free(out);
+}
+END_TEST
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A server that answers one byte every 100 ms, never a whole line: the
+ * push ends at its deadline (before: each byte restarted the timeout). */
+START_TEST(test_push_total_deadline) {
+  int ls = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  socklen_t al = sizeof a;
+  ck_assert_int_eq(bind(ls, (struct sockaddr *)&a, sizeof a), 0);
+  ck_assert_int_eq(listen(ls, 4), 0);
+  ck_assert_int_eq(getsockname(ls, (struct sockaddr *)&a, &al), 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    int c = accept(ls, NULL, NULL);
+    char buf[4096];
+    ssize_t r = read(c, buf, sizeof buf);
+    (void)r;
+    for (int i = 0; i < 100; i++) {
+      if (write(c, "H", 1) != 1) break;
+      usleep(100000);
+    }
+    _exit(0);
+  }
+  char url[64];
+  snprintf(url, sizeof url, "http://127.0.0.1:%d", ntohs(a.sin_port));
+  double t0 = now_s();
+  gb_err e = gb_prom_push(url, "j", NULL, "x 1\n", 4, 700);
+  double took = now_s() - t0;
+  kill(pid, SIGKILL);
+  waitpid(pid, NULL, 0);
+  close(ls);
+  ck_assert_int_eq(e, GB_E_IO);
+  ck_assert_msg(took < 2.0, "the push took %.1f s with a 0.7 s deadline", took);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("harden");
   TCase *t = tcase_create("outputs");
@@ -280,6 +343,12 @@ static Suite *suite(void) {
   tcase_add_test(t, test_report_out_into_measured);
   tcase_add_test(t, test_run_out_onto_data);
   suite_add_tcase(s, t);
+  TCase *net = tcase_create("network");
+  tcase_add_checked_fixture(net, setup, NULL);
+  tcase_set_timeout(net, 30);
+  tcase_add_test(net, test_push_url_crlf_and_credentials);
+  tcase_add_test(net, test_push_total_deadline);
+  suite_add_tcase(s, net);
   return s;
 }
 
