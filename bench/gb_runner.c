@@ -126,6 +126,7 @@ static void fill_identity(run_state *st, gb_row *r, int rep, const gb_telemetry_
   r->gpu_type = st->dev->gpu_type;
   r->gpu_name = st->dev->name;
   r->gpu_uuid = st->dev->uuid; /* the campaign's (first) GPU */
+  r->campaign = getenv("GPUBENCH_CAMPAIGN") ? getenv("GPUBENCH_CAMPAIGN") : ""; /* a fleet's campaign id */
   if (r->l2_bytes == GB_NA) r->l2_bytes = st->dev->l2_bytes; /* gb_desc's L2-resident rules read it */
   r->driver = st->sys->driver;
   r->cuda = st->sys->cuda_runtime;

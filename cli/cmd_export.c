@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "gb_cli.h"
+#include "gb_output.h"
 #include "gb_prom.h"
 
 typedef struct export_args {
@@ -28,7 +29,7 @@ static const gb_opt k_opts[] = {
      GB_OPT_STRING, A(push)},
     {"job", 0, "NAME", "Pushgateway job label (default gpubench)", GB_OPT_STRING, A(job)},
     {"instance", 0, "NAME", "Pushgateway instance label (default this host's name)", GB_OPT_STRING, A(instance)},
-    {"timeout", 0, "MS", "Pushgateway connect and I/O timeout, ms (default 10000)", GB_OPT_INT, A(timeout_ms),
+    {"timeout", 0, "MS", "Pushgateway deadline for the whole push, ms (default 10000)", GB_OPT_INT, A(timeout_ms),
      .min = 1, .max = 600000},
     {0}};
 
@@ -74,6 +75,7 @@ int gb_cmd_export(int argc, char **argv) {
   gb_buf text = {0};
   gb_err e = GB_OK;
   rc = 2;
+  e = gb_output_guard(&a.out, 1, a.files, a.nfiles, 0);
   for (size_t i = 0; i < a.nfiles && !e; i++) {
     size_t before = res.nrows;
     e = gb_results_read(a.files[i], &res);

@@ -8,6 +8,7 @@
 #include "gb_cli_args.h"
 #include "gb_gate.h"
 #include "gb_noise.h"
+#include "gb_output.h"
 
 typedef struct noise_args {
   const char **inputs; /* malloc'd by the parser */
@@ -78,6 +79,8 @@ int gb_cmd_noise(int argc, char **argv) {
     e = gb_fail(GB_E_USAGE, "--changed needs --earlier: the runs of the earlier build");
   else if (a.changed)
     e = gb_noise_check_selectors("--changed", a.changed);
+  if (!e) e = gb_output_guard(&out, 1, a.inputs, a.ninputs, 0);
+  if (!e) e = gb_output_guard(&out, 1, a.earlier, a.nearlier, 0);
   if (!e) e = gb_gate_read_side((char *const *)a.inputs, a.ninputs, true, &res);
   if (!e && a.nearlier) {
     /* the earlier runs' rows follow the operands'; the changed ones go */

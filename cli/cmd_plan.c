@@ -506,8 +506,8 @@ int gb_cmd_plan(int argc, char **argv) {
   {
     const char *inp[GB_PLAN_MAX_MEASURED + 3] = {a.workload_file, a.specs, a.prices};
     memcpy(inp + 3, a.measured, a.nmeasured * sizeof *inp);
-    if (gb_output_check(a.csv, inp, 3 + a.nmeasured) || gb_output_check(a.sensitivity_csv, inp, 3 + a.nmeasured) ||
-        gb_output_check(a.sensitivity_csv, &a.csv, 1)) {
+    const char *outs[] = {a.csv, a.json, a.hybrid_csv, a.sensitivity_csv};
+    if (gb_output_guard(outs, 4, inp, 3 + a.nmeasured, 0)) {
       fprintf(stderr, "gpubench plan: %s\n", gb_errmsg());
       gb_plan_args_free(&a);
       return 2;

@@ -8,6 +8,7 @@
 #include "gb_cli_args.h"
 #include "gb_device.h"
 #include "gb_num.h"
+#include "gb_output.h"
 #include "gb_runner.h"
 
 /* --opt, repeatable: each value appended to opts_text after a comma, so
@@ -133,6 +134,8 @@ int gb_cmd_run(int argc, char **argv) {
   } else if (out) {
     c.out_path = out;
   }
+  if (gb_output_guard(&c.out_path, 1, NULL, 0, GB_OUT_MEASURED_OK))
+    return fprintf(stderr, "gpubench run: %s\n", gb_errmsg()), 2;
 
   /* benchmarks */
   if (!bench_list) {

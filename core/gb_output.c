@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "gb_csv.h"
+#include "gb_runinfo.h"
 
 /* ---- the registry of live temporary files ---- */
 
@@ -268,26 +269,123 @@ static char *resolve(const char *path) {
   return out;
 }
 
-static bool same_file(const char *a, const char *b) {
-  struct stat sa, sb;
-  if (stat(a, &sa) == 0 && stat(b, &sb) == 0) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-  char *ra = resolve(a), *rb = resolve(b);
-  bool same = ra && rb && strcmp(ra, rb) == 0;
-  if (!ra || !rb) same = strcmp(a, b) == 0;
-  free(ra);
-  free(rb);
-  return same;
+/* Which file a path names: the file itself (device, inode) when it exists,
+ * else its directory's (device, inode) and its last component. */
+typedef struct fkey {
+  bool exists, known, is_dir, is_reg;
+  dev_t dev;
+  ino_t ino;
+  const char *base; /* when !exists: points into the path */
+} fkey;
+
+static fkey key_of(const char *path) {
+  fkey k = {0};
+  struct stat st;
+  if (stat(path, &st) == 0) {
+    k.exists = k.known = true;
+    k.dev = st.st_dev, k.ino = st.st_ino;
+    k.is_dir = S_ISDIR(st.st_mode), k.is_reg = S_ISREG(st.st_mode);
+    return k;
+  }
+  const char *slash = strrchr(path, '/');
+  char *dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
+  if (dir && stat(dir, &st) == 0) {
+    k.known = true;
+    k.dev = st.st_dev, k.ino = st.st_ino;
+    k.base = slash ? slash + 1 : path;
+  }
+  free(dir);
+  return k;
+}
+
+static bool key_same(const fkey *a, const fkey *b, const char *pa, const char *pb) {
+  if (!a->known || !b->known) return strcmp(pa, pb) == 0;
+  if (a->exists != b->exists || a->dev != b->dev || a->ino != b->ino) return false;
+  return a->exists || strcmp(a->base, b->base) == 0;
+}
+
+/* Whether the resolved path rout lies in the resolved folder rdir (or,
+ * with or_equal, is it); never for an rdir of "" (not there). */
+static bool inside(const char *rout, const char *rdir, bool or_equal) {
+  size_t dl = strlen(rdir);
+  if (dl == 0 || strncmp(rout, rdir, dl) != 0) return false;
+  if (strcmp(rdir, "/") == 0) return true;
+  return rout[dl] == '/' || (or_equal && rout[dl] == '\0');
+}
+
+/* The data folders, resolved: the shipped data (gb_data_dir()) and its measured/. */
+static void data_dirs(char *data, char *measured, size_t n) {
+  char m[4200];
+  char *r = realpath(gb_data_dir(), NULL);
+  snprintf(data, n, "%s", r ? r : "");
+  free(r);
+  snprintf(m, sizeof m, "%s/measured", gb_data_dir());
+  r = realpath(m, NULL);
+  snprintf(measured, n, "%s", r ? r : "");
+  free(r);
+}
+
+/* Whether path (an output file, or with is_dir an output directory) lies
+ * in the data folders; with measured_ok, data/measured/ is allowed. */
+static gb_err check_data(const char *path, bool is_dir, bool measured_ok) {
+  char data[4200], measured[4200];
+  data_dirs(data, measured, sizeof data);
+  char *r = resolve(path);
+  if (!r) return GB_OK; /* its folder is not there: it cannot be in one */
+  gb_err e = GB_OK;
+  if (inside(r, data, is_dir) && !(measured_ok && inside(r, measured, false)))
+    e = gb_fail(GB_E_USAGE,
+                "%s: %s the data folder %s that gpubench reads its datasheets, prices and measurements from; "
+                "give a path outside it",
+                path, is_dir ? "the output directory is in" : "the output is in", data);
+  free(r);
+  return e;
+}
+
+/* An output directly in an input directory, with a name the command reads
+ * there (a .csv file): the next run would read it as an input. */
+static bool in_input_dir(const char *out, const fkey *in) {
+  if (!in->is_dir) return false;
+  const char *slash = strrchr(out, '/');
+  char *dir = slash ? strndup(out, (size_t)(slash - out) + (slash == out)) : strdup(".");
+  struct stat st;
+  bool hit = dir && stat(dir, &st) == 0 && st.st_dev == in->dev && st.st_ino == in->ino;
+  free(dir);
+  size_t l = strlen(out);
+  return hit && l > 4 && strcmp(out + l - 4, ".csv") == 0;
+}
+
+static bool skip(const char *p) { return !p || strcmp(p, "-") == 0; }
+
+gb_err gb_output_guard(const char *const outs[], size_t nout, const char *const ins[], size_t nin, unsigned flags) {
+  for (size_t o = 0; o < nout; o++) {
+    if (skip(outs[o])) continue;
+    fkey ko = key_of(outs[o]);
+    if (ko.exists && !ko.is_reg && !ko.is_dir) continue; /* a device or FIFO (/dev/stdout) */
+    gb_err e = check_data(outs[o], false, flags & GB_OUT_MEASURED_OK);
+    if (e) return e;
+    for (size_t i = 0; i < nin; i++) {
+      if (skip(ins[i])) continue;
+      fkey ki = key_of(ins[i]);
+      if (key_same(&ko, &ki, outs[o], ins[i]))
+        return gb_fail(GB_E_USAGE, "%s: the output is also an input (%s); give another output file", outs[o],
+                       ins[i]);
+      if (in_input_dir(outs[o], &ki))
+        return gb_fail(GB_E_USAGE, "%s: the output is in the input directory %s, which is read for *.csv; give "
+                       "another output file", outs[o], ins[i]);
+    }
+    for (size_t p = 0; p < o; p++) {
+      if (skip(outs[p])) continue;
+      fkey kp = key_of(outs[p]);
+      if (key_same(&ko, &kp, outs[o], outs[p]))
+        return gb_fail(GB_E_USAGE, "%s: two outputs name one file (%s); give each its own", outs[o], outs[p]);
+    }
+  }
+  return GB_OK;
 }
 
 gb_err gb_output_check(const char *out, const char *const inputs[], size_t n) {
-  if (!out || strcmp(out, "-") == 0) return GB_OK;
-  for (size_t i = 0; i < n; i++) {
-    if (!inputs[i] || strcmp(inputs[i], "-") == 0) continue;
-    if (same_file(out, inputs[i]))
-      return gb_fail(GB_E_USAGE, "%s: the output is also an input (%s); give another output file", out,
-                     inputs[i]);
-  }
-  return GB_OK;
+  return gb_output_guard(&out, 1, inputs, n, 0);
 }
 
 static bool name_matches(const char *base, const char *const suffixes[]) {
@@ -303,18 +401,19 @@ static bool name_matches(const char *base, const char *const suffixes[]) {
 gb_err gb_output_check_dir(const char *dir, const char *const suffixes[], const char *const inputs[],
                            size_t n) {
   if (!dir) return GB_OK;
+  gb_err e = check_data(dir, true, false);
+  if (e) return e;
   char *rdir = resolve(dir);
   if (!rdir) return GB_OK; /* not there yet: nothing in it can be an input */
-  gb_err e = GB_OK;
   for (size_t i = 0; i < n && !e; i++) {
     if (!inputs[i] || strcmp(inputs[i], "-") == 0) continue;
     char *ri = resolve(inputs[i]);
     if (!ri) continue;
     char *slash = strrchr(ri, '/');
     size_t dl = slash ? (size_t)(slash - ri) : 0;
-    bool inside = slash && (dl == strlen(rdir) || (dl == 0 && strcmp(rdir, "/") == 0)) &&
+    bool in_dir = slash && (dl == strlen(rdir) || (dl == 0 && strcmp(rdir, "/") == 0)) &&
                   strncmp(ri, rdir, dl) == 0;
-    if (inside && name_matches(slash + 1, suffixes))
+    if (in_dir && name_matches(slash + 1, suffixes))
       e = gb_fail(GB_E_USAGE, "%s: the output directory would overwrite the input %s; give another directory",
                   dir, inputs[i]);
     free(ri);

@@ -60,17 +60,32 @@ size_t gb_output_live(void);
  * `after` more bytes (err 0 turns it off). */
 void gb_output_inject_write_error(size_t after, int err);
 
-/* Refuses (GB_E_USAGE, exit 2) an output file that is one of the inputs:
- * the same file (device and inode) when both exist, else the same path
- * after resolving the output's directory (the output does not exist yet, or
- * an input does not). NULL or "-" entries are skipped, as is a NULL or "-"
- * out. The message names both. */
+/* The output-path guard every command that writes calls before it reads
+ * or writes anything. Refuses (GB_E_USAGE, exit 2, the message naming both
+ * paths) an output file outs[o] that
+ *  - is one of the inputs ins[] (the same device and inode after links are
+ *    resolved; an output that does not exist yet is compared by its
+ *    resolved directory's device and inode and its name);
+ *  - lies directly in an input that is a directory and ends in .csv (it
+ *    would be read as an input the next time);
+ *  - is another output (two outputs, one file);
+ *  - lies in the data folder (gb_data_dir(): datasheets, prices, workloads,
+ *    noise floors, measured/), which every later plan and compare reads;
+ *    with GB_OUT_MEASURED_OK a results file in its measured/ is allowed
+ *    (gpubench run writes measurements there on purpose).
+ * NULL and "-" entries are skipped; so is an output that is an existing
+ * device or FIFO (/dev/stdout). */
+#define GB_OUT_MEASURED_OK 1u
+gb_err gb_output_guard(const char *const outs[], size_t nout, const char *const ins[], size_t nin, unsigned flags);
+
+/* gb_output_guard of one output. */
 gb_err gb_output_check(const char *out, const char *const inputs[], size_t n);
 
 /* The same for an output directory (report --out, history --plot): refuses
  * an input that lies directly in dir and whose name ends in one of the
  * suffixes the commands write there (.md, .html, .png, .svg, .csv when
- * that is what they write: the caller lists them, NULL-terminated). */
+ * that is what they write: the caller lists them, NULL-terminated), and a
+ * directory in (or equal to) the data folder. */
 gb_err gb_output_check_dir(const char *dir, const char *const suffixes[], const char *const inputs[],
                            size_t n);
 

@@ -68,8 +68,11 @@ gb_err gb_prom_push_path(gb_buf *b, const char *job, const char *instance);
 
 /* PUTs body (exposition text) to the Pushgateway at url ("http://host:port"
  * or "http://host:port/prefix"; no TLS) under job and instance (instance may
- * be NULL), replacing that group. A small HTTP/1.1 client over a socket, with
- * timeout_ms for connecting and for each read and write. GB_E_IO with the
+ * be NULL), replacing that group. A small HTTP/1.1 client over a socket;
+ * timeout_ms bounds the whole exchange (connect, send, answer), so a server
+ * that trickles bytes cannot hold it longer. A URL with a space or control
+ * character (CR/LF would split the request) or with credentials (user@) is
+ * GB_E_USAGE; messages never show credentials. GB_E_IO with the
  * server's status line when it does not answer 2xx; GB_E_USAGE for a URL it
  * cannot use. */
 gb_err gb_prom_push(const char *url, const char *job, const char *instance, const char *body, size_t len,

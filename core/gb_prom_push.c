@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gb_prom.h"
@@ -49,12 +50,36 @@ gb_err gb_prom_push_path(gb_buf *b, const char *job, const char *instance) {
   return e;
 }
 
+static double mono_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* The whole exchange (connect, send, answer) ends by this time: a server
+ * that trickles bytes cannot hold the push longer than its timeout. */
+static _Thread_local double g_deadline_ms;
+
 static int wait_fd(int fd, short ev, int timeout_ms) {
+  (void)timeout_ms;
   struct pollfd p = {.fd = fd, .events = ev};
   int r;
-  do r = poll(&p, 1, timeout_ms);
-  while (r < 0 && errno == EINTR);
+  do {
+    double left = g_deadline_ms - mono_ms();
+    if (left <= 0) return 0;
+    r = poll(&p, 1, (int)left + 1);
+  } while (r < 0 && errno == EINTR);
   return r;
+}
+
+/* The URL for messages: "user:password@" left out, so credentials are never echoed. */
+static void shown_url(char *buf, size_t n, const char *url) {
+  const char *h = strstr(url, "://"), *at;
+  h = h ? h + 3 : url;
+  size_t hl = strcspn(h, "/");
+  at = memchr(h, '@', hl);
+  if (at) snprintf(buf, n, "%.*s***@%s", (int)(h - url), url, at + 1);
+  else snprintf(buf, n, "%s", url);
 }
 
 static gb_err send_all(int fd, const char *d, size_t n, int timeout_ms, const char *url) {
@@ -69,8 +94,16 @@ static gb_err send_all(int fd, const char *d, size_t n, int timeout_ms, const ch
   return GB_OK;
 }
 
-gb_err gb_prom_push(const char *url, const char *job, const char *instance, const char *body, size_t len,
+gb_err gb_prom_push(const char *full_url, const char *job, const char *instance, const char *body, size_t len,
                     int timeout_ms) {
+  char url[1024];
+  shown_url(url, sizeof url, full_url);
+  for (const char *p = full_url; *p; p++)
+    if ((unsigned char)*p <= ' ' || *p == 0x7f)
+      return gb_fail(GB_E_USAGE, "--push: a URL holds no space or control character (CR/LF would split the request)");
+  if (strchr(full_url, '@'))
+    return gb_fail(GB_E_USAGE, "--push: credentials in the URL (%s) are not supported", url);
+  g_deadline_ms = mono_ms() + timeout_ms;
   if (strncmp(url, "http://", 7) != 0)
     return gb_fail(GB_E_USAGE, "--push: only http:// URLs are supported: \"%s\"", url);
   const char *h = url + 7, *slash = strchr(h, '/');
@@ -141,7 +174,7 @@ gb_err gb_prom_push(const char *url, const char *job, const char *instance, cons
   size_t got = 0;
   while (!e && got + 1 < sizeof resp && !memchr(resp, '\n', got)) {
     if (wait_fd(fd, POLLIN, timeout_ms) <= 0) {
-      e = gb_fail(GB_E_IO, "%s: no answer in %d ms", url, timeout_ms);
+      e = gb_fail(GB_E_IO, "%s: no complete answer within %d ms", url, timeout_ms);
       break;
     }
     ssize_t r = recv(fd, resp + got, sizeof resp - 1 - got, 0);

@@ -34,7 +34,7 @@ gb_row gb_row_empty(void) {
   r.run_id = r.timestamp = r.host = r.gpu_type = r.gpu_name = r.driver = r.cuda = "";
   r.benchmark = r.case_name = r.dtype = r.metric = r.unit = r.detail = r.variant = r.git_sha = "";
   r.cublaslt = r.nvrtc = r.nccl = r.settings = r.regime = "";
-  r.profile = r.gpu_uuid = "";
+  r.profile = r.gpu_uuid = r.campaign = "";
   r.file = "";
   r.gpu_count = 1;
   r.m = r.n = r.k = r.bytes = r.l2_bytes = r.groups = GB_NA;
@@ -121,6 +121,7 @@ static const col_def k_cols[] = {
     {"profile", COL_STR, false, F(profile)},
     {"gpu_uuid", COL_STR, false, F(gpu_uuid)},
     {"groups", COL_INT, false, F(groups)},
+    {"campaign", COL_STR, false, F(campaign)},
 };
 #undef F
 #define NCOLS (sizeof k_cols / sizeof k_cols[0])

@@ -59,6 +59,7 @@ typedef struct gb_row {
   const char *gpu_uuid; /* the measured GPU's UUID ("GPU-..."; "" where not recorded): the gate's
                          * noise floor tells one card's run-to-run noise from card-to-card offsets */
   int64_t groups;       /* gemm: the products of one grouped GEMM (the experts; GB_NA: not grouped) */
+  const char *campaign; /* the fleet campaign the row belongs to (GPUBENCH_CAMPAIGN; "" where none) */
   /* where a read row came from (not written) */
   const char *file;
   long line;

@@ -230,6 +230,23 @@ static bool same_file(const struct stat *a, const struct stat *b) {
          a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
 }
 
+/* Reads a results file that a run may be appending to: up to its last
+ * complete row (a last line still being written is not an error there). */
+static gb_err read_live(const char *path, gb_results *res) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return gb_fail(GB_E_IO, "%s: cannot open: %s", path, strerror(errno));
+  gb_buf b = {0};
+  char chunk[65536];
+  size_t n;
+  gb_err e = GB_OK;
+  while (!e && (n = fread(chunk, 1, sizeof chunk, f)) > 0) e = gb_buf_append(&b, chunk, n);
+  if (!e && ferror(f)) e = gb_fail(GB_E_IO, "%s: read failed", path);
+  fclose(f);
+  if (!e) e = gb_results_read_mem(path, b.data ? b.data : "", gb_csv_complete_prefix(b.data ? b.data : "", b.len), res);
+  gb_buf_free(&b);
+  return e;
+}
+
 static void watch_results(gb_monitor *m) {
   if (!m->o.results) return;
   struct stat st;
@@ -249,7 +266,7 @@ static void watch_results(gb_monitor *m) {
   gb_results res = {0};
   gb_buf text = {0};
   size_t n = 0;
-  gb_err e = S_ISREG(st.st_mode) ? gb_results_read(m->o.results, &res)
+  gb_err e = S_ISREG(st.st_mode) ? read_live(m->o.results, &res)
                                  : gb_fail(GB_E_IO, "%s: not a regular file", m->o.results);
   if (!e) e = gb_prom_export_results(&res, &text, &n);
   if (!e) {

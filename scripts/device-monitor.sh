@@ -15,7 +15,7 @@ mkdir -p "$out"
 export GPUBENCH_CACHE_DIR=${GPUBENCH_CACHE_DIR:-/tmp/gpubench-cache}
 bin=${GB_BIN:-.devbuild/gpubench}
 limit=${GB_CAMPAIGN_S:-100}
-mon= run=
+mon='' run=''
 stop_all() {
   [ -n "$run" ] && kill "$run" 2>/dev/null
   [ -n "$mon" ] && kill "$mon" 2>/dev/null

@@ -51,6 +51,7 @@ while [ $# -ge 2 ]; do
   a=$1 b=$2
   shift 2
   for pair in "$a $b" "$b $a"; do
+    # shellcheck disable=SC2086 # the pair is two words on purpose
     set -- $pair "$@"
     rc=0
     # shellcheck disable=SC2086

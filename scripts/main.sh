@@ -5,7 +5,7 @@
 # the shipped measurements (data/measured/) and that plan into report/.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
+cd "$root" || exit 2
 scripts/setup.sh || exit $?
 gpubench=build/gpubench
 $gpubench info

@@ -22,7 +22,7 @@
 # clone's build).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
+cd "$root" || exit 2
 if [ "$(id -u)" != 0 ]; then
   echo "test-fleet: needs root (daemons, apt-get, mount namespaces)" >&2
   exit 2

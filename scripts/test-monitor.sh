@@ -19,7 +19,7 @@
 # "N passed, N failed"; exits 1 when any failed.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
+cd "$root" || exit 2
 build=${GB_BUILD_DIR:-build}
 
 scripts/need-packages.sh prometheus prometheus-pushgateway prometheus-node-exporter curl python3 || exit 2

@@ -62,7 +62,7 @@ START_TEST(test_merge_order) {
   const char *paths[] = {g_b, g_a, g_c};
   gb_buf b = {0};
   gb_merge_stats st;
-  ck_assert_int_eq(gb_merge_files(paths, 3, &b, &st), GB_OK);
+  ck_assert_int_eq(gb_merge_files(paths, 3, NULL, &b, &st), GB_OK);
   ck_assert_uint_eq(st.files, 3);
   ck_assert_uint_eq(st.rows_in, 6);
   ck_assert_uint_eq(st.rows_out, 6);
@@ -88,7 +88,7 @@ START_TEST(test_merge_dedup) {
   const char *paths[] = {g_a, g_b, g_a, g_b};
   gb_buf b = {0};
   gb_merge_stats st;
-  ck_assert_int_eq(gb_merge_files(paths, 4, &b, &st), GB_OK);
+  ck_assert_int_eq(gb_merge_files(paths, 4, NULL, &b, &st), GB_OK);
   ck_assert_uint_eq(st.rows_in, 10);
   ck_assert_uint_eq(st.rows_out, 5);
   ck_assert_uint_eq(st.duplicates, 5);
@@ -100,7 +100,7 @@ START_TEST(test_merge_dedup) {
   ck_assert_int_eq(gb_test_write(merged, b.data, b.len), 0);
   const char *again[] = {merged, g_a, g_b};
   gb_buf b2 = {0};
-  ck_assert_int_eq(gb_merge_files(again, 3, &b2, &st), GB_OK);
+  ck_assert_int_eq(gb_merge_files(again, 3, NULL, &b2, &st), GB_OK);
   ck_assert_uint_eq(st.rows_out, 5);
   ck_assert_uint_eq(b2.len, b.len);
   ck_assert_int_eq(memcmp(b.data, b2.data, b.len), 0);
@@ -118,7 +118,7 @@ START_TEST(test_merge_same_case_other_run_kept) {
   const char *paths[] = {g_a, d};
   gb_buf b = {0};
   gb_merge_stats st;
-  ck_assert_int_eq(gb_merge_files(paths, 2, &b, &st), GB_OK);
+  ck_assert_int_eq(gb_merge_files(paths, 2, NULL, &b, &st), GB_OK);
   ck_assert_uint_eq(st.rows_out, 6);
   ck_assert_uint_eq(st.duplicates, 0);
   gb_buf_free(&b);
@@ -133,7 +133,7 @@ START_TEST(test_merge_conflict) {
   const char *paths[] = {g_a, d};
   gb_buf b = {0};
   gb_merge_stats st;
-  ck_assert_int_eq(gb_merge_files(paths, 2, &b, &st), GB_OK);
+  ck_assert_int_eq(gb_merge_files(paths, 2, NULL, &b, &st), GB_OK);
   ck_assert_uint_eq(st.rows_out, 3);
   ck_assert_uint_eq(st.duplicates, 3);
   ck_assert_uint_eq(st.conflicts, 3);
@@ -175,13 +175,13 @@ START_TEST(test_merge_schema_mismatch) {
   const char *paths[] = {g_a, d};
   gb_buf b = {0};
   gb_merge_stats st;
-  ck_assert_int_eq(gb_merge_files(paths, 2, &b, &st), GB_E_INPUT);
+  ck_assert_int_eq(gb_merge_files(paths, 2, NULL, &b, &st), GB_E_INPUT);
   ck_assert_ptr_nonnull(strstr(gb_errmsg(), "old.csv:1: no column 'settings'"));
   ck_assert_ptr_nonnull(strstr(gb_errmsg(), "node0.csv"));
   ck_assert_uint_eq(b.len, 0);
   /* and the other way round: a column the first file lacks */
   const char *rev[] = {d, g_a};
-  ck_assert_int_eq(gb_merge_files(rev, 2, &b, &st), GB_E_INPUT);
+  ck_assert_int_eq(gb_merge_files(rev, 2, NULL, &b, &st), GB_E_INPUT);
   ck_assert_ptr_nonnull(strstr(gb_errmsg(), "node0.csv:1: column 'settings' is not in"));
   ck_assert_uint_eq(b.len, 0);
   /* an invalid results file is named with its line */
@@ -189,9 +189,13 @@ START_TEST(test_merge_schema_mismatch) {
   snprintf(bad, sizeof bad, "%s/bad.csv", gb_test_tmpdir());
   ck_assert_int_eq(gb_test_write(bad, "not,a,results,file\n1,2,3,4\n", 27), 0);
   const char *withbad[] = {g_a, bad};
-  ck_assert_int_ne(gb_merge_files(withbad, 2, &b, &st), GB_OK);
-  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "bad.csv"));
-  ck_assert_uint_eq(b.len, 0);
+  /* a file that does not read is skipped with its reason; the rest merges */
+  ck_assert_int_eq(gb_merge_files(withbad, 2, NULL, &b, &st), GB_OK);
+  ck_assert_uint_eq(st.unreadable, 1);
+  ck_assert_ptr_nonnull(strstr(st.skips.data, "bad.csv"));
+  ck_assert_uint_eq(st.rows_out, 3);
+  gb_merge_stats_free(&st);
+  gb_buf_free(&b);
 }
 END_TEST
 
@@ -203,7 +207,7 @@ START_TEST(test_merge_column_order) {
   const char *paths[] = {g_a, d};
   gb_buf b = {0};
   gb_merge_stats st;
-  ck_assert_int_eq(gb_merge_files(paths, 2, &b, &st), GB_OK);
+  ck_assert_int_eq(gb_merge_files(paths, 2, NULL, &b, &st), GB_OK);
   gb_results res = read_back(&b);
   ck_assert_uint_eq(res.nrows, 5);
   ck_assert_str_eq(res.rows[3].host, "node1");
@@ -254,10 +258,125 @@ START_TEST(test_merge_cli) {
 }
 END_TEST
 
+/* A node's file torn by a crash (cut inside its last row) is skipped with
+ * the reader's reason; the fleet file is still written. */
+START_TEST(test_merge_torn_node_skipped) {
+  setup_files();
+  size_t n;
+  char *d = gb_test_slurp(g_b, &n);
+  ck_assert_int_eq(gb_test_write(g_b, d, n - 20), 0); /* cut inside the last row */
+  free(d);
+  const char *paths[] = {g_a, g_b, g_c};
+  gb_buf b = {0};
+  gb_merge_stats st;
+  ck_assert_int_eq(gb_merge_files(paths, 3, NULL, &b, &st), GB_OK);
+  ck_assert_uint_eq(st.files, 2);
+  ck_assert_uint_eq(st.unreadable, 1);
+  ck_assert_uint_eq(st.rows_out, 4);
+  ck_assert_ptr_nonnull(strstr(st.skips.data, "node1.csv"));
+  gb_merge_stats_free(&st);
+  gb_buf_free(&b);
+  /* the program: written, exit 3, the file named */
+  const char *exe = gb_test_gpubench();
+  if (!exe) return;
+  char out[600], log[600];
+  snprintf(out, sizeof out, "%s/fleet.csv", gb_test_tmpdir());
+  snprintf(log, sizeof log, "%s/log", gb_test_tmpdir());
+  char *argv[] = {(char *)exe, "merge", g_a, g_b, g_c, "--out", out, NULL};
+  ck_assert_int_eq(gb_test_run(argv, log), 3);
+  char *msg = gb_test_slurp(log, NULL);
+  ck_assert_ptr_nonnull(strstr(msg, "skipped "));
+  ck_assert_ptr_nonnull(strstr(msg, "node1.csv"));
+  free(msg);
+  ck_assert_int_eq(access(out, F_OK), 0);
+}
+END_TEST
+
+/* Rewrites path's rows with campaign id and timestamp ts. */
+static void set_campaign(const char *path, const char *id, const char *ts) {
+  gb_results res = {0};
+  ck_assert_int_eq(gb_results_read(path, &res), GB_OK);
+  gb_buf b = {0};
+  ck_assert_int_eq(gb_results_put_header(&b), GB_OK);
+  for (size_t i = 0; i < res.nrows; i++) {
+    gb_row r = res.rows[i];
+    r.campaign = id;
+    r.timestamp = ts;
+    ck_assert_int_eq(gb_results_put_row(&b, &r), GB_OK);
+  }
+  ck_assert_int_eq(gb_test_write(path, b.data, b.len), 0);
+  gb_buf_free(&b);
+  gb_results_free(&res);
+}
+
+/* Stale files of an earlier campaign in the folder are left out, named. */
+START_TEST(test_merge_one_campaign) {
+  setup_files();
+  set_campaign(g_a, "job-200", "2026-12-05T00:00:00Z");
+  set_campaign(g_b, "job-100", "2026-12-01T00:00:00Z"); /* stale */
+  set_campaign(g_c, "job-200", "2026-12-05T00:00:01Z");
+  const char *paths[] = {g_a, g_b, g_c};
+  gb_buf b = {0};
+  gb_merge_stats st;
+  ck_assert_int_eq(gb_merge_files(paths, 3, NULL, &b, &st), GB_OK);
+  ck_assert_str_eq(st.campaign, "job-200");
+  ck_assert_uint_eq(st.rows_out, 4);
+  ck_assert_uint_eq(st.skipped, 1);
+  ck_assert_uint_eq(st.unreadable, 0);
+  ck_assert_ptr_nonnull(strstr(st.skips.data, "node1.csv: campaign \"job-100\""));
+  gb_merge_stats_free(&st);
+  gb_buf_free(&b);
+  ck_assert_int_eq(gb_merge_files(paths, 3, "job-100", &b, &st), GB_OK);
+  ck_assert_uint_eq(st.rows_out, 2);
+  gb_merge_stats_free(&st);
+  gb_buf_free(&b);
+}
+END_TEST
+
+/* Two rows whose case names differ only past 2 KB stay two rows (the key
+ * was cut at 2048 bytes). */
+START_TEST(test_merge_long_keys) {
+  char *name1 = malloc(5001), *name2 = malloc(5001);
+  memset(name1, 'x', 5000);
+  name1[5000] = '\0';
+  memcpy(name2, name1, 5001);
+  name2[4999] = 'y';
+  gb_buf b = {0};
+  ck_assert_int_eq(gb_results_put_header(&b), GB_OK);
+  for (int i = 0; i < 2; i++) {
+    gb_row r = gb_row_empty();
+    r.run_id = "run";
+    r.timestamp = "2026-12-04T00:00:00Z";
+    r.gpu_type = "H200-SXM-141GB";
+    r.benchmark = "membw";
+    r.case_name = i ? name2 : name1;
+    r.metric = "gbps";
+    r.value = 1;
+    ck_assert_int_eq(gb_results_put_row(&b, &r), GB_OK);
+  }
+  char p[600];
+  snprintf(p, sizeof p, "%s/long.csv", gb_test_tmpdir());
+  ck_assert_int_eq(gb_test_write(p, b.data, b.len), 0);
+  gb_buf_free(&b);
+  const char *paths[] = {p};
+  gb_merge_stats st;
+  ck_assert_int_eq(gb_merge_files(paths, 1, NULL, &b, &st), GB_OK);
+  ck_assert_uint_eq(st.rows_out, 2);
+  ck_assert_uint_eq(st.duplicates, 0);
+  gb_merge_stats_free(&st);
+  gb_buf_free(&b);
+  free(name1);
+  free(name2);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("merge");
   TCase *tc = tcase_create("merge");
   tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_merge_torn_node_skipped);
+  tcase_add_test(tc, test_merge_one_campaign);
+  tcase_add_test(tc, test_merge_long_keys);
   tcase_add_test(tc, test_merge_order);
   tcase_add_test(tc, test_merge_dedup);
   tcase_add_test(tc, test_merge_same_case_other_run_kept);

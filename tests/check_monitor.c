@@ -272,6 +272,35 @@ START_TEST(test_results_replaced_and_truncated) {
 }
 END_TEST
 
+/* A run appending to the watched file: a partial last line is read up to
+ * the last complete row, not counted as a failed read. */
+START_TEST(test_results_partial_last_line) {
+  const char *dir = gb_test_tmpdir();
+  char path[512];
+  snprintf(path, sizeof path, "%s/r.csv", dir);
+  write_results(path, 600);
+  size_t n;
+  char *d = gb_test_slurp(path, &n);
+  gb_buf b = {0};
+  gb_buf_append(&b, d, n);
+  gb_buf_append(&b, d + strlen(k_header), 30); /* half of a second row */
+  ck_assert_int_eq(gb_test_write(path, b.data, b.len), 0);
+  gb_monitor *m = start(path, 50);
+  int port = gb_monitor_port(m);
+  ck_assert(wait_for(port, "} 6e+14\n"));
+  ck_assert(wait_for(port, "gpubench_results_read_failures_total{file=\"" ));
+  char *body = NULL;
+  ck_assert_int_eq(http(port, "GET", "/metrics", &body), 200);
+  char *f = strstr(body, "\ngpubench_results_read_failures_total{"), *v = f ? strstr(f, "} ") : NULL;
+  ck_assert_msg(v && v[2] == '0' && v[3] == '\n', "%s", body);
+  ck_assert_ptr_null(strstr(body, "error=\""));
+  free(body);
+  free(d);
+  gb_buf_free(&b);
+  gb_monitor_stop(m);
+}
+END_TEST
+
 typedef struct scrape {
   int port, code;
   double took;
@@ -379,6 +408,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_port_in_use);
   tcase_add_test(tc, test_results_unreadable);
   tcase_add_test(tc, test_results_replaced_and_truncated);
+  tcase_add_test(tc, test_results_partial_last_line);
   tcase_add_test(tc, test_200_concurrent_scrapes);
   tcase_add_test(tc, test_clients_that_never_read);
   suite_add_tcase(s, tc);

@@ -167,7 +167,7 @@ START_TEST(test_writer_appends_in_existing_columns) {
   ck_assert_msg(gb_writer_open(&w, path) == GB_OK, "%s", gb_errmsg());
   ck_assert_ptr_nonnull(w.cols);
   ck_assert_uint_eq(w.ncols, 30);
-  ck_assert_str_eq(w.missing, "rep variant peak git_sha cublaslt nvrtc nccl settings l2_bytes regime headline profile gpu_uuid groups");
+  ck_assert_str_eq(w.missing, "rep variant peak git_sha cublaslt nvrtc nccl settings l2_bytes regime headline profile gpu_uuid groups campaign");
   ck_assert(!gb_writer_records(&w, "rep"));
   ck_assert(gb_writer_records(&w, "value"));
   ck_assert(!gb_writer_records(&w, "site")); /* the file's, not the writer's */

@@ -1,0 +1,355 @@
+/* check_harden: hostile inputs and unlucky operators against the commands
+ * (docs/reliability.md, "Held by construction"): outputs over inputs, long
+ * merge keys, fleet campaigns, control text from data, names, peers that
+ * misbehave. Each test failed before its fix. */
+#include <check.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gb_csv.h"
+#include "gb_output.h"
+#include "gb_prom.h"
+#include "gb_results.h"
+#include "testutil.h"
+
+static char g_dir[4096];
+
+/* Paths that live as long as the test (a test makes fewer than 64). */
+static const char *keep(const char *fmt, const char *name) {
+  static char pool[64][4400];
+  static int used;
+  ck_assert_int_lt(used, 64);
+  snprintf(pool[used], sizeof pool[used], fmt, g_dir, name);
+  return pool[used++];
+}
+
+static const char *tpath(const char *name) { return keep("%s/%s", name); }
+
+static void setup(void) {
+  snprintf(g_dir, sizeof g_dir, "%s", gb_test_tmpdir());
+  unsetenv("GPUBENCH_DATA_DIR");
+}
+
+/* Runs gpubench with the arguments (NULL-terminated); its stdout and stderr
+ * go to *out (malloc'd). Returns the exit status. */
+static int gpubench(char **out, ...) {
+  const char *exe = gb_test_gpubench();
+  ck_assert_msg(exe != NULL, "gpubench was not built");
+  char *argv[64];
+  int argc = 0;
+  argv[argc++] = (char *)exe;
+  va_list ap;
+  va_start(ap, out);
+  for (char *a; (a = va_arg(ap, char *)) != NULL && argc < 63;) argv[argc++] = a;
+  va_end(ap);
+  argv[argc] = NULL;
+  const char *log = tpath("gpubench.log");
+  int rc = gb_test_run(argv, log);
+  ck_assert_int_ge(rc, 0);
+  *out = gb_test_slurp(log, NULL);
+  ck_assert_ptr_nonnull(*out);
+  return rc;
+}
+
+#define EXPECT_RC(rc, want, out) ck_assert_msg((rc) == (want), "exit %d, expected %d; output:\n%.3000s", rc, want, out)
+#define EXPECT_HAS(text, needle) ck_assert_msg(strstr(text, needle) != NULL, "\"%s\" not in:\n%.3000s", needle, text)
+#define EXPECT_NOT(text, needle) ck_assert_msg(strstr(text, needle) == NULL, "\"%s\" in:\n%.3000s", needle, text)
+
+static void copy_file(const char *from, const char *to) {
+  size_t n;
+  char *d = gb_test_slurp(from, &n);
+  ck_assert_msg(d != NULL, "cannot read %s", from);
+  ck_assert_int_eq(gb_test_write(to, d, n), 0);
+  free(d);
+}
+
+/* The file's bytes, to check it was left as it was. */
+static char *snap(const char *path) {
+  char *d = gb_test_slurp(path, NULL);
+  ck_assert_ptr_nonnull(d);
+  return d;
+}
+
+static void expect_same(const char *path, char *before) {
+  char *now = snap(path);
+  ck_assert_msg(strcmp(now, before) == 0, "%s was changed", path);
+  free(now);
+  free(before);
+}
+
+/* A data folder of its own (GPUBENCH_DATA_DIR), copied from the shipped one. */
+static const char *data_dir(void) {
+  static char d[4200];
+  snprintf(d, sizeof d, "%s/data", g_dir);
+  char sub[4300];
+  mkdir(d, 0755);
+  snprintf(sub, sizeof sub, "%s/measured", d);
+  mkdir(sub, 0755);
+  snprintf(sub, sizeof sub, "%s/workloads", d);
+  mkdir(sub, 0755);
+  static const char *const files[] = {"gpu_specs.csv", "prices.csv", "workloads/training-7b.ini",
+                                      "measured/h200-quick.csv"};
+  for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+    char from[4300], to[4300];
+    snprintf(from, sizeof from, "%s/../../data/%s", gb_fixture(""), files[i]);
+    snprintf(to, sizeof to, "%s/%s", d, files[i]);
+    copy_file(from, to);
+  }
+  setenv("GPUBENCH_DATA_DIR", d, 1);
+  return d;
+}
+
+static const char *dpath(const char *name) { return keep("%s/data/%s", name); }
+
+/* ---- (a) outputs over inputs ---- */
+
+START_TEST(test_export_out_onto_input) {
+  const char *in = tpath("r.csv");
+  copy_file(gb_fixture("results_good.csv"), in);
+  char *before = snap(in), *out;
+  int rc = gpubench(&out, "export", (char *)in, "--out", (char *)in, NULL);
+  EXPECT_RC(rc, 2, out);
+  EXPECT_HAS(out, "the output is also an input");
+  expect_same(in, before);
+  free(out);
+}
+END_TEST
+
+START_TEST(test_merge_out_onto_input) {
+  const char *in = tpath("r.csv");
+  copy_file(gb_fixture("results_good.csv"), in);
+  char *before = snap(in), *out;
+  int rc = gpubench(&out, "merge", (char *)in, "--out", (char *)in, NULL);
+  EXPECT_RC(rc, 2, out);
+  EXPECT_HAS(out, "the output is also an input");
+  expect_same(in, before);
+  free(out);
+}
+END_TEST
+
+START_TEST(test_noise_out_onto_input) {
+  const char *a = tpath("a.csv"), *b = tpath("b.csv");
+  copy_file(gb_fixture("gate_base.csv"), a);
+  copy_file(gb_fixture("gate_cur.csv"), b);
+  char *before = snap(b), *out;
+  int rc = gpubench(&out, "noise", (char *)a, (char *)b, "--out", (char *)b, NULL);
+  EXPECT_RC(rc, 2, out);
+  EXPECT_HAS(out, "the output is also an input");
+  expect_same(b, before);
+  free(out);
+  /* an output in an input directory, which is read for its CSVs */
+  char sub[4300];
+  snprintf(sub, sizeof sub, "%s/runs", g_dir);
+  mkdir(sub, 0755);
+  copy_file(a, tpath("runs/a.csv"));
+  copy_file(b, tpath("runs/b.csv"));
+  rc = gpubench(&out, "noise", sub, "--out", (char *)tpath("runs/floors.csv"), NULL);
+  EXPECT_RC(rc, 2, out);
+  EXPECT_HAS(out, "input directory");
+  ck_assert_int_ne(access(tpath("runs/floors.csv"), F_OK), 0);
+  free(out);
+}
+END_TEST
+
+START_TEST(test_plan_outputs_onto_inputs) {
+  data_dir();
+  const char *wl = tpath("w.ini"), *meas = tpath("m.csv"), *prices = tpath("p.csv");
+  copy_file(dpath("workloads/training-7b.ini"), wl);
+  copy_file(dpath("measured/h200-quick.csv"), meas);
+  copy_file(dpath("prices.csv"), prices);
+  const char *const targets[] = {wl, meas, prices};
+  const char *const flags[] = {"--json", "--hybrid-csv", "--csv", "--sensitivity-csv"};
+  for (size_t t = 0; t < 3; t++)
+    for (size_t f = 0; f < 4; f++) {
+      char *before = snap(targets[t]), *out;
+      int rc = gpubench(&out, "plan", (char *)wl, "--measured", (char *)meas, "--prices", (char *)prices,
+                        (char *)flags[f], (char *)targets[t], NULL);
+      EXPECT_RC(rc, 2, out);
+      EXPECT_HAS(out, "the output is also an input");
+      expect_same(targets[t], before);
+      free(out);
+    }
+}
+END_TEST
+
+START_TEST(test_plan_outputs_onto_data) {
+  data_dir();
+  const char *wl = tpath("w.ini");
+  copy_file(dpath("workloads/training-7b.ini"), wl);
+  /* the default data files, and a new file in the data folders */
+  const char *const targets[] = {dpath("prices.csv"), dpath("gpu_specs.csv"), dpath("measured/h200-quick.csv"),
+                                 dpath("measured/plan.csv"), dpath("workloads/training-7b.ini")};
+  for (size_t t = 0; t < sizeof targets / sizeof targets[0]; t++) {
+    bool existed = access(targets[t], F_OK) == 0;
+    char *before = existed ? snap(targets[t]) : NULL, *out;
+    int rc = gpubench(&out, "plan", (char *)wl, "--json", (char *)targets[t], NULL);
+    EXPECT_RC(rc, 2, out);
+    EXPECT_HAS(out, "data folder");
+    if (existed) expect_same(targets[t], before);
+    else ck_assert_int_ne(access(targets[t], F_OK), 0);
+    free(out);
+  }
+}
+END_TEST
+
+START_TEST(test_plan_two_outputs_one_file) {
+  data_dir();
+  const char *wl = tpath("w.ini"), *x = tpath("x.out");
+  copy_file(dpath("workloads/training-7b.ini"), wl);
+  char *out;
+  int rc = gpubench(&out, "plan", (char *)wl, "--csv", (char *)x, "--json", (char *)x, NULL);
+  EXPECT_RC(rc, 2, out);
+  EXPECT_HAS(out, "two outputs name one file");
+  ck_assert_int_ne(access(x, F_OK), 0);
+  free(out);
+  /* another spelling of the same file, through a link to the folder */
+  char link[4300];
+  snprintf(link, sizeof link, "%s/via", g_dir);
+  ck_assert_int_eq(symlink(g_dir, link), 0);
+  rc = gpubench(&out, "plan", (char *)wl, "--csv", (char *)x, "--hybrid-csv", (char *)tpath("via/x.out"), NULL);
+  EXPECT_RC(rc, 2, out);
+  free(out);
+}
+END_TEST
+
+START_TEST(test_report_out_into_measured) {
+  data_dir();
+  const char *in = tpath("r.csv");
+  copy_file(gb_fixture("results_good.csv"), in);
+  char *out;
+  int rc = gpubench(&out, "report", (char *)in, "--out", (char *)dpath("measured"), NULL);
+  EXPECT_RC(rc, 2, out);
+  EXPECT_HAS(out, "data folder");
+  ck_assert_int_ne(access(dpath("measured/report.md"), F_OK), 0);
+  free(out);
+  rc = gpubench(&out, "report", "--out", (char *)dpath("measured/sub"), NULL); /* the shipped report */
+  EXPECT_RC(rc, 2, out);
+  ck_assert_int_ne(access(dpath("measured/sub/plan.csv"), F_OK), 0);
+  free(out);
+}
+END_TEST
+
+START_TEST(test_run_out_onto_data) {
+  data_dir();
+  char *before = snap(dpath("prices.csv")), *out;
+  int rc = gpubench(&out, "run", "--bench", "fma", "--out", (char *)dpath("prices.csv"), NULL);
+  EXPECT_RC(rc, 2, out);
+  EXPECT_HAS(out, "data folder");
+  expect_same(dpath("prices.csv"), before);
+  free(out);
+}
+END_TEST
+
+START_TEST(test_guard_api) {
+  const char *a = tpath("a.csv"), *b = tpath("b.csv"), *hard = tpath("hard.csv");
+  ck_assert_int_eq(gb_test_write(a, "x\n", 2), 0);
+  ck_assert_int_eq(link(a, hard), 0);
+  const char *ins[] = {a};
+  const char *outs1[] = {hard};
+  ck_assert_int_eq(gb_output_guard(outs1, 1, ins, 1, 0), GB_E_USAGE); /* a hard link: one inode */
+  const char *outs2[] = {b, "-", NULL, b};
+  ck_assert_int_eq(gb_output_guard(outs2, 4, ins, 1, 0), GB_E_USAGE);
+  const char *outs3[] = {b, "-", NULL, "/dev/null", "/dev/null"};
+  ck_assert_int_eq(gb_output_guard(outs3, 5, ins, 1, 0), GB_OK);
+  setenv("GPUBENCH_DATA_DIR", g_dir, 1);
+  ck_assert_int_eq(gb_output_guard(outs3, 1, NULL, 0, 0), GB_E_USAGE);
+  mkdir(tpath("measured"), 0755);
+  const char *m[] = {tpath("measured/new.csv")};
+  ck_assert_int_eq(gb_output_guard(m, 1, NULL, 0, GB_OUT_MEASURED_OK), GB_OK);
+  ck_assert_int_eq(gb_output_guard(m, 1, NULL, 0, 0), GB_E_USAGE);
+  unsetenv("GPUBENCH_DATA_DIR");
+}
+END_TEST
+
+/* ---- (e) peers that misbehave ---- */
+
+START_TEST(test_push_url_crlf_and_credentials) {
+  ck_assert_int_eq(gb_prom_push("http://127.0.0.1:1/x\r\nX-Evil: 1", "j", NULL, "", 0, 200), GB_E_USAGE);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "CR/LF"));
+  ck_assert_int_eq(gb_prom_push("http://user:s3cret@127.0.0.1:1", "j", NULL, "", 0, 200), GB_E_USAGE);
+  ck_assert_ptr_null(strstr(gb_errmsg(), "s3cret"));
+  char *out;
+  const char *in = tpath("r.csv");
+  copy_file(gb_fixture("results_good.csv"), in);
+  int rc = gpubench(&out, "export", (char *)in, "--push", "http://admin:s3cret@127.0.0.1:1", NULL);
+  EXPECT_RC(rc, 2, out);
+  EXPECT_NOT(out, "s3cret");
+  free(out);
+}
+END_TEST
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A server that answers one byte every 100 ms, never a whole line: the
+ * push ends at its deadline (before: each byte restarted the timeout). */
+START_TEST(test_push_total_deadline) {
+  int ls = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  socklen_t al = sizeof a;
+  ck_assert_int_eq(bind(ls, (struct sockaddr *)&a, sizeof a), 0);
+  ck_assert_int_eq(listen(ls, 4), 0);
+  ck_assert_int_eq(getsockname(ls, (struct sockaddr *)&a, &al), 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    int c = accept(ls, NULL, NULL);
+    char buf[4096];
+    ssize_t r = read(c, buf, sizeof buf);
+    (void)r;
+    for (int i = 0; i < 100; i++) {
+      if (write(c, "H", 1) != 1) break;
+      usleep(100000);
+    }
+    _exit(0);
+  }
+  char url[64];
+  snprintf(url, sizeof url, "http://127.0.0.1:%d", ntohs(a.sin_port));
+  double t0 = now_s();
+  gb_err e = gb_prom_push(url, "j", NULL, "x 1\n", 4, 700);
+  double took = now_s() - t0;
+  kill(pid, SIGKILL);
+  waitpid(pid, NULL, 0);
+  close(ls);
+  ck_assert_int_eq(e, GB_E_IO);
+  ck_assert_msg(took < 2.0, "the push took %.1f s with a 0.7 s deadline", took);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("harden");
+  TCase *t = tcase_create("outputs");
+  tcase_add_checked_fixture(t, setup, NULL);
+  tcase_set_timeout(t, 120);
+  tcase_add_test(t, test_guard_api);
+  tcase_add_test(t, test_export_out_onto_input);
+  tcase_add_test(t, test_merge_out_onto_input);
+  tcase_add_test(t, test_noise_out_onto_input);
+  tcase_add_test(t, test_plan_outputs_onto_inputs);
+  tcase_add_test(t, test_plan_outputs_onto_data);
+  tcase_add_test(t, test_plan_two_outputs_one_file);
+  tcase_add_test(t, test_report_out_into_measured);
+  tcase_add_test(t, test_run_out_onto_data);
+  suite_add_tcase(s, t);
+  TCase *net = tcase_create("network");
+  tcase_add_checked_fixture(net, setup, NULL);
+  tcase_set_timeout(net, 30);
+  tcase_add_test(net, test_push_url_crlf_and_credentials);
+  tcase_add_test(net, test_push_total_deadline);
+  suite_add_tcase(s, net);
+  return s;
+}
+
+int main(void) { return gb_test_run_suite(suite()); }
