@@ -158,7 +158,7 @@ static void plan_pick(const gb_rep *r, char *buf, size_t n) {
     if (!p->feasible || !isfinite(p->hours) || !isfinite(p->cost_usd)) continue;
     char h[32], c[48];
     gb_rep_fmt(h, sizeof h, p->rank_hours);
-    gb_rep_usd(c, sizeof c, isfinite(p->cash_usd) ? p->cash_usd : p->rank_cost);
+    gb_rep_usd(c, sizeof c, p->rank_cost); /* the end of the band the planner ranks by, as Decision */
     snprintf(buf, n, "Buy or rent: %dx %s, %s %s, %s hours, %s USD (%s; see Decision).", p->gpu_count, p->gpu_type,
              p->provider, p->offering, h, c, *p->basis ? p->basis : "basis not given");
     return;
