@@ -228,6 +228,14 @@ START_TEST(test_full_report) {
   ck_assert(dec < strstr(md, "## Procurement plan"));
   /* the headline before the inputs */
   ck_assert(strstr(md, "## Headline figures") < strstr(md, "## Inputs"));
+  /* the summary and contents first; problems one line per cause */
+  const char *front = strstr(md, "## Summary"), *toc = strstr(md, "## Contents");
+  ck_assert_ptr_nonnull(front);
+  ck_assert(front < toc && toc < strstr(md, "## Headline figures"));
+  ck_assert_ptr_nonnull(strstr(front, "Verdict: "));
+  ck_assert_ptr_nonnull(strstr(toc, "- [Problems: invalid, error and throttled rows]"
+                                    "(#problems-invalid-error-and-throttled-rows)"));
+  ck_assert_ptr_nonnull(strstr(md, "| throttled | gemm | clocks held down: sw power cap | 1 | report_h200.csv:"));
   free(md);
 }
 END_TEST
