@@ -18,7 +18,20 @@ static const char k_css[] =
     "th{background:#f2f2f2}td.r{text-align:right;font-variant-numeric:tabular-nums}"
     "p.note{background:#fff8e1;border-left:4px solid #f0b400;padding:0.5em 0.8em}"
     "figure{margin:1.5em 0}figure svg{max-width:100%;height:auto}"
-    "figcaption{font-size:0.9em;color:#555}code{font-size:0.9em}";
+    "figcaption{font-size:0.9em;color:#555}code{font-size:0.9em}"
+    "section.summary{border:2px solid #4a7;border-radius:6px;padding:0.2em 1em 0.6em;background:#f6fbf7}"
+    "section.summary.warn{border-color:#d90;background:#fffaf0}section.summary.bad{border-color:#c33;background:#fff5f5}"
+    "section.summary h2{margin-top:0.5em}nav.toc ul{margin:0.2em 0;padding-left:1.4em}nav.toc li{margin:0.1em 0}"
+    "details{margin:0.6em 0}summary{cursor:pointer;font-weight:600}"
+    /* paper: A4 or Letter, tables whole (wrapped, not scrolled), rows and
+     * figures not split across pages, folded details shown */
+    "@page{size:auto;margin:15mm 12mm}"
+    "@media print{body{max-width:none;margin:0;padding:0;font-size:10pt}"
+    "table{display:table;width:100%;table-layout:fixed;font-size:7.5pt;overflow:visible}"
+    "th,td{overflow-wrap:anywhere;word-break:break-word;padding:0.15em 0.3em}"
+    "tr,figure,section.summary{break-inside:avoid}h2,h3{break-after:avoid}"
+    "figure svg{max-height:120mm;width:100%}a{color:inherit;text-decoration:none}"
+    "details::details-content{content-visibility:visible;display:block}}";
 
 /* Result-derived text (core/gb_escape.h): HTML text; markdown in a table
  * cell or heading (one line) or in a paragraph (line ends kept). */
@@ -36,21 +49,150 @@ gb_err gb_doc_begin(gb_doc *d, const char *title) {
   if (!e) e = gb_buf_puts(&d->html, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\" />\n"
                                     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\" />\n<title>");
   if (!e) e = put_html(&d->html, title);
-  if (!e) e = gb_buf_printf(&d->html, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", k_css);
+  if (!e)
+    e = gb_buf_printf(&d->html, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", k_css);
   if (!e) e = put_html(&d->html, title);
   if (!e) e = gb_buf_puts(&d->html, "</h1>\n");
   return e;
 }
 
+void gb_doc_slug(char *buf, size_t n, const char *text) {
+  size_t k = 0;
+  for (const unsigned char *p = (const unsigned char *)text; *p && k + 1 < n; p++) {
+    unsigned char c = *p;
+    if (c >= 'A' && c <= 'Z') buf[k++] = (char)(c - 'A' + 'a');
+    else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_') buf[k++] = (char)c;
+    else if (c == ' ') buf[k++] = '-';
+    else if (c >= 0x80) buf[k++] = (char)c; /* letters of other scripts stay, as GitHub keeps them */
+  }
+  buf[k] = '\0';
+}
+
+/* Records a heading with its unique id (GitHub's numbering of repeats). */
+static gb_err add_head(gb_doc *d, int level, const char *text, const char **id) {
+  if (d->nheads == d->cap_heads) {
+    size_t cap = d->cap_heads ? d->cap_heads * 2 : 32;
+    gb_doc_head *v = realloc(d->heads, cap * sizeof *v);
+    if (!v) return gb_fail(GB_E_NOMEM, "out of memory");
+    d->heads = v;
+    d->cap_heads = cap;
+  }
+  gb_doc_head *h = &d->heads[d->nheads];
+  h->level = level;
+  snprintf(h->text, sizeof h->text, "%s", text);
+  char base[80];
+  gb_doc_slug(base, sizeof base, text);
+  size_t same = 0;
+  for (size_t i = 0; i < d->nheads; i++) {
+    char b[80];
+    gb_doc_slug(b, sizeof b, d->heads[i].text);
+    same += strcmp(b, base) == 0;
+  }
+  if (same) snprintf(h->id, sizeof h->id, "%.70s-%zu", base, same);
+  else snprintf(h->id, sizeof h->id, "%s", base);
+  d->nheads++;
+  *id = h->id;
+  return GB_OK;
+}
+
 gb_err gb_doc_heading(gb_doc *d, int level, const char *text) {
   if (level < 2) level = 2;
   if (level > 4) level = 4;
-  gb_err e = gb_buf_printf(&d->md, "%.*s ", level, "####");
+  const char *id = "";
+  gb_err e = add_head(d, level, text, &id);
+  if (!e) e = gb_buf_printf(&d->md, "%.*s ", level, "####");
   if (!e) e = put_md(&d->md, text, 1);
   if (!e) e = gb_buf_puts(&d->md, "\n\n");
-  if (!e) e = gb_buf_printf(&d->html, "<h%d>", level);
+  if (!e) e = gb_buf_printf(&d->html, "<h%d id=\"%s\">", level, id);
   if (!e) e = put_html(&d->html, text);
   if (!e) e = gb_buf_printf(&d->html, "</h%d>\n", level);
+  return e;
+}
+
+gb_err gb_doc_bullets(gb_doc *d, const char *const *items, size_t n) {
+  gb_err e = gb_buf_puts(&d->html, "<ul>\n");
+  for (size_t i = 0; i < n && !e; i++) {
+    e = gb_buf_puts(&d->md, "- ");
+    if (!e) e = put_md(&d->md, items[i], 1);
+    if (!e) e = gb_buf_puts(&d->md, "\n");
+    if (!e) e = gb_buf_puts(&d->html, "<li>");
+    if (!e) e = put_html(&d->html, items[i]);
+    if (!e) e = gb_buf_puts(&d->html, "</li>\n");
+  }
+  if (!e) e = gb_buf_puts(&d->md, "\n");
+  if (!e) e = gb_buf_puts(&d->html, "</ul>\n");
+  return e;
+}
+
+gb_err gb_doc_box_begin(gb_doc *d, const char *cls) {
+  gb_err e = gb_buf_puts(&d->html, "<section class=\"");
+  if (!e) e = put_html(&d->html, cls);
+  if (!e) e = gb_buf_puts(&d->html, "\">\n");
+  return e;
+}
+
+gb_err gb_doc_box_end(gb_doc *d) { return gb_buf_puts(&d->html, "</section>\n"); }
+
+gb_err gb_doc_fold_begin(gb_doc *d, const char *summary) {
+  gb_err e = gb_buf_puts(&d->md, "**");
+  if (!e) e = put_md(&d->md, summary, 1);
+  if (!e) e = gb_buf_puts(&d->md, "**\n\n");
+  if (!e) e = gb_buf_puts(&d->html, "<details>\n<summary>");
+  if (!e) e = put_html(&d->html, summary);
+  if (!e) e = gb_buf_puts(&d->html, "</summary>\n");
+  return e;
+}
+
+gb_err gb_doc_fold_end(gb_doc *d) {
+  d->md_mute = false;
+  return gb_buf_puts(&d->html, "</details>\n");
+}
+
+void gb_doc_mark_front(gb_doc *d) {
+  d->front_md = d->md.len;
+  d->front_html = d->html.len;
+  d->front_marked = true;
+}
+
+gb_err gb_doc_toc(const gb_doc *d, gb_doc *out) {
+  gb_err e = gb_buf_puts(&out->html, "<nav class=\"toc\">\n<ul>\n");
+  bool top_open = false, sub_open = false; /* an <li> of level 2 open; its <ul> of level 3 open */
+  for (size_t i = 0; i < d->nheads && !e; i++) {
+    const gb_doc_head *h = &d->heads[i];
+    if (h->level > 3 || (h->level == 3 && !top_open)) continue;
+    bool sub = h->level == 3;
+    e = gb_buf_puts(&out->md, sub ? "  - [" : "- [");
+    if (!e) e = put_md(&out->md, h->text, 1);
+    if (!e) e = gb_buf_printf(&out->md, "](#%s)\n", h->id);
+    if (!e && sub) e = gb_buf_puts(&out->html, sub_open ? "</li>\n" : "\n<ul>\n");
+    if (!e && !sub) e = gb_buf_puts(&out->html, sub_open ? "</li></ul></li>\n" : top_open ? "</li>\n" : "");
+    sub_open = sub;
+    top_open = true;
+    if (!e) e = gb_buf_printf(&out->html, "<li><a href=\"#%s\">", h->id);
+    if (!e) e = put_html(&out->html, h->text);
+    if (!e) e = gb_buf_puts(&out->html, "</a>");
+  }
+  if (!e) e = gb_buf_puts(&out->html, sub_open ? "</li></ul></li>\n" : top_open ? "</li>\n" : "");
+  if (!e) e = gb_buf_puts(&out->md, "\n");
+  if (!e) e = gb_buf_puts(&out->html, "</ul>\n</nav>\n");
+  return e;
+}
+
+/* b with text inserted at byte at. */
+static gb_err buf_insert(gb_buf *b, size_t at, const gb_buf *text) {
+  if (!text->len) return GB_OK;
+  size_t tail = b->len - at;
+  gb_err e = gb_buf_append(b, text->data, text->len); /* grows b; the bytes are moved next */
+  if (e) return e;
+  memmove(b->data + at + text->len, b->data + at, tail);
+  memcpy(b->data + at, text->data, text->len);
+  return GB_OK;
+}
+
+gb_err gb_doc_insert_front(gb_doc *d, gb_doc *front) {
+  size_t at_md = d->front_marked ? d->front_md : 0, at_html = d->front_marked ? d->front_html : 0;
+  gb_err e = buf_insert(&d->md, at_md, &front->md);
+  if (!e) e = buf_insert(&d->html, at_html, &front->html);
   return e;
 }
 
@@ -89,11 +231,13 @@ gb_err gb_doc_table_begin(gb_doc *d, size_t ncols, const char *const *header, co
 
 gb_err gb_doc_table_row(gb_doc *d, const char *const *cells) {
   gb_err e = gb_buf_puts(&d->html, "<tr>");
+  /* muted: the Markdown rows go to a scratch buffer that is dropped */
+  gb_buf scratch = {0}, *md = d->md_mute ? &scratch : &d->md;
   for (size_t c = 0; c < d->table_cols && !e; c++) {
     const char *v = cells[c] ? cells[c] : "";
-    e = gb_buf_puts(&d->md, "| ");
-    if (!e) e = put_md(&d->md, v, 1);
-    if (!e) e = gb_buf_puts(&d->md, " ");
+    e = gb_buf_puts(md, "| ");
+    if (!e) e = put_md(md, v, 1);
+    if (!e) e = gb_buf_puts(md, " ");
     /* numbers right-aligned: a cell that starts with a digit, sign or dot */
     int num = (v[0] >= '0' && v[0] <= '9') || ((v[0] == '-' || v[0] == '.') && v[1] >= '0' && v[1] <= '9');
     if (d->table_align) num = d->table_align[c] == 'r';
@@ -101,8 +245,9 @@ gb_err gb_doc_table_row(gb_doc *d, const char *const *cells) {
     if (!e) e = put_html(&d->html, v);
     if (!e) e = gb_buf_puts(&d->html, "</td>");
   }
-  if (!e) e = gb_buf_puts(&d->md, "|\n");
+  if (!e) e = gb_buf_puts(md, "|\n");
   if (!e) e = gb_buf_puts(&d->html, "</tr>\n");
+  gb_buf_free(&scratch);
   return e;
 }
 
@@ -180,4 +325,7 @@ gb_err gb_doc_end(gb_doc *d) { return gb_buf_puts(&d->html, "</body>\n</html>\n"
 void gb_doc_free(gb_doc *d) {
   gb_buf_free(&d->md);
   gb_buf_free(&d->html);
+  free(d->heads);
+  d->heads = NULL;
+  d->nheads = d->cap_heads = 0;
 }

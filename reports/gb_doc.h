@@ -5,23 +5,69 @@
 #ifndef GB_DOC_H
 #define GB_DOC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "gb_csv.h"
 #include "gb_error.h"
+
+/* A heading written, for the table of contents: its level, text and id
+ * (GitHub's anchor for the Markdown heading, the same id in the HTML). */
+typedef struct gb_doc_head {
+  int level;
+  char text[120];
+  char id[96];
+} gb_doc_head;
 
 typedef struct gb_doc {
   gb_buf md;
   gb_buf html;
   size_t table_cols; /* columns of the table being written, 0 outside one */
   const char *table_align; /* the open table's alignment (borrowed), or NULL */
+  bool md_mute;      /* table rows go to the HTML only (the rest of a capped Markdown list) */
+  size_t nheads, cap_heads;
+  gb_doc_head *heads; /* every heading of levels 2 and 3, in order */
+  size_t front_md, front_html; /* where gb_doc_insert_front puts its text (gb_doc_mark_front) */
+  bool front_marked;
 } gb_doc;
 
 /* Starts both documents with a title. */
 gb_err gb_doc_begin(gb_doc *d, const char *title);
 
-/* A heading of level 2 or 3 (level 1 is the title). */
+/* A heading of level 2 or 3 (level 1 is the title), with an id: the
+ * anchor GitHub gives the Markdown heading (lower case, letters, digits,
+ * '-' and '_' kept, spaces to '-', the rest dropped; "-1", "-2" on repeats),
+ * so that one link "#id" works in both documents. */
 gb_err gb_doc_heading(gb_doc *d, int level, const char *text);
+
+/* That anchor of text (n >= 2), without the repeat suffix. */
+void gb_doc_slug(char *buf, size_t n, const char *text);
+
+/* A bulleted list of plain-text items. */
+gb_err gb_doc_bullets(gb_doc *d, const char *const *items, size_t n);
+
+/* A box around what follows (HTML <section class="cls">; nothing in
+ * Markdown) until gb_doc_box_end. */
+gb_err gb_doc_box_begin(gb_doc *d, const char *cls);
+gb_err gb_doc_box_end(gb_doc *d);
+
+/* Folded details: HTML <details> with summary as its <summary>; in
+ * Markdown summary as a bold line and the content as written (cap long
+ * tables with md_mute). */
+gb_err gb_doc_fold_begin(gb_doc *d, const char *summary);
+gb_err gb_doc_fold_end(gb_doc *d);
+
+/* Marks the place (now) where front matter goes: the summary and the table
+ * of contents are written last, when every figure is known, and put here. */
+void gb_doc_mark_front(gb_doc *d);
+
+/* Writes the table of contents of d's headings into out (a nested list of
+ * links, HTML <nav class="toc">). */
+gb_err gb_doc_toc(const gb_doc *d, gb_doc *out);
+
+/* Inserts front's Markdown and HTML at d's mark (or after the title when
+ * none was set); front's headings join d's, first. */
+gb_err gb_doc_insert_front(gb_doc *d, gb_doc *front);
 
 /* A paragraph of plain text. */
 gb_err gb_doc_para(gb_doc *d, const char *text);

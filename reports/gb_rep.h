@@ -60,6 +60,9 @@ typedef struct gb_rep_point {
   const gb_row *row; /* the first of its rows (for names, sizes, peak) */
   double value;
   size_t reps;
+  double lo, hi;   /* the spread: lowest and highest repetition (one repetition: the row's min and max
+                    * over its samples where recorded, else the value) */
+  double power_w;  /* median board power over the repetitions (NaN: not recorded) */
   bool headline; /* its row holds its benchmark's headline figure (gb_desc_is_headline); worked out
                   * only for benchmarks whose headline-table rows ask for it (headline_rows) */
 } gb_rep_point;
@@ -92,6 +95,30 @@ typedef struct gb_rep {
   gb_report_summary *sum;
   size_t nundrawn; /* sources not drawn (gb_rep_source.drawn) */
 } gb_rep;
+
+/* Counting sort of items 0..n-1 by key[i] < nkeys: out (n items, input
+ * order kept within a key) and off (nkeys + 1: off[k] the start of key k,
+ * off[nkeys] the end). */
+gb_err gb_rep_group_by(const size_t *key, size_t n, size_t nkeys, size_t **out, size_t **off);
+
+/* The campaign tables (gb_rep_tables.c, gb_rep_headline.c,
+ * gb_rep_problems.c) and the summary with its verdict (gb_rep_summary.c,
+ * written into front, which gb_report.c puts first). */
+gb_err gb_rep_table_headline(gb_rep *r);
+gb_err gb_rep_table_inputs(gb_rep *r);
+gb_err gb_rep_table_environment(gb_rep *r);
+gb_err gb_rep_table_all(gb_rep *r);
+gb_err gb_rep_table_problems(gb_rep *r);
+gb_err gb_rep_summary(gb_rep *r, gb_doc *front);
+
+/* Rows per status (indexed by gb_status) and the number of distinct causes
+ * of the rows that are not ok (status, benchmark, cause from the detail). */
+gb_err gb_rep_problem_counts(const gb_rep *r, size_t counts[4], size_t *ncauses);
+/* What a status other than ok means and what to do, in a sentence. */
+const char *gb_rep_status_advice(gb_status s);
+
+/* A size or shape for tables: "8192x8192x8192", "1 GiB", "". */
+void gb_rep_fmt_size(const gb_row *w, char *buf, size_t n);
 
 /* Where some runs are not drawn: a note saying which and where they are
  * (once per call; call it in each section that draws per run). */

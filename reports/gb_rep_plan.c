@@ -12,7 +12,7 @@
 #include "gb_rep.h"
 #include "gb_rep_sections.h"
 
-#define PLAN_TABLE_MAX 40 /* configurations listed in the ranked table */
+#define PLAN_TABLE_MAX 15 /* distinct choices (type, provider, offering) listed in the ranked table */
 #define PLAN_BARS_MAX 15  /* configurations in the efficiency bars */
 #define PLAN_PARETO_LABELS 6 /* frontier points named in the time-cost plot, at most */
 #define PLAN_TIME_COST_WIDTH_PX 1100
@@ -119,6 +119,8 @@ static gb_err plan_assumptions(gb_rep *r) {
       }
     }
     gb_rep_names_free(&bases);
+    /* an offering with no provider and no price says nothing to a reader */
+    if (!*p->provider && isnan(rate) && isnan(p->purchase_usd_per_gpu)) continue;
     char price[32], buy[32];
     money(price, sizeof price, rate);
     money(buy, sizeof buy, p->purchase_usd_per_gpu);
@@ -129,24 +131,46 @@ static gb_err plan_assumptions(gb_rep *r) {
   return e;
 }
 
+static bool same_choice(const gb_planfile_row *a, const gb_planfile_row *b) {
+  return !strcmp(a->gpu_type, b->gpu_type) && !strcmp(a->provider, b->provider) && !strcmp(a->offering, b->offering);
+}
+
+/* One row per distinct choice (GPU type, provider, offering): its
+ * best-ranked configuration, with how many ranked rows share the choice
+ * and their GPU counts (the top of a plan is often one offering at 40
+ * counts whose figures differ by a percent). */
 static gb_err plan_ranked(gb_rep *r) {
   gb_err e = gb_doc_heading(&r->doc, 3, "Ranked configurations");
-  char line[256];
-  if (!e && r->plan.n > PLAN_TABLE_MAX) {
-    snprintf(line, sizeof line, "The first %d of %zu rows of the plan (the CSV has them all).", PLAN_TABLE_MAX,
-             r->plan.n);
-    e = gb_doc_para(&r->doc, line);
+  size_t *lead = malloc((r->plan.n ? r->plan.n : 1) * sizeof *lead), nlead = 0;
+  if (!lead) return gb_fail(GB_E_NOMEM, "out of memory");
+  for (size_t i = 0; i < r->plan.n; i++) {
+    size_t k = 0;
+    while (k < nlead && !same_choice(&r->plan.rows[lead[k]], &r->plan.rows[i])) k++;
+    if (k == nlead) lead[nlead++] = i;
   }
+  char line[256];
+  snprintf(line, sizeof line, "The best-ranked configuration of each choice (GPU type, provider, offering): %zu of "
+           "%zu choice(s) in %zu rows (the CSV has them all).", nlead < PLAN_TABLE_MAX ? nlead : PLAN_TABLE_MAX,
+           nlead, r->plan.n);
+  if (!e) e = gb_doc_para(&r->doc, line);
   /* nominal figures here; the decision page and time against cost show the
    * end of the band the planner ranks by */
   bool banded = r->plan.n && gb_planfile_ranks_band_end(&r->plan.rows[0]);
   const char *hdr[] = {"rank", "GPUs", "GPU type", "nodes x GPUs", "provider", "offering",
                        banded ? "hours (nominal)" : "hours", banded ? "cost (USD, nominal)" : "cost (USD)",
-                       "efficiency", "bottleneck", "Pareto", "feasible"};
-  if (!e) e = gb_doc_table_begin(&r->doc, 12, hdr, NULL);
-  for (size_t i = 0; i < r->plan.n && i < PLAN_TABLE_MAX && !e; i++) {
-    const gb_planfile_row *p = &r->plan.rows[i];
-    char rank[16] = "", count[16], nodes[48] = "", hours[32], cost[32], eff[96], feas[300];
+                       "efficiency", "bottleneck", "Pareto", "feasible", "rows like it (GPUs)"};
+  if (!e) e = gb_doc_table_begin(&r->doc, 13, hdr, NULL);
+  for (size_t k = 0; k < nlead && k < PLAN_TABLE_MAX && !e; k++) {
+    const gb_planfile_row *p = &r->plan.rows[lead[k]];
+    size_t like = 0;
+    int lo = p->gpu_count, hi = p->gpu_count;
+    for (size_t j = lead[k]; j < r->plan.n; j++)
+      if (same_choice(p, &r->plan.rows[j])) {
+        like++;
+        if (r->plan.rows[j].gpu_count < lo) lo = r->plan.rows[j].gpu_count;
+        if (r->plan.rows[j].gpu_count > hi) hi = r->plan.rows[j].gpu_count;
+      }
+    char rank[16] = "", count[16], nodes[48] = "", hours[32], cost[32], eff[96], feas[300], rows[64];
     if (p->rank >= 0) snprintf(rank, sizeof rank, "%d", p->rank);
     snprintf(count, sizeof count, "%d", p->gpu_count);
     if (p->nodes >= 0 && p->gpus_per_node >= 0) snprintf(nodes, sizeof nodes, "%d x %d", p->nodes, p->gpus_per_node);
@@ -156,11 +180,14 @@ static gb_err plan_ranked(gb_rep *r) {
     gb_rep_fmt(ev, sizeof ev, p->efficiency);
     snprintf(eff, sizeof eff, "%s %s", ev, p->efficiency_unit);
     snprintf(feas, sizeof feas, "%s%s%s", p->feasible ? "yes" : "no", *p->reason ? ": " : "", p->reason);
+    if (lo == hi) snprintf(rows, sizeof rows, "%zu", like);
+    else snprintf(rows, sizeof rows, "%zu (%d-%d)", like, lo, hi);
     const char *cells[] = {rank, count, p->gpu_type, nodes, p->provider, p->offering, hours, cost, eff,
-                           p->bottleneck, p->pareto ? "yes" : "", feas};
+                           p->bottleneck, p->pareto ? "yes" : "", feas, rows};
     e = gb_doc_table_row(&r->doc, cells);
   }
   if (!e) e = gb_doc_table_end(&r->doc);
+  free(lead);
   return e;
 }
 

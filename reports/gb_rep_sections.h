@@ -42,6 +42,12 @@ typedef struct gb_rep_section {
   gb_rep_headline headline[GB_REP_MAX_HEADLINES]; /* its rows in the headline table, in order */
 } gb_rep_section;
 
+/* The best point of case cs of a headline row kind for GPU type t
+ * (SIZE_MAX: any type) among the points keep accepts (NULL: all), with its
+ * peak as the headline table shows it (NaN: none); NULL when there is none. */
+const gb_rep_point *gb_rep_headline_best(const gb_rep *r, const gb_rep_headline *kind, size_t t, const char *cs,
+                                         bool (*keep)(const gb_rep *, const gb_rep_point *), double *peak);
+
 /* The campaign sections, in report order. */
 extern const gb_rep_section gb_rep_sections[];
 extern const size_t gb_rep_nsections;

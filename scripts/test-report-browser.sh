@@ -3,7 +3,12 @@
 # measurements and the default plan) with build/gpubench, renders
 # report.html in Debian's headless Chromium at 1280 px and 390 px wide and
 # fails when an element overflows the page, an image does not load or the
-# HTML has parse errors (tests/browser/check-report.mjs). Screenshots land
+# HTML has parse errors (tests/browser/check-report.mjs); also that the
+# summary comes first, the contents' links resolve, no two text boxes of a
+# plot intersect, printing on A4/Letter cuts no table, and the sizes: the
+# Markdown at most 64 KiB, and for a quick campaign
+# (data/measured/h200-quick.csv, checked too) the HTML at most 300 KB.
+# Screenshots land
 # beside the report: build/report-browser/screenshot-{1280,390}.png.
 # Installs chromium (apt-get) and the test's two npm packages (npm ci, from
 # tests/browser/package-lock.json) when missing. Ends with "N passed, N failed".
@@ -27,4 +32,10 @@ fi
 [ -f "$dir/report.html" ] || { echo "test-report-browser: no $dir/report.html" >&2; exit 2; }
 (cd tests/browser && { [ -d node_modules/playwright-core ] && [ -d node_modules/parse5 ]; } ||
   npm ci --no-audit --no-fund --silent)
-node tests/browser/check-report.mjs "$dir/report.html" 1280 390
+node tests/browser/check-report.mjs "$dir/report.html" --max-md 65536 1280 390
+if [ $# -eq 0 ]; then
+  quick=build/report-browser-quick
+  rm -rf "$quick"
+  build/gpubench report --out "$quick" data/measured/h200-quick.csv >/dev/null
+  node tests/browser/check-report.mjs "$quick/report.html" --max-html 300000 --max-md 65536 1280
+fi

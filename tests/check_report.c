@@ -199,9 +199,10 @@ START_TEST(test_full_report) {
   ck_assert_ptr_nonnull(strstr(md, "report_h200.csv:193 |"));
   ck_assert_ptr_nonnull(strstr(md, "| 520.0 | throttled | clocks held down: sw power cap |"));
   ck_assert_ptr_nonnull(strstr(md, "report_a100.csv:20 | A100-SXM-80GB | gemm | fp8e4m3"));
+  /* each of the 4 rows twice: its cause (4 causes) and the folded list of rows */
   ck_assert_uint_eq(gb_test_count(md, "| invalid |") + gb_test_count(md, "| error |") +
                         gb_test_count(md, "| throttled |"),
-                    4);
+                    8);
   /* an unknown benchmark still shows */
   ck_assert_ptr_nonnull(strstr(md, "| latency | kernel_launch |  | time_us (us) | 2.10 |"));
   /* environment side by side */
@@ -227,6 +228,14 @@ START_TEST(test_full_report) {
   ck_assert(dec < strstr(md, "## Procurement plan"));
   /* the headline before the inputs */
   ck_assert(strstr(md, "## Headline figures") < strstr(md, "## Inputs"));
+  /* the summary and contents first; problems one line per cause */
+  const char *front = strstr(md, "## Summary"), *toc = strstr(md, "## Contents");
+  ck_assert_ptr_nonnull(front);
+  ck_assert(front < toc && toc < strstr(md, "## Headline figures"));
+  ck_assert_ptr_nonnull(strstr(front, "Verdict: "));
+  ck_assert_ptr_nonnull(strstr(toc, "- [Problems: invalid, error and throttled rows]"
+                                    "(#problems-invalid-error-and-throttled-rows)"));
+  ck_assert_ptr_nonnull(strstr(md, "| throttled | gemm | clocks held down: sw power cap | 1 | report_h200.csv:"));
   free(md);
 }
 END_TEST
