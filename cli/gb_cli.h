@@ -33,6 +33,8 @@ int gb_cli_wants_help(int argc, char **argv);
 extern const gb_opt_cmd gb_compare_cmd, gb_history_cmd, gb_info_cmd, gb_merge_cmd, gb_noise_cmd, gb_plan_cmd,
     gb_report_cmd, gb_run_cmd;
 extern const gb_opt_cmd gb_export_cmd, gb_monitor_cmd;
+extern const gb_opt_cmd gb_import_cmd;
+int gb_cmd_import(int argc, char **argv);
 int gb_cmd_compare(int argc, char **argv);
 int gb_cmd_export(int argc, char **argv);
 int gb_cmd_history(int argc, char **argv);
