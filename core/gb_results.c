@@ -539,10 +539,13 @@ gb_err gb_results_add_row(gb_results *res, const gb_row *r, bool lean) {
   gb_row row = *r;
   if (lean && row.status == GB_STATUS_OK) row.detail = "";
   char *base = (char *)&row;
+  const char *prev = res->nrows ? (const char *)&res->rows[res->nrows - 1] : NULL;
   for (size_t i = 0; i < NCOLS; i++) {
     if (k_cols[i].kind != COL_STR && k_cols[i].kind != COL_REQSTR) continue;
     const char **f = (const char **)(base + k_cols[i].off);
-    if (!(*f = pool_intern(res->pool, *f))) return gb_fail(GB_E_NOMEM, "out of memory");
+    const char *last = prev ? *(const char *const *)(prev + k_cols[i].off) : NULL;
+    if (last && strcmp(last, *f) == 0) *f = last; /* most columns repeat the row before (interned) */
+    else if (!(*f = pool_intern(res->pool, *f))) return gb_fail(GB_E_NOMEM, "out of memory");
   }
   if (!(row.file = pool_intern(res->pool, r->file ? r->file : ""))) return gb_fail(GB_E_NOMEM, "out of memory");
   gb_err e = reserve_rows(res, 1, row.file);

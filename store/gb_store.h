@@ -14,7 +14,7 @@
  *
  * Readers take a selection, "KEY=VALUE,KEY=VALUE" (or "all"): campaign, run,
  * host, gpu_type, build (git_sha), since and until (the run's start, ISO
- * 8601, until exclusive), benchmark, case, dtype, metric, before=CAMPAIGN
+ * 8601, until exclusive), benchmark, case, dtype, metric, m, n, k, bytes, before=CAMPAIGN
  * (runs started before that campaign) and last=N (the N newest campaigns the
  * other keys allow). Only the selected rows leave the engine.
  *

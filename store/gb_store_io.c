@@ -54,9 +54,10 @@ static gb_err insert_rows(gb_store *s, batch *bt, const gb_row *rows, size_t n, 
     }
   }
   gb_buf sql = {0};
-  gb_err e = insert_sql(n, ncols, &sql);
+  bool prepared = n == BATCH && s->slot[0]; /* the statement of a whole batch, kept */
+  gb_err e = prepared ? GB_OK : insert_sql(n, ncols, &sql);
   size_t changed = 0;
-  if (!e) e = s->eng->query(s, n == BATCH ? 0 : -1, sql.data, bt->param, np, NULL, NULL, &changed);
+  if (!e) e = s->eng->query(s, n == BATCH ? 0 : -1, prepared ? "" : sql.data, bt->param, np, NULL, NULL, &changed);
   gb_buf_free(&sql);
   *added += changed;
   return e;
@@ -153,14 +154,17 @@ static gb_err each_row(void *ctx, const char *const *val, size_t n) {
   return e;
 }
 
-gb_err gb_store_each(gb_store *s, const char *sel, gb_store_row_fn fn, void *ctx, size_t *n) {
+/* each with in_order false: rows as the engine finds them (each run's rows
+ * together), saving the sort of every selected row. */
+static gb_err each(gb_store *s, const char *sel, bool in_order, gb_store_row_fn fn, void *ctx, size_t *n) {
   gb_sel_sql q;
   gb_err e = gb_sel_parse(s->name, sel, &q);
   if (e) return e;
   gb_buf sql = {0};
   e = gb_buf_puts(&sql, "SELECT r.id");
   for (size_t i = 1; i < gb_results_ncols() && !e; i++) e = gb_buf_printf(&sql, ", r.\"%s\"", gb_results_col_name(i));
-  if (!e) e = gb_buf_printf(&sql, " FROM gb_rows r JOIN gb_runs u ON u.run_id = r.run_id%s ORDER BY r.id", q.where);
+  if (!e) e = gb_buf_printf(&sql, " FROM gb_rows r JOIN gb_runs u ON u.run_id = r.run_id%s%s", q.where,
+                            in_order ? " ORDER BY r.id" : "");
   each_ctx ec = {sel, fn, ctx, 0};
   if (!e) e = s->eng->query(s, -1, sql.data, q.param, q.np, each_row, &ec, NULL);
   gb_buf_free(&sql);
@@ -168,11 +172,15 @@ gb_err gb_store_each(gb_store *s, const char *sel, gb_store_row_fn fn, void *ctx
   return e;
 }
 
+gb_err gb_store_each(gb_store *s, const char *sel, gb_store_row_fn fn, void *ctx, size_t *n) {
+  return each(s, sel, true, fn, ctx, n);
+}
+
 static gb_err add_lean(void *ctx, const gb_row *r) { return gb_results_add_row(ctx, r, true); }
 
 gb_err gb_store_read(gb_store *s, const char *sel, gb_results *res) {
   size_t n = 0;
-  gb_err e = gb_store_each(s, sel, add_lean, res, &n);
+  gb_err e = each(s, sel, false, add_lean, res, &n);
   if (!e && n == 0) e = gb_fail(GB_E_INPUT, "%s: selection \"%s\": no rows", s->name, sel);
   return e;
 }

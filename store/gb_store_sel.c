@@ -30,6 +30,10 @@ static const sel_key k_keys[] = {
     {"case", "r.\"case\" = $%d", NULL},
     {"dtype", "r.dtype = $%d", NULL},
     {"metric", "r.metric = $%d", NULL},
+    {"m", "r.m = $%d", NULL},
+    {"n", "r.n = $%d", NULL},
+    {"k", "r.k = $%d", NULL},
+    {"bytes", "r.bytes = $%d", NULL},
 };
 #define NKEYS (sizeof k_keys / sizeof k_keys[0])
 
@@ -57,7 +61,7 @@ static gb_err split(const char *store, const char *sel, char *copy, sel_parts *p
     while (k < NKEYS && strcmp(k_keys[k].key, tok) != 0) k++;
     if (k == NKEYS)
       return gb_fail(GB_E_USAGE, "%s: selection \"%s\": no key \"%s\" (campaign, run, host, gpu_type, build, since, "
-                     "until, before, last, benchmark, case, dtype, metric)", store, sel, tok);
+                     "until, before, last, benchmark, case, dtype, metric, m, n, k, bytes)", store, sel, tok);
     if (p->val[k]) return gb_fail(GB_E_USAGE, "%s: selection \"%s\": %s given twice", store, sel, tok);
     p->val[k] = eq + 1;
   }
