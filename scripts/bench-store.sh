@@ -97,14 +97,14 @@ timed() {
 for engine in $ENGINES; do
   if [ "$engine" = postgresql ]; then
     [ -n "$pgbin" ] || { echo "no PostgreSQL server binaries (scripts/need-packages.sh postgresql)"; continue; }
-    mkdir -p "$work/pgdata"
-    [ "$(id -u)" = 0 ] && chown postgres "$work/pgdata"
+    mkdir -p "$work/pgdata" "$work/pgsock"
+    [ "$(id -u)" = 0 ] && chown postgres "$work/pgdata" "$work/pgsock"
     port=$((20000 + RANDOM % 40000))
     "${as_pg[@]}" "$pgbin/initdb" -D "$work/pgdata" -A trust -U gb >/dev/null 2>&1 || exit 2
     "${as_pg[@]}" "$pgbin/pg_ctl" -D "$work/pgdata" -w -l "$work/pgdata/pg.log" \
-      -o "-c listen_addresses='' -c unix_socket_directories=$work -p $port -c shared_buffers=1GB" start >/dev/null || exit 2
-    "$pgbin/createdb" -h "$work" -p "$port" -U gb bench || exit 2
-    url="pg:host=$work port=$port user=gb dbname=bench"
+      -o "-c listen_addresses='' -c unix_socket_directories=$work/pgsock -p $port -c shared_buffers=1GB" start >/dev/null || exit 2
+    "$pgbin/createdb" -h "$work/pgsock" -p "$port" -U gb bench || exit 2
+    url="pg:host=$work/pgsock port=$port user=gb dbname=bench"
   else
     url=$work/store.db
     rm -f "$url" "$url-wal" "$url-shm"
