@@ -19,6 +19,7 @@
 #include "gb_num.h"
 #include "gb_runinfo.h"
 #include "gb_output.h"
+#include "gb_store.h"
 
 /* --format: text or short (a setter, not a choice list: the completion
  * offers files after it) */
@@ -58,6 +59,9 @@ static const gb_opt k_opts[] = {
      "summary)", GB_OPT_PATH, A(markdown)},
     {"junit", 0, "FILE", "write JUnit XML: one test case per figure", GB_OPT_PATH, A(junit)},
     {"all", 0, NULL, "list every figure, unchanged ones too", GB_OPT_FLAG, A(all)},
+    {"store", 0, "URL", "read BASELINE and CURRENT from this results store: each is a\nselection "
+     "(\"last=5,before=C,gpu_type=T\", \"campaign=C\"; docs/store.md)", GB_OPT_STRING, A(store),
+     .group = "Store"},
     {0}};
 
 const gb_opt_cmd gb_compare_cmd = {
@@ -241,8 +245,10 @@ int gb_cmd_compare(int argc, char **argv) {
   opt.warning = warning;
   if (warning[0]) fprintf(stderr, "gpubench compare: %s\n", warning);
   char *cur_input[1] = {(char *)current};
-  if ((e = gb_gate_read_side((char *const *)a.files, a.nfiles - 1, true, &base)) ||
-      (e = gb_gate_read_side(cur_input, 1, false, &cur)))
+  if (a.store ? (e = gb_store_read_url(a.store, (char *const *)a.files, a.nfiles - 1, &base)) ||
+                    (e = gb_store_read_url(a.store, cur_input, 1, &cur))
+              : (e = gb_gate_read_side((char *const *)a.files, a.nfiles - 1, true, &base)) ||
+                    (e = gb_gate_read_side(cur_input, 1, false, &cur)))
     goto done;
   if ((e = gb_gate_compare(&base, &cur, &opt, &rep))) goto done;
   /* Every output is built before any is written, so a failure leaves none

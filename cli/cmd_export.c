@@ -9,6 +9,7 @@
 #include "gb_cli.h"
 #include "gb_output.h"
 #include "gb_prom.h"
+#include "gb_store.h"
 
 typedef struct export_args {
   const char *format;
@@ -16,6 +17,8 @@ typedef struct export_args {
   int timeout_ms;
   const char **files;
   size_t nfiles;
+  const char *store;
+  bool csv;
 } export_args;
 
 #define A(m) GB_OPT_AT(export_args, m)
@@ -31,6 +34,10 @@ static const gb_opt k_opts[] = {
     {"instance", 0, "NAME", "Pushgateway instance label (default this host's name)", GB_OPT_STRING, A(instance)},
     {"timeout", 0, "MS", "Pushgateway deadline for the whole push, ms (default 10000)", GB_OPT_INT, A(timeout_ms),
      .min = 1, .max = 600000},
+    {"store", 0, "URL", "read from this results store: each operand is a selection\n"
+     "(\"campaign=C,host=H\", \"all\"; docs/store.md)", GB_OPT_STRING, A(store), .group = "Store"},
+    {"csv", 0, NULL, "with --store: write the one selection as a results CSV to\nstandard output instead",
+     GB_OPT_FLAG, A(csv)},
     {0}};
 
 const gb_opt_cmd gb_export_cmd = {
@@ -55,6 +62,19 @@ const gb_opt_cmd gb_export_cmd = {
 };
 #undef A
 
+/* --store --csv: the selection back as a results file on standard output. */
+static int export_store_csv(const export_args *a) {
+  if (a->nfiles != 1) return gb_cli_usage_error("export", "--csv writes one selection, not %zu", a->nfiles);
+  gb_store *s = NULL;
+  size_t n = 0;
+  gb_err e = gb_store_open(a->store, &s);
+  if (!e) e = gb_store_write_csv(s, a->files[0], stdout, &n);
+  gb_store_close(s);
+  if (e) fprintf(stderr, "gpubench export: %s\n", gb_errmsg());
+  else fprintf(stderr, "gpubench export: %zu row(s)\n", n);
+  return e ? (e == GB_E_USAGE || e == GB_E_INPUT ? 2 : 1) : 0;
+}
+
 int gb_cmd_export(int argc, char **argv) {
   export_args a = {.job = "gpubench", .timeout_ms = 10000};
   int rc = gb_opt_parse(&gb_export_cmd, argc, argv, &a);
@@ -66,6 +86,13 @@ int gb_cmd_export(int argc, char **argv) {
     gb_opt_free(&gb_export_cmd, &a);
     return gb_cli_usage_error("export", "--format: not one of prometheus: \"%s\"", a.format);
   }
+  if (a.csv || a.store) {
+    rc = !a.store ? gb_cli_usage_error("export", "--csv needs --store") : a.csv ? export_store_csv(&a) : -1;
+    if (rc >= 0) {
+      gb_opt_free(&gb_export_cmd, &a);
+      return rc;
+    }
+  }
   char hostname[256] = "";
   if (!a.instance) {
     if (gethostname(hostname, sizeof hostname - 1) != 0 || !hostname[0]) strcpy(hostname, "localhost");
@@ -75,8 +102,9 @@ int gb_cmd_export(int argc, char **argv) {
   gb_buf text = {0};
   gb_err e = GB_OK;
   rc = 2;
-  e = gb_output_guard(&a.out, 1, a.files, a.nfiles, 0);
-  for (size_t i = 0; i < a.nfiles && !e; i++) {
+  e = gb_output_guard(&a.out, 1, a.files, a.store ? 0 : a.nfiles, 0);
+  if (!e && a.store) e = gb_store_read_url(a.store, (char *const *)a.files, a.nfiles, &res);
+  for (size_t i = 0; i < a.nfiles && !e && !a.store; i++) {
     size_t before = res.nrows;
     e = gb_results_read(a.files[i], &res);
     if (!e && res.nrows == before) e = gb_fail(GB_E_INPUT, "%s: no results rows (a header only)", a.files[i]);

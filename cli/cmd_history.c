@@ -14,6 +14,7 @@
 #include "gb_num.h"
 #include "gb_output.h"
 #include "gb_plot.h"
+#include "gb_store.h"
 
 /* The defaults written here are gb_cp_defaults()' (tests/check_cli.c holds
  * them to it). */
@@ -31,6 +32,8 @@ static const gb_opt k_opts[] = {
     {"plot", 0, "DIR", "trend plots: DIR/history-<figure>.{dat,gp,png,svg}, the runs\n"
      "in time order, each segment's mean, a line at each change\n"
      "(gnuplot; without it only .dat and .gp are written)", GB_OPT_PATH, A(plot_dir), .ext = "/"},
+    {"store", 0, "URL", "read the series from this results store: each operand is a\nselection "
+     "(\"host=node03,benchmark=gemm,metric=tflops\"; docs/store.md)", GB_OPT_STRING, A(store), .group = "Store"},
     {0}};
 
 const gb_opt_cmd gb_history_cmd = {
@@ -178,7 +181,8 @@ int gb_cmd_history(int argc, char **argv) {
   gb_history h;
   memset(&h, 0, sizeof h);
   gb_buf text = {0};
-  gb_err e = gb_history_collect_paths(inputs, ninputs, &paths, &npaths);
+  gb_err e = a.store ? gb_store_read_url(a.store, inputs, ninputs, &res)
+                     : gb_history_collect_paths(inputs, ninputs, &paths, &npaths);
   /* an input where --plot writes is refused before anything is written */
   static const char *const outs[] = {".png", ".svg", ".gp", ".dat", NULL};
   if (!e && plot_dir) e = gb_output_check_dir(plot_dir, outs, (const char *const *)paths, npaths);

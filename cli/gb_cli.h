@@ -35,6 +35,8 @@ extern const gb_opt_cmd gb_compare_cmd, gb_history_cmd, gb_info_cmd, gb_merge_cm
 extern const gb_opt_cmd gb_export_cmd, gb_monitor_cmd;
 extern const gb_opt_cmd gb_fleet_cmd;
 int gb_cmd_fleet(int argc, char **argv);
+extern const gb_opt_cmd gb_import_cmd;
+int gb_cmd_import(int argc, char **argv);
 int gb_cmd_compare(int argc, char **argv);
 int gb_cmd_export(int argc, char **argv);
 int gb_cmd_history(int argc, char **argv);

@@ -32,6 +32,7 @@ typedef struct gb_compare_args {
   double threshold_pct, alpha; /* NaN when not given */
   bool allow_mismatch, all, gate_latency;
   bool allow_missing, strict, bootstrap;
+  const char *store; /* --store URL: the operands are selections of it (store/gb_store.h) */
 } gb_compare_args;
 
 int gb_compare_parse_args(int argc, char **argv, gb_compare_args *a);
@@ -47,6 +48,7 @@ typedef struct gb_history_args {
   bool seed_set;
   double alpha; /* NaN when not given */
   bool all;
+  const char *store; /* --store URL: the operands are selections of it (store/gb_store.h) */
 } gb_history_args;
 
 int gb_history_parse_args(int argc, char **argv, gb_history_args *a);

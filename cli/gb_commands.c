@@ -17,6 +17,7 @@ const gb_command gb_commands[] = {
     {&gb_export_cmd, gb_cmd_export},
     {&gb_fleet_cmd, gb_cmd_fleet},
     {&gb_history_cmd, gb_cmd_history},
+    {&gb_import_cmd, gb_cmd_import},
     {&gb_info_cmd, gb_cmd_info},
     {&gb_merge_cmd, gb_cmd_merge},
     {&gb_monitor_cmd, gb_cmd_monitor},

@@ -492,6 +492,71 @@ static gb_err read_lean(const char *path, const char *data, size_t len, gb_resul
   return e;
 }
 
+/* ---- the columns, for other stores of the same rows ---- */
+
+size_t gb_results_ncols(void) { return NCOLS; }
+
+const char *gb_results_col_name(size_t i) { return i < NCOLS ? k_cols[i].name : NULL; }
+
+gb_col_type gb_results_col_type(size_t i) {
+  switch (i < NCOLS ? k_cols[i].kind : COL_STR) {
+  case COL_INT: case COL_COUNT: case COL_REP: case COL_FLAG: case COL_SCHEMA: return GB_COL_INT;
+  case COL_DBL: return GB_COL_REAL;
+  default: return GB_COL_TEXT;
+  }
+}
+
+const char *gb_results_field(const gb_row *r, size_t i, char num[64]) {
+  const col_def *c = &k_cols[i];
+  const char *base = (const char *)r;
+  num[0] = '\0';
+  switch (c->kind) {
+  case COL_STR: case COL_REQSTR: return *(const char *const *)(base + c->off);
+  case COL_STATUS: return gb_status_name(r->status);
+  case COL_SCHEMA: snprintf(num, 64, "%d", GB_SCHEMA_VERSION); break;
+  case COL_INT: put_i64(num, 64, *(const int64_t *)(base + c->off)); break;
+  case COL_COUNT: snprintf(num, 64, "%d", *(const int *)(base + c->off)); break;
+  case COL_REP: if (r->rep >= 0) snprintf(num, 64, "%d", r->rep); break;
+  case COL_DBL: {
+    double v = *(const double *)(base + c->off);
+    if (!isnan(v)) gb_fmt_double(num, 64, v);
+    break;
+  }
+  case COL_FLAG: if (r->headline >= 0) strcpy(num, r->headline == 1 ? "1" : "0"); break;
+  }
+  return num;
+}
+
+gb_err gb_results_parse_fields(const char *name, long line, const char *const *field, gb_row *out) {
+  int idx[NCOLS];
+  const char *cell[NCOLS];
+  for (size_t i = 0; i < NCOLS; i++) {
+    idx[i] = (int)i;
+    cell[i] = i ? field[i] : NULL;
+  }
+  row_at at = {name, line, idx};
+  return parse_row(&at, cell, out);
+}
+
+gb_err gb_results_add_row(gb_results *res, const gb_row *r, bool lean) {
+  if (!res->pool && !(res->pool = calloc(1, sizeof *res->pool))) return gb_fail(GB_E_NOMEM, "out of memory");
+  gb_row row = *r;
+  if (lean && row.status == GB_STATUS_OK) row.detail = "";
+  char *base = (char *)&row;
+  const char *prev = res->nrows ? (const char *)&res->rows[res->nrows - 1] : NULL;
+  for (size_t i = 0; i < NCOLS; i++) {
+    if (k_cols[i].kind != COL_STR && k_cols[i].kind != COL_REQSTR) continue;
+    const char **f = (const char **)(base + k_cols[i].off);
+    const char *last = prev ? *(const char *const *)(prev + k_cols[i].off) : NULL;
+    if (last && strcmp(last, *f) == 0) *f = last; /* most columns repeat the row before (interned) */
+    else if (!(*f = pool_intern(res->pool, *f))) return gb_fail(GB_E_NOMEM, "out of memory");
+  }
+  if (!(row.file = pool_intern(res->pool, r->file ? r->file : ""))) return gb_fail(GB_E_NOMEM, "out of memory");
+  gb_err e = reserve_rows(res, 1, row.file);
+  if (!e) res->rows[res->nrows++] = row;
+  return e;
+}
+
 gb_err gb_results_read_lean(const char *path, gb_results *res) { return read_lean(path, NULL, 0, res); }
 
 gb_err gb_results_read_input(const char *path, gb_results *res) {

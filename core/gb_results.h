@@ -111,6 +111,30 @@ gb_err gb_results_read_mem(const char *name, const char *data, size_t len, gb_re
 
 void gb_results_free(gb_results *res);
 
+/* ---- the columns, for other stores of the same rows (store/) ---- */
+
+typedef enum gb_col_type { GB_COL_TEXT, GB_COL_INT, GB_COL_REAL } gb_col_type;
+
+/* The columns in the order written, "schema" first (index 0). */
+size_t gb_results_ncols(void);
+const char *gb_results_col_name(size_t i);
+gb_col_type gb_results_col_type(size_t i);
+
+/* Column i of r as its field text, unquoted ("" for an empty field): a
+ * string column's own text, a number written into num as a file holds it;
+ * headline is "1", "0", or "" when not recorded (-1). */
+const char *gb_results_field(const gb_row *r, size_t i, char num[64]);
+
+/* A row from its fields' text, field[i] for column i (NULL: the column is
+ * absent; field[0], the schema, is not checked), validated as a file's row
+ * is; a bad field is GB_E_INPUT naming name:line and the column. Strings
+ * point into field. */
+gb_err gb_results_parse_fields(const char *name, long line, const char *const *field, gb_row *out);
+
+/* Appends a copy of r to res (strings interned as gb_results_read_lean
+ * does; with lean, an ok row's detail is dropped as it does). */
+gb_err gb_results_add_row(gb_results *res, const gb_row *r, bool lean);
+
 /* ---- writing ---- */
 
 typedef struct gb_results_writer {

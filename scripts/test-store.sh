@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# The results store against both engines (docs/store.md), no GPU needed:
+#   1. a throwaway PostgreSQL cluster (Debian's postgresql: initdb and pg_ctl
+#      in a temporary folder, listening only on a unix socket there, on a
+#      random port number; stopped and removed on exit);
+#   2. check_store against SQLite and that PostgreSQL (GB_STORE_TEST_PG):
+#      schema, migration, idempotent import, selections, verdicts equal to
+#      the CSV's, two writers at once;
+#   3. the commands end to end on each engine: import twice adds nothing,
+#      export --csv gives the rows back as the files hold them, compare and
+#      history print what they print from the files, two `gpubench import`
+#      processes at once lose nothing, and no message shows a password.
+# Ends with "N passed, N failed"; exit 1 if any failed. Runs as root (CI) or
+# as a user; as root the cluster runs as the postgres user.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+passed=0 failed=0
+ok() { passed=$((passed + 1)); echo "PASS $*"; }
+bad() { failed=$((failed + 1)); echo "FAIL $*"; }
+check() {
+  local name=$1
+  shift
+  if "$@"; then ok "$name"; else bad "$name"; fi
+}
+
+scripts/need-packages.sh postgresql libpq-dev libsqlite3-dev || { echo "test-store: apt-get install failed" >&2; exit 2; }
+build=${GB_BUILD_DIR:-build}
+[ -f "$build/CMakeCache.txt" ] || cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null || exit 2
+cmake --build "$build" -j2 --target gpubench check_store >/dev/null || { echo "test-store: build failed" >&2; exit 2; }
+gb=$root/$build/gpubench
+
+pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+tmp=$(mktemp -d /tmp/gpubench-store.XXXXXX)
+chmod 755 "$tmp"
+as_pg=()
+[ "$(id -u)" = 0 ] && as_pg=(runuser -u postgres --)
+pgdata=$tmp/pgdata
+cleanup() {
+  [ -f "$pgdata/postmaster.pid" ] && "${as_pg[@]}" "$pgbin/pg_ctl" -D "$pgdata" -m immediate stop >/dev/null 2>&1
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# ---- 1. the throwaway cluster ----
+mkdir -p "$pgdata" && [ "$(id -u)" = 0 ] && chown postgres "$tmp" "$pgdata"
+port=$((20000 + RANDOM % 40000))
+"${as_pg[@]}" "$pgbin/initdb" -D "$pgdata" -A trust -U gb --no-sync >"$tmp/initdb.log" 2>&1 ||
+  { cat "$tmp/initdb.log"; exit 2; }
+"${as_pg[@]}" "$pgbin/pg_ctl" -D "$pgdata" -w -l "$tmp/pg.log" \
+  -o "-c listen_addresses='' -c unix_socket_directories=$tmp -p $port -c fsync=off" start >/dev/null ||
+  { cat "$tmp/pg.log"; exit 2; }
+"$pgbin/createdb" -h "$tmp" -p "$port" -U gb gbtest || exit 2
+pg="pg:host=$tmp port=$port user=gb dbname=gbtest"
+echo "test-store: PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}') on $tmp (port $port)"
+
+# ---- 2. the suite on both engines ----
+check "check_store on SQLite and PostgreSQL" env GB_STORE_TEST_PG="$pg" CK_VERBOSITY=normal "$build/tests/check_store"
+
+# ---- 3. the commands on each engine ----
+fx=tests/fixtures/aa
+run_id() { sed -n 2p "$1" | cut -d, -f2; }
+pg_reset() { "$pgbin/psql" -q -h "$tmp" -p "$port" -U gb -d gbtest -c \
+  "DROP TABLE IF EXISTS gb_rows; DROP TABLE IF EXISTS gb_runs; DROP TABLE IF EXISTS gb_meta" >/dev/null 2>&1; }
+for engine in sqlite postgresql; do
+  if [ $engine = sqlite ]; then url=$tmp/results.db; else url=$pg; pg_reset; fi
+  "$gb" import --store "$url" $fx/aa-quick-{1,2,3,4,5,6}.csv 2>"$tmp/imp1" >/dev/null
+  "$gb" import --store "$url" $fx/aa-quick-{1,2,3,4,5,6}.csv 2>"$tmp/imp2" >/dev/null
+  check "$engine: import adds 3168 rows, then nothing" grep -q "3168 row(s) added, 0 already" "$tmp/imp1"
+  check "$engine: a second import adds nothing" grep -q "0 row(s) added, 3168 already stored; 0 new" "$tmp/imp2"
+  r1=$(run_id $fx/aa-quick-1.csv) r6=$(run_id $fx/aa-quick-6.csv)
+  "$gb" export --store "$url" --csv "run=$r1" >"$tmp/export.csv" 2>/dev/null
+  "$gb" import --store "$tmp/roundtrip-$engine.db" "$tmp/export.csv" >/dev/null 2>&1
+  "$gb" export --store "$tmp/roundtrip-$engine.db" --csv all >"$tmp/export2.csv" 2>/dev/null
+  check "$engine: export --csv reads back and round-trips byte for byte" cmp -s "$tmp/export.csv" "$tmp/export2.csv"
+  check "$engine: export --csv holds the run's 528 rows" test "$(($(wc -l <"$tmp/export.csv") - 1))" = 528
+  "$gb" compare $fx/aa-quick-{1,2,3,4,5}.csv $fx/aa-quick-6.csv --all >"$tmp/cmp-csv" 2>&1
+  "$gb" compare --store "$url" "before=$r6" "run=$r6" --all >"$tmp/cmp-store" 2>&1
+  check "$engine: compare --store prints what compare of the CSVs prints" cmp -s "$tmp/cmp-csv" "$tmp/cmp-store"
+  "$gb" history --min-segment 2 $fx/aa-quick-*.csv >"$tmp/his-csv" 2>&1
+  "$gb" history --min-segment 2 --store "$url" all >"$tmp/his-store" 2>&1
+  check "$engine: history --store prints what history of the CSVs prints" cmp -s "$tmp/his-csv" "$tmp/his-store"
+done
+
+# two writers at once: two processes importing into one store, a file in common
+for engine in sqlite postgresql; do
+  if [ $engine = sqlite ]; then url=$tmp/two.db; else url=$pg; pg_reset; fi
+  "$gb" import --store "$url" $fx/aa-quick-{1,2,3}.csv $fx/c10-quick-1.csv 2>"$tmp/w1" &
+  w1=$!
+  "$gb" import --store "$url" $fx/aa-quick-{4,5,6}.csv $fx/c10-quick-1.csv 2>"$tmp/w2" &
+  w2=$!
+  wait $w1; rc1=$?
+  wait $w2; rc2=$?
+  want=$(( $(cat $fx/aa-quick-{1,2,3,4,5,6}.csv $fx/c10-quick-1.csv | wc -l) - 7 ))
+  got=$(( $("$gb" export --store "$url" --csv all 2>/dev/null | wc -l) - 1 ))
+  check "$engine: two writers at once exit 0 and store all $want rows once (got $got)" \
+    test "$rc1$rc2" = 00 -a "$got" = "$want"
+done
+
+# a password given in the URL never appears in a message
+"$gb" import --store "postgresql://gb:s3cret@/nosuchdb?host=$tmp&port=$port" $fx/aa-quick-1.csv 2>"$tmp/err" >/dev/null
+check "a failed connection names the store with its password masked" \
+  sh -c "! grep -q s3cret '$tmp/err' && grep -q 'gb:\*\*\*@' '$tmp/err'"
+
+echo "test-store: $passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,182 @@
+/* gb_store: opening a store (the URL, the engine), its schema and the
+ * migrations that bring an older store up to GB_STORE_VERSION. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gb_store_int.h"
+
+/* Each version's statements; a store at version v is brought to v+1 by
+ * step v+1 inside one transaction with the version's update. Only add
+ * steps: a released one never changes. Step 1's gb_rows holds the first
+ * V1_COLS columns of the results format (all of them at the time); a
+ * column the format gains later needs a step that adds it. */
+#define V1_COLS 42
+
+static const char *const k_step1[] = {
+    "CREATE TABLE gb_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "INSERT INTO gb_meta (key, value) VALUES ('schema_version', '0')",
+    "CREATE TABLE gb_runs (run_id TEXT PRIMARY KEY, campaign TEXT NOT NULL, host TEXT NOT NULL, "
+    "gpu_type TEXT NOT NULL, gpu_name TEXT NOT NULL, gpu_uuid TEXT NOT NULL, driver TEXT NOT NULL, "
+    "cuda TEXT NOT NULL, git_sha TEXT NOT NULL, profile TEXT NOT NULL, started TEXT NOT NULL)",
+    "@rows", /* gb_rows, written from the results format's column table (rows_ddl) */
+    "CREATE INDEX gb_rows_figure ON gb_rows (benchmark, metric, \"case\", gpu_type)",
+    NULL};
+static const char *const k_step2[] = {
+    "ALTER TABLE gb_runs ADD COLUMN complete INTEGER NOT NULL DEFAULT 1",
+    "CREATE INDEX gb_runs_started ON gb_runs (started)",
+    "CREATE INDEX gb_runs_campaign ON gb_runs (campaign, started)",
+    NULL};
+static const char *const *const k_steps[GB_STORE_VERSION] = {k_step1, k_step2};
+
+gb_err gb_store_fail(const gb_store *s, const char *what, const char *detail) {
+  return gb_fail(GB_E_IO, "%s: %s: %s", s->name, what, detail);
+}
+
+gb_err gb_sql_exec(gb_store *s, const char *sql) { return s->eng->query(s, -1, sql, NULL, 0, NULL, NULL, NULL); }
+
+void gb_store_mask(const char *url, char *buf, size_t n) {
+  snprintf(buf, n, "%s", url);
+  char *p = strstr(buf, "://");
+  char *at = p ? strchr(p + 3, '@') : NULL;
+  char *colon = p && at ? memchr(p + 3, ':', (size_t)(at - p - 3)) : NULL;
+  if (colon) { /* user:PASSWORD@ -> user:***@ */
+    memmove(colon + 1, at, strlen(at) + 1);
+    if (strlen(buf) + 3 < n) {
+      memmove(colon + 4, colon + 1, strlen(colon + 1) + 1);
+      memcpy(colon + 1, "***", 3);
+    }
+  }
+  for (char *q = buf; (q = strstr(q, "password=")); ) {
+    q += 9;
+    size_t len = strcspn(q, " &");
+    if (len && strlen(buf) - len + 3 < n) {
+      memmove(q + 3, q + len, strlen(q + len) + 1);
+      memcpy(q, "***", 3);
+      q += 3;
+    }
+  }
+}
+
+/* The engine and what it connects to, from the URL. */
+static const gb_store_drv *engine_of(const char *url, const char **target) {
+  if (strncmp(url, "postgresql://", 13) == 0 || strncmp(url, "postgres://", 11) == 0) {
+    *target = url;
+    return &gb_store_pg;
+  }
+  if (strncmp(url, "pg:", 3) == 0) {
+    *target = url + 3;
+    return &gb_store_pg;
+  }
+  *target = strncmp(url, "sqlite:", 7) == 0 ? url + 7 : url;
+  return &gb_store_sqlite;
+}
+
+static const char *col_sql_type(gb_col_type t) {
+  return t == GB_COL_INT ? "BIGINT" : t == GB_COL_REAL ? "DOUBLE PRECISION" : "TEXT";
+}
+
+/* CREATE TABLE gb_rows: a row number, the key hash, then columns 1..ncols-1
+ * of the results format ("schema" is the store's own version). */
+static gb_err rows_ddl(const gb_store *s, size_t ncols, gb_buf *b) {
+  gb_err e = gb_buf_printf(b, "CREATE TABLE gb_rows (id %s, khash BIGINT NOT NULL", s->eng->id_type);
+  for (size_t i = 1; i < ncols && !e; i++)
+    e = gb_buf_printf(b, ", \"%s\" %s%s", gb_results_col_name(i), col_sql_type(gb_results_col_type(i)),
+                      i == 1 ? " NOT NULL" : "");
+  return e ? e : gb_buf_puts(b, ", UNIQUE (run_id, khash))");
+}
+
+static gb_err get_int(void *ctx, const char *const *val, size_t n) {
+  *(long *)ctx = n && val[0] ? strtol(val[0], NULL, 10) : 0;
+  return GB_OK;
+}
+
+/* The schema version of the store (0: an empty database). */
+static gb_err read_version(gb_store *s, long *v) {
+  const char *sql = s->eng == &gb_store_pg
+                        ? "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() "
+                          "AND table_name = 'gb_meta'"
+                        : "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'gb_meta'";
+  long have = 0;
+  gb_err e = s->eng->query(s, -1, sql, NULL, 0, get_int, &have, NULL);
+  *v = 0;
+  if (!e && have)
+    e = s->eng->query(s, -1, "SELECT value FROM gb_meta WHERE key = 'schema_version'", NULL, 0, get_int, v, NULL);
+  return e;
+}
+
+static gb_err apply_step(gb_store *s, int to) {
+  gb_err e = GB_OK;
+  for (const char *const *q = k_steps[to - 1]; *q && !e; q++) {
+    if (strcmp(*q, "@rows") == 0) {
+      gb_buf b = {0};
+      e = rows_ddl(s, V1_COLS, &b);
+      if (!e) e = gb_sql_exec(s, b.data);
+      gb_buf_free(&b);
+    } else {
+      e = gb_sql_exec(s, *q);
+    }
+  }
+  char v[16];
+  snprintf(v, sizeof v, "%d", to);
+  const char *p[1] = {v};
+  if (!e) e = s->eng->query(s, -1, "UPDATE gb_meta SET value = $1 WHERE key = 'schema_version'", p, 1, NULL, NULL, NULL);
+  return e;
+}
+
+/* Brings the store to version target in one transaction (one process at a
+ * time: the writing lock of SQLite, an advisory lock on PostgreSQL). */
+static gb_err migrate(gb_store *s, int target) {
+  gb_err e = gb_sql_exec(s, s->eng->begin);
+  if (!e && s->eng == &gb_store_pg) e = gb_sql_exec(s, "SELECT pg_advisory_xact_lock(7340392)");
+  long v = 0;
+  if (!e) e = read_version(s, &v);
+  if (!e && v > GB_STORE_VERSION)
+    e = gb_fail(GB_E_INPUT, "%s: the store has schema version %ld, written by a newer gpubench; this one reads "
+                "versions up to %d: use a newer gpubench", s->name, v, GB_STORE_VERSION);
+  for (int to = (int)v + 1; !e && to <= target; to++) e = apply_step(s, to);
+  if (e) {
+    gb_err keep = e;
+    char msg[2048];
+    snprintf(msg, sizeof msg, "%s", gb_errmsg());
+    gb_sql_exec(s, "ROLLBACK");
+    return gb_fail(keep, "%s", msg);
+  }
+  s->version = v > target ? (int)v : target;
+  return gb_sql_exec(s, "COMMIT");
+}
+
+gb_err gb_store_open_at(const char *url, int version, gb_store **out) {
+  *out = NULL;
+  if (version < 1 || version > GB_STORE_VERSION) return gb_fail(GB_E_USAGE, "no store schema version %d", version);
+  gb_store *s = calloc(1, sizeof *s);
+  if (!s) return gb_fail(GB_E_NOMEM, "out of memory");
+  const char *target;
+  s->eng = engine_of(url, &target);
+  gb_store_mask(url, s->name, sizeof s->name);
+  if (!target[0]) {
+    free(s);
+    return gb_fail(GB_E_USAGE, "an empty store name");
+  }
+  gb_err e = s->eng->connect(s, target);
+  if (!e) e = migrate(s, version);
+  if (e) {
+    gb_store_close(s);
+    return e;
+  }
+  *out = s;
+  return GB_OK;
+}
+
+gb_err gb_store_open(const char *url, gb_store **out) { return gb_store_open_at(url, GB_STORE_VERSION, out); }
+
+void gb_store_close(gb_store *s) {
+  if (!s) return;
+  if (s->h) s->eng->disconnect(s);
+  free(s);
+}
+
+const char *gb_store_engine(const gb_store *s) { return s->eng->name; }
+
+int gb_store_version(const gb_store *s) { return s->version; }

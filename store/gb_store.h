@@ -1,0 +1,102 @@
+/* gb_store: the results store. The rows of the results CSV
+ * (docs/results-schema.md) in a database, SQLite (one file, WAL mode: the
+ * default) or PostgreSQL (a team's server), with one schema for both
+ * (docs/store.md): gb_runs (one row per run_id: its campaign, host, GPU,
+ * versions, build, profile, start, whether it finished) and gb_rows (every
+ * column of the results format, keyed by run and figure + rep), and
+ * gb_meta, which holds the schema version.
+ *
+ * A store is named by a URL: "postgresql://..." or "postgres://..." (a libpq
+ * URI) or "pg:CONNINFO" ("pg:service=gpubench") for PostgreSQL; "sqlite:PATH"
+ * or a plain PATH for SQLite. Credentials come from the URL, the environment
+ * (PGPASSWORD, PGSERVICE, ...) or libpq's service and password files; no
+ * message ever holds a password (gb_store_mask).
+ *
+ * Readers take a selection, "KEY=VALUE,KEY=VALUE" (or "all"): campaign, run,
+ * host, gpu_type, build (git_sha), since and until (the run's start, ISO
+ * 8601, until exclusive), benchmark, case, dtype, metric, m, n, k, bytes, before=CAMPAIGN
+ * (runs started before that campaign) and last=N (the N newest campaigns the
+ * other keys allow). Only the selected rows leave the engine.
+ *
+ * Library code: returns gb_err with gb_errmsg() set, never prints. */
+#ifndef GB_STORE_H
+#define GB_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "gb_results.h"
+
+/* The schema version this gpubench writes; an older store is upgraded to it
+ * when opened, a newer one refused. */
+#define GB_STORE_VERSION 2
+
+typedef struct gb_store gb_store;
+
+/* Opens (creating a missing SQLite file, and the tables of an empty
+ * database) and upgrades the store at url. */
+gb_err gb_store_open(const char *url, gb_store **out);
+
+/* Same, upgrading no further than version (tests of the migrations). */
+gb_err gb_store_open_at(const char *url, int version, gb_store **out);
+
+void gb_store_close(gb_store *s);
+
+/* "sqlite" or "postgresql". */
+const char *gb_store_engine(const gb_store *s);
+
+/* The schema version of the open store. */
+int gb_store_version(const gb_store *s);
+
+/* url with any password replaced by "***", into buf. */
+void gb_store_mask(const char *url, char *buf, size_t n);
+
+/* ---- writing ---- */
+
+typedef struct gb_store_counts {
+  size_t rows_added, rows_present; /* rows written, and rows the store already held (skipped) */
+  size_t runs_added;
+} gb_store_counts;
+
+/* Adds rows (of one or several runs) in one transaction: each run they
+ * name is registered (campaign: its campaign, NULL: the run_id; complete:
+ * whether the run finished) unless the store holds it already; each row
+ * is added unless the store holds a row of the same run, host, GPU, figure
+ * (benchmark, case, dtype, m, n, k, bytes, gpu_count, settings, variant,
+ * metric) and rep, so adding the same rows twice adds nothing. counts may
+ * be NULL; otherwise it is added to. */
+gb_err gb_store_add(gb_store *s, const gb_row *rows, size_t n, const char *campaign, bool complete,
+                    gb_store_counts *counts);
+
+/* Imports a results file (validated as every reader does): gb_store_add of
+ * all its rows; a file with a PATH.committed marker beside it (a campaign
+ * that was killed) is imported as incomplete. */
+gb_err gb_store_import(gb_store *s, const char *path, const char *campaign, gb_store_counts *counts);
+
+/* Marks run_id finished (complete) or not. */
+gb_err gb_store_run_mark(gb_store *s, const char *run_id, bool complete);
+
+/* ---- reading ---- */
+
+/* Appends the rows of the selection sel to res as gb_results_read_lean
+ * would (strings interned, ok rows' detail dropped), in the order they were
+ * added; a selection that matches no row is GB_E_INPUT naming it. Each row's
+ * file is "sel", its line the row's number in the store. */
+gb_err gb_store_read(gb_store *s, const char *sel, gb_results *res);
+
+/* Calls fn on each selected row, in the order they were added, holding only
+ * that row (every column, detail too); fn's error stops it. Sets *n to the
+ * rows seen. */
+typedef gb_err (*gb_store_row_fn)(void *ctx, const gb_row *r);
+gb_err gb_store_each(gb_store *s, const char *sel, gb_store_row_fn fn, void *ctx, size_t *n);
+
+/* Writes the selection to out as a results CSV (the header, then
+ * gb_results_put_row of every row): a file every reader takes. */
+gb_err gb_store_write_csv(gb_store *s, const char *sel, FILE *out, size_t *n);
+
+/* Opens url, reads each selection into res (appending) and closes it: what
+ * a command that reads files does with --store. */
+gb_err gb_store_read_url(const char *url, char *const *sels, size_t nsels, gb_results *res);
+
+#endif

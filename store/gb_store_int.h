@@ -1,0 +1,63 @@
+/* gb_store_int: what the store's engine-neutral part (gb_store.c,
+ * gb_store_io.c, gb_store_sel.c) asks of an engine (gb_store_sqlite.c,
+ * gb_store_pg.c). SQL is written once, with $1..$N parameters; parameters
+ * and values travel as text (NULL: SQL NULL). */
+#ifndef GB_STORE_INT_H
+#define GB_STORE_INT_H
+
+#include <stddef.h>
+
+#include "gb_store.h"
+
+/* One result row: n values, NULL where SQL NULL. */
+typedef gb_err (*gb_sql_row_fn)(void *ctx, const char *const *val, size_t n);
+
+#define GB_STORE_SLOTS 8 /* statements an engine keeps prepared */
+
+typedef struct gb_store_drv {
+  const char *name;     /* "sqlite", "postgresql" */
+  const char *id_type;  /* the DDL of gb_rows' row number */
+  const char *begin;    /* the statement that starts a writing transaction */
+  gb_err (*connect)(gb_store *s, const char *target);
+  /* Runs sql with np parameters; fn (may be NULL) gets each result row as it
+   * arrives; *changed (may be NULL) the rows an INSERT or UPDATE changed.
+   * slot >= 0 keeps the statement prepared under that number (the same sql
+   * every time). */
+  gb_err (*query)(gb_store *s, int slot, const char *sql, const char *const *param, size_t np, gb_sql_row_fn fn,
+                  void *ctx, size_t *changed);
+  void (*disconnect)(gb_store *s);
+} gb_store_drv;
+
+extern const gb_store_drv gb_store_sqlite;
+extern const gb_store_drv gb_store_pg;
+
+struct gb_store {
+  const gb_store_drv *eng;
+  void *h;             /* the engine's connection */
+  void *slot[GB_STORE_SLOTS];
+  char name[512];      /* the URL, password masked: for messages */
+  int version;
+};
+
+/* Runs sql, no parameters, no rows. */
+gb_err gb_sql_exec(gb_store *s, const char *sql);
+
+/* A failure of the store: GB_E_IO "NAME: what: detail". */
+gb_err gb_store_fail(const gb_store *s, const char *what, const char *detail);
+
+/* ---- selections (gb_store_sel.c) ---- */
+
+#define GB_SEL_MAX_PARAMS 32
+
+typedef struct gb_sel_sql {
+  char where[4096];                 /* " WHERE ..." or "" (tables r: gb_rows, u: gb_runs) */
+  const char *param[GB_SEL_MAX_PARAMS];
+  size_t np;
+  char buf[2048];                   /* the parameters' text */
+} gb_sel_sql;
+
+/* Parses the selection text sel into q (GB_E_USAGE naming the key that is
+ * not one). store names the store in messages. */
+gb_err gb_sel_parse(const char *store, const char *sel, gb_sel_sql *q);
+
+#endif

@@ -1,0 +1,221 @@
+/* gb_store_io: rows into the store (in batches, each row keyed so that the
+ * same row added twice is stored once) and out of it (a selection, one row
+ * at a time). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gb_store_int.h"
+
+#define BATCH 100 /* rows per INSERT */
+#define NPAR_MAX 64
+
+/* The row's identity in its run: host, GPU, variant, then the figure, rep
+ * and settings (gb_row_case_key with the metric), as a 64-bit hash. */
+static int64_t row_khash(const gb_row *r) {
+  char key[4096];
+  int n = snprintf(key, sizeof key, "%s|%s|%s|", r->host, r->gpu_uuid, r->variant);
+  if (n < 0 || (size_t)n >= sizeof key) n = 0;
+  gb_row_case_key(r, true, key + n, sizeof key - (size_t)n);
+  uint64_t h = 14695981039346656037ULL;
+  for (const unsigned char *q = (const unsigned char *)key; *q; q++) h = (h ^ *q) * 1099511628211ULL;
+  return (int64_t)h;
+}
+
+/* The INSERT of n rows: khash and the results columns 1..ncols-1. */
+static gb_err insert_sql(size_t n, size_t ncols, gb_buf *b) {
+  gb_err e = gb_buf_puts(b, "INSERT INTO gb_rows (khash");
+  for (size_t i = 1; i < ncols && !e; i++) e = gb_buf_printf(b, ", \"%s\"", gb_results_col_name(i));
+  if (!e) e = gb_buf_puts(b, ") VALUES ");
+  size_t p = 1;
+  for (size_t r = 0; r < n && !e; r++) {
+    e = gb_buf_printf(b, "%s($%zu", r ? ", " : "", p++);
+    for (size_t i = 1; i < ncols && !e; i++) e = gb_buf_printf(b, ", $%zu", p++);
+    if (!e) e = gb_buf_puts(b, ")");
+  }
+  return e ? e : gb_buf_puts(b, " ON CONFLICT DO NOTHING");
+}
+
+typedef struct batch {
+  const char **param;
+  char (*num)[64];
+} batch;
+
+static gb_err insert_rows(gb_store *s, batch *bt, const gb_row *rows, size_t n, size_t *added) {
+  size_t ncols = gb_results_ncols(), np = 0;
+  for (size_t r = 0; r < n; r++) {
+    snprintf(bt->num[np], 64, "%lld", (long long)row_khash(&rows[r]));
+    bt->param[np] = bt->num[np];
+    np++;
+    for (size_t i = 1; i < ncols; i++, np++) {
+      const char *f = gb_results_field(&rows[r], i, bt->num[np]);
+      bt->param[np] = !f[0] && gb_results_col_type(i) != GB_COL_TEXT ? NULL : f;
+    }
+  }
+  gb_buf sql = {0};
+  bool prepared = n == BATCH && s->slot[0]; /* the statement of a whole batch, kept */
+  gb_err e = prepared ? GB_OK : insert_sql(n, ncols, &sql);
+  size_t changed = 0;
+  if (!e) e = s->eng->query(s, n == BATCH ? 0 : -1, prepared ? "" : sql.data, bt->param, np, NULL, NULL, &changed);
+  gb_buf_free(&sql);
+  *added += changed;
+  return e;
+}
+
+static gb_err add_run(gb_store *s, const gb_row *r, const char *campaign, bool complete, size_t *added) {
+  const char *p[12] = {r->run_id, campaign ? campaign : r->run_id, r->host, r->gpu_type, r->gpu_name, r->gpu_uuid,
+                       r->driver, r->cuda, r->git_sha, r->profile, r->timestamp, complete ? "1" : "0"};
+  size_t changed = 0;
+  gb_err e = s->eng->query(s, 1,
+                           "INSERT INTO gb_runs (run_id, campaign, host, gpu_type, gpu_name, gpu_uuid, driver, cuda, "
+                           "git_sha, profile, started, complete) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, "
+                           "$11, $12) ON CONFLICT DO NOTHING",
+                           p, 12, NULL, NULL, &changed);
+  *added += changed;
+  return e;
+}
+
+static gb_err add_in_txn(gb_store *s, const gb_row *rows, size_t n, const char *campaign, bool complete,
+                         gb_store_counts *c) {
+  batch bt = {malloc(BATCH * NPAR_MAX * sizeof *bt.param), malloc(BATCH * NPAR_MAX * sizeof *bt.num)};
+  gb_err e = bt.param && bt.num ? GB_OK : gb_fail(GB_E_NOMEM, "out of memory");
+  if (!e && gb_results_ncols() >= NPAR_MAX) e = gb_fail(GB_E_INTERNAL, "more results columns than the store binds");
+  for (size_t i = 0; i < n && !e; i++) {
+    bool seen = i > 0 && strcmp(rows[i].run_id, rows[i - 1].run_id) == 0;
+    if (!seen) e = add_run(s, &rows[i], campaign, complete, &c->runs_added);
+  }
+  size_t added = 0;
+  for (size_t i = 0; i < n && !e; i += BATCH) e = insert_rows(s, &bt, rows + i, n - i < BATCH ? n - i : BATCH, &added);
+  free(bt.param);
+  free(bt.num);
+  c->rows_added += added;
+  c->rows_present += n - added;
+  return e;
+}
+
+gb_err gb_store_add(gb_store *s, const gb_row *rows, size_t n, const char *campaign, bool complete,
+                    gb_store_counts *counts) {
+  gb_store_counts c = {0};
+  gb_err e = gb_sql_exec(s, s->eng->begin);
+  if (!e) e = add_in_txn(s, rows, n, campaign, complete, &c);
+  if (!e) e = gb_sql_exec(s, "COMMIT");
+  if (e) {
+    char msg[2048];
+    snprintf(msg, sizeof msg, "%s", gb_errmsg());
+    gb_sql_exec(s, "ROLLBACK");
+    return gb_fail(e, "%s", msg);
+  }
+  if (counts) {
+    counts->rows_added += c.rows_added;
+    counts->rows_present += c.rows_present;
+    counts->runs_added += c.runs_added;
+  }
+  return GB_OK;
+}
+
+gb_err gb_store_import(gb_store *s, const char *path, const char *campaign, gb_store_counts *counts) {
+  gb_results res = {0};
+  gb_err e = gb_results_read(path, &res);
+  if (e) return e;
+  char marker[4096];
+  snprintf(marker, sizeof marker, "%s.committed", path);
+  bool complete = access(marker, F_OK) != 0;
+  e = gb_store_add(s, res.rows, res.nrows, campaign, complete, counts);
+  gb_results_free(&res);
+  return e;
+}
+
+gb_err gb_store_run_mark(gb_store *s, const char *run_id, bool complete) {
+  const char *p[2] = {complete ? "1" : "0", run_id};
+  return s->eng->query(s, -1, "UPDATE gb_runs SET complete = $1 WHERE run_id = $2", p, 2, NULL, NULL, NULL);
+}
+
+/* ---- reading ---- */
+
+typedef struct each_ctx {
+  const char *sel;
+  gb_store_row_fn fn;
+  void *ctx;
+  size_t n;
+} each_ctx;
+
+static gb_err each_row(void *ctx, const char *const *val, size_t n) {
+  each_ctx *ec = ctx;
+  const char *field[NPAR_MAX];
+  size_t ncols = gb_results_ncols();
+  if (n != ncols) return gb_fail(GB_E_INTERNAL, "a store row of %zu values, not %zu", n, ncols);
+  field[0] = NULL;
+  for (size_t i = 1; i < ncols; i++) field[i] = val[i];
+  gb_row r;
+  gb_err e = gb_results_parse_fields(ec->sel, strtol(val[0], NULL, 10), field, &r);
+  if (!e) e = ec->fn(ec->ctx, &r);
+  ec->n++;
+  return e;
+}
+
+/* each with in_order false: rows as the engine finds them (each run's rows
+ * together), saving the sort of every selected row. */
+static gb_err each(gb_store *s, const char *sel, bool in_order, gb_store_row_fn fn, void *ctx, size_t *n) {
+  gb_sel_sql q;
+  gb_err e = gb_sel_parse(s->name, sel, &q);
+  if (e) return e;
+  gb_buf sql = {0};
+  e = gb_buf_puts(&sql, "SELECT r.id");
+  for (size_t i = 1; i < gb_results_ncols() && !e; i++) e = gb_buf_printf(&sql, ", r.\"%s\"", gb_results_col_name(i));
+  if (!e) e = gb_buf_printf(&sql, " FROM gb_rows r JOIN gb_runs u ON u.run_id = r.run_id%s%s", q.where,
+                            in_order ? " ORDER BY r.id" : "");
+  each_ctx ec = {sel, fn, ctx, 0};
+  if (!e) e = s->eng->query(s, -1, sql.data, q.param, q.np, each_row, &ec, NULL);
+  gb_buf_free(&sql);
+  if (n) *n = ec.n;
+  return e;
+}
+
+gb_err gb_store_each(gb_store *s, const char *sel, gb_store_row_fn fn, void *ctx, size_t *n) {
+  return each(s, sel, true, fn, ctx, n);
+}
+
+static gb_err add_lean(void *ctx, const gb_row *r) { return gb_results_add_row(ctx, r, true); }
+
+gb_err gb_store_read(gb_store *s, const char *sel, gb_results *res) {
+  size_t n = 0;
+  gb_err e = each(s, sel, false, add_lean, res, &n);
+  if (!e && n == 0) e = gb_fail(GB_E_INPUT, "%s: selection \"%s\": no rows", s->name, sel);
+  return e;
+}
+
+typedef struct csv_ctx {
+  FILE *out;
+  gb_buf b;
+} csv_ctx;
+
+static gb_err csv_flush(csv_ctx *c) {
+  if (c->b.len && fwrite(c->b.data, 1, c->b.len, c->out) != c->b.len) return gb_fail(GB_E_IO, "cannot write the CSV");
+  c->b.len = 0;
+  return GB_OK;
+}
+
+static gb_err csv_row(void *ctx, const gb_row *r) {
+  csv_ctx *c = ctx;
+  gb_err e = gb_results_put_row(&c->b, r);
+  return !e && c->b.len > (1u << 20) ? csv_flush(c) : e;
+}
+
+gb_err gb_store_write_csv(gb_store *s, const char *sel, FILE *out, size_t *n) {
+  csv_ctx c = {out, {0}};
+  gb_err e = gb_results_put_header(&c.b);
+  if (!e) e = gb_store_each(s, sel, csv_row, &c, n);
+  if (!e) e = csv_flush(&c);
+  if (!e && fflush(out) != 0) e = gb_fail(GB_E_IO, "cannot write the CSV");
+  gb_buf_free(&c.b);
+  return e;
+}
+
+gb_err gb_store_read_url(const char *url, char *const *sels, size_t nsels, gb_results *res) {
+  gb_store *s;
+  gb_err e = gb_store_open(url, &s);
+  for (size_t i = 0; i < nsels && !e; i++) e = gb_store_read(s, sels[i], res);
+  gb_store_close(s);
+  return e;
+}

@@ -1,0 +1,98 @@
+/* gb_store_pg: the store's PostgreSQL engine (libpq). Results arrive one
+ * row at a time (single-row mode), so a reader holds the row it is on, not
+ * the whole answer. libpq's notices are dropped (library code prints
+ * nothing); its messages never hold the password. */
+#include <libpq-fe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gb_store_int.h"
+
+static void pg_quiet(void *arg, const char *msg) {
+  (void)arg;
+  (void)msg;
+}
+
+/* The first line of libpq's message (it may run over several). */
+static gb_err pg_fail(gb_store *s, const char *what) {
+  char msg[512];
+  snprintf(msg, sizeof msg, "%s", s->h ? PQerrorMessage(s->h) : "out of memory");
+  msg[strcspn(msg, "\n")] = '\0';
+  return gb_store_fail(s, what, msg);
+}
+
+static gb_err pg_connect(gb_store *s, const char *conninfo) {
+  PGconn *c = PQconnectdb(conninfo);
+  s->h = c;
+  if (!c || PQstatus(c) != CONNECTION_OK) return pg_fail(s, "cannot connect");
+  PQsetNoticeProcessor(c, pg_quiet, NULL);
+  PGresult *r = PQexec(c, "SET client_min_messages = warning");
+  gb_err e = PQresultStatus(r) == PGRES_COMMAND_OK ? GB_OK : pg_fail(s, "cannot set up the session");
+  PQclear(r);
+  return e;
+}
+
+/* Reads every result of the query sent: rows to fn, the count of changed
+ * rows to *changed; the first error is kept, the rest drained. */
+static gb_err pg_collect(gb_store *s, gb_sql_row_fn fn, void *ctx, size_t *changed) {
+  gb_err e = GB_OK;
+  PGresult *r;
+  enum { MAXV = 64 };
+  const char *val[MAXV];
+  while ((r = PQgetResult(s->h))) {
+    ExecStatusType st = PQresultStatus(r);
+    if (st == PGRES_SINGLE_TUPLE && fn && !e) {
+      int n = PQnfields(r);
+      if (n > MAXV) n = MAXV;
+      for (int i = 0; i < n; i++) val[i] = PQgetisnull(r, 0, i) ? NULL : PQgetvalue(r, 0, i);
+      e = fn(ctx, val, (size_t)n);
+    } else if (st == PGRES_COMMAND_OK && changed) {
+      *changed = (size_t)strtoull(PQcmdTuples(r), NULL, 10);
+    } else if (st != PGRES_SINGLE_TUPLE && st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK && !e) {
+      char msg[512];
+      snprintf(msg, sizeof msg, "%s", PQresultErrorMessage(r));
+      msg[strcspn(msg, "\n")] = '\0';
+      e = gb_store_fail(s, "query failed", msg);
+    }
+    PQclear(r);
+  }
+  return e;
+}
+
+static gb_err pg_query(gb_store *s, int slot, const char *sql, const char *const *param, size_t np,
+                       gb_sql_row_fn fn, void *ctx, size_t *changed) {
+  char name[16];
+  int sent;
+  if (slot >= 0) {
+    snprintf(name, sizeof name, "gb%d", slot);
+    if (!s->slot[slot]) {
+      PGresult *r = PQprepare(s->h, name, sql, (int)np, NULL);
+      gb_err e = PQresultStatus(r) == PGRES_COMMAND_OK ? GB_OK : pg_fail(s, "cannot prepare a statement");
+      PQclear(r);
+      if (e) return e;
+      s->slot[slot] = s; /* marks it prepared */
+    }
+    sent = PQsendQueryPrepared(s->h, name, (int)np, param, NULL, NULL, 0);
+  } else {
+    sent = PQsendQueryParams(s->h, sql, (int)np, NULL, param, NULL, NULL, 0);
+  }
+  if (!sent) return pg_fail(s, "cannot send a query");
+  if (fn) PQsetSingleRowMode(s->h);
+  return pg_collect(s, fn, ctx, changed);
+}
+
+static void pg_disconnect(gb_store *s) {
+  PQfinish(s->h);
+  s->h = NULL;
+  memset(s->slot, 0, sizeof s->slot);
+}
+
+const gb_store_drv gb_store_pg = {
+    .name = "postgresql",
+    .id_type = "BIGSERIAL PRIMARY KEY",
+    .begin = "BEGIN",
+    .connect = pg_connect,
+    .query = pg_query,
+    .disconnect = pg_disconnect,
+};

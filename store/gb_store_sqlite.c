@@ -1,0 +1,100 @@
+/* gb_store_sqlite: the store's SQLite engine (libsqlite3). One file in WAL
+ * mode, so readers never wait for a writer; writers take the file's lock at
+ * BEGIN IMMEDIATE and wait up to a minute for each other (busy timeout), so
+ * two processes appending to one file both finish. */
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gb_num.h"
+#include "gb_store_int.h"
+
+static gb_err sq_fail(gb_store *s, const char *what) {
+  return gb_store_fail(s, what, s->h ? sqlite3_errmsg(s->h) : "out of memory");
+}
+
+static gb_err sq_connect(gb_store *s, const char *path) {
+  sqlite3 *db = NULL;
+  int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+  s->h = db;
+  if (rc != SQLITE_OK) return sq_fail(s, "cannot open");
+  sqlite3_busy_timeout(db, 60000);
+  static const char *const k_setup[] = {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL",
+                                        "PRAGMA foreign_keys=OFF"};
+  for (size_t i = 0; i < sizeof k_setup / sizeof k_setup[0]; i++)
+    if (sqlite3_exec(db, k_setup[i], NULL, NULL, NULL) != SQLITE_OK) return sq_fail(s, k_setup[i]);
+  return GB_OK;
+}
+
+/* sql with $N turned into ?N (SQLite's numbered parameters). */
+static char *sq_sql(const char *sql) {
+  char *t = strdup(sql);
+  if (!t) return NULL;
+  for (char *p = t; *p; p++)
+    if (*p == '$' && p[1] >= '0' && p[1] <= '9') *p = '?';
+  return t;
+}
+
+/* One row's values as text; doubles written as the results file writes them. */
+static gb_err sq_row(sqlite3_stmt *st, gb_sql_row_fn fn, void *ctx) {
+  enum { MAXV = 64 };
+  const char *val[MAXV];
+  char num[MAXV][64];
+  int n = sqlite3_column_count(st);
+  if (n > MAXV) n = MAXV;
+  for (int i = 0; i < n; i++) {
+    switch (sqlite3_column_type(st, i)) {
+    case SQLITE_NULL: val[i] = NULL; break;
+    case SQLITE_FLOAT:
+      gb_fmt_double(num[i], sizeof num[i], sqlite3_column_double(st, i));
+      val[i] = num[i];
+      break;
+    default: val[i] = (const char *)sqlite3_column_text(st, i); break;
+    }
+  }
+  return fn(ctx, val, (size_t)n);
+}
+
+static gb_err sq_query(gb_store *s, int slot, const char *sql, const char *const *param, size_t np,
+                       gb_sql_row_fn fn, void *ctx, size_t *changed) {
+  sqlite3_stmt *st = slot >= 0 ? s->slot[slot] : NULL;
+  if (!st) {
+    char *t = sq_sql(sql);
+    if (!t) return gb_fail(GB_E_NOMEM, "out of memory");
+    int rc = sqlite3_prepare_v2(s->h, t, -1, &st, NULL);
+    free(t);
+    if (rc != SQLITE_OK) return sq_fail(s, "cannot prepare a statement");
+    if (slot >= 0) s->slot[slot] = st;
+  }
+  gb_err e = GB_OK;
+  for (size_t i = 0; i < np && !e; i++)
+    if (sqlite3_bind_text(st, (int)i + 1, param[i], -1, SQLITE_STATIC) != SQLITE_OK) e = sq_fail(s, "cannot bind");
+  int rc = SQLITE_DONE;
+  while (!e && (rc = sqlite3_step(st)) == SQLITE_ROW)
+    if (fn) e = sq_row(st, fn, ctx);
+  if (!e && rc != SQLITE_DONE) e = sq_fail(s, "query failed");
+  if (!e && changed) *changed = (size_t)sqlite3_changes(s->h);
+  sqlite3_reset(st);
+  sqlite3_clear_bindings(st);
+  if (slot < 0) sqlite3_finalize(st);
+  return e;
+}
+
+static void sq_disconnect(gb_store *s) {
+  for (int i = 0; i < GB_STORE_SLOTS; i++) {
+    sqlite3_finalize(s->slot[i]);
+    s->slot[i] = NULL;
+  }
+  sqlite3_close(s->h);
+  s->h = NULL;
+}
+
+const gb_store_drv gb_store_sqlite = {
+    .name = "sqlite",
+    .id_type = "INTEGER PRIMARY KEY",
+    .begin = "BEGIN IMMEDIATE",
+    .connect = sq_connect,
+    .query = sq_query,
+    .disconnect = sq_disconnect,
+};
