@@ -28,7 +28,13 @@ static const char *const k_step2[] = {
     "CREATE INDEX gb_runs_started ON gb_runs (started)",
     "CREATE INDEX gb_runs_campaign ON gb_runs (campaign, started)",
     NULL};
-static const char *const *const k_steps[GB_STORE_VERSION] = {k_step1, k_step2};
+/* the results format's columns 43 and 44: a grouped GEMM's group count and
+ * the fleet campaign id */
+static const char *const k_step3[] = {
+    "ALTER TABLE gb_rows ADD COLUMN \"groups\" BIGINT",
+    "ALTER TABLE gb_rows ADD COLUMN \"campaign\" TEXT",
+    NULL};
+static const char *const *const k_steps[GB_STORE_VERSION] = {k_step1, k_step2, k_step3};
 
 gb_err gb_store_fail(const gb_store *s, const char *what, const char *detail) {
   return gb_fail(GB_E_IO, "%s: %s: %s", s->name, what, detail);

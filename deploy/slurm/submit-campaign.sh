@@ -23,7 +23,7 @@ export GPUBENCH_RESULTS_DIR=$dir
 cd "$dir"
 campaign=$(sbatch --parsable "${part[@]}" --array=0-$((nodes - 1)) --export=ALL "$here/campaign.sbatch")
 campaign=${campaign%%;*}
-merge=$(sbatch --parsable "${part[@]}" --dependency=afterany:"$campaign" --export=ALL,GPUBENCH_CAMPAIGN="slurm-$campaign" "$here/merge.sbatch")
+merge=$(sbatch --parsable "${part[@]}" --dependency=afterany:"$campaign" --export=ALL "$here/merge.sbatch")
 merge=${merge%%;*}
 echo "campaign $campaign"
 echo "merge $merge"
