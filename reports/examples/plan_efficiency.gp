@@ -6,7 +6,7 @@ set decimalsign '.'
 set encoding utf8
 if (!exists('gb_png')) gb_png = 'plan_efficiency.png'
 set output gb_png
-set title 'Cost efficiency, best feasible configuration of each of 7 GPU types'
+set title 'Cost efficiency, best feasible configuration of each of 5 GPU types'
 set xlabel 'configuration (rank, GPUs, type, offer)'
 set ylabel 'efficiency (PFLOP/USD)'
 set grid back lc rgb '#dddddd'
@@ -16,13 +16,13 @@ set border 3
 set tics nomirror
 set style fill solid 0.85 border rgb '#333333'
 set boxwidth 0.760000 absolute
-set xrange [-0.6:6.6]
+set xrange [-0.6:4.6]
 set yrange [0:*]
 set offsets 0,0,graph 0.08,0
 set grid noxtics ytics
-set xtics ('#1 64x MI300X TensorWave on-demand' 0, '#122 24x B200 RunPod on-demand' 1, '#177 334x RTX4090 Vast.ai on-demand' 2, '#432 44x H100 RunPod on-demand' 3, '#1528 153x L40S RunPod on-demand' 4, '#1628 112x A100 Lambda on-demand' 5, '#2866 41x H200 RunPod on-demand' 6)
+set xtics ('#1 64x MI300X TensorWave on-demand' 0, '#122 24x B200 RunPod on-demand' 1, '#221 48x H100 RunPod on-demand' 2, '#383 120x A100 Lambda on-demand' 3, '#642 48x H200 RunPod on-demand' 4)
 set xtics rotate by 30 right
-set lmargin 28
+set lmargin 27
 set rmargin 3
 plot \
   'plan_efficiency.dat' index 0 using 1:2 with boxes lc 1 title 'efficiency (PFLOP/USD)', \
