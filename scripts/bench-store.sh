@@ -16,7 +16,7 @@
 # and the SQLite file between runs; default a temporary folder, removed).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
+cd "$root" || exit 2
 NODES=${NODES:-16} NIGHTS=${NIGHTS:-365} REPS=${REPS:-4} ENGINES=${ENGINES:-"sqlite postgresql"}
 build=${GB_BUILD_DIR:-build}
 cmake --build "$build" -j2 --target gpubench >/dev/null || exit 2

@@ -14,7 +14,7 @@
 # as a user; as root the cluster runs as the postgres user.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
+cd "$root" || exit 2
 passed=0 failed=0
 ok() { passed=$((passed + 1)); echo "PASS $*"; }
 bad() { failed=$((failed + 1)); echo "FAIL $*"; }
