@@ -118,7 +118,7 @@ static const char *const k_basis[] = {"cash", "amortized", NULL};
 #define NUM(name, m, lo_, hi_, open, help) \
   {name, 0, "VALUE", help, GB_OPT_DOUBLE, A(m), .lo = lo_, .hi = hi_, .bounds = (open) ? GB_OPT_LO_OPEN : 0u}
 static const gb_opt k_table[] = {
-    {"objective", 0, "COST|TIME|EFF", "rank by cost, time or efficiency (work per dollar) [default cost]",
+    {"objective", 0, "cost|time|efficiency", "rank by cost, time or efficiency (work per dollar) [default cost]",
      GB_OPT_CHOICE, A(objective), .choices = k_objectives, .group = "Planner options"},
     {"rank-by", 0, "LOW|MEDIAN|HIGH",
      "which end of each band ranks and meets the constraints (low = pessimistic) [default low]", GB_OPT_CHOICE,

@@ -80,6 +80,9 @@ static gb_err parse_row(const gb_csv_table *t, size_t r, const int *idx, const g
     if ((e = parse_money(file, line, "purchase_usd_per_gpu", cell[C_PURCHASE], GB_PURCHASE_MAX_USD_PER_GPU,
                          &p->purchase_usd_per_gpu)))
       return e;
+    if (p->purchase_usd_per_gpu < GB_PURCHASE_MIN_USD_PER_GPU)
+      return gb_fail(GB_E_INPUT, "%s:%ld: purchase_usd_per_gpu: %s is below %g USD per GPU; check the unit", file,
+                     line, cell[C_PURCHASE], GB_PURCHASE_MIN_USD_PER_GPU);
   } else {
     if (*cell[C_PURCHASE])
       return gb_fail(GB_E_INPUT, "%s:%ld: purchase_usd_per_gpu: must be empty on a %s row", file, line,

@@ -39,6 +39,9 @@ typedef struct gb_prices {
 /* Largest accepted values: above them a number is a typo or a unit slip. */
 #define GB_PRICE_MAX_USD_PER_GPU_HOUR 1000.0
 #define GB_PRICE_MIN_USD_PER_GPU_HOUR 0.01
+/* the cheapest GPU anyone sells is far above this: below it the unit is wrong
+ * (thousands of dollars, or cents) */
+#define GB_PURCHASE_MIN_USD_PER_GPU 50.0
 #define GB_PURCHASE_MAX_USD_PER_GPU 5e6
 #define GB_GPUS_PER_NODE_MAX 1024
 

@@ -29,6 +29,7 @@ static const struct {
     {"P,on-demand,FAST-SXM-100GB,8,2,,,s,V\n", ":2: date: not a date"},
     {"P,on-demand,FAST-SXM-100GB,8,2,,2099-01-01,s,V\n", ":2: date: 2099-01-01 is in the future"},
     {"P,on-demand,FAST-SXM-100GB,8,0.001,,2026-01-01,s,V\n", ":2: price_usd_per_gpu_hour: 0.001 is below 0.01"},
+    {"P,purchase,FAST-SXM-100GB,8,,1e-9,2026-01-01,s,V\n", ":2: purchase_usd_per_gpu: 1e-9 is below 50 USD"},
     {"P,on-demand,FAST-SXM-100GB,8,1000.5,,2026-01-01,s,V\n", ":2: price_usd_per_gpu_hour: absurd value 1000.5"},
     {"P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,,V\n", ":2: source: empty"},
     {"P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,X\n", ":2: confidence: \"X\""},
