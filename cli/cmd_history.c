@@ -26,6 +26,9 @@ static const gb_opt k_opts[] = {
      .max = 1000000},
     {"alpha", 0, "A", "accept a change when p <= A (default 0.001)", GB_OPT_DOUBLE, A(alpha), .lo = 0, .hi = 1,
      .bounds = GB_OPT_LO_OPEN | GB_OPT_HI_OPEN},
+    {"threshold", 0, "PCT", "smallest change ever reported, percent: a significant shift of\n"
+     "the segment means by less is not a change (default 2, as compare's)", GB_OPT_DOUBLE, A(threshold_pct),
+     .lo = 0, .hi = INFINITY},
     {"seed", 0, "N", "seed of the shuffles, for repeatable results (default 1)", GB_OPT_INT, A(seed), .min = 0,
      .max = INT64_MAX, GB_OPT_GIVEN(gb_history_args, seed_set)},
     {"all", 0, NULL, "list (and with --plot, plot) every series, not only those\nwith a change", GB_OPT_FLAG, A(all)},
@@ -152,7 +155,7 @@ static gb_err plot_history(const char *dir, const gb_history *h, bool all, size_
 
 int gb_history_parse_args(int argc, char **argv, gb_history_args *a) {
   memset(a, 0, sizeof *a);
-  a->alpha = NAN;
+  a->alpha = a->threshold_pct = NAN;
   return gb_opt_parse(&gb_history_cmd, argc, argv, a);
 }
 
@@ -170,6 +173,7 @@ int gb_cmd_history(int argc, char **argv) {
   if (a.permutations) opt.permutations = a.permutations;
   if (a.seed_set) opt.seed = a.seed;
   if (!isnan(a.alpha)) opt.alpha = a.alpha;
+  opt.min_effect_pct = isnan(a.threshold_pct) ? GB_HISTORY_THRESHOLD_PCT : a.threshold_pct;
   char **inputs = a.inputs;
   size_t ninputs = a.ninputs;
   bool all = a.all;

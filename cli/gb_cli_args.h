@@ -47,6 +47,7 @@ typedef struct gb_history_args {
   uint64_t seed;
   bool seed_set;
   double alpha; /* NaN when not given */
+  double threshold_pct; /* NaN when not given: GB_HISTORY_THRESHOLD_PCT */
   bool all;
   const char *store; /* --store URL: the operands are selections of it (store/gb_store.h) */
 } gb_history_args;

@@ -42,6 +42,9 @@ typedef struct gb_cp_options {
                          * a history must not cry wolf) */
   uint64_t seed;        /* shuffles' generator seed (default 1) */
   size_t max_changes;   /* stop after this many; 0 (the default): no cap, at most n / min_segment */
+  double min_effect_pct; /* history: a change whose segment means differ by less than this percent
+                          * is not reported (0: every significant change); default 0 here, the
+                          * CLI's default is compare's --threshold */
 } gb_cp_options;
 
 /* The defaults above. */

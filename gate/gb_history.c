@@ -242,6 +242,7 @@ gb_err gb_history_build(const gb_results *res, const gb_cp_options *opt, gb_hist
     o.seed = opt->seed ^ hash_str(s->key);
     if (s->n >= 2 * opt->min_segment) h->nanalyzed++;
     e = gb_changepoints(s->value, s->n, &o, s->changes, &s->nchanges);
+    if (!e) gb_history_drop_small(s, opt->min_effect_pct);
     if (!e) {
       s->fclass = (int)gb_desc_class(hr[i].row);
       assess(s, opt);
@@ -256,6 +257,42 @@ gb_err gb_history_build(const gb_results *res, const gb_cp_options *opt, gb_hist
   free(run_of_row);
   if (e) gb_history_free(h);
   return e;
+}
+
+static double seg_mean(const double *v, size_t lo, size_t hi) {
+  double sum = 0;
+  for (size_t i = lo; i < hi; i++) sum += v[i];
+  return sum / (double)(hi - lo);
+}
+
+/* The means either side of change c, over the segments between its
+ * neighbouring changes. */
+static void remean(gb_history_series *s, size_t c) {
+  size_t lo = c ? s->changes[c - 1].index : 0, mid = s->changes[c].index;
+  size_t hi = c + 1 < s->nchanges ? s->changes[c + 1].index : s->n;
+  s->changes[c].mean_before = seg_mean(s->value, lo, mid);
+  s->changes[c].mean_after = seg_mean(s->value, mid, hi);
+}
+
+void gb_history_drop_small(gb_history_series *s, double min_pct) {
+  if (!(min_pct > 0)) return;
+  for (;;) {
+    size_t worst = s->nchanges;
+    double least = min_pct;
+    for (size_t c = 0; c < s->nchanges; c++) {
+      double b = s->changes[c].mean_before, a = s->changes[c].mean_after;
+      double rel = fabs(a / b - 1) * 100; /* NaN (a zero mean) is kept */
+      if (rel < least) {
+        least = rel;
+        worst = c;
+      }
+    }
+    if (worst == s->nchanges) return;
+    memmove(&s->changes[worst], &s->changes[worst + 1], (s->nchanges - worst - 1) * sizeof *s->changes);
+    s->nchanges--;
+    if (worst > 0) remean(s, worst - 1);
+    if (worst < s->nchanges) remean(s, worst);
+  }
 }
 
 static int cmp_dbl(const void *a, const void *b) {

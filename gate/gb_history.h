@@ -53,6 +53,14 @@ typedef struct gb_history {
   size_t nanalyzed;       /* series long enough to test (>= 2 * min_segment points) */
 } gb_history;
 
+/* history's default minimum effect (--threshold), the gate's default threshold */
+#define GB_HISTORY_THRESHOLD_PCT 2.0
+
+/* Leaves out of s's changes those whose adjacent segment means differ by less
+ * than min_pct percent, the smallest first, the neighbours' means taken again
+ * over the merged segment after each; min_pct <= 0 leaves all. */
+void gb_history_drop_small(gb_history_series *s, double min_pct);
+
 /* Builds the history of res and runs the change-point test on every series.
  * Per series also: its noise, the smallest step it can flag (gb_cp_critical
  * with min_segment runs after the step) and the runs a 10% step needs, and

@@ -736,6 +736,49 @@ START_TEST(test_history_change_point) {
 }
 END_TEST
 
+/* --threshold: a significant shift smaller than the minimum effect is no
+ * change; the neighbours' means are taken again over the merged segment. */
+START_TEST(test_history_min_effect) {
+  double v[15];
+  for (int i = 0; i < 15; i++) v[i] = i < 5 ? 100 : i < 10 ? 101 : 120;
+  gb_change_point cp[2] = {{.index = 5, .mean_before = 100, .mean_after = 101},
+                           {.index = 10, .mean_before = 101, .mean_after = 120}};
+  gb_history_series s = {.n = 15, .value = v, .nchanges = 2, .changes = cp};
+  gb_history_drop_small(&s, 0); /* 0: every change stays */
+  ck_assert_uint_eq(s.nchanges, 2);
+  gb_history_drop_small(&s, 2.0);
+  ck_assert_uint_eq(s.nchanges, 1);
+  ck_assert_uint_eq(s.changes[0].index, 10);
+  ck_assert_double_eq_tol(s.changes[0].mean_before, 100.5, 1e-12);
+  ck_assert_double_eq_tol(s.changes[0].mean_after, 120, 1e-12);
+  gb_history_drop_small(&s, 25.0); /* a 19.4% step under a 25% minimum */
+  ck_assert_uint_eq(s.nchanges, 0);
+  /* the 8% drop of write_history: kept at 5%, gone at 10% */
+  const char *d = gb_test_tmpdir();
+  char dir[4200];
+  snprintf(dir, sizeof dir, "%s", d);
+  write_history(dir, 30, 20);
+  char *inputs[] = {dir};
+  char **paths;
+  size_t npaths;
+  ck_assert_int_eq(gb_history_collect_paths(inputs, 1, &paths, &npaths), GB_OK);
+  gb_results res = {0};
+  for (size_t i = 0; i < npaths; i++) ck_assert_int_eq(gb_results_read(paths[i], &res), GB_OK);
+  gb_cp_options o = gb_cp_defaults();
+  const double min_pct[2] = {5, 10};
+  const size_t changed[2] = {1, 0};
+  for (int k = 0; k < 2; k++) {
+    o.min_effect_pct = min_pct[k];
+    gb_history h;
+    ck_assert_int_eq(gb_history_build(&res, &o, &h), GB_OK);
+    ck_assert_uint_eq(h.nchanged, changed[k]);
+    gb_history_free(&h);
+  }
+  gb_results_free(&res);
+  gb_history_free_paths(paths, npaths);
+}
+END_TEST
+
 START_TEST(test_history_noise_only) {
   const char *d = gb_test_tmpdir();
   char dir[4200];
@@ -1030,6 +1073,7 @@ static Suite *suite(void) {
   tc = tcase_create("history");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_history_change_point);
+  tcase_add_test(tc, test_history_min_effect);
   tcase_add_test(tc, test_history_short_step);
   tcase_add_test(tc, test_history_no_cap);
   tcase_add_test(tc, test_history_drift);
