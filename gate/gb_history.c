@@ -96,8 +96,14 @@ static gb_err find_runs(const gb_results *res, gb_history *h, size_t *run_of_row
     while (slot[k] && strcmp(h->runs[slot[k] - 1].run_id, r->run_id) != 0) k = (k + 1) & (cap - 1);
     if (!slot[k]) {
       slot[k] = ++h->nruns;
-      h->runs[h->nruns - 1].run_id = r->run_id;
-      h->runs[h->nruns - 1].timestamp = r->timestamp;
+      gb_history_run *hr = &h->runs[h->nruns - 1];
+      hr->run_id = r->run_id;
+      hr->timestamp = r->timestamp;
+      hr->gpu_uuid = r->gpu_uuid;
+      hr->host = r->host;
+      hr->driver = r->driver;
+      hr->cuda = r->cuda;
+      hr->git_sha = r->git_sha;
     } else if (strcmp(r->timestamp, h->runs[slot[k] - 1].timestamp) < 0) {
       h->runs[slot[k] - 1].timestamp = r->timestamp;
     }
@@ -309,6 +315,35 @@ static const char *one_line(gb_buf *b, const char *s, gb_err *e) {
   return *e ? "" : b->data;
 }
 
+bool gb_history_env_change(const gb_history_run *a, const gb_history_run *b, char *buf, size_t n) {
+  const struct {
+    const char *name, *x, *y;
+  } f[] = {{"GPU", a->gpu_uuid, b->gpu_uuid}, {"host", a->host, b->host}, {"driver", a->driver, b->driver},
+           {"CUDA", a->cuda, b->cuda},        {"build", a->git_sha, b->git_sha}};
+  size_t off = 0;
+  if (n) buf[0] = '\0';
+  for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+    if (!f[i].x || !f[i].y || !*f[i].x || !*f[i].y || strcmp(f[i].x, f[i].y) == 0) continue;
+    int w = snprintf(buf + off, off < n ? n - off : 0, "%s%s %s -> %s", off ? ", " : "", f[i].name, f[i].x, f[i].y);
+    if (w > 0) off += (size_t)w;
+    if (off >= n) off = n ? n - 1 : 0;
+  }
+  return n && buf[0];
+}
+
+/* The environment events: one line per pair of successive runs whose
+ * environments differ. */
+static gb_err format_events(const gb_history *h, gb_buf *t, gb_err *esc, gb_buf *out) {
+  gb_err e = GB_OK;
+  char what[1024];
+  for (size_t i = 1; i < h->nruns && !e; i++) {
+    if (!gb_history_env_change(&h->runs[i - 1], &h->runs[i], what, sizeof what)) continue;
+    e = gb_buf_printf(out, "event   run %s (%s): %s\n", one_line(&t[0], h->runs[i].run_id, esc),
+                      one_line(&t[1], h->runs[i].timestamp, esc), one_line(&t[2], what, esc));
+  }
+  return e;
+}
+
 gb_err gb_history_format_text(const gb_history *h, bool all, gb_buf *out) {
   gb_err e = GB_OK;
   gb_buf t[4] = {{0}};
@@ -339,15 +374,21 @@ gb_err gb_history_format_text(const gb_history *h, bool all, gb_buf *out) {
       const gb_history_run *prev = &h->runs[s->run[cp->index - 1]];
       double pct = (cp->mean_after / cp->mean_before - 1.0) * 100.0;
       const char *how = s->direction == 0 ? "changed" : (pct * s->direction < 0 ? "worse" : "better");
+      char env[1024];
+      bool at_env = gb_history_env_change(prev, run, env, sizeof env);
       e = gb_buf_printf(out,
-                        "change  %s: shifted at run %s (%s, point %zu of %zu, after run %s): mean %.6g -> %.6g "
-                        "(%+.2f%%, %s), p=%.3g\n",
-                        one_line(&t[0], s->key, &esc), one_line(&t[1], run->run_id, &esc),
-                        one_line(&t[2], run->timestamp, &esc), cp->index + 1, s->n,
-                        one_line(&t[3], prev->run_id, &esc), cp->mean_before,
-                        cp->mean_after, pct, how, cp->p_value);
+                        "%s %s: shifted at run %s (%s, point %zu of %zu, after run %s): mean %.6g -> %.6g "
+                        "(%+.2f%%, %s), p=%.3g",
+                        at_env ? "env    " : "change ", one_line(&t[0], s->key, &esc),
+                        one_line(&t[1], run->run_id, &esc), one_line(&t[2], run->timestamp, &esc), cp->index + 1,
+                        s->n, one_line(&t[3], prev->run_id, &esc), cp->mean_before, cp->mean_after, pct, how,
+                        cp->p_value);
+      if (!e && at_env) /* the environment changed there: not a performance change of one setup */
+        e = gb_buf_printf(out, "; at an environment change: %s", one_line(&t[0], env, &esc));
+      if (!e) e = gb_buf_puts(out, "\n");
     }
   }
+  if (!e) e = format_events(h, t, &esc, out);
   if (!e)
     e = gb_buf_printf(out,
                       "history: %zu runs, %zu series, %zu long enough to test, %zu with a change point, %zu "

@@ -20,6 +20,10 @@
 typedef struct gb_history_run {
   const char *run_id;
   const char *timestamp; /* earliest of the run's rows */
+  /* the environment, from the run's first row ("" where not recorded): a
+   * change of any of these between two runs is an event, not a performance
+   * change */
+  const char *gpu_uuid, *host, *driver, *cuda, *git_sha;
 } gb_history_run;
 
 typedef struct gb_history_series {
@@ -82,6 +86,11 @@ void gb_history_free(gb_history *h);
  * saying the smallest step the history can flag and how many runs after it
  * that takes, and a 10% step's runs. */
 gb_err gb_history_format_text(const gb_history *h, bool all, gb_buf *out);
+
+/* What differs between two runs' environments ("GPU A -> B, driver C -> D"),
+ * values compared only where both runs recorded them; "" when nothing
+ * differs. Returns whether something does. */
+bool gb_history_env_change(const gb_history_run *a, const gb_history_run *b, char *buf, size_t n);
 
 /* Expands the command line's inputs: a directory contributes its *.csv files
  * (sorted by name, not recursive), a file itself. *paths (malloc'd strings in

@@ -779,6 +779,48 @@ START_TEST(test_history_min_effect) {
 }
 END_TEST
 
+/* A driver change at the run where a figure shifts: an event line, and the
+ * change marked as at an environment change rather than reported as a plain
+ * performance change. */
+START_TEST(test_history_env_change) {
+  const char *d = gb_test_tmpdir();
+  for (int r = 0; r < 30; r++) {
+    char path[4200], run[16], ts[32];
+    snprintf(path, sizeof path, "%.4000s/run%02d.csv", d, r);
+    snprintf(run, sizeof run, "run%02d", r);
+    snprintf(ts, sizeof ts, "2026-11-%02dT08:00:00Z", r + 1);
+    gen_spec g = {run, ts, r >= 20 ? "590.10.01" : "580.159.04", 6, 3, 0.005, r >= 20 ? 3 : -1, 0.92,
+                  1000 + (uint64_t)r, false};
+    gen_csv(path, &g);
+  }
+  char *inputs[] = {(char *)d};
+  char **paths;
+  size_t npaths;
+  ck_assert_int_eq(gb_history_collect_paths(inputs, 1, &paths, &npaths), GB_OK);
+  gb_results res = {0};
+  for (size_t i = 0; i < npaths; i++) ck_assert_int_eq(gb_results_read(paths[i], &res), GB_OK);
+  gb_cp_options o = gb_cp_defaults();
+  gb_history h;
+  ck_assert_int_eq(gb_history_build(&res, &o, &h), GB_OK);
+  char what[256];
+  ck_assert(!gb_history_env_change(&h.runs[0], &h.runs[1], what, sizeof what));
+  ck_assert(gb_history_env_change(&h.runs[19], &h.runs[20], what, sizeof what));
+  ck_assert_str_eq(what, "driver 580.159.04 -> 590.10.01");
+  gb_buf t = {0};
+  ck_assert_int_eq(gb_history_format_text(&h, false, &t), GB_OK);
+  gb_buf_append(&t, "", 1);
+  ck_assert_ptr_nonnull(strstr(t.data, "event   run run20 (2026-11-21T08:00:00Z): driver 580.159.04 -> 590.10.01\n"));
+  ck_assert_ptr_nonnull(strstr(t.data, "env     H200-SXM-141GB x1 membw/case003 fp32 bytes=1048576 gbps: shifted at "
+                                       "run run20"));
+  ck_assert_ptr_nonnull(strstr(t.data, "; at an environment change: driver 580.159.04 -> 590.10.01\n"));
+  ck_assert_ptr_null(strstr(t.data, "\nchange  "));
+  gb_buf_free(&t);
+  gb_history_free(&h);
+  gb_results_free(&res);
+  gb_history_free_paths(paths, npaths);
+}
+END_TEST
+
 START_TEST(test_history_noise_only) {
   const char *d = gb_test_tmpdir();
   char dir[4200];
@@ -1074,6 +1116,7 @@ static Suite *suite(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_history_change_point);
   tcase_add_test(tc, test_history_min_effect);
+  tcase_add_test(tc, test_history_env_change);
   tcase_add_test(tc, test_history_short_step);
   tcase_add_test(tc, test_history_no_cap);
   tcase_add_test(tc, test_history_drift);
