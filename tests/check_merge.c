@@ -79,6 +79,7 @@ START_TEST(test_merge_order) {
   }
   gb_results_free(&res);
   gb_buf_free(&b);
+  gb_merge_stats_free(&st);
 }
 END_TEST
 
@@ -100,12 +101,14 @@ START_TEST(test_merge_dedup) {
   ck_assert_int_eq(gb_test_write(merged, b.data, b.len), 0);
   const char *again[] = {merged, g_a, g_b};
   gb_buf b2 = {0};
+  gb_merge_stats_free(&st);
   ck_assert_int_eq(gb_merge_files(again, 3, NULL, &b2, &st), GB_OK);
   ck_assert_uint_eq(st.rows_out, 5);
   ck_assert_uint_eq(b2.len, b.len);
   ck_assert_int_eq(memcmp(b.data, b2.data, b.len), 0);
   gb_buf_free(&b);
   gb_buf_free(&b2);
+  gb_merge_stats_free(&st);
 }
 END_TEST
 
@@ -122,6 +125,7 @@ START_TEST(test_merge_same_case_other_run_kept) {
   ck_assert_uint_eq(st.rows_out, 6);
   ck_assert_uint_eq(st.duplicates, 0);
   gb_buf_free(&b);
+  gb_merge_stats_free(&st);
 }
 END_TEST
 
@@ -143,6 +147,7 @@ START_TEST(test_merge_conflict) {
   ck_assert_double_eq(res.rows[0].value, 4001); /* the first kept */
   gb_results_free(&res);
   gb_buf_free(&b);
+  gb_merge_stats_free(&st);
 }
 END_TEST
 
@@ -181,6 +186,7 @@ START_TEST(test_merge_schema_mismatch) {
   ck_assert_uint_eq(b.len, 0);
   /* and the other way round: a column the first file lacks */
   const char *rev[] = {d, g_a};
+  gb_merge_stats_free(&st);
   ck_assert_int_eq(gb_merge_files(rev, 2, NULL, &b, &st), GB_E_INPUT);
   ck_assert_ptr_nonnull(strstr(gb_errmsg(), "node0.csv:1: column 'settings' is not in"));
   ck_assert_uint_eq(b.len, 0);
@@ -190,6 +196,7 @@ START_TEST(test_merge_schema_mismatch) {
   ck_assert_int_eq(gb_test_write(bad, "not,a,results,file\n1,2,3,4\n", 27), 0);
   const char *withbad[] = {g_a, bad};
   /* a file that does not read is skipped with its reason; the rest merges */
+  gb_merge_stats_free(&st);
   ck_assert_int_eq(gb_merge_files(withbad, 2, NULL, &b, &st), GB_OK);
   ck_assert_uint_eq(st.unreadable, 1);
   ck_assert_ptr_nonnull(strstr(st.skips.data, "bad.csv"));
@@ -220,6 +227,7 @@ START_TEST(test_merge_column_order) {
   gb_buf_free(&h);
   gb_results_free(&res);
   gb_buf_free(&b);
+  gb_merge_stats_free(&st);
 }
 END_TEST
 
@@ -326,6 +334,7 @@ START_TEST(test_merge_one_campaign) {
   ck_assert_ptr_nonnull(strstr(st.skips.data, "node1.csv: campaign \"job-100\""));
   gb_merge_stats_free(&st);
   gb_buf_free(&b);
+  gb_merge_stats_free(&st);
   ck_assert_int_eq(gb_merge_files(paths, 3, "job-100", &b, &st), GB_OK);
   ck_assert_uint_eq(st.rows_out, 2);
   gb_merge_stats_free(&st);
