@@ -45,19 +45,20 @@ cp "$build/gpubench" "$dest/"
 # in a copied build (DIR/data/noise/floors.csv: gate/gb_noise.h)
 mkdir -p "$dest/data/noise"
 cp "$root/data/noise/floors.csv" "$dest/data/noise/"
-# `gpubench monitor` links libmicrohttpd (and through it gnutls), which the
-# GPU machine may lack: carry it and every library it needs but glibc's into
-# lib/, where the program's rpath ($ORIGIN/lib, GB_CARRY_LIBS) looks first
+# `gpubench monitor` links libmicrohttpd (and through it gnutls), the results
+# store libsqlite3 and libpq (and through it OpenSSL, Kerberos, LDAP), which
+# the GPU machine may lack: carry them and every library they need but
+# glibc's into lib/, where the program's rpath ($ORIGIN/lib, GB_CARRY_LIBS)
+# looks first
 mkdir -p "$dest/lib"
-mhd=$(ldd "$build/gpubench" | awk '$1 ~ /^libmicrohttpd/ {print $3}')
-if [ -n "$mhd" ]; then
-  for lib in "$mhd" $(ldd "$mhd" | awk '$3 ~ /^\// {print $3}'); do
+for carried in $(ldd "$build/gpubench" | awk '$1 ~ /^lib(microhttpd|sqlite3|pq)\./ {print $3}'); do
+  for lib in "$carried" $(ldd "$carried" | awk '$3 ~ /^\// {print $3}'); do
     case $(basename "$lib") in
       libc.so.* | libm.so.* | libpthread.so.* | libdl.so.* | librt.so.* | ld-linux*) ;;
       *) cp -L "$lib" "$dest/lib/$(basename "$lib")" ;;
     esac
   done
-fi
+done
 # the lab build's kernel tracer with the CUPTI it was built against, which
 # its rpath ($ORIGIN) finds there
 if [ "$tools" = 1 ] && [ -f "$build/tools/libgb_ktrace.so" ]; then
