@@ -736,6 +736,14 @@ START_TEST(test_history_change_point) {
 }
 END_TEST
 
+/* Reads every results file of dir into res, in name order; the paths
+ * (which res's rows point into) are freed with gb_history_free_paths. */
+static void read_history_dir(const char *dir, gb_results *res, char ***paths, size_t *npaths) {
+  char *inputs[] = {(char *)dir};
+  ck_assert_int_eq(gb_history_collect_paths(inputs, 1, paths, npaths), GB_OK);
+  for (size_t i = 0; i < *npaths; i++) ck_assert_int_eq(gb_results_read((*paths)[i], res), GB_OK);
+}
+
 /* --threshold: a significant shift smaller than the minimum effect is no
  * change; the neighbours' means are taken again over the merged segment. */
 START_TEST(test_history_min_effect) {
@@ -755,15 +763,11 @@ START_TEST(test_history_min_effect) {
   ck_assert_uint_eq(s.nchanges, 0);
   /* the 8% drop of write_history: kept at 5%, gone at 10% */
   const char *d = gb_test_tmpdir();
-  char dir[4200];
-  snprintf(dir, sizeof dir, "%s", d);
-  write_history(dir, 30, 20);
-  char *inputs[] = {dir};
+  write_history(d, 30, 20);
   char **paths;
   size_t npaths;
-  ck_assert_int_eq(gb_history_collect_paths(inputs, 1, &paths, &npaths), GB_OK);
   gb_results res = {0};
-  for (size_t i = 0; i < npaths; i++) ck_assert_int_eq(gb_results_read(paths[i], &res), GB_OK);
+  read_history_dir(d, &res, &paths, &npaths);
   gb_cp_options o = gb_cp_defaults();
   const double min_pct[2] = {5, 10};
   const size_t changed[2] = {1, 0};
@@ -793,12 +797,10 @@ START_TEST(test_history_env_change) {
                   1000 + (uint64_t)r, false};
     gen_csv(path, &g);
   }
-  char *inputs[] = {(char *)d};
   char **paths;
   size_t npaths;
-  ck_assert_int_eq(gb_history_collect_paths(inputs, 1, &paths, &npaths), GB_OK);
   gb_results res = {0};
-  for (size_t i = 0; i < npaths; i++) ck_assert_int_eq(gb_results_read(paths[i], &res), GB_OK);
+  read_history_dir(d, &res, &paths, &npaths);
   gb_cp_options o = gb_cp_defaults();
   gb_history h;
   ck_assert_int_eq(gb_history_build(&res, &o, &h), GB_OK);
