@@ -194,24 +194,28 @@ static gb_err coll_rows(const gb_run_ctx *ctx, const coll_state *st, const gb_ca
   if (n == 1) {
     double f1 = gb_coll_busbw_factor(coll, 1);
     char factor[160] = "; busbw is 0 on one GPU by definition";
-    if (f1 != 0) gb_snprintf_c(factor, sizeof factor, "; %s busbw factor is %g (nccl-tests), also on one GPU", d->name, f1);
+    if (f1 != 0)
+      gb_snprintf_c(factor, sizeof factor, "; %s busbw factor is %g (nccl-tests), also on one GPU: busbw = algbw",
+                    d->name, f1);
     snprintf(one_gpu_note, sizeof one_gpu_note, "%s%s", factor,
              cmd->inplace ? "; one rank in place: NCCL moves no data, the time is its enqueue only" : "");
   }
+  char api[96] = "";
+  if (d->api) snprintf(api, sizeof api, " through %s", d->api());
   char detail[2048];
   snprintf(detail, sizeof detail,
-           "NCCL %s; %s%s; %s; %lld %s elements per rank; %d rank%s (%s); check: %llu of %llu elements wrong; "
+           "NCCL %s; %s%s%s; %s; %lld %s elements per rank; %d rank%s (%s); check: %llu of %llu elements wrong; "
            "warm-up %lld ops, %lld samples x %lld ops, time per op of the slowest rank (CUDA events), median of "
            "samples%s; %s",
-           st->nccl_version, d->name, d->op_note, cmd->inplace ? "in-place" : "out-of-place", (long long)cmd->count,
-           gb_coll_dtype_name((gb_coll_dtype)cmd->dtype), n, n == 1 ? "" : "s",
+           st->nccl_version, d->name, d->op_note, api, cmd->inplace ? "in-place" : "out-of-place",
+           (long long)cmd->count, gb_coll_dtype_name((gb_coll_dtype)cmd->dtype), n, n == 1 ? "" : "s",
            st->mp ? "one process per GPU" : "one process driving every GPU", (unsigned long long)res->wrong,
            (unsigned long long)res->checked, (long long)cmd->warmup, (long long)cmd->samples, (long long)cmd->ops,
            one_gpu_note, st->env_note);
   (void)ctx;
   const double *vals[GB_COLL_NMETRICS] = {us, alg, bus};
   for (int m = 0; m < GB_COLL_NMETRICS; m++) {
-    if (m == GB_COLL_BUSBW && n == 1 && !st->opts.trivial) continue; /* busbw on one GPU: meaningless (gb_desc) */
+    if (m == GB_COLL_BUSBW && !gb_coll_busbw_written(coll, n, st->opts.trivial)) continue; /* 0 by definition */
     /* metric, unit and direction: the registry's (core/gb_registry.def) */
     const gb_metric_desc *md = gb_desc_metric("collective", gb_coll_metrics[m]);
     if (!md) return gb_fail(GB_E_INTERNAL, "collective: metric %s is not in core/gb_registry.def", gb_coll_metrics[m]);

@@ -89,6 +89,9 @@ typedef struct gb_coll_desc {
                           dtypes at the quick sizes (others: fp32 at the quick sizes) */
   bool one_rank_trivial; /* with one rank its figures mean nothing (gb_desc): planned
                           only with trivial=1 */
+  /* The NCCL call it makes, where the library decides it (NULL: the one
+     call its name says); the rows' detail names it. */
+  const char *(*api)(void);
   /* Enqueues this rank's part on its stream; an ncclResult_t (0: success). */
   int (*enqueue)(const gb_coll_call *c);
 } gb_coll_desc;
@@ -124,6 +127,13 @@ bool gb_coll_dtype_parse(const char *s, gb_coll_dtype *out);
  * broadcast and sendrecv. So busbw is 0 on one GPU except for broadcast and
  * sendrecv, where nccl-tests keeps 1. NAN for a bad c or n. */
 double gb_coll_busbw_factor(gb_coll c, int n);
+
+/* Whether a case of c on n ranks writes a busbw_gbps row: always with
+ * trivial (collective.trivial=1), else unless its factor is 0 (one rank of
+ * all_reduce, reduce_scatter, all_gather, alltoall: 0 by definition).
+ * sendrecv and broadcast keep factor 1 on one rank, as nccl-tests prints
+ * them, so their busbw row (= algbw) is written there too. */
+bool gb_coll_busbw_written(gb_coll c, int n, bool trivial);
 
 /* Per-rank element count nccl-tests uses for a sweep size of size_bytes
  * (the largest buffer of the operation): all_reduce, broadcast and sendrecv

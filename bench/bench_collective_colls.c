@@ -29,9 +29,38 @@ static int broadcast_enqueue(const gb_coll_call *c) {
   return (int)ncclBroadcast(c->send, c->recv, c->count, CALL_TYPE(c), 0, CALL_COMM(c), CALL_STREAM(c));
 }
 
-/* nccl-tests src/alltoall.cu RunColl (its send/recv form): block r of the
- * send buffer to rank r, rank r's block into block r of the receive buffer. */
+/* NCCL 2.28 added ncclAlltoAll; nccl-tests src/alltoall.cu RunColl calls it
+ * whenever the library it runs on is 2.28 or later, and falls back to the
+ * grouped send/recv form below otherwise. gpubench does the same, so its
+ * alltoall is the operation nccl-tests' alltoall_perf times. The reference
+ * is weak, as in nccl-tests: a library without the symbol still loads. */
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+#pragma weak ncclAlltoAll
+#define COLL_HAVE_ALLTOALL 1
+#else
+#define COLL_HAVE_ALLTOALL 0
+#endif
+
+static bool alltoall_native(void) {
+#if COLL_HAVE_ALLTOALL
+  int v = 0;
+  return ncclAlltoAll != NULL && ncclGetVersion(&v) == ncclSuccess && v >= NCCL_VERSION(2, 28, 0);
+#else
+  return false;
+#endif
+}
+
+static const char *alltoall_api(void) {
+  return alltoall_native() ? "ncclAlltoAll" : "ncclSend/ncclRecv to every rank in one group";
+}
+
+/* Block r of the send buffer to rank r, rank r's block into block r of the
+ * receive buffer. */
 static int alltoall_enqueue(const gb_coll_call *c) {
+#if COLL_HAVE_ALLTOALL
+  if (alltoall_native())
+    return (int)ncclAlltoAll(c->send, c->recv, c->count, CALL_TYPE(c), CALL_COMM(c), CALL_STREAM(c));
+#endif
   size_t block = c->count * c->elem_bytes;
   ncclResult_t r = ncclGroupStart();
   for (int peer = 0; peer < c->nranks && r == ncclSuccess; peer++) {
@@ -69,7 +98,7 @@ const gb_coll_desc gb_coll_table[] = {
      .one_rank_trivial = true, .enqueue = broadcast_enqueue},
     {.name = "alltoall", .op_note = "", .split = true, .align_bytes = 16, .send_n = true, .recv_n = true,
      .bus_ring = 1, .root = -1, .check = {.src_block = true, .idx_block = true, .idx_mod = true},
-     .enqueue = alltoall_enqueue},
+     .api = alltoall_api, .enqueue = alltoall_enqueue},
     {.name = "sendrecv", .op_note = " to rank+1, from rank-1", .bus_flat = 1, .root = -1,
      .check = {.src_self = true, .src_shift = -1}, .enqueue = sendrecv_enqueue},
 };

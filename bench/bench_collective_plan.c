@@ -65,6 +65,11 @@ double gb_coll_busbw_factor(gb_coll c, int n) {
   return d->bus_ring * (double)(n - 1) / n + d->bus_flat;
 }
 
+bool gb_coll_busbw_written(gb_coll c, int n, bool trivial) {
+  double f = gb_coll_busbw_factor(c, n);
+  return !isnan(f) && (trivial || f != 0);
+}
+
 int64_t gb_coll_count_for_size(gb_coll c, int64_t size_bytes, int typesize, int n) {
   const gb_coll_desc *d = gb_coll_desc_of(c);
   if (!d || size_bytes < 1 || typesize < 1 || n < 1) return 0;
@@ -431,8 +436,9 @@ static bool same_group(const gb_row *a, const gb_row *b) {
   return a->gpu_count == b->gpu_count && strcmp(a->case_name, b->case_name) == 0 && strcmp(a->dtype, b->dtype) == 0;
 }
 
-/* The table's rows are the algbw ones: busbw rows are not written on one GPU
- * (0 by definition) unless trivial=1. */
+/* The table's rows are the algbw ones: busbw rows are not written where
+ * busbw is 0 by definition (one GPU, factor (n-1)/n) unless trivial=1
+ * (gb_coll_busbw_written). */
 static bool is_algbw(const gb_row *r) {
   return strcmp(r->benchmark, "collective") == 0 && strcmp(r->metric, "algbw_gbps") == 0 && r->bytes != GB_NA;
 }

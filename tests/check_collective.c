@@ -53,6 +53,25 @@ START_TEST(test_busbw_factor) {
 }
 END_TEST
 
+/* Which cases write a busbw row: where busbw is 0 by definition (one GPU,
+ * factor (n-1)/n) only with trivial=1; sendrecv and broadcast keep factor 1
+ * on one GPU (nccl-tests prints busbw = algbw there), so they write it, as
+ * their detail says. */
+START_TEST(test_busbw_written) {
+  ck_assert(gb_coll_busbw_written(C("sendrecv"), 1, false));
+  ck_assert(gb_coll_busbw_written(C("broadcast"), 1, false));
+  ck_assert(!gb_coll_busbw_written(C("alltoall"), 1, false));
+  ck_assert(!gb_coll_busbw_written(C("all_reduce"), 1, false));
+  ck_assert(!gb_coll_busbw_written(C("reduce_scatter"), 1, false));
+  ck_assert(!gb_coll_busbw_written(C("all_gather"), 1, false));
+  ck_assert(gb_coll_busbw_written(C("all_reduce"), 1, true));
+  ck_assert(gb_coll_busbw_written(C("alltoall"), 2, false));
+  ck_assert(gb_coll_busbw_written(C("all_reduce"), 8, false));
+  ck_assert(!gb_coll_busbw_written(gb_coll_count(), 2, true));
+  ck_assert(!gb_coll_busbw_written(C("sendrecv"), 0, true));
+}
+END_TEST
+
 START_TEST(test_bytes_and_bw) {
   const int64_t gib = (int64_t)1 << 30;
   /* all_reduce fp32 1 GiB on 8 ranks: count = 2^30/4 = 268435456 per rank, S = 1 GiB */
@@ -484,6 +503,23 @@ START_TEST(test_summary) {
   ck_assert_ptr_nonnull(strstr(text, "104.80"));
   ck_assert_ptr_nonnull(strstr(text, "busbw is 0 on one GPU by definition"));
   free(text);
+  /* sendrecv on one GPU: its busbw row (factor 1) is printed, unmarked */
+  for (int i = 0; i < 6; i++) {
+    rows[i].case_name = "sendrecv_outofplace";
+    rows[i].gpu_count = 1;
+    rows[i].bytes = (int64_t)1 << 30;
+  }
+  rows[0].metric = "algbw_gbps";
+  rows[0].value = 1816.0;
+  rows[1].metric = "busbw_gbps";
+  rows[1].value = 1816.0;
+  text = NULL;
+  fp = open_memstream(&text, &len);
+  gb_coll_summary_print(rows, 2, fp);
+  fclose(fp);
+  ck_assert_ptr_nonnull(strstr(text, "1816.00      1816.00  ok\n"));
+  ck_assert_ptr_null(strstr(text, "by definition"));
+  free(text);
   text = NULL;
   fp = open_memstream(&text, &len);
   gb_coll_summary_print(rows, 0, fp);
@@ -762,6 +798,7 @@ static Suite *suite(void) {
   Suite *s = suite_create("collective");
   TCase *acc = tcase_create("accounting");
   tcase_add_loop_test(acc, test_busbw_factor, 0, (int)(sizeof k_factors / sizeof k_factors[0]));
+  tcase_add_test(acc, test_busbw_written);
   tcase_add_test(acc, test_bytes_and_bw);
   tcase_add_test(acc, test_names);
   tcase_add_test(acc, test_registry_and_table);

@@ -119,12 +119,16 @@ static gb_rowset run_bench(const int *devs, int ndev, const char *opts, gb_profi
   return rows;
 }
 
-/* per_case: 3 rows (time, algbw, busbw), or 2 on one GPU where busbw (0 by
- * definition) is left out unless collective.trivial=1 */
-static void assert_rows_ok(const gb_rowset *rows, size_t ncases, size_t per_case, const char *case_suffix) {
-  ck_assert_uint_eq(rows->n, per_case * ncases);
+/* Every row ok and checked; per case 3 rows (time, algbw, busbw), or 2
+ * where busbw is 0 by definition (one GPU, factor (n-1)/n) and left out
+ * unless collective.trivial=1 (gb_coll_busbw_written). */
+static void assert_rows_ok(const gb_rowset *rows, size_t ncases, const char *case_suffix, bool trivial) {
+  size_t expect = 0;
   for (size_t i = 0; i < rows->n; i++) {
     const gb_row *r = &rows->v[i];
+    gb_coll c;
+    ck_assert(gb_coll_of_case(r->case_name, &c));
+    if (strcmp(r->metric, "time_us") == 0) expect += gb_coll_busbw_written(c, r->gpu_count, trivial) ? 3 : 2;
     ck_assert_msg(r->status == GB_STATUS_OK, "%s %s %lld B: %s", r->case_name, r->metric, (long long)r->bytes,
                   r->detail);
     ck_assert_ptr_nonnull(strstr(r->case_name, case_suffix));
@@ -133,6 +137,31 @@ static void assert_rows_ok(const gb_rowset *rows, size_t ncases, size_t per_case
     ck_assert(r->value >= 0 && isfinite(r->value));
     ck_assert_int_eq(r->samples, 3);
   }
+  ck_assert_uint_eq(rows->n, expect);
+  ck_assert_uint_le(2 * ncases, rows->n);
+}
+
+/* A one-GPU sendrecv's busbw row (factor 1, as nccl-tests prints it) is its
+ * algbw, and its detail says so; alltoall names the NCCL call it made. */
+static void assert_one_gpu_p2p_rows(const gb_rowset *rows) {
+  size_t busbw = 0;
+  for (size_t i = 0; i < rows->n; i++) {
+    const gb_row *r = &rows->v[i];
+    if (strstr(r->case_name, "sendrecv")) {
+      ck_assert_ptr_nonnull(strstr(r->detail, "busbw factor is 1 (nccl-tests), also on one GPU: busbw = algbw"));
+      if (strcmp(r->metric, "busbw_gbps") != 0) continue;
+      busbw++;
+      const gb_row *alg = &rows->v[i - 1];
+      ck_assert_str_eq(alg->metric, "algbw_gbps");
+      ck_assert_int_eq(alg->bytes, r->bytes);
+      ck_assert_double_eq_tol(r->value, alg->value, 1e-9 * alg->value);
+    } else {
+      ck_assert_str_ne(r->metric, "busbw_gbps");
+      ck_assert_msg(strstr(r->detail, "alltoall through ncclAlltoAll") || strstr(r->detail, "alltoall through ncclSend"),
+                    "%s", r->detail);
+    }
+  }
+  ck_assert_uint_gt(busbw, 0);
 }
 
 START_TEST(test_one_gpu_all_reduce) {
@@ -143,7 +172,7 @@ START_TEST(test_one_gpu_all_reduce) {
    * only: on one rank in-place moves no data and busbw is 0 by definition,
    * so neither is measured by default (core/gb_desc.h, issue 22) */
   ck_assert_uint_eq(ncases, 24 + 3);
-  assert_rows_ok(&rows, ncases, 2, "all_reduce_outofplace");
+  assert_rows_ok(&rows, ncases, "all_reduce_outofplace", false);
   for (size_t i = 0; i < rows.n; i++) {
     const gb_row *r = &rows.v[i];
     ck_assert_int_eq(r->gpu_count, 1);
@@ -165,11 +194,13 @@ START_TEST(test_one_gpu_alltoall_sendrecv) {
   gb_rowset rows = run_bench(dev0, 1, "colls=alltoall:sendrecv,max=16M,ops=5", GB_PROFILE_FULL, &ncases);
   /* sendrecv 8 B .. 16 MiB = 22 sizes; alltoall from 16 B: 21; 3 dtypes */
   ck_assert_uint_eq(ncases, 3 * (22 + 21));
-  assert_rows_ok(&rows, ncases, 2, "_outofplace");
+  assert_rows_ok(&rows, ncases, "_outofplace", false);
+  assert_one_gpu_p2p_rows(&rows);
   gb_rowset_free(&rows);
   rows = run_bench(dev0, 1, "mp=1,colls=alltoall:sendrecv,dtypes=bf16,max=1M,ops=3", GB_PROFILE_FULL, &ncases);
   ck_assert_uint_eq(ncases, 18 + 17);
-  assert_rows_ok(&rows, ncases, 2, "_outofplace_mp");
+  assert_rows_ok(&rows, ncases, "_outofplace_mp", false);
+  assert_one_gpu_p2p_rows(&rows);
   gb_rowset_free(&rows);
 }
 END_TEST
@@ -184,7 +215,7 @@ START_TEST(test_mp_one_rank) {
   gb_rowset rows = run_bench(dev0, 1, "mp=1,trivial=1,colls=all_reduce:all_gather:broadcast,dtypes=fp16,max=1M,ops=3",
                              GB_PROFILE_FULL, &ncases);
   ck_assert_uint_eq(ncases, 3 * 18 * 2); /* 8 B .. 1 MiB = 18 sizes, 2 placements */
-  assert_rows_ok(&rows, ncases, 3, "_mp");
+  assert_rows_ok(&rows, ncases, "_mp", true);
   /* busbw = algbw x factor: (n-1)/n for all_reduce and all_gather, so 0 on
    * one rank; 1 for broadcast (nccl-tests), so a one-rank broadcast's busbw is
    * its algbw, a local copy's rate */
@@ -212,7 +243,7 @@ START_TEST(test_two_gpus_every_collective) {
   size_t ncases;
   /* trivial=1: the one-GPU cases keep in-place and busbw, 3 rows each */
   gb_rowset rows = run_bench(devs, 2, "max=4M,ops=5,trivial=1", GB_PROFILE_FULL, &ncases);
-  assert_rows_ok(&rows, ncases, 3, "_");
+  assert_rows_ok(&rows, ncases, "_", true);
   for (size_t i = 0; i < rows.n; i++)
     if (rows.v[i].gpu_count == 2 && strcmp(rows.v[i].metric, "busbw_gbps") == 0) ck_assert_double_gt(rows.v[i].value, 0);
   gb_rowset_free(&rows);

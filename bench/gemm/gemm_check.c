@@ -44,8 +44,6 @@ bool gb_gemm_amax_agrees(double amax_d, double max_abs_out, double scale_d, bool
   return fabs(expect - max_abs_out) <= (rounding + 0.01) * max_abs_out;
 }
 
-double gb_gemm_scale_d(const gb_gemm_prec *p) { return p->out_fp8 && p->scale_d > 0 ? p->scale_d : 1.0; }
-
 /* ---- on the device ---- */
 
 static bool g_corrupt_output;

@@ -90,6 +90,8 @@ const gb_gemm_prec *gb_gemm_prec_find(const char *name) {
   return NULL;
 }
 
+double gb_gemm_scale_d(const gb_gemm_prec *p) { return p->out_fp8 && p->scale_d > 0 ? p->scale_d : 1.0; }
+
 /* ---- layouts ---- */
 
 const char *gb_gemm_layout_name(gb_gemm_layout l) { return l == GB_GEMM_NN ? "nn" : "tn"; }
