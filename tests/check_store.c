@@ -182,6 +182,10 @@ START_TEST(test_selections) {
   ck_assert_uint_eq(count_rows(s, "last=1,before=c3"), 528);
   ck_assert_uint_eq(count_rows(s, "until=9999"), 4 * 528);
   ck_assert_uint_eq(count_rows(s, "host=vm,gpu_type=H200-SXM-141GB,since=2026-12-04"), 4 * 528);
+  /* run keys read run by run; the row keys still hold there */
+  ck_assert_uint_eq(count_rows(s, "last=2,host=vm"), 1056);
+  ck_assert_uint_eq(count_rows(s, "campaign=c2,host=elsewhere"), 0);
+  ck_assert_uint_eq(count_rows(s, "campaign=c2,build=nosuchsha"), 0);
   /* one figure over every run: only its rows leave the engine */
   ck_assert_uint_eq(count_rows(s, "benchmark=collective,case=all_reduce_outofplace,dtype=fp32,metric=time_us"),
                     4 * 28); /* 28 sizes in each run (grep of the fixture) */
