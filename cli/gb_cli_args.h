@@ -104,6 +104,7 @@ typedef struct gb_run_args {
   int repeat, warmup, iters; /* warmup and iters -1: the benchmark's default */
   int telemetry_ms;          /* NVML sampling period; 0: none */
   bool list;                 /* --list: print the benchmarks and exit 0 */
+  const char *store;         /* --store URL: each case's rows also into this results store */
 } gb_run_args;
 
 int gb_run_parse_args(int argc, char **argv, gb_run_args *a);

@@ -77,6 +77,25 @@ gb_err gb_store_import(gb_store *s, const char *path, const char *campaign, gb_s
 /* Marks run_id finished (complete) or not. */
 gb_err gb_store_run_mark(gb_store *s, const char *run_id, bool complete);
 
+/* ---- a campaign's rows as they are measured (run --store) ---- */
+
+typedef struct gb_store_sink gb_store_sink;
+
+/* Opens the store at url for one campaign's rows. */
+gb_err gb_store_sink_open(const char *url, gb_store_sink **out);
+
+/* Queues a row of the case being written (ctx: the sink). */
+gb_err gb_store_sink_row(void *ctx, const gb_row *r);
+
+/* Adds the queued rows in one transaction, their run registered as
+ * unfinished (the rows' campaign column names its campaign; empty: the
+ * run_id); call it once the case's rows are in the results file. */
+gb_err gb_store_sink_commit(void *ctx);
+
+/* Adds what is queued and closes the sink; finished: the campaign ended
+ * normally, so its run is marked finished (complete). NULL is a no-op. */
+gb_err gb_store_sink_close(gb_store_sink *k, bool finished);
+
 /* ---- reading ---- */
 
 /* Appends the rows of the selection sel to res as gb_results_read_lean
