@@ -118,4 +118,17 @@ gb_err gb_store_write_csv(gb_store *s, const char *sel, FILE *out, size_t *n);
  * a command that reads files does with --store. */
 gb_err gb_store_read_url(const char *url, char *const *sels, size_t nsels, gb_results *res);
 
+/* Writes each selection of the store at url to a results file of its own
+ * (t->path[i], "NN-SELECTION.csv") in a new folder under TMPDIR (or /tmp):
+ * what report and plan, which read files, take with --store. A selection
+ * that matches no row is GB_E_INPUT naming it. gb_store_tmp_free removes
+ * the files and the folder (also after a failure). */
+typedef struct gb_store_tmp {
+  char dir[4096];
+  char **path;
+  size_t n;
+} gb_store_tmp;
+gb_err gb_store_export_tmp(const char *url, const char *const *sels, size_t n, gb_store_tmp *t);
+void gb_store_tmp_free(gb_store_tmp *t);
+
 #endif
