@@ -170,9 +170,11 @@ static gb_err write_case_rows(run_state *st, gb_rowset *rows, int rep, const gb_
     if (headline >= 0) r.headline = headline && gb_desc_is_headline_metric(r.benchmark, r.metric);
     note_reasons(&r, tel, st->c->telemetry_ms < 0, detail, sizeof detail);
     GB_TRY(gb_writer_add(&st->w, &r));
+    if (st->c->sink) GB_TRY(st->c->sink->row(st->c->sink->ctx, &r));
     count_row(st->res, &r);
   }
-  return gb_writer_commit(&st->w);
+  GB_TRY(gb_writer_commit(&st->w));
+  return st->c->sink ? st->c->sink->commit(st->c->sink->ctx) : GB_OK;
 }
 
 static void case_key(const char *bench, const gb_case *cs, int rep, const char *settings, char *buf, size_t n) {

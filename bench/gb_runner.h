@@ -8,6 +8,14 @@
 #include "gb_bench.h"
 #include "gb_telemetry.h"
 
+/* A second place each row goes as it is written (run --store): row gets
+ * every row of a case, commit follows once the case is in the results file. */
+typedef struct gb_row_sink {
+  gb_err (*row)(void *ctx, const gb_row *r);
+  gb_err (*commit)(void *ctx);
+  void *ctx;
+} gb_row_sink;
+
 typedef struct gb_campaign {
   gb_run_config run;
   const gb_bench *benches[32]; /* in the order to run */
@@ -19,6 +27,7 @@ typedef struct gb_campaign {
   FILE *table;                 /* where the end-of-run tables go (stdout) */
   int telemetry_ms;            /* NVML sampling period; 0: GB_TELEMETRY_DEFAULT_MS; < 0: no sampling (rows
                                 * then carry no telemetry, can never be marked throttled, and say so) */
+  const gb_row_sink *sink;      /* each row also here; NULL: the results file only */
 } gb_campaign;
 
 typedef struct gb_campaign_result {

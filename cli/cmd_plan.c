@@ -10,6 +10,7 @@
 #include "gb_output.h"
 #include "gb_plan.h"
 #include "gb_runinfo.h"
+#include "gb_store.h"
 
 static int set_workload_file(void *args, const gb_opt *o, const char *val, char *err, size_t errlen) {
   (void)o;
@@ -58,6 +59,8 @@ static const gb_opt k_opts[] = {
     {"measured", 0, "CSV", "results CSV to take GEMM, HBM and all-reduce figures from\n"
      "(repeatable; default every CSV in @DATA@/measured)", GB_OPT_LIST, A(measured),
      GB_OPT_COUNT(gb_plan_args, nmeasured), .max = GB_PLAN_MAX_MEASURED, .ext = "csv", .group = "Inputs"},
+    {"store", 0, "URL", "the --measured values are selections of this results store\n(\"host=node03,since=2026-11-01\"; "
+     "docs/store.md)", GB_OPT_STRING, A(store), .group = "Inputs"},
     {"no-measured", 0, NULL, "use no measurements: project every figure from datasheets", GB_OPT_FLAG,
      A(no_measured)},
     {"prices", 0, "CSV", "prices (default @DATA@/prices.csv)", GB_OPT_PATH, A(prices), .ext = "csv"},
@@ -513,6 +516,13 @@ int gb_cmd_plan(int argc, char **argv) {
       return 2;
     }
   }
+  gb_store_tmp from_store = {0}; /* --store: each --measured selection as a results file */
+  if (a.store && a.nmeasured && gb_store_export_tmp(a.store, a.measured, a.nmeasured, &from_store)) {
+    fprintf(stderr, "gpubench plan: %s\n", gb_errmsg());
+    gb_store_tmp_free(&from_store);
+    gb_plan_args_free(&a);
+    return 2;
+  }
   gb_plan_inputs in = {0};
   in.workload_file = a.workload_file;
   in.keys = (const char *const *)a.set_keys;
@@ -520,6 +530,7 @@ int gb_cmd_plan(int argc, char **argv) {
   in.nkeys = a.nset;
   in.measured = a.measured;
   in.nmeasured = a.nmeasured;
+  if (a.store) in.measured = (const char *const *)from_store.path;
   in.no_measured = a.no_measured;
   in.prices = a.prices;
   in.specs = a.specs;
@@ -529,6 +540,7 @@ int gb_cmd_plan(int argc, char **argv) {
   if (!run) {
     fprintf(stderr, "gpubench plan: out of memory\n");
     gb_plan_args_free(&a);
+    gb_store_tmp_free(&from_store);
     return 1;
   }
   gb_err e = gb_plan_run_make(&in, run);
@@ -587,5 +599,6 @@ done:
   gb_plan_args_free(&a);
   gb_plan_run_free(run);
   free(run);
+  gb_store_tmp_free(&from_store);
   return rc;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "gb_cli.h"
+#include "gb_store.h"
 #include "gb_cli_args.h"
 #include "gb_output.h"
 #include "gb_plan.h"
@@ -24,6 +25,8 @@ static const gb_opt k_opts[] = {
      A(compare)},
     {"generator", 0, "TEXT", "the report's \"Written by\" text (default: gpubench VERSION (git SHA))", GB_OPT_STRING,
      A(generator)},
+    {"store", 0, "URL", "read the results from this results store: each operand is a\nselection "
+     "(\"campaign=C,host=H\"; docs/store.md)", GB_OPT_STRING, A(store)},
     {0}};
 
 const gb_opt_cmd gb_report_cmd = {
@@ -86,6 +89,14 @@ int gb_cmd_report(int argc, char **argv) {
                          .compare = a.compare};
   const char **files = a.files;
   size_t nfiles = a.nfiles;
+  gb_store_tmp from_store = {0}; /* --store: each selection as a results file */
+  if (a.store && nfiles && gb_store_export_tmp(a.store, files, nfiles, &from_store)) {
+    fprintf(stderr, "gpubench report: %s\n", gb_errmsg());
+    gb_store_tmp_free(&from_store);
+    gb_report_args_free(&a);
+    return 2;
+  }
+  if (a.store) files = (const char **)from_store.path;
   gb_report_summary sum;
   gb_err e;
   /* an input where the report writes its files is refused before anything is written */
@@ -99,6 +110,7 @@ int gb_cmd_report(int argc, char **argv) {
   if ((e = gb_output_check_dir(o.out_dir, outs, files, nfiles)) || (e = gb_output_check_dir(o.out_dir, outs, more, 3))) {
     fprintf(stderr, "gpubench report: %s\n", gb_errmsg());
     gb_report_args_free(&a);
+    gb_store_tmp_free(&from_store);
     return 2;
   }
   if (nfiles == 0 && !o.plan_path) {
@@ -115,6 +127,7 @@ int gb_cmd_report(int argc, char **argv) {
     o.nresults = nfiles;
     e = gb_report_write(&o, &sum);
   }
+  gb_store_tmp_free(&from_store);
   gb_report_args_free(&a);
   if (e != GB_OK) {
     fprintf(stderr, "gpubench report: %s\n", gb_errmsg()[0] ? gb_errmsg() : gb_strerror(e));

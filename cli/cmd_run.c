@@ -10,6 +10,7 @@
 #include "gb_num.h"
 #include "gb_output.h"
 #include "gb_runner.h"
+#include "gb_store.h"
 
 /* --opt, repeatable: each value appended to opts_text after a comma, so
  * `--opt a=1 --opt b=2` is `--opt a=1,b=2` in every way. */
@@ -50,6 +51,8 @@ static const gb_opt k_opts[] = {
     {"opt", 0, "K=V,...", "benchmark-specific options (see docs/); repeatable: the values\n"
      "add up, as one --opt listing them all", GB_OPT_CALL, .set = add_opts},
     {"list", 0, NULL, "list the benchmarks and exit", GB_OPT_FLAG, A(list)},
+    {"store", 0, "URL", "also append each case's rows to this results store as it is\nmeasured (SQLite PATH or "
+     "postgresql://...; docs/store.md)", GB_OPT_STRING, A(store)},
     {0}};
 #undef A
 
@@ -63,7 +66,11 @@ const gb_opt_cmd gb_run_cmd = {
         "disk at once: a kill or Ctrl-C loses at most the case in flight, and --resume\n"
         "continues where the file stops. While it runs, FILE.committed records how much\n"
         "of FILE is complete; after a kill, the next run cuts FILE back to that\n"
-        "(docs/reliability.md).",
+        "(docs/reliability.md).\n"
+        "\n"
+        "With --store URL each case's rows also go into a results store once the file\n"
+        "has them; the run is marked finished there only when the campaign ends\n"
+        "normally, so a killed one stays marked incomplete (docs/store.md).",
     .options = k_opts,
     .notes = "--warmup, --iters, --graph and the --opt keys that change how a case is measured\n"
              "(gemm.timing, gemm.rest_ms, gemm.candidate, ...) go into the rows' settings column\n"
@@ -191,8 +198,16 @@ int gb_cmd_run(int argc, char **argv) {
           c.run.profile == GB_PROFILE_FULL ? "full" : "quick", d->ordinal, d->name, d->gpu_type, c.nbenches,
           c.out_path);
 
+  gb_store_sink *sink = NULL;
+  gb_row_sink store_sink = {gb_store_sink_row, gb_store_sink_commit, NULL};
+  if (a.store && (e = gb_store_sink_open(a.store, &sink)))
+    return fprintf(stderr, "gpubench run: %s\n", gb_errmsg()), e == GB_E_IO ? 1 : 2;
+  store_sink.ctx = sink;
+  if (sink) c.sink = &store_sink;
   gb_campaign_result res;
   e = gb_campaign_run(&c, &sys, &res);
+  gb_err se = gb_store_sink_close(sink, !e); /* the run is finished in the store only if it finished */
+  if (!e && se) e = se;
   if (res.opened)
     fprintf(stderr,
             "\ngpubench run: %zu case(s) run, %zu skipped (already in the file); rows: %zu ok, %zu throttled, "

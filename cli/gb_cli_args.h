@@ -74,6 +74,7 @@ typedef struct gb_plan_args {
   char *set_keys[GB_PLAN_MAX_ARGS]; /* those keys (strdup'd) and values (borrowed), in order */
   const char *set_vals[GB_PLAN_MAX_ARGS];
   size_t nset;
+  const char *store; /* --store URL: the --measured values are selections of this results store */
 } gb_plan_args;
 
 int gb_plan_parse_args(int argc, char **argv, gb_plan_args *a);
@@ -87,6 +88,7 @@ typedef struct gb_report_args {
   const char *out_dir, *plan_path, *sensitivity_path, *specs_path, *title;
   const char *generator; /* --generator: the report's "Written by" text (reproducible examples) */
   bool compare;          /* --compare BASELINE CURRENT */
+  const char *store;     /* --store URL: the operands are selections of this results store */
 } gb_report_args;
 
 int gb_report_parse_args(int argc, char **argv, gb_report_args *a);
@@ -104,6 +106,7 @@ typedef struct gb_run_args {
   int repeat, warmup, iters; /* warmup and iters -1: the benchmark's default */
   int telemetry_ms;          /* NVML sampling period; 0: none */
   bool list;                 /* --list: print the benchmarks and exit 0 */
+  const char *store;         /* --store URL: each case's rows also into this results store */
 } gb_run_args;
 
 int gb_run_parse_args(int argc, char **argv, gb_run_args *a);

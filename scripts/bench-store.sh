@@ -12,12 +12,20 @@
 #   import  gpubench import, one call per night (--campaign nightly-DATE)
 #   history gpubench history of one figure of one node over the year
 #   compare gpubench compare of the last night against the five before it
-# Usage: scripts/bench-store.sh [WORKDIR]  (WORKDIR keeps the generated CSVs
-# and the SQLite file between runs; default a temporary folder, removed).
+# history and compare run REPEAT times (default 5) one after the other; each
+# time is printed and then the median. The import counts its own rows per
+# second over the whole year (one process per night, as a nightly job does).
+# Usage: scripts/bench-store.sh [WORKDIR]  (WORKDIR keeps the generated CSVs,
+# the SQLite file and the PostgreSQL cluster between runs; default a
+# temporary folder, removed). REUSE=1 times history and compare on the
+# stores a former call with that WORKDIR imported, without importing again.
+# Two calls with one WORKDIR and ENGINES=sqlite / ENGINES=postgresql may run
+# at once (they share the generated CSVs).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 2
 NODES=${NODES:-16} NIGHTS=${NIGHTS:-365} REPS=${REPS:-4} ENGINES=${ENGINES:-"sqlite postgresql"}
+REPEAT=${REPEAT:-5}
 build=${GB_BUILD_DIR:-build}
 cmake --build "$build" -j2 --target gpubench >/dev/null || exit 2
 gb=$root/$build/gpubench
@@ -29,9 +37,9 @@ chmod 755 "$work"
 pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 as_pg=()
 [ "$(id -u)" = 0 ] && as_pg=(runuser -u postgres --)
+pgdata=$work/pgdata sock=$work/pgsock pg_started=0
 cleanup() {
-  [ -f "$work/pgdata/postmaster.pid" ] && "${as_pg[@]}" "$pgbin/pg_ctl" -D "$work/pgdata" -m fast stop >/dev/null 2>&1
-  rm -rf "$work/pgdata"
+  [ "$pg_started" = 1 ] && "${as_pg[@]}" "$pgbin/pg_ctl" -D "$pgdata" -m fast stop >/dev/null 2>&1
   [ "$keep" = 1 ] || rm -rf "$work"
 }
 trap cleanup EXIT
@@ -82,7 +90,8 @@ nrows=$(cat "$work/csv/done")
 nights=$(ls -d "$work"/csv/20*/ | wc -l)
 last=$(ls -d "$work"/csv/20*/ | tail -1 | xargs basename)
 
-# one timed command: "name: wall s, peak MB" to stdout
+# one timed command: "name: wall s, peak MB" to stdout, the seconds into
+# $work/times-NAME (one line a call)
 timed() {
   local name=$1
   shift
@@ -91,44 +100,73 @@ timed() {
   local wall rss
   wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; print s}' "$work/$name.err")
   rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.1f", $2 / 1024}' "$work/$name.err")
+  echo "$wall $rss" >>"$work/times-$name"
   echo "$name: exit $rc, ${wall} s, peak ${rss} MB"
+}
+
+# REPEAT timed calls of one command, then "NAME median: S s, peak MB"
+repeated() {
+  local name=$1
+  shift
+  rm -f "$work/times-$name"
+  for _ in $(seq "$REPEAT"); do timed "$name" "$@"; done
+  sort -n "$work/times-$name" | awk -v name="$name" '{w[NR] = $1; if ($2 > m) m = $2}
+    END {printf "%s median: %s s of %d (%s .. %s), peak %s MB\n", name, w[int((NR + 1) / 2)], NR, w[1], w[NR], m}'
 }
 
 for engine in $ENGINES; do
   if [ "$engine" = postgresql ]; then
     [ -n "$pgbin" ] || { echo "no PostgreSQL server binaries (scripts/need-packages.sh postgresql)"; continue; }
-    mkdir -p "$work/pgdata" "$work/pgsock"
-    [ "$(id -u)" = 0 ] && chown postgres "$work/pgdata" "$work/pgsock"
+    reuse=${REUSE:-0}
+    [ -f "$pgdata/imported" ] || reuse=0
+    if [ "$reuse" = 0 ]; then
+      rm -rf "$pgdata" "$sock"
+      mkdir -p "$pgdata" "$sock"
+      [ "$(id -u)" = 0 ] && chown postgres "$pgdata" "$sock"
+      "${as_pg[@]}" "$pgbin/initdb" -D "$pgdata" -A trust -U gb >/dev/null 2>&1 || exit 2
+    fi
     port=$((20000 + RANDOM % 40000))
-    "${as_pg[@]}" "$pgbin/initdb" -D "$work/pgdata" -A trust -U gb >/dev/null 2>&1 || exit 2
-    "${as_pg[@]}" "$pgbin/pg_ctl" -D "$work/pgdata" -w -l "$work/pgdata/pg.log" \
-      -o "-c listen_addresses='' -c unix_socket_directories=$work/pgsock -p $port -c shared_buffers=1GB" start >/dev/null || exit 2
-    "$pgbin/createdb" -h "$work/pgsock" -p "$port" -U gb bench || exit 2
-    url="pg:host=$work/pgsock port=$port user=gb dbname=bench"
+    "${as_pg[@]}" "$pgbin/pg_ctl" -D "$pgdata" -w -l "$sock/pg.log" \
+      -o "-c listen_addresses='' -c unix_socket_directories=$sock -p $port -c shared_buffers=1GB" start >/dev/null || exit 2
+    pg_started=1
+    [ "$reuse" = 1 ] || "$pgbin/createdb" -h "$sock" -p "$port" -U gb bench || exit 2
+    url="pg:host=$sock port=$port user=gb dbname=bench"
   else
     url=$work/store.db
-    rm -f "$url" "$url-wal" "$url-shm"
+    reuse=${REUSE:-0}
+    [ -f "$url" ] || reuse=0
+    [ "$reuse" = 1 ] || rm -f "$url" "$url-wal" "$url-shm"
   fi
-  echo "== $engine: $nrows rows, $NODES nodes x $nights nights"
+  echo "== $engine: $nrows rows, $NODES nodes x $nights nights ($(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
   start=$(date +%s.%N)
   peak=0
   for d in "$work"/csv/20*/; do
+    [ "$reuse" = 1 ] && break
     night=$(basename "$d")
-    /usr/bin/time -f "%M" -o "$work/import.rss" "$gb" import --store "$url" --campaign "nightly-$night" "$d"*.csv \
-      2>>"$work/import-$engine.log" || { echo "import of $night failed"; tail -3 "$work/import-$engine.log"; exit 1; }
-    rss=$(tail -1 "$work/import.rss")
+    /usr/bin/time -f "%M" -o "$work/import-$engine.rss" "$gb" import --store "$url" --campaign "nightly-$night" \
+      "$d"*.csv 2>>"$work/import-$engine.log" ||
+      { echo "import of $night failed"; tail -3 "$work/import-$engine.log"; exit 1; }
+    rss=$(tail -1 "$work/import-$engine.rss")
     [ "$rss" -gt "$peak" ] && peak=$rss
   done
   secs=$(echo "$(date +%s.%N) - $start" | bc)
-  echo "import: $nrows rows in $secs s: $(echo "$nrows / $secs" | bc) rows/s; peak $((peak / 1024)) MB per night's import"
-  [ "$engine" = sqlite ] && echo "store size: $(du -sh "$url" | cut -f1)"
+  [ "$reuse" = 1 ] && echo "import: skipped (REUSE=1): the store of a former call"
+  [ "$reuse" = 1 ] || echo "import: $nrows rows in $secs s: $(echo "$nrows / $secs" | bc) rows/s; peak $((peak / 1024)) MB per night's import"
+  if [ "$engine" = sqlite ]; then
+    echo "store size: $(du -sh "$url" | cut -f1)"
+  else
+    # the statistics autovacuum keeps on a live server, taken now rather than whenever it runs
+    "$pgbin/psql" -q -h "$sock" -p "$port" -U gb -d bench -c "ANALYZE" >/dev/null && touch "$pgdata/imported"
+    echo "store size: $("$pgbin/psql" -qAt -h "$sock" -p "$port" -U gb -d bench \
+      -c "SELECT pg_size_pretty(pg_database_size('bench'))")"
+  fi
   fig="host=node03,benchmark=gemm,case=bf16,dtype=bf16,metric=tflops,m=8192,n=8192,k=8192"
-  timed "history-$engine" "$gb" history --store "$url" "$fig"
+  repeated "history-$engine" "$gb" history --store "$url" "$fig"
   grep -E "^change|^history:" "$work/history-$engine.out" | head -3
-  timed "compare-$engine" "$gb" compare --store "$url" "last=5,before=nightly-$last" "campaign=nightly-$last"
-  tail -2 "$work/compare-$engine.out"
+  repeated "compare-$engine" "$gb" compare --store "$url" "last=5,before=nightly-$last" "campaign=nightly-$last"
+  tail -1 "$work/compare-$engine.out"
   if [ "$engine" = postgresql ]; then
-    "${as_pg[@]}" "$pgbin/pg_ctl" -D "$work/pgdata" -m fast stop >/dev/null
-    rm -rf "$work/pgdata"
+    "${as_pg[@]}" "$pgbin/pg_ctl" -D "$pgdata" -m fast stop >/dev/null
+    pg_started=0
   fi
 done

@@ -8,7 +8,8 @@
 #      the CSV's, two writers at once;
 #   3. the commands end to end on each engine: import twice adds nothing,
 #      export --csv gives the rows back as the files hold them, compare and
-#      history print what they print from the files, two `gpubench import`
+#      history print what they print from the files, report and plan read a
+#      selection as they read its CSV, two `gpubench import`
 #      processes at once lose nothing, and no message shows a password.
 # Ends with "N passed, N failed"; exit 1 if any failed. Runs as root (CI) or
 # as a user; as root the cluster runs as the postgres user.
@@ -80,6 +81,14 @@ for engine in sqlite postgresql; do
   "$gb" history --min-segment 2 $fx/aa-quick-*.csv >"$tmp/his-csv" 2>&1
   "$gb" history --min-segment 2 --store "$url" all >"$tmp/his-store" 2>&1
   check "$engine: history --store prints what history of the CSVs prints" cmp -s "$tmp/his-csv" "$tmp/his-store"
+  # report and plan read a selection as they read its exported file
+  "$gb" report --out "$tmp/rep-csv" "$tmp/export.csv" >/dev/null 2>&1
+  "$gb" report --store "$url" --out "$tmp/rep-store" "run=$r1" >/dev/null 2>&1
+  check "$engine: report --store writes the report of the selection's CSV" \
+    cmp -s <(sed 's/export\.csv/SEL/g' "$tmp/rep-csv/report.md") <(sed 's/01-run=[^ )|]*\.csv/SEL/g' "$tmp/rep-store/report.md")
+  "$gb" plan --measured $fx/aa-quick-1.csv >"$tmp/plan-csv" 2>&1
+  "$gb" plan --store "$url" --measured "run=$r1" >"$tmp/plan-store" 2>&1
+  check "$engine: plan --store --measured SEL plans as with the CSV" cmp -s "$tmp/plan-csv" "$tmp/plan-store"
 done
 
 # two writers at once: two processes importing into one store, a file in common

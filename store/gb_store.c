@@ -34,7 +34,13 @@ static const char *const k_step3[] = {
     "ALTER TABLE gb_rows ADD COLUMN \"groups\" BIGINT",
     "ALTER TABLE gb_rows ADD COLUMN \"campaign\" TEXT",
     NULL};
-static const char *const *const k_steps[GB_STORE_VERSION] = {k_step1, k_step2, k_step3};
+/* history of one node's figure: the rows of that host and figure, not every
+ * node's rows of the figure; a run's rows in the order they were added */
+static const char *const k_step4[] = {
+    "CREATE INDEX gb_rows_host_figure ON gb_rows (host, benchmark, metric, \"case\")",
+    "CREATE INDEX gb_rows_run ON gb_rows (run_id, id)",
+    NULL};
+static const char *const *const k_steps[GB_STORE_VERSION] = {k_step1, k_step2, k_step3, k_step4};
 
 gb_err gb_store_fail(const gb_store *s, const char *what, const char *detail) {
   return gb_fail(GB_E_IO, "%s: %s: %s", s->name, what, detail);

@@ -30,7 +30,7 @@
 
 /* The schema version this gpubench writes; an older store is upgraded to it
  * when opened, a newer one refused. */
-#define GB_STORE_VERSION 3
+#define GB_STORE_VERSION 4
 
 typedef struct gb_store gb_store;
 
@@ -77,6 +77,25 @@ gb_err gb_store_import(gb_store *s, const char *path, const char *campaign, gb_s
 /* Marks run_id finished (complete) or not. */
 gb_err gb_store_run_mark(gb_store *s, const char *run_id, bool complete);
 
+/* ---- a campaign's rows as they are measured (run --store) ---- */
+
+typedef struct gb_store_sink gb_store_sink;
+
+/* Opens the store at url for one campaign's rows. */
+gb_err gb_store_sink_open(const char *url, gb_store_sink **out);
+
+/* Queues a row of the case being written (ctx: the sink). */
+gb_err gb_store_sink_row(void *ctx, const gb_row *r);
+
+/* Adds the queued rows in one transaction, their run registered as
+ * unfinished (the rows' campaign column names its campaign; empty: the
+ * run_id); call it once the case's rows are in the results file. */
+gb_err gb_store_sink_commit(void *ctx);
+
+/* Adds what is queued and closes the sink; finished: the campaign ended
+ * normally, so its run is marked finished (complete). NULL is a no-op. */
+gb_err gb_store_sink_close(gb_store_sink *k, bool finished);
+
 /* ---- reading ---- */
 
 /* Appends the rows of the selection sel to res as gb_results_read_lean
@@ -98,5 +117,18 @@ gb_err gb_store_write_csv(gb_store *s, const char *sel, FILE *out, size_t *n);
 /* Opens url, reads each selection into res (appending) and closes it: what
  * a command that reads files does with --store. */
 gb_err gb_store_read_url(const char *url, char *const *sels, size_t nsels, gb_results *res);
+
+/* Writes each selection of the store at url to a results file of its own
+ * (t->path[i], "NN-SELECTION.csv") in a new folder under TMPDIR (or /tmp):
+ * what report and plan, which read files, take with --store. A selection
+ * that matches no row is GB_E_INPUT naming it. gb_store_tmp_free removes
+ * the files and the folder (also after a failure). */
+typedef struct gb_store_tmp {
+  char dir[4096];
+  char **path;
+  size_t n;
+} gb_store_tmp;
+gb_err gb_store_export_tmp(const char *url, const char *const *sels, size_t n, gb_store_tmp *t);
+void gb_store_tmp_free(gb_store_tmp *t);
 
 #endif

@@ -5,6 +5,7 @@
 #ifndef GB_STORE_INT_H
 #define GB_STORE_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "gb_store.h"
@@ -49,10 +50,19 @@ gb_err gb_store_fail(const gb_store *s, const char *what, const char *detail);
 
 #define GB_SEL_MAX_PARAMS 32
 
-typedef struct gb_sel_sql {
-  char where[4096];                 /* " WHERE ..." or "" (tables r: gb_rows, u: gb_runs) */
+typedef struct gb_sel_where {
+  char sql[4096];                   /* " WHERE ..." or "" */
   const char *param[GB_SEL_MAX_PARAMS];
   size_t np;
+} gb_sel_where;
+
+/* A selection as SQL: all, the condition on gb_rows r joined with gb_runs
+ * u; by_run (the selection names runs, no figure): the runs one at a time
+ * instead, those of runs (on u alone), and of each, the rows of rows (on
+ * r alone, $1 the run_id, param[0] left for it). */
+typedef struct gb_sel_sql {
+  gb_sel_where all, runs, rows;
+  bool by_run;
   char buf[2048];                   /* the parameters' text */
 } gb_sel_sql;
 

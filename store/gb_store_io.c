@@ -154,19 +154,70 @@ static gb_err each_row(void *ctx, const char *const *val, size_t n) {
   return e;
 }
 
-/* each with in_order false: rows as the engine finds them (each run's rows
- * together), saving the sort of every selected row. */
+/* "SELECT r.id, r.COLUMN..." of the results columns, then tail. */
+static gb_err select_sql(gb_buf *sql, const char *tail) {
+  gb_err e = gb_buf_puts(sql, "SELECT r.id");
+  for (size_t i = 1; i < gb_results_ncols() && !e; i++) e = gb_buf_printf(sql, ", r.\"%s\"", gb_results_col_name(i));
+  return e ? e : gb_buf_puts(sql, tail);
+}
+
+typedef struct run_list {
+  char **id;
+  size_t n, cap;
+} run_list;
+
+static gb_err add_run_id(void *ctx, const char *const *val, size_t n) {
+  run_list *l = ctx;
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? 2 * l->cap : 64;
+    char **id = realloc(l->id, cap * sizeof *id);
+    if (!id) return gb_fail(GB_E_NOMEM, "out of memory");
+    l->id = id;
+    l->cap = cap;
+  }
+  if (!n || !val[0] || !(l->id[l->n] = strdup(val[0]))) return gb_fail(GB_E_NOMEM, "out of memory");
+  l->n++;
+  return GB_OK;
+}
+
+/* The selected runs in the order they started, then each run's rows in
+ * the order they were added, through gb_rows_run: no join, and no sort
+ * or hash of the selected rows. */
+static gb_err each_by_run(gb_store *s, gb_sel_sql *q, each_ctx *ec) {
+  gb_buf sql = {0};
+  run_list runs = {0};
+  gb_err e = gb_buf_printf(&sql, "SELECT u.run_id FROM gb_runs u%s ORDER BY u.started, u.run_id", q->runs.sql);
+  if (!e) e = s->eng->query(s, -1, sql.data, q->runs.param, q->runs.np, add_run_id, &runs, NULL);
+  sql.len = 0;
+  if (!e) e = select_sql(&sql, " FROM gb_rows r WHERE r.run_id = $1");
+  if (!e && q->rows.sql[0]) e = gb_buf_printf(&sql, " AND %s", q->rows.sql + strlen(" WHERE "));
+  if (!e) e = gb_buf_puts(&sql, " ORDER BY r.id");
+  for (size_t i = 0; i < runs.n && !e; i++) {
+    q->rows.param[0] = runs.id[i];
+    e = s->eng->query(s, -1, sql.data, q->rows.param, q->rows.np, each_row, ec, NULL);
+  }
+  for (size_t i = 0; i < runs.n; i++) free(runs.id[i]);
+  free(runs.id);
+  gb_buf_free(&sql);
+  return e;
+}
+
+/* each with in_order false: a selection of runs run by run (each_by_run),
+ * one of figures as the engine finds the rows, saving the sort of every
+ * selected row. */
 static gb_err each(gb_store *s, const char *sel, bool in_order, gb_store_row_fn fn, void *ctx, size_t *n) {
   gb_sel_sql q;
   gb_err e = gb_sel_parse(s->name, sel, &q);
   if (e) return e;
-  gb_buf sql = {0};
-  e = gb_buf_puts(&sql, "SELECT r.id");
-  for (size_t i = 1; i < gb_results_ncols() && !e; i++) e = gb_buf_printf(&sql, ", r.\"%s\"", gb_results_col_name(i));
-  if (!e) e = gb_buf_printf(&sql, " FROM gb_rows r JOIN gb_runs u ON u.run_id = r.run_id%s%s", q.where,
-                            in_order ? " ORDER BY r.id" : "");
   each_ctx ec = {sel, fn, ctx, 0};
-  if (!e) e = s->eng->query(s, -1, sql.data, q.param, q.np, each_row, &ec, NULL);
+  gb_buf sql = {0};
+  if (!in_order && q.by_run) {
+    e = each_by_run(s, &q, &ec);
+  } else {
+    e = select_sql(&sql, " FROM gb_rows r JOIN gb_runs u ON u.run_id = r.run_id");
+    if (!e) e = gb_buf_printf(&sql, "%s%s", q.all.sql, in_order ? " ORDER BY r.id" : "");
+    if (!e) e = s->eng->query(s, -1, sql.data, q.all.param, q.all.np, each_row, &ec, NULL);
+  }
   gb_buf_free(&sql);
   if (n) *n = ec.n;
   return e;

@@ -14,28 +14,31 @@ typedef struct sel_key {
   const char *key;
   const char *row_sql; /* %d: the parameter's number */
   const char *run_sql;
+  const char *u_sql;   /* a property of the run, on gb_runs u alone; NULL: of a row */
 } sel_key;
 
 static const sel_key k_keys[] = {
-    {"campaign", "u.campaign = $%d", "v.campaign = $%d"},
-    {"run", "r.run_id = $%d", "v.run_id = $%d"},
-    {"host", "r.host = $%d", "v.host = $%d"},
-    {"gpu_type", "r.gpu_type = $%d", "v.gpu_type = $%d"},
-    {"build", "r.git_sha = $%d", "v.git_sha = $%d"},
-    {"since", "u.started >= $%d", "v.started >= $%d"},
-    {"until", "u.started < $%d", "v.started < $%d"},
+    {"campaign", "u.campaign = $%d", "v.campaign = $%d", "u.campaign = $%d"},
+    {"run", "r.run_id = $%d", "v.run_id = $%d", "u.run_id = $%d"},
+    {"host", "r.host = $%d", "v.host = $%d", NULL},
+    {"gpu_type", "r.gpu_type = $%d", "v.gpu_type = $%d", NULL},
+    {"build", "r.git_sha = $%d", "v.git_sha = $%d", NULL},
+    {"since", "u.started >= $%d", "v.started >= $%d", "u.started >= $%d"},
+    {"until", "u.started < $%d", "v.started < $%d", "u.started < $%d"},
     {"before", "u.started < (SELECT MIN(w.started) FROM gb_runs w WHERE w.campaign = $%d)",
-     "v.started < (SELECT MIN(w.started) FROM gb_runs w WHERE w.campaign = $%d)"},
-    {"benchmark", "r.benchmark = $%d", NULL},
-    {"case", "r.\"case\" = $%d", NULL},
-    {"dtype", "r.dtype = $%d", NULL},
-    {"metric", "r.metric = $%d", NULL},
-    {"m", "r.m = $%d", NULL},
-    {"n", "r.n = $%d", NULL},
-    {"k", "r.k = $%d", NULL},
-    {"bytes", "r.bytes = $%d", NULL},
+     "v.started < (SELECT MIN(w.started) FROM gb_runs w WHERE w.campaign = $%d)",
+     "u.started < (SELECT MIN(w.started) FROM gb_runs w WHERE w.campaign = $%d)"},
+    {"benchmark", "r.benchmark = $%d", NULL, NULL},
+    {"case", "r.\"case\" = $%d", NULL, NULL},
+    {"dtype", "r.dtype = $%d", NULL, NULL},
+    {"metric", "r.metric = $%d", NULL, NULL},
+    {"m", "r.m = $%d", NULL, NULL},
+    {"n", "r.n = $%d", NULL, NULL},
+    {"k", "r.k = $%d", NULL, NULL},
+    {"bytes", "r.bytes = $%d", NULL, NULL},
 };
 #define NKEYS (sizeof k_keys / sizeof k_keys[0])
+#define FIRST_FIGURE_KEY 8 /* benchmark: the keys from here on name figures */
 
 typedef struct sel_parts {
   const char *val[NKEYS]; /* into the copy of the text; NULL: not given */
@@ -68,43 +71,57 @@ static gb_err split(const char *store, const char *sel, char *copy, sel_parts *p
   return GB_OK;
 }
 
-/* Appends " AND " and fmt with the next parameter's number; the value
- * becomes that parameter. */
-static gb_err add_cond(gb_sel_sql *q, size_t *len, const char *fmt, const char *val) {
-  if (q->np == GB_SEL_MAX_PARAMS) return gb_fail(GB_E_USAGE, "a selection of too many keys");
+/* Appends " AND " and fmt with the next parameter's number to w; the
+ * value becomes that parameter. */
+static gb_err add_cond(const char *store, gb_sel_where *w, const char *fmt, const char *val) {
+  if (w->np == GB_SEL_MAX_PARAMS) return gb_fail(GB_E_USAGE, "%s: a selection of too many keys", store);
   char cond[512];
-  snprintf(cond, sizeof cond, fmt, (int)q->np + 1);
-  int n = snprintf(q->where + *len, sizeof q->where - *len, "%s%s", *len ? " AND " : " WHERE ", cond);
-  if (n < 0 || (size_t)n >= sizeof q->where - *len) return gb_fail(GB_E_USAGE, "a selection too long");
-  *len += (size_t)n;
-  q->param[q->np++] = val;
+  snprintf(cond, sizeof cond, fmt, (int)w->np + 1);
+  size_t len = strlen(w->sql);
+  int n = snprintf(w->sql + len, sizeof w->sql - len, "%s%s", len ? " AND " : " WHERE ", cond);
+  if (n < 0 || (size_t)n >= sizeof w->sql - len) return gb_fail(GB_E_USAGE, "%s: a selection too long", store);
+  w->param[w->np++] = val;
+  return GB_OK;
+}
+
+/* last=N: the rows of the N newest campaigns among the runs the run keys
+ * allow, as a condition on u.campaign. */
+static gb_err add_last(const char *store, const sel_parts *p, gb_sel_where *w) {
+  char inner[2048];
+  size_t il = (size_t)snprintf(inner, sizeof inner, "u.campaign IN (SELECT v.campaign FROM gb_runs v WHERE 1 = 1");
+  for (size_t k = 0; k < NKEYS; k++) {
+    if (!p->val[k] || !k_keys[k].run_sql) continue;
+    if (w->np == GB_SEL_MAX_PARAMS) return gb_fail(GB_E_USAGE, "%s: a selection of too many keys", store);
+    char cond[512];
+    snprintf(cond, sizeof cond, k_keys[k].run_sql, (int)w->np + 1);
+    il += (size_t)snprintf(inner + il, sizeof inner - il, " AND %s", cond);
+    w->param[w->np++] = p->val[k];
+  }
+  snprintf(inner + il, sizeof inner - il, " GROUP BY v.campaign ORDER BY MIN(v.started) DESC LIMIT %ld)", p->last);
+  size_t len = strlen(w->sql);
+  int n = snprintf(w->sql + len, sizeof w->sql - len, "%s%s", len ? " AND " : " WHERE ", inner);
+  if (n < 0 || (size_t)n >= sizeof w->sql - len) return gb_fail(GB_E_USAGE, "%s: a selection too long", store);
   return GB_OK;
 }
 
 gb_err gb_sel_parse(const char *store, const char *sel, gb_sel_sql *q) {
-  memset(q, 0, sizeof q->where);
-  q->np = 0;
-  snprintf(q->buf, sizeof q->buf, "%s", sel);
+  memset(q, 0, sizeof *q);
   if (strlen(sel) >= sizeof q->buf) return gb_fail(GB_E_USAGE, "%s: a selection too long", store);
+  snprintf(q->buf, sizeof q->buf, "%s", sel);
   sel_parts p;
   gb_err e = split(store, sel, q->buf, &p);
-  size_t len = 0;
-  for (size_t k = 0; k < NKEYS && !e; k++)
-    if (p.val[k]) e = add_cond(q, &len, k_keys[k].row_sql, p.val[k]);
-  if (e || !p.last) return e;
-  /* last=N: the campaigns of the N newest runs' campaigns that the run keys allow */
-  char inner[2048];
-  size_t il = (size_t)snprintf(inner, sizeof inner, "u.campaign IN (SELECT v.campaign FROM gb_runs v WHERE 1 = 1");
-  for (size_t k = 0; k < NKEYS; k++) {
-    if (!p.val[k] || !k_keys[k].run_sql) continue;
-    if (q->np == GB_SEL_MAX_PARAMS) return gb_fail(GB_E_USAGE, "a selection of too many keys");
-    char cond[512];
-    snprintf(cond, sizeof cond, k_keys[k].run_sql, (int)q->np + 1);
-    il += (size_t)snprintf(inner + il, sizeof inner - il, " AND %s", cond);
-    q->param[q->np++] = p.val[k];
+  q->rows.np = 1; /* $1: the run_id */
+  bool run_key = p.last > 0, figure_key = false;
+  for (size_t k = 0; k < NKEYS && !e; k++) {
+    if (!p.val[k]) continue;
+    e = add_cond(store, &q->all, k_keys[k].row_sql, p.val[k]);
+    if (!e && k_keys[k].u_sql) e = add_cond(store, &q->runs, k_keys[k].u_sql, p.val[k]);
+    if (!e && !k_keys[k].u_sql) e = add_cond(store, &q->rows, k_keys[k].row_sql, p.val[k]);
+    run_key |= k_keys[k].u_sql != NULL;
+    figure_key |= k >= FIRST_FIGURE_KEY;
   }
-  snprintf(inner + il, sizeof inner - il, " GROUP BY v.campaign ORDER BY MIN(v.started) DESC LIMIT %ld)", p.last);
-  int n = snprintf(q->where + len, sizeof q->where - len, "%s%s", len ? " AND " : " WHERE ", inner);
-  if (n < 0 || (size_t)n >= sizeof q->where - len) return gb_fail(GB_E_USAGE, "%s: a selection too long", store);
-  return GB_OK;
+  if (!e && p.last) e = add_last(store, &p, &q->all);
+  if (!e && p.last) e = add_last(store, &p, &q->runs);
+  q->by_run = run_key && !figure_key;
+  return e;
 }

@@ -5,6 +5,8 @@
  * the engines. */
 #include <check.h>
 #include <libpq-fe.h>
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,6 +184,10 @@ START_TEST(test_selections) {
   ck_assert_uint_eq(count_rows(s, "last=1,before=c3"), 528);
   ck_assert_uint_eq(count_rows(s, "until=9999"), 4 * 528);
   ck_assert_uint_eq(count_rows(s, "host=vm,gpu_type=H200-SXM-141GB,since=2026-12-04"), 4 * 528);
+  /* run keys read run by run; the row keys still hold there */
+  ck_assert_uint_eq(count_rows(s, "last=2,host=vm"), 1056);
+  ck_assert_uint_eq(count_rows(s, "campaign=c2,host=elsewhere"), 0);
+  ck_assert_uint_eq(count_rows(s, "campaign=c2,build=nosuchsha"), 0);
   /* one figure over every run: only its rows leave the engine */
   ck_assert_uint_eq(count_rows(s, "benchmark=collective,case=all_reduce_outofplace,dtype=fp32,metric=time_us"),
                     4 * 28); /* 28 sizes in each run (grep of the fixture) */
@@ -313,6 +319,66 @@ START_TEST(test_two_writers) {
 }
 END_TEST
 
+/* A campaign writing through the sink, case (8 rows) by case, as run
+ * --store does; killed (SIGKILL, no clean-up) once it has queued part of
+ * case kill_at, or finishing normally when kill_at is 0. */
+static void sink_campaign(const char *url, const char *file, size_t kill_at) {
+  gb_store_sink *k;
+  gb_results r = {0};
+  if (gb_store_sink_open(url, &k) || gb_results_read(file, &r)) _exit(1);
+  for (size_t i = 0, c = 1; i < r.nrows; i += 8, c++) {
+    for (size_t j = i; j < i + 8 && j < r.nrows; j++) {
+      if (gb_store_sink_row(k, &r.rows[j])) _exit(1);
+      if (c == kill_at && j == i + 3) raise(SIGKILL); /* mid-case */
+    }
+    if (gb_store_sink_commit(k)) _exit(1);
+  }
+  _exit(gb_store_sink_close(k, true) ? 1 : 0);
+}
+
+static int run_child(const char *url, const char *file, size_t kill_at) {
+  pid_t pid = fork();
+  if (pid == 0) sink_campaign(url, file, kill_at);
+  int st;
+  ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+  return WIFSIGNALED(st) ? -WTERMSIG(st) : WEXITSTATUS(st);
+}
+
+START_TEST(test_sink_kill) {
+  const char *url = fresh_url(_i);
+  gb_store_close(open_ok(url));
+  gb_results f = {0};
+  ck_assert_int_eq(gb_results_read(aa(2), &f), GB_OK);
+  char run_id[128], sel[160], v[64];
+  snprintf(run_id, sizeof run_id, "%s", f.rows[0].run_id);
+  snprintf(sel, sizeof sel, "run=%s", run_id);
+  /* killed in case 11: the 10 cases before it are stored, the run incomplete */
+  ck_assert_int_eq(run_child(url, aa(2), 11), -SIGKILL);
+  gb_store *s = open_ok(url);
+  ck_assert_uint_eq(count_rows(s, sel), 80);
+  query_one(s, "SELECT complete FROM gb_runs WHERE run_id = $1", run_id, v);
+  ck_assert_str_eq(v, "0");
+  gb_store_close(s);
+  /* the campaign run again to its end (as --resume would): every row once, finished */
+  ck_assert_int_eq(run_child(url, aa(2), 0), 0);
+  s = open_ok(url);
+  gb_results got = {0};
+  ck_assert_msg(gb_store_read(s, sel, &got) == GB_OK, "%s", gb_errmsg());
+  ck_assert_uint_eq(got.nrows, f.nrows);
+  for (size_t i = 0; i < f.nrows; i++) { /* in the order measured, the figures the file holds */
+    ck_assert_str_eq(got.rows[i].benchmark, f.rows[i].benchmark);
+    ck_assert_str_eq(got.rows[i].case_name, f.rows[i].case_name);
+    ck_assert_str_eq(got.rows[i].metric, f.rows[i].metric);
+    ck_assert(got.rows[i].value == f.rows[i].value || (isnan(got.rows[i].value) && isnan(f.rows[i].value)));
+  }
+  query_one(s, "SELECT complete FROM gb_runs WHERE run_id = $1", run_id, v);
+  ck_assert_str_eq(v, "1");
+  gb_results_free(&got);
+  gb_results_free(&f);
+  gb_store_close(s);
+}
+END_TEST
+
 START_TEST(test_mask_password) {
   char buf[256];
   gb_store_mask("postgresql://gb:s3cret@db.example:5432/results", buf, sizeof buf);
@@ -343,6 +409,7 @@ static Suite *suite(void) {
   tcase_add_loop_test(tc, test_migration, 0, n);
   tcase_add_loop_test(tc, test_incomplete_run, 0, n);
   tcase_add_loop_test(tc, test_two_writers, 0, n);
+  tcase_add_loop_test(tc, test_sink_kill, 0, n);
   suite_add_tcase(s, tc);
   tc = tcase_create("credentials");
   tcase_add_test(tc, test_mask_password);
