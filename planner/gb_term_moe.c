@@ -53,7 +53,8 @@ double gb_term_moe_seconds(const gb_workload *w, const gb_perf *perf, const gb_p
   if (ep <= 1) return 0;
   /* bytes a token's hidden state takes: FP8 dispatch (DeepEP, HybridEP) with a BF16 combine when training in a
    * low precision, BF16 both ways otherwise */
-  double elem = gb_workload_elem_bytes(w->precision) < 2 ? 1.5 : 2;
+  bool nccl = w->moe_dispatcher == GB_MOE_ALLTOALL; /* BF16 both ways, a copy per expert */
+  double elem = !nccl && gb_workload_elem_bytes(w->precision) < 2 ? 1.5 : 2;
   double k = w->moe_top_k;
   /* tokens a GPU dispatches per step: its share of its replica's tokens */
   double tokens = l->tokens_dp / (l->cp * l->tp) * (w->layers / l->pp);
@@ -72,7 +73,7 @@ double gb_term_moe_seconds(const gb_workload *w, const gb_perf *perf, const gb_p
   /* NICs: one copy per other domain the token has experts in (uniform routing over the domains) */
   double t_nic = 0;
   if (domains > 1) {
-    double remote = (domains - 1) * (1 - pow(1 - 1 / domains, k));
+    double remote = nccl ? k * (ep - in_domain) / (double)ep : (domains - 1) * (1 - pow(1 - 1 / domains, k));
     double bw_nic = l->node_gbps * GB_NIC_EFFICIENCY / l->gpn;
     t_nic = per_copy * remote / (bw_nic * 1e9);
     *proj = true;

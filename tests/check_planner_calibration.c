@@ -64,8 +64,11 @@ static double run_case(calib *c, const char *line, char *id, char *split) {
   double pred = NAN;
   if (tm.reject == GB_REJECT_NONE)
     pred = strcmp(unit, "gpu_hours") == 0 ? tm.hours * count : tm.tokens_per_s_per_gpu;
-  printf("%-40s %-5s %-16s %5d %14.6g %14.6g %8.3f  %s%s\n", id, split, type, count, pred, published,
-         pred / published, unit, tm.reject ? "  (rejected)" : "");
+  double hrs = tm.hours - w.fixed_hours;
+  printf("%-40s %-5s %-16s %5d %14.6g %14.6g %8.3f  %-28s|comp %.2f bub %.2f mem %.2f tp %.2f dp %.2f a2a %.2f%s\n",
+         id, split, type, count, pred, published, pred / published, unit, tm.compute_hours / hrs,
+         tm.bubble_hours / hrs, tm.memory_hours / hrs, tm.tp_hours / hrs, tm.dp_hours / hrs, tm.a2a_hours / hrs,
+         tm.reject ? "  (rejected)" : "");
   gb_perf_free(&perf);
   return pred / published;
 }
