@@ -8,6 +8,9 @@
 
 #include "gb_plan_int.h"
 
+/* Share of a GPU's SMs an overlapped MoE dispatcher holds (20 of 132). */
+#define GB_MOE_COMM_SM_SHARE (20.0 / 132.0)
+
 /* The layout of n GPUs on nodes of gpn, or a rejection (out->reject set):
  * tp x pp x cp must divide n, tensor parallel stays inside a node, expert
  * parallel spans data x context (x tensor) parallel ranks. */
@@ -83,8 +86,12 @@ void gb_time_training(const gb_workload *w, const gb_perf *perf, const gb_perf_t
    * workload's moe_overlap (NCCL AlltoAll: none), in what compute the reduction left */
   double hidden_dp = o->overlap * fmin(s.dp, busy);
   double ov_moe = w->moe_dispatcher == GB_MOE_ALLTOALL ? 0 : isnan(w->moe_overlap) ? o->overlap : w->moe_overlap;
-  double hidden = hidden_dp + ov_moe * fmin(s.a2a, busy - hidden_dp);
-  double exposed = s.dp + s.a2a - hidden;
+  double hidden_moe = ov_moe * fmin(s.a2a, busy - hidden_dp);
+  double hidden = hidden_dp + hidden_moe;
+  /* the dispatch and combine kernels that run beside compute hold SMs it loses (DeepEP: 20 of 132 SMs,
+   * DeepSeek-V3 report, arXiv 2412.19437, sec. 3.2.2): the compute they overlap runs at (1 - share) */
+  double sm_cost = hidden_moe * GB_MOE_COMM_SM_SHARE / (1 - GB_MOE_COMM_SM_SHARE);
+  double exposed = s.dp + s.a2a - hidden + sm_cost;
   double share_dp = exposed > 0 ? (s.dp - hidden_dp) / exposed : 0;
   double t_step = busy + s.tp + s.pp + s.cp + exposed;
   double g = w->goodput;
