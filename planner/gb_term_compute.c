@@ -42,7 +42,11 @@ static double ffn_width(const gb_workload *w) {
 }
 
 double gb_term_elementwise_seconds(const gb_workload *w, const gb_layout *l, const gb_figs *f) {
-  double per_token = (ELEM_HIDDEN * w->hidden_size + ELEM_FFN * ffn_width(w)) * ACT_BYTES * w->layers;
+  /* the FFN-wide work splits over tensor parallelism with the FFN; the hidden-wide work (norms, residual adds)
+   * runs whole on every tensor-parallel rank unless sequence parallelism splits it along the sequence
+   * (Korthikanti et al. 2022, arXiv 2205.05198, sec. 4.2.2) */
+  double replicated = w->sequence_parallel ? 1 : l->tp;
+  double per_token = (ELEM_HIDDEN * w->hidden_size * replicated + ELEM_FFN * ffn_width(w)) * ACT_BYTES * w->layers;
   if (w->recompute) per_token *= 4.0 / 3.0;
   return per_token * w->tokens_per_step / ((double)l->n * f->bw) * l->stage_pace;
 }

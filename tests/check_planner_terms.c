@@ -74,6 +74,47 @@ START_TEST(test_elementwise_hbm) {
 }
 END_TEST
 
+/* Shape keys the element-wise and FLOPs terms read: sequence_parallel, ffn_hidden, vocab_size; kv_heads in the
+ * ring-attention traffic. */
+START_TEST(test_shape_keys) {
+  n1_world x;
+  n1_load(&x);
+  x.o.mfu = NAN;
+  char ini[1024];
+  gb_plan_time tp, sp, ffn;
+  /* TP 8 without sequence parallel: the hidden-wide element-wise work runs whole on each of the 8 ranks */
+  snprintf(ini, sizeof ini, "%stensor_parallel = 8\n", k_dense);
+  time_of(&x, ini, 8, 8, &tp);
+  snprintf(ini, sizeof ini, "%stensor_parallel = 8\nsequence_parallel = true\n", k_dense);
+  time_of(&x, ini, 8, 8, &sp);
+  double hidden_part = 1e4 * 36.0 * 2048 * 2 * 16 * 1e6 / 8 / 1800e9 / 3600;
+  ck_assert_double_eq_tol(tp.memory_hours - sp.memory_hours, hidden_part * 7, 1e-9);
+  /* ffn_hidden 16384 instead of 4 x 2048: 9 x (16384 - 8192) more elements a token and layer */
+  snprintf(ini, sizeof ini, "%sffn_hidden = 16384\n", k_dense);
+  gb_plan_time base;
+  time_of(&x, k_dense, 8, 8, &base);
+  time_of(&x, ini, 8, 8, &ffn);
+  ck_assert_double_eq_tol(ffn.memory_hours - base.memory_hours, 1e4 * 9.0 * 8192 * 2 * 16 * 1e6 / 8 / 1800e9 / 3600,
+                          1e-9);
+  /* vocab_size: the input embedding is a lookup: 6 x vocab x hidden fewer FLOPs a token */
+  gb_workload w;
+  wl_load(&w, k_dense);
+  double f0 = w.flops_per_token;
+  snprintf(ini, sizeof ini, "%svocab_size = 32000\n", k_dense);
+  wl_load(&w, ini);
+  ck_assert_double_eq_tol(f0 - w.flops_per_token, 6.0 * 32000 * 2048, 1e-3);
+  /* kv_heads: ring attention passes K and V of kv_heads heads; an exposed ring (a slow NIC) shows the ratio */
+  x.o.nic_gbps = 0.001;
+  snprintf(ini, sizeof ini, "%scontext_parallel = 16\nheads = 16\nkv_heads = 16\n", k_dense);
+  gb_plan_time full, gqa;
+  time_of(&x, ini, 16, 8, &full);
+  snprintf(ini, sizeof ini, "%scontext_parallel = 16\nheads = 16\nkv_heads = 4\n", k_dense);
+  time_of(&x, ini, 16, 8, &gqa);
+  ck_assert(gqa.tp_hours < full.tp_hours / 3.9);
+  n1_free(&x);
+}
+END_TEST
+
 START_TEST(test_power_limit) {
   static const char *specs =
       "gpu_type,name,fp64_tflops,fp64_tensor_tflops,fp32_tflops,tf32_tflops,fp16_tflops,bf16_tflops,fp8_tflops,"
@@ -214,6 +255,7 @@ int main(void) {
   tcase_add_test(tc, test_attention_kernel);
   tcase_add_test(tc, test_attention_from_stated_flops);
   tcase_add_test(tc, test_elementwise_hbm);
+  tcase_add_test(tc, test_shape_keys);
   tcase_add_test(tc, test_power_limit);
   tcase_add_test(tc, test_moe_dispatcher);
   tcase_add_test(tc, test_measured_grouped_gemm);
