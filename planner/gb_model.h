@@ -16,7 +16,13 @@
  * - gemm_share: the share of a BF16 step's time spent in GEMMs, at the same
  *   sizes: FP8 speeds up only that share.
  * - infer_eff: the share of the GEMM rate a serving engine sustains on
- *   prefill and large-batch decode GEMMs. */
+ *   prefill and large-batch decode GEMMs.
+ * - attn_fused, attn_fa2: the share of the dense BF16 peak that causal
+ *   attention (forward and backward, head dim 128, sequences of 4K and
+ *   more) reaches with the architecture's fused attention kernel (cuDNN /
+ *   FlashAttention-3 class, what Transformer Engine runs) and with a
+ *   FlashAttention-2 class kernel (PyTorch SDPA's flash backend); the
+ *   workload's attention_kernel picks one. */
 #ifndef GB_MODEL_H
 #define GB_MODEL_H
 
@@ -31,6 +37,7 @@ typedef struct gb_arch_model {
   double hfu[GB_MODEL_SIZES];
   double gemm_share[GB_MODEL_SIZES];
   double infer_eff;
+  double attn_fused, attn_fa2;
   const char *source;
 } gb_arch_model;
 

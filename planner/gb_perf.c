@@ -101,7 +101,7 @@ static double gemm_measured(const gb_results *m, const char *type, const char *p
   *throttled = false;
   for (size_t i = 0; i < m->nrows; i++) {
     const gb_row *r = &m->rows[i];
-    if (!usable(r, "gemm", type) || strcmp(r->dtype, prec) != 0) continue;
+    if (!usable(r, "gemm", type) || strcmp(r->dtype, prec) != 0 || gb_perf_is_grouped(r)) continue;
     if (!gemm_rate_metric(r, sustained)) continue;
     if (r->m == GB_NA || r->n == GB_NA || r->k == GB_NA || r->m <= 0 || r->n <= 0 || r->k <= 0) continue;
     buf[n].x = log(cbrt((double)r->m * (double)r->n * (double)r->k));
@@ -149,22 +149,24 @@ static double hbm_measured(const gb_results *m, const char *type, double *scratc
   return NAN;
 }
 
-static bool is_allreduce(const gb_row *r) {
-  return strncmp(r->case_name, "all_reduce", 10) == 0 && strcmp(r->metric, "busbw_gbps") == 0 &&
+/* A bus-bandwidth row of a collective whose case starts with prefix
+ * ("all_reduce", "alltoall", "sendrecv") over 2 or more GPUs. */
+static bool is_coll(const gb_row *r, const char *prefix) {
+  return strncmp(r->case_name, prefix, strlen(prefix)) == 0 && strcmp(r->metric, "busbw_gbps") == 0 &&
          r->bytes != GB_NA && r->bytes > 0 && r->gpu_count >= 2;
 }
 
-/* All-reduce curves of t, one per measured gpu_count, each point (message
- * size) from its ok rows, else its throttled rows; t->comm_throttled when a
- * point of any curve is throttled. */
-static gb_err comm_measured(const gb_results *m, gb_perf_type *t, pt *buf, double *scratch, size_t *used) {
-  const char *type = t->spec->gpu_type;
+/* Curves of one collective on a type, one per measured gpu_count, each
+ * point (message size) from its ok rows, else its throttled rows;
+ * *throttled when a point of any curve is throttled. */
+static gb_err curves_measured(const gb_results *m, const char *type, const char *prefix, gb_perf_curve **curves,
+                              size_t *ncurves, bool *throttled, pt *buf, double *scratch, size_t *used) {
   for (;;) {
     /* next smallest gpu_count above the last curve's */
-    int last = t->ncurves ? t->curves[t->ncurves - 1].gpu_count : 1, next = 0;
+    int last = *ncurves ? (*curves)[*ncurves - 1].gpu_count : 1, next = 0;
     for (size_t i = 0; i < m->nrows; i++) {
       const gb_row *r = &m->rows[i];
-      if (usable(r, "collective", type) && is_allreduce(r) && r->gpu_count > last &&
+      if (usable(r, "collective", type) && is_coll(r, prefix) && r->gpu_count > last &&
           (next == 0 || r->gpu_count < next))
         next = r->gpu_count;
     }
@@ -172,7 +174,7 @@ static gb_err comm_measured(const gb_results *m, gb_perf_type *t, pt *buf, doubl
     size_t n = 0;
     for (size_t i = 0; i < m->nrows; i++) {
       const gb_row *r = &m->rows[i];
-      if (usable(r, "collective", type) && is_allreduce(r) && r->gpu_count == next) {
+      if (usable(r, "collective", type) && is_coll(r, prefix) && r->gpu_count == next) {
         buf[n].x = log((double)r->bytes);
         buf[n].y = r->value;
         buf[n].throttled = r->status == GB_STATUS_THROTTLED;
@@ -180,10 +182,10 @@ static gb_err comm_measured(const gb_results *m, gb_perf_type *t, pt *buf, doubl
       }
     }
     n = merge_points(buf, n, scratch, used);
-    gb_perf_curve *grown = realloc(t->curves, (t->ncurves + 1) * sizeof *grown);
+    gb_perf_curve *grown = realloc(*curves, (*ncurves + 1) * sizeof *grown);
     if (!grown) return gb_fail(GB_E_NOMEM, "out of memory");
-    t->curves = grown;
-    gb_perf_curve *c = &t->curves[t->ncurves++];
+    *curves = grown;
+    gb_perf_curve *c = &grown[(*ncurves)++];
     c->gpu_count = next;
     c->n = n;
     c->log_bytes = malloc(n * sizeof(double));
@@ -191,9 +193,35 @@ static gb_err comm_measured(const gb_results *m, gb_perf_type *t, pt *buf, doubl
     if (!c->log_bytes || !c->busbw_gbps) return gb_fail(GB_E_NOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) {
       c->log_bytes[i] = buf[i].x, c->busbw_gbps[i] = buf[i].y;
-      if (buf[i].throttled) t->comm_throttled = true;
+      if (buf[i].throttled) *throttled = true;
     }
   }
+}
+
+/* The all-reduce, alltoall and sendrecv curves of t and its grouped GEMM
+ * points (ok rows; throttled ones where a shape has no ok row). */
+static gb_err comm_measured(const gb_results *m, gb_perf_type *t, pt *buf, double *scratch, size_t *used) {
+  const char *type = t->spec->gpu_type;
+  bool a2a_thr = false;
+  gb_err e = curves_measured(m, type, "all_reduce", &t->curves, &t->ncurves, &t->comm_throttled, buf, scratch, used);
+  if (!e) e = curves_measured(m, type, "alltoall", &t->a2a, &t->na2a, &a2a_thr, buf, scratch, used);
+  if (!e) e = curves_measured(m, type, "sendrecv", &t->sendrecv, &t->nsendrecv, &a2a_thr, buf, scratch, used);
+  if (e) return e;
+  for (size_t i = 0; i < m->nrows; i++) {
+    const gb_row *r = &m->rows[i];
+    if (!usable(r, "gemm", type) || !gb_perf_is_grouped(r) || !gemm_rate_metric(r, false) || r->m <= 0 ||
+        r->n <= 0 || r->k <= 0)
+      continue;
+    gb_perf_grouped *g = realloc(t->grouped, (t->ngrouped + 1) * sizeof *g);
+    if (!g) return gb_fail(GB_E_NOMEM, "out of memory");
+    t->grouped = g;
+    g += t->ngrouped++;
+    snprintf(g->dtype, sizeof g->dtype, "%s", r->dtype);
+    g->m = (double)r->m, g->n = (double)r->n, g->k = (double)r->k, g->tflops = r->value;
+    g->groups = r->groups == GB_NA ? 1 : (double)r->groups;
+    (*used)++;
+  }
+  return GB_OK;
 }
 
 const char *gb_basis_name(gb_basis b) {
@@ -504,6 +532,7 @@ void gb_perf_free(gb_perf *p) {
       free(p->v[i].curves[c].busbw_gbps);
     }
     free(p->v[i].curves);
+    gb_perf_free_moe(&p->v[i]);
   }
   free(p->v);
   gb_buf_free(&p->notes);

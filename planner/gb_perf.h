@@ -90,7 +90,19 @@ typedef struct gb_perf_type {
   double gemm_base_tflops; /* the BF16 GEMM rate (FP8 workloads: the non-GEMM share runs at it); = gemm_tflops otherwise */
   double nic_node_gbps;    /* cross-node line rate of a node, GB/s (NICs x Gb/s / 8; NaN: none given) */
   const struct gb_arch_model *model; /* efficiency table row (gb_model.h) */
+  /* MoE figures measured on this type (gb_perf_moe.c; none: the planner's documented models) */
+  size_t ngrouped;
+  struct gb_perf_grouped *grouped; /* grouped GEMM points, every dtype */
+  size_t na2a, nsendrecv;
+  gb_perf_curve *a2a, *sendrecv;   /* alltoall and sendrecv busbw curves by gpu_count */
 } gb_perf_type;
+
+/* One measured grouped GEMM shape: `groups` products of m x n x k in one
+ * call (bench gemm, case grouped_<dtype>...), its TFLOP/s. */
+typedef struct gb_perf_grouped {
+  char dtype[16];
+  double m, n, k, groups, tflops;
+} gb_perf_grouped;
 
 typedef struct gb_perf {
   char precision[16];
@@ -128,6 +140,24 @@ const char *gb_perf_basis_name(bool measured, bool throttled);
  * for one GPU. */
 double gb_perf_busbw_gbps(const gb_perf *p, const gb_perf_type *t, int gpu_count, int gpus_per_node, double bytes,
                           double nic_gbps, bool *projected);
+
+/* Grouped GEMM TFLOP/s measured on t in dtype for products of m x n x k:
+ * among the measured shapes of the (n, k) nearest in log distance, linear
+ * in log m between the two nearest m (clamped at the ends). NaN when t has
+ * no grouped row of the dtype. */
+double gb_perf_grouped_tflops(const gb_perf_type *t, const char *dtype, double m, double n, double k);
+
+/* Bus bandwidth GB/s of a measured collective ("alltoall" or "sendrecv")
+ * on t at gpu_count GPUs (the nearest measured count) and message bytes
+ * (linear in log bytes, clamped). NaN when t has none measured. */
+double gb_perf_coll_gbps(const gb_perf_type *t, const char *coll, int gpu_count, double bytes);
+
+/* Whether a gemm row is a grouped GEMM (case grouped_<dtype>...): never a
+ * dense GEMM rate. */
+bool gb_perf_is_grouped(const gb_row *r);
+
+/* Frees one type's MoE figures (gb_perf_free does it for every type). */
+void gb_perf_free_moe(gb_perf_type *t);
 
 void gb_perf_free(gb_perf *p);
 

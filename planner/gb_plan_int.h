@@ -52,6 +52,8 @@ typedef struct gb_layout {
   double tokens_dp;    /* tokens one model replica processes per step */
   double micro;        /* micro-batches per step per replica */
   double stage_pace;   /* the fullest pipeline stage's layers over the mean (1: even stages) */
+  bool whole_step_eff; /* --mfu given: the efficiency covers the whole step, every FLOP at it */
+  double eff_scale;    /* --efficiency-scale (1: none) */
 } gb_layout;
 
 /* Seconds per step of tensor-parallel, pipeline point-to-point and
@@ -90,6 +92,10 @@ double gb_term_eff(const gb_perf_type *t, double params, const gb_plan_opts *o, 
  * FP8 share of GEMM time included). */
 double gb_term_compute_seconds(const gb_workload *w, const gb_perf_type *t, const gb_layout *l, double eta,
                                const gb_figs *f);
+
+/* Seconds per step of element-wise work (norms, residuals, activations and
+ * their gradients), bound by HBM bandwidth. */
+double gb_term_elementwise_seconds(const gb_workload *w, const gb_layout *l, const gb_figs *f);
 
 /* ---- memory (gb_term_memory.c) ---- */
 

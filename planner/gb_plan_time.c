@@ -8,6 +8,9 @@
 
 #include "gb_plan_int.h"
 
+/* Share of a GPU's SMs an overlapped MoE dispatcher holds (20 of 132). */
+#define GB_MOE_COMM_SM_SHARE (20.0 / 132.0)
+
 /* The layout of n GPUs on nodes of gpn, or a rejection (out->reject set):
  * tp x pp x cp must divide n, tensor parallel stays inside a node, expert
  * parallel spans data x context (x tensor) parallel ranks. */
@@ -39,15 +42,22 @@ static bool layout_of(const gb_workload *w, const gb_perf_type *t, int n, int gp
   return true;
 }
 
+/* What of the options the terms read. */
+static void layout_opts(const gb_plan_opts *o, gb_layout *l) {
+  l->whole_step_eff = isfinite(o->mfu);
+  l->eff_scale = o->efficiency_scale > 0 ? o->efficiency_scale : 1;
+}
+
 /* Per-step seconds of each term. */
 typedef struct step_terms {
-  double comp, bubble, mem, tp, pp, dp, a2a, cp;
+  double comp, bubble, mem, elem, tp, pp, dp, a2a, cp;
 } step_terms;
 
 static void training_terms(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, const gb_layout *l,
                            const gb_plan_opts *o, const gb_figs *f, double eta, step_terms *s, bool *proj) {
   s->comp = gb_term_compute_seconds(w, t, l, eta, f);
-  s->bubble = gb_term_bubble_seconds(l, s->comp);
+  s->elem = l->whole_step_eff ? 0 : gb_term_elementwise_seconds(w, l, f);
+  s->bubble = gb_term_bubble_seconds(l, s->comp + s->elem);
   s->mem = gb_term_memory_seconds(l, f);
   s->tp = gb_term_tp_seconds(w, perf, t, l, o, f, proj);
   s->pp = gb_term_pp_seconds(w, perf, t, l, o, f, proj);
@@ -61,6 +71,7 @@ void gb_time_training(const gb_workload *w, const gb_perf *perf, const gb_perf_t
                       double node_gbps, const gb_plan_opts *o, const gb_figs *f, gb_plan_time *out) {
   gb_layout l;
   if (!layout_of(w, t, n, gpn, &l, out)) return;
+  layout_opts(o, &l);
   l.node_gbps = gb_term_node_gbps(t, gpn, o, node_gbps);
   double eta = gb_term_eff(t, w->active_params, o, false);
   out->eta = eta;
@@ -70,14 +81,22 @@ void gb_time_training(const gb_workload *w, const gb_perf *perf, const gb_perf_t
   training_terms(w, perf, t, &l, o, f, eta, &s, &proj);
   if (proj) out->projected = true;
   if (t->ncurves && t->comm_throttled && (l.tp > 1 || l.dp > 1)) out->throttled = true;
-  double busy = fmax(s.comp + s.bubble, s.mem);
-  double hidden = o->overlap * fmin(s.dp + s.a2a, busy);
-  double exposed = s.dp + s.a2a - hidden;
-  double share_dp = s.dp + s.a2a > 0 ? s.dp / (s.dp + s.a2a) : 0;
+  double busy = fmax(s.comp + s.elem + s.bubble, s.mem);
+  /* the gradient reduction hides behind the step's compute at --overlap; dispatch and combine at the
+   * workload's moe_overlap (NCCL AlltoAll: none), in what compute the reduction left */
+  double hidden_dp = o->overlap * fmin(s.dp, busy);
+  double ov_moe = w->moe_dispatcher == GB_MOE_ALLTOALL ? 0 : isnan(w->moe_overlap) ? o->overlap : w->moe_overlap;
+  double hidden_moe = ov_moe * fmin(s.a2a, busy - hidden_dp);
+  double hidden = hidden_dp + hidden_moe;
+  /* the dispatch and combine kernels that run beside compute hold SMs it loses (DeepEP: 20 of 132 SMs,
+   * DeepSeek-V3 report, arXiv 2412.19437, sec. 3.2.2): the compute they overlap runs at (1 - share) */
+  double sm_cost = hidden_moe * GB_MOE_COMM_SM_SHARE / (1 - GB_MOE_COMM_SM_SHARE);
+  double exposed = s.dp + s.a2a - hidden + sm_cost;
+  double share_dp = exposed > 0 ? (s.dp - hidden_dp) / exposed : 0;
   double t_step = busy + s.tp + s.pp + s.cp + exposed;
   double g = w->goodput;
   out->compute_hours = steps * s.comp / 3600;
-  out->memory_hours = steps * s.mem / 3600;
+  out->memory_hours = steps * (s.mem + s.elem) / 3600;
   out->bubble_hours = steps * s.bubble / 3600;
   out->tp_hours = steps * (s.tp + s.pp + s.cp) / 3600;
   out->dp_hours = steps * exposed * share_dp / 3600;

@@ -38,6 +38,7 @@ static const spec_col k_cols[] = {
     {"fp4_tflops", offsetof(gb_gpu_spec, fp4_tflops), 0, 1e5},
     {"nvlink_domain", offsetof(gb_gpu_spec, nvlink_domain), 0, 1e5},
     {"node_gpus", offsetof(gb_gpu_spec, node_gpus), 0, 1024},
+    {"rated_w", offsetof(gb_gpu_spec, rated_w), 0, 1e5},
 };
 #define NCOLS_REQUIRED 12 /* the columns above the optional ones */
 #define NCOLS (sizeof k_cols / sizeof k_cols[0])
@@ -161,7 +162,23 @@ const gb_gpu_spec *gb_specs_find(const gb_specs *s, const char *gpu_type) {
   return NULL;
 }
 
-double gb_spec_peak(const gb_gpu_spec *s, const char *dtype) {
+/* A board held below the power its tensor rates are quoted at runs its
+ * clocks down: dynamic power goes as f V^2 with V rising with f, so the
+ * compute-bound rate goes as about (power / rated)^0.30, the exponent read
+ * off NVIDIA's own pair of the same GH100: H100 NVL 835 TFLOP/s BF16 dense at
+ * 400 W, H100 SXM 989.5 at 700 W (ln(835/989.5) / ln(400/700) = 0.30). */
+#define POWER_EXPONENT 0.30
+
+double gb_spec_power_scale(const gb_gpu_spec *s) {
+  if (!(s->rated_w > s->tdp_w)) return 1;
+  return pow(s->tdp_w / s->rated_w, POWER_EXPONENT);
+}
+
+static double spec_peak(const gb_gpu_spec *s, const char *dtype);
+
+double gb_spec_peak(const gb_gpu_spec *s, const char *dtype) { return spec_peak(s, dtype) * gb_spec_power_scale(s); }
+
+static double spec_peak(const gb_gpu_spec *s, const char *dtype) {
   if (strcmp(dtype, "fp64") == 0) return isnan(s->fp64_tensor_tflops) ? s->fp64_tflops : s->fp64_tensor_tflops;
   if (strcmp(dtype, "fp32") == 0) return s->fp32_tflops;
   if (strcmp(dtype, "tf32") == 0) return s->tf32_tflops;

@@ -26,6 +26,7 @@ typedef struct gb_gpu_spec {
    * (NaN: one node; 72 on GB200 NVL72) */
   double fp4_tflops, nvlink_domain;
   double node_gpus; /* GPUs of the server nics_per_node describes (NaN: 8) */
+  double rated_w;   /* optional: board power the tensor rates are quoted at, when tdp_w is below it (NaN: tdp_w) */
   char source[512];
   char date[16];
   long line; /* line in the file, for messages */
@@ -54,6 +55,11 @@ const gb_gpu_spec *gb_specs_find(const gb_specs *s, const char *gpu_type);
  * int8 (TOP/s). NaN when the
  * datasheet has no figure or the dtype is unknown. */
 double gb_spec_peak(const gb_gpu_spec *s, const char *dtype);
+
+/* The share of the quoted tensor rates a board held at tdp_w below rated_w
+ * reaches: (tdp_w / rated_w)^0.30 (docs/planner.md, "Power limit"); 1 when
+ * rated_w is not above tdp_w. gb_spec_peak includes it. */
+double gb_spec_power_scale(const gb_gpu_spec *s);
 
 void gb_specs_free(gb_specs *s);
 

@@ -103,10 +103,13 @@ double gb_term_cp_seconds(const gb_workload *w, const gb_perf *perf, const gb_pe
   int cp = l->cp;
   if (cp <= 1) return 0;
   double head_dim = w->hidden_size / w->heads;
-  double kv = l->tokens_dp / cp * 2 * w->kv_heads * head_dim * k_act_bytes / l->tp;
+  /* a FlashAttention-2 class SDPA call without grouped-query support gets K and V repeated to every head
+   * (torchtitan's repeat_kv before F.scaled_dot_product_attention), and the ring passes them so */
+  double kv_heads = w->attention_kernel == GB_ATTN_FA2 ? w->heads : w->kv_heads;
+  double kv = l->tokens_dp / cp * 2 * kv_heads * head_dim * k_act_bytes / l->tp;
   double bytes = 3.0 * (cp - 1) * kv * (w->layers / l->pp);
   int local = local_ranks(l, cp, l->tp);
-  double chunk = l->micro_tokens / cp * 2 * w->kv_heads * head_dim * k_act_bytes / l->tp;
+  double chunk = l->micro_tokens / cp * 2 * kv_heads * head_dim * k_act_bytes / l->tp;
   double bw = gb_term_busbw_node(perf, t, cp, local, l->gpn, chunk, o, l->node_gbps, f->comm_scale, proj) * 1e9;
   double t_cp = bytes / bw;
   return t_cp > t_attn ? t_cp - t_attn : 0;

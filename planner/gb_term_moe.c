@@ -37,8 +37,13 @@ double gb_term_moe_compute_factor(const gb_workload *w, const gb_perf_type *t, c
   double m = fmax(1, tokens_per_expert(w, l));
   double h = w->hidden_size, ffn = w->expert_ffn_hidden;
   double elem = gb_workload_elem_bytes(w->precision);
-  /* gate and up fused (n = 2 ffn, k = hidden), down (n = hidden, k = ffn): time over FLOPs, harmonic */
+  /* gate and up fused (n = 2 ffn, k = hidden), down (n = hidden, k = ffn): time over FLOPs, harmonic; a measured
+   * grouped GEMM at the shape (bench gemm, grouped_<dtype>) over the dense rate wins over the model */
   double e_up = shape_eff(m, 2 * ffn, h, elem, f), e_down = shape_eff(m, h, ffn, elem, f);
+  double g_up = gb_perf_grouped_tflops(t, w->precision, m, 2 * ffn, h);
+  double g_down = gb_perf_grouped_tflops(t, w->precision, m, h, ffn);
+  if (isfinite(g_up) && isfinite(g_down) && t->gemm_tflops > 0)
+    e_up = fmin(1, g_up / t->gemm_tflops), e_down = fmin(1, g_down / t->gemm_tflops);
   double inv = (2.0 / e_up + 1.0 / e_down) / 3.0;
   double flops = 6 * 3 * h * ffn * w->moe_top_k * w->layers; /* SwiGLU: 3 matrices, forward + backward */
   double share = fmin(1, flops / w->flops_per_token);
@@ -53,7 +58,8 @@ double gb_term_moe_seconds(const gb_workload *w, const gb_perf *perf, const gb_p
   if (ep <= 1) return 0;
   /* bytes a token's hidden state takes: FP8 dispatch (DeepEP, HybridEP) with a BF16 combine when training in a
    * low precision, BF16 both ways otherwise */
-  double elem = gb_workload_elem_bytes(w->precision) < 2 ? 1.5 : 2;
+  bool nccl = w->moe_dispatcher == GB_MOE_ALLTOALL; /* BF16 both ways, a copy per expert */
+  double elem = !nccl && gb_workload_elem_bytes(w->precision) < 2 ? 1.5 : 2;
   double k = w->moe_top_k;
   /* tokens a GPU dispatches per step: its share of its replica's tokens */
   double tokens = l->tokens_dp / (l->cp * l->tp) * (w->layers / l->pp);
@@ -65,14 +71,20 @@ double gb_term_moe_seconds(const gb_workload *w, const gb_perf *perf, const gb_p
   double domains = ceil((double)ep / in_domain);
   /* NVLink: every copy that leaves the GPU crosses NVLink once (directly, or forwarded in the far domain) */
   double nvl_bytes = per_copy * k * (ep - 1.0) / ep;
-  double bw_nvl = in_domain >= 2 ? gb_term_busbw_node(perf, t, in_domain, in_domain, l->gpn, 1e8, o, l->node_gbps,
-                                                      f->comm_scale, proj)
-                                 : INFINITY;
+  /* inside the domain: the measured alltoall busbw at this many ranks and one micro-batch's dispatch (nccl-tests'
+   * busbw = bytes to the other ranks over time), else the all-reduce curve's */
+  double msg = l->micro_tokens / (l->cp * l->tp) * w->hidden_size * elem * k;
+  double bw_nvl = INFINITY;
+  if (in_domain >= 2) {
+    bw_nvl = gb_perf_coll_gbps(t, "alltoall", in_domain, msg) * f->comm_scale;
+    if (!isfinite(bw_nvl))
+      bw_nvl = gb_term_busbw_node(perf, t, in_domain, in_domain, l->gpn, 1e8, o, l->node_gbps, f->comm_scale, proj);
+  }
   double t_nvl = nvl_bytes / (bw_nvl * 1e9);
   /* NICs: one copy per other domain the token has experts in (uniform routing over the domains) */
   double t_nic = 0;
   if (domains > 1) {
-    double remote = (domains - 1) * (1 - pow(1 - 1 / domains, k));
+    double remote = nccl ? k * (ep - in_domain) / (double)ep : (domains - 1) * (1 - pow(1 - 1 / domains, k));
     double bw_nic = l->node_gbps * GB_NIC_EFFICIENCY / l->gpn;
     t_nic = per_copy * remote / (bw_nic * 1e9);
     *proj = true;

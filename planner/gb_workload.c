@@ -12,7 +12,7 @@
 #include "gb_ini.h"
 #include "gb_num.h"
 
-typedef enum key_type { K_NUM, K_BOOL, K_KIND, K_PRECISION, K_NAME, K_WINDOW, K_MONTHS, K_RECOMPUTE } key_type;
+typedef enum key_type { K_NUM, K_BOOL, K_KIND, K_PRECISION, K_NAME, K_WINDOW, K_MONTHS, K_RECOMPUTE, K_CHOICE } key_type;
 
 #define KT (1u << GB_WL_TRAINING)
 #define KI (1u << GB_WL_INFERENCE)
@@ -86,6 +86,14 @@ static const wl_key k_keys[] = {
     {"ffn_hidden", K_NUM, KT | KI, F(ffn_hidden), 1, 1e7, false, true, "none", "dense FFN width"},
     {"vocab_size", K_NUM, KT | KI, F(vocab_size), 1, 1e8, false, true, "none",
      "vocabulary; its input embedding is a lookup, not FLOPs"},
+    {"attention_kernel", K_CHOICE, KT, F(attention_kernel), 0, 0, false, false, "fused",
+     "fused (cuDNN / FlashAttention-3 class, Transformer Engine) or fa2 (FlashAttention-2 class, PyTorch SDPA): "
+     "the share of peak causal attention reaches (docs/planner.md, Compute)"},
+    {"moe_dispatcher", K_CHOICE, KT, F(moe_dispatcher), 0, 0, false, false, "fused",
+     "MoE: fused (DeepEP, HybridEP: FP8 dispatch, hierarchical, overlapped) or alltoall (NCCL AlltoAll: BF16, a "
+     "copy per expert, not overlapped)"},
+    {"moe_overlap", K_NUM, KT, F(moe_overlap), 0, 1, false, false, "--overlap (alltoall: 0)",
+     "MoE: share of the dispatch/combine time hidden behind compute"},
     {"fp8_share", K_NUM, KT, F(fp8_share), 0, 1, false, false, "the linear layers' share of FLOPs",
      "share of the FLOPs run in the low-precision GEMMs (attention and the output head stay in BF16)"},
     {"goodput", K_NUM, KT, F(goodput), 0, 1, true, false, "0.85",
@@ -176,6 +184,20 @@ static int key_index(const char *key) {
 
 bool gb_workload_is_key(const char *key) { return key_index(key) >= 0; }
 
+/* The choices of each K_CHOICE key, index = stored value. */
+static const char *const k_attn_choices[] = {"fused", "fa2", NULL};
+static const char *const k_moe_choices[] = {"fused", "alltoall", NULL};
+
+static gb_err set_choice(gb_workload *w, const wl_key *k, const char *value, const char *where) {
+  const char *const *c = strcmp(k->name, "attention_kernel") == 0 ? k_attn_choices : k_moe_choices;
+  for (int i = 0; c[i]; i++)
+    if (strcmp(value, c[i]) == 0) {
+      *(int *)((char *)w + k->off) = i;
+      return GB_OK;
+    }
+  return gb_fail(GB_E_INPUT, "%s: %s: \"%s\" is not %s or %s", where, k->name, value, c[0], c[1]);
+}
+
 gb_err gb_workload_set(gb_workload *w, const char *key, const char *value, const char *where, long line) {
   int i = key_index(key);
   if (i < 0)
@@ -250,6 +272,7 @@ gb_err gb_workload_set(gb_workload *w, const char *key, const char *value, const
     if (!w->ndemand_months) return gb_fail(GB_E_INPUT, "%s: %s: no months given", where, k->name);
     return GB_OK;
   }
+  case K_CHOICE: return set_choice(w, k, value, where);
   case K_NUM: break;
   }
   double v;
@@ -355,6 +378,10 @@ static void finish_flops(gb_workload *w) {
   double embed = isnan(w->vocab_size) ? 0 : w->vocab_size * w->hidden_size;
   if (embed >= w->active_params) embed = 0;
   w->attention_flops_per_token = 6 * w->layers * w->seq_len * w->hidden_size;
+  /* a stated flops_per_token: its attention part is what the weights' 6 N leave (attention wider than hidden,
+   * as Qwen3's 64 x 128 heads over 4096, comes out whole) */
+  if (!isnan(w->flops_per_token))
+    w->attention_flops_per_token = fmax(0, w->flops_per_token - 6 * (w->active_params - embed));
   dflt(&w->flops_per_token, 6 * (w->active_params - embed) + w->attention_flops_per_token);
   /* FP8 runs the linear layers (6 N, less the output head when the vocabulary is known) in the low
    * precision; attention and the head stay in BF16 */

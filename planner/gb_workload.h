@@ -16,6 +16,16 @@
 #include "gb_error.h"
 #include "gb_opt.h"
 
+/* Attention kernels (docs/planner.md, "Compute"): the architecture's fused
+ * kernel (cuDNN / FlashAttention-3 class, Transformer Engine) or a
+ * FlashAttention-2 class one (PyTorch SDPA's flash backend). */
+enum { GB_ATTN_FUSED = 0, GB_ATTN_FA2 = 1 };
+
+/* MoE token dispatchers: a fused one (DeepEP, HybridEP: FP8 dispatch, one
+ * copy per remote domain forwarded inside it) or NCCL AlltoAll (BF16, one
+ * copy per expert, never overlapped). */
+enum { GB_MOE_FUSED = 0, GB_MOE_ALLTOALL = 1 };
+
 typedef enum gb_workload_kind { GB_WL_NONE = 0, GB_WL_TRAINING, GB_WL_INFERENCE, GB_WL_GENERIC } gb_workload_kind;
 
 #define GB_WL_MAX_KEYS 96
@@ -45,6 +55,9 @@ typedef struct gb_workload {
   bool recompute;                                             /* full activation recompute: one more forward */
   bool recompute_selective;                                   /* selective: attention's forward again */
   double attention_flops_per_token;                           /* the causal attention part of flops_per_token */
+  int attention_kernel;                                       /* GB_ATTN_FUSED or GB_ATTN_FA2 */
+  int moe_dispatcher;                                         /* GB_MOE_FUSED or GB_MOE_ALLTOALL */
+  double moe_overlap;                                         /* share of dispatch/combine hidden (NaN: --overlap) */
   double goodput;                                             /* share of wall time doing useful steps */
   double kv_bytes_per_token;                                  /* inference: KV cache per token of context */
   /* demand over time (hybrid): a base plus peaks, or GPU-hours per month */

@@ -1,0 +1,265 @@
+/* Tests for the step-time terms that read the workload's shape and the
+ * measured MoE figures: attention at its kernel's share of peak, element-wise
+ * work at HBM bandwidth, a power-limited board, the MoE dispatcher and its
+ * overlap, and measured grouped GEMM and alltoall rows. Each fails without
+ * the key or row it names. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check_planner_world.h"
+#include "gb_model.h"
+
+/* 8 GPUs of N1 (hopper: GEMM 800 of 1000 TFLOP/s, gemm_typical 0.80), a dense 16-layer model at 8K. */
+static const char *const k_dense = "type = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\ngoodput = 1\n"
+                                   "layers = 16\nhidden_size = 2048\nseq_len = 8192\n";
+
+static void time_of(n1_world *x, const char *ini, int n, int gpn, gb_plan_time *t) {
+  gb_workload w;
+  wl_load(&w, ini);
+  gb_plan_time_of(&w, &x->perf, x->n1, n, gpn, &x->o, t);
+  ck_assert_int_eq(t->reject, GB_REJECT_NONE);
+}
+
+START_TEST(test_attention_kernel) {
+  n1_world x;
+  n1_load(&x);
+  x.o.mfu = NAN; /* the efficiency table: attention is its own part */
+  char ini[1024];
+  gb_plan_time fused, fa2;
+  time_of(&x, k_dense, 8, 8, &fused);
+  snprintf(ini, sizeof ini, "%sattention_kernel = fa2\n", k_dense);
+  time_of(&x, ini, 8, 8, &fa2);
+  /* attention 6 x 16 x 8192 x 2048 FLOPs a token; 1e6/8 tokens a GPU a step, 1e4 steps; at the peak the GEMM
+   * rate implies (800 / 0.80 = 1000 TFLOP/s) x 0.50 (fused) or x 0.30 (FlashAttention-2) on Hopper */
+  const gb_arch_model *m = gb_arch_model_find("hopper");
+  ck_assert_double_eq_tol(m->attn_fused, 0.50, TOL);
+  ck_assert_double_eq_tol(m->attn_fa2, 0.30, TOL);
+  double attn = 6.0 * 16 * 8192 * 2048 * 1e6 / 8;
+  double diff = 1e4 * attn * (1 / (1000e12 * 0.30) - 1 / (1000e12 * 0.50)) / 3600;
+  ck_assert_double_eq_tol(fa2.compute_hours - fused.compute_hours, diff, 1e-9);
+  /* a kernel the key does not know */
+  gb_workload w;
+  gb_workload_init(&w);
+  ck_assert_int_eq(gb_workload_set(&w, "attention_kernel", "fa9", "t", 1), GB_E_INPUT);
+  ck_assert_str_eq(gb_errmsg(), "t: attention_kernel: \"fa9\" is not fused or fa2");
+  n1_free(&x);
+}
+END_TEST
+
+/* A stated flops_per_token: its attention part is what 6 N leaves. */
+START_TEST(test_attention_from_stated_flops) {
+  gb_workload w;
+  wl_load(&w, "type = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\nflops_per_token = 7e9\n"
+              "layers = 16\nhidden_size = 2048\n");
+  ck_assert_double_eq_tol(w.attention_flops_per_token, 1e9, 1e-3);
+  /* derived from the shape: causal 6 x layers x seq x hidden */
+  wl_load(&w, k_dense);
+  ck_assert_double_eq_tol(w.attention_flops_per_token, 6.0 * 16 * 8192 * 2048, 1e-3);
+}
+END_TEST
+
+START_TEST(test_elementwise_hbm) {
+  n1_world x;
+  n1_load(&x);
+  gb_plan_time whole, parts;
+  time_of(&x, k_dense, 8, 8, &whole); /* --mfu: one efficiency covers the step, no element-wise part */
+  x.o.mfu = NAN;
+  time_of(&x, k_dense, 8, 8, &parts);
+  /* (3 x 12 x hidden + 3 x 3 x ffn (4 x hidden)) elements x 2 B x 16 layers a token at 1800 GB/s */
+  double per_token = (36.0 * 2048 + 9.0 * 4 * 2048) * 2 * 16;
+  double elem = 1e4 * per_token * 1e6 / 8 / 1800e9 / 3600;
+  ck_assert_double_eq_tol(parts.memory_hours - whole.memory_hours, elem, 1e-9);
+  n1_free(&x);
+}
+END_TEST
+
+/* Shape keys the element-wise and FLOPs terms read: sequence_parallel, ffn_hidden, vocab_size; kv_heads in the
+ * ring-attention traffic. */
+START_TEST(test_shape_keys) {
+  n1_world x;
+  n1_load(&x);
+  x.o.mfu = NAN;
+  char ini[1024];
+  gb_plan_time tp, sp, ffn;
+  /* TP 8 without sequence parallel: the hidden-wide element-wise work runs whole on each of the 8 ranks */
+  snprintf(ini, sizeof ini, "%stensor_parallel = 8\n", k_dense);
+  time_of(&x, ini, 8, 8, &tp);
+  snprintf(ini, sizeof ini, "%stensor_parallel = 8\nsequence_parallel = true\n", k_dense);
+  time_of(&x, ini, 8, 8, &sp);
+  double hidden_part = 1e4 * 36.0 * 2048 * 2 * 16 * 1e6 / 8 / 1800e9 / 3600;
+  ck_assert_double_eq_tol(tp.memory_hours - sp.memory_hours, hidden_part * 7, 1e-9);
+  /* ffn_hidden 16384 instead of 4 x 2048: 9 x (16384 - 8192) more elements a token and layer */
+  snprintf(ini, sizeof ini, "%sffn_hidden = 16384\n", k_dense);
+  gb_plan_time base;
+  time_of(&x, k_dense, 8, 8, &base);
+  time_of(&x, ini, 8, 8, &ffn);
+  ck_assert_double_eq_tol(ffn.memory_hours - base.memory_hours, 1e4 * 9.0 * 8192 * 2 * 16 * 1e6 / 8 / 1800e9 / 3600,
+                          1e-9);
+  /* vocab_size: the input embedding is a lookup: 6 x vocab x hidden fewer FLOPs a token */
+  gb_workload w;
+  wl_load(&w, k_dense);
+  double f0 = w.flops_per_token;
+  snprintf(ini, sizeof ini, "%svocab_size = 32000\n", k_dense);
+  wl_load(&w, ini);
+  ck_assert_double_eq_tol(f0 - w.flops_per_token, 6.0 * 32000 * 2048, 1e-3);
+  /* kv_heads: ring attention passes K and V of kv_heads heads; an exposed ring (a slow NIC) shows the ratio */
+  x.o.nic_gbps = 0.001;
+  snprintf(ini, sizeof ini, "%scontext_parallel = 16\nheads = 16\nkv_heads = 16\n", k_dense);
+  gb_plan_time full, gqa;
+  time_of(&x, ini, 16, 8, &full);
+  snprintf(ini, sizeof ini, "%scontext_parallel = 16\nheads = 16\nkv_heads = 4\n", k_dense);
+  time_of(&x, ini, 16, 8, &gqa);
+  ck_assert(gqa.tp_hours < full.tp_hours / 3.9);
+  n1_free(&x);
+}
+END_TEST
+
+START_TEST(test_power_limit) {
+  static const char *specs =
+      "gpu_type,name,fp64_tflops,fp64_tensor_tflops,fp32_tflops,tf32_tflops,fp16_tflops,bf16_tflops,fp8_tflops,"
+      "int8_tops,memory_gb,mem_bw_gbps,tdp_w,interconnect_gbps,arch,source,date,rated_w\n"
+      "P5-SXM-96GB,p,,,,,989.5,989.5,1979,,96,2400,500,900,hopper,test,2026-12-01,700\n"
+      "P7-SXM-80GB,p,,,,,989.5,989.5,1979,,80,3350,700,900,hopper,test,2026-12-01,\n";
+  gb_specs s;
+  ck_assert_int_eq(gb_specs_read_mem("s.csv", specs, strlen(specs), &s), GB_OK);
+  /* (500 / 700)^0.30 = 0.9042 of the rates quoted at 700 W; none without rated_w */
+  double k = pow(500.0 / 700.0, 0.30);
+  ck_assert_double_eq_tol(gb_spec_power_scale(&s.v[0]), k, 1e-12);
+  ck_assert_double_eq_tol(gb_spec_peak(&s.v[0], "bf16"), 989.5 * k, 1e-9);
+  ck_assert_double_eq_tol(gb_spec_peak(&s.v[0], "fp8e4m3"), 1979 * k, 1e-9);
+  ck_assert_double_eq_tol(gb_spec_peak(&s.v[1], "bf16"), 989.5, 1e-9);
+  gb_perf p;
+  ck_assert_int_eq(gb_perf_build(&s, NULL, "bf16", 8192, false, &p), GB_OK);
+  ck_assert_double_eq_tol(p.v[0].gemm_tflops / p.v[1].gemm_tflops, k, 1e-9);
+  gb_perf_free(&p);
+  gb_specs_free(&s);
+}
+END_TEST
+
+/* 16 GPUs on two N1 nodes, EP 16: the MoE of test_keys_moe. */
+static const char *const k_moe = "type = training\nparams = 8e9\nactive_params = 2e9\ntokens = 1e10\n"
+                                 "tokens_per_step = 1e6\ngoodput = 1\nlayers = 16\nhidden_size = 2048\n"
+                                 "flops_per_token = 1.2e10\nexpert_parallel = 16\n";
+
+START_TEST(test_moe_dispatcher) {
+  n1_world x;
+  n1_load(&x);
+  x.o.overlap = 1;
+  char ini[1024];
+  gb_plan_time fused, nccl, half;
+  time_of(&x, k_moe, 16, 8, &fused);
+  snprintf(ini, sizeof ini, "%smoe_dispatcher = alltoall\n", k_moe);
+  time_of(&x, ini, 16, 8, &nccl);
+  /* NCCL AlltoAll: every copy of a token to a remote expert crosses the NICs (top_k 2 x 8 of 16 ranks remote =
+   * 1 copy, not the 0.75 forwarded once a node), nothing hidden behind compute */
+  double per_copy = 1e6 / 16 * 16 * 2048 * 2.0 * 2 * 2;
+  ck_assert_double_eq_tol(nccl.a2a_hours, 1e4 * per_copy * 1.0 / 45e9 / 3600, 1e-9);
+  /* fused at --overlap 1: hidden, but the 20 of 132 SMs it holds slow the compute it hides behind */
+  double a2a = per_copy * 0.75 / 45e9, sm = 20.0 / 132;
+  ck_assert_double_eq_tol(fused.a2a_hours, 1e4 * a2a * sm / (1 - sm) / 3600, 1e-9);
+  /* moe_overlap 0.5: half of it exposed */
+  snprintf(ini, sizeof ini, "%smoe_overlap = 0.5\n", k_moe);
+  time_of(&x, ini, 16, 8, &half);
+  ck_assert_double_eq_tol(half.a2a_hours, 1e4 * (a2a * 0.5 + a2a * 0.5 * sm / (1 - sm)) / 3600, 1e-9);
+  gb_workload w;
+  gb_workload_init(&w);
+  ck_assert_int_eq(gb_workload_set(&w, "moe_dispatcher", "deepep", "t", 1), GB_E_INPUT);
+  n1_free(&x);
+}
+END_TEST
+
+/* The measured N1 campaign plus rows of the MoE benchmarks. */
+static void moe_perf(gb_results *m, gb_specs *s, gb_perf *p, const char *rows) {
+  char csv[4096];
+  snprintf(csv, sizeof csv, "%s%s", k_measured_n1, rows);
+  ck_assert_int_eq(gb_results_read_mem("m.csv", csv, strlen(csv), m), GB_OK);
+  ck_assert_int_eq(gb_specs_read_mem("s.csv", k_specs_arch, strlen(k_specs_arch), s), GB_OK);
+  ck_assert_int_eq(gb_perf_build(s, m, "bf16", 8192, false, p), GB_OK);
+}
+
+#define ROW "1,r,2026-12-02T00:00:00Z,h,N1-SXM-100GB,f,"
+
+START_TEST(test_measured_grouped_gemm) {
+  /* expert FFN 1024 on hidden 2048, top-2 of 16 experts, EP 8: 1e6/8 x 2 ... tokens per expert per micro-batch:
+   * micro-batch 2048 tokens x 8 x 2 / 16 = 2048 rows; grouped rows at m = 2048 for both expert GEMMs at 200 of the
+   * dense 800 TFLOP/s: the expert GEMMs take 4x their dense time */
+  static const char *moe = "type = training\nparams = 8e9\nactive_params = 2e9\ntokens = 1e10\ntokens_per_step = 1e6\n"
+                           "goodput = 1\nlayers = 16\nhidden_size = 2048\nflops_per_token = 1.2e10\nexperts = 16\n"
+                           "expert_ffn_hidden = 1024\nexpert_parallel = 8\n";
+  static const char *grouped =
+      ROW "1,1,1,gemm,grouped_bf16,bf16,2048,2048,2048,,tflops,TFLOP/s,200,1,200,200,0,ok,,,,,\n" ROW
+      "1,1,1,gemm,grouped_bf16,bf16,2048,2048,1024,,tflops,TFLOP/s,200,1,200,200,0,ok,,,,,\n";
+  gb_results m0, m1;
+  gb_specs s0, s1;
+  gb_perf p0, p1;
+  moe_perf(&m0, &s0, &p0, "");
+  moe_perf(&m1, &s1, &p1, grouped);
+  const gb_perf_type *t0 = gb_perf_find(&p0, "N1-SXM-100GB"), *t1 = gb_perf_find(&p1, "N1-SXM-100GB");
+  ck_assert_double_eq_tol(t1->gemm_tflops, 800, 1e-9); /* grouped rows are not a dense GEMM rate */
+  ck_assert_uint_eq(t1->ngrouped, 2);
+  ck_assert_double_eq_tol(gb_perf_grouped_tflops(t1, "bf16", 2048, 2048, 1024), 200, 1e-9);
+  ck_assert(isnan(gb_perf_grouped_tflops(t1, "fp8e4m3", 2048, 2048, 1024)));
+  gb_workload w;
+  wl_load(&w, moe);
+  gb_plan_opts o;
+  gb_plan_opts_default(&o);
+  o.mfu = 0.5, o.overlap = 0;
+  gb_plan_time a, b;
+  gb_plan_time_of(&w, &p0, t0, 8, 8, &o, &a);
+  gb_plan_time_of(&w, &p1, t1, 8, 8, &o, &b);
+  /* expert FLOPs 6 x 3 x 2048 x 1024 x 2 x 16 = 1.208e9 of 1.2e10 a token, GEMM share 0.75 at 2e9 active:
+   * factor 1 + 0.75 x 0.1007 x (1/0.25 - 1) over the model's (tiles full, above the ridge: 1) */
+  double share = 6.0 * 3 * 2048 * 1024 * 2 * 16 / 1.2e10;
+  double g = gb_model_at_size(gb_arch_model_find("hopper")->gemm_share, 2e9);
+  ck_assert_double_eq_tol(b.compute_hours / a.compute_hours, 1 + g * share * 3, 1e-9);
+  gb_perf_free(&p0), gb_perf_free(&p1);
+  gb_specs_free(&s0), gb_specs_free(&s1);
+  gb_results_free(&m0), gb_results_free(&m1);
+}
+END_TEST
+
+START_TEST(test_measured_alltoall) {
+  /* EP 8 in one node: the all-reduce projection says 160 GB/s; a measured alltoall of 8 GPUs says 80 */
+  static const char *rows = ROW "8,1,1,collective,alltoall,bf16,,,,1048576,busbw_gbps,GB/s,80,1,80,80,0,ok,,,,,\n" ROW
+                                "8,1,1,collective,sendrecv,bf16,,,,1048576,busbw_gbps,GB/s,90,1,90,90,0,ok,,,,,\n";
+  gb_results m0, m1;
+  gb_specs s0, s1;
+  gb_perf p0, p1;
+  moe_perf(&m0, &s0, &p0, "");
+  moe_perf(&m1, &s1, &p1, rows);
+  const gb_perf_type *t0 = gb_perf_find(&p0, "N1-SXM-100GB"), *t1 = gb_perf_find(&p1, "N1-SXM-100GB");
+  ck_assert_double_eq_tol(gb_perf_coll_gbps(t1, "alltoall", 8, 1e8), 80, 1e-9);
+  ck_assert_double_eq_tol(gb_perf_coll_gbps(t1, "sendrecv", 8, 1e3), 90, 1e-9);
+  ck_assert(isnan(gb_perf_coll_gbps(t0, "alltoall", 8, 1e8)));
+  ck_assert_uint_eq(t1->ncurves, 0); /* not an all-reduce curve */
+  gb_workload w;
+  wl_load(&w, "type = training\nparams = 8e9\nactive_params = 2e9\ntokens = 1e10\ntokens_per_step = 1e6\n"
+              "goodput = 1\nlayers = 16\nhidden_size = 2048\nflops_per_token = 1.2e10\nexpert_parallel = 8\n");
+  gb_plan_opts o;
+  gb_plan_opts_default(&o);
+  o.mfu = 0.5, o.overlap = 0;
+  gb_plan_time a, b;
+  gb_plan_time_of(&w, &p0, t0, 8, 8, &o, &a);
+  gb_plan_time_of(&w, &p1, t1, 8, 8, &o, &b);
+  ck_assert_double_eq_tol(b.a2a_hours / a.a2a_hours, 160.0 / 80, 1e-9);
+  gb_perf_free(&p0), gb_perf_free(&p1);
+  gb_specs_free(&s0), gb_specs_free(&s1);
+  gb_results_free(&m0), gb_results_free(&m1);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("planner_terms");
+  TCase *tc = tcase_create("terms");
+  tcase_add_test(tc, test_attention_kernel);
+  tcase_add_test(tc, test_attention_from_stated_flops);
+  tcase_add_test(tc, test_elementwise_hbm);
+  tcase_add_test(tc, test_shape_keys);
+  tcase_add_test(tc, test_power_limit);
+  tcase_add_test(tc, test_moe_dispatcher);
+  tcase_add_test(tc, test_measured_grouped_gemm);
+  tcase_add_test(tc, test_measured_alltoall);
+  suite_add_tcase(s, tc);
+  return gb_test_run_suite(s);
+}
