@@ -1,0 +1,19 @@
+# The plan's outputs (planner/gb_plan_out.c, gb_plan_json.c, gb_plan_near.c, gb_plan_text.c): near-misses,
+# names that help, one record behind every writer, the JSON schema. gb_plan_cli_test: planner.cmake.
+gb_add_check_test(check_plan_out check_plan_out.c check_planner_world.c LIBS gb_planner)
+# the README example: nothing fits the 250k cash budget, so the near-misses and the binding constraint
+gb_plan_cli_test(plan_cli_readme_example 1 "binding constraint: the budget: raise it from 250000 to "
+                 plan --gpu-type H200-SXM-141GB --offering purchase --json ${GB_PLAN_TMP}/readme.json)
+gb_plan_cli_test(plan_cli_near_fastest 1 "fastest within the budget:        H100-SXM-80GB x" plan --max-hours 100
+                 --budget 114000 --gpu-type H100-SXM-80GB --provider RunPod)
+gb_plan_cli_test(plan_cli_explain_summary 1 "rejected by reason; best or nearest miss" plan
+                 --max-hours 100 --budget 20000 --explain)
+gb_plan_cli_test(plan_cli_explain_bad 2 "--explain: \"every\" is not summary or all" plan --explain=every)
+gb_plan_cli_test(plan_cli_gpu_type_nearest 2 "unknown GPU type \"H200\" (did you mean H200-SXM-141GB? valid: A100-SXM-80GB"
+                 plan --gpu-type H200)
+gb_plan_cli_test(plan_cli_provider_nearest 2 "unknown provider \"corweave\" (did you mean CoreWeave?" plan
+                 --provider corweave)
+gb_plan_cli_test(plan_cli_offering_nearest 2 "(did you mean spot?)" plan --offering spott)
+gb_plan_cli_test(plan_cli_workload_name 0 "workload inference-70b (inference" plan --workload inference-70b --top 1)
+gb_plan_cli_test(plan_cli_workload_nearest 2 "unknown workload \"training7b\" (did you mean training-7b?" plan
+                 --workload training7b)
