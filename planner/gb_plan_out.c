@@ -199,7 +199,7 @@ gb_err gb_json_string(gb_buf *b, const char *v) {
 gb_err gb_json_number(gb_buf *b, double v) {
   if (!isfinite(v)) return gb_buf_puts(b, "null");
   char s[64];
-  gb_snprintf_c(s, sizeof s, "%.10g", v);
+  gb_fmt_double(s, sizeof s, v); /* the CSV's digits: both read back the same double */
   return gb_buf_puts(b, s);
 }
 
@@ -232,7 +232,8 @@ gb_err gb_plan_json_fields(gb_buf *b, const gb_plan *p, const gb_plan_row *r, bo
 
 gb_err gb_plan_write_sensitivity_csv(const gb_sensitivity_row *rows, size_t n, const char *path) {
   static const char *const cols[] = {"factor",       "change_pct",  "top_gpu_type", "top_gpu_count", "top_provider",
-                                     "top_offering", "hours",       "cost_usd",     "changed"};
+                                     "top_offering", "hours",       "cost_usd",     "changed",
+                                     "rank_hours",   "rank_cost_usd"};
   gb_buf b = {0};
   gb_err e = GB_OK;
   for (size_t i = 0; i < sizeof cols / sizeof cols[0] && !e; i++) e = gb_csv_put_field(&b, cols[i], i ? ',' : 0);
@@ -250,6 +251,8 @@ gb_err gb_plan_write_sensitivity_csv(const gb_sensitivity_row *rows, size_t n, c
     e = e ? e : gb_csv_put_double(&b, t ? t->hours : NAN, ',');
     e = e ? e : gb_csv_put_double(&b, t ? t->cost_usd : NAN, ',');
     e = e ? e : gb_csv_put_field(&b, s->changed ? "yes" : "no", ',');
+    e = e ? e : gb_csv_put_double(&b, t ? t->rank_hours : NAN, ',');
+    e = e ? e : gb_csv_put_double(&b, t ? t->rank_cost : NAN, ',');
     e = e ? e : gb_buf_puts(&b, "\n");
   }
   if (!e) e = gb_write_file_atomic(path, b.data, b.len);

@@ -368,8 +368,9 @@ static void print_hybrid(FILE *fp, const gb_plan *p, const gb_hybrid_curve *c, s
 }
 
 /* The top choice under prices and efficiency +/-20%: the base, then only the cases that change it. */
-static void print_sensitivity(FILE *fp, const gb_sensitivity_row *s) {
-  fprintf(fp, "\nSensitivity of the top choice (prices and efficiency +/-20%%):");
+static void print_sensitivity(FILE *fp, const gb_plan *p, const gb_sensitivity_row *s) {
+  fprintf(fp, "\nSensitivity of the top choice (prices and efficiency +/-20%%; figures %s):",
+          gb_plan_figure_basis(p->opts.rank_by));
   char same[96] = "";
   for (int i = 0; i < GB_SENSITIVITY_ROWS; i++) {
     char label[32];
@@ -386,9 +387,9 @@ static void print_sensitivity(FILE *fp, const gb_sensitivity_row *s) {
     }
     const gb_plan_row *t = &s[i].top;
     char c[32];
-    fmt_cost(c, sizeof c, t->cost_usd);
+    fmt_cost(c, sizeof c, t->rank_cost);
     fprintf(fp, "\n  %-16s %s x%d %s %s: %.1f h, %s USD%s", label, t->perf->spec->gpu_type, t->gpu_count,
-           t->price->provider, gb_offering_name(t->price->offering), t->hours, c, i ? "  (changed)" : "");
+            t->price->provider, gb_offering_name(t->price->offering), t->rank_hours, c, i ? "  (changed)" : "");
   }
   if (same[0]) fprintf(fp, "\n  unchanged under: %s", same);
   fprintf(fp, "\n");
@@ -420,6 +421,6 @@ void gb_plan_print_text(FILE *fp, const gb_plan_run *run, const gb_plan_show *sh
   print_plan(fp, plan, show);
   if (plan->nfeasible || plan->n) print_buy(fp, plan);
   if (nh) print_hybrid(fp, plan, hy, nh);
-  print_sensitivity(fp, run->sens);
+  print_sensitivity(fp, plan, run->sens);
   print_stale(fp, plan, &run->prices);
 }

@@ -17,3 +17,11 @@ gb_plan_cli_test(plan_cli_offering_nearest 2 "(did you mean spot?)" plan --offer
 gb_plan_cli_test(plan_cli_workload_name 0 "workload inference-70b (inference" plan --workload inference-70b --top 1)
 gb_plan_cli_test(plan_cli_workload_nearest 2 "unknown workload \"training7b\" (did you mean training-7b?" plan
                  --workload training7b)
+# The default plan's text, CSV, JSON and report agree on every figure of its top 10.
+add_test(NAME plan_agree COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/cli/plan_agree.py $<TARGET_FILE:gpubench>
+         ${GB_PLAN_TMP}/agree)
+# The JSON of plans of every shape against docs/plan.schema.json (77: python3-jsonschema missing;
+# scripts/test-plan-json.sh installs it and runs this in CI).
+add_test(NAME plan_json_schema COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/cli/plan_schema.py $<TARGET_FILE:gpubench>
+         ${CMAKE_SOURCE_DIR}/docs/plan.schema.json ${CMAKE_SOURCE_DIR}/data ${GB_PLAN_TMP}/schema)
+set_tests_properties(plan_agree plan_json_schema PROPERTIES LABELS cpu SKIP_RETURN_CODE 77)
