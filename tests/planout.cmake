@@ -25,3 +25,5 @@ add_test(NAME plan_agree COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/cli/plan_ag
 add_test(NAME plan_json_schema COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/cli/plan_schema.py $<TARGET_FILE:gpubench>
          ${CMAKE_SOURCE_DIR}/docs/plan.schema.json ${CMAKE_SOURCE_DIR}/data ${GB_PLAN_TMP}/schema)
 set_tests_properties(plan_agree plan_json_schema PROPERTIES LABELS cpu SKIP_RETURN_CODE 77)
+# zsh completion: the bash one through bashcompinit (zsh -n checks it where zsh is installed)
+gb_plan_cli_test(plan_cli_zsh_completion 0 "autoload -U +X bashcompinit && bashcompinit" --completion zsh)
