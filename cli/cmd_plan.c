@@ -1,5 +1,6 @@
 /* gpubench plan: rank GPU configurations for a workload by cost, time or
  * cost efficiency, under a deadline and a budget (planner/gb_plan.h). */
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,8 @@
 #include "gb_plan.h"
 #include "gb_runinfo.h"
 #include "gb_store.h"
+
+static const char *const k_offerings[] = {"on-demand", "spot", "reserved", "purchase", NULL};
 
 static int set_workload_file(void *args, const gb_opt *o, const char *val, char *err, size_t errlen) {
   (void)o;
@@ -26,6 +29,15 @@ static int set_workload_file(void *args, const gb_opt *o, const char *val, char 
 static int set_planner_opt(void *args, const gb_opt *o, const char *val, char *err, size_t errlen) {
   if (gb_plan_opt_set(&((gb_plan_args *)args)->opts, o->name, val)) {
     snprintf(err, errlen, "%s", gb_errmsg());
+    if (strcmp(o->name, "offering") == 0) { /* the nearest offering to the first bad item */
+      char item[64];
+      snprintf(item, sizeof item, "%s", val);
+      const char *bad = strchr(gb_errmsg(), '"');
+      if (bad && sscanf(bad + 1, "%63[^\"]", item) == 1) {
+        size_t used = strlen(err);
+        snprintf(err + used, errlen - used, " (did you mean %s?)", gb_nearest_name(item, k_offerings, 4));
+      }
+    }
     return -1;
   }
   return 0;
@@ -54,6 +66,91 @@ static int set_workload_key(void *args, const gb_opt *o, const char *val, char *
   return 0;
 }
 
+/* ---- names the data folder offers: completion and "did you mean" ---- */
+
+#define NAMES_MAX 128
+typedef struct name_list {
+  const char *v[NAMES_MAX + 1]; /* NULL-terminated: a completion's choices */
+  size_t n;
+  char text[NAMES_MAX][64];
+} name_list;
+
+static void names_add(name_list *l, const char *s) {
+  for (size_t i = 0; i < l->n; i++)
+    if (strcmp(l->v[i], s) == 0) return;
+  if (l->n == NAMES_MAX) return;
+  snprintf(l->text[l->n], sizeof l->text[l->n], "%s", s);
+  l->v[l->n] = l->text[l->n];
+  l->v[++l->n] = NULL;
+}
+
+/* The workloads shipped in data/workloads: their names without ".ini", sorted. */
+static const name_list *workload_names(void) {
+  static name_list l;
+  static bool done;
+  if (done) return &l;
+  done = true;
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s/workloads", gb_data_dir());
+  DIR *d = opendir(dir);
+  struct dirent *ent;
+  while (d && (ent = readdir(d))) {
+    size_t len = strlen(ent->d_name);
+    if (len > 4 && len < 64 && strcmp(ent->d_name + len - 4, ".ini") == 0 && ent->d_name[0] != '.') {
+      char name[64];
+      snprintf(name, sizeof name, "%.*s", (int)(len - 4), ent->d_name);
+      names_add(&l, name);
+    }
+  }
+  if (d) closedir(d);
+  for (size_t i = 1; i < l.n; i++) /* sorted: insertion sort of a short list */
+    for (size_t j = i; j > 0 && strcmp(l.v[j], l.v[j - 1]) < 0; j--) {
+      const char *t = l.v[j];
+      l.v[j] = l.v[j - 1], l.v[j - 1] = t;
+    }
+  return &l;
+}
+
+/* GPU types (gpu_specs.csv) and providers (prices.csv) of the shipped data. */
+static const name_list *data_names(bool providers) {
+  static name_list types, provs;
+  static bool done;
+  if (!done) {
+    done = true;
+    char path[4096];
+    gb_specs specs = {0};
+    gb_prices prices = {0};
+    snprintf(path, sizeof path, "%s/gpu_specs.csv", gb_data_dir());
+    if (gb_specs_read(path, &specs) == GB_OK) {
+      for (size_t i = 0; i < specs.n; i++) names_add(&types, specs.v[i].gpu_type);
+      snprintf(path, sizeof path, "%s/prices.csv", gb_data_dir());
+      if (gb_prices_read(path, &specs, &prices) == GB_OK)
+        for (size_t i = 0; i < prices.n; i++) names_add(&provs, prices.v[i].provider);
+      gb_prices_free(&prices);
+    }
+    gb_specs_free(&specs);
+    gb_errclear();
+  }
+  return providers ? &provs : &types;
+}
+
+/* --workload NAME: data/workloads/NAME.ini, or the valid names and the nearest (exit 2). */
+static int resolve_workload_name(gb_plan_args *a) {
+  const name_list *l = workload_names();
+  if (a->workload_file)
+    return gb_cli_usage_error("plan", "--workload %s and a workload file %s: give one", a->workload_name,
+                              a->workload_file);
+  for (size_t i = 0; i < l->n; i++)
+    if (strcmp(l->v[i], a->workload_name) == 0) {
+      snprintf(a->workload_path, sizeof a->workload_path, "%s/workloads/%s.ini", gb_data_dir(), a->workload_name);
+      a->workload_file = a->workload_path;
+      return GB_CLI_CONTINUE;
+    }
+  char msg[1024];
+  gb_unknown_name(msg, sizeof msg, "workload", a->workload_name, l->v, l->n);
+  return gb_cli_usage_error("plan", "--workload: %s (in %s/workloads)", msg, gb_data_dir());
+}
+
 #define A(m) GB_OPT_AT(gb_plan_args, m)
 static const gb_opt k_opts[] = {
     {"measured", 0, "CSV", "results CSV to take GEMM, HBM and all-reduce figures from\n"
@@ -65,9 +162,13 @@ static const gb_opt k_opts[] = {
      A(no_measured)},
     {"prices", 0, "CSV", "prices (default @DATA@/prices.csv)", GB_OPT_PATH, A(prices), .ext = "csv"},
     {"specs", 0, "CSV", "datasheet figures (default @DATA@/gpu_specs.csv)", GB_OPT_PATH, A(specs), .ext = "csv"},
-    {"top", 0, "N", "rows of the best-per-offering table (default 10; 0 = all)", GB_OPT_INT, A(top), .min = 0, .max = 1000000,
+    {"top", 0, "N", "the N best configurations (best GPU count per type, provider and offering) in the text,\n"
+     "the JSON and, given, the CSV (default 10; 0 = all; without it the CSV holds the whole table)", GB_OPT_INT,
+     A(top), GB_OPT_GIVEN(gb_plan_args, top_given), .min = 0, .max = 1000000,
      .group = "Output"},
-    {"explain", 0, NULL, "list every rejected configuration with its reason", GB_OPT_FLAG, A(explain)},
+    {"explain", 0, NULL, "rejected configurations: a summary per GPU type (counts by reason, the nearest\n"
+     "miss); --explain=all lists every configuration with its reason", GB_OPT_FLAG, A(explain)},
+    {"explain-all", 0, NULL, "--explain=all", GB_OPT_FLAG, A(explain_all), .hidden = true},
     {"only-measured", 0, NULL, "only GPU types whose GEMM and HBM figures are measured", GB_OPT_FLAG,
      A(only_measured)},
     {"csv", 0, "FILE", "write the full table (ranked, then rejected)", GB_OPT_PATH, A(csv), .ext = "csv"},
@@ -95,10 +196,18 @@ static size_t more_opts(gb_opt *out, size_t n) {
   static gb_opt keys[GB_WL_MAX_KEYS];
   static char alias[GB_WL_MAX_KEYS][64];
   size_t m = 0;
+  if (m < n) /* completes to the shipped workloads' names */
+    out[m++] = (gb_opt){.name = "workload", .metavar = "NAME", .kind = GB_OPT_STRING, GB_OPT_AT(gb_plan_args, workload_name),
+                        .help = "a shipped workload by name: @DATA@/workloads/NAME.ini (instead of a file)",
+                        .choices = workload_names()->v, .group = "Workload"};
   for (const gb_opt *p = gb_plan_opt_table(); p->name && m < n; p++) {
     if (own_option(p->name)) continue;
     out[m] = (gb_opt){.name = p->name, .metavar = p->metavar, .help = p->help, .kind = GB_OPT_CALL,
-                      .set = set_planner_opt, .group = m == 0 ? "Planner options" : NULL};
+                      .set = set_planner_opt, .group = m == 1 ? "Planner options" : NULL};
+    /* completion of the values: the data's GPU types and providers, the offerings */
+    if (strcmp(p->name, "gpu-type") == 0) out[m].choices = data_names(false)->v;
+    if (strcmp(p->name, "provider") == 0) out[m].choices = data_names(true)->v;
+    if (strcmp(p->name, "offering") == 0) out[m].choices = k_offerings;
     m++;
   }
   size_t nkeys = gb_workload_opts(keys, GB_WL_MAX_KEYS), first = m;
@@ -150,7 +259,17 @@ int gb_plan_parse_args(int argc, char **argv, gb_plan_args *a) {
   gb_plan_opts_default(&a->opts);
   gb_workload_init(&a->flags);
   if (!gb_cli_wants_help(argc, argv) && argc > GB_PLAN_MAX_ARGS) return gb_cli_usage_error("plan", "too many arguments");
-  return gb_opt_parse(&gb_plan_cmd, argc, argv, a);
+  /* --explain=all and --explain=summary: a flag with an optional value, which the option table has no kind for */
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--") == 0) break;
+    if (strcmp(argv[i], "--explain=all") == 0) argv[i] = (char *)"--explain-all";
+    else if (strcmp(argv[i], "--explain=summary") == 0) argv[i] = (char *)"--explain";
+    else if (strncmp(argv[i], "--explain=", 10) == 0)
+      return gb_cli_usage_error("plan", "--explain: \"%s\" is not summary or all", argv[i] + 10);
+  }
+  int rc = gb_opt_parse(&gb_plan_cmd, argc, argv, a);
+  if (rc == GB_CLI_CONTINUE && a->workload_name) rc = resolve_workload_name(a);
+  return rc;
 }
 
 void gb_plan_args_free(gb_plan_args *a) {
@@ -158,344 +277,6 @@ void gb_plan_args_free(gb_plan_args *a) {
   a->nset = 0;
 }
 
-static void fmt_cost(char *buf, size_t n, double usd) {
-  if (!isfinite(usd)) snprintf(buf, n, "-");
-  else if (usd >= 1e6) snprintf(buf, n, "%.2fM", usd / 1e6);
-  else if (usd >= 1e4) snprintf(buf, n, "%.1fk", usd / 1e3);
-  else snprintf(buf, n, "%.0f", usd);
-}
-
-static void print_perf(const gb_perf *perf, const gb_prices *prices) {
-  printf("\nPer-GPU figures at %s (GEMM in the %s window), each with its basis and band:\n", perf->precision,
-         perf->gemm_sustained ? "sustained" : "burst");
-  printf("  %-18s %9s %-24s %7s %-24s %s\n", "gpu_type", "GEMM TF/s", "basis +-band", "HBM GB/s", "basis +-band",
-         "in-node busbw GB/s");
-  char unpriced[256] = "";
-  for (size_t i = 0; i < perf->n; i++) {
-    const gb_perf_type *t = &perf->v[i];
-    bool priced = false;
-    for (size_t j = 0; j < prices->n && !priced; j++) priced = strcmp(prices->v[j].gpu_type, t->spec->gpu_type) == 0;
-    char gemm[16], gb[40], hb[40], comm[64];
-    if (isfinite(t->gemm_tflops)) {
-      snprintf(gemm, sizeof gemm, "%.1f", t->gemm_tflops);
-      snprintf(gb, sizeof gb, "%s %.0f%%", gb_basis_name(t->gemm_basis), t->gemm_band * 100);
-    } else {
-      snprintf(gemm, sizeof gemm, "n/a");
-      snprintf(gb, sizeof gb, "-");
-    }
-    snprintf(hb, sizeof hb, "%s %.0f%%", gb_basis_name(t->hbm_basis), t->hbm_band * 100);
-    if (t->ncurves) {
-      const gb_perf_curve *c = &t->curves[t->ncurves - 1];
-      snprintf(comm, sizeof comm, "%.0f %s (%d GPUs)", c->busbw_gbps[c->n - 1], gb_basis_name(t->comm_basis),
-               c->gpu_count);
-    } else if (isfinite(t->comm_plateau_gbps)) {
-      snprintf(comm, sizeof comm, "%.0f %s", t->comm_plateau_gbps, gb_basis_name(t->comm_basis));
-    } else {
-      snprintf(comm, sizeof comm, "-");
-    }
-    if (!priced) {
-      size_t l = strlen(unpriced);
-      snprintf(unpriced + l, sizeof unpriced - l, "%s%s", l ? ", " : "", t->spec->gpu_type);
-      continue;
-    }
-    printf("  %-18s %9s %-24s %7.0f %-24s %s\n", t->spec->gpu_type, gemm, gb, t->hbm_gbps, hb, comm);
-  }
-  if (unpriced[0]) printf("  (no price, not planned: %s)\n", unpriced);
-}
-
-static void print_header(void) {
-  printf("  %4s %-17s %-11s %-10s %-9s %17s %19s %-12s %s\n", "rank", "gpu_type", "gpus(nxg)", "provider", "offering",
-         "hours (band)", "USD (band)", "bottleneck", "basis");
-}
-
-static void print_row(const gb_plan_row *r) {
-  char cost[24], lo[24], hi[24], cfg[32], hours[80], money[80];
-  fmt_cost(cost, sizeof cost, r->cost_usd);
-  fmt_cost(lo, sizeof lo, r->cost_low);
-  fmt_cost(hi, sizeof hi, r->cost_high);
-  snprintf(cfg, sizeof cfg, "%d (%dx%d)", r->gpu_count, r->nodes, r->gpus_per_node);
-  snprintf(hours, sizeof hours, "%.0f (%.0f-%.0f)", r->hours, r->hours_low, r->hours_high);
-  snprintf(money, sizeof money, "%s (%s-%s)", cost, lo, hi);
-  printf("  %4zu %-17s %-11s %-10.10s %-9s %17s %19s %-12s %s%s%s\n", r->rank, r->perf->spec->gpu_type, cfg,
-         r->price->provider, gb_offering_name(r->price->offering), hours, money, gb_bottleneck_name(r->bottleneck),
-         gb_plan_basis_name(r), r->pareto ? " *" : "", r->price_stale ? " (old price)" : "");
-}
-
-/* Inference: what a buyer quotes of a service (capacity, latency, work per dollar). */
-static const char *serve_note(const gb_plan_row *r, const char *unit) {
-  static char buf[160];
-  buf[0] = '\0';
-  if (isfinite(r->time.token_latency_ms))
-    snprintf(buf, sizeof buf, "\n                %.0f output tokens/s per GPU (TP %d, batch %.0f), %.1f ms per token, "
-             "%.3g %s", r->time.tokens_per_s_per_gpu, r->time.tp, r->time.batch, r->time.token_latency_ms,
-             r->efficiency, unit);
-  return buf;
-}
-
-static bool same_group(const gb_plan_row *a, const gb_plan_row *b) {
-  return a->perf == b->perf && strcmp(a->price->provider, b->price->provider) == 0 &&
-         a->price->offering == b->price->offering;
-}
-
-static void print_ranked(const gb_plan *p, const gb_plan_args *a);
-static void print_rejected(const gb_plan *p, const gb_plan_args *a);
-
-static void print_plan(const gb_plan *p, const gb_plan_args *a) {
-  const gb_plan_opts *o = &p->opts;
-  static const char *const rb[] = {"low end (pessimistic)", "median", "high end (optimistic)"};
-  char deadline[32] = "none", budget[64] = "none";
-  if (!isnan(o->max_hours)) snprintf(deadline, sizeof deadline, "%.1f h", o->max_hours);
-  if (!isnan(o->budget_usd))
-    snprintf(budget, sizeof budget, "%.0f USD %s", o->budget_usd,
-             o->budget_basis == GB_BUDGET_CASH ? "cash (capex when buying)" : "amortized (the job's share)");
-  printf("\nRanked by %s at the %s of each band; deadline %s, budget %s\n", gb_objective_name(o->objective),
-         rb[o->rank_by], deadline, budget);
-  printf("  efficiency %s, overlap %.2f; owned GPUs: utilization %.2f, %.1f years, operations %.0f%%/year\n",
-         isfinite(o->mfu) ? "--mfu" : "from the table by architecture and model size", o->overlap, o->utilization,
-         o->amortization_years, o->ops_fraction_per_year * 100);
-  printf("%zu feasible of %zu configurations%s", p->nfeasible, p->n, p->nfiltered ? "" : "\n");
-  if (p->nfiltered) printf(" (%zu left out by the filters)\n", p->nfiltered);
-  if (p->nfeasible) print_ranked(p, a);
-  print_rejected(p, a);
-}
-
-/* The best measured and projected options, the best count per offering, the Pareto frontier. */
-static void print_ranked(const gb_plan *p, const gb_plan_args *a) {
-  /* the best measured option beside the best projected one */
-  const gb_plan_row *bm = NULL, *bp = NULL;
-  for (size_t i = 0; i < p->nfeasible; i++) {
-    const gb_plan_row *r = &p->rows[i];
-    if (r->basis <= GB_BASIS_THROTTLED && !bm) bm = r;
-    if (r->basis > GB_BASIS_THROTTLED && !bp) bp = r;
-  }
-  printf("\nBest measured:  ");
-  if (bm) {
-    char c[24];
-    fmt_cost(c, sizeof c, bm->rank_cost);
-    printf("#%zu %s x%d %s %s, %.0f h, %s USD (%s)%s\n", bm->rank, bm->perf->spec->gpu_type, bm->gpu_count,
-           bm->price->provider, gb_offering_name(bm->price->offering), bm->rank_hours, c, gb_plan_basis_name(bm),
-           serve_note(bm, p->efficiency_unit));
-  } else {
-    printf("none feasible (no type's GEMM and HBM are measured, or none meets the constraints)\n");
-  }
-  printf("Best projected: ");
-  if (bp) {
-    char c[24], lo[24], hi[24];
-    fmt_cost(c, sizeof c, bp->rank_cost);
-    fmt_cost(lo, sizeof lo, bp->cost_low);
-    fmt_cost(hi, sizeof hi, bp->cost_high);
-    printf("#%zu %s x%d %s %s, %.0f h, %s USD (%s; band %s-%s USD)%s\n", bp->rank, bp->perf->spec->gpu_type,
-           bp->gpu_count, bp->price->provider, gb_offering_name(bp->price->offering), bp->rank_hours, c,
-           gb_plan_basis_name(bp), lo, hi, serve_note(bp, p->efficiency_unit));
-  } else {
-    printf("none feasible\n");
-  }
-  /* condensed: the best count per (type, provider, offering) */
-  size_t groups = 0;
-  for (size_t i = 0; i < p->nfeasible; i++) {
-    bool first = true;
-    for (size_t j = 0; j < i && first; j++) first = !same_group(&p->rows[j], &p->rows[i]);
-    groups += first;
-  }
-  size_t show = a->top == 0 || (size_t)a->top > groups ? groups : (size_t)a->top;
-  printf("\nBest GPU count per type, provider and offering (%zu of %zu; * = Pareto frontier):\n", show, groups);
-  print_header();
-  size_t shown = 0;
-  for (size_t i = 0; i < p->nfeasible && shown < show; i++) {
-    bool first = true;
-    for (size_t j = 0; j < i && first; j++) first = !same_group(&p->rows[j], &p->rows[i]);
-    if (first) print_row(&p->rows[i]), shown++;
-  }
-  /* the Pareto frontier without near-duplicates: a point is kept when it is more than 10% faster or 10% cheaper
-   * than the last one kept; at most 6, spread along the frontier (the fastest and the cheapest always) */
-  printf("\nPareto frontier, fastest first (near-duplicates within 10%% left out):\n");
-  print_header();
-  const gb_plan_row **fr = malloc((p->nfeasible + 1) * sizeof *fr);
-  size_t k = 0;
-  if (fr) {
-    for (size_t i = 0; i < p->nfeasible; i++)
-      if (p->rows[i].pareto) fr[k++] = &p->rows[i];
-    for (size_t i = 1; i < k; i++) /* by hours: the frontier is short, insertion sort */
-      for (size_t j = i; j > 0 && fr[j]->rank_hours < fr[j - 1]->rank_hours; j--) {
-        const gb_plan_row *t = fr[j];
-        fr[j] = fr[j - 1], fr[j - 1] = t;
-      }
-    size_t kept = 0;
-    for (size_t i = 0; i < k; i++) {
-      const gb_plan_row *last = kept ? fr[kept - 1] : NULL;
-      bool dup = last && fr[i]->rank_hours <= last->rank_hours * 1.1 && fr[i]->rank_cost >= last->rank_cost * 0.9;
-      if (!dup || i == k - 1) {
-        if (dup) kept--; /* the cheapest end replaces its near-duplicate */
-        fr[kept++] = fr[i];
-      }
-    }
-    size_t show = kept < 6 ? kept : 6;
-    for (size_t i = 0; i < show; i++) print_row(fr[show > 1 ? i * (kept - 1) / (show - 1) : 0]);
-    free(fr);
-  }
-}
-
-static void print_rejected(const gb_plan *p, const gb_plan_args *a) {
-  size_t rejected = p->n - p->nfeasible;
-  size_t by[GB_REJECT_LAYOUT + 1] = {0};
-  for (size_t i = p->nfeasible; i < p->n; i++) by[p->rows[i].reject]++;
-  static const char *names[] = {"", "precision not available", "does not fit in memory", "too slow for the rate",
-                                "over the latency limit", "spot preemptions", "over deadline", "over budget",
-                                "no price", "parallel layout"};
-  if (rejected) {
-    printf("\nRejected: %zu:", rejected);
-    const char *sep = " ";
-    for (int r = 1; r <= GB_REJECT_LAYOUT; r++)
-      if (by[r]) {
-        printf("%s%zu %s", sep, by[r], names[r]);
-        sep = ", ";
-      }
-    printf("%s\n", a->explain ? "" : " (--explain lists each)");
-  }
-  if (a->explain && rejected) {
-    for (size_t i = p->nfeasible; i < p->n; i++) {
-      const gb_plan_row *r = &p->rows[i];
-      char reason[160];
-      gb_plan_reason(r, reason, sizeof reason);
-      if (r->price)
-        printf("  %-18s %5d GPUs (%dx%d) %-11s %-10s %s\n", r->perf->spec->gpu_type, r->gpu_count, r->nodes,
-               r->gpus_per_node, r->price->provider, gb_offering_name(r->price->offering), reason);
-      else
-        printf("  %-18s %s\n", r->perf->spec->gpu_type, reason);
-    }
-  }
-}
-
-/* Purchase: per type, the best purchase row's capex, the job's cash and
- * amortized cost, and the break-even hours against renting. */
-static void print_buy(const gb_plan *p) {
-  bool any = false;
-  for (size_t i = 0; i < p->n; i++) {
-    const gb_plan_row *r = &p->rows[i];
-    if (!r->price || r->price->offering != GB_OFFER_PURCHASE) continue;
-    bool first = true;
-    for (size_t j = 0; j < i && first; j++)
-      first = !(p->rows[j].price && p->rows[j].perf == r->perf && p->rows[j].price->offering == GB_OFFER_PURCHASE);
-    if (!first) continue;
-    /* of this type's purchases, the cheapest that meets the deadline (the budget may reject it) */
-    const gb_plan_row *best = NULL;
-    for (size_t j = 0; j < p->n; j++) {
-      const gb_plan_row *q = &p->rows[j];
-      if (!q->price || q->perf != r->perf || q->price->offering != GB_OFFER_PURCHASE) continue;
-      if (q->reject != GB_REJECT_NONE && q->reject != GB_REJECT_BUDGET) continue;
-      if (!best || q->rank_cost < best->rank_cost) best = q;
-    }
-    if (!any) {
-      printf("\nBuying, per type (cheapest purchase that meets the deadline; capex = GPUs x price x %.2f):\n",
-             p->opts.network_overhead);
-      printf("  %-17s %6s %10s %11s %13s %14s  %s\n", "gpu_type", "GPUs", "capex USD", "cash USD", "amortized USD",
-             "break-even h", "verdict");
-      any = true;
-    }
-    if (!best) {
-      if (r->reject != GB_REJECT_PRECISION)
-        printf("  %-17s %6s %10s %11s %13s %14s  no purchase meets the deadline\n", r->perf->spec->gpu_type, "-",
-               "-", "-", "-", "-");
-      continue;
-    }
-    char capex[24], cash[24], am[24], be[24];
-    fmt_cost(capex, sizeof capex, best->capex_usd);
-    fmt_cost(cash, sizeof cash, best->cash_usd);
-    fmt_cost(am, sizeof am, best->amortized_usd);
-    if (isnan(best->breakeven_hours)) snprintf(be, sizeof be, "no rental");
-    else if (isinf(best->breakeven_hours)) snprintf(be, sizeof be, "never");
-    else snprintf(be, sizeof be, "%.0f", best->breakeven_hours);
-    char reason[160];
-    gb_plan_reason(best, reason, sizeof reason);
-    printf("  %-17s %6d %10s %11s %13s %14s  %s\n", best->perf->spec->gpu_type, best->gpu_count, capex, cash, am, be,
-           best->feasible ? "within budget" : reason);
-  }
-  if (any)
-    printf("  Break-even: hours of use at which buying costs what the cheapest current rental does; budget: %s.\n",
-           p->opts.budget_basis == GB_BUDGET_CASH ? "cash (capex + energy + operations)"
-                                                  : "the amortized share (--budget-basis amortized)");
-}
-
-static void print_hybrid(const gb_plan *p, const gb_hybrid_curve *c, size_t n) {
-  const gb_workload *w = p->workload;
-  if (!w->ndemand_months && isnan(w->demand_base_gpus)) {
-    /* no profile: one line, the runs alone rarely make a base worth owning */
-    const gb_hybrid_curve *best = NULL;
-    for (size_t i = 0; i < n; i++)
-      if (!best || c[i].best_usd < best->best_usd) best = &c[i];
-    char b[24];
-    fmt_cost(b, sizeof b, best->best_usd);
-    printf("\nHybrid: %.0f runs a year (--jobs-per-year): cheapest %s, owning %d of %.0f GPUs, %s USD a year%s.\n"
-           "  For a curve of owned versus rented, state demand_* in the workload (docs/planner.md).\n",
-           p->opts.jobs_per_year, best->purchase->gpu_type, best->best_owned, best->peak_gpus, b,
-           best->best_owned ? "" : " (all rented: the runs keep no base busy enough to own)");
-    return;
-  }
-  printf("\nHybrid for the demand profile (peak %.0f GPUs): own a base, rent the rest; USD per year:\n",
-         n ? c[0].peak_gpus : 0);
-  printf("  %-17s %-11s %9s %13s %13s  %s\n", "gpu_type", "rent from", "own GPUs", "USD/year", "all rented",
-         "curve (owned: USD/year)");
-  for (size_t i = 0; i < n; i++) {
-    char b[24], r[24], curve[160] = "";
-    fmt_cost(b, sizeof b, c[i].best_usd);
-    fmt_cost(r, sizeof r, c[i].all_rent_usd);
-    size_t step = c[i].n > 4 ? c[i].n / 4 : 1;
-    for (size_t j = 0; j < c[i].n; j += step) {
-      char v[24];
-      fmt_cost(v, sizeof v, c[i].annual_usd[j]);
-      size_t l = strlen(curve);
-      snprintf(curve + l, sizeof curve - l, "%s%d: %s", l ? ", " : "", c[i].owned[j], v);
-    }
-    printf("  %-17s %-11.11s %9d %13s %13s  %s\n", c[i].purchase->gpu_type, c[i].rent->provider, c[i].best_owned, b,
-           r, curve);
-  }
-}
-
-/* The top choice under prices and efficiency +/-20%: the base, then only the cases that change it. */
-static void print_sensitivity(const gb_sensitivity_row *s) {
-  printf("\nSensitivity of the top choice (prices and efficiency +/-20%%):");
-  char same[96] = "";
-  for (int i = 0; i < GB_SENSITIVITY_ROWS; i++) {
-    char label[32];
-    if (i == 0) snprintf(label, sizeof label, "base");
-    else snprintf(label, sizeof label, "%s %+.0f%%", s[i].factor, s[i].change_pct);
-    if (i > 0 && !s[i].changed) {
-      size_t l = strlen(same);
-      snprintf(same + l, sizeof same - l, "%s%s", l ? ", " : "", label);
-      continue;
-    }
-    if (!s[i].has_top) {
-      printf("\n  %-16s no feasible configuration", label);
-      continue;
-    }
-    const gb_plan_row *t = &s[i].top;
-    char c[32];
-    fmt_cost(c, sizeof c, t->cost_usd);
-    printf("\n  %-16s %s x%d %s %s: %.1f h, %s USD%s", label, t->perf->spec->gpu_type, t->gpu_count,
-           t->price->provider, gb_offering_name(t->price->offering), t->hours, c, i ? "  (changed)" : "");
-  }
-  if (same[0]) printf("\n  unchanged under: %s", same);
-  printf("\n");
-}
-
-static void print_stale(const gb_plan *p, const gb_prices *prices) {
-  size_t n = 0;
-  char list[512] = "";
-  for (size_t i = 0; i < prices->n; i++) {
-    const gb_price *q = &prices->v[i];
-    if (!gb_plan_price_stale(q, p->opts.today)) continue;
-    bool used = false;
-    for (size_t j = 0; j < p->n && !used; j++) used = p->rows[j].price == q;
-    if (!used) continue;
-    size_t l = strlen(list);
-    if (n < 6) snprintf(list + l, sizeof list - l, "%s%s %s %s (%s)", n ? "; " : "", q->provider, q->gpu_type,
-                        gb_offering_name(q->offering), q->date);
-    n++;
-  }
-  if (n)
-    printf("\nPrices older than 18 months (%zu, marked \"old price\"): %s%s. Check them before buying.\n", n, list,
-           n > 6 ? "; ..." : "");
-}
 
 int gb_cmd_plan(int argc, char **argv) {
   gb_plan_args a;
@@ -572,16 +353,13 @@ int gb_cmd_plan(int argc, char **argv) {
            "      Run 'gpubench run' and plan again.\n",
            GB_BAND_DATASHEET * 100);
   if (perf->notes.len) fprintf(stderr, "gpubench plan: warning: %.*s", (int)perf->notes.len, perf->notes.data);
-  print_perf(perf, &run->prices);
-  print_plan(plan, &a);
-  if (plan->nfeasible || plan->n) print_buy(plan);
   gb_hybrid_curve hy[32];
   size_t nh = gb_plan_hybrid_demand(plan, perf, &run->prices, hy, 32);
-  if (nh) print_hybrid(plan, hy, nh);
-  print_sensitivity(run->sens);
-  print_stale(plan, &run->prices);
-  if (a.csv && (e = gb_plan_write_csv(plan, a.csv))) goto done;
-  if (a.json && (e = gb_plan_write_json(plan, a.json))) goto done;
+  gb_plan_show show = {.top = a.top, .explain = a.explain_all ? 2 : a.explain};
+  gb_plan_print_text(stdout, run, &show, hy, nh);
+  if (a.csv && (e = a.top_given ? gb_plan_write_csv_top(plan, a.top, a.csv) : gb_plan_write_csv(plan, a.csv)))
+    goto done;
+  if (a.json && (e = gb_plan_write_json_run(run, &show, hy, nh, a.json))) goto done;
   if (a.hybrid_csv && (e = gb_plan_write_hybrid_csv(hy, nh, a.hybrid_csv))) goto done;
   if (a.sensitivity_csv && (e = gb_plan_write_sensitivity_csv(run->sens, GB_SENSITIVITY_ROWS, a.sensitivity_csv)))
     goto done;

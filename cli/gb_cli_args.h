@@ -75,6 +75,10 @@ typedef struct gb_plan_args {
   const char *set_vals[GB_PLAN_MAX_ARGS];
   size_t nset;
   const char *store; /* --store URL: the --measured values are selections of this results store */
+  bool explain_all;          /* --explain=all: every configuration, not a summary per GPU type */
+  const char *workload_name; /* --workload NAME: data/workloads/NAME.ini */
+  char workload_path[4096];
+  bool top_given; /* --top given: the CSV holds those rows only */
 } gb_plan_args;
 
 int gb_plan_parse_args(int argc, char **argv, gb_plan_args *a);

@@ -33,6 +33,15 @@ int main(int argc, char **argv) {
     gb_opt_bash_completion(gb_cli_program(), stdout);
     return fflush(stdout) == 0 ? 0 : 1;
   }
+  /* zsh: the same completion through zsh's bash emulation (bashcompinit) */
+  if (strcmp(argv[1], "--completion") == 0 && argc == 3 && strcmp(argv[2], "zsh") == 0) {
+    fputs("#compdef gpubench\n# zsh completion for gpubench: the bash completion through bashcompinit.\n"
+          "# Install as _gpubench in a directory of $fpath, or source it after compinit.\n"
+          "autoload -U +X bashcompinit && bashcompinit\n",
+          stdout);
+    gb_opt_bash_completion(gb_cli_program(), stdout);
+    return fflush(stdout) == 0 ? 0 : 1;
+  }
   for (const gb_command *c = gb_commands; c->spec; c++)
     if (strcmp(argv[1], c->spec->name) == 0) return c->main(argc - 1, argv + 1);
   fprintf(stderr, "gpubench: unknown command '%s'\n\n", argv[1]);

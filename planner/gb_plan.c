@@ -110,15 +110,23 @@ static bool count_passes(const gb_plan_opts *o, int n) {
 /* Every filter names something that exists: a type in the specs, a
  * provider in the prices (a typo would silently plan nothing). */
 static gb_err check_filters(const gb_plan_opts *o, const gb_perf *perf, const gb_prices *prices) {
+  const char *names[256];
+  char msg[2048];
+  size_t n = 0;
+  for (size_t i = 0; i < perf->n && n < 256; i++) names[n++] = perf->v[i].spec->gpu_type;
   for (size_t i = 0; i < o->ngpu_types; i++)
-    if (!gb_perf_find(perf, o->gpu_types[i]))
-      return gb_fail(GB_E_INPUT, "--gpu-type: unknown GPU type \"%s\" (not in gpu_specs.csv)", o->gpu_types[i]);
-  for (size_t i = 0; i < o->nproviders; i++) {
-    bool found = false;
-    for (size_t j = 0; j < prices->n && !found; j++) found = strcmp(prices->v[j].provider, o->providers[i]) == 0;
-    if (!found)
-      return gb_fail(GB_E_INPUT, "--provider: unknown provider \"%s\" (not in %s)", o->providers[i], prices->path);
-  }
+    if (!gb_perf_find(perf, o->gpu_types[i])) {
+      gb_unknown_name(msg, sizeof msg, "GPU type", o->gpu_types[i], names, n);
+      return gb_fail(GB_E_INPUT, "--gpu-type: %s", msg);
+    }
+  n = 0; /* the providers, each once */
+  for (size_t j = 0; j < prices->n && n < 256; j++)
+    if (!in_list(names, n, prices->v[j].provider)) names[n++] = prices->v[j].provider;
+  for (size_t i = 0; i < o->nproviders; i++)
+    if (!in_list(names, n, o->providers[i])) {
+      gb_unknown_name(msg, sizeof msg, "provider", o->providers[i], names, n);
+      return gb_fail(GB_E_INPUT, "--provider: %s (in %s)", msg, prices->path);
+    }
   return GB_OK;
 }
 
@@ -128,12 +136,46 @@ static bool type_priced(const gb_prices *prices, const char *type) {
   return false;
 }
 
+/* The job's energy at the ranked end, its cost at --electricity (owned or
+ * not: a rental's rate includes it), and the work done per watt of GPU and
+ * host power. */
+static void plan_energy(const gb_workload *w, const gb_plan_opts *op, double work, gb_plan_row *r) {
+  double gpus = (double)r->nodes * r->gpus_per_node;
+  double watts = r->perf->spec->tdp_w * (1 + op->host_power_fraction); /* one GPU and its host share */
+  r->energy_kwh = gpus * watts / 1000 * op->pue * r->rank_hours;
+  r->energy_usd = r->energy_kwh * op->electricity_usd_per_kwh * op->price_scale;
+  if (w->kind == GB_WL_INFERENCE) r->perf_per_watt = r->time.tokens_per_s_per_gpu / watts;
+  else r->perf_per_watt = work * 1e15 / (r->rank_hours * 3600) / (gpus * watts) / 1e9;
+  double h = r->hours;
+  r->efficiency_low = r->efficiency * h / r->hours_high; /* the job's share scales with its hours */
+  r->efficiency_high = r->efficiency * h / r->hours_low;
+}
+
+/* Inference: the band of the capacity and the decode step, from the same
+ * spread rules as every other band (each figure at the ends of its band). */
+static void serve_band(const gb_workload *w, const gb_perf *perf, const gb_plan_opts *op, gb_plan_row *r) {
+  const gb_perf_type *t = r->perf;
+  for (int end = -1; end <= 1; end += 2) {
+    gb_figs f = {t->gemm_tflops * 1e12 * (1 + end * t->gemm_band),
+                 t->gemm_base_tflops * 1e12 * (1 + end * t->gemm_band), t->hbm_gbps * 1e9 * (1 + end * t->hbm_band),
+                 1 + end * t->comm_band};
+    gb_plan_time tm = r->time;
+    tm.reject = GB_REJECT_NONE;
+    gb_time_inference(w, perf, t, r->gpu_count, r->gpus_per_node, op, &f, &tm);
+    double tps = tm.tokens_per_s_per_gpu, ms = tm.token_latency_ms;
+    if (end < 0) r->tokens_per_s_low = tps, r->latency_ms_high = ms;
+    else r->tokens_per_s_high = tps, r->latency_ms_low = ms;
+  }
+}
+
 /* Times, prices and checks one configuration against the constraints. */
 static void plan_row(const gb_workload *w, const gb_perf *perf, const gb_prices *prices, const gb_plan_opts *op,
                      double work, gb_plan_row *r, gb_plan *out) {
   r->cost_usd = r->efficiency = r->rate_usd_per_gpu_hour = NAN;
   r->capex_usd = r->amortized_usd = r->cash_usd = r->breakeven_hours = NAN;
   r->cost_low = r->cost_high = r->rank_cost = r->rank_hours = NAN;
+  r->energy_kwh = r->energy_usd = r->perf_per_watt = r->efficiency_low = r->efficiency_high = NAN;
+  r->tokens_per_s_low = r->tokens_per_s_high = r->latency_ms_low = r->latency_ms_high = NAN;
   gb_plan_time *tm = &r->time;
   gb_plan_time_node(w, perf, r->perf, r->gpu_count, r->gpus_per_node, r->price->node_nic_gbit / 8, op, tm);
   r->projected = tm->projected;
@@ -148,11 +190,17 @@ static void plan_row(const gb_workload *w, const gb_perf *perf, const gb_prices 
   if (r->reject) return;
   double ch = r->compute_hours, mh = r->memory_hours, kh = r->comm_hours;
   r->bottleneck = (kh > ch && kh > mh) ? GB_BOUND_COMM : (mh > ch ? GB_BOUND_MEMORY : GB_BOUND_COMPUTE);
-  if (!isnan(op->max_hours) && r->rank_hours > op->max_hours) {
+  plan_energy(w, op, work, r);
+  if (w->kind == GB_WL_INFERENCE) serve_band(w, perf, op, r);
+  /* the verdicts, once, from the figures that rank */
+  r->has_verdict = true;
+  r->meets_deadline = isnan(op->max_hours) || r->rank_hours <= op->max_hours;
+  r->within_budget = isnan(op->budget_usd) || r->rank_cost <= op->budget_usd;
+  if (!r->meets_deadline) {
     r->reject = GB_REJECT_DEADLINE, r->need = op->max_hours, r->have = r->rank_hours;
     return;
   }
-  if (!isnan(op->budget_usd) && r->rank_cost > op->budget_usd) {
+  if (!r->within_budget) {
     r->reject = GB_REJECT_BUDGET, r->need = op->budget_usd, r->have = r->rank_cost;
     return;
   }
@@ -208,6 +256,8 @@ static void plan_unpriced(const gb_workload *w, const gb_perf *perf, const gb_pr
     r->compute_hours = r->memory_hours = r->comm_hours = r->need = r->have = NAN;
     r->capex_usd = r->amortized_usd = r->cash_usd = r->breakeven_hours = NAN;
     r->hours_low = r->hours_high = r->cost_low = r->cost_high = r->rank_cost = r->rank_hours = NAN;
+    r->energy_kwh = r->energy_usd = r->perf_per_watt = r->efficiency_low = r->efficiency_high = NAN;
+    r->tokens_per_s_low = r->tokens_per_s_high = r->latency_ms_low = r->latency_ms_high = NAN;
     gb_plan_time_of(w, perf, r->perf, 1, 1, op, &r->time);
   }
 }

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "gb_error.h"
 #include "gb_opt.h"
@@ -157,6 +158,14 @@ typedef struct gb_plan_row {
   double rate_usd_per_gpu_hour; /* rental rate, or owned cost per used GPU-hour */
   gb_bottleneck bottleneck;
   size_t rank; /* 1-based among feasible rows; 0 when rejected */
+  /* verdicts, computed once from the ranked figures (rank_hours, rank_cost);
+   * has_verdict: the row was timed and priced, so they mean something */
+  bool has_verdict, meets_deadline, within_budget;
+  double energy_kwh, energy_usd; /* the job at the ranked end: GPUs x TDP x (1 + host) x PUE x hours; x --electricity */
+  double perf_per_watt;          /* training, generic: model GFLOP/s per W of GPU + host; inference: tokens/s per W */
+  double tokens_per_s_low, tokens_per_s_high; /* inference: capacity per GPU at the ends of the band */
+  double latency_ms_low, latency_ms_high;     /* inference: decode step at the ends of the band */
+  double efficiency_low, efficiency_high;     /* work per dollar at the ends of the band */
 } gb_plan_row;
 
 typedef struct gb_plan {
@@ -176,6 +185,46 @@ gb_err gb_plan_rank(const gb_workload *w, const gb_perf *perf, const gb_prices *
                     gb_plan *out);
 
 void gb_plan_free(gb_plan *p);
+
+/* What the ranked figures are: "pessimistic" (--rank-by low), "nominal"
+ * (median) or "optimistic" (high). */
+const char *gb_plan_figure_basis(gb_rank_by r);
+const char *gb_rank_by_name(gb_rank_by r);
+const char *gb_perf_per_watt_unit(const gb_plan *p);
+
+/* ---- near-misses: what comes closest when nothing fits ---- */
+typedef struct gb_plan_near {
+  const gb_plan_row *cheapest_in_time;  /* the cheapest that meets the deadline (NULL: none does) */
+  const gb_plan_row *fastest_in_budget; /* the fastest within the budget (NULL: none is) */
+  const char *binding;                  /* "budget", "deadline", or "fit" (nothing passes memory, rate, ...) */
+  double budget_needed, deadline_needed; /* what each constraint must move to (NaN: no such row) */
+  double budget_move_pct, deadline_move_pct;
+} gb_plan_near;
+void gb_plan_near_miss(const gb_plan *p, gb_plan_near *out);
+
+/* Per GPU type: configurations, feasible, rejected by reason. */
+typedef struct gb_plan_type_sum {
+  const gb_perf_type *perf;
+  size_t n, feasible, by_reason[GB_REJECT_LAYOUT + 1];
+  const gb_plan_row *best; /* best ranked, else the nearest miss (least over the binding constraint) */
+} gb_plan_type_sum;
+size_t gb_plan_type_summary(const gb_plan *p, gb_plan_type_sum *out, size_t max);
+const char *gb_reject_short(gb_reject r);
+
+/* Buying, per GPU type with a purchase price: the cheapest purchase that
+ * meets the deadline (the budget may reject it; NULL: none meets it). */
+typedef struct gb_plan_buy {
+  const gb_perf_type *perf;
+  const gb_plan_row *best;
+  bool timed; /* some purchase of the type was timed (false: every one lacked the precision) */
+} gb_plan_buy;
+size_t gb_plan_buying(const gb_plan *p, gb_plan_buy *out, size_t max);
+
+/* The nearest of names to s (case-insensitive): one that contains s or is
+ * contained in it first, else the least edit distance; NULL when n is 0. */
+const char *gb_nearest_name(const char *s, const char *const *names, size_t n);
+/* "unknown <what> \"s\" (nearest: X; valid: a, b, c)" into buf. */
+void gb_unknown_name(char *buf, size_t len, const char *what, const char *s, const char *const *names, size_t n);
 
 /* Whether a price is 18 months or more older than today (YYYY-MM-DD; NULL:
  * never). */
@@ -234,6 +283,8 @@ typedef struct gb_hybrid_curve {
  * best rented configuration (0 for inference, or with no rented row). */
 size_t gb_plan_hybrid_demand(const gb_plan *plan, const gb_perf *perf, const gb_prices *prices,
                              gb_hybrid_curve *out, size_t max);
+/* Which types hybrid considers and why, in a sentence. */
+const char *gb_plan_hybrid_scope(void);
 gb_err gb_plan_write_hybrid_csv(const gb_hybrid_curve *c, size_t n, const char *path);
 
 /* ---- the shipped default ---- */
@@ -281,5 +332,34 @@ void gb_plan_run_free(gb_plan_run *r);
  * and writes the plan CSV and the sensitivity CSV (either may be NULL to
  * skip it). */
 gb_err gb_plan_default(const char *plan_csv, const char *sensitivity_csv);
+
+/* ---- the outputs of one run ---- */
+
+/* What the text and JSON show: the top rows (0: all) and, when nothing
+ * fits or asked, the rejected ones: 0 a count by reason, 1 a summary per
+ * GPU type (--explain), 2 every configuration (--explain=all). */
+typedef struct gb_plan_show {
+  long top;
+  int explain;
+} gb_plan_show;
+
+/* Writes the plan for a person to fp: figures, ranking, near-misses,
+ * rejected, buying, hybrid (hy, nh), sensitivity, old prices. */
+void gb_plan_print_text(FILE *fp, const gb_plan_run *run, const gb_plan_show *show, const gb_hybrid_curve *hy,
+                        size_t nh);
+
+/* The rows --top shows (the best GPU count per type, provider and
+ * offering, the first top of them; 0: all) into out (room for nfeasible);
+ * returns how many. */
+size_t gb_plan_shown(const gb_plan *p, long top, const gb_plan_row **out);
+
+/* Writes only those rows as CSV (the columns of gb_plan_write_csv). */
+gb_err gb_plan_write_csv_top(const gb_plan *p, long top, const char *path);
+
+/* Writes the plan as JSON (docs/plan.schema.json): the inputs, the top
+ * configurations (show->top, 0: all; the rejected with show->explain), the
+ * near-misses, buying per type, hybrid and sensitivity. */
+gb_err gb_plan_write_json_run(const gb_plan_run *run, const gb_plan_show *show, const gb_hybrid_curve *hy, size_t nh,
+                              const char *path);
 
 #endif

@@ -13,6 +13,7 @@
 #ifndef GB_PLAN_INT_H
 #define GB_PLAN_INT_H
 
+#include "gb_csv.h"
 #include "gb_plan.h"
 
 #define GB_HOURS_PER_YEAR 8760.0
@@ -143,5 +144,15 @@ double gb_plan_work_units(const gb_workload *w);
  * GB_REJECT_SPOT), amortized and cash cost and their band, the ranked end,
  * and the efficiency. */
 void gb_plan_price_row(const gb_plan_opts *o, const gb_prices *prices, double work, gb_plan_row *r);
+
+/* ---- outputs (gb_plan_out.c) ---- */
+
+/* A JSON string (escaped) or number (null when not finite). */
+gb_err gb_json_string(gb_buf *b, const char *v);
+gb_err gb_json_number(gb_buf *b, double v);
+
+/* The fields of the plan record as one JSON object, typed: a
+ * configuration's (per_plan false) or the plan-wide ones (true). */
+gb_err gb_plan_json_fields(gb_buf *b, const gb_plan *p, const gb_plan_row *r, bool per_plan);
 
 #endif

@@ -103,3 +103,8 @@ size_t gb_plan_hybrid_demand(const gb_plan *plan, const gb_perf *perf, const gb_
   }
   return k;
 }
+
+const char *gb_plan_hybrid_scope(void) {
+  return "the GPU types with both a purchase price and an on-demand or reserved rental in the prices "
+         "(owning needs the first, the burst the second; spot is not capacity to plan a base on)";
+}

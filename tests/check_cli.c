@@ -321,7 +321,8 @@ START_TEST(test_man_and_completion_cover_every_option) {
       ck_assert_msg(at && at < end, "man section of %s lacks %s", cmd->name, opts.v[i]);
       /* completion: the word in the command's option list */
       snprintf(want, sizeof want, " %s ", opts.v[i]);
-      const char *in = strstr(cc, "compgen -W \"");
+      const char *in = strstr(cc, "if [[ $cur == -* ]]; then\n      COMPREPLY=($(compgen -W \""); /* the options */
+      if (in) in = strstr(in, "compgen -W \"");
       ck_assert_ptr_nonnull(in);
       char list[8192];
       snprintf(list, sizeof list, " %.*s ", (int)strcspn(in + 12, "\""), in + 12);

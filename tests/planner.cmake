@@ -57,8 +57,8 @@ gb_plan_cli_test(plan_cli_offering 0 "Best projected: none feasible" plan --offe
 gb_plan_cli_test(plan_cli_only_measured 0 "Best projected: none feasible" plan --only-measured)
 gb_plan_cli_test(plan_cli_rank_by 0 "at the high end (optimistic) of each band" plan --rank-by high)
 gb_plan_cli_test(plan_cli_rank_by_median 0 "at the median of each band" plan --rank-by median)
-# the 48 H200 bought: capex 48 x 52,500 x 1.15 = 2,898,000 (+ energy, operations: 29xxxxx) > the 250k cash budget
-gb_plan_cli_test(plan_cli_budget_cash 1 "over budget (29" plan --gpu-type H200-SXM-141GB
+# the 48 H200 bought: capex 48 x 52,500 x 1.15 = 2,898,000 (+ energy, operations) > the 250k cash budget
+gb_plan_cli_test(plan_cli_budget_cash 1 "the budget: raise it from 250000 to " plan --gpu-type H200-SXM-141GB
                  --gpus 48 --offering purchase)
 gb_plan_cli_test(plan_cli_budget_amortized 0 "budget 250000 USD amortized (the job's share)" plan --budget-basis amortized)
 gb_plan_cli_test(plan_cli_json 0 "Wrote ${GB_PLAN_TMP}/plan.json" plan --json ${GB_PLAN_TMP}/plan.json)
@@ -86,8 +86,8 @@ gb_plan_cli_test(plan_cli_bad_demand 2 "bad_demand.ini:6: demand_gpu_hours_per_m
 # Issue 27, every flag: the output options and bad values of each option exit 2 naming it; bad values of
 # the workload keys the model tests (check_planner) name file:line.
 gb_plan_cli_test(plan_cli_explain 1 "8 GPUs (1x8) CoreWeave   on-demand  over deadline (" plan --gpu-type H200-SXM-141GB
-                 --gpus 8 --provider CoreWeave --max-hours 1 --explain)
-gb_plan_cli_test(plan_cli_no_explain 1 "1 over deadline (--explain lists each)" plan --gpu-type H200-SXM-141GB
+                 --gpus 8 --provider CoreWeave --max-hours 1 --explain=all)
+gb_plan_cli_test(plan_cli_no_explain 1 "1 over deadline (--explain: a summary per GPU type" plan --gpu-type H200-SXM-141GB
                  --gpus 8 --provider CoreWeave --max-hours 1)
 # the fixture's bf16 GEMM at 4096^3 is 600 TFLOP/s (700 at the default 8192)
 gb_plan_cli_test(plan_cli_gemm_size 0 "H200-SXM-141GB         600.0 measured 3%" plan --top 3 --gemm-size 4096

@@ -45,6 +45,14 @@ expect "$dir/b.ini"$'\n'"$dir/sub" gpubench compare x.csv --config "$dir/"
 expect "$dir/sub" gpubench report --out "$dir/"
 expect "$dir/a.csv"$'\n'"$dir/b.ini"$'\n'"$dir/c.txt"$'\n'"$dir/sub" gpubench compare --junit "$dir/"
 expect "$dir/b.ini"$'\n'"$dir/sub" gpubench plan "$dir/"
+# option values from the shipped data: GPU types, providers, offerings, workloads
+expect H200-SXM-141GB gpubench plan --gpu-type H2
+expect $'H100-SXM-80GB\nH100-SXM-96GB' gpubench plan --gpu-type H10
+expect CoreWeave gpubench plan --provider Co
+expect spot gpubench plan --offering sp
+expect $'on-demand\npurchase\nreserved\nspot' gpubench plan --offering ""
+expect training-7b gpubench plan --workload train
+expect inference-70b gpubench plan --top 3 --workload inf
 if ((fails)); then
   echo "$fails completion check(s) failed"
   exit 1
