@@ -12,13 +12,39 @@ typedef struct step {
   double total, gemm, attn, prefill, comm, weights;
 } step;
 
+/* Start-up latency of one all-reduce over r GPUs of a node, seconds: NCCL's
+ * own tuning model for a ring with the LL protocol (src/graph/tuning.cc:
+ * baseLat 6.6 us, then 2 (r - 1) steps of hwLat 0.6 us over NVLink, 1.0 us
+ * over PCIe). Decode all-reduces are small, so this term, not the bus
+ * bandwidth, sets their cost; it is paid twice per layer per step. */
+static double allreduce_latency_s(const gb_perf_type *t, int r) {
+  const double pcie_gbps = 128; /* PCIe 5.0 x16, both directions */
+  double hop = t->spec->interconnect_gbps > pcie_gbps ? 0.6 : 1.0;
+  return (6.6 + 2.0 * (r - 1) * hop) * 1e-6;
+}
+
+/* Share of a mixture-of-experts model's weights that one decode step reads
+ * at batch b: the dense part always, each routed expert when at least one
+ * of the b sequences is routed to it. With E experts and top-k routing
+ * spread evenly, an expert is untouched with probability (1 - k/E)^b. The
+ * routed weights follow from params = dense + routed and active = dense +
+ * routed k/E. 1 for a dense model. */
+static double moe_weight_share(const gb_workload *w, double b) {
+  double e = w->experts, k = w->moe_top_k;
+  if (isnan(e) || e <= k || w->params <= w->active_params) return 1;
+  double routed = (w->params - w->active_params) * e / (e - k);
+  if (routed > w->params) routed = w->params;
+  double touched = 1 - pow(1 - k / e, b);
+  return (w->params - routed + routed * touched) / w->params;
+}
+
 static step decode_step(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, int r, int gpn, double b,
                         double eta, const gb_plan_opts *o, const gb_figs *f, bool *proj) {
   step s;
   double rate = r * f->gemm * eta, bw = r * f->bw;
   double lin = w->prompt_tokens, lout = w->output_tokens;
   double kv_avg = w->kv_bytes_per_sequence * (lin + lout / 2) / (lin + lout > 0 ? lin + lout : 1);
-  s.weights = w->model_bytes / bw;
+  s.weights = w->model_bytes * moe_weight_share(w, b) / bw;
   s.gemm = fmax(2 * w->active_params * b / rate, s.weights); /* weights stream once per step */
   s.attn = b * kv_avg / bw;                                   /* each sequence reads its KV cache */
   s.prefill = b / lout * 2 * w->active_params * lin / rate;   /* prompts of the requests that start */
@@ -26,8 +52,9 @@ static step decode_step(const gb_workload *w, const gb_perf *perf, const gb_perf
   if (r > 1) {
     double bytes = b * w->hidden_size * 2;
     double bwc = gb_term_busbw(perf, t, r, r, gpn, bytes, o, f->comm_scale, proj) * 1e9;
-    /* 2 all-reduces per layer, for each decoded token and each prefilled one */
-    s.comm = 2 * w->layers * 2.0 * (r - 1) / r * bytes / bwc * (1 + lin / lout);
+    /* 2 all-reduces per layer, each with its start-up latency; their bytes for each decoded token and each
+     * prefilled one (chunked prefill rides in the same forward pass) */
+    s.comm = 2 * w->layers * (allreduce_latency_s(t, r) + 2.0 * (r - 1) / r * bytes / bwc * (1 + lin / lout));
   }
   s.total = s.gemm + s.attn + s.prefill + s.comm;
   return s;
@@ -53,8 +80,8 @@ void gb_time_inference(const gb_workload *w, const gb_perf *perf, const gb_perf_
     return;
   }
   double room = have * r - w->model_bytes;
-  double bmax = kv > 0 ? floor(room / kv) : 4096;
-  if (bmax > 4096) bmax = 4096;
+  double bmax = kv > 0 ? floor(room / kv) : w->max_batch;
+  if (bmax > w->max_batch) bmax = w->max_batch;
   double b = w->batch_size > 0 ? w->batch_size : bmax;
   if (room <= 0 || b > bmax || b < 1) {
     out->reject = GB_REJECT_MEMORY;

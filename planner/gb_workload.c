@@ -130,6 +130,8 @@ static const wl_key k_keys[] = {
     {"batch_size", K_NUM, KI, F(batch_size), 1, 1e6, false, true, "largest that fits",
      "sequences decoded together per replica"},
     {"batch", K_NUM, KI, F(batch_size), 1, 1e6, false, true, "largest that fits", "same as batch_size"},
+    {"max_batch", K_NUM, KI, F(max_batch), 1, 1e6, false, true, "256",
+     "most sequences a replica decodes at once (the serving engine's limit: vLLM max_num_seqs)"},
     {"prompt_tokens", K_NUM, KI, F(prompt_tokens), 0, 1e8, false, true, "0", "prompt tokens per request (prefill)"},
     {"output_tokens", K_NUM, KI, F(output_tokens), 1, 1e8, false, true, "256", "output tokens per request"},
     {"serve_hours", K_NUM, KI, F(serve_hours), 0, 1e6, true, false, "720", "hours of service to pay for"},
@@ -456,6 +458,7 @@ static gb_err finish_inference(gb_workload *w, const char *origin, const char **
   if (*need) return GB_OK;
   double eb = gb_workload_elem_bytes(w->precision);
   dflt(&w->batch_size, 0); /* 0: the largest batch that fits and meets the latency limit */
+  dflt(&w->max_batch, 256); /* vLLM's default max_num_seqs */
   dflt(&w->model_bytes, w->params * eb);
   dflt(&w->params, w->model_bytes / eb);
   dflt(&w->active_params, w->params);

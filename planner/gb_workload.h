@@ -70,6 +70,7 @@ typedef struct gb_workload {
   bool sharded;
   /* inference */
   double model_bytes, tokens_per_second, batch_size, prompt_tokens, output_tokens, serve_hours;
+  double max_batch; /* inference: most sequences a replica decodes at once (the engine's limit) */
   double kv_bytes_per_sequence, layers, hidden_size, max_token_latency_ms;
   /* generic */
   double total_flops, total_bytes, allreduce_bytes, allreduce_count, memory_gb;

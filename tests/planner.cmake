@@ -2,6 +2,7 @@ gb_add_check_test(check_specs check_specs.c LIBS gb_specs)
 gb_add_check_test(check_planner check_planner.c check_planner_world.c LIBS gb_planner)
 gb_add_check_test(check_planner_model check_planner_model.c check_planner_world.c LIBS gb_planner)
 gb_add_check_test(check_planner_money check_planner_money.c check_planner_world.c LIBS gb_planner)
+gb_add_check_test(check_planner_serve check_planner_serve.c check_planner_world.c LIBS gb_planner)
 gb_add_check_test(check_planner_data check_planner_data.c LIBS gb_planner)
 gb_add_check_test(check_planner_terms check_planner_terms.c check_planner_world.c LIBS gb_planner)
 

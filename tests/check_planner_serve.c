@@ -1,0 +1,86 @@
+/* The serving time model (planner/gb_time_serve.c): the engine's batch
+ * limit, the start-up latency of tensor-parallel all-reduces and the expert
+ * weights a mixture-of-experts decode step reads. Hand-computed on the N1
+ * test GPU: GEMM 800 TFLOP/s x 0.5, HBM 1800 GB/s, NVLink-class links. */
+#include <math.h>
+
+#include "check_planner_world.h"
+
+static void serve(n1_world *x, const char *ini, int n, gb_plan_time *t) {
+  gb_workload w;
+  wl_load(&w, ini);
+  gb_plan_time_of(&w, &x->perf, x->n1, n, 8, &x->o, t);
+  ck_assert_int_eq(t->reject, GB_REJECT_NONE);
+}
+
+/* With no KV cache the batch is the engine's limit: 256 (vLLM's default
+ * max_num_seqs) unless max_batch says otherwise; no longer 4096. */
+START_TEST(test_max_batch) {
+  n1_world x;
+  n1_load(&x);
+  gb_plan_time t;
+  serve(&x, "type = inference\nparams = 1e9\ntokens_per_second = 1\n", 1, &t);
+  ck_assert_double_eq_tol(t.batch, 256, TOL);
+  serve(&x, "type = inference\nparams = 1e9\ntokens_per_second = 1\nmax_batch = 64\n", 1, &t);
+  ck_assert_double_eq_tol(t.batch, 64, TOL);
+  /* memory still binds below the limit: 1 GB of KV a sequence, 88 GB free -> 88 */
+  serve(&x, "type = inference\nparams = 1e9\ntokens_per_second = 1\nkv_bytes_per_sequence = 1e9\n", 1, &t);
+  ck_assert_double_eq_tol(t.batch, 88, TOL);
+  n1_free(&x);
+}
+END_TEST
+
+/* TP 8 at batch 1: each of the 2 x 40 all-reduces costs NCCL's ring LL
+ * start-up, 6.6 + 2 x 7 x 0.6 = 15 us, on top of its bytes. */
+START_TEST(test_allreduce_latency) {
+  n1_world x;
+  n1_load(&x);
+  gb_plan_time t;
+  serve(&x,
+        "type = inference\nparams = 1e10\ntokens_per_second = 1\nbatch_size = 1\ntensor_parallel = 8\n"
+        "layers = 40\nhidden_size = 5120\n",
+        8, &t);
+  double weights = 2e10 / (8 * 1800e9);
+  double bytes = 5120 * 2.0;
+  double comm = 2 * 40 * (15e-6 + 2.0 * 7 / 8 * bytes / 160e9);
+  ck_assert_double_eq_tol(t.token_latency_ms, (weights + comm) * 1e3, 1e-9);
+  n1_free(&x);
+}
+END_TEST
+
+/* Mixture of experts at batch 1: 8 experts, top 2, 40e9 params of which 13e9
+ * active: routed weights 27e9 x 8 / 6 = 36e9, dense 4e9; one sequence touches
+ * 2 of 8 experts a layer, so a step reads 4e9 + 36e9 / 4 = 13e9 params
+ * (26 GB in bf16), not all 80 GB. At batch 256 every expert is read. */
+START_TEST(test_moe_weights_read) {
+  n1_world x;
+  n1_load(&x);
+  gb_plan_time t;
+  const char *moe = "type = inference\nparams = 4e10\nactive_params = 1.3e10\nexperts = 8\nmoe_top_k = 2\n"
+                    "expert_ffn_hidden = 14336\ntokens_per_second = 1\nbatch_size = %s\n";
+  char ini[512];
+  snprintf(ini, sizeof ini, moe, "1");
+  serve(&x, ini, 1, &t);
+  ck_assert_double_eq_tol(t.token_latency_ms, 26e9 / 1800e9 * 1e3, 1e-9);
+  snprintf(ini, sizeof ini, moe, "256");
+  serve(&x, ini, 1, &t);
+  double share = (4e9 + 36e9 * (1 - pow(0.75, 256))) / 4e10;
+  double weights = 8e10 * share / 1800e9, gemm = 2 * 1.3e10 * 256 / 400e12;
+  ck_assert_double_eq_tol(t.token_latency_ms, fmax(weights, gemm) * 1e3, 1e-9);
+  n1_free(&x);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("planner_serve");
+  TCase *tc = tcase_create("serve");
+  tcase_add_test(tc, test_max_batch);
+  tcase_add_test(tc, test_allreduce_latency);
+  tcase_add_test(tc, test_moe_weights_read);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  return gb_test_run_suite(suite());
+}
