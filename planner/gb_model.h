@@ -7,14 +7,15 @@
  *   measured GEMM rate of one architecture into a projection for another:
  *   rate = peak x gemm_typical x c, c = the measured types' (measured / peak)
  *   / gemm_typical.
- * - hfu: hardware FLOP utilization of a whole training step (all GEMMs,
- *   attention, norms, optimizer, kernel gaps; recomputation counted as work,
- *   exposed communication not) as a share of the dense BF16 peak, at four
- *   model sizes (1e8, 1e9, 1e10, 1e11 parameters; log-linear between,
- *   clamped at the ends): larger models have larger GEMMs and a smaller share
- *   of O(hidden) element-wise work.
- * - gemm_share: the share of a BF16 step's time spent in GEMMs, at the same
- *   sizes: FP8 speeds up only that share.
+ * - hfu: utilization of the linear layers' GEMMs (the 6 N FLOPs of a token,
+ *   with their kernel gaps and launch overheads; recomputation counted as
+ *   work) as a share of the dense BF16 peak, at four model sizes (1e8, 1e9,
+ *   1e10, 1e11 parameters; log-linear between, clamped at the ends): larger
+ *   models have larger GEMMs. Attention and element-wise work are their own
+ *   terms (gb_term_compute.c). With --mfu the planner's one utilization
+ *   covers the whole step instead.
+ * - gemm_share: the share of the linear layers' time spent in GEMMs, at the
+ *   same sizes: a low precision speeds up only that share.
  * - infer_eff: the share of the GEMM rate a serving engine sustains on
  *   prefill and large-batch decode GEMMs.
  * - attn_fused, attn_fa2: the share of the dense BF16 peak that causal

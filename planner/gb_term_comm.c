@@ -103,9 +103,7 @@ double gb_term_cp_seconds(const gb_workload *w, const gb_perf *perf, const gb_pe
   int cp = l->cp;
   if (cp <= 1) return 0;
   double head_dim = w->hidden_size / w->heads;
-  /* a FlashAttention-2 class SDPA call without grouped-query support gets K and V repeated to every head
-   * (torchtitan's repeat_kv before F.scaled_dot_product_attention), and the ring passes them so */
-  double kv_heads = w->attention_kernel == GB_ATTN_FA2 ? w->heads : w->kv_heads;
+  double kv_heads = w->kv_heads;
   double kv = l->tokens_dp / cp * 2 * kv_heads * head_dim * k_act_bytes / l->tp;
   double bytes = 3.0 * (cp - 1) * kv * (w->layers / l->pp);
   int local = local_ranks(l, cp, l->tp);

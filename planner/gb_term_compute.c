@@ -24,6 +24,7 @@
 #define ELEM_HIDDEN (3 * 12.0)
 #define ELEM_FFN (3 * 3.0)
 #define ACT_BYTES 2.0 /* BF16 activations */
+#define ATTN_BWD_FWDS 2.5 /* a fused attention backward: five matmuls to the forward's two */
 
 double gb_term_eff(const gb_perf_type *t, double params, const gb_plan_opts *o, bool inference) {
   double k = o->efficiency_scale > 0 ? o->efficiency_scale : 1;
@@ -73,8 +74,11 @@ double gb_term_compute_seconds(const gb_workload *w, const gb_perf_type *t, cons
   /* the linear layers at BF16, then the low precision speeds up its share of their GEMM time */
   double t_lin = lin * rc_lin * per_gpu / (f->gemm_base * eta) * moe;
   if (lin > 0) t_lin *= low_precision_factor(w, m, f, w->fp8_share * w->flops_per_token / lin);
-  /* attention at the kernel's share of the peak: the GEMM rate over the share of peak a GEMM reaches */
+  /* attention at the kernel's share of the peak (the GEMM rate over the share of peak a GEMM reaches), on the
+   * kernel's own work: its backward recomputes QK^T and runs 2.5 forwards' FLOPs, not 2 (FlashAttention,
+   * arXiv 2205.14135 and 2307.08691, whose rates count it so); a recompute adds a forward */
   double share = w->attention_kernel == GB_ATTN_FA2 ? m->attn_fa2 : m->attn_fused;
-  double t_attn = attn * rc_attn * per_gpu / (f->gemm_base / m->gemm_typical * share) / l->eff_scale;
+  double fwd_units = 1 + ATTN_BWD_FWDS + (rc_attn > 1 ? 1 : 0);
+  double t_attn = attn / 3 * fwd_units * per_gpu / (f->gemm_base / m->gemm_typical * share) / l->eff_scale;
   return (t_lin + t_attn) * l->stage_pace;
 }

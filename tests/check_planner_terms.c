@@ -30,12 +30,13 @@ START_TEST(test_attention_kernel) {
   time_of(&x, k_dense, 8, 8, &fused);
   snprintf(ini, sizeof ini, "%sattention_kernel = fa2\n", k_dense);
   time_of(&x, ini, 8, 8, &fa2);
-  /* attention 6 x 16 x 8192 x 2048 FLOPs a token; 1e6/8 tokens a GPU a step, 1e4 steps; at the peak the GEMM
-   * rate implies (800 / 0.80 = 1000 TFLOP/s) x 0.50 (fused) or x 0.30 (FlashAttention-2) on Hopper */
+  /* attention 6 x 16 x 8192 x 2048 model FLOPs a token (3 forwards' worth), run as the kernel's 1 + 2.5 forwards
+   * (its backward recomputes QK^T); 1e6/8 tokens a GPU a step, 1e4 steps; at the peak the GEMM rate implies
+   * (800 / 0.80 = 1000 TFLOP/s) x 0.50 (fused) or x 0.30 (FlashAttention-2) on Hopper */
   const gb_arch_model *m = gb_arch_model_find("hopper");
   ck_assert_double_eq_tol(m->attn_fused, 0.50, TOL);
   ck_assert_double_eq_tol(m->attn_fa2, 0.30, TOL);
-  double attn = 6.0 * 16 * 8192 * 2048 * 1e6 / 8;
+  double attn = 6.0 * 16 * 8192 * 2048 / 3 * 3.5 * 1e6 / 8;
   double diff = 1e4 * attn * (1 / (1000e12 * 0.30) - 1 / (1000e12 * 0.50)) / 3600;
   ck_assert_double_eq_tol(fa2.compute_hours - fused.compute_hours, diff, 1e-9);
   /* a kernel the key does not know */
@@ -180,6 +181,30 @@ static void moe_perf(gb_results *m, gb_specs *s, gb_perf *p, const char *rows) {
 
 #define ROW "1,r,2026-12-02T00:00:00Z,h,N1-SXM-100GB,f,"
 
+/* shared_experts widen the FFN every token passes (element-wise work); micro_batch_size is micro_batch. */
+START_TEST(test_moe_shape_keys) {
+  n1_world x;
+  n1_load(&x);
+  x.o.mfu = NAN;
+  static const char *moe = "type = training\nparams = 8e9\nactive_params = 2e9\ntokens = 1e10\ntokens_per_step = 1e6\n"
+                           "goodput = 1\nlayers = 16\nhidden_size = 2048\nflops_per_token = 1.2e10\nexperts = 16\n"
+                           "expert_ffn_hidden = 1024\nexpert_parallel = 8\n";
+  char ini[1024];
+  gb_plan_time routed, shared;
+  time_of(&x, moe, 8, 8, &routed);
+  snprintf(ini, sizeof ini, "%sshared_experts = 1\n", moe);
+  time_of(&x, ini, 8, 8, &shared);
+  /* one more expert's 1024 wide FFN a token: 9 x 1024 elements x 2 B x 16 layers at 1800 GB/s */
+  ck_assert_double_eq_tol(shared.memory_hours - routed.memory_hours,
+                          1e4 * 9.0 * 1024 * 2 * 16 * 1e6 / 8 / 1800e9 / 3600, 1e-9);
+  gb_workload w;
+  snprintf(ini, sizeof ini, "%smicro_batch_size = 3\n", moe);
+  wl_load(&w, ini);
+  ck_assert_double_eq_tol(w.micro_batch, 3, TOL);
+  n1_free(&x);
+}
+END_TEST
+
 START_TEST(test_measured_grouped_gemm) {
   /* expert FFN 1024 on hidden 2048, top-2 of 16 experts, EP 8: 1e6/8 x 2 ... tokens per expert per micro-batch:
    * micro-batch 2048 tokens x 8 x 2 / 16 = 2048 rows; grouped rows at m = 2048 for both expert GEMMs at 200 of the
@@ -258,6 +283,7 @@ int main(void) {
   tcase_add_test(tc, test_shape_keys);
   tcase_add_test(tc, test_power_limit);
   tcase_add_test(tc, test_moe_dispatcher);
+  tcase_add_test(tc, test_moe_shape_keys);
   tcase_add_test(tc, test_measured_grouped_gemm);
   tcase_add_test(tc, test_measured_alltoall);
   suite_add_tcase(s, tc);
