@@ -85,9 +85,9 @@ static gb_err fault_checked_fill(fault_state *st, const gb_case *c, unsigned sal
   free(host);
   char detail[160];
   snprintf(detail, sizeof detail, "test-only benchmark: %u elements written by a kernel, %u wrong", n, wrong);
-  gb_row r = gb_case_row("fault", c);
-  r.metric = "check";
-  r.unit = "";
+  gb_row r = gb_case_row(gb_bench_fault.name, c);
+  r.metric = gb_bench_fault.metric;
+  r.unit = gb_bench_fault.unit;
   r.value = wrong == 0 ? 1 : 0;
   r.samples = 1;
   r.status = wrong == 0 ? GB_STATUS_OK : GB_STATUS_INVALID;

@@ -301,9 +301,7 @@ static gb_err fma_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
   double peak = fma_clock_peak_tflops(kind, d->cc_major, d->cc_minor, d->sm_count, use_clock);
   char detail[640], variant[64];
   snprintf(variant, sizeof variant, "chains%d_block%u_grid%u", chains, block, grid);
-  gb_row r = gb_case_row("fma", c);
-  r.metric = "tflops";
-  r.unit = "TFLOP/s";
+  gb_row r = GB_ROW(fma, tflops, c);
   r.value = rate.median;
   r.samples = (int64_t)rate.n;
   r.min = rate.min;
@@ -334,10 +332,11 @@ done:
 
 static void fma_summarize(const gb_run_ctx *ctx, const gb_row *rows, size_t n, FILE *fp) {
   (void)ctx;
-  fprintf(fp, "\nCUDA-core peak (fma)\n%-8s %12s %12s %8s  %s\n", "case", "TFLOP/s", "clock peak", "share", "status");
+  fprintf(fp, "\nCUDA-core peak (fma)\n%-8s %12s %12s %8s  %s\n", "case", GB_METRIC_UNIT(fma, tflops),
+          "clock peak", "share", "status");
   for (size_t i = 0; i < n; i++) {
     const gb_row *r = &rows[i];
-    if (strcmp(r->metric, "tflops") != 0) continue;
+    if (strcmp(r->metric, GB_METRIC_NAME(fma, tflops)) != 0) continue;
     fprintf(fp, "%-8s %12.2f %12.2f %7.1f%%  %s\n", r->case_name, r->value, r->peak,
             r->peak > 0 ? 100.0 * r->value / r->peak : 0.0, gb_status_name(r->status));
   }
