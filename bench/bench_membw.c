@@ -363,6 +363,54 @@ static gb_err launch_setup(membw_state *st, const gb_stream_kernel *k, gb_dtype 
   return GB_OK;
 }
 
+/* What the auto-tune chose: the variant, how many of the prefix's fastest
+ * were timed again on the whole array, and the elements it tuned on. */
+typedef struct membw_tuned {
+  size_t best, nfin;
+  int64_t tune_n;
+} membw_tuned;
+
+/* The brief auto-tune: every variant, few samples; large hot arrays are
+ * tuned on a prefix that still spans 8 L2s (max(256 MiB, 8 L2) per array),
+ * then the prefix's fastest again over the whole array, one pass a sample. */
+static gb_err tune_case(membw_state *st, const gb_stream_kernel *k, gb_dtype t, bool cold, int64_t n, int sets,
+                        int ops, const gb_membw_variant *vars, size_t nvars, membw_launch *lc, membw_tuned *out) {
+  size_t es = gb_membw_elem_bytes(t);
+  int64_t tune_bytes = 256 * GB_MEMBW_MIB > 8 * st->l2_bytes ? 256 * GB_MEMBW_MIB : 8 * st->l2_bytes;
+  int64_t tune_n = (!cold && n * (int64_t)es > tune_bytes) ? tune_bytes / (int64_t)es : n;
+  gb_measure_opts to = gb_measure_defaults();
+  to.warmup = 1;
+  to.min_samples = to.max_samples = cold ? 1 : 3; /* a cold sample already runs every set */
+  to.budget_s = 0.0;
+  to.ops_per_sample = cold ? sets : (ops < 8 ? ops : 8);
+  to.graph = false;
+  double sec[GB_MEMBW_MAX_VARIANTS];
+  char kname[48];
+  for (size_t i = 0; i < nvars; i++) {
+    GB_TRY(launch_setup(st, k, t, &vars[i], tune_n, lc, kname, sizeof kname));
+    GB_TRY(time_variant(st, lc, &to, &sec[i]));
+  }
+  size_t fin[GB_MEMBW_RETUNE];
+  size_t nfin = gb_membw_fastest(sec, nvars, tune_n < n ? GB_MEMBW_RETUNE : 1, fin);
+  size_t best = nfin > 0 ? fin[0] : 0;
+  if (nfin > 1) {
+    gb_measure_opts ro = to;
+    ro.ops_per_sample = 1;
+    double best_sec = INFINITY;
+    for (size_t j = 0; j < nfin; j++) {
+      double whole;
+      GB_TRY(launch_setup(st, k, t, &vars[fin[j]], n, lc, kname, sizeof kname));
+      GB_TRY(time_variant(st, lc, &ro, &whole));
+      if (whole < best_sec) {
+        best_sec = whole;
+        best = fin[j];
+      }
+    }
+  }
+  *out = (membw_tuned){.best = best, .nfin = nfin, .tune_n = tune_n};
+  return GB_OK;
+}
+
 static gb_err membw_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
   membw_state *st = ctx->state;
   const gb_stream_kernel *k = &gb_stream_kernels[c->param[0]];
@@ -377,44 +425,15 @@ static gb_err membw_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
   GB_TRY(slabs_ensure(st, k, t, bytes, sets, c->name));
   GB_TRY(fill_case(st, k, t, n, sets, bytes, false));
 
-  /* brief auto-tune: every variant, few samples; large hot arrays are tuned on
-   * a prefix that still spans 8 L2s (max(256 MiB, 8 L2) per array). */
   gb_membw_variant vars[GB_MEMBW_MAX_VARIANTS];
   size_t nvars = gb_membw_variants(k, t, ctx->cfg->profile, vars, GB_MEMBW_MAX_VARIANTS);
-  int64_t tune_bytes = 256 * GB_MEMBW_MIB > 8 * st->l2_bytes ? 256 * GB_MEMBW_MIB : 8 * st->l2_bytes;
-  int64_t tune_n = (!cold && bytes > tune_bytes) ? tune_bytes / (int64_t)es : n;
-  gb_measure_opts to = gb_measure_defaults();
-  to.warmup = 1;
-  to.min_samples = to.max_samples = cold ? 1 : 3; /* a cold sample already runs every set */
-  to.budget_s = 0.0;
-  to.ops_per_sample = cold ? sets : (ops < 8 ? ops : 8);
-  to.graph = false;
   membw_launch lc = {.st = st, .sets = sets, .bytes = bytes, .f32 = t == GB_DT_F32, .s64 = MEMBW_SCALAR,
                      .s32 = (float)MEMBW_SCALAR};
-  double sec[GB_MEMBW_MAX_VARIANTS];
+  membw_tuned tu = {0};
+  GB_TRY(tune_case(st, k, t, cold, n, sets, ops, vars, nvars, &lc, &tu));
+  size_t best = tu.best, nfin = tu.nfin;
+  int64_t tune_n = tu.tune_n;
   char kname[48];
-  for (size_t i = 0; i < nvars; i++) {
-    GB_TRY(launch_setup(st, k, t, &vars[i], tune_n, &lc, kname, sizeof kname));
-    GB_TRY(time_variant(st, &lc, &to, &sec[i]));
-  }
-  size_t fin[GB_MEMBW_RETUNE];
-  size_t nfin = gb_membw_fastest(sec, nvars, tune_n < n ? GB_MEMBW_RETUNE : 1, fin);
-  size_t best = nfin > 0 ? fin[0] : 0;
-  if (nfin > 1) {
-    /* the prefix's fastest again, over the whole array, one pass a sample */
-    gb_measure_opts ro = to;
-    ro.ops_per_sample = 1;
-    double best_sec = INFINITY;
-    for (size_t j = 0; j < nfin; j++) {
-      double whole;
-      GB_TRY(launch_setup(st, k, t, &vars[fin[j]], n, &lc, kname, sizeof kname));
-      GB_TRY(time_variant(st, &lc, &ro, &whole));
-      if (whole < best_sec) {
-        best_sec = whole;
-        best = fin[j];
-      }
-    }
-  }
 
   /* the timed repetitions with the chosen variant, outputs poisoned again */
   GB_TRY(fill_case(st, k, t, n, sets, bytes, true));

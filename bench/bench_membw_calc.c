@@ -160,8 +160,7 @@ static gb_err opt_list(const char *key, const char *val, gb_membw_opts *o,
     if (len == 0 || len >= sizeof item) return gb_fail(GB_E_USAGE, "--opt %s=%s: empty or overlong item", key, val);
     memcpy(item, p, len);
     item[len] = '\0';
-    gb_err e = one(key, item, o);
-    if (e != GB_OK) return e;
+    GB_TRY(one(key, item, o));
     if (!end) return GB_OK;
     p = end + 1;
   }

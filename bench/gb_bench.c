@@ -70,7 +70,7 @@ gb_err gb_rowset_add(gb_rowset *rs, const gb_row *r) {
                            &c.detail, &c.variant,   &c.git_sha,   &c.cublaslt, &c.nvrtc,    &c.nccl,
                            &c.settings, &c.regime};
   for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) *fields[i] = keep(rs, *fields[i], &err);
-  if (err) return err;
+  GB_TRY(err);
   rs->v[rs->n++] = c;
   return GB_OK;
 }

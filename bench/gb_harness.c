@@ -271,8 +271,8 @@ static gb_err fill_kernels(fill_module **out) {
     const char *opts[1 + GB_DT_COUNT] = {"--fmad=false"};
     if (!gb_dtype_defines(defs, sizeof defs, opts + 1)) err = gb_fail(GB_E_INTERNAL, "fill.cu: dtype codes too long");
     else err = gb_module_load("fill.cu", opts, 1 + GB_DT_COUNT, &f->mod);
-    if (!err) err = gb_module_kernel(&f->mod, "gb_fill_random", &f->k_random);
-    if (!err) err = gb_module_kernel(&f->mod, "gb_fill_const", &f->k_const);
+    GB_TRY_ON(err, gb_module_kernel(&f->mod, "gb_fill_random", &f->k_random));
+    GB_TRY_ON(err, gb_module_kernel(&f->mod, "gb_fill_const", &f->k_const));
     if (!err) f->loaded = 1;
   }
   pthread_mutex_unlock(&g_fill_lock);

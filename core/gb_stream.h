@@ -22,7 +22,7 @@ typedef enum gb_stream_op {
  * the kernel allocates exactly the ones it uses, so arrays is also its
  * memory footprint. */
 typedef struct gb_stream_kernel {
-  const char *name;    /* case name and kernel-name prefix: "triad" */
+  const char *name;    /* case name and kernel-name prefix */
   gb_stream_op op;
   int arrays;          /* BabelStream weight */
   int flops;           /* FLOPs per element (the roofline's; copy, read and write: 0) */

@@ -15,12 +15,12 @@ static const char *const k_plan_cols[] = {
     "comm_hours", "pareto", "price_usd_per_gpu_hour", "purchase_usd_per_gpu", "price_date", "price_source",
     "utilization", "pue", "electricity_usd_per_kwh", "mfu", "overlap", "max_hours", "budget_usd", "workload",
     "precision", "gemm_window",
-    /* added by issue 27 (old readers ignore them) */
+    /* added later (old readers ignore them) */
     "capex_usd", "amortized_usd", "cash_usd", "breakeven_hours", "budget_basis", "hours_low", "hours_high",
     "cost_low", "cost_high", "rank_by", "gemm_basis", "hbm_basis", "comm_basis", "price_stale", "tensor_parallel",
     "batch", "tokens_per_s_per_gpu", "token_latency_ms", "ttft_ms", "bubble_hours", "tp_comm_hours",
     "dp_comm_hours", "a2a_hours", "goodput_hours", "eta",
-    /* added by issue 24 (the decision page weighs break-even against it) */
+    /* added for the decision page, which weighs break-even against it */
     "amortization_years"};
 
 static gb_err put_int(gb_buf *b, long v, char sep) {
