@@ -148,7 +148,7 @@ bool gb_desc_is_headline_metric(const char *benchmark, const char *metric);
 
 /* The smallest array that measures HBM rather than a cache, bytes: at least
  * GB_HBM_MIN_BYTES and at least GB_HBM_L2_FACTOR times the L2 when it is
- * known (l2_bytes > 0): where membw marks its headline (bench/bench_membw.c). */
+ * known (l2_bytes > 0): where membw marks its headline (bench/membw/bench_membw.c). */
 #define GB_HBM_MIN_BYTES ((int64_t)1 << 30)
 #define GB_HBM_L2_FACTOR 8
 int64_t gb_hbm_min_bytes(int64_t l2_bytes);

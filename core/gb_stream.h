@@ -5,8 +5,8 @@
  * moves (BabelStream's weight: bytes moved = arrays * bytes per array), the
  * FLOPs per element the roofline places it at, which arrays it reads and
  * writes, and its rank as "the" HBM figure. The order of the table is the
- * order cases run and are reported in. Read by bench/bench_membw*.c (cases,
- * bytes, checks), bench/bench_copy.c (its check), core/gb_desc.c (the HBM
+ * order cases run and are reported in. Read by bench/membw/ (cases,
+ * bytes, checks), bench/copy/ (its check), core/gb_desc.c (the HBM
  * case rank) and the report (kernel order, roofline). No CUDA. */
 #ifndef GB_STREAM_H
 #define GB_STREAM_H
