@@ -1,7 +1,7 @@
 /* gb_stream: the STREAM kernels, as data, in one place.
  *
  * What each kernel of the membw benchmark does: its name (the `case` column
- * and the kernel-name prefix of kernels/stream.cu), the arrays one operation
+ * and the kernel-name prefix of bench/membw/stream.cu), the arrays one operation
  * moves (BabelStream's weight: bytes moved = arrays * bytes per array), the
  * FLOPs per element the roofline places it at, which arrays it reads and
  * writes, and its rank as "the" HBM figure. The order of the table is the

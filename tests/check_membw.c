@@ -193,7 +193,7 @@ START_TEST(test_variants) {
 END_TEST
 
 START_TEST(test_variant_names_in_source) {
-  /* every kernel a variant names is defined by kernels/stream.cu's macros:
+  /* every kernel a variant names is defined by bench/membw/stream.cu's macros:
    * the names follow <op>_<f64|f32>_w<W>_e<E>[_cs] and the source generates
    * exactly widths 8/16 (fp64), 4/8/16 (fp32), e 1/2/4, _cs at 16 bytes */
   const gb_stream_kernel *triad = gb_stream_find("triad");
@@ -215,7 +215,7 @@ START_TEST(test_variant_names_in_source) {
   ck_assert_str_eq(buf, "w4_e1_b1024_cover");
   size_t len = 0;
   char path[4096];
-  snprintf(path, sizeof path, "%s/kernels/stream.cu", GB_SOURCE_ROOT);
+  snprintf(path, sizeof path, "%s/bench/membw/stream.cu", GB_SOURCE_ROOT);
   char *src = gb_test_slurp(path, &len);
   ck_assert_ptr_nonnull(src);
   ck_assert_ptr_nonnull(strstr(src, "GB_EW_E(op, OPC, tn, T, 16, N, _cs_pf, true, true)"));

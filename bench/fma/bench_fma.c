@@ -1,12 +1,12 @@
 /* bench_fma: the CUDA-core arithmetic peak, from long independent FMA chains
- * (kernels/fma.cu) in fp32, fp64, fp16x2 and bf16x2.
+ * (bench/fma/fma.cu) in fp32, fp64, fp16x2 and bf16x2.
  *
  * Formula: TFLOP/s = threads * iters * 8 chains * 2 fma * 2 flop * lanes
  *          / seconds / 1e12; peak = SMs * FMA lanes per SM per clock * 2 *
  *          the SM clock measured while it ran.
  *
  * The shape of a benchmark (docs/architecture.md): this file, its kernel
- * kernels/fma.cu and its entry in core/gb_registry.def; nothing else. */
+ * bench/fma/fma.cu and its entry in core/gb_registry.def; nothing else. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,7 +42,7 @@ double fma_launch_flops(fma_kind k, uint64_t threads, long iters, int chains);
  * (the bits of the float/double/half2/bfloat162), for the result check. */
 uint64_t fma_expected_bits(fma_kind k, unsigned tid, int j);
 
-/* Chain counts tried (NACC in kernels/fma.cu); the fastest is kept. */
+/* Chain counts tried (NACC in bench/fma/fma.cu); the fastest is kept. */
 static const int k_chains[] = {8, 16};
 #define FMA_VARIANTS (int)(sizeof k_chains / sizeof k_chains[0])
 

@@ -7,7 +7,7 @@
  * and dot 2; add and triad 3; read and write 1).
  *
  * Per case: inputs random in [1, 2) (gb_fill_random), outputs poisoned with
- * NaN; a brief auto-tune times every variant of kernels/stream.cu (access
+ * NaN; a brief auto-tune times every variant of bench/membw/stream.cu (access
  * width, accesses per thread, streaming stores, block size, persistent or
  * covering grid) and keeps the fastest; the timed repetitions then run that
  * variant (gb_measure: events, warm-up, median); last, the result is checked:

@@ -97,7 +97,7 @@ typedef struct gb_membw_variant {
  * Returns the count written to out (at most cap). */
 size_t gb_membw_variants(const gb_stream_kernel *k, gb_dtype t, gb_profile p, gb_membw_variant *out, size_t cap);
 
-/* The extern "C" name in kernels/stream.cu: "triad_f64_w16_e2_cs_pf". */
+/* The extern "C" name in bench/membw/stream.cu: "triad_f64_w16_e2_cs_pf". */
 void gb_membw_kernel_name(const gb_stream_kernel *k, gb_dtype t, const gb_membw_variant *v, char *buf, size_t n);
 
 /* The `variant` column: "w16_e2_cs_pf_b256_persistent" / "..._cover". */
