@@ -343,6 +343,7 @@ static gb_err run_bench(run_state *st, const gb_bench *b, int rep, int reps, siz
 static gb_err open_output(run_state *st) {
   const gb_campaign *c = st->c;
   GB_TRY(gb_writer_open(&st->w, c->out_path));
+  st->res->opened = true;
   gb_err err = GB_OK;
   if (c->run.repeat > 1 && !gb_writer_records(&st->w, "rep"))
     err = gb_fail(GB_E_INPUT,
@@ -415,7 +416,6 @@ gb_err gb_campaign_run(const gb_campaign *c, const gb_system_info *sys, gb_campa
   /* the output must be writable before anything is measured */
   gb_err err = open_output(&st);
   if (err) goto free_lists;
-  res->opened = true;
   gb_make_run_id(st.run_id, sizeof st.run_id);
   GB_TRY_GOTO(resume_keys(&st), err, done);
 

@@ -127,7 +127,8 @@ grep -HnE "\"$DT\", *[0-9]+[,}]|case GB_DT_[A-Z0-9]+: *return [0-9]|#define DT_[
   sed -E 's#^([^:]+):([0-9]+):.*#dtype|\1:\2|an element size or code outside core/gb_dtype.c#' >>"$OUT"
 
 # ---- issue: "issue N" notes in product code ----
-grep -HnE '\bissues? [0-9]+' "${SRC[@]}" $(find scripts cmake deploy -type f | sort) CMakeLists.txt |
+mapfile -t OTHER < <(find scripts cmake deploy -type f | sort)
+grep -HnE '\bissues? [0-9]+' "${SRC[@]}" "${OTHER[@]}" CMakeLists.txt |
   sed -E 's#^([^:]+):([0-9]+):.*#issue|\1:\2|an "issue N" note in product code#' >>"$OUT"
 
 # ---- verdict ----
