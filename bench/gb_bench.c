@@ -55,6 +55,7 @@ static const char *keep(gb_rowset *rs, const char *s, gb_err *err) {
 }
 
 gb_err gb_rowset_add(gb_rowset *rs, const gb_row *r) {
+  GB_TRY(gb_desc_check_row(r));
   if (rs->n == rs->cap) {
     size_t cap = rs->cap ? rs->cap * 2 : 16;
     gb_row *v = realloc(rs->v, cap * sizeof *v);
@@ -69,7 +70,7 @@ gb_err gb_rowset_add(gb_rowset *rs, const gb_row *r) {
                            &c.detail, &c.variant,   &c.git_sha,   &c.cublaslt, &c.nvrtc,    &c.nccl,
                            &c.settings, &c.regime};
   for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) *fields[i] = keep(rs, *fields[i], &err);
-  if (err) return err;
+  GB_TRY(err);
   rs->v[rs->n++] = c;
   return GB_OK;
 }
@@ -85,6 +86,14 @@ void gb_rowset_free(gb_rowset *rs) {
   free(rs->strs);
   free(rs->v);
   memset(rs, 0, sizeof *rs);
+}
+
+gb_row gb_metric_row(const char *benchmark, size_t metric, const gb_case *c) {
+  gb_row r = gb_case_row(benchmark, c);
+  const gb_metric_desc *m = gb_desc_metric_at(benchmark, metric);
+  r.metric = m ? m->name : "";
+  r.unit = m ? m->unit : "";
+  return r;
 }
 
 gb_row gb_case_row(const char *benchmark, const gb_case *c) {

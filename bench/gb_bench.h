@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "gb_desc.h"
 #include "gb_device.h"
 #include "gb_error.h"
 #include "gb_results.h"
@@ -49,7 +50,9 @@ void gb_case_list_free(gb_case_list *l);
 
 /* Rows a case produced. Every row keeps its case's key fields (start from
  * gb_case_row), so --resume can tell which cases are done. gb_rowset_add deep-copies the row's strings, so a
- * benchmark may pass stack buffers. */
+ * benchmark may pass stack buffers; it refuses (GB_E_INTERNAL) a row of a
+ * registered benchmark whose metric or unit the registry lacks
+ * (gb_desc_check_row). */
 typedef struct gb_rowset {
   gb_row *v;
   size_t n, cap;
@@ -66,6 +69,13 @@ void gb_rowset_free(gb_rowset *rs);
  * sets metric, unit, value, samples, min, max, stddev, status, detail,
  * variant and peak. The runner fills the identity columns and telemetry. */
 gb_row gb_case_row(const char *benchmark, const gb_case *c);
+
+/* GB_ROW(bench, metric, c): gb_case_row of benchmark `bench` with the metric
+ * and unit of its registered `metric` (identifiers of core/gb_registry.def:
+ * a metric the registry lacks does not compile). Every benchmark's rows
+ * start here, so no metric or unit is written in bench code. */
+#define GB_ROW(bench, metric, c) gb_metric_row(#bench, GB_METRIC_ID(bench, metric), (c))
+gb_row gb_metric_row(const char *benchmark, size_t metric, const gb_case *c);
 
 /* Run-wide settings the front end builds and every benchmark reads. */
 typedef struct gb_run_config {

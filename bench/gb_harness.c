@@ -200,15 +200,6 @@ gb_stats gb_samples_rate(const gb_samples *s, double work, double scale) {
   return st;
 }
 
-/* ---- element types ---- */
-
-size_t gb_dtype_size(gb_dtype t) { return (size_t)gb_dtype_bytes(gb_dtype_name(t)); /* core/gb_desc.h */ }
-
-const char *gb_dtype_name(gb_dtype t) {
-  static const char *names[] = {"fp64", "fp32", "fp16", "bf16", "fp8e4m3", "fp8e5m2", "int8", "int32"};
-  return (unsigned)t < 8 ? names[t] : "?";
-}
-
 /* ---- host twin of kernels/fill.cu ---- */
 
 static uint64_t splitmix64(uint64_t x) {
@@ -276,10 +267,12 @@ static gb_err fill_kernels(fill_module **out) {
   fill_module *f = &g_fill[dev];
   gb_err err = GB_OK;
   if (!f->loaded) {
-    static const char *const opts[] = {"--fmad=false"};
-    err = gb_module_load("fill.cu", opts, 1, &f->mod);
-    if (!err) err = gb_module_kernel(&f->mod, "gb_fill_random", &f->k_random);
-    if (!err) err = gb_module_kernel(&f->mod, "gb_fill_const", &f->k_const);
+    static char defs[256];
+    const char *opts[1 + GB_DT_COUNT] = {"--fmad=false"};
+    if (!gb_dtype_defines(defs, sizeof defs, opts + 1)) err = gb_fail(GB_E_INTERNAL, "fill.cu: dtype codes too long");
+    else err = gb_module_load("fill.cu", opts, 1 + GB_DT_COUNT, &f->mod);
+    GB_TRY_ON(err, gb_module_kernel(&f->mod, "gb_fill_random", &f->k_random));
+    GB_TRY_ON(err, gb_module_kernel(&f->mod, "gb_fill_const", &f->k_const));
     if (!err) f->loaded = 1;
   }
   pthread_mutex_unlock(&g_fill_lock);

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gb_dtype.h"
 #include "gb_error.h"
 #include "gb_telemetry.h"
 #include "gb_stats.h"
@@ -69,13 +70,8 @@ void gb_samples_free(gb_samples *s);
  * E.g. bytes and 1e9 give GB/s; flops and 1e12 give TFLOP/s. */
 gb_stats gb_samples_rate(const gb_samples *s, double work, double scale);
 
-/* Element types the random fill supports. */
-typedef enum gb_dtype {
-  GB_DT_F64, GB_DT_F32, GB_DT_F16, GB_DT_BF16, GB_DT_F8E4M3, GB_DT_F8E5M2, GB_DT_I8, GB_DT_I32
-} gb_dtype;
-
-size_t gb_dtype_size(gb_dtype t);
-const char *gb_dtype_name(gb_dtype t); /* results-schema names: fp64 ... int32 */
+/* Element types (gb_dtype, their sizes and names): core/gb_dtype.h. The random
+ * fill supports all but tf32. */
 
 /* Fills n elements at dst with uniform random values in [lo, hi) (integer
  * types: integers in [lo, hi]), drawn on the device from seed (a counter-

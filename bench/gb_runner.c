@@ -226,7 +226,7 @@ static gb_err finish_bench(run_state *st, const gb_bench *b, gb_run_ctx *ctx) {
         gb_row_case_key(&r, true, key, sizeof key);
         if (!keyset_has(&have, key)) err = gb_rowset_add(&fresh, &r);
       }
-      if (!err) err = write_case_rows(st, &fresh, -1, NULL, gb_desc_find(b->name) ? 0 : -1);
+      GB_TRY_ON(err, write_case_rows(st, &fresh, -1, NULL, gb_desc_find(b->name) ? 0 : -1));
       gb_rowset_free(&fresh);
       keyset_free(&have);
     }
@@ -340,6 +340,54 @@ static gb_err run_bench(run_state *st, const gb_bench *b, int rep, int reps, siz
   return err;
 }
 
+/* Opens the output, refusing an existing file that lacks a column this run
+ * needs (rep under --repeat, settings); the writer is closed on a refusal. */
+static gb_err open_output(run_state *st) {
+  const gb_campaign *c = st->c;
+  GB_TRY(gb_writer_open(&st->w, c->out_path));
+  st->res->opened = true;
+  gb_err err = GB_OK;
+  if (c->run.repeat > 1 && !gb_writer_records(&st->w, "rep"))
+    err = gb_fail(GB_E_INPUT,
+                  "%s: has no rep column (an older gpubench began it), so --repeat %d could not tell its "
+                  "repetitions apart; write them to a new file",
+                  c->out_path, c->run.repeat);
+  for (int i = 0; i < c->nbenches && !err; i++) {
+    gb_run_settings(c->benches[i], &c->run, st->settings, sizeof st->settings);
+    if (st->settings[0] && !gb_writer_records(&st->w, "settings"))
+      err = gb_fail(GB_E_INPUT,
+                    "%s: has no settings column (an older gpubench began it), so its rows could not say they "
+                    "were measured under %s; write them to a new file",
+                    c->out_path, st->settings);
+  }
+  if (err) {
+    gb_writer_close(&st->w);
+    return err;
+  }
+  if (st->w.missing[0] && c->progress)
+    fprintf(c->progress,
+            "%s: written in the columns it already has; not recorded there: %s (a new file records them)\n",
+            c->out_path, st->w.missing);
+  return GB_OK;
+}
+
+/* --resume: the case keys the output already holds, and its run id. */
+static gb_err resume_keys(run_state *st) {
+  const gb_campaign *c = st->c;
+  if (!c->resume || strcmp(c->out_path, "-") == 0) return GB_OK;
+  gb_results prev = {0};
+  GB_TRY(gb_results_read(c->out_path, &prev));
+  gb_err err = GB_OK;
+  for (size_t i = 0; i < prev.nrows && !err; i++) {
+    char key[2048];
+    gb_row_case_key(&prev.rows[i], false, key, sizeof key);
+    err = keyset_add(&st->done, key);
+  }
+  if (prev.nrows) snprintf(st->run_id, sizeof st->run_id, "%s", prev.rows[prev.nrows - 1].run_id);
+  gb_results_free(&prev);
+  return err;
+}
+
 gb_err gb_campaign_run(const gb_campaign *c, const gb_system_info *sys, gb_campaign_result *res) {
   memset(res, 0, sizeof *res);
   g_stop = 0;
@@ -368,46 +416,10 @@ gb_err gb_campaign_run(const gb_campaign *c, const gb_system_info *sys, gb_campa
   }
 
   /* the output must be writable before anything is measured */
-  gb_err err = gb_writer_open(&st.w, c->out_path);
+  gb_err err = open_output(&st);
   if (err) goto free_lists;
-  res->opened = true;
-  if (c->run.repeat > 1 && !gb_writer_records(&st.w, "rep")) {
-    gb_writer_close(&st.w);
-    err = gb_fail(GB_E_INPUT,
-                  "%s: has no rep column (an older gpubench began it), so --repeat %d could not tell its "
-                  "repetitions apart; write them to a new file",
-                  c->out_path, c->run.repeat);
-    goto free_lists;
-  }
-  for (int i = 0; i < c->nbenches; i++) {
-    gb_run_settings(c->benches[i], &c->run, st.settings, sizeof st.settings);
-    if (st.settings[0] && !gb_writer_records(&st.w, "settings")) {
-      gb_writer_close(&st.w);
-      err = gb_fail(GB_E_INPUT,
-                    "%s: has no settings column (an older gpubench began it), so its rows could not say they "
-                    "were measured under %s; write them to a new file",
-                    c->out_path, st.settings);
-      goto free_lists;
-    }
-  }
-  if (st.w.missing[0] && c->progress)
-    fprintf(c->progress,
-            "%s: written in the columns it already has; not recorded there: %s (a new file records them)\n",
-            c->out_path, st.w.missing);
   gb_make_run_id(st.run_id, sizeof st.run_id);
-  if (c->resume && strcmp(c->out_path, "-") != 0) {
-    gb_results prev = {0};
-    err = gb_results_read(c->out_path, &prev);
-    if (err) goto done;
-    for (size_t i = 0; i < prev.nrows && !err; i++) {
-      char key[2048];
-      gb_row_case_key(&prev.rows[i], false, key, sizeof key);
-      err = keyset_add(&st.done, key);
-    }
-    if (prev.nrows) snprintf(st.run_id, sizeof st.run_id, "%s", prev.rows[prev.nrows - 1].run_id);
-    gb_results_free(&prev);
-    if (err) goto done;
-  }
+  GB_TRY_GOTO(resume_keys(&st), err, done);
 
   GB_CUDA_GOTO(cudaSetDevice(ord), err, done);
   /* no sampling: a sampler with no device, whose summaries are empty */
@@ -445,7 +457,7 @@ done:
   gb_telemetry_stop(st.tel);
   keyset_free(&st.done);
   gb_err ce = gb_writer_close(&st.w);
-  if (!err) err = ce;
+  GB_TRY_ON(err, ce);
 free_lists:
   for (int i = 0; i < c->nbenches; i++) gb_case_list_free(&lists[i]);
   return err;

@@ -23,11 +23,7 @@ const gb_opt_prog *gb_cli_program(void);
 /* `gpubench --help`: the command list. */
 void gb_cli_usage(FILE *fp);
 
-/* Prints "gpubench <cmd>: <message>" to stderr and returns 2 (bad usage). */
-int gb_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* True when argv holds -h or --help before any "--". */
-int gb_cli_wants_help(int argc, char **argv);
+/* gb_cli_usage_error and gb_cli_wants_help: core/gb_opt.h (cli/gb_opt.c). */
 
 /* Each subcommand: its spec (option table) and its main, in cli/cmd_<name>.c. */
 extern const gb_opt_cmd gb_compare_cmd, gb_history_cmd, gb_info_cmd, gb_merge_cmd, gb_noise_cmd, gb_plan_cmd,

@@ -66,7 +66,7 @@ typedef struct gb_plan_args {
   size_t nmeasured;
   bool no_measured, explain;
   const char *prices, *specs, *csv, *sensitivity_csv;
-  const char *json, *hybrid_csv; /* issue 27 */
+  const char *json, *hybrid_csv; /* the plan as JSON, the hybrid CSV */
   bool only_measured;
   long top;
   gb_plan_opts opts;  /* defaults, then the planner options given */

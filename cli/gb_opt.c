@@ -6,11 +6,12 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gb_cli.h"
 #include "gb_num.h"
 #include "gb_runinfo.h"
 
@@ -682,4 +683,24 @@ void gb_opt_bash_completion(const gb_opt_prog *prog, FILE *fp) {
           "}\n"
           "complete -F _%s %s\n",
           p, p);
+}
+
+/* ---- usage errors and --help (every subcommand's, core/gb_opt.h) ---- */
+
+int gb_cli_usage_error(const char *cmd, const char *fmt, ...) {
+  va_list ap;
+  fprintf(stderr, "gpubench %s: ", cmd);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "\nTry 'gpubench %s --help'.\n", cmd);
+  return 2;
+}
+
+int gb_cli_wants_help(int argc, char **argv) {
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--") == 0) return 0;
+    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) return 1;
+  }
+  return 0;
 }

@@ -12,7 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gb_escape.h"
 #include "gb_input.h"
 #include "gb_num.h"
 
@@ -90,6 +89,33 @@ static char *utf8_repaired(const char *s, size_t n, size_t *out_n) {
   }
   *out_n = b.len;
   return b.data;
+}
+
+/* A plain decimal number: [+-]digits[.digits][(e|E)[+-]digits]. */
+static bool plain_number(const char *s) {
+  if (*s == '+' || *s == '-') s++;
+  bool digits = false;
+  while (*s >= '0' && *s <= '9') s++, digits = true;
+  if (*s == '.') {
+    s++;
+    while (*s >= '0' && *s <= '9') s++, digits = true;
+  }
+  if (!digits) return false;
+  if (*s == 'e' || *s == 'E') {
+    s++;
+    if (*s == '+' || *s == '-') s++;
+    if (!(*s >= '0' && *s <= '9')) return false;
+    while (*s >= '0' && *s <= '9') s++;
+  }
+  return *s == '\0';
+}
+
+bool gb_csv_formula_risk(const char *s) {
+  if (!s) return false;
+  const char *t = s;
+  while (*t == '\'') t++; /* "'=x" is guarded too, so that reading strips exactly one quote */
+  if (*t == '\0' || !strchr("=+-@\t\r", *t)) return false;
+  return t != s || !plain_number(t);
 }
 
 gb_err gb_csv_put_field(gb_buf *b, const char *field, char sep) {
@@ -450,8 +476,7 @@ static gb_err reader_finish(csv_reader *r, gb_err err) {
 static gb_err read_mem(const char *name, const char *data, size_t len, gb_csv_table *out, gb_csv_record_fn fn,
                        void *ctx) {
   csv_reader r;
-  gb_err e = reader_init(&r, name, out);
-  if (e) return e;
+  GB_TRY(reader_init(&r, name, out));
   r.c.fn = fn;
   r.c.fn_ctx = ctx;
   reader_feed(&r, data, len);
@@ -502,15 +527,15 @@ size_t gb_csv_complete_prefix(const char *data, size_t len) {
 static gb_err read_file(const char *path, gb_csv_table *out, gb_csv_record_fn fn, void *ctx) {
   memset(out, 0, sizeof *out);
   int fd;
-  gb_err e = gb_input_open(path, false, &fd); /* non-blocking open; regular files only */
-  if (e) return e;
+  GB_TRY(gb_input_open(path, false, &fd)); /* non-blocking open; regular files only */
   char *buf = malloc(READ_BYTES);
   if (!buf) {
     close(fd);
     return gb_fail(GB_E_NOMEM, "%s: out of memory", path);
   }
   csv_reader r;
-  if ((e = reader_init(&r, path, out))) {
+  gb_err e = reader_init(&r, path, out);
+  if (e) {
     free(buf);
     close(fd);
     return e;

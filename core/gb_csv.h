@@ -115,12 +115,19 @@ gb_err gb_buf_puts(gb_buf *b, const char *s);
 gb_err gb_buf_printf(gb_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void gb_buf_free(gb_buf *b);
 
+/* Whether a CSV field needs the formula guard: it starts with = + - @ tab
+ * or CR and is not a plain number ("-1.5", "+3e4"), or it is such a field
+ * already prefixed with single quotes ("'=x", "'-1"): the reader
+ * (gb_csv_read_*) strips one leading quote from exactly these, so every
+ * field reads back as it was written. */
+bool gb_csv_formula_risk(const char *s);
+
 /* Appends one CSV field to b, quoted through libcsv only when it must be
  * (comma, quote, CR, LF or surrounding blanks); sep != 0 is written first.
  * Bytes that are not valid UTF-8 are written as U+FFFD, so that the reader
  * (which refuses them) reads back every field written. A field that would
  * start a spreadsheet formula (= + - @ tab CR, not a plain number: see
- * gb_csv_formula_risk in gb_escape.h) gets a single quote first (OWASP);
+ * gb_csv_formula_risk below) gets a single quote first (OWASP);
  * the reader strips it again. */
 gb_err gb_csv_put_field(gb_buf *b, const char *field, char sep);
 

@@ -1,5 +1,6 @@
 /* gb_desc: the benchmark description table (gb_desc.h). */
 #include "gb_desc.h"
+#include "gb_stream.h"
 
 #include <string.h>
 
@@ -72,10 +73,11 @@ static gb_fclass classify_headline(const gb_row *r) {
 
 /* One entry per benchmark of the registry (gb_registry.def), which holds the
  * whole description; a metric list is a static compound literal. */
+#define GB_METRIC(id, ...) {#id, __VA_ARGS__}
 #define GB_METRICS(...) \
   (const gb_metric_desc[]){__VA_ARGS__}, sizeof((const gb_metric_desc[]){__VA_ARGS__}) / sizeof(gb_metric_desc)
 #define GB_BENCHMARK(name, title, metrics, headline_metric, rule, classify, section) \
-  {#name, title, metrics, headline_metric, rule, classify, section},
+  {#name, title, metrics, #headline_metric, rule, classify, section},
 const gb_bench_desc gb_bench_descs[] = {
 #include "gb_registry.def"
 };
@@ -93,6 +95,24 @@ static const gb_metric_desc *metric_of(const gb_bench_desc *b, const char *metri
   for (size_t i = 0; b && metric && i < b->nmetrics; i++)
     if (strcmp(b->metrics[i].name, metric) == 0) return &b->metrics[i];
   return NULL;
+}
+
+const gb_metric_desc *gb_desc_metric_at(const char *benchmark, size_t i) {
+  const gb_bench_desc *b = gb_desc_find(benchmark);
+  return b && i < b->nmetrics ? &b->metrics[i] : NULL;
+}
+
+gb_err gb_desc_check_row(const gb_row *r) {
+  const gb_bench_desc *b = gb_desc_find(r->benchmark);
+  if (!b) return GB_OK;
+  const gb_metric_desc *m = metric_of(b, r->metric);
+  if (!m)
+    return gb_fail(GB_E_INTERNAL, "%s emits metric '%s', which core/gb_registry.def lacks", b->name,
+                   r->metric ? r->metric : "");
+  if (!is(r->unit, m->unit))
+    return gb_fail(GB_E_INTERNAL, "%s emits %s in '%s', core/gb_registry.def says '%s'", b->name, m->name,
+                   r->unit ? r->unit : "", m->unit);
+  return GB_OK;
 }
 
 const gb_metric_desc *gb_desc_metric(const char *benchmark, const char *metric) {
@@ -161,25 +181,6 @@ bool gb_desc_is_headline(const gb_row *r, const gb_row *rows, size_t n) {
   return false;
 }
 
-/* ---- element types ---- */
-
-const gb_dtype_desc gb_dtype_descs[] = {
-    {"fp64", 8, true},    {"fp32", 4, true},    {"tf32", 4, true}, {"fp16", 2, true},  {"bf16", 2, true},
-    {"fp8e4m3", 1, true}, {"fp8e5m2", 1, true}, {"int8", 1, false}, {"int32", 4, false},
-};
-const size_t gb_ndtype_descs = N(gb_dtype_descs);
-
-const gb_dtype_desc *gb_dtype_find(const char *name) {
-  for (size_t i = 0; name && i < gb_ndtype_descs; i++)
-    if (strcmp(gb_dtype_descs[i].name, name) == 0) return &gb_dtype_descs[i];
-  return NULL;
-}
-
-int gb_dtype_bytes(const char *name) {
-  const gb_dtype_desc *d = gb_dtype_find(name);
-  return d ? d->bytes : 0;
-}
-
 /* ---- the HBM rule ---- */
 
 int64_t gb_hbm_min_bytes(int64_t l2_bytes) {
@@ -202,5 +203,6 @@ bool gb_desc_membw_cold(const gb_row *r) {
 }
 
 int gb_hbm_case_rank(const char *case_name) {
-  return is(case_name, "triad") ? 0 : is(case_name, "copy") ? 1 : 2;
+  const gb_stream_kernel *k = gb_stream_find(case_name);
+  return k ? k->hbm_rank : 2;
 }

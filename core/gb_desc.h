@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gb_dtype.h"
+#include "gb_error.h"
 #include "gb_results.h"
 
 /* Which way is better. */
@@ -85,6 +87,35 @@ extern const size_t gb_nbench_descs;
 /* A benchmark by name, or NULL. */
 const gb_bench_desc *gb_desc_find(const char *benchmark);
 
+/* ---- metric handles ----
+ * GB_METRIC_ID(bench, metric) is the position of a registered metric in its
+ * benchmark's list, a constant expression: `bench` and `metric` are the
+ * identifiers of the registry entry, so a metric the registry lacks does not
+ * compile. Benchmarks emit rows with GB_ROW (bench/gb_bench.h), which takes
+ * the metric's name and unit from here. A headline metric that is not one of
+ * its benchmark's metrics does not compile either. */
+#define GB_METRIC(id, ...) id
+#define GB_METRICS(...) char __VA_ARGS__;
+#define GB_BENCHMARK(name, title, metrics, headline_metric, ...) \
+  struct gb_metric_ids_##name { metrics };                        \
+  enum { gb_headline_id_##name = (int)offsetof(struct gb_metric_ids_##name, headline_metric) };
+#include "gb_registry.def"
+#undef GB_BENCHMARK
+#undef GB_METRICS
+#undef GB_METRIC
+#define GB_METRIC_ID(bench, metric) offsetof(struct gb_metric_ids_##bench, metric)
+/* The name and the unit of a registered metric, checked the same way. */
+#define GB_METRIC_NAME(bench, metric) ((void)GB_METRIC_ID(bench, metric), #metric)
+#define GB_METRIC_UNIT(bench, metric) (gb_desc_metric_at(#bench, GB_METRIC_ID(bench, metric))->unit)
+
+/* The i-th metric of a benchmark, or NULL (either unknown). */
+const gb_metric_desc *gb_desc_metric_at(const char *benchmark, size_t i);
+
+/* GB_OK when r's metric and unit are its benchmark's registered ones, or its
+ * benchmark is not registered (old or foreign files, the test-only fault
+ * benchmark); GB_E_INTERNAL naming the benchmark and metric otherwise. */
+gb_err gb_desc_check_row(const gb_row *r);
+
 /* A metric of a benchmark, or NULL (either unknown). */
 const gb_metric_desc *gb_desc_metric(const char *benchmark, const char *metric);
 
@@ -111,28 +142,13 @@ bool gb_desc_is_headline(const gb_row *r, const gb_row *rows, size_t n);
  * or another of the same quantity (gemm: tflops, and tops for int8). */
 bool gb_desc_is_headline_metric(const char *benchmark, const char *metric);
 
-/* ---- element types ---- */
-
-typedef struct gb_dtype_desc {
-  const char *name; /* the `dtype` column: fp64 fp32 tf32 fp16 bf16 fp8e4m3 fp8e5m2 int8 int32 */
-  int bytes;        /* storage size of one element */
-  bool floating;
-} gb_dtype_desc;
-
-extern const gb_dtype_desc gb_dtype_descs[];
-extern const size_t gb_ndtype_descs;
-
-/* An element type by name, or NULL. */
-const gb_dtype_desc *gb_dtype_find(const char *name);
-
-/* Bytes of one element of the named type; 0 when unknown. */
-int gb_dtype_bytes(const char *name);
+/* ---- element types: core/gb_dtype.h ---- */
 
 /* ---- the HBM rule ---- */
 
 /* The smallest array that measures HBM rather than a cache, bytes: at least
  * GB_HBM_MIN_BYTES and at least GB_HBM_L2_FACTOR times the L2 when it is
- * known (l2_bytes > 0): where membw marks its headline (bench/bench_membw.c). */
+ * known (l2_bytes > 0): where membw marks its headline (bench/membw/bench_membw.c). */
 #define GB_HBM_MIN_BYTES ((int64_t)1 << 30)
 #define GB_HBM_L2_FACTOR 8
 int64_t gb_hbm_min_bytes(int64_t l2_bytes);

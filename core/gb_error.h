@@ -37,11 +37,20 @@ void gb_errclear(void);
  * input, 3 no usable GPU; other failures map to 1. */
 int gb_exit_code(gb_err e);
 
-/* A gb_err that already failed (propagate). */
+/* The error idiom, one family: GB_TRY returns an error, GB_TRY_GOTO jumps to
+ * a cleanup label with it, GB_TRY_ON chains steps before a cleanup.
+ * A gb_err that already failed (propagate). */
 #define GB_TRY(expr)                                                                    \
   do {                                                                                  \
     gb_err gb_t_ = (expr);                                                              \
     if (gb_t_ != GB_OK) return gb_t_;                                                   \
+  } while (0)
+
+/* In a sequence that must reach its cleanup: evaluates expr only while err
+ * is GB_OK, so err keeps the first error. */
+#define GB_TRY_ON(err, expr)                                                            \
+  do {                                                                                  \
+    if ((err) == GB_OK) (err) = (expr);                                                 \
   } while (0)
 
 #define GB_TRY_GOTO(expr, err, label)                                                   \

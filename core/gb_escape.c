@@ -154,29 +154,3 @@ static const char *gnuplot_one(uint32_t c, void *state) {
 
 gb_err gb_esc_gnuplot(gb_buf *out, const char *s) { return walk(out, s, gnuplot_one, NULL); }
 
-/* A plain decimal number: [+-]digits[.digits][(e|E)[+-]digits]. */
-static bool plain_number(const char *s) {
-  if (*s == '+' || *s == '-') s++;
-  bool digits = false;
-  while (*s >= '0' && *s <= '9') s++, digits = true;
-  if (*s == '.') {
-    s++;
-    while (*s >= '0' && *s <= '9') s++, digits = true;
-  }
-  if (!digits) return false;
-  if (*s == 'e' || *s == 'E') {
-    s++;
-    if (*s == '+' || *s == '-') s++;
-    if (!(*s >= '0' && *s <= '9')) return false;
-    while (*s >= '0' && *s <= '9') s++;
-  }
-  return *s == '\0';
-}
-
-bool gb_csv_formula_risk(const char *s) {
-  if (!s) return false;
-  const char *t = s;
-  while (*t == '\'') t++; /* "'=x" is guarded too, so that reading strips exactly one quote */
-  if (*t == '\0' || !strchr("=+-@\t\r", *t)) return false;
-  return t != s || !plain_number(t);
-}

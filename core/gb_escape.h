@@ -55,11 +55,4 @@ gb_err gb_esc_csv(gb_buf *out, const char *s, char sep);
  * noenhanced terminal: backslashes and ^ _ are literal there). */
 gb_err gb_esc_gnuplot(gb_buf *out, const char *s);
 
-/* Whether a CSV field needs the formula guard: it starts with = + - @ tab
- * or CR and is not a plain number ("-1.5", "+3e4"), or it is such a field
- * already prefixed with single quotes ("'=x", "'-1"): the reader
- * (gb_csv_read_*) strips one leading quote from exactly these, so every
- * field reads back as it was written. */
-bool gb_csv_formula_risk(const char *s);
-
 #endif

@@ -50,8 +50,7 @@ gb_err gb_input_read(const char *path, bool allow_stdin, char **data, size_t *le
   *data = NULL;
   *len = 0;
   int fd;
-  gb_err e = gb_input_open(path, allow_stdin, &fd);
-  if (e) return e;
+  GB_TRY(gb_input_open(path, allow_stdin, &fd));
   struct stat st;
   size_t cap = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 65536, n = 0;
   char *buf = malloc(cap);
@@ -76,7 +75,7 @@ gb_err gb_input_read(const char *path, bool allow_stdin, char **data, size_t *le
       int saved = errno;
       free(buf);
       close(fd);
-      e = gb_fail(GB_E_IO, "%s: read failed: %s", path, strerror(saved));
+      gb_err e = gb_fail(GB_E_IO, "%s: read failed: %s", path, strerror(saved));
       errno = saved;
       return e;
     }

@@ -203,4 +203,12 @@ void gb_opt_bash_completion(const gb_opt_prog *prog, FILE *fp);
  * tests: calls fn for each. */
 void gb_opt_each(const gb_opt_cmd *cmd, void (*fn)(const gb_opt *o, void *ctx), void *ctx);
 
+/* ---- usage errors and --help, shared by every subcommand (cli/gb_opt.c) ---- */
+
+/* Prints "gpubench <cmd>: <message>" to stderr and returns 2 (bad usage). */
+int gb_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* True when argv holds -h or --help before any "--". */
+int gb_cli_wants_help(int argc, char **argv);
+
 #endif

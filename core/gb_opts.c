@@ -30,8 +30,7 @@ gb_err gb_opts_each(const char *opts, const char *prefix, bool unprefixed, gb_op
         if (!eq || eq == item + (mine_prefixed ? plen : 0) || eq[1] == '\0')
           return gb_fail(GB_E_USAGE, "--opt %s: expected key=value", item);
         *eq = '\0';
-        gb_err e = fn(ctx, item + (mine_prefixed ? plen : 0), eq + 1, mine_prefixed);
-        if (e) return e;
+        GB_TRY(fn(ctx, item + (mine_prefixed ? plen : 0), eq + 1, mine_prefixed));
       }
     }
     p += len;

@@ -8,15 +8,8 @@
 typedef unsigned long long u64;
 typedef unsigned int u32;
 
-// dtype codes: keep in step with gb_dtype in bench/gb_harness.h
-#define DT_F64 0
-#define DT_F32 1
-#define DT_F16 2
-#define DT_BF16 3
-#define DT_F8E4M3 4
-#define DT_F8E5M2 5
-#define DT_I8 6
-#define DT_I32 7
+// The dtype codes DT_F64 ... DT_I32 are compile options made from the
+// element-type table, core/gb_dtype.h (gb_dtype_defines): not written here.
 
 __device__ static u64 splitmix64(u64 x) {
   x += 0x9E3779B97F4A7C15ULL;

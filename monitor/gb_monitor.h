@@ -1,7 +1,7 @@
 /* gb_monitor: the server behind `gpubench monitor`: live NVML telemetry and
  * the latest benchmark figures of a watched results file, as Prometheus
  * metrics over HTTP (libmicrohttpd). No CUDA: NVML is loaded at run time
- * (bench/gb_nvml.h) and its absence is a metric (gpubench_up 0), not an
+ * (core/gb_nvml.h) and its absence is a metric (gpubench_up 0), not an
  * error.
  *
  * A background thread samples NVML and re-reads the results file when it

@@ -71,7 +71,7 @@ static const struct {
     {"pue", false},       {"electricity_usd_per_kwh", false}, {"mfu", false},
     {"overlap", false},   {"max_hours", false},      {"budget_usd", false},
     {"workload", false},  {"precision", false},     {"gemm_window", false},
-    /* the reworked planner's (issue 27): absent in older plan files */
+    /* the reworked planner's: absent in older plan files */
     {"capex_usd", false}, {"amortized_usd", false},  {"cash_usd", false},
     {"hours_low", false}, {"hours_high", false},     {"cost_low", false},
     {"cost_high", false}, {"rank_by", false},        {"price_stale", false},

@@ -28,7 +28,7 @@ typedef struct gb_planfile_row {
   double utilization, pue, electricity_usd_per_kwh, mfu, overlap, max_hours, budget_usd;
   const char *workload;
   const char *precision, *gemm_window; /* "" in plan files written before they were added */
-  /* the reworked planner's columns (issue 27); NaN in plan files without them */
+  /* the reworked planner's columns; NaN in plan files without them */
   double capex_usd;             /* purchase: what the GPUs cost up front */
   double amortized_usd;         /* the job's share (renting: the bill) */
   double cash_usd;              /* what must be paid for the job */

@@ -658,7 +658,7 @@ static gb_err put_head(gb_buf *g, const gb_plot_spec *p, size_t nkey, size_t lon
   /* a y marker's label goes at the right end (data tends to start at the
    * left: small sizes, first bars), unless a labelled x marker stands in the
    * right half: its label runs down from the top along its line, over the
-   * right end of a y label (issue 24: "budget" under "deadline") */
+   * right end of a y label ("budget" under "deadline") */
   bool ylabel_left = false;
   for (size_t i = 0; i < p->nmarkers && isfinite(xmin) && isfinite(xmax) && xmax > xmin; i++) {
     const gb_plot_marker *m = &p->markers[i];

@@ -160,7 +160,7 @@ static gb_err changed_table(gb_rep *r, const gb_gate_report *g, const size_t *pl
 }
 
 gb_err gb_rep_section_compare(gb_rep *r) {
-  /* the gate of issue 22 (noise floors, classes, minimum detectable change) */
+  /* the gate (noise floors, classes, minimum detectable change) */
   const gb_report_options *o = r->o;
   if (!o->compare || o->nresults != 2) return GB_OK;
   /* the two files' rows, as the report read them (views: not freed here) */

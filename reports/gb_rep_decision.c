@@ -4,7 +4,7 @@
  * buying over months; how the top choice's cost moves with price,
  * efficiency and utilization (the sensitivity CSV).
  *
- * Reads the reworked planner's columns (issue 27: capex_usd, amortized_usd,
+ * Reads the reworked planner's columns (capex_usd, amortized_usd,
  * cash_usd, hours_low/high, cost_low/high) where the plan CSV has them and
  * falls back to what older plan files hold (cost_usd, purchase_usd_per_gpu),
  * saying so on the page. */
@@ -301,7 +301,7 @@ gb_err gb_rep_section_decision(gb_rep *r) {
     }
     e = gb_doc_para(&r->doc, line);
   }
-  /* the band column only where the plan has bands (the planner of issue 27) */
+  /* the band column only where the plan has bands (the reworked planner) */
   bool with_band = isfinite(top->hours_low) && isfinite(top->hours_high);
   const char *hdr[] = {"", "rank", "configuration", "basis", "hours", "cash needed (USD)", "per-job cost (USD)",
                        "band (fast-slow)"};

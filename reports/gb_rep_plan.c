@@ -249,7 +249,7 @@ static gb_err plan_time_cost(gb_rep *r) {
                         "Pareto frontier as a line";
   /* every point at the end of its band the planner ranked it by and marked
    * the frontier at (rank_hours, rank_cost): drawn at the nominal figures
-   * instead, the frontier zigzags (issue 24), and the deadline and budget
+   * instead, the frontier zigzags, and the deadline and budget
    * lines would not bound what is drawn */
   size_t n = r->plan.n;
   double *px = calloc(n + 1, sizeof *px), *py = calloc(n + 1, sizeof *py);

@@ -14,7 +14,7 @@ const gb_rep_section gb_rep_sections[] = {
     {"collective",
      gb_rep_section_collective,
      /* multi-GPU only: on one GPU busbw is not measured (0 by definition) and
-      * no collective figure says anything about an interconnect (issue 24) */
+      * no collective figure says anything about an interconnect */
      {{"collective", "busbw_gbps", "%s busbw (GB/s)", false, false, NULL, GB_REP_AT_GPUS, false, NULL, NULL}}},
     {.name = "roofline", .write = gb_rep_section_roofline}, /* no headline rows */
 };

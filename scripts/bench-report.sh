@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Times `report`, `compare`, `history` and `plan --measured` on generated
-# inputs (issue 23, item 7): data/measured/h200-quick.csv repeated as N runs
+# inputs: data/measured/h200-quick.csv repeated as N runs
 # with distinct run_ids, in one file. Prints seconds and max RSS per command.
 # A benchmark, not a test: nothing here fails on a slow figure.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fleet test (issue 25), no GPU needed; runs as root (CI: .ci/run).
+# The fleet test, no GPU needed; runs as root (CI: .ci/run).
 #   1. the collective bootstrap's reading of Slurm, Open MPI, torchrun and
 #      Indexed Job variables (check_boot, and gb_boot_probe under env);
 #   2. a real single-node Slurm cluster on this machine (munge, slurmctld,

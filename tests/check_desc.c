@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "gb_desc.h"
+#include "gb_stream.h"
 #include "testutil.h"
 
 static gb_row row(const char *bench, const char *cs, const char *metric, int64_t bytes, int gpus) {
@@ -198,6 +199,65 @@ START_TEST(test_dtypes) {
   ck_assert_int_eq(gb_dtype_bytes("int32"), 4);
   ck_assert_int_eq(gb_dtype_bytes("fp4"), 0);
   ck_assert(!gb_dtype_find("int8")->floating);
+  /* the enum indexes the table: names and sizes by code */
+  ck_assert_uint_eq(gb_ndtype_descs, GB_DT_COUNT);
+  ck_assert_str_eq(gb_dtype_name(GB_DT_F8E4M3), "fp8e4m3");
+  ck_assert_uint_eq(gb_dtype_size(GB_DT_BF16), 2);
+  ck_assert_uint_eq(gb_dtype_size(GB_DT_I32), 4);
+  ck_assert_str_eq(gb_dtype_name(GB_DT_COUNT), "?");
+  ck_assert_uint_eq(gb_dtype_size(GB_DT_COUNT), 0);
+  char buf[256];
+  const char *defs[GB_DT_COUNT];
+  ck_assert(gb_dtype_defines(buf, sizeof buf, defs));
+  ck_assert_str_eq(defs[GB_DT_F64], "-DDT_F64=0");
+  ck_assert_str_eq(defs[GB_DT_I32], "-DDT_I32=7");
+  ck_assert(!gb_dtype_defines(buf, 20, defs));
+}
+END_TEST
+
+/* The STREAM kernel table: BabelStream's weights, the roofline's FLOPs and
+ * the HBM case order (triad, then copy). */
+START_TEST(test_stream_table) {
+  ck_assert_uint_eq(gb_stream_nkernels, 7);
+  ck_assert_str_eq(gb_stream_kernels[0].name, "copy");
+  ck_assert_int_eq(gb_stream_find("triad")->arrays, 3);
+  ck_assert_int_eq(gb_stream_find("triad")->flops, 2);
+  ck_assert_int_eq(gb_stream_find("dot")->arrays, 2);
+  ck_assert(gb_stream_find("read")->reduction);
+  ck_assert_ptr_null(gb_stream_find("scale"));
+  ck_assert_int_eq(gb_hbm_case_rank("triad"), 0);
+  ck_assert_int_eq(gb_hbm_case_rank("copy"), 1);
+  ck_assert_int_eq(gb_hbm_case_rank("add"), 2);
+  ck_assert_int_eq(gb_hbm_case_rank("nope"), 2);
+}
+END_TEST
+
+/* Metric handles: the position, name and unit of a registered metric come
+ * from the registry; a row whose metric or unit the registry lacks is
+ * refused (gb_rowset_add relies on it), rows of unregistered benchmarks
+ * pass. */
+START_TEST(test_metric_handles) {
+  ck_assert_uint_eq(GB_METRIC_ID(copy, gbps), 0);
+  ck_assert_uint_eq(GB_METRIC_ID(copy, rw_gbps), 1);
+  ck_assert_str_eq(GB_METRIC_NAME(gemm, speedup_sustained), "speedup_sustained");
+  ck_assert_str_eq(GB_METRIC_UNIT(fma, tflops), "TFLOP/s");
+  ck_assert_str_eq(GB_METRIC_UNIT(collective, time_us), "us");
+  ck_assert_str_eq(gb_desc_metric_at("membw", GB_METRIC_ID(membw, gbps))->name, "gbps");
+  ck_assert_ptr_null(gb_desc_metric_at("membw", 1));
+  ck_assert_ptr_null(gb_desc_metric_at("nope", 0));
+  gb_row r = row("membw", "triad", "gbps", 1 << 30, 1);
+  r.unit = "GB/s";
+  ck_assert_int_eq(gb_desc_check_row(&r), GB_OK);
+  r.unit = "GiB/s";
+  ck_assert_int_eq(gb_desc_check_row(&r), GB_E_INTERNAL);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "GiB/s"));
+  r = row("membw", "triad", "gib_per_s", 1 << 30, 1);
+  r.unit = "GB/s";
+  ck_assert_int_eq(gb_desc_check_row(&r), GB_E_INTERNAL);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "gib_per_s"));
+  r = row("fault", "oom", "check", GB_NA, 1);
+  r.unit = "";
+  ck_assert_int_eq(gb_desc_check_row(&r), GB_OK);
 }
 END_TEST
 
@@ -211,6 +271,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_membw_class_reads_l2_column);
   tcase_add_test(tc, test_headline_rules);
   tcase_add_test(tc, test_dtypes);
+  tcase_add_test(tc, test_stream_table);
+  tcase_add_test(tc, test_metric_handles);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -56,6 +56,7 @@ static double decode(const unsigned char *p, gb_dtype t) {
     double v = e ? ldexp(4 + m, e - 17) : ldexp(m, -16);
     return (b & 0x80) ? -v : v;
   }
+  default: break; /* tf32 has no fill */
   }
   return NAN;
 }

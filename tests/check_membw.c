@@ -22,7 +22,7 @@ static const struct {
 } weights[] = {{"copy", 2}, {"mul", 2}, {"add", 3}, {"triad", 3}, {"dot", 2}, {"read", 1}, {"write", 1}};
 
 START_TEST(test_weights) {
-  const gb_membw_kernel *k = gb_membw_kernel_find(weights[_i].name);
+  const gb_stream_kernel *k = gb_stream_find(weights[_i].name);
   ck_assert_ptr_nonnull(k);
   ck_assert_int_eq(k->arrays, weights[_i].arrays);
   /* 2^28 doubles = 2 GiB per array: bytes moved = arrays * 2^31 */
@@ -31,19 +31,19 @@ START_TEST(test_weights) {
 END_TEST
 
 START_TEST(test_accounting_values) {
-  ck_assert_uint_eq(gb_membw_nkernels, 7);
+  ck_assert_uint_eq(gb_stream_nkernels, 7);
   /* triad on 2^28 doubles: 3 * 8 * 2^28 = 6442450944 bytes; at 1.4641933 ms
    * that is 6442450944 / 1.4641933e-3 / 1e9 = 4400.0 GB/s */
-  const gb_membw_kernel *t = gb_membw_kernel_find("triad");
+  const gb_stream_kernel *t = gb_stream_find("triad");
   ck_assert_int_eq(gb_membw_bytes_moved(t, (int64_t)8 << 28), 6442450944LL);
   ck_assert_double_eq_tol(6442450944.0 / 1.4641933e-3 / 1e9, 4400.0, 0.01);
   ck_assert_uint_eq(gb_membw_elem_bytes(GB_DT_F64), 8);
   ck_assert_uint_eq(gb_membw_elem_bytes(GB_DT_F32), 4);
   ck_assert_uint_eq(gb_membw_elem_bytes(GB_DT_F16), 0);
-  ck_assert_ptr_null(gb_membw_kernel_find("nstream"));
+  ck_assert_ptr_null(gb_stream_find("nstream"));
   /* reductions and writers are what the check relies on */
-  ck_assert(gb_membw_kernel_find("dot")->reduction && !gb_membw_kernel_find("dot")->writes_z);
-  ck_assert(gb_membw_kernel_find("write")->writes_z && !gb_membw_kernel_find("write")->reads_x);
+  ck_assert(gb_stream_find("dot")->reduction && !gb_stream_find("dot")->writes_z);
+  ck_assert(gb_stream_find("write")->writes_z && !gb_stream_find("write")->reads_x);
 }
 END_TEST
 
@@ -169,8 +169,8 @@ END_TEST
 
 START_TEST(test_variants) {
   gb_membw_variant v[GB_MEMBW_MAX_VARIANTS];
-  const gb_membw_kernel *triad = gb_membw_kernel_find("triad"), *dot = gb_membw_kernel_find("dot"),
-                        *wr = gb_membw_kernel_find("write");
+  const gb_stream_kernel *triad = gb_stream_find("triad"), *dot = gb_stream_find("dot"),
+                        *wr = gb_stream_find("write");
   /* quick triad: 16 bytes in 4 flavours (plain, _cs, _pf, _cs_pf) x 3 unroll
    * x 2 blocks x 2 grids = 48, fp64 and fp32 alike */
   ck_assert_uint_eq(gb_membw_variants(triad, GB_DT_F64, GB_PROFILE_QUICK, v, GB_MEMBW_MAX_VARIANTS), 48);
@@ -193,10 +193,10 @@ START_TEST(test_variants) {
 END_TEST
 
 START_TEST(test_variant_names_in_source) {
-  /* every kernel a variant names is defined by kernels/stream.cu's macros:
+  /* every kernel a variant names is defined by bench/membw/stream.cu's macros:
    * the names follow <op>_<f64|f32>_w<W>_e<E>[_cs] and the source generates
    * exactly widths 8/16 (fp64), 4/8/16 (fp32), e 1/2/4, _cs at 16 bytes */
-  const gb_membw_kernel *triad = gb_membw_kernel_find("triad");
+  const gb_stream_kernel *triad = gb_stream_find("triad");
   char buf[64];
   gb_membw_variant v = {16, 2, true, false, 256, true};
   gb_membw_kernel_name(triad, GB_DT_F64, &v, buf, sizeof buf);
@@ -209,13 +209,13 @@ START_TEST(test_variant_names_in_source) {
   gb_membw_variant_name(&v, buf, sizeof buf);
   ck_assert_str_eq(buf, "w16_e2_cs_pf_b256_persistent");
   gb_membw_variant w = {4, 1, false, false, 1024, false};
-  gb_membw_kernel_name(gb_membw_kernel_find("read"), GB_DT_F32, &w, buf, sizeof buf);
+  gb_membw_kernel_name(gb_stream_find("read"), GB_DT_F32, &w, buf, sizeof buf);
   ck_assert_str_eq(buf, "read_f32_w4_e1");
   gb_membw_variant_name(&w, buf, sizeof buf);
   ck_assert_str_eq(buf, "w4_e1_b1024_cover");
   size_t len = 0;
   char path[4096];
-  snprintf(path, sizeof path, "%s/kernels/stream.cu", GB_SOURCE_ROOT);
+  snprintf(path, sizeof path, "%s/bench/membw/stream.cu", GB_SOURCE_ROOT);
   char *src = gb_test_slurp(path, &len);
   ck_assert_ptr_nonnull(src);
   ck_assert_ptr_nonnull(strstr(src, "GB_EW_E(op, OPC, tn, T, 16, N, _cs_pf, true, true)"));
@@ -311,7 +311,7 @@ static double lcg_value(uint64_t *state, gb_dtype t) {
 }
 
 /* a correct run of kernel k over 64 elements, as host arrays */
-static void make_samples(const gb_membw_kernel *k, gb_dtype t, double s, gb_membw_sample *v, size_t n) {
+static void make_samples(const gb_stream_kernel *k, gb_dtype t, double s, gb_membw_sample *v, size_t n) {
   uint64_t st = 12345;
   for (size_t i = 0; i < n; i++) {
     v[i].index = (int64_t)i * 1000;
@@ -322,7 +322,7 @@ static void make_samples(const gb_membw_kernel *k, gb_dtype t, double s, gb_memb
 }
 
 START_TEST(test_expected_values) {
-  const gb_membw_kernel *triad = gb_membw_kernel_find("triad");
+  const gb_stream_kernel *triad = gb_stream_find("triad");
   /* fp64: 0.4 * 1.25 rounds to 0.5, 1.5 + 0.5 = 2 */
   ck_assert_double_eq(gb_membw_expected(triad, GB_DT_F64, 0.4, 1.5, 1.25), 2.0);
   /* fp32: 0.4f * 1.3f = 0.519999981f; 1.1f + that = 1.62000000476837158
@@ -330,18 +330,18 @@ START_TEST(test_expected_values) {
    * as the fp32 kernel does) */
   ck_assert_double_eq(gb_membw_expected(triad, GB_DT_F32, 0.4, 1.1, 1.3), 1.6200000047683716);
   /* mul in fp32: 0.4f * 1.7f = 0.68000000715255737 */
-  ck_assert_double_eq(gb_membw_expected(gb_membw_kernel_find("mul"), GB_DT_F32, 0.4, 1.7, 0), 0.68000000715255737);
-  ck_assert_double_eq(gb_membw_expected(gb_membw_kernel_find("add"), GB_DT_F64, 0.4, 1.5, 1.25), 2.75);
-  ck_assert_double_eq(gb_membw_expected(gb_membw_kernel_find("copy"), GB_DT_F64, 0.4, 1.5, 9), 1.5);
-  ck_assert_double_eq(gb_membw_expected(gb_membw_kernel_find("write"), GB_DT_F64, 0.4, 1.5, 9), 0.4);
+  ck_assert_double_eq(gb_membw_expected(gb_stream_find("mul"), GB_DT_F32, 0.4, 1.7, 0), 0.68000000715255737);
+  ck_assert_double_eq(gb_membw_expected(gb_stream_find("add"), GB_DT_F64, 0.4, 1.5, 1.25), 2.75);
+  ck_assert_double_eq(gb_membw_expected(gb_stream_find("copy"), GB_DT_F64, 0.4, 1.5, 9), 1.5);
+  ck_assert_double_eq(gb_membw_expected(gb_stream_find("write"), GB_DT_F64, 0.4, 1.5, 9), 0.4);
 }
 END_TEST
 
 START_TEST(test_check_passes_correct_result) {
   gb_membw_sample v[64];
   char msg[512] = "";
-  for (size_t ki = 0; ki < gb_membw_nkernels; ki++) {
-    const gb_membw_kernel *k = &gb_membw_kernels[ki];
+  for (size_t ki = 0; ki < gb_stream_nkernels; ki++) {
+    const gb_stream_kernel *k = &gb_stream_kernels[ki];
     for (int ti = 0; ti < 2; ti++) {
       gb_dtype t = ti ? GB_DT_F32 : GB_DT_F64;
       make_samples(k, t, 0.4, v, 64);
@@ -355,7 +355,7 @@ START_TEST(test_check_catches_corrupted_output) {
   /* a deliberately wrong kernel result: one element off by one ulp */
   gb_membw_sample v[64];
   char msg[512] = "";
-  const gb_membw_kernel *triad = gb_membw_kernel_find("triad");
+  const gb_stream_kernel *triad = gb_stream_find("triad");
   make_samples(triad, GB_DT_F64, 0.4, v, 64);
   v[37].z_got = nextafter(v[37].z_got, 10.0);
   ck_assert(!gb_membw_check_samples(triad, GB_DT_F64, 0.4, v, 64, msg, sizeof msg));
@@ -368,7 +368,7 @@ END_TEST
 START_TEST(test_check_catches_unwritten_and_fp64_rounding) {
   gb_membw_sample v[8];
   char msg[512] = "";
-  const gb_membw_kernel *copy = gb_membw_kernel_find("copy");
+  const gb_stream_kernel *copy = gb_stream_find("copy");
   make_samples(copy, GB_DT_F32, 0.4, v, 8);
   v[0].z_got = NAN; /* the poison: never written */
   v[7].z_got = NAN;
@@ -376,7 +376,7 @@ START_TEST(test_check_catches_unwritten_and_fp64_rounding) {
   ck_assert_ptr_nonnull(strstr(msg, "element 0:"));
   ck_assert_ptr_nonnull(strstr(msg, "2 of 8"));
   /* an fp32 triad computed in fp64 (the wrong precision) is caught */
-  const gb_membw_kernel *triad = gb_membw_kernel_find("triad");
+  const gb_stream_kernel *triad = gb_stream_find("triad");
   /* 1.1f + 0.4f*1.1f = 1.5400000810623169 in fp32; fp64 gives 1.540000033378601 */
   ck_assert_double_eq(gb_membw_expected(triad, GB_DT_F32, 0.4, 1.1f, 1.1f), 1.5400000810623169);
   gb_membw_sample w = {0, 1.1f, 1.1f, 1.1f, 1.1f, (double)1.1f + 0.4 * (double)1.1f};
@@ -387,13 +387,13 @@ END_TEST
 START_TEST(test_check_catches_clobbered_input) {
   gb_membw_sample v[4];
   char msg[512] = "";
-  const gb_membw_kernel *add = gb_membw_kernel_find("add");
+  const gb_stream_kernel *add = gb_stream_find("add");
   make_samples(add, GB_DT_F64, 0.4, v, 4);
   v[2].y_got = 0.0;
   ck_assert(!gb_membw_check_samples(add, GB_DT_F64, 0.4, v, 4, msg, sizeof msg));
   ck_assert_ptr_nonnull(strstr(msg, "input y holds 0"));
   /* dot writes no array: only its inputs are sampled */
-  const gb_membw_kernel *dot = gb_membw_kernel_find("dot");
+  const gb_stream_kernel *dot = gb_stream_find("dot");
   make_samples(dot, GB_DT_F64, 0.4, v, 4);
   ck_assert(gb_membw_check_samples(dot, GB_DT_F64, 0.4, v, 4, msg, sizeof msg));
   v[1].x_got = -1.0;
@@ -402,7 +402,7 @@ START_TEST(test_check_catches_clobbered_input) {
 END_TEST
 
 START_TEST(test_expected_sum) {
-  const gb_membw_kernel *dot = gb_membw_kernel_find("dot"), *rd = gb_membw_kernel_find("read");
+  const gb_stream_kernel *dot = gb_stream_find("dot"), *rd = gb_stream_find("read");
   double x[] = {1, 2, 3}, y[] = {4, 5, 6};
   /* one period: 1*4 + 2*5 + 3*6 = 32 */
   ck_assert_double_eq(gb_membw_expected_sum(dot, GB_DT_F64, x, y, 3, 3), 32.0);
@@ -421,7 +421,7 @@ START_TEST(test_expected_sum) {
 END_TEST
 
 START_TEST(test_check_sum) {
-  const gb_membw_kernel *dot = gb_membw_kernel_find("dot");
+  const gb_stream_kernel *dot = gb_stream_find("dot");
   char msg[512] = "";
   double tol = gb_membw_sum_tolerance();
   ck_assert_double_eq(tol, 1e-10);

@@ -66,7 +66,7 @@ START_TEST(test_membw_tiny_sweep_ok) {
     /* the typed columns readers use instead of the detail */
     ck_assert_int_eq(w->l2_bytes, g_sys.dev[0].l2_bytes);
     if (strstr(w->case_name, "_cold")) ck_assert_str_eq(w->regime, "hbm-cold");
-    else ck_assert_str_eq(w->regime, gb_membw_regime((int64_t)gb_membw_kernel_find(w->case_name)->arrays * w->bytes,
+    else ck_assert_str_eq(w->regime, gb_membw_regime((int64_t)gb_stream_find(w->case_name)->arrays * w->bytes,
                                                      w->l2_bytes));
     ck_assert_ptr_null(strstr(w->detail, "l2_bytes="));
     if (strstr(w->case_name, "_cold")) cold++;

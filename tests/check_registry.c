@@ -75,12 +75,36 @@ START_TEST(test_run_settings) {
 }
 END_TEST
 
+/* Every benchmark's rows go through gb_rowset_add, which refuses a metric
+ * or unit core/gb_registry.def lacks: a benchmark emitting an undescribed
+ * metric fails its run (and this test shows the refusal). GB_ROW takes both
+ * from the registry. */
+START_TEST(test_rows_through_registry) {
+  gb_case c = gb_case_init("d2d", "");
+  gb_rowset rs = {0};
+  gb_row r = GB_ROW(copy, rw_gbps, &c);
+  ck_assert_str_eq(r.benchmark, "copy");
+  ck_assert_str_eq(r.metric, "rw_gbps");
+  ck_assert_str_eq(r.unit, "GB/s");
+  ck_assert_int_eq(gb_rowset_add(&rs, &r), GB_OK);
+  r.metric = "rw_gibps";
+  ck_assert_int_eq(gb_rowset_add(&rs, &r), GB_E_INTERNAL);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "copy emits metric 'rw_gibps'"));
+  r = GB_ROW(membw, gbps, &c);
+  r.unit = "MB/s";
+  ck_assert_int_eq(gb_rowset_add(&rs, &r), GB_E_INTERNAL);
+  ck_assert_uint_eq(rs.n, 1);
+  gb_rowset_free(&rs);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("registry");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_sorted_complete);
   tcase_add_test(tc, test_fault_bench_is_test_only);
   tcase_add_test(tc, test_run_settings);
+  tcase_add_test(tc, test_rows_through_registry);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -1,5 +1,5 @@
 /* fma_pure: the pure parts of the fma benchmark that the tests check on a
- * CPU. bench/bench_fma.c has no header of its own -- a benchmark is its
+ * CPU. bench/fma/bench_fma.c has no header of its own -- a benchmark is its
  * source, its kernel and its registry entry (docs/architecture.md) -- so
  * the tests declare what they call here; keep it in step with that file. */
 #ifndef FMA_PURE_H

@@ -2,7 +2,7 @@
 # including the command-line front ends' exit codes.
 gb_add_check_test(check_changepoint check_changepoint.c LIBS gb_gate)
 gb_add_check_test(check_gate check_gate.c ${CMAKE_SOURCE_DIR}/cli/cmd_compare.c
-  ${CMAKE_SOURCE_DIR}/cli/cmd_history.c ${CMAKE_SOURCE_DIR}/cli/gb_cli.c ${CMAKE_SOURCE_DIR}/cli/gb_opt.c LIBS gb_gate gb_reports gb_store)
+  ${CMAKE_SOURCE_DIR}/cli/cmd_history.c ${CMAKE_SOURCE_DIR}/cli/gb_opt.c LIBS gb_gate gb_reports gb_store)
 target_include_directories(check_gate PRIVATE ${CMAKE_SOURCE_DIR}/cli)
 # --repeat in turn, setup/teardown per repetition (the runner), on a GPU.
 gb_add_check_test(check_gate_gpu check_gate_gpu.c LIBS gb_bench GPU)
@@ -10,7 +10,7 @@ gb_add_check_test(check_gate_gpu check_gate_gpu.c LIBS gb_bench GPU)
 # baselines of several runs, bad input, the markdown cap, noise floors (and
 # the noise command's --earlier/--changed).
 gb_add_check_test(check_gate_aa check_gate_aa.c ${CMAKE_SOURCE_DIR}/cli/cmd_compare.c ${CMAKE_SOURCE_DIR}/cli/cmd_noise.c
-  ${CMAKE_SOURCE_DIR}/cli/gb_cli.c ${CMAKE_SOURCE_DIR}/cli/gb_opt.c LIBS gb_gate gb_reports gb_store)
+  ${CMAKE_SOURCE_DIR}/cli/gb_opt.c LIBS gb_gate gb_reports gb_store)
 target_include_directories(check_gate_aa PRIVATE ${CMAKE_SOURCE_DIR}/cli)
 # Collapsed, erratic and missing headline figures, power-state figures
 # judged by their peak, shipped files against themselves, many-run floors.

@@ -37,20 +37,8 @@ size_t gb_gemm_shapes(gb_profile profile, gb_gemm_shape *out, size_t cap) {
 
 static uint64_t round256(uint64_t b) { return (b + 255) / 256 * 256; }
 
-/* Bytes of one element of t (kept here so this file needs no device code). */
-static uint64_t elem_bytes(gb_dtype t) {
-  switch (t) {
-  case GB_DT_F64: return 8;
-  case GB_DT_F32:
-  case GB_DT_I32: return 4;
-  case GB_DT_F16:
-  case GB_DT_BF16: return 2;
-  case GB_DT_F8E4M3:
-  case GB_DT_F8E5M2:
-  case GB_DT_I8: return 1;
-  }
-  return 8;
-}
+/* Bytes of one element of t: the element-type table, core/gb_dtype.h. */
+static uint64_t elem_bytes(gb_dtype t) { return gb_dtype_size(t); }
 
 uint64_t gb_gemm_input_bytes(const gb_gemm_prec *p, int64_t m, int64_t n, int64_t k) {
   return round256((uint64_t)m * (uint64_t)k * elem_bytes(p->a_type)) +

@@ -153,7 +153,7 @@ static gb_err check_dst(const void *dst, int64_t n, uint64_t seed, bool *ok, cha
     smp[i].x = smp[i].x_got = gb_random_value((size_t)idx[i], GB_DT_F64, COPY_LO, COPY_HI, seed);
     smp[i].z_got = got;
   }
-  if (!gb_membw_check_samples(gb_membw_kernel_find("copy"), GB_DT_F64, 0.0, smp, m, msg, msgn)) *ok = false;
+  if (!gb_membw_check_samples(gb_stream_find("copy"), GB_DT_F64, 0.0, smp, m, msg, msgn)) *ok = false;
   return GB_OK;
 }
 
@@ -187,11 +187,9 @@ static gb_measure_opts copy_measure_opts(const gb_run_ctx *ctx) {
   return o;
 }
 
-static gb_err add_row(gb_run_ctx *ctx, const gb_case *c, const char *metric, const gb_stats *rate, size_t nsamples,
-                      bool ok, const char *detail, gb_rowset *out) {
-  gb_row r = gb_case_row("copy", c);
-  r.metric = metric;
-  r.unit = "GB/s";
+/* r: GB_ROW(copy, <metric>, case) */
+static gb_err add_row(gb_run_ctx *ctx, gb_row r, const gb_stats *rate, size_t nsamples, bool ok, const char *detail,
+                      gb_rowset *out) {
   r.value = rate->median;
   r.samples = (int64_t)nsamples;
   r.min = rate->min;
@@ -313,7 +311,7 @@ static gb_err copy_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
     gb_snprintf_c(where, sizeof where, " from %s host memory", pinned ? "pinned" : "pageable");
   gb_snprintf_c(detail, sizeof detail, "%s%s%s%s; %s; %s", ok ? "" : err, ok ? "" : "; ", kind_text(kind), where,
                 bytes_note, ok ? "check ok (32 sampled elements, exact)" : "check failed");
-  GB_TRY(add_row(ctx, c, "gbps", &rate, ns, ok, detail, out));
+  GB_TRY(add_row(ctx, GB_ROW(copy, gbps, c), &rate, ns, ok, detail, out));
   if (kind == COPY_D2D) {
     /* the same copy counting read plus write, as membw copy and torch copy_ */
     gb_stats rw = rate;
@@ -323,7 +321,7 @@ static gb_err copy_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
     rw.stddev *= 2.0;
     gb_snprintf_c(detail, sizeof detail, "%s%sdevice to device; GB/s counting read plus write (2 x bytes); %s",
                   ok ? "" : err, ok ? "" : "; ", ok ? "check ok (32 sampled elements, exact)" : "check failed");
-    GB_TRY(add_row(ctx, c, "rw_gbps", &rw, ns, ok, detail, out));
+    GB_TRY(add_row(ctx, GB_ROW(copy, rw_gbps, c), &rw, ns, ok, detail, out));
   }
   return GB_OK;
 }
@@ -427,7 +425,7 @@ fail:
 static void copy_summarize(const gb_run_ctx *ctx, const gb_row *rows, size_t n, FILE *fp) {
   (void)ctx;
   fprintf(fp, "\ncopy: cudaMemcpyAsync bandwidth at the largest size, GB/s = 1e9 B/s\n");
-  fprintf(fp, "%-24s %-8s %-9s %9s\n", "case", "metric", "size", "GB/s");
+  fprintf(fp, "%-24s %-8s %-9s %9s\n", "case", "metric", "size", GB_METRIC_UNIT(copy, gbps));
   for (size_t i = 0; i < n; i++) {
     const gb_row *r = &rows[i];
     if (r->status != GB_STATUS_OK) continue;

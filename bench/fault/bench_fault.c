@@ -43,8 +43,8 @@ static gb_err fault_setup(gb_run_ctx *ctx) {
   fault_state *st = calloc(1, sizeof *st);
   if (!st) return gb_fail(GB_E_NOMEM, "out of memory");
   gb_err err = gb_module_load("fault.cu", NULL, 0, &st->mod);
-  if (!err) err = gb_module_kernel(&st->mod, "fault_fill", &st->fill);
-  if (!err) err = gb_module_kernel(&st->mod, "fault_out_of_bounds", &st->oob);
+  GB_TRY_ON(err, gb_module_kernel(&st->mod, "fault_fill", &st->fill));
+  GB_TRY_ON(err, gb_module_kernel(&st->mod, "fault_out_of_bounds", &st->oob));
   if (!err) {
     cudaError_t e = cudaMalloc((void **)&st->buf, FAULT_N * sizeof *st->buf);
     if (e != cudaSuccess) err = gb_cuda_fail(e, "cudaMalloc(buf)", __FILE__, __LINE__);
@@ -85,9 +85,9 @@ static gb_err fault_checked_fill(fault_state *st, const gb_case *c, unsigned sal
   free(host);
   char detail[160];
   snprintf(detail, sizeof detail, "test-only benchmark: %u elements written by a kernel, %u wrong", n, wrong);
-  gb_row r = gb_case_row("fault", c);
-  r.metric = "check";
-  r.unit = "";
+  gb_row r = gb_case_row(gb_bench_fault.name, c);
+  r.metric = gb_bench_fault.metric;
+  r.unit = gb_bench_fault.unit;
   r.value = wrong == 0 ? 1 : 0;
   r.samples = 1;
   r.status = wrong == 0 ? GB_STATUS_OK : GB_STATUS_INVALID;

@@ -15,6 +15,7 @@
 #include "gb_bench.h"
 #include "gb_error.h"
 #include "gb_harness.h"
+#include "gb_stream.h"
 
 #define GB_MEMBW_MIB ((int64_t)1 << 20)
 #define GB_MEMBW_GIB ((int64_t)1 << 30)
@@ -24,37 +25,13 @@
 #define GB_MEMBW_MAX_OPS 1024   /* most operations in one timed sample */
 #define GB_MEMBW_MAX_VARIANTS 256
 
-typedef enum gb_membw_op {
-  GB_MEMBW_COPY, GB_MEMBW_MUL, GB_MEMBW_ADD, GB_MEMBW_TRIAD, GB_MEMBW_DOT, GB_MEMBW_READ, GB_MEMBW_WRITE
-} gb_membw_op;
-
-/* One STREAM kernel. `arrays` is BabelStream's weight: the arrays one
- * operation moves once each, so bytes moved = arrays * bytes per array. The
- * device arrays are x and y (inputs) and z (output); the kernel allocates
- * exactly the ones it uses, so arrays is also its memory footprint. */
-typedef struct gb_membw_kernel {
-  const char *name;    /* case name and kernel-name prefix: "triad" */
-  gb_membw_op op;
-  int arrays;          /* BabelStream weight */
-  bool reads_x, reads_y, writes_z;
-  bool reduction;      /* dot, read: a sum instead of an output array */
-  const char *formula; /* "z = x + s*y" */
-} gb_membw_kernel;
-
-/* The table, in the order cases run: copy mul add triad dot read write. */
-extern const gb_membw_kernel gb_membw_kernels[];
-extern const size_t gb_membw_nkernels;
-
-/* A kernel by name, or NULL. */
-const gb_membw_kernel *gb_membw_kernel_find(const char *name);
-
 /* Bytes of one element: 8 for fp64, 4 for fp32, 0 for types membw lacks. */
 size_t gb_membw_elem_bytes(gb_dtype t);
 
 /* The byte count of one operation, the one formula every rate uses:
  * bytes moved = arrays * bytes per array (no write-allocate traffic counted,
  * as STREAM and BabelStream). */
-int64_t gb_membw_bytes_moved(const gb_membw_kernel *k, int64_t bytes_per_array);
+int64_t gb_membw_bytes_moved(const gb_stream_kernel *k, int64_t bytes_per_array);
 
 /* ---- the size sweep ---- */
 
@@ -118,10 +95,10 @@ typedef struct gb_membw_variant {
  * loads (kernels that read), each on and off, block sizes (quick 256 and 1024;
  * full 128, 256, 512 and 1024) and both grids (reductions: persistent only).
  * Returns the count written to out (at most cap). */
-size_t gb_membw_variants(const gb_membw_kernel *k, gb_dtype t, gb_profile p, gb_membw_variant *out, size_t cap);
+size_t gb_membw_variants(const gb_stream_kernel *k, gb_dtype t, gb_profile p, gb_membw_variant *out, size_t cap);
 
-/* The extern "C" name in kernels/stream.cu: "triad_f64_w16_e2_cs_pf". */
-void gb_membw_kernel_name(const gb_membw_kernel *k, gb_dtype t, const gb_membw_variant *v, char *buf, size_t n);
+/* The extern "C" name in bench/membw/stream.cu: "triad_f64_w16_e2_cs_pf". */
+void gb_membw_kernel_name(const gb_stream_kernel *k, gb_dtype t, const gb_membw_variant *v, char *buf, size_t n);
 
 /* The `variant` column: "w16_e2_cs_pf_b256_persistent" / "..._cover". */
 void gb_membw_variant_name(const gb_membw_variant *v, char *buf, size_t n);
@@ -138,7 +115,7 @@ typedef struct gb_membw_opts {
   int64_t sizes[GB_MEMBW_MAX_SIZES]; /* explicit bytes per array, else the sweep */
   size_t nsizes;
   int64_t max_bytes;     /* largest array of the sweep; 0 = the profile's */
-  unsigned kernel_mask;  /* bit i = gb_membw_kernels[i]; 0 = all (membw only) */
+  unsigned kernel_mask;  /* bit i = gb_stream_kernels[i]; 0 = all (membw only) */
   unsigned dtype_mask;   /* bit 0 fp64, bit 1 fp32; 0 = both (membw only) */
   int cold;              /* -1 default (on), 0 off, 1 on (membw only) */
   bool corrupt;          /* test only: perturb one result before the check */
@@ -167,7 +144,7 @@ size_t gb_membw_sample_indices(int64_t n, size_t k, uint64_t seed, int64_t *out)
 /* The output element kernel k writes for inputs x, y and scalar s, computed
  * in type t's precision with the device's sequence (a rounded product, then a
  * rounded sum: the kernels are compiled with --fmad=false). */
-double gb_membw_expected(const gb_membw_kernel *k, gb_dtype t, double s, double x, double y);
+double gb_membw_expected(const gb_stream_kernel *k, gb_dtype t, double s, double x, double y);
 
 /* One sampled element after a run: the inputs the host expects (from
  * gb_random_value), what the device holds in them, and what it wrote. */
@@ -178,18 +155,18 @@ typedef struct gb_membw_sample {
   double z_got;        /* the device's output (kernels that write) */
 } gb_membw_sample;
 
-/* Checks samples of an element-wise kernel (or a copy: GB_MEMBW_COPY): inputs
+/* Checks samples of an element-wise kernel (or a copy: GB_STREAM_COPY): inputs
  * unchanged and every output exactly the expected value (bitwise: NaN, the
  * poison, never passes). On failure writes "<what>: element <i>: ... (<m> of
  * <n> sampled elements wrong)" to msg and returns false. */
-bool gb_membw_check_samples(const gb_membw_kernel *k, gb_dtype t, double s, const gb_membw_sample *v, size_t n,
+bool gb_membw_check_samples(const gb_stream_kernel *k, gb_dtype t, double s, const gb_membw_sample *v, size_t n,
                             char *msg, size_t msgn);
 
 /* The exact sum a reduction must produce over n elements whose inputs repeat
  * with period `period` (element i holds x[i % period], y[i % period]): dot
  * sums x*y (the product rounded to t first: an fp32 product is exact in fp64),
  * read sums x. Summed in long double. */
-double gb_membw_expected_sum(const gb_membw_kernel *k, gb_dtype t, const double *x, const double *y,
+double gb_membw_expected_sum(const gb_stream_kernel *k, gb_dtype t, const double *x, const double *y,
                              int64_t period, int64_t n);
 
 /* Relative tolerance for a reduction's fp64 sum: 1e-10. Per-thread sums of
@@ -199,7 +176,7 @@ double gb_membw_sum_tolerance(void);
 
 /* Checks a reduction's result: |got - expected| <= tol * |expected| and got
  * finite. On failure writes the figures to msg and returns false. */
-bool gb_membw_check_sum(const gb_membw_kernel *k, double got, double expected, double tol, char *msg,
+bool gb_membw_check_sum(const gb_stream_kernel *k, double got, double expected, double tol, char *msg,
                         size_t msgn);
 
 #endif

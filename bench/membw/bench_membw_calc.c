@@ -10,28 +10,9 @@
 #include "gb_opts.h"
 #include "gb_num.h"
 
-/* BabelStream's weights: copy and mul 2 arrays, add and triad 3, dot 2;
- * read-only and write-only 1. */
-const gb_membw_kernel gb_membw_kernels[] = {
-    {"copy", GB_MEMBW_COPY, 2, true, false, true, false, "z = x"},
-    {"mul", GB_MEMBW_MUL, 2, true, false, true, false, "z = s*x"},
-    {"add", GB_MEMBW_ADD, 3, true, true, true, false, "z = x + y"},
-    {"triad", GB_MEMBW_TRIAD, 3, true, true, true, false, "z = x + s*y"},
-    {"dot", GB_MEMBW_DOT, 2, true, true, false, true, "sum x*y"},
-    {"read", GB_MEMBW_READ, 1, true, false, false, true, "sum x"},
-    {"write", GB_MEMBW_WRITE, 1, false, false, true, false, "z = s"},
-};
-const size_t gb_membw_nkernels = sizeof gb_membw_kernels / sizeof gb_membw_kernels[0];
-
-const gb_membw_kernel *gb_membw_kernel_find(const char *name) {
-  for (size_t i = 0; i < gb_membw_nkernels; i++)
-    if (strcmp(gb_membw_kernels[i].name, name) == 0) return &gb_membw_kernels[i];
-  return NULL;
-}
-
 size_t gb_membw_elem_bytes(gb_dtype t) { return t == GB_DT_F64 || t == GB_DT_F32 ? gb_dtype_size(t) : 0; }
 
-int64_t gb_membw_bytes_moved(const gb_membw_kernel *k, int64_t bytes_per_array) {
+int64_t gb_membw_bytes_moved(const gb_stream_kernel *k, int64_t bytes_per_array) {
   return (int64_t)k->arrays * bytes_per_array;
 }
 
@@ -94,7 +75,7 @@ int gb_membw_ops_per_sample(int64_t bytes_moved, int sets) {
 
 /* ---- variants ---- */
 
-size_t gb_membw_variants(const gb_membw_kernel *k, gb_dtype t, gb_profile p, gb_membw_variant *out, size_t cap) {
+size_t gb_membw_variants(const gb_stream_kernel *k, gb_dtype t, gb_profile p, gb_membw_variant *out, size_t cap) {
   static const int widths_f64[] = {8, 16}, widths_f32[] = {4, 8, 16}, widths_quick[] = {16};
   static const int unrolls[] = {1, 2, 4};
   static const int blocks_quick[] = {256, 1024}, blocks_full[] = {128, 256, 512, 1024};
@@ -121,7 +102,7 @@ size_t gb_membw_variants(const gb_membw_kernel *k, gb_dtype t, gb_profile p, gb_
   return n;
 }
 
-void gb_membw_kernel_name(const gb_membw_kernel *k, gb_dtype t, const gb_membw_variant *v, char *buf, size_t n) {
+void gb_membw_kernel_name(const gb_stream_kernel *k, gb_dtype t, const gb_membw_variant *v, char *buf, size_t n) {
   snprintf(buf, n, "%s_%s_w%d_e%d%s%s", k->name, t == GB_DT_F32 ? "f32" : "f64", v->width_bytes, v->unroll,
            v->streaming ? "_cs" : "", v->prefetch ? "_pf" : "");
 }
@@ -179,8 +160,7 @@ static gb_err opt_list(const char *key, const char *val, gb_membw_opts *o,
     if (len == 0 || len >= sizeof item) return gb_fail(GB_E_USAGE, "--opt %s=%s: empty or overlong item", key, val);
     memcpy(item, p, len);
     item[len] = '\0';
-    gb_err e = one(key, item, o);
-    if (e != GB_OK) return e;
+    GB_TRY(one(key, item, o));
     if (!end) return GB_OK;
     p = end + 1;
   }
@@ -192,9 +172,9 @@ static gb_err one_size(const char *key, const char *item, gb_membw_opts *o) {
 }
 
 static gb_err one_kernel(const char *key, const char *item, gb_membw_opts *o) {
-  const gb_membw_kernel *k = gb_membw_kernel_find(item);
+  const gb_stream_kernel *k = gb_stream_find(item);
   if (!k) return gb_fail(GB_E_USAGE, "--opt %s: unknown kernel \"%s\" (known: copy mul add triad dot read write)", key, item);
-  o->kernel_mask |= 1u << (unsigned)(k - gb_membw_kernels);
+  o->kernel_mask |= 1u << (unsigned)(k - gb_stream_kernels);
   return GB_OK;
 }
 
@@ -276,25 +256,25 @@ size_t gb_membw_sample_indices(int64_t n, size_t k, uint64_t seed, int64_t *out)
   return m;
 }
 
-double gb_membw_expected(const gb_membw_kernel *k, gb_dtype t, double s, double x, double y) {
+double gb_membw_expected(const gb_stream_kernel *k, gb_dtype t, double s, double x, double y) {
   if (t == GB_DT_F32) {
     volatile float xf = (float)x, yf = (float)y, sf = (float)s, prod;
     switch (k->op) {
-    case GB_MEMBW_COPY: return xf;
-    case GB_MEMBW_MUL: return (float)(sf * xf);
-    case GB_MEMBW_ADD: return (float)(xf + yf);
-    case GB_MEMBW_TRIAD: prod = sf * yf; return (float)(xf + prod);
-    case GB_MEMBW_WRITE: return sf;
+    case GB_STREAM_COPY: return xf;
+    case GB_STREAM_MUL: return (float)(sf * xf);
+    case GB_STREAM_ADD: return (float)(xf + yf);
+    case GB_STREAM_TRIAD: prod = sf * yf; return (float)(xf + prod);
+    case GB_STREAM_WRITE: return sf;
     default: return NAN;
     }
   }
   volatile double prod;
   switch (k->op) {
-  case GB_MEMBW_COPY: return x;
-  case GB_MEMBW_MUL: return s * x;
-  case GB_MEMBW_ADD: return x + y;
-  case GB_MEMBW_TRIAD: prod = s * y; return x + prod;
-  case GB_MEMBW_WRITE: return s;
+  case GB_STREAM_COPY: return x;
+  case GB_STREAM_MUL: return s * x;
+  case GB_STREAM_ADD: return x + y;
+  case GB_STREAM_TRIAD: prod = s * y; return x + prod;
+  case GB_STREAM_WRITE: return s;
   default: return NAN;
   }
 }
@@ -302,7 +282,7 @@ double gb_membw_expected(const gb_membw_kernel *k, gb_dtype t, double s, double 
 /* Exact equality that also fails NaN (the poison). */
 static bool same(double a, double b) { return !isnan(a) && !isnan(b) && a == b; }
 
-bool gb_membw_check_samples(const gb_membw_kernel *k, gb_dtype t, double s, const gb_membw_sample *v, size_t n,
+bool gb_membw_check_samples(const gb_stream_kernel *k, gb_dtype t, double s, const gb_membw_sample *v, size_t n,
                             char *msg, size_t msgn) {
   size_t wrong = 0;
   char first[320] = "";
@@ -332,7 +312,7 @@ bool gb_membw_check_samples(const gb_membw_kernel *k, gb_dtype t, double s, cons
   return false;
 }
 
-double gb_membw_expected_sum(const gb_membw_kernel *k, gb_dtype t, const double *x, const double *y,
+double gb_membw_expected_sum(const gb_stream_kernel *k, gb_dtype t, const double *x, const double *y,
                              int64_t period, int64_t n) {
   if (period <= 0 || n <= 0) return 0.0;
   if (period > n) period = n;
@@ -340,7 +320,7 @@ double gb_membw_expected_sum(const gb_membw_kernel *k, gb_dtype t, const double 
   int64_t rem = n % period;
   for (int64_t i = 0; i < period; i++) {
     double term;
-    if (k->op == GB_MEMBW_DOT) {
+    if (k->op == GB_STREAM_DOT) {
       /* fp32 inputs: the fp64 product is exact; fp64 inputs: rounded once */
       volatile double prod = t == GB_DT_F32 ? (double)(float)x[i] * (double)(float)y[i] : x[i] * y[i];
       term = prod;
@@ -355,7 +335,7 @@ double gb_membw_expected_sum(const gb_membw_kernel *k, gb_dtype t, const double 
 
 double gb_membw_sum_tolerance(void) { return 1e-10; }
 
-bool gb_membw_check_sum(const gb_membw_kernel *k, double got, double expected, double tol, char *msg,
+bool gb_membw_check_sum(const gb_stream_kernel *k, double got, double expected, double tol, char *msg,
                         size_t msgn) {
   double err = fabs(got - expected) / (expected != 0.0 ? fabs(expected) : 1.0);
   if (isfinite(got) && err <= tol) return true;

@@ -7,7 +7,7 @@
  * and dot 2; add and triad 3; read and write 1).
  *
  * Per case: inputs random in [1, 2) (gb_fill_random), outputs poisoned with
- * NaN; a brief auto-tune times every variant of kernels/stream.cu (access
+ * NaN; a brief auto-tune times every variant of bench/membw/stream.cu (access
  * width, accesses per thread, streaming stores, block size, persistent or
  * covering grid) and keeps the fastest; the timed repetitions then run that
  * variant (gb_measure: events, warm-up, median); last, the result is checked:
@@ -141,7 +141,7 @@ static void slabs_free(membw_state *st) {
 
 /* Gives each role the kernel uses a slab of need bytes (reusing one of that
  * size); fails with GB_E_OOM and a clear message when they cannot fit. */
-static gb_err slabs_ensure(membw_state *st, const gb_membw_kernel *k, gb_dtype t, int64_t bytes, int sets,
+static gb_err slabs_ensure(membw_state *st, const gb_stream_kernel *k, gb_dtype t, int64_t bytes, int sets,
                            const char *case_name) {
   bool used[3] = {k->reads_x, k->reads_y, k->writes_z};
   int64_t need = bytes * sets, missing = 0;
@@ -201,7 +201,7 @@ static gb_err fill_periodic(void *dst, int64_t n, gb_dtype t, uint64_t seed, cud
   return GB_OK;
 }
 
-static gb_err fill_case(membw_state *st, const gb_membw_kernel *k, gb_dtype t, int64_t n, int sets, int64_t bytes,
+static gb_err fill_case(membw_state *st, const gb_stream_kernel *k, gb_dtype t, int64_t n, int sets, int64_t bytes,
                         bool outputs_only) {
   bool reads[2] = {k->reads_x, k->reads_y};
   for (int set = 0; set < sets; set++) {
@@ -258,7 +258,7 @@ static double staged(const membw_state *st, gb_dtype t, size_t at) {
 
 /* Checks the arrays (or sums) of every set after the timed run. *ok false
  * with msg on a wrong result; an error return only for CUDA failures. */
-static gb_err membw_check(membw_state *st, const gb_membw_kernel *k, gb_dtype t, int64_t n, int sets, int64_t bytes,
+static gb_err membw_check(membw_state *st, const gb_stream_kernel *k, gb_dtype t, int64_t n, int sets, int64_t bytes,
                           bool *ok, char *msg, size_t msgn, size_t *nchecked) {
   size_t es = gb_membw_elem_bytes(t);
   *ok = true;
@@ -351,7 +351,7 @@ static gb_err time_variant(membw_state *st, membw_launch *lc, const gb_measure_o
   return GB_OK;
 }
 
-static gb_err launch_setup(membw_state *st, const gb_membw_kernel *k, gb_dtype t, const gb_membw_variant *v,
+static gb_err launch_setup(membw_state *st, const gb_stream_kernel *k, gb_dtype t, const gb_membw_variant *v,
                            int64_t n, membw_launch *lc, char *kname, size_t knamen) {
   gb_membw_kernel_name(k, t, v, kname, knamen);
   GB_TRY(kernel_get(st, kname, &lc->fn));
@@ -363,9 +363,57 @@ static gb_err launch_setup(membw_state *st, const gb_membw_kernel *k, gb_dtype t
   return GB_OK;
 }
 
+/* What the auto-tune chose: the variant, how many of the prefix's fastest
+ * were timed again on the whole array, and the elements it tuned on. */
+typedef struct membw_tuned {
+  size_t best, nfin;
+  int64_t tune_n;
+} membw_tuned;
+
+/* The brief auto-tune: every variant, few samples; large hot arrays are
+ * tuned on a prefix that still spans 8 L2s (max(256 MiB, 8 L2) per array),
+ * then the prefix's fastest again over the whole array, one pass a sample. */
+static gb_err tune_case(membw_state *st, const gb_stream_kernel *k, gb_dtype t, bool cold, int64_t n, int sets,
+                        int ops, const gb_membw_variant *vars, size_t nvars, membw_launch *lc, membw_tuned *out) {
+  size_t es = gb_membw_elem_bytes(t);
+  int64_t tune_bytes = 256 * GB_MEMBW_MIB > 8 * st->l2_bytes ? 256 * GB_MEMBW_MIB : 8 * st->l2_bytes;
+  int64_t tune_n = (!cold && n * (int64_t)es > tune_bytes) ? tune_bytes / (int64_t)es : n;
+  gb_measure_opts to = gb_measure_defaults();
+  to.warmup = 1;
+  to.min_samples = to.max_samples = cold ? 1 : 3; /* a cold sample already runs every set */
+  to.budget_s = 0.0;
+  to.ops_per_sample = cold ? sets : (ops < 8 ? ops : 8);
+  to.graph = false;
+  double sec[GB_MEMBW_MAX_VARIANTS];
+  char kname[48];
+  for (size_t i = 0; i < nvars; i++) {
+    GB_TRY(launch_setup(st, k, t, &vars[i], tune_n, lc, kname, sizeof kname));
+    GB_TRY(time_variant(st, lc, &to, &sec[i]));
+  }
+  size_t fin[GB_MEMBW_RETUNE];
+  size_t nfin = gb_membw_fastest(sec, nvars, tune_n < n ? GB_MEMBW_RETUNE : 1, fin);
+  size_t best = nfin > 0 ? fin[0] : 0;
+  if (nfin > 1) {
+    gb_measure_opts ro = to;
+    ro.ops_per_sample = 1;
+    double best_sec = INFINITY;
+    for (size_t j = 0; j < nfin; j++) {
+      double whole;
+      GB_TRY(launch_setup(st, k, t, &vars[fin[j]], n, lc, kname, sizeof kname));
+      GB_TRY(time_variant(st, lc, &ro, &whole));
+      if (whole < best_sec) {
+        best_sec = whole;
+        best = fin[j];
+      }
+    }
+  }
+  *out = (membw_tuned){.best = best, .nfin = nfin, .tune_n = tune_n};
+  return GB_OK;
+}
+
 static gb_err membw_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
   membw_state *st = ctx->state;
-  const gb_membw_kernel *k = &gb_membw_kernels[c->param[0]];
+  const gb_stream_kernel *k = &gb_stream_kernels[c->param[0]];
   gb_dtype t = (gb_dtype)c->param[1];
   bool cold = c->param[2] != 0;
   size_t es = gb_membw_elem_bytes(t);
@@ -377,44 +425,15 @@ static gb_err membw_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
   GB_TRY(slabs_ensure(st, k, t, bytes, sets, c->name));
   GB_TRY(fill_case(st, k, t, n, sets, bytes, false));
 
-  /* brief auto-tune: every variant, few samples; large hot arrays are tuned on
-   * a prefix that still spans 8 L2s (max(256 MiB, 8 L2) per array). */
   gb_membw_variant vars[GB_MEMBW_MAX_VARIANTS];
   size_t nvars = gb_membw_variants(k, t, ctx->cfg->profile, vars, GB_MEMBW_MAX_VARIANTS);
-  int64_t tune_bytes = 256 * GB_MEMBW_MIB > 8 * st->l2_bytes ? 256 * GB_MEMBW_MIB : 8 * st->l2_bytes;
-  int64_t tune_n = (!cold && bytes > tune_bytes) ? tune_bytes / (int64_t)es : n;
-  gb_measure_opts to = gb_measure_defaults();
-  to.warmup = 1;
-  to.min_samples = to.max_samples = cold ? 1 : 3; /* a cold sample already runs every set */
-  to.budget_s = 0.0;
-  to.ops_per_sample = cold ? sets : (ops < 8 ? ops : 8);
-  to.graph = false;
   membw_launch lc = {.st = st, .sets = sets, .bytes = bytes, .f32 = t == GB_DT_F32, .s64 = MEMBW_SCALAR,
                      .s32 = (float)MEMBW_SCALAR};
-  double sec[GB_MEMBW_MAX_VARIANTS];
+  membw_tuned tu = {0};
+  GB_TRY(tune_case(st, k, t, cold, n, sets, ops, vars, nvars, &lc, &tu));
+  size_t best = tu.best, nfin = tu.nfin;
+  int64_t tune_n = tu.tune_n;
   char kname[48];
-  for (size_t i = 0; i < nvars; i++) {
-    GB_TRY(launch_setup(st, k, t, &vars[i], tune_n, &lc, kname, sizeof kname));
-    GB_TRY(time_variant(st, &lc, &to, &sec[i]));
-  }
-  size_t fin[GB_MEMBW_RETUNE];
-  size_t nfin = gb_membw_fastest(sec, nvars, tune_n < n ? GB_MEMBW_RETUNE : 1, fin);
-  size_t best = nfin > 0 ? fin[0] : 0;
-  if (nfin > 1) {
-    /* the prefix's fastest again, over the whole array, one pass a sample */
-    gb_measure_opts ro = to;
-    ro.ops_per_sample = 1;
-    double best_sec = INFINITY;
-    for (size_t j = 0; j < nfin; j++) {
-      double whole;
-      GB_TRY(launch_setup(st, k, t, &vars[fin[j]], n, &lc, kname, sizeof kname));
-      GB_TRY(time_variant(st, &lc, &ro, &whole));
-      if (whole < best_sec) {
-        best_sec = whole;
-        best = fin[j];
-      }
-    }
-  }
 
   /* the timed repetitions with the chosen variant, outputs poisoned again */
   GB_TRY(fill_case(st, k, t, n, sets, bytes, true));
@@ -452,9 +471,7 @@ static gb_err membw_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
                 vars[best].persistent ? "persistent" : "cover", regime, sets, ops, nvars, tuned_on, ok ? "; " : "",
                 ok ? checked : "");
 
-  gb_row r = gb_case_row("membw", c);
-  r.metric = "gbps";
-  r.unit = "GB/s";
+  gb_row r = GB_ROW(membw, gbps, c);
   r.value = rate.median;
   r.samples = (int64_t)nsamples;
   r.min = rate.min;
@@ -501,8 +518,8 @@ static gb_err membw_plan(const gb_run_ctx *ctx, gb_case_list *out) {
         if (o.dtype_mask && !(o.dtype_mask & (1u << ti))) continue;
         /* quick keeps the cold sweep to fp64 unless asked */
         if (cold && ti == 1 && ctx->cfg->profile == GB_PROFILE_QUICK && o.cold != 1) continue;
-        for (size_t ki = 0; ki < gb_membw_nkernels; ki++) {
-          const gb_membw_kernel *k = &gb_membw_kernels[ki];
+        for (size_t ki = 0; ki < gb_stream_nkernels; ki++) {
+          const gb_stream_kernel *k = &gb_stream_kernels[ki];
           if (o.kernel_mask && !(o.kernel_mask & (1u << ki))) continue;
           if (cold && gb_membw_cold_sets(gb_membw_bytes_moved(k, sizes[si]), l2) < 2) continue;
           char name[64];
@@ -578,14 +595,15 @@ static void membw_summarize(const gb_run_ctx *ctx, const gb_row *rows, size_t n,
     if (rows[i].status == GB_STATUS_INVALID) invalid++;
   fprintf(fp, "\nmembw: HBM bandwidth, GB/s = 1e9 B/s (BabelStream bytes; arrays >= 1 GiB and >= %d x L2)\n",
           GB_HBM_L2_FACTOR);
-  fprintf(fp, "%-6s %-5s %-9s %-28s %9s %8s\n", "kernel", "dtype", "array", "best variant", "GB/s", "of peak");
-  for (size_t ki = 0; ki < gb_membw_nkernels; ki++)
+  fprintf(fp, "%-6s %-5s %-9s %-28s %9s %8s\n", "kernel", "dtype", "array", "best variant",
+          GB_METRIC_UNIT(membw, gbps), "of peak");
+  for (size_t ki = 0; ki < gb_stream_nkernels; ki++)
     for (int ti = 0; ti < 2; ti++) {
       const gb_row *best = NULL, *largest = NULL;
       for (size_t i = 0; i < n; i++) {
         const gb_row *r = &rows[i];
-        if (r->status != GB_STATUS_OK || strcmp(r->metric, "gbps") != 0) continue;
-        if (strcmp(r->case_name, gb_membw_kernels[ki].name) != 0 || strcmp(r->dtype, types[ti]) != 0) continue;
+        if (r->status != GB_STATUS_OK || strcmp(r->metric, GB_METRIC_NAME(membw, gbps)) != 0) continue;
+        if (strcmp(r->case_name, gb_stream_kernels[ki].name) != 0 || strcmp(r->dtype, types[ti]) != 0) continue;
         if (r->bytes >= gb_hbm_min_bytes(l2) && (!best || r->value > best->value)) best = r;
         if (!largest || r->bytes > largest->bytes || (r->bytes == largest->bytes && r->value > largest->value))
           largest = r;
@@ -597,7 +615,7 @@ static void membw_summarize(const gb_run_ctx *ctx, const gb_row *rows, size_t n,
       if (peak > 0) gb_snprintf_c(pct, sizeof pct, "%.1f%%", 100.0 * show->value / peak);
       char val[32];
       gb_snprintf_c(val, sizeof val, "%.1f", show->value);
-      fprintf(fp, "%-6s %-5s %-9s %-28s %9s %8s%s\n", gb_membw_kernels[ki].name, types[ti], sz,
+      fprintf(fp, "%-6s %-5s %-9s %-28s %9s %8s%s\n", gb_stream_kernels[ki].name, types[ti], sz,
               show->variant ? show->variant : "", val, pct, best ? "" : "  (below headline size)");
     }
   if (peak > 0) {

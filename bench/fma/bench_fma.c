@@ -1,12 +1,12 @@
 /* bench_fma: the CUDA-core arithmetic peak, from long independent FMA chains
- * (kernels/fma.cu) in fp32, fp64, fp16x2 and bf16x2.
+ * (bench/fma/fma.cu) in fp32, fp64, fp16x2 and bf16x2.
  *
  * Formula: TFLOP/s = threads * iters * 8 chains * 2 fma * 2 flop * lanes
  *          / seconds / 1e12; peak = SMs * FMA lanes per SM per clock * 2 *
  *          the SM clock measured while it ran.
  *
  * The shape of a benchmark (docs/architecture.md): this file, its kernel
- * kernels/fma.cu and its entry in core/gb_registry.def; nothing else. */
+ * bench/fma/fma.cu and its entry in core/gb_registry.def; nothing else. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,7 +42,7 @@ double fma_launch_flops(fma_kind k, uint64_t threads, long iters, int chains);
  * (the bits of the float/double/half2/bfloat162), for the result check. */
 uint64_t fma_expected_bits(fma_kind k, unsigned tid, int j);
 
-/* Chain counts tried (NACC in kernels/fma.cu); the fastest is kept. */
+/* Chain counts tried (NACC in bench/fma/fma.cu); the fastest is kept. */
 static const int k_chains[] = {8, 16};
 #define FMA_VARIANTS (int)(sizeof k_chains / sizeof k_chains[0])
 
@@ -301,9 +301,7 @@ static gb_err fma_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
   double peak = fma_clock_peak_tflops(kind, d->cc_major, d->cc_minor, d->sm_count, use_clock);
   char detail[640], variant[64];
   snprintf(variant, sizeof variant, "chains%d_block%u_grid%u", chains, block, grid);
-  gb_row r = gb_case_row("fma", c);
-  r.metric = "tflops";
-  r.unit = "TFLOP/s";
+  gb_row r = GB_ROW(fma, tflops, c);
   r.value = rate.median;
   r.samples = (int64_t)rate.n;
   r.min = rate.min;
@@ -334,10 +332,11 @@ done:
 
 static void fma_summarize(const gb_run_ctx *ctx, const gb_row *rows, size_t n, FILE *fp) {
   (void)ctx;
-  fprintf(fp, "\nCUDA-core peak (fma)\n%-8s %12s %12s %8s  %s\n", "case", "TFLOP/s", "clock peak", "share", "status");
+  fprintf(fp, "\nCUDA-core peak (fma)\n%-8s %12s %12s %8s  %s\n", "case", GB_METRIC_UNIT(fma, tflops),
+          "clock peak", "share", "status");
   for (size_t i = 0; i < n; i++) {
     const gb_row *r = &rows[i];
-    if (strcmp(r->metric, "tflops") != 0) continue;
+    if (strcmp(r->metric, GB_METRIC_NAME(fma, tflops)) != 0) continue;
     fprintf(fp, "%-8s %12.2f %12.2f %7.1f%%  %s\n", r->case_name, r->value, r->peak,
             r->peak > 0 ? 100.0 * r->value / r->peak : 0.0, gb_status_name(r->status));
   }
