@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "gb_csv.h"
+#include "gb_escape.h"
 #include "gb_output.h"
 #include "gb_prom.h"
 #include "gb_results.h"
@@ -43,21 +44,10 @@ static void setup(void) {
 /* Runs gpubench with the arguments (NULL-terminated); its stdout and stderr
  * go to *out (malloc'd). Returns the exit status. */
 static int gpubench(char **out, ...) {
-  const char *exe = gb_test_gpubench();
-  ck_assert_msg(exe != NULL, "gpubench was not built");
-  char *argv[64];
-  int argc = 0;
-  argv[argc++] = (char *)exe;
   va_list ap;
   va_start(ap, out);
-  for (char *a; (a = va_arg(ap, char *)) != NULL && argc < 63;) argv[argc++] = a;
+  int rc = gb_test_gpubench_va(tpath("gpubench.log"), out, ap);
   va_end(ap);
-  argv[argc] = NULL;
-  const char *log = tpath("gpubench.log");
-  int rc = gb_test_run(argv, log);
-  ck_assert_int_ge(rc, 0);
-  *out = gb_test_slurp(log, NULL);
-  ck_assert_ptr_nonnull(*out);
   return rc;
 }
 
@@ -271,6 +261,115 @@ START_TEST(test_guard_api) {
 }
 END_TEST
 
+/* ---- (c) control text from data ---- */
+
+/* No escape byte, no line whose first non-blank characters start a workflow
+ * command, no bidi override: what a terminal or a CI log may be shown. */
+static void expect_log_safe(const char *what, const char *text) {
+  ck_assert_msg(strchr(text, 0x1B) == NULL, "%s: an ESC byte reached the output:\n%.2000s", what, text);
+  ck_assert_msg(strstr(text, "\xE2\x80\xAE") == NULL, "%s: a bidi override reached the output", what);
+  for (const char *l = text; l; l = strchr(l, '\n')) {
+    l += *l == '\n';
+    const char *p = l + strspn(l, " \t\r");
+    ck_assert_msg(strncmp(p, "::", 2) != 0 && strncmp(p, "##[", 3) != 0 && strncmp(p, "##v", 3) != 0, "%s: a line starts a workflow command: %.200s",
+                  what, p);
+  }
+}
+
+static void expect_markdown_safe(const char *path) {
+  char *md = snap(path);
+  expect_log_safe(path, md);
+  EXPECT_NOT(md, "<img");
+  EXPECT_NOT(md, "](javascript");
+  free(md);
+}
+
+/* Fields carrying ESC [, OSC, "\n::error::", a tag, a javascript: link and a
+ * bidi override, in every command that quotes data: in a message (a value
+ * that does not read, quoted) or in its text output. Before, the raw bytes
+ * reached stderr of compare, noise, merge, history, report, fleet and plan. */
+START_TEST(test_hostile_fields_in_messages) {
+  data_dir();
+  const char *bad = tpath("bad.csv"), *hostile = tpath("hostile.csv"), *base = tpath("base.csv");
+  copy_file(gb_fixture("hostile_value.csv"), bad);
+  copy_file(gb_fixture("hostile_fields.csv"), hostile);
+  copy_file(gb_fixture("gate_base.csv"), base);
+  const char *wl = dpath("workloads/training-7b.ini"), *o = tpath("o.csv"), *rep = tpath("rep");
+  char *const runs[][8] = {
+      {"compare", (char *)base, (char *)bad, NULL},
+      {"compare", (char *)base, (char *)hostile, NULL},
+      {"noise", (char *)bad, (char *)hostile, "--out", (char *)o, NULL},
+      {"merge", (char *)bad, (char *)hostile, "--out", (char *)o, NULL},
+      {"merge", (char *)hostile, (char *)base, (char *)hostile, "--out", (char *)o, NULL},
+      {"history", (char *)bad, (char *)hostile, NULL},
+      {"history", (char *)hostile, (char *)hostile, (char *)hostile, NULL},
+      {"report", (char *)bad, "--out", (char *)rep, NULL},
+      {"fleet", (char *)bad, NULL},
+      {"fleet", (char *)hostile, NULL},
+      {"plan", (char *)wl, "--measured", (char *)bad, NULL},
+  };
+  for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+    char *out;
+    char *const *a = runs[i];
+    int rc = gpubench(&out, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
+    ck_assert_msg(rc >= 0 && rc <= 3, "%s: exit %d", a[0], rc);
+    if (a[1] == bad) EXPECT_HAS(out, "not a finite number");
+    expect_log_safe(a[0], out);
+    free(out);
+  }
+}
+END_TEST
+
+/* The markdown outputs of a hostile results file carry no tag and no link. */
+START_TEST(test_hostile_fields_in_markdown) {
+  const char *hostile = tpath("hostile.csv"), *md = tpath("gate.md"), *rep = tpath("rep");
+  copy_file(gb_fixture("hostile_fields.csv"), hostile);
+  char *out;
+  int rc = gpubench(&out, "compare", (char *)hostile, (char *)hostile, "--markdown", (char *)md, NULL);
+  EXPECT_RC(rc, 0, out);
+  free(out);
+  expect_markdown_safe(md);
+  rc = gpubench(&out, "report", (char *)hostile, "--out", (char *)rep, NULL);
+  EXPECT_RC(rc, 0, out);
+  free(out);
+  expect_markdown_safe(tpath("rep/report.md"));
+  char *html = snap(tpath("rep/report.html"));
+  EXPECT_NOT(html, "<img");
+  ck_assert_ptr_null(strchr(html, 0x1B));
+  free(html);
+}
+END_TEST
+
+/* The stream sanitizer itself, fed in pieces that split its sequences. */
+START_TEST(test_log_stream_pieces) {
+  static const struct {
+    const char *in, *want;
+  } cases[] = {
+      {"a\x1B[31mb", "a\\x1B[31mb"},
+      {"\r\x1B[Kprogress", "\r\x1B[Kprogress"},
+      {"x\n::error::y", "x\n: :error::y"},
+      {"x\r  ::warning::y", "x\r  : :warning::y"},
+      {"##[error]x\n##vso[task]\n## head", "## [error]x\n## vso[task]\n## head"},
+      {"a::b :: c", "a::b :: c"},
+      {"\xC2\x9B" "2J", "\\x9B2J"},
+      {"\xE2\x80\xAE" "evil", "\\u202Eevil"},
+      {"bad\xFF\xC3", "bad\xEF\xBF\xBD\xEF\xBF\xBD"},
+      {"\x07\x7F\t", "\\x07\\x7F\t"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    for (size_t cut = 0; cut <= strlen(cases[i].in); cut++) {
+      gb_esc_log_state st = {0};
+      gb_buf b = {0};
+      ck_assert_int_eq(gb_esc_log_feed(&st, &b, cases[i].in, cut), GB_OK);
+      ck_assert_int_eq(gb_esc_log_feed(&st, &b, cases[i].in + cut, strlen(cases[i].in) - cut), GB_OK);
+      ck_assert_int_eq(gb_esc_log_end(&st, &b), GB_OK);
+      ck_assert_int_eq(gb_buf_puts(&b, ""), GB_OK);
+      ck_assert_msg(strcmp(b.data, cases[i].want) == 0, "case %zu cut %zu: \"%s\"", i, cut, b.data);
+      gb_buf_free(&b);
+    }
+}
+END_TEST
+
 /* ---- (e) peers that misbehave ---- */
 
 START_TEST(test_push_url_crlf_and_credentials) {
@@ -343,6 +442,13 @@ static Suite *suite(void) {
   tcase_add_test(t, test_report_out_into_measured);
   tcase_add_test(t, test_run_out_onto_data);
   suite_add_tcase(s, t);
+  TCase *ctl = tcase_create("control text");
+  tcase_add_checked_fixture(ctl, setup, NULL);
+  tcase_set_timeout(ctl, 120);
+  tcase_add_test(ctl, test_log_stream_pieces);
+  tcase_add_test(ctl, test_hostile_fields_in_messages);
+  tcase_add_test(ctl, test_hostile_fields_in_markdown);
+  suite_add_tcase(s, ctl);
   TCase *net = tcase_create("network");
   tcase_add_checked_fixture(net, setup, NULL);
   tcase_set_timeout(net, 30);
