@@ -370,6 +370,59 @@ START_TEST(test_log_stream_pieces) {
 }
 END_TEST
 
+/* ---- names ---- */
+
+/* A results file of rows of one run, each "benchmark,metric". */
+static const char *figures_file(const char *name, const char *const *bm, size_t n) {
+  const char *path = tpath(name);
+  char *head = snap(gb_fixture("results_good.csv"));
+  *strchr(head, '\n') = '\0';
+  gb_buf b = {0};
+  ck_assert_int_eq(gb_buf_printf(&b, "%s\n", head), GB_OK);
+  for (size_t i = 0; i < n; i++) {
+    char bench[64];
+    snprintf(bench, sizeof bench, "%s", bm[i]);
+    char *metric = strchr(bench, ','), *bang = strchr(bench, '!');
+    *metric++ = '\0';
+    if (bang) *bang = '\0'; /* "bench,metric!": the row has a peak */
+    ck_assert_int_eq(gb_buf_printf(&b,
+                                   "1,r1,2026-12-02T00:00:00Z,h,H200-SXM-141GB,NVIDIA H200,1,580.159.04,13.0,%s,c,"
+                                   "bf16,8192,8192,8192,,%s,u,%zu,30,1,2,0.1,ok,,1980,3201,60,650,,,%s,,x\n",
+                                   bench, metric, i + 1, bang ? "5" : ""),
+                     GB_OK);
+  }
+  ck_assert_int_eq(gb_test_write(path, b.data, b.len), 0);
+  gb_buf_free(&b);
+  free(head);
+  return path;
+}
+
+/* Two different figures never share a metric name (before: exit 0 and one
+ * series the median of both, or two series of one name in two units). */
+START_TEST(test_export_name_collisions) {
+  static const char *const pairs[][2] = {
+      {"my-bench,x", "my_bench,x"},                   /* names made the same by the name rule */
+      {"a,b_c", "a_b,c"},                             /* the benchmark/metric boundary */
+      {"gemm,tflops", "gemm,throughput_flops_per_second"}, /* a table name and an unknown metric */
+      {"membw,x_peak", "membw,x!"},                   /* a figure and another's peak */
+  };
+  for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+    const char *in = figures_file("c.csv", pairs[i], 2), *o = tpath("c.prom");
+    char *out;
+    int rc = gpubench(&out, "export", (char *)in, "--out", (char *)o, NULL);
+    EXPECT_RC(rc, 2, out);
+    EXPECT_HAS(out, "map onto the metric name");
+    free(out);
+  }
+  static const char *const fine[] = {"gemm,tflops", "membw,gbps", "fma,tflops", "x,y"};
+  const char *in = figures_file("f.csv", fine, 4);
+  char *out;
+  int rc = gpubench(&out, "export", (char *)in, "--out", (char *)tpath("f.prom"), NULL);
+  EXPECT_RC(rc, 0, out);
+  free(out);
+}
+END_TEST
+
 /* ---- (e) peers that misbehave ---- */
 
 START_TEST(test_push_url_crlf_and_credentials) {
@@ -448,6 +501,7 @@ static Suite *suite(void) {
   tcase_add_test(ctl, test_log_stream_pieces);
   tcase_add_test(ctl, test_hostile_fields_in_messages);
   tcase_add_test(ctl, test_hostile_fields_in_markdown);
+  tcase_add_test(ctl, test_export_name_collisions);
   suite_add_tcase(s, ctl);
   TCase *net = tcase_create("network");
   tcase_add_checked_fixture(net, setup, NULL);
