@@ -10,14 +10,18 @@
 #   noise   gpubench noise ALL.csv (only up to NOISE_MAX runs: its floors
 #           compare every pair of runs of a figure)
 # Usage: scripts/bench-export-merge.sh [RUNS...]   (default: 10000 50000)
-# Environment: HOSTS (default 64), NOISE_MAX (default 10000), GB_BUILD_DIR.
+# Environment: HOSTS (default 64), NOISE_MAX (default 10000), GB_BUILD_DIR,
+# GB_GPUBENCH (a gpubench to time instead of the build's, e.g. an older one).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 2
 HOSTS=${HOSTS:-64} NOISE_MAX=${NOISE_MAX:-10000}
 build=${GB_BUILD_DIR:-build}
-cmake --build "$build" -j2 --target gpubench >/dev/null || exit 2
-gb=$root/$build/gpubench
+gb=${GB_GPUBENCH:-}
+if [ -z "$gb" ]; then
+  cmake --build "$build" -j2 --target gpubench >/dev/null || exit 2
+  gb=$root/$build/gpubench
+fi
 [ -x /usr/bin/time ] || { echo "bench-export-merge: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
 work=$(mktemp -d /tmp/gpubench-bench-em.XXXXXX)
 trap 'rm -rf "$work"' EXIT

@@ -399,6 +399,63 @@ START_TEST(test_clients_that_never_read) {
 }
 END_TEST
 
+/* Slowloris: clients that trickle a header byte every 200 ms (never idle for
+ * the 2-s timeout) fill every connection slot. Each is cut at the 2-s
+ * deadline, so a normal scrape succeeds within the bound. Before, the slots
+ * stayed held for as long as the clients trickled: no scrape got through. */
+typedef struct trickle {
+  int fds[8];
+  int n;
+  double until;
+  int cut; /* connections the server closed */
+} trickle;
+
+static void *trickle_main(void *arg) {
+  trickle *t = arg;
+  const char hdr[] = "GET /metrics HTTP/1.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+  bool dead[8] = {0};
+  for (size_t k = 0; mono() < t->until; k++) {
+    for (int i = 0; i < t->n; i++) {
+      if (dead[i]) continue;
+      if (send(t->fds[i], hdr + k % (sizeof hdr - 1), 1, MSG_NOSIGNAL) != 1) dead[i] = true, t->cut++;
+    }
+    usleep(200000);
+  }
+  return NULL;
+}
+
+START_TEST(test_slowloris_deadline) {
+  gb_monitor_opts o = gb_monitor_defaults();
+  o.listen = "127.0.0.1:0";
+  o.no_nvml = true;
+  o.max_connections = 8;
+  o.timeout_s = 2;
+  o.deadline_s = 2;
+  o.threads = 2;
+  gb_monitor *m = NULL;
+  ck_assert_msg(gb_monitor_start(&o, &m) == GB_OK, "%s", gb_errmsg());
+  int port = gb_monitor_port(m);
+  trickle t = {.n = 8, .until = mono() + 8};
+  for (int i = 0; i < t.n; i++) ck_assert_int_ge(t.fds[i] = connect_to(port), 0);
+  pthread_t th;
+  ck_assert_int_eq(pthread_create(&th, NULL, trickle_main, &t), 0);
+  usleep(300000); /* every slot held */
+  double t0 = mono();
+  int code = 0;
+  while (code != 200 && mono() - t0 < 6) {
+    code = http(port, "GET", "/metrics", NULL);
+    if (code != 200) usleep(100000);
+  }
+  double took = mono() - t0;
+  pthread_join(th, NULL);
+  for (int i = 0; i < t.n; i++) close(t.fds[i]);
+  gb_monitor_stop(m);
+  ck_assert_msg(code == 200, "no scrape got through in %.1f s while 8 clients trickled", took);
+  ck_assert_msg(took < o.deadline_s + 1.5, "the scrape took %.1f s with a %d-s deadline", took, o.deadline_s);
+  ck_assert_int_eq(t.cut, t.n);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("monitor");
   TCase *tc = tcase_create("core");
@@ -411,6 +468,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_results_partial_last_line);
   tcase_add_test(tc, test_200_concurrent_scrapes);
   tcase_add_test(tc, test_clients_that_never_read);
+  tcase_add_test(tc, test_slowloris_deadline);
   suite_add_tcase(s, tc);
   return s;
 }
