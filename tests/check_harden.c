@@ -3,7 +3,9 @@
  * merge keys, fleet campaigns, control text from data, names, peers that
  * misbehave. Each test failed before its fix. */
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
+#include <strings.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -423,6 +425,64 @@ START_TEST(test_export_name_collisions) {
 }
 END_TEST
 
+/* history --plot: keys that differ only in characters a file name cannot
+ * hold ("a/b", "a:b", "a?b", "A/b"), and a 600-byte case name, give one file
+ * each, portable and at most 255 bytes (before: the first three wrote one
+ * file, and the long name failed with "File name too long"). */
+START_TEST(test_history_plot_names) {
+  static const char *const cases[] = {"a/b", "a:b", "a?b", "A/b", NULL};
+  char longcase[601];
+  memset(longcase, 'x', 600);
+  longcase[600] = '\0';
+  char *head = snap(gb_fixture("gate_base.csv"));
+  *strchr(head, '\n') = '\0';
+  gb_buf b = {0};
+  ck_assert_int_eq(gb_buf_printf(&b, "%s\n", head), GB_OK);
+  for (int run = 1; run <= 3; run++)
+    for (int c = 0; c < 5; c++)
+      ck_assert_int_eq(gb_buf_printf(&b,
+                                     "1,r%d,2026-12-0%dT10:00:00Z,gpu07,H200-SXM-141GB,NVIDIA H200,1,580.159.04,13.0,"
+                                     "membw,%s,fp64,,,,1073741824,gbps,GB/s,%d,30,1,2,4,ok,,1980,3201,60,650,\n",
+                                     run, run, cases[c] ? cases[c] : longcase, 4000 + run * 10 + c),
+                       GB_OK);
+  const char *in = tpath("h.csv"), *dir = tpath("plots");
+  ck_assert_int_eq(gb_test_write(in, b.data, b.len), 0);
+  gb_buf_free(&b);
+  free(head);
+  setenv("GPUBENCH_GNUPLOT", "/nonexistent/gnuplot", 1); /* .dat and .gp only */
+  char *out;
+  int rc = gpubench(&out, "history", (char *)in, "--all", "--plot", (char *)dir, NULL);
+  unsetenv("GPUBENCH_GNUPLOT");
+  ck_assert_msg(rc == 0 || rc == 3, "exit %d:\n%s", rc, out); /* 3: too few runs to test */
+  EXPECT_HAS(out, "5 trend plots");
+  free(out);
+  DIR *d = opendir(dir);
+  ck_assert_ptr_nonnull(d);
+  int dats = 0;
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    if (e->d_name[0] == '.') continue;
+    ck_assert_uint_le(strlen(e->d_name), 255);
+    ck_assert_msg(strspn(e->d_name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._") ==
+                      strlen(e->d_name),
+                  "not a portable name: %s", e->d_name);
+    size_t l = strlen(e->d_name);
+    dats += l > 4 && strcmp(e->d_name + l - 4, ".dat") == 0;
+  }
+  closedir(d);
+  ck_assert_int_eq(dats, 5);
+  /* the naming itself: distinct without case, bounded */
+  gb_stem_set set = {0};
+  char n1[GB_STEM_MAX], n2[GB_STEM_MAX], n3[GB_STEM_MAX];
+  ck_assert_int_eq(gb_stem_unique(&set, "H200_x1", n1), GB_OK);
+  ck_assert_int_eq(gb_stem_unique(&set, "h200_X1", n2), GB_OK);
+  ck_assert_int_eq(gb_stem_unique(&set, longcase, n3), GB_OK);
+  ck_assert_str_eq(n1, "H200_x1");
+  ck_assert_int_ne(strcasecmp(n1, n2), 0);
+  ck_assert_uint_lt(strlen(n3), GB_STEM_MAX);
+  gb_stem_set_free(&set);
+}
+END_TEST
+
 /* ---- (e) peers that misbehave ---- */
 
 START_TEST(test_push_url_crlf_and_credentials) {
@@ -502,6 +562,7 @@ static Suite *suite(void) {
   tcase_add_test(ctl, test_hostile_fields_in_messages);
   tcase_add_test(ctl, test_hostile_fields_in_markdown);
   tcase_add_test(ctl, test_export_name_collisions);
+  tcase_add_test(ctl, test_history_plot_names);
   suite_add_tcase(s, ctl);
   TCase *net = tcase_create("network");
   tcase_add_checked_fixture(net, setup, NULL);
