@@ -483,6 +483,21 @@ START_TEST(test_history_plot_names) {
 }
 END_TEST
 
+/* The gate never passes a collapsed headline figure: 700 -> 0 TFLOP/s is
+ * "collapsed" and exit 1 (the rule is the gate's; this keeps the hostile
+ * input). */
+START_TEST(test_collapsed_headline_fails) {
+  const char *base = tpath("base.csv"), *cur = tpath("zero.csv");
+  copy_file(gb_fixture("gate_base.csv"), base);
+  copy_file(gb_fixture("hostile_zero_headline.csv"), cur);
+  char *out;
+  int rc = gpubench(&out, "compare", (char *)base, (char *)cur, NULL);
+  EXPECT_RC(rc, 1, out);
+  EXPECT_HAS(out, "collapsed");
+  free(out);
+}
+END_TEST
+
 /* ---- (e) peers that misbehave ---- */
 
 START_TEST(test_push_url_crlf_and_credentials) {
@@ -563,6 +578,7 @@ static Suite *suite(void) {
   tcase_add_test(ctl, test_hostile_fields_in_markdown);
   tcase_add_test(ctl, test_export_name_collisions);
   tcase_add_test(ctl, test_history_plot_names);
+  tcase_add_test(ctl, test_collapsed_headline_fails);
   suite_add_tcase(s, ctl);
   TCase *net = tcase_create("network");
   tcase_add_checked_fixture(net, setup, NULL);
