@@ -498,6 +498,39 @@ START_TEST(test_collapsed_headline_fails) {
 }
 END_TEST
 
+/* Data on stdout (merge's CSV, export's exposition) goes out exactly as
+ * written into a pipe or file, but through the sanitizer on a terminal (a
+ * pseudo-terminal from script(1); skipped where there is none). Before, the
+ * 21 ESC bytes of the hostile file reached the terminal. */
+START_TEST(test_data_stdout_on_a_terminal) {
+  if (access("/usr/bin/script", X_OK) != 0) {
+    fprintf(stderr, "test_data_stdout_on_a_terminal: skipped: no /usr/bin/script\n");
+    return;
+  }
+  const char *hostile = tpath("hostile.csv"), *log = tpath("tty.log");
+  copy_file(gb_fixture("hostile_fields.csv"), hostile);
+  static const char *const cmds[] = {"merge", "export"};
+  for (size_t i = 0; i < 2; i++) {
+    char line[9000];
+    snprintf(line, sizeof line, "%s %s %s", gb_test_gpubench(), cmds[i], hostile);
+    char *argv[] = {"/usr/bin/script", "-qec", line, "/dev/null", NULL};
+    int rc = gb_test_run(argv, log);
+    char *out = gb_test_slurp(log, NULL);
+    ck_assert_ptr_nonnull(out);
+    EXPECT_RC(rc, 0, out);
+    ck_assert_msg(strlen(out) > 100, "%s: no output on the terminal", cmds[i]);
+    expect_log_safe(cmds[i], out);
+    free(out);
+  }
+  /* into a pipe or file the data is the data */
+  char *out;
+  int rc = gpubench(&out, "merge", (char *)hostile, NULL);
+  EXPECT_RC(rc, 0, out);
+  ck_assert_ptr_nonnull(strchr(out, 0x1B));
+  free(out);
+}
+END_TEST
+
 /* ---- (e) peers that misbehave ---- */
 
 START_TEST(test_push_url_crlf_and_credentials) {
@@ -579,6 +612,7 @@ static Suite *suite(void) {
   tcase_add_test(ctl, test_export_name_collisions);
   tcase_add_test(ctl, test_history_plot_names);
   tcase_add_test(ctl, test_collapsed_headline_fails);
+  tcase_add_test(ctl, test_data_stdout_on_a_terminal);
   suite_add_tcase(s, ctl);
   TCase *net = tcase_create("network");
   tcase_add_checked_fixture(net, setup, NULL);
