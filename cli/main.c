@@ -3,6 +3,7 @@
 #include <locale.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -17,14 +18,31 @@ static const char *const k_data_stdout[] = {"export", "merge", "noise", NULL};
 /* Every message on stderr, and stdout where it is text for a person, passes
  * through the terminal/log sanitizer (gb_esc_stream): a field of a data file
  * quoted in a message can neither drive a terminal nor a CI log. */
+static FILE *g_real_stdout, *g_real_stderr;
+
+/* At exit: the sanitizing streams flushed and closed, the real ones back. */
+static void close_streams(void) {
+  if (g_real_stdout) {
+    FILE *o = stdout;
+    stdout = g_real_stdout;
+    fclose(o);
+  }
+  if (g_real_stderr) {
+    FILE *e = stderr;
+    stderr = g_real_stderr;
+    fclose(e);
+  }
+}
+
 static void sanitize_streams(const char *cmd) {
+  atexit(close_streams);
   FILE *e = gb_esc_stream(stderr);
-  if (e) stderr = e;
+  if (e) g_real_stderr = stderr, stderr = e;
   bool data = false;
   for (const char *const *d = k_data_stdout; *d; d++) data = data || strcmp(*d, cmd) == 0;
   if (data && !isatty(STDOUT_FILENO)) return;
   FILE *o = gb_esc_stream(stdout);
-  if (o) stdout = o;
+  if (o) g_real_stdout = stdout, stdout = o;
 }
 
 int main(int argc, char **argv) {
