@@ -10,7 +10,7 @@
 
 typedef struct monitor_args {
   const char *listen, *results;
-  int interval_ms, max_connections, timeout_s, deadline_s, threads;
+  int interval_ms, max_connections, max_per_client, timeout_s, deadline_s, threads;
   bool no_nvml;
 } monitor_args;
 
@@ -24,6 +24,8 @@ static const gb_opt k_opts[] = {
      .min = 50, .max = 3600000},
     {"max-connections", 0, "N", "connections served at once (default 512)", GB_OPT_INT, A(max_connections),
      .min = 1, .max = 4096},
+    {"max-per-client", 0, "N", "connections from one client address at once (default 0:\nno limit but --max-connections)",
+     GB_OPT_INT, A(max_per_client), .min = 0, .max = 4096},
     {"timeout", 0, "S", "close a connection idle this long (default 10)", GB_OPT_INT, A(timeout_s), .min = 1,
      .max = 3600},
     {"deadline", 0, "S",
@@ -67,7 +69,8 @@ int gb_cmd_monitor(int argc, char **argv) {
     return rc;
   }
   gb_monitor_opts o = {.listen = a.listen, .results = a.results, .interval_ms = a.interval_ms,
-                       .max_connections = a.max_connections, .timeout_s = a.timeout_s, .deadline_s = a.deadline_s,
+                       .max_connections = a.max_connections, .max_per_client = a.max_per_client,
+                       .timeout_s = a.timeout_s, .deadline_s = a.deadline_s,
                        .threads = a.threads,
                        .no_nvml = a.no_nvml};
   /* the signals are taken by sigwait below: block them before any thread starts */

@@ -571,7 +571,9 @@ gb_err gb_monitor_start(const gb_monitor_opts *o, gb_monitor **out) {
   }
   m->watchdog_started = true;
   unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD;
+  /* MHD_OPTION_PER_IP_CONNECTION_LIMIT 0 is libmicrohttpd's own "no limit" */
   m->d = MHD_start_daemon(flags, 0, NULL, NULL, handle, m, MHD_OPTION_LISTEN_SOCKET, m->fd,
+                          MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)(o->max_per_client > 0 ? o->max_per_client : 0),
                           MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(o->threads > 1 ? o->threads : 1),
                           MHD_OPTION_CONNECTION_LIMIT, (unsigned)o->max_connections,
                           MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->timeout_s,

@@ -33,6 +33,7 @@ typedef struct gb_monitor_opts {
   int max_connections;
   int timeout_s;       /* idle time after which a connection is closed */
   int deadline_s;      /* total time a connection may stay open, however it trickles */
+  int max_per_client;  /* connections from one address at once (0: only max_connections) */
   int threads;         /* HTTP worker threads */
   bool no_nvml;        /* do not load NVML (tests): gpubench_up 0, reason "disabled" */
 } gb_monitor_opts;

@@ -37,10 +37,17 @@ static long rss_kb(void) {
   return kb;
 }
 
+static uint32_t g_source; /* the client's loopback address (host order), 0: any */
+
 static int connect_to(int port) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
                           .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  struct sockaddr_in src = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(g_source)};
+  if (fd >= 0 && g_source && bind(fd, (struct sockaddr *)&src, sizeof src) != 0) {
+    close(fd);
+    return -1;
+  }
   if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
     close(fd);
     return -1;
@@ -456,6 +463,31 @@ START_TEST(test_slowloris_deadline) {
 }
 END_TEST
 
+/* --max-per-client: 4 silent clients from 127.0.0.1 take that address's 4
+ * slots; a fifth from it is refused at once, while a scrape from 127.0.0.2
+ * is served. */
+START_TEST(test_max_per_client) {
+  gb_monitor_opts o = gb_monitor_defaults();
+  o.listen = "0.0.0.0:0";
+  o.no_nvml = true;
+  o.max_per_client = 4;
+  gb_monitor *m = NULL;
+  ck_assert_msg(gb_monitor_start(&o, &m) == GB_OK, "%s", gb_errmsg());
+  int port = gb_monitor_port(m), fds[4];
+  g_source = 0x7F000001;
+  for (int i = 0; i < 4; i++) ck_assert_int_ge(fds[i] = connect_to(port), 0);
+  usleep(200000);
+  int from_same = http(port, "GET", "/healthz", NULL);
+  g_source = 0x7F000002;
+  int from_other = http(port, "GET", "/healthz", NULL);
+  g_source = 0;
+  for (int i = 0; i < 4; i++) close(fds[i]);
+  gb_monitor_stop(m);
+  ck_assert_int_eq(from_same, 0);
+  ck_assert_int_eq(from_other, 200);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("monitor");
   TCase *tc = tcase_create("core");
@@ -469,6 +501,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_200_concurrent_scrapes);
   tcase_add_test(tc, test_clients_that_never_read);
   tcase_add_test(tc, test_slowloris_deadline);
+  tcase_add_test(tc, test_max_per_client);
   suite_add_tcase(s, tc);
   return s;
 }
