@@ -85,8 +85,10 @@ static const char *md_one(uint32_t c, void *state) {
   bool after_colon = st->prev_colon;
   /* a dropped CR writes nothing: ":\r:" must still not become "::" (found by fuzz_escape) */
   bool after_bracket = st->prev_bracket;
-  if (!(c == '\r' && st->keep_lines)) st->prev_colon = c == ':';
-  st->prev_bracket = c == ']';
+  if (!(c == '\r' && st->keep_lines)) {
+    st->prev_colon = c == ':';
+    st->prev_bracket = c == ']';
+  }
   if (st->code) { /* inside a code span (or plain text): no escapes work there */
     if (c == '`' && !st->plain) return "'";
     if (c == ':' && after_colon) return " :";

@@ -531,6 +531,22 @@ START_TEST(test_data_stdout_on_a_terminal) {
 }
 END_TEST
 
+/* No link or image from a field in markdown, a dropped CR included. */
+START_TEST(test_markdown_no_links) {
+  static const char *const in[] = {"[a](javascript:alert(1))", "![x](http://e/x.png)", "[a]\r(javascript:x)"};
+  for (size_t i = 0; i < 3; i++) {
+    gb_buf a = {0}, b = {0};
+    ck_assert_int_eq(gb_esc_markdown(&a, in[i]), GB_OK);
+    ck_assert_int_eq(gb_esc_markdown_text(&b, in[i]), GB_OK);
+    ck_assert_int_eq(gb_buf_puts(&a, ""), GB_OK);
+    ck_assert_int_eq(gb_buf_puts(&b, ""), GB_OK);
+    ck_assert_msg(!strstr(a.data, "](") && !strstr(b.data, "]("), "%zu: \"%s\" / \"%s\"", i, a.data, b.data);
+    gb_buf_free(&a);
+    gb_buf_free(&b);
+  }
+}
+END_TEST
+
 /* ---- (e) peers that misbehave ---- */
 
 START_TEST(test_push_url_crlf_and_credentials) {
@@ -607,6 +623,7 @@ static Suite *suite(void) {
   tcase_add_checked_fixture(ctl, setup, NULL);
   tcase_set_timeout(ctl, 120);
   tcase_add_test(ctl, test_log_stream_pieces);
+  tcase_add_test(ctl, test_markdown_no_links);
   tcase_add_test(ctl, test_hostile_fields_in_messages);
   tcase_add_test(ctl, test_hostile_fields_in_markdown);
   tcase_add_test(ctl, test_export_name_collisions);
