@@ -547,6 +547,24 @@ START_TEST(test_markdown_no_links) {
 }
 END_TEST
 
+/* noise writes only floors that compare reads: identical figures over runs
+ * on several cards gave a "cards" floor of sigma 0, which the floor reader
+ * refuses (found by fuzz_noise_runs; before: compare --noise exit 2,
+ * "sigma: not a positive number"). */
+START_TEST(test_noise_floors_read_back) {
+  const char *in = tpath("runs.csv"), *floors = tpath("floors.csv");
+  copy_file(gb_fixture("fuzz_noise_runs_zero_sigma.csv"), in);
+  char *out;
+  int rc = gpubench(&out, "noise", (char *)in, "--out", (char *)floors, NULL);
+  EXPECT_RC(rc, 0, out);
+  free(out);
+  rc = gpubench(&out, "compare", (char *)in, (char *)in, "--noise", (char *)floors, NULL);
+  ck_assert_msg(rc == 0 || rc == 3, "exit %d:\n%s", rc, out);
+  EXPECT_NOT(out, "not a positive number");
+  free(out);
+}
+END_TEST
+
 /* ---- (e) peers that misbehave ---- */
 
 START_TEST(test_push_url_crlf_and_credentials) {
@@ -629,6 +647,7 @@ static Suite *suite(void) {
   tcase_add_test(ctl, test_export_name_collisions);
   tcase_add_test(ctl, test_history_plot_names);
   tcase_add_test(ctl, test_collapsed_headline_fails);
+  tcase_add_test(ctl, test_noise_floors_read_back);
   tcase_add_test(ctl, test_data_stdout_on_a_terminal);
   suite_add_tcase(s, ctl);
   TCase *net = tcase_create("network");
