@@ -75,12 +75,13 @@ const gb_opt_cmd gb_history_cmd = {
 /* One trend plot: x = run number in time order (1-based), the figure's
  * value per run, each segment's mean as a line (NaN breaks it between
  * segments) and a vertical marker at each change labelled with its run id. */
-static gb_err plot_series(const char *dir, const gb_history *h, const gb_history_series *s, bool render) {
+static gb_err plot_series(const char *dir, const gb_history *h, const gb_history_series *s, const char *name,
+                          bool render) {
   size_t n = s->n, m = n + s->nchanges;
   double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
   double *mx = malloc(m * sizeof *mx), *my = malloc(m * sizeof *my);
   gb_plot_marker *mk = calloc(s->nchanges ? s->nchanges : 1, sizeof *mk);
-  char *stem = malloc(strlen(s->stem) + 16), *ylabel = malloc(strlen(s->metric) + strlen(s->unit) + 8);
+  char *stem = malloc(strlen(name) + 16), *ylabel = malloc(strlen(s->metric) + strlen(s->unit) + 8);
   gb_err e = GB_OK;
   if (!x || !y || !mx || !my || !mk || !stem || !ylabel) {
     e = gb_fail(GB_E_NOMEM, "out of memory for a plot");
@@ -109,7 +110,7 @@ static gb_err plot_series(const char *dir, const gb_history *h, const gb_history
     mx[j] = x[i];
     my[j++] = sum / (double)(hi - lo);
   }
-  snprintf(stem, strlen(s->stem) + 16, "history-%s", s->stem);
+  snprintf(stem, strlen(name) + 16, "history-%s", name);
   snprintf(ylabel, strlen(s->metric) + strlen(s->unit) + 8, "%s (%s)", s->metric, s->unit);
   gb_plot_series ser[2] = {
       {.title = "per run (median of repetitions)", .n = n, .x = x, .y = y, .style = GB_PLOT_LINESPOINTS},
@@ -139,16 +140,21 @@ static gb_err plot_history(const char *dir, const gb_history *h, bool all, size_
   if (!render)
     fprintf(stderr, "gpubench history: %s not found: writing .dat and .gp only (run gnuplot on them later)\n",
             gb_gnuplot_program());
+  gb_stem_set names = {0}; /* no two series in one file, whatever their keys */
   for (size_t i = 0; i < h->nseries; i++) {
     const gb_history_series *s = &h->series[i];
     if ((!all && s->nchanges == 0) || s->n < 2) continue;
-    gb_err e = plot_series(dir, h, s, render);
+    char name[GB_STEM_MAX];
+    gb_err e = gb_stem_unique(&names, s->key, name);
+    if (!e) e = plot_series(dir, h, s, name, render);
     if (e) {
+      gb_stem_set_free(&names);
       gb_plot_session_end();
       return e;
     }
     (*nplots)++;
   }
+  gb_stem_set_free(&names);
   gb_plot_session_end();
   return GB_OK;
 }

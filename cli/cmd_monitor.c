@@ -10,7 +10,7 @@
 
 typedef struct monitor_args {
   const char *listen, *results;
-  int interval_ms, max_connections, timeout_s, threads;
+  int interval_ms, max_connections, max_per_client, timeout_s, deadline_s, threads;
   bool no_nvml;
 } monitor_args;
 
@@ -24,8 +24,13 @@ static const gb_opt k_opts[] = {
      .min = 50, .max = 3600000},
     {"max-connections", 0, "N", "connections served at once (default 512)", GB_OPT_INT, A(max_connections),
      .min = 1, .max = 4096},
+    {"max-per-client", 0, "N", "connections from one client address at once (default 0:\nno limit but --max-connections)",
+     GB_OPT_INT, A(max_per_client), .min = 0, .max = 4096},
     {"timeout", 0, "S", "close a connection idle this long (default 10)", GB_OPT_INT, A(timeout_s), .min = 1,
      .max = 3600},
+    {"deadline", 0, "S",
+     "close a connection open this long, however it trickles:\nrequest and answer (default 30)", GB_OPT_INT,
+     A(deadline_s), .min = 1, .max = 3600},
     {"threads", 0, "N", "HTTP worker threads (default 4)", GB_OPT_INT, A(threads), .min = 1, .max = 64},
     {"no-nvml", 0, NULL, "do not load NVML (gpubench_up 0): results only", GB_OPT_FLAG, A(no_nvml)},
     {0}};
@@ -43,7 +48,10 @@ const gb_opt_cmd gb_monitor_cmd = {
         "file, as `gpubench export` writes them. Without NVML or a GPU it still answers,\n"
         "with gpubench_up 0 and the reason. A scrape serves the last rendered page.\n"
         "\n"
-        "It binds 127.0.0.1 unless --listen says otherwise, and runs until SIGINT or SIGTERM.",
+        "It binds 127.0.0.1 unless --listen says otherwise, and runs until SIGINT or SIGTERM.\n"
+        "At most --max-connections are served at once; a connection is closed when idle for\n"
+        "--timeout or open for --deadline, so a client trickling bytes holds a slot for at\n"
+        "most --deadline seconds.",
     .options = k_opts,
     .notes = "docs/monitoring.md lists the metrics, their DCGM exporter counterparts,\n"
              "and the alert rules and dashboard in deploy/.",
@@ -54,14 +62,16 @@ const gb_opt_cmd gb_monitor_cmd = {
 int gb_cmd_monitor(int argc, char **argv) {
   gb_monitor_opts d = gb_monitor_defaults();
   monitor_args a = {.listen = d.listen, .interval_ms = d.interval_ms, .max_connections = d.max_connections,
-                    .timeout_s = d.timeout_s, .threads = d.threads};
+                    .timeout_s = d.timeout_s, .deadline_s = d.deadline_s, .threads = d.threads};
   int rc = gb_opt_parse(&gb_monitor_cmd, argc, argv, &a);
   if (rc != GB_CLI_CONTINUE) {
     gb_opt_free(&gb_monitor_cmd, &a);
     return rc;
   }
   gb_monitor_opts o = {.listen = a.listen, .results = a.results, .interval_ms = a.interval_ms,
-                       .max_connections = a.max_connections, .timeout_s = a.timeout_s, .threads = a.threads,
+                       .max_connections = a.max_connections, .max_per_client = a.max_per_client,
+                       .timeout_s = a.timeout_s, .deadline_s = a.deadline_s,
+                       .threads = a.threads,
                        .no_nvml = a.no_nvml};
   /* the signals are taken by sigwait below: block them before any thread starts */
   sigset_t set;

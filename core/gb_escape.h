@@ -21,6 +21,8 @@
 #ifndef GB_ESCAPE_H
 #define GB_ESCAPE_H
 
+#include <stdio.h>
+
 #include "gb_csv.h"
 #include "gb_error.h"
 
@@ -54,5 +56,37 @@ gb_err gb_esc_csv(gb_buf *out, const char *s, char sep);
 /* The inside of a single-quoted gnuplot string (titles, labels; a
  * noenhanced terminal: backslashes and ^ _ are literal there). */
 gb_err gb_esc_gnuplot(gb_buf *out, const char *s);
+
+/* Text for a terminal or a CI log, as a stream: every message gpubench
+ * writes to stderr, and stdout where it is text for a person, passes through
+ * this (gb_esc_stream). Line ends are kept (a CR starts a line as LF does);
+ * ESC and every other control character (C0 but tab/LF/CR, DEL, C1) is
+ * written visibly as \xHH, so no escape sequence reaches a terminal (the one
+ * exception: ESC [ K, erase to the end of the line, which the progress line
+ * uses and which can only erase); the bidirectional and line-separator
+ * formatting characters (U+200E/F, U+2028/9, U+202A-E, U+2066-9) as \uHHHH;
+ * a line whose first non-blank characters are "::" gets a space between
+ * the colons, "##[" or "##v" one after the hashes, so no line can start a
+ * workflow command (GitHub's "::error::", "##[error]", Azure's "##vso[");
+ * a markdown heading stays; invalid UTF-8 becomes U+FFFD.
+ * Feed it any pieces: a sequence split across two feeds is held. */
+typedef struct gb_esc_log_state {
+  unsigned char held[4]; /* the start of a sequence not complete yet */
+  unsigned nheld;
+  unsigned lead; /* 0: only blanks on this line; 1: then ':'; 2: '#'; 4: "##"; 3: past */
+} gb_esc_log_state;
+
+gb_err gb_esc_log_feed(gb_esc_log_state *st, gb_buf *out, const char *p, size_t n);
+
+/* The end of the stream: whatever is held is written (as U+FFFD). */
+gb_err gb_esc_log_end(gb_esc_log_state *st, gb_buf *out);
+
+/* One whole text through the same rules. */
+gb_err gb_esc_log(gb_buf *out, const char *s);
+
+/* A stream that writes through gb_esc_log_feed to fp (flushed at each
+ * write), or NULL when one cannot be made. main() puts stderr, and stdout
+ * for text output, behind it. */
+FILE *gb_esc_stream(FILE *fp);
 
 #endif

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -420,4 +421,65 @@ gb_err gb_output_check_dir(const char *dir, const char *const suffixes[], const 
   }
   free(rdir);
   return e;
+}
+
+/* ---- file names from data ---- */
+
+static uint64_t stem_hash(const char *s, bool fold) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (fold && c >= 'A' && c <= 'Z') c = (unsigned char)(c - 'A' + 'a');
+    h = (h ^ c) * 1099511628211ull;
+  }
+  return h;
+}
+
+/* The slot of name (compared without case): its own or the empty one. */
+static size_t stem_slot(const gb_stem_set *set, const char *name) {
+  size_t j = stem_hash(name, true) & (set->cap - 1);
+  while (set->slot[j] && strcasecmp(set->slot[j], name) != 0) j = (j + 1) & (set->cap - 1);
+  return j;
+}
+
+static gb_err stem_grow(gb_stem_set *set) {
+  if (set->cap && 2 * (set->n + 1) <= set->cap) return GB_OK;
+  size_t cap = set->cap ? set->cap * 2 : 64;
+  gb_stem_set bigger = {calloc(cap, sizeof(char *)), cap, set->n};
+  if (!bigger.slot) return gb_fail(GB_E_NOMEM, "out of memory for file names");
+  for (size_t i = 0; i < set->cap; i++)
+    if (set->slot[i]) bigger.slot[stem_slot(&bigger, set->slot[i])] = set->slot[i];
+  free(set->slot);
+  *set = bigger;
+  return GB_OK;
+}
+
+gb_err gb_stem_unique(gb_stem_set *set, const char *key, char buf[GB_STEM_MAX]) {
+  gb_err e = stem_grow(set);
+  if (e) return e;
+  size_t len = strlen(key), n = 0;
+  for (size_t i = 0; i < len && n < GB_STEM_MAX - 1; i++) {
+    char c = key[i];
+    bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+                c == '_';
+    buf[n++] = keep ? c : '_';
+  }
+  buf[n] = '\0';
+  if (len == 0 || len > 100 || set->slot[stem_slot(set, buf)]) {
+    n = n > 64 ? 64 : n;
+    snprintf(buf + n, GB_STEM_MAX - n, "-%016llx", (unsigned long long)stem_hash(key, false));
+    size_t base = strlen(buf);
+    for (unsigned k = 2; set->slot[stem_slot(set, buf)]; k++) snprintf(buf + base, GB_STEM_MAX - base, "-%u", k);
+  }
+  char *copy = strdup(buf);
+  if (!copy) return gb_fail(GB_E_NOMEM, "out of memory for file names");
+  set->slot[stem_slot(set, copy)] = copy;
+  set->n++;
+  return GB_OK;
+}
+
+void gb_stem_set_free(gb_stem_set *set) {
+  for (size_t i = 0; i < set->cap; i++) free(set->slot[i]);
+  free(set->slot);
+  *set = (gb_stem_set){0};
 }

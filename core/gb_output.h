@@ -89,4 +89,24 @@ gb_err gb_output_check(const char *out, const char *const inputs[], size_t n);
 gb_err gb_output_check_dir(const char *dir, const char *const suffixes[], const char *const inputs[],
                            size_t n);
 
+/* File names made from data (a figure's key as a plot's file name): every
+ * name a set gives out is portable (letters, digits, '-', '.', '_' only),
+ * bounded (at most GB_STEM_MAX - 1 bytes) and distinct from every other of
+ * the set compared without case (so two series never share a file, on a
+ * case-insensitive file system either). A short key made only of those
+ * characters keeps its form; others have the rest as '_'; a name that is
+ * too long, or taken, is cut to 64 bytes and gets "-" and 16 hex digits of
+ * a hash of the key, then "-2", "-3"... while still taken. */
+#define GB_STEM_MAX 112
+
+typedef struct gb_stem_set {
+  char **slot; /* open addressing, lower-cased names */
+  size_t cap, n;
+} gb_stem_set;
+
+/* Writes key's name into buf (GB_STEM_MAX bytes) and adds it to set. */
+gb_err gb_stem_unique(gb_stem_set *set, const char *key, char buf[GB_STEM_MAX]);
+
+void gb_stem_set_free(gb_stem_set *set);
+
 #endif

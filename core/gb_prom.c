@@ -104,15 +104,22 @@ typedef struct run_pick {
   const char *host, *gpu_type, *run_id;
   double newest; /* the run's newest row time (-inf when none parses) */
   const gb_row *info; /* a row of the run, for gpubench_run_info */
+  bool keep;          /* the newest run of its machine */
 } run_pick;
 
 typedef struct sample {
   char *family;  /* the metric name */
   char *labels;  /* {...} rendered */
   const char *help;
+  const char *benchmark, *metric; /* what the name was made from */
   double v;
   bool peak; /* a datasheet peak, not a figure */
 } sample;
+
+typedef struct samples {
+  sample *v;
+  size_t n, cap;
+} samples;
 
 static int cmp_sample(const void *a, const void *b) {
   const sample *x = a, *y = b;
@@ -131,26 +138,90 @@ static int cmp_run(const void *a, const void *b) {
   return c;
 }
 
-static bool same_machine(const run_pick *p, const gb_row *r) {
-  return strcmp(p->host, r->host) == 0 && strcmp(p->gpu_type, r->gpu_type) == 0;
+static uint64_t fnv_str(uint64_t h, const char *s) {
+  for (const unsigned char *p = (const unsigned char *)s;; p++) {
+    h = (h ^ *p) * 1099511628211ull;
+    if (!*p) return h;
+  }
 }
 
-static gb_err add_sample(sample **v, size_t *n, size_t *cap, const char *family, gb_buf *labels, const char *help,
-                         double value, bool peak) {
-  if (*n == *cap) {
-    size_t nc = *cap ? *cap * 2 : 256;
-    sample *p = realloc(*v, nc * sizeof *p);
-    if (!p) return gb_fail(GB_E_NOMEM, "out of memory for metrics");
-    *v = p;
-    *cap = nc;
+/* The slot of (host, gpu_type[, run_id]) in an open-addressing table of
+ * run indices + 1 (0: empty) of cap slots, a power of two: its own or the
+ * empty one where it goes. Linear in rows overall. */
+static size_t run_slot(const size_t *tab, size_t cap, const run_pick *runs, const gb_row *r, bool by_run) {
+  uint64_t h = fnv_str(fnv_str(1469598103934665603ull, r->host), r->gpu_type);
+  if (by_run) h = fnv_str(h, r->run_id);
+  size_t j = h & (cap - 1);
+  for (; tab[j]; j = (j + 1) & (cap - 1)) {
+    const run_pick *p = &runs[tab[j] - 1];
+    if (strcmp(p->host, r->host) == 0 && strcmp(p->gpu_type, r->gpu_type) == 0 &&
+        (!by_run || strcmp(p->run_id, r->run_id) == 0))
+      return j;
   }
-  char *f = strdup(family), *l = strndup(labels->data ? labels->data : "", labels->len);
+  return j;
+}
+
+/* Every (machine, run) with its newest time, the newest run of each machine
+ * marked keep, and each row's run (row_run[i]). */
+static gb_err pick_runs(const gb_results *res, run_pick **out, size_t *nruns, size_t **row_run) {
+  size_t cap = 16;
+  while (cap < 2 * res->nrows) cap *= 2;
+  size_t *tab = calloc(cap, sizeof *tab), *mach = calloc(cap, sizeof *mach);
+  run_pick *runs = malloc(res->nrows * sizeof *runs);
+  *row_run = malloc(res->nrows * sizeof **row_run);
+  gb_err e = tab && mach && runs && *row_run ? GB_OK : gb_fail(GB_E_NOMEM, "out of memory for runs");
+  size_t n = 0;
+  for (size_t i = 0; i < res->nrows && !e; i++) {
+    const gb_row *r = &res->rows[i];
+    double t;
+    if (!gb_prom_parse_time(r->timestamp, &t)) t = -INFINITY;
+    size_t j = run_slot(tab, cap, runs, r, true);
+    if (!tab[j]) {
+      runs[n] = (run_pick){r->host, r->gpu_type, r->run_id, t, r, false};
+      tab[j] = ++n;
+    } else if (t > runs[tab[j] - 1].newest) {
+      runs[tab[j] - 1].newest = t;
+      runs[tab[j] - 1].info = r;
+    }
+    (*row_run)[i] = tab[j] - 1;
+  }
+  for (size_t i = 0; i < n && !e; i++) { /* the newest of each machine; ties by run_id */
+    size_t j = run_slot(mach, cap, runs, runs[i].info, false);
+    if (!mach[j]) {
+      mach[j] = i + 1;
+      continue;
+    }
+    const run_pick *k = &runs[mach[j] - 1];
+    if (runs[i].newest > k->newest || (runs[i].newest == k->newest && strcmp(runs[i].run_id, k->run_id) > 0))
+      mach[j] = i + 1;
+  }
+  for (size_t j = 0; j < cap && !e; j++)
+    if (mach[j]) runs[mach[j] - 1].keep = true;
+  free(tab);
+  free(mach);
+  *out = runs;
+  *nruns = n;
+  return e;
+}
+
+static gb_err add_sample(samples *s, const sample *proto, gb_buf *labels) {
+  if (s->n == s->cap) {
+    size_t nc = s->cap ? s->cap * 2 : 256;
+    sample *p = realloc(s->v, nc * sizeof *p);
+    if (!p) return gb_fail(GB_E_NOMEM, "out of memory for metrics");
+    s->v = p;
+    s->cap = nc;
+  }
+  char *f = strdup(proto->family), *l = strndup(labels->data ? labels->data : "", labels->len);
   if (!f || !l) {
     free(f);
     free(l);
     return gb_fail(GB_E_NOMEM, "out of memory for metrics");
   }
-  (*v)[(*n)++] = (sample){f, l, help, value, peak};
+  sample *d = &s->v[s->n++];
+  *d = *proto;
+  d->family = f;
+  d->labels = l;
   return GB_OK;
 }
 
@@ -162,119 +233,94 @@ static void size_label(const gb_row *r, char *buf, size_t n) {
     snprintf(buf, n, "%lld", (long long)r->bytes);
 }
 
-gb_err gb_prom_export_results(const gb_results *res, gb_buf *out, size_t *nsamples) {
-  if (nsamples) *nsamples = 0;
-  if (!res || res->nrows == 0) return gb_fail(GB_E_INPUT, "no results rows to export");
+/* The figure (and peak) samples of one row. */
+static gb_err row_samples(const gb_row *r, samples *s, gb_buf *lb) {
+  char bench[64], fam[256], peakfam[256], sz[96], count[16];
+  gb_prom_name(bench, sizeof bench, r->benchmark);
+  const gb_metric_desc *md = gb_desc_metric(r->benchmark, r->metric);
+  double scale = 1;
+  const char *help = "a gpubench figure (the metric is not in gpubench's table: value in the unit label)";
+  if (md) {
+    snprintf(fam, sizeof fam, "gpubench_%s_%s_%s", bench, md->quantity, md->base_unit);
+    snprintf(peakfam, sizeof peakfam, "gpubench_%s_%s_peak_%s", bench, md->quantity, md->base_unit);
+    scale = md->to_base;
+    help = md->help;
+  } else {
+    char met[64];
+    gb_prom_name(met, sizeof met, r->metric);
+    snprintf(fam, sizeof fam, "gpubench_%s_%s", bench, met);
+    snprintf(peakfam, sizeof peakfam, "gpubench_%s_%s_peak", bench, met);
+  }
+  size_label(r, sz, sizeof sz);
+  if (r->gpu_count > 0) snprintf(count, sizeof count, "%d", r->gpu_count);
+  else count[0] = '\0';
+  gb_prom_label L[] = {{"gpu_type", r->gpu_type}, {"host", r->host}, {"gpu_count", count},
+                       {"case", r->case_name},   {"dtype", r->dtype}, {"size", sz},
+                       {"variant", r->variant},  {"settings", r->settings},
+                       {"unit", md ? NULL : r->unit},
+                       {"status", gb_status_name(r->status)}};
+  size_t nl = sizeof L / sizeof L[0];
+  lb->len = 0;
+  gb_err e = put_labels(lb, L, nl);
+  sample p = {fam, NULL, help, r->benchmark, r->metric, r->value * scale, false};
+  if (!e) e = add_sample(s, &p, lb);
+  if (!e && !isnan(r->peak)) {
+    lb->len = 0;
+    e = put_labels(lb, L, nl - 1); /* the peak does not depend on the status */
+    p = (sample){peakfam, NULL, "datasheet or theoretical peak of the figure of the same labels",
+                 r->benchmark, r->metric, r->peak * scale, true};
+    if (!e) e = add_sample(s, &p, lb);
+  }
+  return e;
+}
+
+/* Two different figures (benchmark, metric, figure or peak) must never share
+ * a metric name: the second would pass for the first, or the two would be
+ * merged into one median. */
+static gb_err check_collision(const sample *first, const sample *x) {
+  if (strcmp(first->benchmark, x->benchmark) == 0 && strcmp(first->metric, x->metric) == 0 && first->peak == x->peak)
+    return GB_OK;
+  return gb_fail(GB_E_INPUT,
+                 "two different figures map onto the metric name %s: benchmark \"%s\" metric \"%s\"%s and "
+                 "benchmark \"%s\" metric \"%s\"%s; rename one in the results file",
+                 first->family, first->benchmark, first->metric, first->peak ? " (its peak)" : "", x->benchmark,
+                 x->metric, x->peak ? " (its peak)" : "");
+}
+
+/* Families in name order, each series the median of its rows. */
+static gb_err write_samples(samples *s, gb_buf *out, size_t *written) {
+  if (s->n) qsort(s->v, s->n, sizeof *s->v, cmp_sample); /* NULL when no row makes a sample */
+  const sample *first = NULL;
   gb_err e = GB_OK;
-  /* every (machine, run) with its newest time */
-  run_pick *runs = NULL;
-  size_t nruns = 0, rcap = 0;
-  sample *s = NULL;
-  size_t ns = 0, scap = 0;
-  gb_buf lb = {0};
-  for (size_t i = 0; i < res->nrows; i++) {
-    const gb_row *r = &res->rows[i];
-    double t;
-    if (!gb_prom_parse_time(r->timestamp, &t)) t = -INFINITY;
-    size_t j = nruns;
-    /* rows of one run are usually together: look from the end */
-    while (j > 0) {
-      const run_pick *p = &runs[j - 1];
-      if (same_machine(p, r) && strcmp(p->run_id, r->run_id) == 0) break;
-      j--;
-    }
-    if (j == 0) {
-      if (nruns == rcap) {
-        size_t nc = rcap ? rcap * 2 : 16;
-        run_pick *p = realloc(runs, nc * sizeof *p);
-        if (!p) {
-          e = gb_fail(GB_E_NOMEM, "out of memory for runs");
-          goto done;
-        }
-        runs = p;
-        rcap = nc;
-      }
-      runs[nruns++] = (run_pick){r->host, r->gpu_type, r->run_id, t, r};
-    } else if (t > runs[j - 1].newest) {
-      runs[j - 1].newest = t;
-      runs[j - 1].info = r;
-    }
-  }
-  if (nruns) qsort(runs, nruns, sizeof *runs, cmp_run); /* runs is NULL with no row */
-  /* keep the newest run of each machine: compact runs[] to one per machine */
-  size_t nm = 0;
-  for (size_t i = 0; i < nruns; i++) {
-    if (nm > 0 && same_machine(&runs[nm - 1], runs[i].info)) {
-      run_pick *k = &runs[nm - 1];
-      if (runs[i].newest > k->newest || (runs[i].newest == k->newest && strcmp(runs[i].run_id, k->run_id) > 0))
-        *k = runs[i];
-    } else {
-      runs[nm++] = runs[i];
-    }
-  }
-  for (size_t i = 0; i < res->nrows && !e; i++) {
-    const gb_row *r = &res->rows[i];
-    size_t j = 0;
-    while (j < nm && !(same_machine(&runs[j], r) && strcmp(runs[j].run_id, r->run_id) == 0)) j++;
-    if (j == nm || isnan(r->value)) continue;
-    char bench[64], fam[256], peakfam[256], sz[96], count[16];
-    gb_prom_name(bench, sizeof bench, r->benchmark);
-    const gb_metric_desc *md = gb_desc_metric(r->benchmark, r->metric);
-    double scale = 1;
-    const char *help = "a gpubench figure (the metric is not in gpubench's table: value in the unit label)";
-    if (md) {
-      snprintf(fam, sizeof fam, "gpubench_%s_%s_%s", bench, md->quantity, md->base_unit);
-      snprintf(peakfam, sizeof peakfam, "gpubench_%s_%s_peak_%s", bench, md->quantity, md->base_unit);
-      scale = md->to_base;
-      help = md->help;
-    } else {
-      char met[64];
-      gb_prom_name(met, sizeof met, r->metric);
-      snprintf(fam, sizeof fam, "gpubench_%s_%s", bench, met);
-      snprintf(peakfam, sizeof peakfam, "gpubench_%s_%s_peak", bench, met);
-    }
-    size_label(r, sz, sizeof sz);
-    if (r->gpu_count > 0) snprintf(count, sizeof count, "%d", r->gpu_count);
-    else count[0] = '\0';
-    gb_prom_label L[] = {{"gpu_type", r->gpu_type}, {"host", r->host}, {"gpu_count", count},
-                         {"case", r->case_name},   {"dtype", r->dtype}, {"size", sz},
-                         {"variant", r->variant},  {"settings", r->settings},
-                         {"unit", md ? NULL : r->unit},
-                         {"status", gb_status_name(r->status)}};
-    size_t nl = sizeof L / sizeof L[0];
-    lb.len = 0;
-    e = put_labels(&lb, L, nl);
-    if (!e) e = add_sample(&s, &ns, &scap, fam, &lb, help, r->value * scale, false);
-    if (!e && !isnan(r->peak)) {
-      lb.len = 0;
-      e = put_labels(&lb, L, nl - 1); /* the peak does not depend on the status */
-      if (!e)
-        e = add_sample(&s, &ns, &scap, peakfam, &lb, "datasheet or theoretical peak of the figure of the same labels",
-                       r->peak * scale, true);
-    }
-  }
-  if (e) goto done;
-  if (ns) qsort(s, ns, sizeof *s, cmp_sample); /* s is NULL when no row makes a sample */
-  const char *last = NULL;
-  size_t written = 0;
-  for (size_t i = 0; i < ns && !e;) {
+  for (size_t i = 0; i < s->n && !e;) {
+    sample *v = s->v;
     size_t j = i + 1;
-    while (j < ns && strcmp(s[j].family, s[i].family) == 0 && strcmp(s[j].labels, s[i].labels) == 0) j++;
+    while (j < s->n && strcmp(v[j].family, v[i].family) == 0 && strcmp(v[j].labels, v[i].labels) == 0) j++;
     /* one series: the median of its rows (sorted by value) */
     size_t c = j - i;
-    double v = c % 2 ? s[i + c / 2].v : (s[i + c / 2 - 1].v + s[i + c / 2].v) / 2;
-    if (!last || strcmp(last, s[i].family) != 0) {
-      e = gb_prom_put_family(out, s[i].family, "gauge", s[i].help);
-      last = s[i].family;
+    double m = c % 2 ? v[i + c / 2].v : (v[i + c / 2 - 1].v + v[i + c / 2].v) / 2;
+    if (!first || strcmp(first->family, v[i].family) != 0) {
+      e = gb_prom_put_family(out, v[i].family, "gauge", v[i].help);
+      first = &v[i];
     }
+    for (size_t k = i; k < j && !e; k++) e = check_collision(first, &v[k]);
     char num[64];
-    fmt_value(num, sizeof num, v);
-    if (!e) e = gb_buf_printf(out, "%s%s %s\n", s[i].family, s[i].labels, num);
-    if (!s[i].peak) written++;
+    fmt_value(num, sizeof num, m);
+    if (!e) e = gb_buf_printf(out, "%s%s %s\n", v[i].family, v[i].labels, num);
+    if (!v[i].peak) (*written)++;
     i = j;
   }
-  if (!e) e = gb_prom_put_family(out, "gpubench_run_info", "gauge",
-                                 "the newest run of each machine: versions of its driver, CUDA and libraries (value 1)");
+  return e;
+}
+
+/* gpubench_run_info and gpubench_run_timestamp_seconds of the kept runs. */
+static gb_err write_runs(run_pick *runs, size_t nruns, gb_buf *out) {
+  size_t nm = 0;
+  for (size_t i = 0; i < nruns; i++)
+    if (runs[i].keep) runs[nm++] = runs[i];
+  if (nm) qsort(runs, nm, sizeof *runs, cmp_run);
+  gb_err e = gb_prom_put_family(out, "gpubench_run_info", "gauge",
+                                "the newest run of each machine: versions of its driver, CUDA and libraries (value 1)");
   for (size_t i = 0; i < nm && !e; i++) {
     const gb_row *r = runs[i].info;
     gb_prom_label L[] = {{"run_id", r->run_id}, {"host", r->host},     {"gpu_type", r->gpu_type},
@@ -290,14 +336,33 @@ gb_err gb_prom_export_results(const gb_results *res, gb_buf *out, size_t *nsampl
     gb_prom_label L[] = {{"run_id", runs[i].run_id}, {"host", runs[i].host}, {"gpu_type", runs[i].gpu_type}};
     e = gb_prom_put_sample(out, "gpubench_run_timestamp_seconds", L, 3, runs[i].newest);
   }
-  if (nsamples) *nsamples = written;
-done:
-  for (size_t i = 0; i < ns; i++) {
-    free(s[i].family);
-    free(s[i].labels);
+  return e;
+}
+
+gb_err gb_prom_export_results(const gb_results *res, gb_buf *out, size_t *nsamples) {
+  if (nsamples) *nsamples = 0;
+  if (!res || res->nrows == 0) return gb_fail(GB_E_INPUT, "no results rows to export");
+  run_pick *runs = NULL;
+  size_t nruns = 0, *row_run = NULL, written = 0;
+  samples s = {0};
+  gb_buf lb = {0};
+  gb_err e = pick_runs(res, &runs, &nruns, &row_run);
+  for (size_t i = 0; i < res->nrows && !e; i++) {
+    const gb_row *r = &res->rows[i];
+    if (runs[row_run[i]].keep && !isnan(r->value)) e = row_samples(r, &s, &lb);
   }
-  free(s);
+  size_t mark = out->len;
+  if (!e) e = write_samples(&s, out, &written);
+  if (!e) e = write_runs(runs, nruns, out);
+  if (e) out->len = mark;
+  else if (nsamples) *nsamples = written;
+  for (size_t i = 0; i < s.n; i++) {
+    free(s.v[i].family);
+    free(s.v[i].labels);
+  }
+  free(s.v);
   free(runs);
+  free(row_run);
   gb_buf_free(&lb);
   return e;
 }

@@ -33,10 +33,33 @@ static char *run(gb_err (*f)(gb_buf *, const char *), const char *s) {
   return b.data;
 }
 
+/* The terminal/log text: no ESC but in "ESC [ K", no C0 control but tab,
+ * LF, CR, no line whose first non-blank characters are "::" or "##[", and
+ * the same text when fed in two pieces cut anywhere. */
+static void check_log(const char *m, const char *s) {
+  for (const char *p = m; *p; p++) {
+    unsigned char c = (unsigned char)*p;
+    FUZZ_ASSERT(c >= 0x20 || c == '\t' || c == '\n' || c == '\r' || (c == 0x1B && strncmp(p, "\x1B[K", 3) == 0));
+    FUZZ_ASSERT(c != 0x7F);
+    if (p == m || p[-1] == '\n' || p[-1] == '\r') {
+      const char *q = p + strspn(p, " \t");
+      FUZZ_ASSERT(strncmp(q, "::", 2) != 0 && strncmp(q, "##[", 3) != 0);
+    }
+  }
+  size_t n = strlen(s), cut = n ? (unsigned char)s[0] % (n + 1) : 0;
+  gb_esc_log_state st = {0};
+  gb_buf b = {0};
+  FUZZ_ASSERT(gb_esc_log_feed(&st, &b, s, cut) == GB_OK);
+  FUZZ_ASSERT(gb_esc_log_feed(&st, &b, s + cut, n - cut) == GB_OK);
+  FUZZ_ASSERT(gb_esc_log_end(&st, &b) == GB_OK);
+  FUZZ_ASSERT(b.len == strlen(m) && (b.len == 0 || memcmp(b.data, m, b.len) == 0));
+  gb_buf_free(&b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *s = fuzz_text(data, size);
   char *m = run(gb_esc_markdown, s);
-  FUZZ_ASSERT(!strstr(m, "::") && !strpbrk(m, "\n\r<>"));
+  FUZZ_ASSERT(!strstr(m, "::") && !strpbrk(m, "\n\r<>") && !strstr(m, "]("));
   for (const char *p = m; *p; p++) {
     FUZZ_ASSERT((unsigned char)*p >= 0x20 && *p != 0x7f);
     if (*p == '\\') {
@@ -49,11 +72,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   free(m);
   m = run(gb_esc_markdown_text, s);
-  FUZZ_ASSERT(!strstr(m, "::") && !strpbrk(m, "\r<>"));
+  FUZZ_ASSERT(!strstr(m, "::") && !strpbrk(m, "\r<>") && !strstr(m, "]("));
   free(m);
   m = run(gb_esc_line, s);
   FUZZ_ASSERT(!strstr(m, "::"));
   for (const char *p = m; *p; p++) FUZZ_ASSERT((unsigned char)*p >= 0x20 && *p != 0x7f);
+  free(m);
+  m = run(gb_esc_log, s);
+  check_log(m, s);
   free(m);
   m = run(gb_esc_markdown_code, s);
   FUZZ_ASSERT(!strstr(m, "::") && !strpbrk(m, "\n\r`"));

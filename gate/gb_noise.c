@@ -454,7 +454,8 @@ static gb_err acc_add(class_acc **accs, size_t *nacc, size_t *cap, const gb_row 
 /* sigma of a figure: its own spread s (df degrees of freedom) shrunk
  * towards the class's c with a prior worth NU0 runs, times the safety factor. */
 static double shrunk(double c, double s, size_t df) {
-  return GB_NOISE_SAFETY * sqrt((GB_NOISE_NU0 * c * c + (double)df * s * s) / (GB_NOISE_NU0 + (double)df));
+  double v = GB_NOISE_SAFETY * sqrt((GB_NOISE_NU0 * c * c + (double)df * s * s) / (GB_NOISE_NU0 + (double)df));
+  return v > 1e-4 ? v : 1e-4; /* the class floors' minimum: a floor file holds no 0 (found by fuzz_noise_runs) */
 }
 
 /* The robust sigma of pooled |ln ratio| pairs (before the safety factor). */

@@ -26,7 +26,7 @@
 
 gb_monitor_opts gb_monitor_defaults(void) {
   return (gb_monitor_opts){.listen = "127.0.0.1:9841", .interval_ms = 1000, .max_connections = 512,
-                           .timeout_s = 10, .threads = 4};
+                           .timeout_s = 10, .deadline_s = 30, .threads = 4};
 }
 
 /* ---- rendering ---- */
@@ -132,8 +132,22 @@ gb_err gb_monitor_render_telemetry(const gb_telemetry *t, gb_buf *out) {
 
 /* ---- sampling ---- */
 
+/* A connection the watchdog times: libmicrohttpd's own timeout is an idle
+ * one, which a client sending a byte now and then never meets. */
+typedef struct conn_slot {
+  struct MHD_Connection *c; /* NULL: free */
+  int fd;
+  double start;
+} conn_slot;
+
 struct gb_monitor {
   gb_monitor_opts o;
+  conn_slot *conns; /* max_connections + 16 slots, under cmu */
+  size_t nslots;
+  pthread_mutex_t cmu;
+  pthread_t watchdog;
+  bool watchdog_started;
+  atomic_ullong cut; /* connections closed at their deadline */
   struct MHD_Daemon *d;
   int fd, port;
   pthread_t sampler;
@@ -473,12 +487,71 @@ static gb_err listen_on(const char *spec, int *fd_out, int *port_out) {
   return GB_OK;
 }
 
+/* ---- the per-connection deadline ---- */
+
+static void notify_conn(void *cls, struct MHD_Connection *c, void **ctx, enum MHD_ConnectionNotificationCode code) {
+  gb_monitor *m = cls;
+  pthread_mutex_lock(&m->cmu);
+  if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    for (size_t i = 0; ci && i < m->nslots; i++)
+      if (!m->conns[i].c) {
+        m->conns[i] = (conn_slot){c, ci->connect_fd, now_s()};
+        *ctx = &m->conns[i];
+        break;
+      }
+  } else if (*ctx) { /* closed: libmicrohttpd closes the socket after telling */
+    ((conn_slot *)*ctx)->c = NULL;
+    *ctx = NULL;
+  }
+  pthread_mutex_unlock(&m->cmu);
+}
+
+/* Every quarter of the deadline (at most 250 ms), shuts down the socket of
+ * each connection older than the deadline: libmicrohttpd then sees the end
+ * of the stream and closes it, whatever the client trickles. */
+static void *watchdog_main(void *arg) {
+  gb_monitor *m = arg;
+  double tick = m->o.deadline_s / 4.0 < 0.25 ? m->o.deadline_s / 4.0 : 0.25;
+  pthread_mutex_lock(&m->mu);
+  while (!m->stop) {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    long ns = until.tv_nsec + (long)(tick * 1e9);
+    until.tv_sec += ns / 1000000000L;
+    until.tv_nsec = ns % 1000000000L;
+    pthread_cond_timedwait(&m->cv, &m->mu, &until);
+    if (m->stop) break;
+    double now = now_s();
+    pthread_mutex_lock(&m->cmu);
+    for (size_t i = 0; i < m->nslots; i++) {
+      conn_slot *c = &m->conns[i];
+      if (c->c && c->fd >= 0 && now - c->start > m->o.deadline_s) {
+        shutdown(c->fd, SHUT_RDWR);
+        c->fd = -1; /* once */
+        atomic_fetch_add(&m->cut, 1);
+      }
+    }
+    pthread_mutex_unlock(&m->cmu);
+  }
+  pthread_mutex_unlock(&m->mu);
+  return NULL;
+}
+
 gb_err gb_monitor_start(const gb_monitor_opts *o, gb_monitor **out) {
   *out = NULL;
   gb_monitor *m = calloc(1, sizeof *m);
   if (!m) return gb_fail(GB_E_NOMEM, "out of memory");
   m->o = *o;
   m->fd = -1;
+  if (m->o.deadline_s <= 0) m->o.deadline_s = gb_monitor_defaults().deadline_s;
+  m->nslots = (size_t)(o->max_connections > 0 ? o->max_connections : 1) + 16;
+  m->conns = calloc(m->nslots, sizeof *m->conns);
+  if (!m->conns) {
+    free(m);
+    return gb_fail(GB_E_NOMEM, "out of memory");
+  }
+  pthread_mutex_init(&m->cmu, NULL);
   pthread_mutex_init(&m->mu, NULL);
   pthread_cond_init(&m->cv, NULL);
   gb_err e = listen_on(o->listen, &m->fd, &m->port);
@@ -492,12 +565,20 @@ gb_err gb_monitor_start(const gb_monitor_opts *o, gb_monitor **out) {
     return gb_fail(GB_E_INTERNAL, "cannot start the sampler thread");
   }
   m->sampler_started = true;
+  if (pthread_create(&m->watchdog, NULL, watchdog_main, m) != 0) {
+    gb_monitor_stop(m);
+    return gb_fail(GB_E_INTERNAL, "cannot start the connection watchdog thread");
+  }
+  m->watchdog_started = true;
   unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD;
+  /* MHD_OPTION_PER_IP_CONNECTION_LIMIT 0 is libmicrohttpd's own "no limit" */
   m->d = MHD_start_daemon(flags, 0, NULL, NULL, handle, m, MHD_OPTION_LISTEN_SOCKET, m->fd,
+                          MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)(o->max_per_client > 0 ? o->max_per_client : 0),
                           MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(o->threads > 1 ? o->threads : 1),
                           MHD_OPTION_CONNECTION_LIMIT, (unsigned)o->max_connections,
                           MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->timeout_s,
-                          MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32768, MHD_OPTION_END);
+                          MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32768, MHD_OPTION_NOTIFY_CONNECTION,
+                          notify_conn, m, MHD_OPTION_END);
   if (!m->d) {
     gb_monitor_stop(m);
     return gb_fail(GB_E_IO, "cannot start the HTTP server on %s (libmicrohttpd)", o->listen);
@@ -519,9 +600,12 @@ void gb_monitor_stop(gb_monitor *m) {
     pthread_mutex_unlock(&m->mu);
     pthread_join(m->sampler, NULL);
   }
+  if (m->watchdog_started) pthread_join(m->watchdog, NULL);
   free(m->page);
   gb_buf_free(&m->results_text);
   pthread_mutex_destroy(&m->mu);
   pthread_cond_destroy(&m->cv);
+  pthread_mutex_destroy(&m->cmu);
+  free(m->conns);
   free(m);
 }

@@ -8,9 +8,11 @@
  * changed (or its last read failed) every interval_ms and renders the whole
  * page once; a scrape copies that page, so it costs a copy of a few KB and
  * never waits on NVML or the disk. The HTTP side is libmicrohttpd's internal
- * threads (a pool of `threads`, epoll), with a connection limit and a
- * per-connection idle timeout, so a slow or silent client holds one
- * connection slot until it times out and blocks no one else.
+ * threads (a pool of `threads`, epoll), with a connection limit
+ * (max_connections), a per-connection idle timeout (timeout_s) and a total
+ * deadline per connection (deadline_s, kept by a watchdog thread that shuts
+ * the socket down), so a slow, silent or trickling client holds one
+ * connection slot for at most deadline_s and blocks no one else.
  * docs/monitoring.md lists every metric and its DCGM exporter counterpart. */
 #ifndef GB_MONITOR_H
 #define GB_MONITOR_H
@@ -30,6 +32,8 @@ typedef struct gb_monitor_opts {
   int interval_ms;     /* sampling period */
   int max_connections;
   int timeout_s;       /* idle time after which a connection is closed */
+  int deadline_s;      /* total time a connection may stay open, however it trickles */
+  int max_per_client;  /* connections from one address at once (0: only max_connections) */
   int threads;         /* HTTP worker threads */
   bool no_nvml;        /* do not load NVML (tests): gpubench_up 0, reason "disabled" */
 } gb_monitor_opts;

@@ -11,7 +11,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 secs=${1:-60}
 shift || true
-all=(fuzz_csv fuzz_results fuzz_ini fuzz_escape fuzz_prom fuzz_measured fuzz_specs fuzz_prices fuzz_workload fuzz_gate_config fuzz_noise fuzz_planfile fuzz_cli)
+all=(fuzz_csv fuzz_results fuzz_ini fuzz_escape fuzz_prom fuzz_measured fuzz_specs fuzz_prices fuzz_workload fuzz_gate_config fuzz_noise fuzz_planfile fuzz_cli
+     fuzz_plan_inputs fuzz_merge fuzz_noise_runs fuzz_monitor_http)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
@@ -36,9 +37,30 @@ seed_files() {
     fuzz_escape) ls fuzz/seeds/escape/* ;;
     fuzz_planfile) ls tests/fixtures/report_plan.csv tests/fixtures/report_sensitivity.csv ;;
     fuzz_cli) ls fuzz/seeds/cli/* ;;
+    fuzz_noise_runs) ls tests/fixtures/gate_*.csv tests/fixtures/aa/*.csv ;;
+    fuzz_monitor_http) ls fuzz/seeds/monitor_http/* ;;
   esac
   # inputs of crashes found earlier, kept as regression tests
   ls tests/fixtures/"${1}"_* 2>/dev/null || true
+}
+
+# joined_seeds TARGET DIR: seeds of the targets that take several files in one
+# input, joined at "----" lines
+joined_seeds() {
+  local i=0 w p
+  case "$1" in
+    fuzz_plan_inputs)
+      for w in data/workloads/*.ini; do
+        for p in data/prices*.csv; do
+          { cat "$w"; printf '\n----\n'; head -n 40 "$p"; } >"$2/joined$i"
+          i=$((i + 1))
+        done
+      done ;;
+    fuzz_merge)
+      { cat tests/fixtures/gate_base.csv; printf -- '----\n'; cat tests/fixtures/gate_cur.csv; } >"$2/joined0"
+      { cat tests/fixtures/results_good.csv; printf -- '----\n'; cat tests/fixtures/results_good.csv; printf -- '----\n'
+        head -c 300 tests/fixtures/results_good.csv; } >"$2/joined1" ;;
+  esac
 }
 
 mkdir -p build-fuzz/artifacts
@@ -50,6 +72,7 @@ for t in "${targets[@]}"; do
   rm -rf "$seeds"
   mkdir -p "$seeds" "$corpus"
   seed_files "$t" | while read -r f; do cp "$f" "$seeds/"; done
+  joined_seeds "$t" "$seeds"
   case "$t" in
     fuzz_csv | fuzz_results | fuzz_prom | fuzz_measured | fuzz_planfile) max_len=65536 ;;
     *) max_len=8192 ;;

@@ -62,21 +62,10 @@ static bool exists(const char *path) { return access(path, F_OK) == 0; }
 /* Runs gpubench with the arguments (NULL-terminated); its output goes to
  * *out (malloc'd). Returns the exit status. */
 static int gpubench(char **out, ...) {
-  const char *exe = gb_test_gpubench();
-  ck_assert_msg(exe != NULL, "gpubench was not built");
-  char *argv[64];
-  int argc = 0;
-  argv[argc++] = (char *)exe;
   va_list ap;
   va_start(ap, out);
-  for (char *a; (a = va_arg(ap, char *)) != NULL && argc < 63;) argv[argc++] = a;
+  int rc = gb_test_gpubench_va(tpath("gpubench.log"), out, ap);
   va_end(ap);
-  argv[argc] = NULL;
-  const char *log = tpath("gpubench.log");
-  int rc = gb_test_run(argv, log);
-  ck_assert_int_ge(rc, 0);
-  *out = gb_test_slurp(log, NULL);
-  ck_assert_ptr_nonnull(*out);
   return rc;
 }
 

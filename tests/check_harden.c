@@ -3,7 +3,9 @@
  * merge keys, fleet campaigns, control text from data, names, peers that
  * misbehave. Each test failed before its fix. */
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
+#include <strings.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #include "gb_csv.h"
+#include "gb_escape.h"
 #include "gb_output.h"
 #include "gb_prom.h"
 #include "gb_results.h"
@@ -43,21 +46,10 @@ static void setup(void) {
 /* Runs gpubench with the arguments (NULL-terminated); its stdout and stderr
  * go to *out (malloc'd). Returns the exit status. */
 static int gpubench(char **out, ...) {
-  const char *exe = gb_test_gpubench();
-  ck_assert_msg(exe != NULL, "gpubench was not built");
-  char *argv[64];
-  int argc = 0;
-  argv[argc++] = (char *)exe;
   va_list ap;
   va_start(ap, out);
-  for (char *a; (a = va_arg(ap, char *)) != NULL && argc < 63;) argv[argc++] = a;
+  int rc = gb_test_gpubench_va(tpath("gpubench.log"), out, ap);
   va_end(ap);
-  argv[argc] = NULL;
-  const char *log = tpath("gpubench.log");
-  int rc = gb_test_run(argv, log);
-  ck_assert_int_ge(rc, 0);
-  *out = gb_test_slurp(log, NULL);
-  ck_assert_ptr_nonnull(*out);
   return rc;
 }
 
@@ -271,6 +263,308 @@ START_TEST(test_guard_api) {
 }
 END_TEST
 
+/* ---- (c) control text from data ---- */
+
+/* No escape byte, no line whose first non-blank characters start a workflow
+ * command, no bidi override: what a terminal or a CI log may be shown. */
+static void expect_log_safe(const char *what, const char *text) {
+  ck_assert_msg(strchr(text, 0x1B) == NULL, "%s: an ESC byte reached the output:\n%.2000s", what, text);
+  ck_assert_msg(strstr(text, "\xE2\x80\xAE") == NULL, "%s: a bidi override reached the output", what);
+  for (const char *l = text; l; l = strchr(l, '\n')) {
+    l += *l == '\n';
+    const char *p = l + strspn(l, " \t\r");
+    ck_assert_msg(strncmp(p, "::", 2) != 0 && strncmp(p, "##[", 3) != 0 && strncmp(p, "##v", 3) != 0, "%s: a line starts a workflow command: %.200s",
+                  what, p);
+  }
+}
+
+static void expect_markdown_safe(const char *path) {
+  char *md = snap(path);
+  expect_log_safe(path, md);
+  EXPECT_NOT(md, "<img");
+  EXPECT_NOT(md, "](javascript");
+  free(md);
+}
+
+/* Fields carrying ESC [, OSC, "\n::error::", a tag, a javascript: link and a
+ * bidi override, in every command that quotes data: in a message (a value
+ * that does not read, quoted) or in its text output. Before, the raw bytes
+ * reached stderr of compare, noise, merge, history, report, fleet and plan. */
+START_TEST(test_hostile_fields_in_messages) {
+  data_dir();
+  const char *bad = tpath("bad.csv"), *hostile = tpath("hostile.csv"), *base = tpath("base.csv");
+  copy_file(gb_fixture("hostile_value.csv"), bad);
+  copy_file(gb_fixture("hostile_fields.csv"), hostile);
+  copy_file(gb_fixture("gate_base.csv"), base);
+  const char *wl = dpath("workloads/training-7b.ini"), *o = tpath("o.csv"), *rep = tpath("rep");
+  char *const runs[][8] = {
+      {"compare", (char *)base, (char *)bad, NULL},
+      {"compare", (char *)base, (char *)hostile, NULL},
+      {"noise", (char *)bad, (char *)hostile, "--out", (char *)o, NULL},
+      {"merge", (char *)bad, (char *)hostile, "--out", (char *)o, NULL},
+      {"merge", (char *)hostile, (char *)base, (char *)hostile, "--out", (char *)o, NULL},
+      {"history", (char *)bad, (char *)hostile, NULL},
+      {"history", (char *)hostile, (char *)hostile, (char *)hostile, NULL},
+      {"report", (char *)bad, "--out", (char *)rep, NULL},
+      {"fleet", (char *)bad, NULL},
+      {"fleet", (char *)hostile, NULL},
+      {"plan", (char *)wl, "--measured", (char *)bad, NULL},
+  };
+  for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+    char *out;
+    char *const *a = runs[i];
+    int rc = gpubench(&out, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
+    ck_assert_msg(rc >= 0 && rc <= 3, "%s: exit %d", a[0], rc);
+    if (a[1] == bad) EXPECT_HAS(out, "not a finite number");
+    expect_log_safe(a[0], out);
+    free(out);
+  }
+}
+END_TEST
+
+/* The markdown outputs of a hostile results file carry no tag and no link. */
+START_TEST(test_hostile_fields_in_markdown) {
+  const char *hostile = tpath("hostile.csv"), *md = tpath("gate.md"), *rep = tpath("rep");
+  copy_file(gb_fixture("hostile_fields.csv"), hostile);
+  char *out;
+  int rc = gpubench(&out, "compare", (char *)hostile, (char *)hostile, "--markdown", (char *)md, NULL);
+  EXPECT_RC(rc, 0, out);
+  free(out);
+  expect_markdown_safe(md);
+  rc = gpubench(&out, "report", (char *)hostile, "--out", (char *)rep, NULL);
+  EXPECT_RC(rc, 0, out);
+  free(out);
+  expect_markdown_safe(tpath("rep/report.md"));
+  char *html = snap(tpath("rep/report.html"));
+  EXPECT_NOT(html, "<img");
+  ck_assert_ptr_null(strchr(html, 0x1B));
+  free(html);
+}
+END_TEST
+
+/* The stream sanitizer itself, fed in pieces that split its sequences. */
+START_TEST(test_log_stream_pieces) {
+  static const struct {
+    const char *in, *want;
+  } cases[] = {
+      {"a\x1B[31mb", "a\\x1B[31mb"},
+      {"\r\x1B[Kprogress", "\r\x1B[Kprogress"},
+      {"x\n::error::y", "x\n: :error::y"},
+      {"x\r  ::warning::y", "x\r  : :warning::y"},
+      {"##[error]x\n##vso[task]\n## head", "## [error]x\n## vso[task]\n## head"},
+      {"a::b :: c", "a::b :: c"},
+      {"\xC2\x9B" "2J", "\\x9B2J"},
+      {"\xE2\x80\xAE" "evil", "\\u202Eevil"},
+      {"bad\xFF\xC3", "bad\xEF\xBF\xBD\xEF\xBF\xBD"},
+      {"\x07\x7F\t", "\\x07\\x7F\t"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    for (size_t cut = 0; cut <= strlen(cases[i].in); cut++) {
+      gb_esc_log_state st = {0};
+      gb_buf b = {0};
+      ck_assert_int_eq(gb_esc_log_feed(&st, &b, cases[i].in, cut), GB_OK);
+      ck_assert_int_eq(gb_esc_log_feed(&st, &b, cases[i].in + cut, strlen(cases[i].in) - cut), GB_OK);
+      ck_assert_int_eq(gb_esc_log_end(&st, &b), GB_OK);
+      ck_assert_int_eq(gb_buf_puts(&b, ""), GB_OK);
+      ck_assert_msg(strcmp(b.data, cases[i].want) == 0, "case %zu cut %zu: \"%s\"", i, cut, b.data);
+      gb_buf_free(&b);
+    }
+}
+END_TEST
+
+/* ---- names ---- */
+
+/* A results file of rows of one run, each "benchmark,metric". */
+static const char *figures_file(const char *name, const char *const *bm, size_t n) {
+  const char *path = tpath(name);
+  char *head = snap(gb_fixture("results_good.csv"));
+  *strchr(head, '\n') = '\0';
+  gb_buf b = {0};
+  ck_assert_int_eq(gb_buf_printf(&b, "%s\n", head), GB_OK);
+  for (size_t i = 0; i < n; i++) {
+    char bench[64];
+    snprintf(bench, sizeof bench, "%s", bm[i]);
+    char *metric = strchr(bench, ','), *bang = strchr(bench, '!');
+    *metric++ = '\0';
+    if (bang) *bang = '\0'; /* "bench,metric!": the row has a peak */
+    ck_assert_int_eq(gb_buf_printf(&b,
+                                   "1,r1,2026-12-02T00:00:00Z,h,H200-SXM-141GB,NVIDIA H200,1,580.159.04,13.0,%s,c,"
+                                   "bf16,8192,8192,8192,,%s,u,%zu,30,1,2,0.1,ok,,1980,3201,60,650,,,%s,,x\n",
+                                   bench, metric, i + 1, bang ? "5" : ""),
+                     GB_OK);
+  }
+  ck_assert_int_eq(gb_test_write(path, b.data, b.len), 0);
+  gb_buf_free(&b);
+  free(head);
+  return path;
+}
+
+/* Two different figures never share a metric name (before: exit 0 and one
+ * series the median of both, or two series of one name in two units). */
+START_TEST(test_export_name_collisions) {
+  static const char *const pairs[][2] = {
+      {"my-bench,x", "my_bench,x"},                   /* names made the same by the name rule */
+      {"a,b_c", "a_b,c"},                             /* the benchmark/metric boundary */
+      {"gemm,tflops", "gemm,throughput_flops_per_second"}, /* a table name and an unknown metric */
+      {"membw,x_peak", "membw,x!"},                   /* a figure and another's peak */
+  };
+  for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+    const char *in = figures_file("c.csv", pairs[i], 2), *o = tpath("c.prom");
+    char *out;
+    int rc = gpubench(&out, "export", (char *)in, "--out", (char *)o, NULL);
+    EXPECT_RC(rc, 2, out);
+    EXPECT_HAS(out, "map onto the metric name");
+    free(out);
+  }
+  static const char *const fine[] = {"gemm,tflops", "membw,gbps", "fma,tflops", "x,y"};
+  const char *in = figures_file("f.csv", fine, 4);
+  char *out;
+  int rc = gpubench(&out, "export", (char *)in, "--out", (char *)tpath("f.prom"), NULL);
+  EXPECT_RC(rc, 0, out);
+  free(out);
+}
+END_TEST
+
+/* history --plot: keys that differ only in characters a file name cannot
+ * hold ("a/b", "a:b", "a?b", "A/b"), and a 600-byte case name, give one file
+ * each, portable and at most 255 bytes (before: the first three wrote one
+ * file, and the long name failed with "File name too long"). */
+START_TEST(test_history_plot_names) {
+  static const char *const cases[] = {"a/b", "a:b", "a?b", "A/b", NULL};
+  char longcase[601];
+  memset(longcase, 'x', 600);
+  longcase[600] = '\0';
+  char *head = snap(gb_fixture("gate_base.csv"));
+  *strchr(head, '\n') = '\0';
+  gb_buf b = {0};
+  ck_assert_int_eq(gb_buf_printf(&b, "%s\n", head), GB_OK);
+  for (int run = 1; run <= 3; run++)
+    for (int c = 0; c < 5; c++)
+      ck_assert_int_eq(gb_buf_printf(&b,
+                                     "1,r%d,2026-12-0%dT10:00:00Z,gpu07,H200-SXM-141GB,NVIDIA H200,1,580.159.04,13.0,"
+                                     "membw,%s,fp64,,,,1073741824,gbps,GB/s,%d,30,1,2,4,ok,,1980,3201,60,650,\n",
+                                     run, run, cases[c] ? cases[c] : longcase, 4000 + run * 10 + c),
+                       GB_OK);
+  const char *in = tpath("h.csv"), *dir = tpath("plots");
+  ck_assert_int_eq(gb_test_write(in, b.data, b.len), 0);
+  gb_buf_free(&b);
+  free(head);
+  setenv("GPUBENCH_GNUPLOT", "/nonexistent/gnuplot", 1); /* .dat and .gp only */
+  char *out;
+  int rc = gpubench(&out, "history", (char *)in, "--all", "--plot", (char *)dir, NULL);
+  unsetenv("GPUBENCH_GNUPLOT");
+  ck_assert_msg(rc == 0 || rc == 3, "exit %d:\n%s", rc, out); /* 3: too few runs to test */
+  EXPECT_HAS(out, "5 trend plots");
+  free(out);
+  DIR *d = opendir(dir);
+  ck_assert_ptr_nonnull(d);
+  int dats = 0;
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    if (e->d_name[0] == '.') continue;
+    ck_assert_uint_le(strlen(e->d_name), 255);
+    ck_assert_msg(strspn(e->d_name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._") ==
+                      strlen(e->d_name),
+                  "not a portable name: %s", e->d_name);
+    size_t l = strlen(e->d_name);
+    dats += l > 4 && strcmp(e->d_name + l - 4, ".dat") == 0;
+  }
+  closedir(d);
+  ck_assert_int_eq(dats, 5);
+  /* the naming itself: distinct without case, bounded */
+  gb_stem_set set = {0};
+  char n1[GB_STEM_MAX], n2[GB_STEM_MAX], n3[GB_STEM_MAX];
+  ck_assert_int_eq(gb_stem_unique(&set, "H200_x1", n1), GB_OK);
+  ck_assert_int_eq(gb_stem_unique(&set, "h200_X1", n2), GB_OK);
+  ck_assert_int_eq(gb_stem_unique(&set, longcase, n3), GB_OK);
+  ck_assert_str_eq(n1, "H200_x1");
+  ck_assert_int_ne(strcasecmp(n1, n2), 0);
+  ck_assert_uint_lt(strlen(n3), GB_STEM_MAX);
+  gb_stem_set_free(&set);
+}
+END_TEST
+
+/* The gate never passes a collapsed headline figure: 700 -> 0 TFLOP/s is
+ * "collapsed" and exit 1 (the rule is the gate's; this keeps the hostile
+ * input). */
+START_TEST(test_collapsed_headline_fails) {
+  const char *base = tpath("base.csv"), *cur = tpath("zero.csv");
+  copy_file(gb_fixture("gate_base.csv"), base);
+  copy_file(gb_fixture("hostile_zero_headline.csv"), cur);
+  char *out;
+  int rc = gpubench(&out, "compare", (char *)base, (char *)cur, NULL);
+  EXPECT_RC(rc, 1, out);
+  EXPECT_HAS(out, "collapsed");
+  free(out);
+}
+END_TEST
+
+/* Data on stdout (merge's CSV, export's exposition) goes out exactly as
+ * written into a pipe or file, but through the sanitizer on a terminal (a
+ * pseudo-terminal from script(1); skipped where there is none). Before, the
+ * 21 ESC bytes of the hostile file reached the terminal. */
+START_TEST(test_data_stdout_on_a_terminal) {
+  if (access("/usr/bin/script", X_OK) != 0) {
+    fprintf(stderr, "test_data_stdout_on_a_terminal: skipped: no /usr/bin/script\n");
+    return;
+  }
+  const char *hostile = tpath("hostile.csv"), *log = tpath("tty.log");
+  copy_file(gb_fixture("hostile_fields.csv"), hostile);
+  static const char *const cmds[] = {"merge", "export"};
+  for (size_t i = 0; i < 2; i++) {
+    char line[9000];
+    snprintf(line, sizeof line, "%s %s %s", gb_test_gpubench(), cmds[i], hostile);
+    char *argv[] = {"/usr/bin/script", "-qec", line, "/dev/null", NULL};
+    int rc = gb_test_run(argv, log);
+    char *out = gb_test_slurp(log, NULL);
+    ck_assert_ptr_nonnull(out);
+    EXPECT_RC(rc, 0, out);
+    ck_assert_msg(strlen(out) > 100, "%s: no output on the terminal", cmds[i]);
+    expect_log_safe(cmds[i], out);
+    free(out);
+  }
+  /* into a pipe or file the data is the data */
+  char *out;
+  int rc = gpubench(&out, "merge", (char *)hostile, NULL);
+  EXPECT_RC(rc, 0, out);
+  ck_assert_ptr_nonnull(strchr(out, 0x1B));
+  free(out);
+}
+END_TEST
+
+/* No link or image from a field in markdown, a dropped CR included. */
+START_TEST(test_markdown_no_links) {
+  static const char *const in[] = {"[a](javascript:alert(1))", "![x](http://e/x.png)", "[a]\r(javascript:x)"};
+  for (size_t i = 0; i < 3; i++) {
+    gb_buf a = {0}, b = {0};
+    ck_assert_int_eq(gb_esc_markdown(&a, in[i]), GB_OK);
+    ck_assert_int_eq(gb_esc_markdown_text(&b, in[i]), GB_OK);
+    ck_assert_int_eq(gb_buf_puts(&a, ""), GB_OK);
+    ck_assert_int_eq(gb_buf_puts(&b, ""), GB_OK);
+    ck_assert_msg(!strstr(a.data, "](") && !strstr(b.data, "]("), "%zu: \"%s\" / \"%s\"", i, a.data, b.data);
+    gb_buf_free(&a);
+    gb_buf_free(&b);
+  }
+}
+END_TEST
+
+/* noise writes only floors that compare reads: identical figures over runs
+ * on several cards gave a "cards" floor of sigma 0, which the floor reader
+ * refuses (found by fuzz_noise_runs; before: compare --noise exit 2,
+ * "sigma: not a positive number"). */
+START_TEST(test_noise_floors_read_back) {
+  const char *in = tpath("runs.csv"), *floors = tpath("floors.csv");
+  copy_file(gb_fixture("fuzz_noise_runs_zero_sigma.csv"), in);
+  char *out;
+  int rc = gpubench(&out, "noise", (char *)in, "--out", (char *)floors, NULL);
+  EXPECT_RC(rc, 0, out);
+  free(out);
+  rc = gpubench(&out, "compare", (char *)in, (char *)in, "--noise", (char *)floors, NULL);
+  ck_assert_msg(rc == 0 || rc == 3, "exit %d:\n%s", rc, out);
+  EXPECT_NOT(out, "not a positive number");
+  free(out);
+}
+END_TEST
+
 /* ---- (e) peers that misbehave ---- */
 
 START_TEST(test_push_url_crlf_and_credentials) {
@@ -343,6 +637,19 @@ static Suite *suite(void) {
   tcase_add_test(t, test_report_out_into_measured);
   tcase_add_test(t, test_run_out_onto_data);
   suite_add_tcase(s, t);
+  TCase *ctl = tcase_create("control text");
+  tcase_add_checked_fixture(ctl, setup, NULL);
+  tcase_set_timeout(ctl, 120);
+  tcase_add_test(ctl, test_log_stream_pieces);
+  tcase_add_test(ctl, test_markdown_no_links);
+  tcase_add_test(ctl, test_hostile_fields_in_messages);
+  tcase_add_test(ctl, test_hostile_fields_in_markdown);
+  tcase_add_test(ctl, test_export_name_collisions);
+  tcase_add_test(ctl, test_history_plot_names);
+  tcase_add_test(ctl, test_collapsed_headline_fails);
+  tcase_add_test(ctl, test_noise_floors_read_back);
+  tcase_add_test(ctl, test_data_stdout_on_a_terminal);
+  suite_add_tcase(s, ctl);
   TCase *net = tcase_create("network");
   tcase_add_checked_fixture(net, setup, NULL);
   tcase_set_timeout(net, 30);

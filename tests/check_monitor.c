@@ -37,10 +37,17 @@ static long rss_kb(void) {
   return kb;
 }
 
+static uint32_t g_source; /* the client's loopback address (host order), 0: any */
+
 static int connect_to(int port) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
                           .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  struct sockaddr_in src = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(g_source)};
+  if (fd >= 0 && g_source && bind(fd, (struct sockaddr *)&src, sizeof src) != 0) {
+    close(fd);
+    return -1;
+  }
   if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
     close(fd);
     return -1;
@@ -399,6 +406,88 @@ START_TEST(test_clients_that_never_read) {
 }
 END_TEST
 
+/* Slowloris: clients that trickle a header byte every 200 ms (never idle for
+ * the 2-s timeout) fill every connection slot. Each is cut at the 2-s
+ * deadline, so a normal scrape succeeds within the bound. Before, the slots
+ * stayed held for as long as the clients trickled: no scrape got through. */
+typedef struct trickle {
+  int fds[8];
+  int n;
+  double until;
+  int cut; /* connections the server closed */
+} trickle;
+
+static void *trickle_main(void *arg) {
+  trickle *t = arg;
+  const char hdr[] = "GET /metrics HTTP/1.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+  bool dead[8] = {0};
+  for (size_t k = 0; mono() < t->until; k++) {
+    for (int i = 0; i < t->n; i++) {
+      if (dead[i]) continue;
+      if (send(t->fds[i], hdr + k % (sizeof hdr - 1), 1, MSG_NOSIGNAL) != 1) dead[i] = true, t->cut++;
+    }
+    usleep(200000);
+  }
+  return NULL;
+}
+
+START_TEST(test_slowloris_deadline) {
+  gb_monitor_opts o = gb_monitor_defaults();
+  o.listen = "127.0.0.1:0";
+  o.no_nvml = true;
+  o.max_connections = 8;
+  o.timeout_s = 2;
+  o.deadline_s = 2;
+  o.threads = 2;
+  gb_monitor *m = NULL;
+  ck_assert_msg(gb_monitor_start(&o, &m) == GB_OK, "%s", gb_errmsg());
+  int port = gb_monitor_port(m);
+  trickle t = {.n = 8, .until = mono() + 8};
+  for (int i = 0; i < t.n; i++) ck_assert_int_ge(t.fds[i] = connect_to(port), 0);
+  pthread_t th;
+  ck_assert_int_eq(pthread_create(&th, NULL, trickle_main, &t), 0);
+  usleep(300000); /* every slot held */
+  double t0 = mono();
+  int code = 0;
+  while (code != 200 && mono() - t0 < 6) {
+    code = http(port, "GET", "/metrics", NULL);
+    if (code != 200) usleep(100000);
+  }
+  double took = mono() - t0;
+  pthread_join(th, NULL);
+  for (int i = 0; i < t.n; i++) close(t.fds[i]);
+  gb_monitor_stop(m);
+  ck_assert_msg(code == 200, "no scrape got through in %.1f s while 8 clients trickled", took);
+  ck_assert_msg(took < o.deadline_s + 1.5, "the scrape took %.1f s with a %d-s deadline", took, o.deadline_s);
+  ck_assert_int_eq(t.cut, t.n);
+}
+END_TEST
+
+/* --max-per-client: 4 silent clients from 127.0.0.1 take that address's 4
+ * slots; a fifth from it is refused at once, while a scrape from 127.0.0.2
+ * is served. */
+START_TEST(test_max_per_client) {
+  gb_monitor_opts o = gb_monitor_defaults();
+  o.listen = "0.0.0.0:0";
+  o.no_nvml = true;
+  o.max_per_client = 4;
+  gb_monitor *m = NULL;
+  ck_assert_msg(gb_monitor_start(&o, &m) == GB_OK, "%s", gb_errmsg());
+  int port = gb_monitor_port(m), fds[4];
+  g_source = 0x7F000001;
+  for (int i = 0; i < 4; i++) ck_assert_int_ge(fds[i] = connect_to(port), 0);
+  usleep(200000);
+  int from_same = http(port, "GET", "/healthz", NULL);
+  g_source = 0x7F000002;
+  int from_other = http(port, "GET", "/healthz", NULL);
+  g_source = 0;
+  for (int i = 0; i < 4; i++) close(fds[i]);
+  gb_monitor_stop(m);
+  ck_assert_int_eq(from_same, 0);
+  ck_assert_int_eq(from_other, 200);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("monitor");
   TCase *tc = tcase_create("core");
@@ -411,6 +500,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_results_partial_last_line);
   tcase_add_test(tc, test_200_concurrent_scrapes);
   tcase_add_test(tc, test_clients_that_never_read);
+  tcase_add_test(tc, test_slowloris_deadline);
+  tcase_add_test(tc, test_max_per_client);
   suite_add_tcase(s, tc);
   return s;
 }

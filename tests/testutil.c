@@ -178,3 +178,18 @@ int gb_test_xml_well_formed(const char *s) {
   }
   return depth == 0 && roots == 1;
 }
+
+int gb_test_gpubench_va(const char *log_path, char **out, va_list ap) {
+  const char *exe = gb_test_gpubench();
+  ck_assert_msg(exe != NULL, "gpubench was not built");
+  char *argv[64];
+  int argc = 0;
+  argv[argc++] = (char *)exe;
+  for (char *a; (a = va_arg(ap, char *)) != NULL && argc < 63;) argv[argc++] = a;
+  argv[argc] = NULL;
+  int rc = gb_test_run(argv, log_path);
+  ck_assert_int_ge(rc, 0);
+  *out = gb_test_slurp(log_path, NULL);
+  ck_assert_ptr_nonnull(*out);
+  return rc;
+}

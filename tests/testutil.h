@@ -3,6 +3,7 @@
 #define GB_TESTUTIL_H
 
 #include <check.h>
+#include <stdarg.h>
 #include <stddef.h>
 
 /* Runs one suite with Check's default fork mode; returns the exit code for
@@ -30,6 +31,12 @@ const char *gb_test_gpubench(void);
  * log_path (created or truncated) and waits. Returns the exit status, 128 +
  * the signal when killed, or -1 when it could not be started. */
 int gb_test_run(char *const argv[], const char *log_path);
+
+/* Runs the gpubench program (gb_test_gpubench) with the arguments in ap (a
+ * NULL-terminated list of char *, at most 62), stdout and stderr into
+ * log_path; *out gets the log's text (malloc'd). Asserts that it ran; returns
+ * its exit status. */
+int gb_test_gpubench_va(const char *log_path, char **out, va_list ap);
 
 /* A small XML well-formedness check (one root element, nested and matching
  * tags, quoted attributes, no raw '<' or stray '&', only the predefined or
