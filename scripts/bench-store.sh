@@ -13,7 +13,8 @@
 #   history gpubench history of one figure of one node over the year
 #   compare gpubench compare of the last night against the five before it
 # history and compare run REPEAT times (default 5) one after the other; each
-# time is printed and then the median. The import counts its own rows per
+# time is printed and then the medians of the wall-clock time and of the CPU
+# time (user + system: what the command itself cost, whatever else ran). The import counts its own rows per
 # second over the whole year (one process per night, as a nightly job does).
 # Usage: scripts/bench-store.sh [WORKDIR]  (WORKDIR keeps the generated CSVs,
 # the SQLite file and the PostgreSQL cluster between runs; default a
@@ -100,8 +101,9 @@ timed() {
   local wall rss
   wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; print s}' "$work/$name.err")
   rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.1f", $2 / 1024}' "$work/$name.err")
-  echo "$wall $rss" >>"$work/times-$name"
-  echo "$name: exit $rc, ${wall} s, peak ${rss} MB"
+  cpu=$(awk -F': ' '/User time|System time/ {s += $2} END {printf "%.2f", s}' "$work/$name.err")
+  echo "$wall $rss $cpu" >>"$work/times-$name"
+  echo "$name: exit $rc, ${wall} s (CPU ${cpu} s), peak ${rss} MB"
 }
 
 # REPEAT timed calls of one command, then "NAME median: S s, peak MB"
@@ -112,13 +114,15 @@ repeated() {
   for _ in $(seq "$REPEAT"); do timed "$name" "$@"; done
   sort -n "$work/times-$name" | awk -v name="$name" '{w[NR] = $1; if ($2 > m) m = $2}
     END {printf "%s median: %s s of %d (%s .. %s), peak %s MB\n", name, w[int((NR + 1) / 2)], NR, w[1], w[NR], m}'
+  sort -n -k3 "$work/times-$name" | awk -v name="$name" '{c[NR] = $3}
+    END {printf "%s median CPU time (user + system): %s s (%s .. %s)\n", name, c[int((NR + 1) / 2)], c[1], c[NR]}'
 }
 
 for engine in $ENGINES; do
   if [ "$engine" = postgresql ]; then
     [ -n "$pgbin" ] || { echo "no PostgreSQL server binaries (scripts/need-packages.sh postgresql)"; continue; }
     reuse=${REUSE:-0}
-    [ -f "$pgdata/imported" ] || reuse=0
+    [ -f "$pgdata/PG_VERSION" ] || reuse=0
     if [ "$reuse" = 0 ]; then
       rm -rf "$pgdata" "$sock"
       mkdir -p "$pgdata" "$sock"
@@ -148,18 +152,27 @@ for engine in $ENGINES; do
       { echo "import of $night failed"; tail -3 "$work/import-$engine.log"; exit 1; }
     rss=$(tail -1 "$work/import-$engine.rss")
     [ "$rss" -gt "$peak" ] && peak=$rss
+    echo "$night $(date +%s.%N)" >>"$work/import-$engine.progress" # when each night was in
   done
   secs=$(echo "$(date +%s.%N) - $start" | bc)
   [ "$reuse" = 1 ] && echo "import: skipped (REUSE=1): the store of a former call"
   [ "$reuse" = 1 ] || echo "import: $nrows rows in $secs s: $(echo "$nrows / $secs" | bc) rows/s; peak $((peak / 1024)) MB per night's import"
+  # what the store holds: its rows and its newest night (with REUSE=1, an import that was
+  # stopped part of the way holds fewer than the generated year)
+  q="SELECT (SELECT count(*) FROM gb_rows) || ' rows, newest campaign ' || (SELECT max(campaign) FROM gb_runs)"
   if [ "$engine" = sqlite ]; then
+    held=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' \
+      "$url" "$q")
     echo "store size: $(du -sh "$url" | cut -f1)"
   else
     # the statistics autovacuum keeps on a live server, taken now rather than whenever it runs
-    "$pgbin/psql" -q -h "$sock" -p "$port" -U gb -d bench -c "ANALYZE" >/dev/null && touch "$pgdata/imported"
+    "$pgbin/psql" -q -h "$sock" -p "$port" -U gb -d bench -c "ANALYZE" >/dev/null
+    held=$("$pgbin/psql" -qAt -h "$sock" -p "$port" -U gb -d bench -c "$q")
     echo "store size: $("$pgbin/psql" -qAt -h "$sock" -p "$port" -U gb -d bench \
       -c "SELECT pg_size_pretty(pg_database_size('bench'))")"
   fi
+  echo "store holds: $held"
+  last=${held##*nightly-}
   fig="host=node03,benchmark=gemm,case=bf16,dtype=bf16,metric=tflops,m=8192,n=8192,k=8192"
   repeated "history-$engine" "$gb" history --store "$url" "$fig"
   grep -E "^change|^history:" "$work/history-$engine.out" | head -3

@@ -38,7 +38,6 @@ static const sel_key k_keys[] = {
     {"bytes", "r.bytes = $%d", NULL, NULL},
 };
 #define NKEYS (sizeof k_keys / sizeof k_keys[0])
-#define FIRST_FIGURE_KEY 8 /* benchmark: the keys from here on name figures */
 
 typedef struct sel_parts {
   const char *val[NKEYS]; /* into the copy of the text; NULL: not given */
@@ -118,7 +117,7 @@ gb_err gb_sel_parse(const char *store, const char *sel, gb_sel_sql *q) {
     if (!e && k_keys[k].u_sql) e = add_cond(store, &q->runs, k_keys[k].u_sql, p.val[k]);
     if (!e && !k_keys[k].u_sql) e = add_cond(store, &q->rows, k_keys[k].row_sql, p.val[k]);
     run_key |= k_keys[k].u_sql != NULL;
-    figure_key |= k >= FIRST_FIGURE_KEY;
+    figure_key |= !k_keys[k].run_sql; /* no property of a run: it names figures */
   }
   if (!e && p.last) e = add_last(store, &p, &q->all);
   if (!e && p.last) e = add_last(store, &p, &q->runs);

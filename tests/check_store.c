@@ -165,6 +165,20 @@ START_TEST(test_verdicts_equal_csv) {
   char *fh = history_text(&fall), *sh = history_text(&sall);
   ck_assert_str_eq(sh, fh);
   ck_assert_ptr_nonnull(strstr(fh, "528 series"));
+  /* one figure's history, read through the host+figure index, equals the files' rows of it */
+  gb_results ffig = {0}, sfig = {0};
+  for (size_t i = 0; i < fall.nrows; i++)
+    if (strcmp(fall.rows[i].benchmark, "gemm") == 0 && strcmp(fall.rows[i].metric, "tflops") == 0)
+      ck_assert_int_eq(gb_results_add_row(&ffig, &fall.rows[i], true), GB_OK);
+  char fig[128];
+  snprintf(fig, sizeof fig, "host=%s,benchmark=gemm,metric=tflops", fall.rows[0].host);
+  ck_assert_msg(gb_store_read(s, fig, &sfig) == GB_OK, "%s", gb_errmsg());
+  ck_assert_uint_eq(sfig.nrows, ffig.nrows);
+  ck_assert_uint_gt(sfig.nrows, 0);
+  char *ffh = history_text(&ffig), *sfh = history_text(&sfig);
+  ck_assert_str_eq(sfh, ffh);
+  free(ffh), free(sfh);
+  gb_results_free(&ffig), gb_results_free(&sfig);
   free(ft), free(st), free(fh), free(sh);
   gb_results_free(&fbase), gb_results_free(&fcur), gb_results_free(&sbase);
   gb_results_free(&scur), gb_results_free(&fall), gb_results_free(&sall);
