@@ -79,14 +79,21 @@ static void print_row(FILE *fp, const gb_plan_row *r) {
          gb_plan_basis_name(r), r->pareto ? " *" : "", r->price_stale ? " (old price)" : "");
 }
 
-/* Inference: what a buyer quotes of a service (capacity, latency, work per dollar). */
-static const char *serve_note(const gb_plan_row *r, const char *unit) {
-  static char buf[160];
-  buf[0] = '\0';
-  if (isfinite(r->time.token_latency_ms))
-    snprintf(buf, sizeof buf, "\n                %.0f output tokens/s per GPU (TP %d, batch %.0f), %.1f ms per token, "
-             "%.3g %s", r->time.tokens_per_s_per_gpu, r->time.tp, r->time.batch, r->time.token_latency_ms,
-             r->efficiency, unit);
+/* What a buyer quotes: energy per job and work per watt; inference: capacity,
+ * latency and work per dollar, each with its band. */
+static const char *serve_note(const gb_plan *p, const gb_plan_row *r) {
+  static char buf[320];
+  char kwh[24], usd[24];
+  fmt_cost(kwh, sizeof kwh, r->energy_kwh);
+  fmt_cost(usd, sizeof usd, r->energy_usd);
+  int n = snprintf(buf, sizeof buf, "\n                energy %s kWh a job (%s USD at %.2f USD/kWh), %.3g %s", kwh, usd,
+                   p->opts.electricity_usd_per_kwh, r->perf_per_watt, gb_perf_per_watt_unit(p));
+  if (n > 0 && (size_t)n < sizeof buf && isfinite(r->time.token_latency_ms))
+    snprintf(buf + n, sizeof buf - (size_t)n,
+             "\n                %.0f (%.0f-%.0f) output tokens/s per GPU (TP %d, batch %.0f), %.1f (%.1f-%.1f) ms per "
+             "token, %.3g %s",
+             r->time.tokens_per_s_per_gpu, r->tokens_per_s_low, r->tokens_per_s_high, r->time.tp, r->time.batch,
+             r->time.token_latency_ms, r->latency_ms_low, r->latency_ms_high, r->efficiency, p->efficiency_unit);
   return buf;
 }
 
@@ -133,7 +140,7 @@ static void print_ranked(FILE *fp, const gb_plan *p, const gb_plan_show *a) {
     fprintf(fp, "#%zu %s x%d %s %s, %.0f h, %s USD %s (%s)%s\n", bm->rank, bm->perf->spec->gpu_type, bm->gpu_count,
            bm->price->provider, gb_offering_name(bm->price->offering), bm->rank_hours, c,
            gb_plan_figure_basis(p->opts.rank_by), gb_plan_basis_name(bm),
-           serve_note(bm, p->efficiency_unit));
+           serve_note(p, bm));
   } else {
     fprintf(fp, "none feasible (no type's GEMM and HBM are measured, or none meets the constraints)\n");
   }
@@ -146,7 +153,7 @@ static void print_ranked(FILE *fp, const gb_plan *p, const gb_plan_show *a) {
     fprintf(fp, "#%zu %s x%d %s %s, %.0f h, %s USD %s (%s; band %s-%s USD)%s\n", bp->rank,
            bp->perf->spec->gpu_type, bp->gpu_count, bp->price->provider, gb_offering_name(bp->price->offering),
            bp->rank_hours, c, gb_plan_figure_basis(p->opts.rank_by),
-           gb_plan_basis_name(bp), lo, hi, serve_note(bp, p->efficiency_unit));
+           gb_plan_basis_name(bp), lo, hi, serve_note(p, bp));
   } else {
     fprintf(fp, "none feasible\n");
   }
