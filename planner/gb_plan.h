@@ -276,7 +276,12 @@ typedef struct gb_hybrid_curve {
   double annual_usd[GB_HYBRID_POINTS];
   int best_owned;
   double best_usd, all_rent_usd, peak_gpus;
+  double demand_scale; /* this type's GPUs per GPU of the profile (the reference type's speed over its own) */
 } gb_hybrid_curve;
+
+/* The type a demand profile's GPUs are counted in: the ranking's first
+ * (or the first timed one; NULL: none). */
+const gb_perf_type *gb_plan_hybrid_reference(const gb_plan *plan);
 
 /* One entry per purchase row whose type has a rental; returns the count.
  * Without a demand profile the demand is opts.jobs_per_year runs on the

@@ -79,14 +79,21 @@ static void print_row(FILE *fp, const gb_plan_row *r) {
          gb_plan_basis_name(r), r->pareto ? " *" : "", r->price_stale ? " (old price)" : "");
 }
 
-/* Inference: what a buyer quotes of a service (capacity, latency, work per dollar). */
-static const char *serve_note(const gb_plan_row *r, const char *unit) {
-  static char buf[160];
-  buf[0] = '\0';
-  if (isfinite(r->time.token_latency_ms))
-    snprintf(buf, sizeof buf, "\n                %.0f output tokens/s per GPU (TP %d, batch %.0f), %.1f ms per token, "
-             "%.3g %s", r->time.tokens_per_s_per_gpu, r->time.tp, r->time.batch, r->time.token_latency_ms,
-             r->efficiency, unit);
+/* What a buyer quotes: energy per job and work per watt; inference: capacity,
+ * latency and work per dollar, each with its band. */
+static const char *serve_note(const gb_plan *p, const gb_plan_row *r) {
+  static char buf[320];
+  char kwh[24], usd[24];
+  fmt_cost(kwh, sizeof kwh, r->energy_kwh);
+  fmt_cost(usd, sizeof usd, r->energy_usd);
+  int n = snprintf(buf, sizeof buf, "\n                energy %s kWh a job (%s USD at %.2f USD/kWh), %.3g %s", kwh, usd,
+                   p->opts.electricity_usd_per_kwh, r->perf_per_watt, gb_perf_per_watt_unit(p));
+  if (n > 0 && (size_t)n < sizeof buf && isfinite(r->time.token_latency_ms))
+    snprintf(buf + n, sizeof buf - (size_t)n,
+             "\n                %.0f (%.0f-%.0f) output tokens/s per GPU (TP %d, batch %.0f), %.1f (%.1f-%.1f) ms per "
+             "token, %.3g %s",
+             r->time.tokens_per_s_per_gpu, r->tokens_per_s_low, r->tokens_per_s_high, r->time.tp, r->time.batch,
+             r->time.token_latency_ms, r->latency_ms_low, r->latency_ms_high, r->efficiency, p->efficiency_unit);
   return buf;
 }
 
@@ -133,7 +140,7 @@ static void print_ranked(FILE *fp, const gb_plan *p, const gb_plan_show *a) {
     fprintf(fp, "#%zu %s x%d %s %s, %.0f h, %s USD %s (%s)%s\n", bm->rank, bm->perf->spec->gpu_type, bm->gpu_count,
            bm->price->provider, gb_offering_name(bm->price->offering), bm->rank_hours, c,
            gb_plan_figure_basis(p->opts.rank_by), gb_plan_basis_name(bm),
-           serve_note(bm, p->efficiency_unit));
+           serve_note(p, bm));
   } else {
     fprintf(fp, "none feasible (no type's GEMM and HBM are measured, or none meets the constraints)\n");
   }
@@ -146,7 +153,7 @@ static void print_ranked(FILE *fp, const gb_plan *p, const gb_plan_show *a) {
     fprintf(fp, "#%zu %s x%d %s %s, %.0f h, %s USD %s (%s; band %s-%s USD)%s\n", bp->rank,
            bp->perf->spec->gpu_type, bp->gpu_count, bp->price->provider, gb_offering_name(bp->price->offering),
            bp->rank_hours, c, gb_plan_figure_basis(p->opts.rank_by),
-           gb_plan_basis_name(bp), lo, hi, serve_note(bp, p->efficiency_unit));
+           gb_plan_basis_name(bp), lo, hi, serve_note(p, bp));
   } else {
     fprintf(fp, "none feasible\n");
   }
@@ -332,6 +339,21 @@ static void print_buy(FILE *fp, const gb_plan *p) {
           cash ? "cash (capex + energy + operations)" : "the amortized share (--budget-basis amortized)");
 }
 
+/* Which types hybrid weighs, and whether the ranking's first is among them. */
+static void print_hybrid_scope(FILE *fp, const gb_plan *p, const gb_hybrid_curve *c, size_t n) {
+  char types[512] = "";
+  bool top_in = !p->nfeasible;
+  for (size_t i = 0; i < n; i++) {
+    size_t l = strlen(types);
+    snprintf(types + l, sizeof types - l, "%s%s", i ? ", " : "", c[i].purchase->gpu_type);
+    if (p->nfeasible && strcmp(c[i].purchase->gpu_type, p->rows[0].perf->spec->gpu_type) == 0) top_in = true;
+  }
+  fprintf(fp, "  Considers %s: %s.\n", gb_plan_hybrid_scope(), types);
+  if (!top_in)
+    fprintf(fp, "  The ranking's first, %s, is not among them: it has no purchase price or no rental.\n",
+            p->rows[0].perf->spec->gpu_type);
+}
+
 static void print_hybrid(FILE *fp, const gb_plan *p, const gb_hybrid_curve *c, size_t n) {
   const gb_workload *w = p->workload;
   if (!w->ndemand_months && isnan(w->demand_base_gpus)) {
@@ -341,16 +363,21 @@ static void print_hybrid(FILE *fp, const gb_plan *p, const gb_hybrid_curve *c, s
       if (!best || c[i].best_usd < best->best_usd) best = &c[i];
     char b[24];
     fmt_cost(b, sizeof b, best->best_usd);
-    fprintf(fp, "\nHybrid: %.0f runs a year (--jobs-per-year): cheapest %s, owning %d of %.0f GPUs, %s USD a year%s.\n"
-           "  For a curve of owned versus rented, state demand_* in the workload (docs/planner.md).\n",
-           p->opts.jobs_per_year, best->purchase->gpu_type, best->best_owned, best->peak_gpus, b,
-           best->best_owned ? "" : " (all rented: the runs keep no base busy enough to own)");
+    fprintf(fp, "\nHybrid: %.0f runs a year (--jobs-per-year), each on the type's best rented configuration; "
+                "of the types below the cheapest a year is %s, owning %d of %.0f GPUs, %s USD a year%s.\n",
+            p->opts.jobs_per_year, best->purchase->gpu_type, best->best_owned, best->peak_gpus, b,
+            best->best_owned ? "" : " (all rented: the runs keep no base busy enough to own)");
+    print_hybrid_scope(fp, p, c, n);
+    fprintf(fp, "  For a curve of owned versus rented, state demand_* in the workload (docs/planner.md).\n");
     return;
   }
-  fprintf(fp, "\nHybrid for the demand profile (peak %.0f GPUs): own a base, rent the rest; USD per year:\n",
-         n ? c[0].peak_gpus : 0);
-  fprintf(fp, "  %-17s %-11s %9s %13s %13s  %s\n", "gpu_type", "rent from", "own GPUs", "USD/year", "all rented",
-         "curve (owned: USD/year)");
+  const gb_perf_type *ref = gb_plan_hybrid_reference(p);
+  fprintf(fp, "\nHybrid for the demand profile (GPUs of %s, the ranking's first; each type needs that many x its "
+              "speed ratio): own a base, rent the rest; USD per year:\n",
+          ref ? ref->spec->gpu_type : "-");
+  print_hybrid_scope(fp, p, c, n);
+  fprintf(fp, "  %-17s %-11s %6s %9s %9s %13s %13s  %s\n", "gpu_type", "rent from", "x GPUs", "peak", "own GPUs",
+          "USD/year", "all rented", "curve (owned: USD/year)");
   for (size_t i = 0; i < n; i++) {
     char b[24], r[24], curve[160] = "";
     fmt_cost(b, sizeof b, c[i].best_usd);
@@ -362,8 +389,8 @@ static void print_hybrid(FILE *fp, const gb_plan *p, const gb_hybrid_curve *c, s
       size_t l = strlen(curve);
       snprintf(curve + l, sizeof curve - l, "%s%d: %s", l ? ", " : "", c[i].owned[j], v);
     }
-    fprintf(fp, "  %-17s %-11.11s %9d %13s %13s  %s\n", c[i].purchase->gpu_type, c[i].rent->provider, c[i].best_owned, b,
-           r, curve);
+    fprintf(fp, "  %-17s %-11.11s %6.2f %9.0f %9d %13s %13s  %s\n", c[i].purchase->gpu_type, c[i].rent->provider,
+            c[i].demand_scale, c[i].peak_gpus, c[i].best_owned, b, r, curve);
   }
 }
 

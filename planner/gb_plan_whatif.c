@@ -37,6 +37,36 @@ gb_err gb_plan_sensitivity(const gb_workload *w, const gb_perf *perf, const gb_p
   return GB_OK;
 }
 
+/* Work per GPU-hour of a type: its best-ranked timed configuration's tokens
+ * per second per GPU (training, inference), else work / GPU-hours; NaN when
+ * none was timed. */
+static double type_speed(const gb_plan *plan, const gb_perf_type *t) {
+  for (size_t i = 0; i < plan->n; i++) {
+    const gb_plan_row *r = &plan->rows[i];
+    if (r->perf != t || !r->has_verdict) continue;
+    if (isfinite(r->time.tokens_per_s_per_gpu) && r->time.tokens_per_s_per_gpu > 0) return r->time.tokens_per_s_per_gpu;
+    return gb_plan_work_units(plan->workload) / (r->hours * r->gpu_count);
+  }
+  return NAN;
+}
+
+/* The demand profile counts GPUs of the ranking's first type (or the first
+ * timed one): a type needs that many x the first's speed over its own. */
+static double demand_scale(const gb_plan *plan, const gb_perf_type *t) {
+  const gb_perf_type *ref = plan->nfeasible ? plan->rows[0].perf : NULL;
+  for (size_t i = 0; !ref && i < plan->n; i++)
+    if (plan->rows[i].has_verdict) ref = plan->rows[i].perf;
+  double a = ref ? type_speed(plan, ref) : NAN, b = type_speed(plan, t);
+  return isfinite(a) && isfinite(b) && b > 0 ? a / b : 1;
+}
+
+const gb_perf_type *gb_plan_hybrid_reference(const gb_plan *plan) {
+  if (plan->nfeasible) return plan->rows[0].perf;
+  for (size_t i = 0; i < plan->n; i++)
+    if (plan->rows[i].has_verdict) return plan->rows[i].perf;
+  return NULL;
+}
+
 size_t gb_plan_hybrid_demand(const gb_plan *plan, const gb_perf *perf, const gb_prices *prices,
                              gb_hybrid_curve *out, size_t max) {
   const gb_workload *w = plan->workload;
@@ -79,13 +109,17 @@ size_t gb_plan_hybrid_demand(const gb_plan *plan, const gb_perf *perf, const gb_
       peak = level[0];
       rent = burst->price;
     }
+    /* this type's GPUs for the profile's load (the runs' load is in its own GPUs already) */
+    double scale = from_jobs ? 1 : demand_scale(plan, t);
+    double lv[GB_WL_MAX_MONTHS + 2];
+    for (size_t j = 0; j < ns; j++) lv[j] = level[j] * scale;
     gb_hybrid_curve *c = &out[k++];
     memset(c, 0, sizeof *c);
-    c->purchase = p, c->rent = rent, c->peak_gpus = peak;
+    c->purchase = p, c->rent = rent, c->peak_gpus = peak * scale, c->demand_scale = scale;
     gb_owned_cost oc = gb_plan_owned_cost(p, t->spec, o);
     double rate = rent->price_usd_per_gpu_hour * o->price_scale;
     int gpn = p->gpus_per_node;
-    int top = (int)ceil(peak / gpn) * gpn;
+    int top = (int)ceil(c->peak_gpus / gpn) * gpn;
     int step = gpn;
     while (top / step + 1 > GB_HYBRID_POINTS) step += gpn;
     c->best_usd = INFINITY;
@@ -93,7 +127,7 @@ size_t gb_plan_hybrid_demand(const gb_plan *plan, const gb_perf *perf, const gb_
       double cost = own * oc.fixed_usd_per_gpu_hour * GB_HOURS_PER_YEAR;
       for (size_t j = 0; j < ns; j++) {
         double h = share[j] * GB_HOURS_PER_YEAR;
-        cost += h * (fmin(level[j], own) * oc.energy_usd_per_gpu_hour + fmax(0, level[j] - own) * rate);
+        cost += h * (fmin(lv[j], own) * oc.energy_usd_per_gpu_hour + fmax(0, lv[j] - own) * rate);
       }
       c->owned[c->n] = own;
       c->annual_usd[c->n++] = cost;

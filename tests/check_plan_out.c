@@ -108,12 +108,54 @@ START_TEST(test_json_typed_and_csv_same_record) {
 }
 END_TEST
 
+static const gb_hybrid_curve *curve_of(const gb_hybrid_curve *c, size_t n, const char *type) {
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(c[i].purchase->gpu_type, type) == 0) return &c[i];
+  ck_abort_msg("no hybrid curve for %s", type);
+  return NULL;
+}
+
+/* Hybrid: each type's split from its own speed and prices. SLOW sustains half FAST's GEMM rate, so the
+ * profile's GPUs (FAST's, the ranking's first) are about twice as many of it; priced dear, owning any of
+ * it stops paying while FAST still owns its base. */
+START_TEST(test_hybrid_split_per_type) {
+  static const char *const ini = "type = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\n"
+                                 "demand_base_gpus = 16\ndemand_peak_gpus = 48\ndemand_peak_fraction = 0.1\n";
+  static const char *const rent = "P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,V\n"
+                                  "P,on-demand,SLOW-SXM-100GB,8,2,,2026-01-01,s,V\n"
+                                  "B,purchase,FAST-SXM-100GB,8,,20000,2025-01-01,s,V\n";
+  char prices[512];
+  for (int dear = 0; dear < 2; dear++) {
+    snprintf(prices, sizeof prices, "%sB,purchase,SLOW-SXM-100GB,8,,%d,2025-01-01,s,V\n", rent,
+             dear ? 150000 : 20000);
+    world x;
+    world_load_measured(&x, prices, ini, k_measured);
+    gb_plan p;
+    ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+    ck_assert_str_eq(gb_plan_hybrid_reference(&p)->spec->gpu_type, "FAST-SXM-100GB");
+    gb_hybrid_curve c[4];
+    size_t n = gb_plan_hybrid_demand(&p, &x.perf, &x.prices, c, 4);
+    ck_assert_uint_eq(n, 2);
+    const gb_hybrid_curve *fast = curve_of(c, n, "FAST-SXM-100GB"), *slow = curve_of(c, n, "SLOW-SXM-100GB");
+    ck_assert_double_eq_tol(fast->demand_scale, 1, 1e-12);
+    ck_assert(slow->demand_scale > 1.5 && slow->demand_scale < 2.1);
+    ck_assert_double_eq_tol(slow->peak_gpus, 64 * slow->demand_scale, 1e-9);
+    ck_assert_int_eq(fast->best_owned, 16); /* the base, in use all year */
+    if (dear) ck_assert_int_eq(slow->best_owned, 0);
+    else ck_assert_int_ge(slow->best_owned, 24); /* its base: 16 x the speed ratio, whole nodes */
+    gb_plan_free(&p);
+    world_free(&x);
+  }
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("plan_out");
   TCase *tc = tcase_create("outputs");
   tcase_add_test(tc, test_near_miss);
   tcase_add_test(tc, test_nearest_names);
   tcase_add_test(tc, test_json_typed_and_csv_same_record);
+  tcase_add_test(tc, test_hybrid_split_per_type);
   suite_add_tcase(s, tc);
   return s;
 }

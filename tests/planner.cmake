@@ -63,7 +63,7 @@ gb_plan_cli_test(plan_cli_budget_cash 1 "the budget: raise it from 250000 to " p
                  --gpus 48 --offering purchase)
 gb_plan_cli_test(plan_cli_budget_amortized 0 "budget 250000 USD amortized (the job's share)" plan --budget-basis amortized)
 gb_plan_cli_test(plan_cli_json 0 "Wrote ${GB_PLAN_TMP}/plan.json" plan --json ${GB_PLAN_TMP}/plan.json)
-gb_plan_cli_test(plan_cli_hybrid 0 "Hybrid for the demand profile (peak 256 GPUs)" plan ${GB_PLAN_TMP}/demand.ini
+gb_plan_cli_test(plan_cli_hybrid 0 "Hybrid for the demand profile (GPUs of " plan ${GB_PLAN_TMP}/demand.ini
                  --hybrid-csv ${GB_PLAN_TMP}/hybrid.csv)
 gb_plan_cli_test(plan_cli_stale 0 "Prices older than 18 months" plan)
 gb_plan_cli_test(plan_cli_inference_rate 0 "output tokens/s per GPU" plan ${CMAKE_SOURCE_DIR}/data/workloads/inference-70b.ini)

@@ -27,3 +27,5 @@ add_test(NAME plan_json_schema COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/cli/p
 set_tests_properties(plan_agree plan_json_schema PROPERTIES LABELS cpu SKIP_RETURN_CODE 77)
 # zsh completion: the bash one through bashcompinit (zsh -n checks it where zsh is installed)
 gb_plan_cli_test(plan_cli_zsh_completion 0 "autoload -U +X bashcompinit && bashcompinit" --completion zsh)
+gb_plan_cli_test(plan_cli_energy 0 " kWh a job (" plan --top 1)
+gb_plan_cli_test(plan_cli_spot_rows 0 "AWS        spot" plan --top 3 --offering spot)

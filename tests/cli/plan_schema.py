@@ -48,5 +48,14 @@ for name, (args, rc, want) in cases.items():
     if name == "near-miss" and (doc["near_miss"] is None or "rejected" not in doc):
         print("FAIL near-miss: no near_miss or rejected section")
         fails += 1
+    for c in doc["configurations"]:  # bands on every projected figure, inference included; energy per job
+        if c["basis"] != "measured" and name == "inference" and not (
+                c["tokens_per_s_low"] < c["tokens_per_s_per_gpu"] < c["tokens_per_s_high"]
+                and c["token_latency_ms_low"] < c["token_latency_ms"] < c["token_latency_ms_high"]):
+            print("FAIL inference rank %s: no band on tokens/s or latency" % c["rank"])
+            fails += 1
+        if not (c["energy_kwh"] > 0 and c["energy_usd"] > 0 and c["perf_per_watt"] > 0):
+            print("FAIL %s rank %s: no energy or performance per watt" % (name, c["rank"]))
+            fails += 1
     print("%s: %d configurations, %s" % (name, n, "valid" if not errors else "INVALID"))
 sys.exit(1 if fails else 0)
