@@ -2,6 +2,7 @@
 /* posix_spawn_file_actions_addchdir_np (glibc 2.29+) */
 #define _GNU_SOURCE
 #include "gb_plot.h"
+#include "gb_svg.h"
 
 #include "gb_escape.h"
 #include "gb_output.h"
@@ -465,6 +466,7 @@ gb_err gb_plot_render(const char *dir, const char *stem) {
   if (!e) e = session_plot(dir, stem, strrchr(png, '/') + 1, strrchr(svg, '/') + 1);
   if (!e) e = check_whole(png, final_png, true);
   if (!e) e = check_whole(svg, final_svg, false);
+  if (!e) e = gb_svg_slim_file(svg); /* small enough to inline (gb_svg.h) */
   if (!e && rename(png, final_png) != 0) e = gb_fail(GB_E_IO, "%s: cannot replace: %s", final_png, strerror(errno));
   if (!e && rename(svg, final_svg) != 0) e = gb_fail(GB_E_IO, "%s: cannot replace: %s", final_svg, strerror(errno));
   if (e) {
