@@ -8,6 +8,32 @@
 
 #include "gb_num.h"
 
+/* The x extent drawn, markers included (for byte ticks); ay: the y of the
+ * invisible points that carry the markers. */
+static void x_extent(const gb_plot_spec *p, const gb_plot_series *s, size_t ns, double ay, double *xmin,
+                     double *xmax) {
+  *xmin = INFINITY;
+  *xmax = -INFINITY;
+  for (size_t i = 0; i < ns; i++)
+    for (size_t j = 0; j < s[i].n; j++)
+      if (gbp_point_ok(p, s[i].x[j], s[i].y[j])) *xmin = fmin(*xmin, s[i].x[j]), *xmax = fmax(*xmax, s[i].x[j]);
+  for (size_t m = 0; m < p->nmarkers; m++)
+    if (p->markers[m].axis == 'x' && gbp_point_ok(p, p->markers[m].at, ay))
+      *xmin = fmin(*xmin, p->markers[m].at), *xmax = fmax(*xmax, p->markers[m].at);
+}
+
+/* A linear y axis of values none below zero starts at zero, so that a
+ * small wobble does not fill the plot's height (autoscaling would). */
+static bool y_from_zero(const gb_plot_spec *p, const gb_plot_series *s, size_t ns) {
+  if (p->logy) return false;
+  for (size_t i = 0; i < ns; i++)
+    for (size_t j = 0; j < s[i].n; j++)
+      if (gbp_point_ok(p, s[i].x[j], s[i].y[j]) && s[i].y[j] < 0) return false;
+  for (size_t m = 0; m < p->nmarkers; m++)
+    if (p->markers[m].axis == 'y' && p->markers[m].at < 0) return false;
+  return true;
+}
+
 static gb_err lines_files(const char *dir, const gb_plot_spec *p, const gb_plot_series *all, size_t nall) {
   gb_err e = gbp_check_spec(p);
   if (e) return e;
@@ -57,14 +83,8 @@ static gb_err lines_files(const char *dir, const gb_plot_spec *p, const gb_plot_
   if (!e) e = gbp_put_num(&d, ay);
   if (!e) e = gb_buf_puts(&d, "\n");
 
-  /* the x extent drawn, markers included (for byte ticks) */
-  double xmin = INFINITY, xmax = -INFINITY;
-  for (size_t i = 0; i < ns; i++)
-    for (size_t j = 0; j < s[i].n; j++)
-      if (gbp_point_ok(p, s[i].x[j], s[i].y[j])) xmin = fmin(xmin, s[i].x[j]), xmax = fmax(xmax, s[i].x[j]);
-  for (size_t m = 0; m < p->nmarkers; m++)
-    if (p->markers[m].axis == 'x' && gbp_point_ok(p, p->markers[m].at, ay))
-      xmin = fmin(xmin, p->markers[m].at), xmax = fmax(xmax, p->markers[m].at);
+  double xmin, xmax;
+  x_extent(p, s, ns, ay, &xmin, &xmax);
   size_t nkey = 0;
   for (size_t i = 0; i < ns; i++) nkey += s[i].title && s[i].title[0];
   if (!e) e = gbp_put_head(&g, p, nkey, gbp_longest_title(s, ns, NULL), 1, xmin, xmax);
@@ -78,6 +98,8 @@ static gb_err lines_files(const char *dir, const gb_plot_spec *p, const gb_plot_
     /* the named rows 1..n with half a row free above and below (no
      * reference lines at the ends to widen the axis: they read as limits) */
     if (!e) e = gbp_put_c(&g, "set yrange [0.4:%zu.6]\n", p->nylabels);
+  } else if (!e && y_from_zero(p, s, ns)) {
+    e = gb_buf_puts(&g, "set yrange [0:*]\n");
   }
   if (!e) e = gb_buf_puts(&g, "plot \\\n");
   for (size_t i = 0; i < ns && !e; i++) {
