@@ -260,9 +260,10 @@ gb_err gb_doc_table_end(gb_doc *d) {
 }
 
 /* Appends the SVG text from its <svg element on, with every id and local
- * reference prefixed by "stem-": id='x' -> id='stem-x', href='#x' ->
- * href='#stem-x', url(#x) -> url(#stem-x). */
-static gb_err put_svg_inline(gb_buf *b, const char *svg, const char *stem) {
+ * reference prefixed by "prefix-" (unique per figure, short: gnuplot refers
+ * to its point shapes by id at every point): id='x' -> id='p3-x', href='#x'
+ * -> href='#p3-x', url(#x) -> url(#p3-x). */
+static gb_err put_svg_inline(gb_buf *b, const char *svg, const char *stem, const char *prefix) {
   const char *p = strstr(svg, "<svg");
   if (!p) return gb_fail(GB_E_IO, "%s.svg: no <svg> element", stem);
   static const char *const pats[] = {"id='", "id=\"", "href='#", "href=\"#", "url(#"};
@@ -282,7 +283,7 @@ static gb_err put_svg_inline(gb_buf *b, const char *svg, const char *stem) {
     e = gb_buf_append(b, p, best + plen);
     bool attr = which >= 4 || best == 0 || p[best - 1] == ' ' || p[best - 1] == '\t' || p[best - 1] == '\n' ||
                 p[best - 1] == ':';
-    if (!e && attr) e = gb_buf_printf(b, "%s-", stem);
+    if (!e && attr) e = gb_buf_printf(b, "%s-", prefix);
     p += best + plen;
   }
   return e;
@@ -308,7 +309,9 @@ gb_err gb_doc_figure(gb_doc *d, const char *dir, const char *stem, const char *c
     e = gb_buf_printf(&d->md, "* ([SVG](%s.svg), data [%s.dat](%s.dat), script [%s.gp](%s.gp))\n\n", stem, stem,
                       stem, stem, stem);
   if (!e) e = gb_buf_printf(&d->html, "<figure id=\"fig-%s\">\n", stem);
-  if (!e) e = put_svg_inline(&d->html, svg.data, stem);
+  char prefix[32];
+  snprintf(prefix, sizeof prefix, "p%zu", ++d->nfigs);
+  if (!e) e = put_svg_inline(&d->html, svg.data, stem, prefix);
   if (!e) e = gb_buf_puts(&d->html, "\n<figcaption>");
   if (!e) e = put_html(&d->html, caption);
   if (!e)

@@ -29,6 +29,7 @@ typedef struct gb_doc {
   gb_doc_head *heads; /* every heading of levels 2 and 3, in order */
   size_t front_md, front_html; /* where gb_doc_insert_front puts its text (gb_doc_mark_front) */
   bool front_marked;
+  size_t nfigs; /* figures inlined: figure N's SVG ids start "pN-" */
 } gb_doc;
 
 /* Starts both documents with a title. */

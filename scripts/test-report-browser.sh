@@ -7,7 +7,9 @@
 # summary comes first, the contents' links resolve, no two text boxes of a
 # plot intersect, printing on A4/Letter cuts no table, and the sizes: the
 # Markdown at most 64 KiB, and for a quick campaign
-# (data/measured/h200-quick.csv, checked too) the HTML at most 300 KB.
+# (data/measured/h200-quick.csv, checked too) the HTML at most 300 KB; the
+# shipped example regenerated (scripts/gen-examples.sh) is checked the same
+# way, its folder at most 3 MiB.
 # Screenshots land
 # beside the report: build/report-browser/screenshot-{1280,390}.png.
 # Installs chromium (apt-get) and the test's two npm packages (npm ci, from
@@ -38,4 +40,13 @@ if [ $# -eq 0 ]; then
   rm -rf "$quick"
   build/gpubench report --out "$quick" data/measured/h200-quick.csv >/dev/null
   node tests/browser/check-report.mjs "$quick/report.html" --max-html 300000 --max-md 65536 1280
+  # the shipped example as regenerated (scripts/gen-examples.sh): its
+  # Markdown at most 64 KiB, its folder at most 3 MiB, and every check above
+  ex=build/report-browser-examples
+  rm -rf "$ex"
+  scripts/gen-examples.sh "$ex" >/dev/null
+  kib=$(du -sk --apparent-size "$ex" | cut -f1)
+  if [ "$kib" -gt 3072 ]; then echo "FAIL  the example folder is $kib KiB, over 3 MiB"; exit 1; fi
+  echo "ok    the example folder is $kib KiB, at most 3072"
+  node tests/browser/check-report.mjs "$ex/report.html" --max-md 65536 1280
 fi

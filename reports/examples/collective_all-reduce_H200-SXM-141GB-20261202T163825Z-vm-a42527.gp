@@ -17,6 +17,7 @@ set tics nomirror
 set logscale x 2
 set xtics ('32 B' 32, '1 KiB' 1024, '32 KiB' 32768, '1 MiB' 1048576, '32 MiB' 33554432, '1 GiB' 1073741824)
 set xrange [6.964404506368993:1233405466.920316]
+set yrange [0:*]
 plot \
   'collective_all-reduce_H200-SXM-141GB-20261202T163825Z-vm-a42527.dat' index 0 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 1 title '1 GPU, out-of-place, fp32', \
   'collective_all-reduce_H200-SXM-141GB-20261202T163825Z-vm-a42527.dat' index 1 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 2 title '1 GPU, out-of-place, bf16', \

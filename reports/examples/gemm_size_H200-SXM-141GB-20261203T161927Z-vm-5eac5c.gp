@@ -14,6 +14,7 @@ set key outside right top box opaque Left reverse spacing 1.2
 set border 3
 set tics nomirror
 set logscale x 10
+set yrange [0:*]
 plot \
   'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.dat' index 0 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 1 title 'fp64', \
   'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c.dat' index 1 using 1:2 with points pt 7 ps 1.2 lw 1.5 lc 1 notitle, \

@@ -21,6 +21,7 @@ set arrow from first 6.291456e+07, graph 0 to first 6.291456e+07, graph 1 nohead
 set label 'L2 60 MiB' at first 6.291456e+07, graph 0.97 rotate by 90 right offset -1.3,0 tc rgb '#aa0000' front
 set arrow from graph 0, first 4800 to graph 1, first 4800 nohead dt 2 lw 1.5 lc rgb '#aa0000' front
 set label 'datasheet 4800 GB/s' at graph 0.99, first 4800 right offset 0,0.7 tc rgb '#aa0000' front
+set yrange [0:*]
 plot \
   'membw_H200-SXM-141GB-20261202T163825Z-vm-a42527_fp32.dat' index 0 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 1 title 'copy', \
   'membw_H200-SXM-141GB-20261202T163825Z-vm-a42527_fp32.dat' index 1 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 2 title 'mul', \
