@@ -12,6 +12,7 @@
 #include "gb_cli.h"
 #include "gb_cli_args.h"
 #include "gb_history.h"
+#include "gb_inputs.h"
 #include "gb_num.h"
 #include "gb_output.h"
 #include "gb_plot.h"
@@ -181,7 +182,7 @@ int gb_cmd_history(int argc, char **argv) {
   memset(&h, 0, sizeof h);
   gb_buf text = {0};
   gb_err e = a.store ? gb_store_read_url(a.store, inputs, ninputs, &res)
-                     : gb_history_collect_paths(inputs, ninputs, &paths, &npaths);
+                     : gb_inputs_collect(inputs, ninputs, &paths, &npaths);
   /* an input where --plot writes is refused before anything is written */
   static const char *const outs[] = {".png", ".svg", ".gp", ".dat", NULL};
   if (!e && plot_dir) e = gb_output_check_dir(plot_dir, outs, (const char *const *)paths, npaths);
@@ -203,7 +204,7 @@ int gb_cmd_history(int argc, char **argv) {
   gb_buf_free(&text);
   gb_history_free(&h);
   gb_results_free(&res);
-  gb_history_free_paths(paths, npaths);
+  gb_inputs_free(paths, npaths);
   gb_history_args_free(&a);
   return rc;
 }

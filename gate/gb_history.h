@@ -86,12 +86,4 @@ gb_err gb_history_format_text(const gb_history *h, bool all, gb_buf *out);
  * differs. Returns whether something does. */
 bool gb_history_env_change(const gb_history_run *a, const gb_history_run *b, char *buf, size_t n);
 
-/* Expands the command line's inputs: a directory contributes its *.csv files
- * (sorted by name, not recursive), a file itself. *paths (malloc'd strings in
- * a malloc'd array) is freed with gb_history_free_paths. Errors: GB_E_IO (an
- * input cannot be read), GB_E_INPUT (a directory with no .csv file). */
-gb_err gb_history_collect_paths(char *const *inputs, size_t ninputs, char ***paths, size_t *npaths);
-
-void gb_history_free_paths(char **paths, size_t npaths);
-
 #endif

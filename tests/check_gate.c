@@ -15,6 +15,7 @@
 #include "gb_desc.h"
 #include "gb_gate.h"
 #include "gb_history.h"
+#include "gb_inputs.h"
 #include "gb_plot.h"
 #include "testutil.h"
 
@@ -692,7 +693,7 @@ START_TEST(test_history_change_point) {
   char *inputs[] = {dir};
   char **paths;
   size_t npaths;
-  ck_assert_int_eq(gb_history_collect_paths(inputs, 1, &paths, &npaths), GB_OK);
+  ck_assert_int_eq(gb_inputs_collect(inputs, 1, &paths, &npaths), GB_OK);
   ck_assert_uint_eq(npaths, 30);
   gb_results res = {0};
   /* read in reverse: the order of files must not matter, timestamps do */
@@ -732,15 +733,15 @@ START_TEST(test_history_change_point) {
   gb_history_free(&h);
   /* 30 runs of noise alone: no change point */
   gb_results_free(&res);
-  gb_history_free_paths(paths, npaths);
+  gb_inputs_free(paths, npaths);
 }
 END_TEST
 
 /* Reads every results file of dir into res, in name order; the paths
- * (which res's rows point into) are freed with gb_history_free_paths. */
+ * (which res's rows point into) are freed with gb_inputs_free. */
 static void read_history_dir(const char *dir, gb_results *res, char ***paths, size_t *npaths) {
   char *inputs[] = {(char *)dir};
-  ck_assert_int_eq(gb_history_collect_paths(inputs, 1, paths, npaths), GB_OK);
+  ck_assert_int_eq(gb_inputs_collect(inputs, 1, paths, npaths), GB_OK);
   for (size_t i = 0; i < *npaths; i++) ck_assert_int_eq(gb_results_read((*paths)[i], res), GB_OK);
 }
 
@@ -781,7 +782,7 @@ START_TEST(test_history_min_effect) {
     gb_history_free(&h);
   }
   gb_results_free(&res);
-  gb_history_free_paths(paths, npaths);
+  gb_inputs_free(paths, npaths);
 }
 END_TEST
 
@@ -821,7 +822,7 @@ START_TEST(test_history_env_change) {
   gb_buf_free(&t);
   gb_history_free(&h);
   gb_results_free(&res);
-  gb_history_free_paths(paths, npaths);
+  gb_inputs_free(paths, npaths);
 }
 END_TEST
 
@@ -833,7 +834,7 @@ START_TEST(test_history_noise_only) {
   char *inputs[] = {dir};
   char **paths;
   size_t npaths;
-  ck_assert_int_eq(gb_history_collect_paths(inputs, 1, &paths, &npaths), GB_OK);
+  ck_assert_int_eq(gb_inputs_collect(inputs, 1, &paths, &npaths), GB_OK);
   gb_results res = {0};
   for (size_t i = 0; i < npaths; i++) ck_assert_int_eq(gb_results_read(paths[i], &res), GB_OK);
   gb_cp_options o = gb_cp_defaults();
@@ -843,7 +844,7 @@ START_TEST(test_history_noise_only) {
   ck_assert_uint_eq(h.nchanged, 0);
   gb_history_free(&h);
   gb_results_free(&res);
-  gb_history_free_paths(paths, npaths);
+  gb_inputs_free(paths, npaths);
 }
 END_TEST
 
