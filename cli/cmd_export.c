@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "gb_cli.h"
+#include "gb_fleet.h"
 #include "gb_output.h"
 #include "gb_prom.h"
 #include "gb_store.h"
@@ -111,6 +112,7 @@ int gb_cmd_export(int argc, char **argv) {
   }
   size_t n = 0;
   if (!e) e = gb_prom_export_results(&res, &text, &n);
+  if (!e) e = gb_fleet_prom(&res, &text, &n); /* 3+ nodes of one campaign: each node's fleet verdict */
   if (!e && !text.data) e = gb_buf_puts(&text, "");
   if (e) goto done;
   if (a.out && (e = gb_write_file_atomic(a.out, text.data, text.len))) goto done;

@@ -1,6 +1,7 @@
 /* gpubench history: reads many results files (or directories of them),
  * builds each figure's series over runs and names the runs where a figure
- * shifted (E-divisive means with a permutation test). */
+ * shifted (binary segmentation pruned by effect size and a step-or-ramp
+ * test, gate/gb_changepoint.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include "gb_cli.h"
 #include "gb_cli_args.h"
 #include "gb_history.h"
+#include "gb_inputs.h"
 #include "gb_num.h"
 #include "gb_output.h"
 #include "gb_plot.h"
@@ -22,15 +24,11 @@
 static const gb_opt k_opts[] = {
     {"min-segment", 0, "N", "runs on each side of a change (default 3, at least 2)", GB_OPT_INT, A(min_segment),
      .min = 2, .max = 1000000},
-    {"permutations", 0, "N", "shuffles per significance test (default 1999)", GB_OPT_INT, A(permutations), .min = 1,
-     .max = 1000000},
-    {"alpha", 0, "A", "accept a change when p <= A (default 0.001)", GB_OPT_DOUBLE, A(alpha), .lo = 0, .hi = 1,
+    {"alpha", 0, "A", "level of the step test per segment (default 0.001);\nBonferroni over the segment's splits", GB_OPT_DOUBLE, A(alpha), .lo = 0, .hi = 1,
      .bounds = GB_OPT_LO_OPEN | GB_OPT_HI_OPEN},
     {"threshold", 0, "PCT", "smallest change ever reported, percent: a significant shift of\n"
      "the segment means by less is not a change (default 2, as compare's)", GB_OPT_DOUBLE, A(threshold_pct),
      .lo = 0, .hi = INFINITY},
-    {"seed", 0, "N", "seed of the shuffles, for repeatable results (default 1)", GB_OPT_INT, A(seed), .min = 0,
-     .max = INT64_MAX, GB_OPT_GIVEN(gb_history_args, seed_set)},
     {"all", 0, NULL, "list (and with --plot, plot) every series, not only those\nwith a change", GB_OPT_FLAG, A(all)},
     {"plot", 0, "DIR", "trend plots: DIR/history-<figure>.{dat,gp,png,svg}, the runs\n"
      "in time order, each segment's mean, a line at each change\n"
@@ -47,17 +45,17 @@ const gb_opt_cmd gb_history_cmd = {
         "Groups the rows of every file (a directory contributes its *.csv files) by run_id,\n"
         "orders the runs by time, and for each figure (gpu_type, gpu_count, benchmark, case,\n"
         "dtype, m, n, k, bytes, metric) takes the median of its ok rows in each run. Each\n"
-        "series is tested for change points by E-divisive means (as Apache Otava does):\n"
-        "the strongest split is accepted when a permutation test finds it significant, and\n"
-        "the search goes on in the pieces. Each side of a change holds at least\n"
-        "--min-segment runs, so a one-run spike is never a change. A step clear of the\n"
-        "series' own noise (the medians either side, against the robust spread of\n"
-        "successive runs) is accepted without the permutations, so a 10% step in a\n"
-        "1%-noise figure is flagged once 3 runs follow 3. There is no cap on the changes\n"
-        "per series. A slow drift (a significant least-squares slope that fits as well\n"
-        "as the steps) is reported as one drift line, not as a staircase of steps.\n"
-        "A series of more than 256 runs is tested in windows of 256 runs, 128 apart,\n"
-        "alpha shared among them (the cost grows with the runs, not their square).\n"
+        "series is cut by binary segmentation: a split is kept when the medians either\n"
+        "side differ by more than the step test allows against the series' own noise\n"
+        "(the robust spread of successive runs; --alpha, Bonferroni over the splits), and\n"
+        "the pieces are cut in turn. Each side of a change holds at least --min-segment\n"
+        "runs, so a one-run spike is never a change. Then, weakest first, a change is\n"
+        "dropped when its segment means differ by less than --threshold percent, or when\n"
+        "one straight line through its two segments fits nearly as well as the step (a\n"
+        "drift is not a staircase). A slow drift (a significant least-squares slope that\n"
+        "fits as well as the steps) is reported as one drift line. A 10% step in a\n"
+        "1%-noise figure is flagged once 3 runs follow 3; whole series of thousands of\n"
+        "runs are analyzed in time linear in the runs per cut.\n"
         "\n"
         "The last line says what this history can see: the smallest step it flags\n"
         "(median over the headline series) once --min-segment runs follow it, and how\n"
@@ -176,8 +174,6 @@ int gb_cmd_history(int argc, char **argv) {
   }
   gb_cp_options opt = gb_cp_defaults();
   if (a.min_segment) opt.min_segment = a.min_segment;
-  if (a.permutations) opt.permutations = a.permutations;
-  if (a.seed_set) opt.seed = a.seed;
   if (!isnan(a.alpha)) opt.alpha = a.alpha;
   opt.min_effect_pct = isnan(a.threshold_pct) ? GB_HISTORY_THRESHOLD_PCT : a.threshold_pct;
   char **inputs = a.inputs;
@@ -192,7 +188,7 @@ int gb_cmd_history(int argc, char **argv) {
   memset(&h, 0, sizeof h);
   gb_buf text = {0};
   gb_err e = a.store ? gb_store_read_url(a.store, inputs, ninputs, &res)
-                     : gb_history_collect_paths(inputs, ninputs, &paths, &npaths);
+                     : gb_inputs_collect(inputs, ninputs, &paths, &npaths);
   /* an input where --plot writes is refused before anything is written */
   static const char *const outs[] = {".png", ".svg", ".gp", ".dat", NULL};
   if (!e && plot_dir) e = gb_output_check_dir(plot_dir, outs, (const char *const *)paths, npaths);
@@ -214,7 +210,7 @@ int gb_cmd_history(int argc, char **argv) {
   gb_buf_free(&text);
   gb_history_free(&h);
   gb_results_free(&res);
-  gb_history_free_paths(paths, npaths);
+  gb_inputs_free(paths, npaths);
   gb_history_args_free(&a);
   return rc;
 }

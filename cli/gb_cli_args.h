@@ -43,9 +43,7 @@ typedef struct gb_history_args {
   char **inputs; /* malloc'd array of borrowed strings: gb_history_args_free */
   size_t ninputs;
   const char *plot_dir;
-  size_t min_segment, permutations; /* 0 when not given */
-  uint64_t seed;
-  bool seed_set;
+  size_t min_segment; /* 0 when not given */
   double alpha; /* NaN when not given */
   double threshold_pct; /* NaN when not given: GB_HISTORY_THRESHOLD_PCT */
   bool all;

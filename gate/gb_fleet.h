@@ -76,4 +76,16 @@ gb_err gb_fleet_format_text(const gb_fleet_report *rep, gb_buf *out);
 gb_err gb_fleet_format_markdown(const gb_fleet_report *rep, gb_buf *out);
 gb_err gb_fleet_format_junit(const gb_fleet_report *rep, gb_buf *out);
 
+/* The per-node verdict in the Prometheus text format (core/gb_prom.h):
+ * gauges gpubench_node_slow (1 slow, 0 not), gpubench_node_slow_figures and
+ * gpubench_node_relative_speed, labelled host and gpu_uuid; *nsamples (may
+ * be NULL) counts the samples written. */
+gb_err gb_fleet_prom_put(const gb_fleet_report *rep, gb_buf *out, size_t *nsamples);
+
+/* For `gpubench export`: when res holds GB_FLEET_MIN_NODES nodes or more of
+ * one GPU type, ranks them (gb_fleet_check with its defaults and the
+ * shipped floors) and appends gb_fleet_prom_put's gauges; otherwise
+ * appends nothing. Errors: gb_fleet_check's, GB_E_NOMEM. */
+gb_err gb_fleet_prom(const gb_results *res, gb_buf *out, size_t *nsamples);
+
 #endif

@@ -10,7 +10,7 @@
 
 #include "gb_desc.h"
 #include "gb_gate_int.h"
-#include "gb_history.h"
+#include "gb_inputs.h"
 #include "gb_noise.h"
 #include "gb_stats.h"
 
@@ -494,7 +494,7 @@ gb_err gb_gate_read_side(char *const *inputs, size_t ninputs, bool dirs, gb_resu
   size_t npaths = 0;
   gb_err e = GB_OK;
   if (dirs) {
-    e = gb_history_collect_paths(inputs, ninputs, &paths, &npaths);
+    e = gb_inputs_collect(inputs, ninputs, &paths, &npaths);
   } else {
     paths = calloc(ninputs ? ninputs : 1, sizeof *paths);
     if (!paths) return gb_fail(GB_E_NOMEM, "out of memory");
@@ -521,7 +521,7 @@ gb_err gb_gate_read_side(char *const *inputs, size_t ninputs, bool dirs, gb_resu
       }
     }
   }
-  gb_history_free_paths(paths, npaths);
+  gb_inputs_free(paths, npaths);
   if (e) gb_results_free(res);
   return e;
 }

@@ -197,12 +197,32 @@ gb_err gb_gate_compare(const gb_results *base, const gb_results *cur, const gb_g
 void gb_gate_report_free(gb_gate_report *rep);
 
 /* Reads the results files of one side of a comparison: each input a CSV
- * or, with dirs, a directory of them (gb_history_collect_paths). Every file must hold
+ * or, with dirs, a directory of them (gb_inputs_collect). Every file must hold
  * rows, and all of one GPU type. Errors (naming the file): GB_E_IO,
  * GB_E_INPUT (a directory with no .csv, a file with a header and no rows,
  * mixed GPU types: "B.csv: gpu_type A100-SXM-80GB, but A.csv is on
  * H200-SXM-141GB"), GB_E_NOMEM. On error *res is freed. */
 gb_err gb_gate_read_side(char *const *inputs, size_t ninputs, bool dirs, gb_results *res);
+
+/* One baseline file against one current file, judged as `gpubench compare
+ * BASELINE CURRENT` judges them with its defaults (both read by
+ * gb_gate_read_side, the shipped floors by gb_noise_load, no config, a
+ * machine mismatch not compared): what every other view of a comparison
+ * shows, so that it never gives another verdict. rep borrows from the rest:
+ * do not copy the struct; free it with gb_gate_pair_free. */
+typedef struct gb_gate_pair {
+  gb_results base, cur;
+  gb_noise_table noise;
+  char warning[1400]; /* no floors file found: said in every output; "" */
+  char floors[4096];  /* the floors file judged with; "" when none was found */
+  gb_gate_report rep;
+} gb_gate_pair;
+
+/* Errors: those of gb_gate_read_side, gb_noise_load and gb_gate_compare;
+ * on error *p is empty. */
+gb_err gb_gate_judge_pair(const char *base_path, const char *cur_path, gb_gate_pair *p);
+
+void gb_gate_pair_free(gb_gate_pair *p);
 
 /* The gate's exit code: 3 on a machine mismatch; 1 on any regression or
  * newly failed row of a gated figure; 3 when no figure could be compared; 0

@@ -1,14 +1,11 @@
 /* gb_history: per-key series over runs and their change points. */
 #include "gb_history.h"
 
-#include <dirent.h>
-#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "gb_desc.h"
 #include "gb_escape.h"
@@ -49,7 +46,7 @@ static char *make_stem(const char *key) {
   return s;
 }
 
-/* FNV-1a: mixes the key into the seed. */
+/* FNV-1a of a string. */
 static uint64_t hash_str(const char *s) {
   uint64_t h = 1469598103934665603ull;
   for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
@@ -130,13 +127,13 @@ static gb_err find_runs(const gb_results *res, gb_history *h, size_t *run_of_row
 }
 
 /* The smallest relative step (fraction) that the step test flags in a
- * series of n points and relative noise rel, with k points after it (in
- * the last window of a series longer than GB_CP_WINDOW: gb_changepoint.h). */
-static double step_mdc(double rel, size_t n, size_t k, const gb_cp_options *opt) {
-  size_t w = gb_cp_window_len(n);
-  if (w < 2 * opt->min_segment || k < opt->min_segment || w - k < opt->min_segment) return NAN;
-  double crit = gb_cp_critical(gb_cp_window_alpha(opt->alpha, n), w - 2 * opt->min_segment + 1, n);
-  return crit * GB_CP_MEDIAN_SE * rel * sqrt(1.0 / (double)(w - k) + 1.0 / (double)k);
+ * series of n points and relative noise rel, with k points after it
+ * (gb_changepoint.h), and never under the minimum effect; crit is
+ * gb_cp_critical for the series. */
+static double step_mdc(double rel, size_t n, size_t k, const gb_cp_options *opt, double crit) {
+  if (n < 2 * opt->min_segment || k < opt->min_segment || n - k < opt->min_segment) return NAN;
+  double step = crit * GB_CP_MEDIAN_SE * rel * sqrt(1.0 / (double)(n - k) + 1.0 / (double)k);
+  return fmax(step, opt->min_effect_pct / 100);
 }
 
 /* Noise, detectable step and drift of a series (see gb_history.h). */
@@ -150,10 +147,10 @@ static void assess(gb_history_series *s, const gb_cp_options *opt) {
   if (!(fabs(med) > 0) || isnan(sigma)) return;
   double rel = sigma / fabs(med);
   s->noise_pct = rel * 100;
-  s->mdc_pct = step_mdc(rel, n, opt->min_segment, opt) * 100;
-  size_t w = gb_cp_window_len(n);
-  for (size_t k = opt->min_segment; k + opt->min_segment <= w; k++)
-    if (step_mdc(rel, n, k, opt) <= 0.10) {
+  double crit = n >= 2 * opt->min_segment ? gb_cp_critical(opt->alpha, n - 2 * opt->min_segment + 1, n) : NAN;
+  s->mdc_pct = step_mdc(rel, n, opt->min_segment, opt, crit) * 100;
+  for (size_t k = opt->min_segment; k + opt->min_segment <= n; k++)
+    if (step_mdc(rel, n, k, opt, crit) <= 0.10) {
       s->runs_for_10pct = k;
       break;
     }
@@ -181,7 +178,10 @@ static void assess(gb_history_series *s, const gb_cp_options *opt) {
   double sig = sqrt(rss_line / (double)(n - 2));
   if (sigma > sig) sig = sigma;
   double t = fabs(b) / (sig / sqrt(sxx));
-  if (!(t >= gb_cp_critical(opt->alpha, 1, n)) || rss_line > 1.25 * rss_steps) return;
+  /* the steps must not beat the line as gb_changepoint's ramp test has it */
+  bool steps_win = rss_line > rss_steps &&
+                   (!(rss_steps > 0) || (double)n / 2 * log(rss_line / rss_steps) >= GB_CP_STEP_OVER_RAMP * log((double)n));
+  if (!(t >= gb_cp_critical(opt->alpha, 1, n)) || steps_win) return;
   for (size_t c = 0; c < s->nchanges; c++)
     if ((s->changes[c].mean_after - s->changes[c].mean_before) * b < 0) return;
   double start = my + b * (0 - mx);
@@ -194,8 +194,8 @@ static void assess(gb_history_series *s, const gb_cp_options *opt) {
 gb_err gb_history_build(const gb_results *res, const gb_cp_options *opt, gb_history *h) {
   memset(h, 0, sizeof *h);
   h->min_segment = opt->min_segment;
-  if (opt->min_segment < 2 || opt->permutations < 1 || !(opt->alpha > 0 && opt->alpha < 1))
-    return gb_fail(GB_E_INPUT, "history: min segment must be >= 2, permutations >= 1, 0 < alpha < 1");
+  if (opt->min_segment < 2 || !(opt->alpha > 0 && opt->alpha < 1) || !(opt->min_effect_pct >= 0))
+    return gb_fail(GB_E_INPUT, "history: min segment must be >= 2, 0 < alpha < 1, threshold >= 0");
   size_t n = res->nrows;
   size_t *run_of_row = calloc(n ? n : 1, sizeof *run_of_row);
   hist_row *hr = calloc(n ? n : 1, sizeof *hr);
@@ -244,11 +244,8 @@ gb_err gb_history_build(const gb_results *res, const gb_cp_options *opt, gb_hist
       s->value[s->n++] = gb_median(vals, nv);
       a = b;
     }
-    gb_cp_options o = *opt;
-    o.seed = opt->seed ^ hash_str(s->key);
     if (s->n >= 2 * opt->min_segment) h->nanalyzed++;
-    e = gb_changepoints(s->value, s->n, &o, s->changes, &s->nchanges);
-    if (!e) gb_history_drop_small(s, opt->min_effect_pct);
+    e = gb_changepoints(s->value, s->n, opt, s->changes, &s->nchanges);
     if (!e) {
       s->fclass = (int)gb_desc_class(hr[i].row);
       assess(s, opt);
@@ -263,42 +260,6 @@ gb_err gb_history_build(const gb_results *res, const gb_cp_options *opt, gb_hist
   free(run_of_row);
   if (e) gb_history_free(h);
   return e;
-}
-
-static double seg_mean(const double *v, size_t lo, size_t hi) {
-  double sum = 0;
-  for (size_t i = lo; i < hi; i++) sum += v[i];
-  return sum / (double)(hi - lo);
-}
-
-/* The means either side of change c, over the segments between its
- * neighbouring changes. */
-static void remean(gb_history_series *s, size_t c) {
-  size_t lo = c ? s->changes[c - 1].index : 0, mid = s->changes[c].index;
-  size_t hi = c + 1 < s->nchanges ? s->changes[c + 1].index : s->n;
-  s->changes[c].mean_before = seg_mean(s->value, lo, mid);
-  s->changes[c].mean_after = seg_mean(s->value, mid, hi);
-}
-
-void gb_history_drop_small(gb_history_series *s, double min_pct) {
-  if (!(min_pct > 0)) return;
-  for (;;) {
-    size_t worst = s->nchanges;
-    double least = min_pct;
-    for (size_t c = 0; c < s->nchanges; c++) {
-      double b = s->changes[c].mean_before, a = s->changes[c].mean_after;
-      double rel = fabs(a / b - 1) * 100; /* NaN (a zero mean) is kept */
-      if (rel < least) {
-        least = rel;
-        worst = c;
-      }
-    }
-    if (worst == s->nchanges) return;
-    memmove(&s->changes[worst], &s->changes[worst + 1], (s->nchanges - worst - 1) * sizeof *s->changes);
-    s->nchanges--;
-    if (worst > 0) remean(s, worst - 1);
-    if (worst < s->nchanges) remean(s, worst);
-  }
 }
 
 static int cmp_dbl(const void *a, const void *b) {
@@ -394,11 +355,6 @@ gb_err gb_history_format_text(const gb_history *h, bool all, gb_buf *out) {
                       "history: %zu runs, %zu series, %zu long enough to test, %zu with a change point, %zu "
                       "drifting\n",
                       h->nruns, h->nseries, h->nanalyzed, h->nchanged, h->ndrift);
-  if (!e && h->nruns > GB_CP_WINDOW)
-    e = gb_buf_printf(out,
-                      "history: series of more than %d runs are tested in windows of %d runs, each %d after the "
-                      "last, alpha shared among them: a change must show within %d runs on either side\n",
-                      GB_CP_WINDOW, GB_CP_WINDOW, GB_CP_WINDOW / 2, GB_CP_WINDOW / 2);
   /* what it can see: the smallest step over the headline series (all series when none) */
   double *m = malloc((h->nseries + 1) * sizeof *m), *k = malloc((h->nseries + 1) * sizeof *k);
   if (!e && (!m || !k)) e = gb_fail(GB_E_NOMEM, "out of memory");
@@ -430,69 +386,4 @@ gb_err gb_history_format_text(const gb_history *h, bool all, gb_buf *out) {
   free(k);
   for (size_t i = 0; i < 4; i++) gb_buf_free(&t[i]);
   return e ? e : esc;
-}
-
-static int cmp_path(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-void gb_history_free_paths(char **paths, size_t npaths) {
-  for (size_t i = 0; i < npaths; i++) free(paths[i]);
-  free(paths);
-}
-
-static gb_err push_path(char ***paths, size_t *n, size_t *cap, const char *dir, const char *name) {
-  if (*n == *cap) {
-    size_t nc = *cap ? *cap * 2 : 16;
-    char **p = realloc(*paths, nc * sizeof *p);
-    if (!p) return gb_fail(GB_E_NOMEM, "out of memory for file names");
-    *paths = p;
-    *cap = nc;
-  }
-  size_t len = (dir ? strlen(dir) + 1 : 0) + strlen(name) + 1;
-  char *s = malloc(len);
-  if (!s) return gb_fail(GB_E_NOMEM, "out of memory for file names");
-  if (dir)
-    snprintf(s, len, "%s/%s", dir, name);
-  else
-    snprintf(s, len, "%s", name);
-  (*paths)[(*n)++] = s;
-  return GB_OK;
-}
-
-gb_err gb_history_collect_paths(char *const *inputs, size_t ninputs, char ***paths, size_t *npaths) {
-  *paths = NULL;
-  *npaths = 0;
-  size_t cap = 0;
-  gb_err e = GB_OK;
-  for (size_t i = 0; i < ninputs && !e; i++) {
-    struct stat st;
-    if (stat(inputs[i], &st) != 0) {
-      e = gb_fail(GB_E_IO, "%s: cannot read: %s", inputs[i], strerror(errno));
-      break;
-    }
-    if (!S_ISDIR(st.st_mode)) {
-      e = push_path(paths, npaths, &cap, NULL, inputs[i]);
-      continue;
-    }
-    DIR *d = opendir(inputs[i]);
-    if (!d) {
-      e = gb_fail(GB_E_IO, "%s: cannot open the directory: %s", inputs[i], strerror(errno));
-      break;
-    }
-    size_t first = *npaths;
-    struct dirent *de;
-    while (!e && (de = readdir(d))) {
-      size_t len = strlen(de->d_name);
-      if (len > 4 && strcmp(de->d_name + len - 4, ".csv") == 0 && de->d_name[0] != '.')
-        e = push_path(paths, npaths, &cap, inputs[i], de->d_name);
-    }
-    closedir(d);
-    if (!e && *npaths == first) e = gb_fail(GB_E_INPUT, "%s: no .csv file in this directory", inputs[i]);
-    if (!e) qsort(*paths + first, *npaths - first, sizeof **paths, cmp_path);
-  }
-  if (e) {
-    gb_history_free_paths(*paths, *npaths);
-    *paths = NULL;
-    *npaths = 0;
-  }
-  return e;
 }

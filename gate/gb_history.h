@@ -1,5 +1,5 @@
 /* gb_history: the series of each key over many runs, and the runs where a
- * figure shifted (E-divisive means, gb_changepoint.h).
+ * figure shifted (binary segmentation, gb_changepoint.h).
  *
  * Rows are grouped into runs by run_id; runs are ordered by their earliest
  * timestamp (ISO 8601 UTC sorts as text), then by run_id. The key is the
@@ -60,11 +60,6 @@ typedef struct gb_history {
 /* history's default minimum effect (--threshold), the gate's default threshold */
 #define GB_HISTORY_THRESHOLD_PCT 2.0
 
-/* Leaves out of s's changes those whose adjacent segment means differ by less
- * than min_pct percent, the smallest first, the neighbours' means taken again
- * over the merged segment after each; min_pct <= 0 leaves all. */
-void gb_history_drop_small(gb_history_series *s, double min_pct);
-
 /* Builds the history of res and runs the change-point test on every series.
  * Per series also: its noise, the smallest step it can flag (gb_cp_critical
  * with min_segment runs after the step) and the runs a 10% step needs, and
@@ -72,9 +67,8 @@ void gb_history_drop_small(gb_history_series *s, double min_pct);
  * the series' noise (gb_cp_critical, one candidate), the line leaves no more
  * than 1.25 x the residual of the step model, and every change found goes
  * its way.
- * Each series' shuffles are seeded with opt->seed mixed with a hash of its key,
- * so a result does not depend on which other keys are present. Errors:
- * GB_E_INPUT (bad options), GB_E_NOMEM. */
+ * Each series is analyzed alone, so a result does not depend on which other
+ * keys are present. Errors: GB_E_INPUT (bad options), GB_E_NOMEM. */
 gb_err gb_history_build(const gb_results *res, const gb_cp_options *opt, gb_history *h);
 
 void gb_history_free(gb_history *h);
@@ -91,13 +85,5 @@ gb_err gb_history_format_text(const gb_history *h, bool all, gb_buf *out);
  * values compared only where both runs recorded them; "" when nothing
  * differs. Returns whether something does. */
 bool gb_history_env_change(const gb_history_run *a, const gb_history_run *b, char *buf, size_t n);
-
-/* Expands the command line's inputs: a directory contributes its *.csv files
- * (sorted by name, not recursive), a file itself. *paths (malloc'd strings in
- * a malloc'd array) is freed with gb_history_free_paths. Errors: GB_E_IO (an
- * input cannot be read), GB_E_INPUT (a directory with no .csv file). */
-gb_err gb_history_collect_paths(char *const *inputs, size_t ninputs, char ***paths, size_t *npaths);
-
-void gb_history_free_paths(char **paths, size_t npaths);
 
 #endif

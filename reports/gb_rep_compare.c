@@ -5,9 +5,11 @@
  * the table of every figure whose verdict is not "unchanged".
  *
  * The only file of the report that uses the gate (gate/gb_gate.h:
- * gb_gate_compare and its gb_gate_item). The gate is being reworked (issue
- * 22: noise floors, classes, minimum detectable change); adapting to its new
- * API means changing this file alone. */
+ * gb_gate_judge_pair and its gb_gate_item): the two files are judged exactly
+ * as `gpubench compare BASELINE CURRENT` judges them -- the same reading, the
+ * shipped floors, the same defaults -- so the report states the same verdict
+ * and counts, the floors file it used (or the warning that none was found)
+ * and each figure's minimum detectable change. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,55 +161,58 @@ static gb_err changed_table(gb_rep *r, const gb_gate_report *g, const size_t *pl
   return e;
 }
 
-gb_err gb_rep_section_compare(gb_rep *r) {
-  /* the gate (noise floors, classes, minimum detectable change) */
+/* The gate's verdict (its summary line, as compare prints it), the floors
+ * it judged with, and what a machine mismatch or a library change means. */
+static gb_err verdict_paras(gb_rep *r, const gb_gate_pair *p) {
   const gb_report_options *o = r->o;
-  if (!o->compare || o->nresults != 2) return GB_OK;
-  /* the two files' rows, as the report read them (views: not freed here) */
-  size_t n0 = r->first_file_rows;
-  const gb_results base = {.nrows = n0, .rows = r->res.rows},
-                   cur = {.nrows = r->res.nrows - n0, .rows = r->res.rows + n0};
-  gb_gate_report g = {0};
-  gb_gate_options opt = gb_gate_defaults();
-  opt.allow_mismatch = true; /* the view draws; the gate (gpubench compare) decides */
-  gb_err e = gb_gate_compare(&base, &cur, &opt, &g);
-  if (!e) e = gb_doc_heading(&r->doc, 2, "What changed");
-  char line[1024];
-  if (!e) {
-    snprintf(line, sizeof line, "Baseline %s, current %s: each figure the two hold compared by the regression gate "
-             "(as gpubench compare %s %s does). Each plot shows one benchmark's figures in key order: the change of "
-             "the median, current against baseline, in %% and oriented so that up is better (a lower-is-better "
-             "metric's sign is turned); the point's colour is the gate's verdict, the dashed lines its threshold for "
-             "that figure: its minimum detectable change (from the run-to-run noise floor of its class and the "
-             "baselines' spread; never under the base threshold).",
-             gb_rep_basename(o->results[0]), gb_rep_basename(o->results[1]), gb_rep_basename(o->results[0]),
-             gb_rep_basename(o->results[1]));
-    e = gb_doc_para(&r->doc, line);
-  }
+  char line[4400];
+  snprintf(line, sizeof line, "Baseline %s, current %s, judged by the regression gate exactly as gpubench compare "
+           "%s %s judges them (its verdict, counts and exit status are these). Each plot shows one benchmark's "
+           "figures in key order: the change of the median, current against baseline, in %% and oriented so that "
+           "up is better (a lower-is-better metric's sign is turned); the point's colour is the gate's verdict, "
+           "the dashed lines its threshold for that figure: its minimum detectable change (MDC, from the "
+           "run-to-run noise floor of its figure and the sides' spread; never under the base threshold).",
+           gb_rep_basename(o->results[0]), gb_rep_basename(o->results[1]), gb_rep_basename(o->results[0]),
+           gb_rep_basename(o->results[1]));
+  gb_err e = gb_doc_para(&r->doc, line);
   gb_buf sum = {0};
-  if (!e) e = gb_gate_summary(&g, &sum);
+  if (!e) e = gb_gate_summary(&p->rep, &sum);
   if (!e) e = gb_doc_para(&r->doc, sum.data ? sum.data : "");
   gb_buf_free(&sum);
-  if (!e && g.allowed_mismatch) {
-    snprintf(line, sizeof line, "The two runs were measured on different machines: %s", g.mismatch_msg);
-    e = gb_doc_note(&r->doc, line);
-  }
-  if (!e && g.libraries_msg[0]) {
-    snprintf(line, sizeof line, "Library versions changed: %s.", g.libraries_msg);
+  if (!e && p->floors[0]) {
+    snprintf(line, sizeof line, "Noise floors: %s.", p->floors);
     e = gb_doc_para(&r->doc, line);
   }
+  if (!e && p->warning[0]) e = gb_doc_note(&r->doc, p->warning);
+  if (!e && p->rep.libraries_msg[0]) {
+    snprintf(line, sizeof line, "Library versions changed: %s.", p->rep.libraries_msg);
+    e = gb_doc_para(&r->doc, line);
+  }
+  return e;
+}
+
+gb_err gb_rep_section_compare(gb_rep *r) {
+  const gb_report_options *o = r->o;
+  if (!o->compare || o->nresults != 2) return GB_OK;
+  gb_gate_pair pair;
+  gb_err e = gb_gate_judge_pair(o->results[0], o->results[1], &pair);
+  const gb_gate_report *g = &pair.rep;
+  if (e) return e;
+  e = gb_doc_heading(&r->doc, 2, "What changed");
+  if (!e) e = verdict_paras(r, &pair);
   /* one plot per benchmark, in the order of the description table */
-  size_t *plot_no = e ? NULL : calloc(g.nitems + 1, sizeof *plot_no);
+  size_t *plot_no = e ? NULL : calloc(g->nitems + 1, sizeof *plot_no);
   if (!e && !plot_no) e = gb_fail(GB_E_NOMEM, "out of memory");
-  for (size_t b = 0; b < gb_nbench_descs && !e; b++) e = bench_plot(r, &g, gb_bench_descs[b].name, plot_no);
+  for (size_t b = 0; b < gb_nbench_descs && !e; b++) e = bench_plot(r, g, gb_bench_descs[b].name, plot_no);
   /* benchmarks the table lacks, in the order first seen */
   gb_rep_names other = {0};
-  for (size_t i = 0; i < g.nitems && !e; i++)
-    if (!gb_desc_find(g.items[i].benchmark)) e = gb_rep_names_add(&other, g.items[i].benchmark);
-  for (size_t i = 0; i < other.n && !e; i++) e = bench_plot(r, &g, other.v[i], plot_no);
+  for (size_t i = 0; i < g->nitems && !e; i++)
+    if (!gb_desc_find(g->items[i].benchmark)) e = gb_rep_names_add(&other, g->items[i].benchmark);
+  for (size_t i = 0; i < other.n && !e; i++) e = bench_plot(r, g, other.v[i], plot_no);
   gb_rep_names_free(&other);
-  if (!e) e = changed_table(r, &g, plot_no);
+  if (!e && g->mismatch) e = gb_doc_para(&r->doc, "Nothing is drawn: the gate compared nothing.");
+  else if (!e) e = changed_table(r, g, plot_no);
   free(plot_no);
-  gb_gate_report_free(&g);
+  gb_gate_pair_free(&pair);
   return e;
 }

@@ -1,6 +1,6 @@
-/* Tests for gb_changepoint: the E-divisive statistic by hand, a change point
- * injected into a synthetic 30-run history, and pure noise and a single spike
- * giving none (fixed seeds throughout). */
+/* Tests for gb_changepoint: the step-against-ramp test by hand, a change
+ * point injected into a synthetic 30-run history, pure noise, a single spike
+ * and a slow ramp giving none. */
 #include <math.h>
 #include <stdint.h>
 
@@ -18,19 +18,20 @@ static double uniform01(void) {
 }
 static double gauss(void) { return sqrt(-2 * log(uniform01())) * cos(2 * M_PI * uniform01()); }
 
-/* x = {0,0,0,1,1,1}: the best split is tau = 3. There: between-pairs sum
- * 3 * 3 * |0 - 1| = 9, so 2 * 9 / (3 * 3) = 2; within sums 0; E = 2 and
- * Q = 3 * 3 / 6 * 2 = 3. At tau = 2 (X = {0,0}, Y = {0,1,1,1}): between 2 * 3
- * = 6 -> 2 * 6 / 8 = 1.5; within Y: pairs (0,1) x 3 = 3 over C(4,2) = 6 ->
- * 0.5; E = 1; Q = 8 / 6 = 1.333 < 3. */
-START_TEST(test_statistic_by_hand) {
-  double x[] = {0, 0, 0, 1, 1, 1};
-  double scratch[49];
-  size_t tau;
-  ck_assert_double_eq_tol(gb_cp_best_split(x, 6, 2, scratch, &tau), 3.0, 1e-12);
-  ck_assert_uint_eq(tau, 3);
-  /* too short for two segments of 4 */
-  ck_assert(isinf(gb_cp_best_split(x, 6, 4, scratch, &tau)));
+/* x = {0,1,0,3,4,3} split at 3: the two means (1/3, 10/3) leave RSS 4/3; the
+ * line through all six (slope 13.5/17.5) leaves 14.8333 - 13.5^2/17.5 =
+ * 4.41905. (6/2) ln(4.41905 / 1.33333) = 3.5942 against 2 ln 6 = 3.5835:
+ * margin 1.0031, a step. {0,1,0,2,3,2}: RSS 4/3 against 2.70476, margin
+ * 0.5922: a ramp. A perfect step beats any line; a perfect line any step. */
+START_TEST(test_step_or_ramp_by_hand) {
+  double step[] = {0, 1, 0, 3, 4, 3}, ramp[] = {0, 1, 0, 2, 3, 2}, flat[] = {0, 0, 0, 1, 1, 1}, line[] = {0, 1, 2, 3, 4, 5};
+  double score;
+  ck_assert(gb_cp_step_beats_ramp(step, 0, 3, 6, &score));
+  ck_assert_double_eq_tol(score, 1.0031275, 1e-6);
+  ck_assert(!gb_cp_step_beats_ramp(ramp, 0, 3, 6, &score));
+  ck_assert_double_eq_tol(score, 0.5921541, 1e-6);
+  ck_assert(gb_cp_step_beats_ramp(flat, 0, 3, 6, NULL));
+  ck_assert(!gb_cp_step_beats_ramp(line, 0, 3, 6, NULL));
 }
 END_TEST
 
@@ -48,8 +49,7 @@ START_TEST(test_injected_change) {
     ck_assert_uint_eq(n, 1);
     ck_assert_uint_eq(cp[0].index, 20);
     ck_assert(cp[0].p_value <= o.alpha);
-    /* an 8-sigma step: accepted by the step test, p far below what 1999
-     * permutations could give (1/2000) */
+    /* an 8-sigma step: p (Bonferroni over the 25 splits) far below alpha */
     ck_assert_double_lt(cp[0].p_value, 1e-6);
     ck_assert_double_eq_tol(cp[0].mean_before, 100, 1.0);
     ck_assert_double_eq_tol(cp[0].mean_after, 92, 1.0);
@@ -89,18 +89,12 @@ START_TEST(test_pure_noise) {
 }
 END_TEST
 
-/* A series longer than GB_CP_WINDOW is analyzed in overlapping windows:
- * 3000 runs of 1% noise with a 10% step down at run 700 and back up at
- * 2400 gives those two changes, each once although two windows see it,
- * with the right means; pure noise of that length gives none. Before, the
- * whole series was one segment: (n+1)^2 doubles of work space (72 MB here)
- * and time growing with n^2 per split (a 4663-run history took 181 s). */
-START_TEST(test_long_series_windows) {
+/* A long series is analyzed whole: 3000 runs of 1% noise with a 10% step
+ * down at run 700 and back up at 2400 gives those two changes with the
+ * right means; pure noise of that length gives none. (It was analyzed in
+ * windows of 256 runs, each change found once per window that held it.) */
+START_TEST(test_long_series) {
   enum { N = 3000 };
-  ck_assert_uint_eq(gb_cp_windows(GB_CP_WINDOW), 1);
-  ck_assert_uint_eq(gb_cp_windows(GB_CP_WINDOW + 1), 2);
-  ck_assert_uint_eq(gb_cp_windows(N), (N - GB_CP_WINDOW + GB_CP_WINDOW / 2 - 1) / (GB_CP_WINDOW / 2) + 1);
-  ck_assert_double_eq_tol(gb_cp_window_alpha(0.001, N), 0.001 / (double)gb_cp_windows(N), 1e-15);
   static double x[N];
   g_state = 7;
   for (int i = 0; i < N; i++) x[i] = (i >= 700 && i < 2400 ? 90 : 100) * (1 + 0.01 * gauss());
@@ -114,12 +108,37 @@ START_TEST(test_long_series_windows) {
   ck_assert_double_eq_tol(cp[0].mean_before, 100, 0.2);
   ck_assert_double_eq_tol(cp[0].mean_after, 90, 0.2);
   ck_assert_double_eq_tol(cp[1].mean_after, 100, 0.2);
-  ck_assert_double_le(cp[0].p_value, gb_cp_window_alpha(o.alpha, N));
+  ck_assert_double_le(cp[0].p_value, o.alpha);
   for (uint64_t seed = 1; seed <= 3; seed++) {
     g_state = seed;
     for (int i = 0; i < N; i++) x[i] = 100 * (1 + 0.01 * gauss());
     ck_assert_int_eq(gb_changepoints(x, N, &o, cp, &n), GB_OK);
     ck_assert_uint_eq(n, 0);
+  }
+}
+END_TEST
+
+/* A slow ramp is not a staircase: 200 runs drifting 0.1% per run (20% in
+ * all) in 0.5% noise give no change point, though binary segmentation cuts
+ * the ramp into significant steps (and E-divisive means reported a dozen);
+ * the ramp levelling off at run 120 with a 10% drop there gives that one
+ * change. */
+START_TEST(test_ramp_is_not_a_step) {
+  enum { N = 200 };
+  double x[N];
+  gb_cp_options o = gb_cp_defaults();
+  o.min_effect_pct = 2;
+  gb_change_point cp[N];
+  size_t n = 99;
+  for (uint64_t seed = 1; seed <= 5; seed++) {
+    g_state = 40 + seed;
+    for (int i = 0; i < N; i++) x[i] = 100 * (1 + 0.001 * i) * (1 + 0.005 * gauss());
+    ck_assert_int_eq(gb_changepoints(x, N, &o, cp, &n), GB_OK);
+    ck_assert_uint_eq(n, 0);
+    for (int i = 120; i < N; i++) x[i] = 0.9 * 112 * (1 + 0.005 * gauss());
+    ck_assert_int_eq(gb_changepoints(x, N, &o, cp, &n), GB_OK);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_uint_eq(cp[0].index, 120);
   }
 }
 END_TEST
@@ -150,7 +169,6 @@ START_TEST(test_deterministic_and_constant) {
   ck_assert_int_eq(gb_changepoints(x, 12, &o, cp, &n), GB_OK);
   ck_assert_uint_eq(n, 0);
   double y[8] = {1, 1.1, 0.9, 1, 3, 3.1, 2.9, 3};
-  o.permutations = 99;
   o.alpha = 0.05;
   gb_change_point a[8], b[8];
   size_t na, nb;
@@ -160,8 +178,6 @@ START_TEST(test_deterministic_and_constant) {
   ck_assert_uint_eq(na, 1);
   ck_assert_uint_eq(a[0].index, 4);
   ck_assert_double_eq(a[0].p_value, b[0].p_value);
-  /* 8 values: C(8,4) = 70 labelings, 2 of them this extreme (either half
-   * high): p near 2/70 = 0.029 plus the statistic's ties; at most 0.05 */
   ck_assert(a[0].p_value <= 0.05);
 }
 END_TEST
@@ -186,14 +202,15 @@ static Suite *suite(void) {
   Suite *s = suite_create("changepoint");
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 60);
-  tcase_add_test(tc, test_statistic_by_hand);
+  tcase_add_test(tc, test_step_or_ramp_by_hand);
+  tcase_add_test(tc, test_ramp_is_not_a_step);
   tcase_add_test(tc, test_injected_change);
   tcase_add_test(tc, test_two_changes);
   tcase_add_test(tc, test_pure_noise);
   tcase_add_test(tc, test_single_spike);
   tcase_add_test(tc, test_deterministic_and_constant);
   tcase_add_test(tc, test_bad_options);
-  tcase_add_test(tc, test_long_series_windows);
+  tcase_add_test(tc, test_long_series);
   suite_add_tcase(s, tc);
   return s;
 }

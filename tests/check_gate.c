@@ -15,6 +15,7 @@
 #include "gb_desc.h"
 #include "gb_gate.h"
 #include "gb_history.h"
+#include "gb_inputs.h"
 #include "gb_plot.h"
 #include "testutil.h"
 
@@ -692,7 +693,7 @@ START_TEST(test_history_change_point) {
   char *inputs[] = {dir};
   char **paths;
   size_t npaths;
-  ck_assert_int_eq(gb_history_collect_paths(inputs, 1, &paths, &npaths), GB_OK);
+  ck_assert_int_eq(gb_inputs_collect(inputs, 1, &paths, &npaths), GB_OK);
   ck_assert_uint_eq(npaths, 30);
   gb_results res = {0};
   /* read in reverse: the order of files must not matter, timestamps do */
@@ -732,15 +733,15 @@ START_TEST(test_history_change_point) {
   gb_history_free(&h);
   /* 30 runs of noise alone: no change point */
   gb_results_free(&res);
-  gb_history_free_paths(paths, npaths);
+  gb_inputs_free(paths, npaths);
 }
 END_TEST
 
 /* Reads every results file of dir into res, in name order; the paths
- * (which res's rows point into) are freed with gb_history_free_paths. */
+ * (which res's rows point into) are freed with gb_inputs_free. */
 static void read_history_dir(const char *dir, gb_results *res, char ***paths, size_t *npaths) {
   char *inputs[] = {(char *)dir};
-  ck_assert_int_eq(gb_history_collect_paths(inputs, 1, paths, npaths), GB_OK);
+  ck_assert_int_eq(gb_inputs_collect(inputs, 1, paths, npaths), GB_OK);
   for (size_t i = 0; i < *npaths; i++) ck_assert_int_eq(gb_results_read((*paths)[i], res), GB_OK);
 }
 
@@ -749,18 +750,20 @@ static void read_history_dir(const char *dir, gb_results *res, char ***paths, si
 START_TEST(test_history_min_effect) {
   double v[15];
   for (int i = 0; i < 15; i++) v[i] = i < 5 ? 100 : i < 10 ? 101 : 120;
-  gb_change_point cp[2] = {{.index = 5, .mean_before = 100, .mean_after = 101},
-                           {.index = 10, .mean_before = 101, .mean_after = 120}};
-  gb_history_series s = {.n = 15, .value = v, .nchanges = 2, .changes = cp};
-  gb_history_drop_small(&s, 0); /* 0: every change stays */
-  ck_assert_uint_eq(s.nchanges, 2);
-  gb_history_drop_small(&s, 2.0);
-  ck_assert_uint_eq(s.nchanges, 1);
-  ck_assert_uint_eq(s.changes[0].index, 10);
-  ck_assert_double_eq_tol(s.changes[0].mean_before, 100.5, 1e-12);
-  ck_assert_double_eq_tol(s.changes[0].mean_after, 120, 1e-12);
-  gb_history_drop_small(&s, 25.0); /* a 19.4% step under a 25% minimum */
-  ck_assert_uint_eq(s.nchanges, 0);
+  gb_change_point cp[8];
+  size_t ncp;
+  gb_cp_options co = gb_cp_defaults(); /* 0: every change stays */
+  ck_assert_int_eq(gb_changepoints(v, 15, &co, cp, &ncp), GB_OK);
+  ck_assert_uint_eq(ncp, 2);
+  co.min_effect_pct = 2.0;
+  ck_assert_int_eq(gb_changepoints(v, 15, &co, cp, &ncp), GB_OK);
+  ck_assert_uint_eq(ncp, 1);
+  ck_assert_uint_eq(cp[0].index, 10);
+  ck_assert_double_eq_tol(cp[0].mean_before, 100.5, 1e-12);
+  ck_assert_double_eq_tol(cp[0].mean_after, 120, 1e-12);
+  co.min_effect_pct = 25.0; /* a 19.4% step under a 25% minimum */
+  ck_assert_int_eq(gb_changepoints(v, 15, &co, cp, &ncp), GB_OK);
+  ck_assert_uint_eq(ncp, 0);
   /* the 8% drop of write_history: kept at 5%, gone at 10% */
   const char *d = gb_test_tmpdir();
   write_history(d, 30, 20);
@@ -779,7 +782,7 @@ START_TEST(test_history_min_effect) {
     gb_history_free(&h);
   }
   gb_results_free(&res);
-  gb_history_free_paths(paths, npaths);
+  gb_inputs_free(paths, npaths);
 }
 END_TEST
 
@@ -819,7 +822,7 @@ START_TEST(test_history_env_change) {
   gb_buf_free(&t);
   gb_history_free(&h);
   gb_results_free(&res);
-  gb_history_free_paths(paths, npaths);
+  gb_inputs_free(paths, npaths);
 }
 END_TEST
 
@@ -831,7 +834,7 @@ START_TEST(test_history_noise_only) {
   char *inputs[] = {dir};
   char **paths;
   size_t npaths;
-  ck_assert_int_eq(gb_history_collect_paths(inputs, 1, &paths, &npaths), GB_OK);
+  ck_assert_int_eq(gb_inputs_collect(inputs, 1, &paths, &npaths), GB_OK);
   gb_results res = {0};
   for (size_t i = 0; i < npaths; i++) ck_assert_int_eq(gb_results_read(paths[i], &res), GB_OK);
   gb_cp_options o = gb_cp_defaults();
@@ -841,7 +844,7 @@ START_TEST(test_history_noise_only) {
   ck_assert_uint_eq(h.nchanged, 0);
   gb_history_free(&h);
   gb_results_free(&res);
-  gb_history_free_paths(paths, npaths);
+  gb_inputs_free(paths, npaths);
 }
 END_TEST
 
@@ -923,7 +926,7 @@ START_TEST(test_cli_history_exit_codes) {
   char dir[4200], shortdir[4200];
   snprintf(dir, sizeof dir, "%s", d);
   write_history(dir, 30, 20);
-  const char *ok[] = {"history", dir, "--permutations", "199", "--alpha", "0.01"};
+  const char *ok[] = {"history", dir, "--min-segment", "3", "--alpha", "0.01"};
   ck_assert_int_eq(run_cmd(gb_cmd_history, 6, ok), 0);
   /* trend plots of the one series with a change: .dat and .gp always, the
    * pictures when gnuplot is installed */

@@ -194,11 +194,11 @@ END_TEST
 /* Every shipped measurement file compared with itself passes (the
  * sustained GEMM file's metrics have their direction in the registry). */
 START_TEST(test_shipped_self_compare) {
-  static const char *const dirs[] = {"measured", "measured/sustained"};
+  static const char *const dirs[] = {"measured", "measured/sustained", "measured/grouped"};
   gb_gate_options opt = gb_gate_defaults();
   opt.noise = &g_noise;
   size_t files = 0;
-  for (size_t d = 0; d < 2; d++) {
+  for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
     char dir[4200];
     snprintf(dir, sizeof dir, "%s/%s", gb_data_dir(), dirs[d]);
     DIR *dp = opendir(dir);
@@ -219,7 +219,7 @@ START_TEST(test_shipped_self_compare) {
     }
     closedir(dp);
   }
-  ck_assert_uint_ge(files, 1);
+  ck_assert_uint_ge(files, 7); /* every results file data/ ships (those with a run_id column) */
 }
 END_TEST
 
@@ -320,6 +320,12 @@ END_TEST
 /* The fleet check ranks the 4 nodes of one campaign: none slow as they
  * are (cards differ by up to 2-3% on some figures), card 10 named and
  * failed when 10% slower, in text, markdown and JUnit. */
+static size_t count_of(const char *s, const char *what) {
+  size_t n = 0;
+  for (const char *p = s; (p = strstr(p, what)); p += strlen(what)) n++;
+  return n;
+}
+
 START_TEST(test_fleet_names_slow_node) {
   gb_fleet_options opt = {.threshold_pct = NAN, .alpha = NAN, .noise = &g_noise};
   for (int run = 1; run <= 2; run++) {
@@ -349,6 +355,16 @@ START_TEST(test_fleet_names_slow_node) {
     ck_assert_msg(strstr(t.data, "fleet: FAIL: 4 nodes") && strstr(t.data, "vm " SLOW_GPU "  SLOW\n"), "%s", t.data);
     ck_assert_msg(strstr(md.data, "| 1 | vm " SLOW_GPU " **SLOW** |"), "%s", md.data);
     ck_assert_msg(strstr(x.data, "tests=\"4\" failures=\"1\"") && gb_test_xml_well_formed(x.data), "%s", x.data);
+    /* the exporter's per-node verdict: the slow node 1, the others 0 */
+    gb_buf pm = {0};
+    size_t ns = 0;
+    ck_assert_int_eq(gb_fleet_prom(&g_cur, &pm, &ns), GB_OK);
+    gb_buf_append(&pm, "", 1);
+    ck_assert_uint_eq(ns, 12);
+    ck_assert_msg(strstr(pm.data, "gpubench_node_slow{host=\"vm\",gpu_uuid=\"" SLOW_GPU "\"} 1\n"), "%s", pm.data);
+    ck_assert_uint_eq(count_of(pm.data, "gpubench_node_slow{"), 4);
+    ck_assert_uint_eq(count_of(pm.data, "\"} 0\n"), 6); /* slow and slow figures of the three others */
+    gb_buf_free(&pm);
     gb_buf_free(&t);
     gb_buf_free(&md);
     gb_buf_free(&x);
@@ -359,6 +375,9 @@ START_TEST(test_fleet_names_slow_node) {
   gb_fleet_report rep;
   ck_assert_int_eq(gb_fleet_check(&g_cur, &opt, &rep), GB_E_INPUT);
   ck_assert_str_eq(gb_errmsg(), "fleet: 1 node (host, gpu_uuid) in the results: ranking needs at least 3");
+  gb_buf none = {0}; /* nor does the exporter write a verdict for one node */
+  ck_assert_int_eq(gb_fleet_prom(&g_cur, &none, NULL), GB_OK);
+  ck_assert_uint_eq(none.len, 0);
 }
 END_TEST
 
