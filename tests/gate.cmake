@@ -17,7 +17,7 @@ target_include_directories(check_gate_aa PRIVATE ${CMAKE_SOURCE_DIR}/cli)
 gb_add_check_test(check_gate_judge check_gate_judge.c LIBS gb_gate)
 # One judge: report --compare and compare agree on every adjacent pair of fixtures.
 gb_add_check_test(check_gate_report check_gate_report.c ${CMAKE_SOURCE_DIR}/cli/cmd_compare.c
-  ${CMAKE_SOURCE_DIR}/cli/gb_cli.c ${CMAKE_SOURCE_DIR}/cli/gb_opt.c LIBS gb_gate gb_reports gb_store)
+  ${CMAKE_SOURCE_DIR}/cli/gb_opt.c LIBS gb_gate gb_reports gb_store)
 target_include_directories(check_gate_report PRIVATE ${CMAKE_SOURCE_DIR}/cli)
 # The floors found by a copied binary and the device layout; their absence said by every output.
 add_test(NAME check_gate_floors COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/check_gate_floors.sh
