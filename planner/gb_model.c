@@ -12,30 +12,31 @@ const double gb_model_sizes[GB_MODEL_SIZES] = {1e8, 1e9, 1e10, 1e11};
 static const gb_arch_model k_models[] = {
     /* the default row: an architecture the table lacks */
     {"", "", 0.75, {0.45, 0.47, 0.50, 0.53}, {0.60, 0.70, 0.75, 0.80}, 0.70, 0.40, 0.30,
-     "no published runs: Hopper-like utilization, cuBLAS 70-80% of dense peak"},
+     "no published runs: Hopper-like utilization, cuBLAS 70-80% of dense peak", 0},
     {"volta", "nvidia", 0.85, {0.40, 0.42, 0.45, 0.48}, {0.60, 0.70, 0.75, 0.80}, 0.70, 0.30, 0.30,
      "Megatron-LM (arXiv 1909.08053): 8.3B on 512 V100 at 30% of peak with model parallel; cuBLAS FP16 "
-     "~105 of 125 TFLOP/s"},
+     "~105 of 125 TFLOP/s", 0},
     {"ampere", "nvidia", 0.88, {0.64, 0.64, 0.64, 0.70}, {0.60, 0.70, 0.75, 0.80}, 0.72, 0.55, 0.55,
      "llm-foundry benchmarks (A100 MFU 7B 64%, 70B 53% with recompute = 71% HFU); Megatron-LM "
      "(arXiv 2104.04473: 52% at 1T); OPT-175B 147 TFLOP/s; cuBLAS BF16 ~275 of 312; hfu covers the linear "
      "GEMMs (attention, element-wise work: own terms), refit on the calibration fit half; FlashAttention-2 "
-     "50-73% of A100 peak (arXiv 2307.08691)"},
+     "50-73% of A100 peak (arXiv 2307.08691)", 0},
     {"hopper", "nvidia", 0.80, {0.50, 0.50, 0.52, 0.60}, {0.60, 0.70, 0.75, 0.80}, 0.72, 0.50, 0.30,
      "llm-foundry benchmarks (H100 MFU 7B 46%, 70B 43% with recompute = 57% HFU); llm.c GPT-2 1.6B 50%; "
      "Llama 3 405B 38-43% BF16 (arXiv 2407.21783); gpubench H200 BF16 GEMM 796 of 989.5; hfu covers the "
      "linear GEMMs, refit on the calibration fit half; attention FlashAttention-3/cuDNN ~0.50 and "
-     "FlashAttention-2 ~0.30 of peak forward + backward (arXiv 2407.08608)"},
+     "FlashAttention-2 ~0.30 of peak forward + backward (arXiv 2407.08608)", 0},
     {"blackwell", "nvidia", 0.75, {0.33, 0.33, 0.34, 0.40}, {0.40, 0.47, 0.50, 0.53}, 0.70, 0.50, 0.16,
      "MLPerf Training v4.1/v5.0: B200 about 1.5x H200 per GPU at 2.27x the dense peak, so hfu = Hopper's x "
      "1.5/2.27 = 0.66 (the fit half's Blackwell runs agree: Megatron DeepSeek-V3/Qwen3 on GB200/GB300, torchtitan "
      "Llama 4 Scout); cuDNN attention on B200 about half of peak forward and backward; FlashAttention-2 kernels "
-     "(sm80 MMA) reach Hopper's absolute rate, 0.16 of B200's peak"},
+     "(sm80 MMA) reach Hopper's absolute rate, 0.16 of B200's peak", 0},
     {"ada", "nvidia", 0.70, {0.38, 0.40, 0.42, 0.44}, {0.60, 0.70, 0.75, 0.80}, 0.65, 0.40, 0.40,
-     "PCIe cards at their power cap: cuBLAS about 65-75% of dense peak; no published LLM pre-training runs"},
+     "PCIe cards at their power cap: cuBLAS about 65-75% of dense peak; no published LLM pre-training runs", 0},
     {"cdna3", "amd", 0.60, {0.28, 0.30, 0.33, 0.36}, {0.60, 0.70, 0.75, 0.80}, 0.60, 0.30, 0.30,
      "SemiAnalysis MI300X vs H100 training (Dec 2024): BF16 GEMM ~600-800 of 1307 TFLOP/s, training MFU "
-     "below H100's"},
+     "below H100's",
+     0.81 /* BabelStream on MI300X: 81% of 5.3 TB/s (arXiv 2510.27583, "AMD MI300X GPU Performance Analysis") */},
 };
 #define NMODELS (sizeof k_models / sizeof k_models[0])
 

@@ -40,6 +40,9 @@ typedef struct gb_arch_model {
   double infer_eff;
   double attn_fused, attn_fa2;
   const char *source;
+  /* HBM bandwidth a STREAM-like kernel reaches, as a share of the datasheet
+   * rate, where it is published; 0: none, project from measured types */
+  double hbm_share;
 } gb_arch_model;
 
 /* The row of an architecture (the default row for "" or an unknown one). */

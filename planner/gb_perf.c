@@ -314,6 +314,9 @@ static void project_ratio(const gb_perf *p, const gb_perf_type *t, int what, boo
   double mean;
   project_from(c, same, n, &mean, basis, band);
   if (n == 0) mean = what == HBM ? GB_DEFAULT_HBM_RATIO : GB_DEFAULT_COMM_RATIO;
+  /* no measured type of the vendor: a published STREAM share of the architecture beats another vendor's */
+  double share = gb_arch_model_find(t->spec->arch)->hbm_share;
+  if (what == HBM && *basis != GB_BASIS_VENDOR && share > 0) mean = share;
   if (what == HBM) *value = t->spec->mem_bw_gbps * mean;
   else *value = t->spec->interconnect_gbps / 2 * mean;
 }

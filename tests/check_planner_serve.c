@@ -71,12 +71,26 @@ START_TEST(test_moe_weights_read) {
 }
 END_TEST
 
+/* An AMD type with no AMD measurement: its HBM rate is the published
+ * STREAM share of CDNA3 (0.81 of the datasheet), not the NVIDIA default. */
+START_TEST(test_hbm_published_share) {
+  n1_world x;
+  n1_load(&x);
+  const gb_perf_type *a1 = gb_perf_find(&x.perf, "A1-OAM-100GB");
+  ck_assert_ptr_nonnull(a1);
+  ck_assert_double_eq_tol(a1->hbm_gbps, 2000 * 0.81, 1e-9);
+  ck_assert_double_eq_tol(x.n1->hbm_gbps, 1800, 1e-9); /* Hopper: nothing published, the default ratio */
+  n1_free(&x);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("planner_serve");
   TCase *tc = tcase_create("serve");
   tcase_add_test(tc, test_max_batch);
   tcase_add_test(tc, test_allreduce_latency);
   tcase_add_test(tc, test_moe_weights_read);
+  tcase_add_test(tc, test_hbm_published_share);
   suite_add_tcase(s, tc);
   return s;
 }
