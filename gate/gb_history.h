@@ -64,9 +64,9 @@ typedef struct gb_history {
  * Per series also: its noise, the smallest step it can flag (gb_cp_critical
  * with min_segment runs after the step) and the runs a 10% step needs, and
  * whether it drifts: the least-squares line's slope is significant against
- * the series' noise (gb_cp_critical, one candidate), the line leaves no more
- * than 1.25 x the residual of the step model, and every change found goes
- * its way.
+ * the series' noise (gb_cp_critical, one candidate), the steps found do not
+ * beat the line (gb_changepoint.h's step-or-ramp measure over the whole
+ * series), and every change found goes its way.
  * Each series is analyzed alone, so a result does not depend on which other
  * keys are present. Errors: GB_E_INPUT (bad options), GB_E_NOMEM. */
 gb_err gb_history_build(const gb_results *res, const gb_cp_options *opt, gb_history *h);
