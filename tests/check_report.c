@@ -183,7 +183,14 @@ START_TEST(test_full_report) {
   ck_assert_msg(gb_xml_wellformed(html, err, sizeof err), "report.html: %s", err);
   ck_assert_uint_eq(gb_test_count(html, "<svg"), NPLOTS); /* every plot inlined */
   ck_assert_ptr_null(strstr(html, "<?xml"));                /* prologs stripped */
-  ck_assert_ptr_nonnull(strstr(html, "id=\"plan_time_cost-gnuplot_canvas\""));
+  /* each inlined SVG's ids carry its figure's number, so they stay unique */
+  const char *fig = strstr(html, "<figure id=\"fig-plan_time_cost\">");
+  ck_assert_ptr_nonnull(fig);
+  const char *canvas = strstr(fig, "-gnuplot_canvas\"");
+  ck_assert_ptr_nonnull(canvas);
+  ck_assert_ptr_null(strstr(html, "id=\"gnuplot_canvas\""));
+  ck_assert_uint_eq(gb_test_count(html, "id=\"p1-gnuplot_canvas\""), 1);
+  ck_assert_uint_eq(gb_test_count(html, "-gnuplot_canvas\""), NPLOTS);
   free(html);
 
   char *md = slurp_in(dir, "report.md");
