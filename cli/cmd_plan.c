@@ -277,6 +277,62 @@ void gb_plan_args_free(gb_plan_args *a) {
   a->nset = 0;
 }
 
+/* An output that is an input is refused before anything is written. */
+static gb_err outputs_are_inputs(const gb_plan_args *a) {
+  const char *inp[GB_PLAN_MAX_MEASURED + 3] = {a->workload_file, a->specs, a->prices};
+  memcpy(inp + 3, a->measured, a->nmeasured * sizeof *inp);
+  const char *outs[] = {a->csv, a->json, a->hybrid_csv, a->sensitivity_csv};
+  return gb_output_guard(outs, 4, inp, 3 + a->nmeasured, 0);
+}
+
+/* The head of the text: the workload, the data and the measurements read. */
+static void print_inputs(const gb_plan_args *a, const gb_plan_run *run) {
+  const gb_workload *w = &run->w;
+  const gb_perf *perf = &run->perf;
+  printf("gpubench plan: workload %s (%s, %s)%s%s\n", w->name, gb_workload_kind_name(w->kind), w->precision,
+         w->origin[0] ? " from " : "", w->origin);
+  if (w->kind == GB_WL_TRAINING)
+    printf("  %.3g parameters (%.3g active), %.3g tokens, %.3g tokens/step, %.3g FLOPs, %s state, TP %.0f PP %.0f, "
+           "goodput %.2f\n",
+           w->params, w->active_params, w->tokens, w->tokens_per_step, gb_workload_total_flops(w),
+           w->sharded ? "sharded" : "replicated", w->tensor_parallel, w->pipeline_parallel, w->goodput);
+  else if (w->kind == GB_WL_INFERENCE)
+    printf("  %.3g parameters (%.3g GB of weights), %.0f tokens/s for %.0f h, %.0f in / %.0f out tokens\n", w->params,
+           w->model_bytes / 1e9, w->tokens_per_second, w->serve_hours, w->prompt_tokens, w->output_tokens);
+  else
+    printf("  %.3g FLOPs, %.3g bytes, %.0f all-reduces of %.3g bytes\n", w->total_flops, w->total_bytes,
+           w->allreduce_count, w->allreduce_bytes);
+  printf("Data: %s (%zu GPU types), %s (%zu price rows)\n", run->specs_path, run->specs.n, run->prices.path,
+         run->prices.n);
+  if (a->no_measured) printf("Measured: none (--no-measured).\n");
+  else
+    printf("Measured: %zu file(s)%s%s, %zu rows, %zu used.\n", run->nfiles, a->nmeasured ? "" : " in ",
+           a->nmeasured ? "" : run->meas_dir, run->measured.nrows, perf->measured_rows_used);
+  if (perf->measured_rows_used == 0)
+    printf("NOTE: no measurements were usable: EVERY figure is a datasheet figure x a typical ratio (band +-%.0f%%).\n"
+           "      Run 'gpubench run' and plan again.\n",
+           GB_BAND_DATASHEET * 100);
+  if (perf->notes.len) fprintf(stderr, "gpubench plan: warning: %.*s", (int)perf->notes.len, perf->notes.data);
+}
+
+/* The files asked for (--csv, --json, --hybrid-csv, --sensitivity-csv), then
+ * a line for each; nothing is said when one fails. */
+static gb_err write_files(const gb_plan_args *a, const gb_plan_run *run, const gb_plan_show *show,
+                          const gb_hybrid_curve *hy, size_t nh) {
+  const gb_plan *plan = &run->plan;
+  gb_err e;
+  if (a->csv && (e = a->top_given ? gb_plan_write_csv_top(plan, a->top, a->csv) : gb_plan_write_csv(plan, a->csv)))
+    return e;
+  if (a->json && (e = gb_plan_write_json_run(run, show, hy, nh, a->json))) return e;
+  if (a->hybrid_csv && (e = gb_plan_write_hybrid_csv(hy, nh, a->hybrid_csv))) return e;
+  if (a->sensitivity_csv && (e = gb_plan_write_sensitivity_csv(run->sens, GB_SENSITIVITY_ROWS, a->sensitivity_csv)))
+    return e;
+  if (a->csv) printf("Wrote %s\n", a->csv);
+  if (a->json) printf("Wrote %s\n", a->json);
+  if (a->hybrid_csv) printf("Wrote %s%s\n", a->hybrid_csv, nh ? "" : " (no demand profile in the workload: empty)");
+  if (a->sensitivity_csv) printf("Wrote %s\n", a->sensitivity_csv);
+  return GB_OK;
+}
 
 int gb_cmd_plan(int argc, char **argv) {
   gb_plan_args a;
@@ -286,16 +342,10 @@ int gb_cmd_plan(int argc, char **argv) {
     return rc;
   }
   rc = 0;
-  /* an output that is an input is refused before anything is written */
-  {
-    const char *inp[GB_PLAN_MAX_MEASURED + 3] = {a.workload_file, a.specs, a.prices};
-    memcpy(inp + 3, a.measured, a.nmeasured * sizeof *inp);
-    const char *outs[] = {a.csv, a.json, a.hybrid_csv, a.sensitivity_csv};
-    if (gb_output_guard(outs, 4, inp, 3 + a.nmeasured, 0)) {
-      fprintf(stderr, "gpubench plan: %s\n", gb_errmsg());
-      gb_plan_args_free(&a);
-      return 2;
-    }
+  if (outputs_are_inputs(&a)) {
+    fprintf(stderr, "gpubench plan: %s\n", gb_errmsg());
+    gb_plan_args_free(&a);
+    return 2;
   }
   gb_store_tmp from_store = {0}; /* --store: each --measured selection as a results file */
   if (a.store && a.nmeasured && gb_store_export_tmp(a.store, a.measured, a.nmeasured, &from_store)) {
@@ -326,47 +376,13 @@ int gb_cmd_plan(int argc, char **argv) {
   }
   gb_err e = gb_plan_run_make(&in, run);
   if (e) goto done;
-  const gb_workload *w = &run->w;
-  const gb_perf *perf = &run->perf;
   const gb_plan *plan = &run->plan;
-  printf("gpubench plan: workload %s (%s, %s)%s%s\n", w->name, gb_workload_kind_name(w->kind), w->precision,
-         w->origin[0] ? " from " : "", w->origin);
-  if (w->kind == GB_WL_TRAINING)
-    printf("  %.3g parameters (%.3g active), %.3g tokens, %.3g tokens/step, %.3g FLOPs, %s state, TP %.0f PP %.0f, "
-           "goodput %.2f\n",
-           w->params, w->active_params, w->tokens, w->tokens_per_step, gb_workload_total_flops(w),
-           w->sharded ? "sharded" : "replicated", w->tensor_parallel, w->pipeline_parallel, w->goodput);
-  else if (w->kind == GB_WL_INFERENCE)
-    printf("  %.3g parameters (%.3g GB of weights), %.0f tokens/s for %.0f h, %.0f in / %.0f out tokens\n", w->params,
-           w->model_bytes / 1e9, w->tokens_per_second, w->serve_hours, w->prompt_tokens, w->output_tokens);
-  else
-    printf("  %.3g FLOPs, %.3g bytes, %.0f all-reduces of %.3g bytes\n", w->total_flops, w->total_bytes,
-           w->allreduce_count, w->allreduce_bytes);
-  printf("Data: %s (%zu GPU types), %s (%zu price rows)\n", run->specs_path, run->specs.n, run->prices.path,
-         run->prices.n);
-  if (a.no_measured) printf("Measured: none (--no-measured).\n");
-  else
-    printf("Measured: %zu file(s)%s%s, %zu rows, %zu used.\n", run->nfiles, a.nmeasured ? "" : " in ",
-           a.nmeasured ? "" : run->meas_dir, run->measured.nrows, perf->measured_rows_used);
-  if (perf->measured_rows_used == 0)
-    printf("NOTE: no measurements were usable: EVERY figure is a datasheet figure x a typical ratio (band +-%.0f%%).\n"
-           "      Run 'gpubench run' and plan again.\n",
-           GB_BAND_DATASHEET * 100);
-  if (perf->notes.len) fprintf(stderr, "gpubench plan: warning: %.*s", (int)perf->notes.len, perf->notes.data);
+  print_inputs(&a, run);
   gb_hybrid_curve hy[32];
-  size_t nh = gb_plan_hybrid_demand(plan, perf, &run->prices, hy, 32);
+  size_t nh = gb_plan_hybrid_demand(plan, &run->perf, &run->prices, hy, 32);
   gb_plan_show show = {.top = a.top, .explain = a.explain_all ? 2 : a.explain};
   gb_plan_print_text(stdout, run, &show, hy, nh);
-  if (a.csv && (e = a.top_given ? gb_plan_write_csv_top(plan, a.top, a.csv) : gb_plan_write_csv(plan, a.csv)))
-    goto done;
-  if (a.json && (e = gb_plan_write_json_run(run, &show, hy, nh, a.json))) goto done;
-  if (a.hybrid_csv && (e = gb_plan_write_hybrid_csv(hy, nh, a.hybrid_csv))) goto done;
-  if (a.sensitivity_csv && (e = gb_plan_write_sensitivity_csv(run->sens, GB_SENSITIVITY_ROWS, a.sensitivity_csv)))
-    goto done;
-  if (a.csv) printf("Wrote %s\n", a.csv);
-  if (a.json) printf("Wrote %s\n", a.json);
-  if (a.hybrid_csv) printf("Wrote %s%s\n", a.hybrid_csv, nh ? "" : " (no demand profile in the workload: empty)");
-  if (a.sensitivity_csv) printf("Wrote %s\n", a.sensitivity_csv);
+  if ((e = write_files(&a, run, &show, hy, nh))) goto done;
   rc = plan->nfeasible ? 0 : 1;
   if (!plan->nfeasible) fprintf(stderr, "gpubench plan: no configuration meets the constraints (see Rejected above)\n");
 done:
