@@ -87,6 +87,55 @@ static void list_benches(FILE *fp) {
   for (size_t i = 0; gb_benches[i]; i++) fprintf(fp, "%-12s %s\n", gb_benches[i]->name, gb_benches[i]->summary);
 }
 
+/* --bench LIST (default every registered benchmark) into c->benches:
+ * GB_CLI_CONTINUE, or the exit code of a bad list. */
+static int pick_benches(gb_campaign *c, const char *bench_list) {
+  if (!bench_list) {
+    for (size_t i = 0; gb_benches[i] && c->nbenches < 32; i++) c->benches[c->nbenches++] = gb_benches[i];
+    return GB_CLI_CONTINUE;
+  }
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", bench_list);
+  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    const gb_bench *b = gb_bench_find(tok);
+    if (!b) {
+      fprintf(stderr, "gpubench run: unknown benchmark '%s'; known:\n", tok);
+      list_benches(stderr);
+      return 2;
+    }
+    for (int i = 0; i < c->nbenches; i++)
+      if (c->benches[i] == b) return gb_cli_usage_error("run", "benchmark '%s' named twice", tok);
+    if (c->nbenches == 32) return gb_cli_usage_error("run", "too many benchmarks");
+    c->benches[c->nbenches++] = b;
+  }
+  return GB_CLI_CONTINUE;
+}
+
+/* --devices LIST (default every GPU of sys) into c->run.devices:
+ * GB_CLI_CONTINUE, or the exit code of a bad list. */
+static int pick_devices(gb_campaign *c, const char *devices, const gb_system_info *sys) {
+  if (!devices) {
+    for (int i = 0; i < sys->ndev; i++) c->run.devices[c->run.ndevices++] = i;
+    return GB_CLI_CONTINUE;
+  }
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", devices);
+  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    int d;
+    int64_t v;
+    if (!gb_parse_i64(tok, &v) || v < 0)
+      return gb_cli_usage_error("run", "--devices: '%s' is not a device ordinal", tok);
+    if (v >= sys->ndev)
+      return gb_cli_usage_error("run", "--devices: GPU %lld does not exist (this machine has %d: 0..%d)",
+                                (long long)v, sys->ndev, sys->ndev - 1);
+    d = (int)v;
+    for (int i = 0; i < c->run.ndevices; i++)
+      if (c->run.devices[i] == d) return gb_cli_usage_error("run", "--devices: GPU %d named twice", d);
+    c->run.devices[c->run.ndevices++] = d;
+  }
+  return GB_CLI_CONTINUE;
+}
+
 #endif
 
 int gb_run_parse_args(int argc, char **argv, gb_run_args *a) {
@@ -144,25 +193,8 @@ int gb_cmd_run(int argc, char **argv) {
   if (gb_output_guard(&c.out_path, 1, NULL, 0, GB_OUT_MEASURED_OK))
     return fprintf(stderr, "gpubench run: %s\n", gb_errmsg()), 2;
 
-  /* benchmarks */
-  if (!bench_list) {
-    for (size_t i = 0; gb_benches[i] && c.nbenches < 32; i++) c.benches[c.nbenches++] = gb_benches[i];
-  } else {
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", bench_list);
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-      const gb_bench *b = gb_bench_find(tok);
-      if (!b) {
-        fprintf(stderr, "gpubench run: unknown benchmark '%s'; known:\n", tok);
-        list_benches(stderr);
-        return 2;
-      }
-      for (int i = 0; i < c.nbenches; i++)
-        if (c.benches[i] == b) return gb_cli_usage_error("run", "benchmark '%s' named twice", tok);
-      if (c.nbenches == 32) return gb_cli_usage_error("run", "too many benchmarks");
-      c.benches[c.nbenches++] = b;
-    }
-  }
+  int rc = pick_benches(&c, bench_list);
+  if (rc != GB_CLI_CONTINUE) return rc;
 
   gb_system_info sys;
   gb_err e = gb_system_query(&sys);
@@ -170,25 +202,7 @@ int gb_cmd_run(int argc, char **argv) {
     fprintf(stderr, "gpubench run: %s\n", gb_errmsg());
     return gb_exit_code(e);
   }
-  if (devices) {
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", devices);
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-      int d;
-      int64_t v;
-      if (!gb_parse_i64(tok, &v) || v < 0)
-        return gb_cli_usage_error("run", "--devices: '%s' is not a device ordinal", tok);
-      if (v >= sys.ndev)
-        return gb_cli_usage_error("run", "--devices: GPU %lld does not exist (this machine has %d: 0..%d)",
-                                  (long long)v, sys.ndev, sys.ndev - 1);
-      d = (int)v;
-      for (int i = 0; i < c.run.ndevices; i++)
-        if (c.run.devices[i] == d) return gb_cli_usage_error("run", "--devices: GPU %d named twice", d);
-      c.run.devices[c.run.ndevices++] = d;
-    }
-  } else {
-    for (int i = 0; i < sys.ndev; i++) c.run.devices[c.run.ndevices++] = i;
-  }
+  if ((rc = pick_devices(&c, devices, &sys)) != GB_CLI_CONTINUE) return rc;
 
   c.progress = stderr;
   c.progress_bar = isatty(STDERR_FILENO);
