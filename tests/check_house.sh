@@ -27,13 +27,9 @@ export LC_ALL=C
 
 # check|path|owner: why it stays for now
 ALLOW=(
-  "size|reports/gb_plot.c|reports"
-  "func|reports/gb_plot.c|reports"
   "func|reports/gb_rep_plan.c|reports"
   "func|reports/gb_rep_roofline.c|reports"
-  "func|core/gb_prom.c|harden"
   "func|core/gb_prom_push.c|harden"
-  "cycle|gate/gb_history.c|judge"
   "cycle|gate/gb_noise.c|judge"
   "cycle|reports/gb_report.c|reports"
   "cycle|reports/gb_rep_sections.h|reports"
