@@ -243,157 +243,174 @@ static int cmp_type_hours(const void *a, const void *b) {
   return x->rank_cost < y->rank_cost ? -1 : x->rank_cost > y->rank_cost;
 }
 
-static gb_err plan_time_cost(gb_rep *r) {
-  const char *caption = "Time against cost, by GPU type: filled circles measured, open circles projected; each "
-                        "type's own frontier (no faster and cheaper configuration of that type), the overall "
-                        "Pareto frontier as a line";
-  /* every point at the end of its band the planner ranked it by and marked
-   * the frontier at (rank_hours, rank_cost): drawn at the nominal figures
-   * instead, the frontier zigzags, and the deadline and budget
-   * lines would not bound what is drawn */
-  size_t n = r->plan.n;
-  double *px = calloc(n + 1, sizeof *px), *py = calloc(n + 1, sizeof *py);
-  const char **pl = calloc(n + 1, sizeof *pl);
-  char(*names)[160] = calloc(n + 1, sizeof *names);
-  size_t *idx = calloc(n + 1, sizeof *idx);
-  sset ss = {0};
-  gb_err e = GB_OK;
-  if (!px || !py || !pl || !names || !idx) e = gb_fail(GB_E_NOMEM, "out of memory");
-  size_t np = 0, ni = 0, nk = 0, drawn = 0;
-  double deadline = NAN, budget = NAN;
-  /* feasible rows, condensed: per GPU type and basis kind, the rows no
-   * faster-and-cheaper row of the same type and kind beats (10 000
-   * configurations draw as a smear; their frontiers say the same) */
-  for (size_t i = 0; i < n && !e; i++) {
+/* What the time-cost plot is drawn from. Every point sits at the end of its
+ * band the planner ranked it by and marked the frontier at (rank_hours,
+ * rank_cost): drawn at the nominal figures instead, the frontier zigzags,
+ * and the deadline and budget lines would not bound what is drawn. */
+typedef struct tc_plot {
+  double *px, *py;      /* the Pareto frontier (all types): hours, cost */
+  const char **pl;      /* its labels (NULL: unnamed) */
+  char (*names)[160];   /* the labels' text */
+  size_t np;            /* frontier points */
+  size_t *idx, nk;      /* the feasible rows, by GPU type, basis kind, hours */
+  size_t ni, drawn;     /* infeasible rows; points drawn */
+  double deadline, budget; /* NAN when the plan has none */
+  sset ss;              /* a series per GPU type and basis kind */
+} tc_plot;
+
+/* The feasible rows (idx) and the frontier's points; the deadline and the
+ * budget. */
+static void tc_collect(const gb_rep *r, tc_plot *t) {
+  for (size_t i = 0; i < r->plan.n; i++) {
     const gb_planfile_row *p = &r->plan.rows[i];
-    if (isfinite(p->max_hours) && p->max_hours > 0) deadline = p->max_hours;
-    if (isfinite(p->budget_usd) && p->budget_usd > 0) budget = p->budget_usd;
+    if (isfinite(p->max_hours) && p->max_hours > 0) t->deadline = p->max_hours;
+    if (isfinite(p->budget_usd) && p->budget_usd > 0) t->budget = p->budget_usd;
     if (!isfinite(p->rank_hours) || !isfinite(p->rank_cost) || p->rank_hours <= 0 || p->rank_cost <= 0) continue;
     if (!p->feasible) {
-      ni++;
+      t->ni++;
       continue;
     }
-    idx[nk++] = i;
+    t->idx[t->nk++] = i;
     if (p->pareto) {
-      short_config_name(p, false, names[np], sizeof names[0]);
-      px[np] = p->rank_hours;
-      py[np] = p->rank_cost;
-      pl[np] = names[np];
-      np++;
+      short_config_name(p, false, t->names[t->np], sizeof t->names[0]);
+      t->px[t->np] = p->rank_hours;
+      t->py[t->np] = p->rank_cost;
+      t->pl[t->np] = t->names[t->np];
+      t->np++;
     }
   }
-  g_sort_rows = r->plan.rows;
-  if (nk > 1) qsort(idx, nk, sizeof *idx, cmp_type_hours);
+}
+
+/* The feasible rows condensed: per GPU type and basis kind, the rows no
+ * faster-and-cheaper row of the same type and kind beats (10 000
+ * configurations draw as a smear; their frontiers say the same), and
+ * thinned: a frontier point is drawn when its time or cost is 5% off the
+ * last one drawn of its series (a frontier of 500 counts in steps of one
+ * node draws as the same curve from 60 points). */
+static gb_err tc_series(const gb_rep *r, tc_plot *t) {
+  const gb_planfile_row *rows = r->plan.rows;
+  g_sort_rows = rows;
+  if (t->nk > 1) qsort(t->idx, t->nk, sizeof *t->idx, cmp_type_hours);
   gb_rep_names types = {0};
-  for (size_t k = 0; k < nk && !e; k++) e = gb_rep_names_add(&types, r->plan.rows[idx[k]].gpu_type);
-  /* and thinned: a frontier point is drawn when its time or cost is 5% off
-   * the last one drawn of its series (a frontier of 500 counts in steps of
-   * one node draws as the same curve from 60 points) */
+  gb_err e = GB_OK;
+  for (size_t k = 0; k < t->nk && !e; k++) e = gb_rep_names_add(&types, rows[t->idx[k]].gpu_type);
   double best = INFINITY, lastx = 0, lasty = 0;
-  for (size_t k = 0; k < nk && !e; k++) {
-    const gb_planfile_row *p = &r->plan.rows[idx[k]];
-    bool first = k == 0 || strcmp(p->gpu_type, r->plan.rows[idx[k - 1]].gpu_type) ||
-                 measured_kind(p) != measured_kind(&r->plan.rows[idx[k - 1]]);
+  for (size_t k = 0; k < t->nk && !e; k++) {
+    const gb_planfile_row *p = &rows[t->idx[k]];
+    bool first = k == 0 || strcmp(p->gpu_type, rows[t->idx[k - 1]].gpu_type) ||
+                 measured_kind(p) != measured_kind(&rows[t->idx[k - 1]]);
     if (first) best = INFINITY, lastx = 0, lasty = 0;
     if (p->rank_cost >= best) continue;
     best = p->rank_cost;
-    bool last_of_series = k + 1 == nk || strcmp(p->gpu_type, r->plan.rows[idx[k + 1]].gpu_type) ||
-                          measured_kind(p) != measured_kind(&r->plan.rows[idx[k + 1]]);
+    bool last_of_series = k + 1 == t->nk || strcmp(p->gpu_type, rows[t->idx[k + 1]].gpu_type) ||
+                          measured_kind(p) != measured_kind(&rows[t->idx[k + 1]]);
     if (!first && !last_of_series && p->rank_hours < lastx * 1.05 && p->rank_cost > lasty / 1.05) continue;
     lastx = p->rank_hours;
     lasty = p->rank_cost;
     char title[192];
     snprintf(title, sizeof title, "%.100s %s", p->gpu_type, measured_kind(p) ? "measured" : "projected");
-    sbuf *b = gb_rep_sset_get(&ss, title);
+    sbuf *b = gb_rep_sset_get(&t->ss, title);
     if (!b) e = gb_fail(GB_E_NOMEM, "out of memory");
     else {
       b->style = GB_PLOT_POINTS;
       b->colour = (int)gb_rep_names_find(&types, p->gpu_type) + 1;
       b->dashed = !measured_kind(p);
       e = gb_rep_sbuf_add(b, p->rank_hours, p->rank_cost, NULL);
-      drawn++;
+      t->drawn++;
     }
   }
   gb_rep_names_free(&types);
-  /* the frontier as a line: points by time */
-  for (size_t a = 1; a < np; a++)
+  return e;
+}
+
+/* The frontier as a line: points by time. Drawn as a line it only falls
+ * with time: a point some faster (or as fast) and no dearer point beats is
+ * left out (none is, when the planner marked the frontier at the figures
+ * drawn; a hand-made file may differ). */
+static void tc_frontier_line(tc_plot *t) {
+  double *px = t->px, *py = t->py;
+  const char **pl = t->pl;
+  for (size_t a = 1; a < t->np; a++)
     for (size_t b = a; b > 0 && px[b - 1] > px[b]; b--) {
-      double t = px[b];
+      double x = px[b];
       px[b] = px[b - 1];
-      px[b - 1] = t;
-      t = py[b];
+      px[b - 1] = x;
+      x = py[b];
       py[b] = py[b - 1];
-      py[b - 1] = t;
+      py[b - 1] = x;
       const char *l = pl[b];
       pl[b] = pl[b - 1];
       pl[b - 1] = l;
     }
-  /* drawn as a line it only falls with time: a point some faster (or as
-   * fast) and no dearer point beats is left out (none is, when the planner
-   * marked the frontier at the figures drawn; a hand-made file may differ) */
-  {
-    size_t m = 0;
-    for (size_t k = 0; k < np; k++)
-      if (m == 0 || py[k] < py[m - 1]) {
-        px[m] = px[k], py[m] = py[k], pl[m] = pl[k];
-        m++;
-      }
-    np = m;
-  }
-  /* label at most PLAN_PARETO_LABELS frontier points whose labels cannot
-   * print over each other: from the cheapest (slowest) end, a point is named
-   * when its cost is at least min_step decades above the last one named.
-   * The plot is about height - 190 px high over the decades the costs span
-   * (the log axis rounds out to whole decades); a label line takes ~18 px. */
+  size_t m = 0;
+  for (size_t k = 0; k < t->np; k++)
+    if (m == 0 || py[k] < py[m - 1]) {
+      px[m] = px[k], py[m] = py[k], pl[m] = pl[k];
+      m++;
+    }
+  t->np = m;
+}
+
+/* Label at most PLAN_PARETO_LABELS frontier points whose labels cannot
+ * print over each other: from the cheapest (slowest) end, a point is named
+ * when its cost is at least min_step decades above the last one named.
+ * The plot is about height - 190 px high over the decades the costs span
+ * (the log axis rounds out to whole decades); a label line takes ~18 px. */
+static void tc_labels(const gb_rep *r, tc_plot *t) {
   double lo = INFINITY, hi = -INFINITY, xlo = INFINITY, xhi = -INFINITY;
-  for (size_t k = 0; k < nk; k++) {
-    const gb_planfile_row *p = &r->plan.rows[idx[k]];
+  for (size_t k = 0; k < t->nk; k++) {
+    const gb_planfile_row *p = &r->plan.rows[t->idx[k]];
     lo = fmin(lo, p->rank_cost), hi = fmax(hi, p->rank_cost);
     xlo = fmin(xlo, p->rank_hours), xhi = fmax(xhi, p->rank_hours);
   }
-  if (isfinite(budget)) lo = fmin(lo, budget), hi = fmax(hi, budget);
-  double decades = np ? fmax(1, ceil(log10(hi)) - floor(log10(lo))) : 1;
+  if (isfinite(t->budget)) lo = fmin(lo, t->budget), hi = fmax(hi, t->budget);
+  double decades = t->np ? fmax(1, ceil(log10(hi)) - floor(log10(lo))) : 1;
   double min_step = 18.0 / ((PLAN_TIME_COST_HEIGHT_PX - 190) / decades);
   /* a label ends left of its point: it must fit between the point and the
    * y axis (the plot about width - 135 px wide over its decades of hours; a
    * character of the 9-point label font about 7.2 px) */
-  if (isfinite(deadline)) xlo = fmin(xlo, deadline), xhi = fmax(xhi, deadline);
-  double xfloor = np ? floor(log10(xlo)) : 0;
-  double px_per_decade = (PLAN_TIME_COST_WIDTH_PX - 135) / (np ? fmax(1, ceil(log10(xhi)) - xfloor) : 1);
+  if (isfinite(t->deadline)) xlo = fmin(xlo, t->deadline), xhi = fmax(xhi, t->deadline);
+  double xfloor = t->np ? floor(log10(xlo)) : 0;
+  double px_per_decade = (PLAN_TIME_COST_WIDTH_PX - 135) / (t->np ? fmax(1, ceil(log10(xhi)) - xfloor) : 1);
   double last = -INFINITY;
   size_t named = 0;
-  for (size_t k = np; k-- > 0;) {
-    double ly = log10(py[k]);
-    bool fits = (log10(px[k]) - xfloor) * px_per_decade >= (double)strlen(pl[k]) * 7.2 + 16;
+  for (size_t k = t->np; k-- > 0;) {
+    double ly = log10(t->py[k]);
+    bool fits = (log10(t->px[k]) - xfloor) * px_per_decade >= (double)strlen(t->pl[k]) * 7.2 + 16;
     if (named < PLAN_PARETO_LABELS && fits && ly - last >= min_step) {
       last = ly;
       named++;
     } else {
-      pl[k] = NULL;
+      t->pl[k] = NULL;
     }
   }
-  gb_plot_series *s = e ? NULL : gb_rep_sset_series(&ss, false);
-  size_t ns = ss.n;
+}
+
+/* The plot: the series of tc_series, the frontier, the deadline and the
+ * budget (e: an error so far, passed on). */
+static gb_err tc_draw(gb_rep *r, tc_plot *t, const char *caption, gb_err e) {
+  gb_plot_series *s = e ? NULL : gb_rep_sset_series(&t->ss, false);
+  size_t ns = t->ss.n;
   if (!e && !s) e = gb_fail(GB_E_NOMEM, "out of memory");
   gb_plot_series *s2 = e ? NULL : realloc(s, (ns + 1) * sizeof *s);
   if (!e && !s2) e = gb_fail(GB_E_NOMEM, "out of memory");
   if (!e) s = s2;
-  if (!e && np)
-    s[ns++] = (gb_plot_series){.title = "Pareto frontier (all types)", .n = np, .x = px, .y = py, .emphasis = true,
-                               .labels = pl, .colour = 8, .style = GB_PLOT_LINES,
+  if (!e && t->np)
+    s[ns++] = (gb_plot_series){.title = "Pareto frontier (all types)", .n = t->np, .x = t->px, .y = t->py,
+                               .emphasis = true, .labels = t->pl, .colour = 8, .style = GB_PLOT_LINES,
                                .label_side = GB_PLOT_LABEL_LEFT_BELOW}; /* nothing is faster and cheaper: that corner is empty */
   gb_plot_marker mk[2];
   size_t nmk = 0;
   char dl[64], bl[64];
-  if (isfinite(deadline)) {
-    gb_snprintf_c(dl, sizeof dl, "deadline %g h", deadline);
-    mk[nmk++] = (gb_plot_marker){'x', deadline, dl};
+  if (isfinite(t->deadline)) {
+    gb_snprintf_c(dl, sizeof dl, "deadline %g h", t->deadline);
+    mk[nmk++] = (gb_plot_marker){'x', t->deadline, dl};
   }
-  if (isfinite(budget)) {
+  if (isfinite(t->budget)) {
     char usd[48];
-    gb_rep_usd(usd, sizeof usd, budget);
+    gb_rep_usd(usd, sizeof usd, t->budget);
     snprintf(bl, sizeof bl, "budget %s USD", usd);
-    mk[nmk++] = (gb_plot_marker){'y', budget, bl};
+    mk[nmk++] = (gb_plot_marker){'y', t->budget, bl};
   }
   gb_plot_spec p = {.stem = "plan_time_cost", .title = "Time against cost per configuration",
                     .xlabel = "time to finish (hours, log scale)", .ylabel = "cost (USD, log scale)", .logx = true,
@@ -402,17 +419,38 @@ static gb_err plan_time_cost(gb_rep *r) {
   char cap2[900];
   snprintf(cap2, sizeof cap2, "%s; each configuration at %s, the figures the planner ranks by and checks the "
            "deadline and budget at. Source: the plan's %zu feasible rows, %zu drawn%s.", caption,
-           n ? gb_planfile_rank_end(&r->plan.rows[0]) : "its nominal figures", nk, drawn,
-           ni ? "; infeasible rows (deadline, budget or memory) are in the CSV" : "");
+           r->plan.n ? gb_planfile_rank_end(&r->plan.rows[0]) : "its nominal figures", t->nk, t->drawn,
+           t->ni ? "; infeasible rows (deadline, budget or memory) are in the CSV" : "");
   if (!e && ns == 0) e = gb_rep_skip(r, caption, "no feasible configuration has both hours and cost");
   else if (!e) e = gb_rep_lines(r, &p, s, ns, cap2);
   free(s);
-  gb_rep_sset_free(&ss);
-  free(idx);
-  free(px);
-  free(py);
-  free(pl);
-  free(names);
+  return e;
+}
+
+static gb_err plan_time_cost(gb_rep *r) {
+  const char *caption = "Time against cost, by GPU type: filled circles measured, open circles projected; each "
+                        "type's own frontier (no faster and cheaper configuration of that type), the overall "
+                        "Pareto frontier as a line";
+  size_t n = r->plan.n;
+  tc_plot t = {.deadline = NAN, .budget = NAN};
+  t.px = calloc(n + 1, sizeof *t.px);
+  t.py = calloc(n + 1, sizeof *t.py);
+  t.pl = calloc(n + 1, sizeof *t.pl);
+  t.names = calloc(n + 1, sizeof *t.names);
+  t.idx = calloc(n + 1, sizeof *t.idx);
+  gb_err e = GB_OK;
+  if (!t.px || !t.py || !t.pl || !t.names || !t.idx) e = gb_fail(GB_E_NOMEM, "out of memory");
+  else tc_collect(r, &t);
+  if (!e) e = tc_series(r, &t);
+  tc_frontier_line(&t);
+  tc_labels(r, &t);
+  e = tc_draw(r, &t, caption, e);
+  gb_rep_sset_free(&t.ss);
+  free(t.idx);
+  free(t.px);
+  free(t.py);
+  free(t.pl);
+  free(t.names);
   return e;
 }
 

@@ -27,7 +27,6 @@ export LC_ALL=C
 
 # check|path|owner: why it stays for now
 ALLOW=(
-  "func|reports/gb_rep_plan.c|reports"
   "func|reports/gb_rep_roofline.c|reports"
   "func|core/gb_prom_push.c|harden"
   "cycle|gate/gb_noise.c|judge"
