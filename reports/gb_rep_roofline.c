@@ -9,20 +9,9 @@
 #include "gb_num.h"
 #include "gb_rep.h"
 #include "gb_rep_sections.h"
+#include "gb_stream.h"
 
 /* ---- roofline ---- */
-
-/* FLOPs per element and arrays moved per element of a BabelStream kernel:
- * mul b = s*c (1, 2), add c = a + b (1, 3), triad a = b + s*c (2, 3),
- * dot sum += a*b (2, 2); copy, read and write do no arithmetic (0). */
-static void stream_kernel(const char *k, double *flops, double *arrays) {
-  *flops = 0;
-  *arrays = 0;
-  if (!strcmp(k, "mul")) *flops = 1, *arrays = 2;
-  else if (!strcmp(k, "add")) *flops = 1, *arrays = 3;
-  else if (!strcmp(k, "triad")) *flops = 2, *arrays = 3;
-  else if (!strcmp(k, "dot")) *flops = 2, *arrays = 2;
-}
 
 /* Arithmetic intensity of a GEMM when each matrix crosses memory once:
  * 2mnk / (e_in (mk + kn) + e_out mn), with e_out = e_in except 4 bytes for
@@ -244,10 +233,107 @@ static gb_err alternate_label_sides(sbuf *a, sbuf *b) {
   return e;
 }
 
+/* The memory ceiling of GPU type t: its best HBM-bound membw figure over
+ * the runs (gb_rep_membw_hbm: headline rows, out of L2), or NULL. */
+static const gb_rep_point *best_bandwidth(const gb_rep *r, size_t t) {
+  const gb_rep_point *bwp = NULL;
+  for (size_t i = 0; i < r->npts; i++) {
+    const gb_rep_point *q = &r->pts[i];
+    if (r->src[q->src].type == t && gb_rep_membw_hbm(r, q) && (!bwp || q->value > bwp->value)) bwp = q;
+  }
+  return bwp;
+}
+
+/* The caption: the memory ceiling's row and run, each compute ceiling's
+ * run (before merging hides names), what the points are. */
+static gb_err roof_caption(const gb_rep *r, gb_buf *cap, const char *name, bool multi, const gb_rep_point *bwp,
+                           const ceiling *ceil, size_t nce) {
+  char prov[768], sz[64] = "";
+  gb_rep_provenance(r, bwp->src, prov, sizeof prov);
+  if (bwp->row->bytes != GB_NA) gb_fmt_size(sz, sizeof sz, bwp->row->bytes);
+  gb_err e = gb_buf_printf(cap, "%s.%s Memory (%s): %s %s at %s from run %s. ", name,
+                           multi ? " Each ceiling is the best over the runs of this GPU type." : "",
+                           "the best membw headline row: hot, arrays of at least 1 GiB and 8 L2 sizes",
+                           bwp->row->case_name, bwp->row->dtype, sz, prov);
+  if (!e) e = caption_ceilings(r, cap, ceil, nce, 0, "CUDA-core (fma): ");
+  if (!e) e = caption_ceilings(r, cap, ceil, nce, 1, "GEMM (best shape per input type): ");
+  if (!e)
+    e = gb_buf_printf(cap, "Points are measured kernels%s: STREAM at their HBM figures (picked as for the memory "
+                      "ceiling), GEMM at the best shape (intensity counts each matrix moved once).",
+                      multi ? ", each at its best run" : "");
+  return e;
+}
+
+/* The measured points of type t into kern (STREAM, labelled "triad fp64"
+ * from labels, which holds r->npts entries) and gk (GEMM); widens
+ * [*xmin, *xmax] to hold them. */
+static gb_err roof_points(const gb_rep *r, size_t t, sbuf *kern, sbuf *gk, char (*labels)[96], double *xmin,
+                          double *xmax) {
+  bool *is_best = NULL;
+  gb_err e = best_per_kernel(r, t, &is_best);
+  for (size_t i = 0; i < r->npts && !e; i++) {
+    const gb_rep_point *q = &r->pts[i];
+    if (r->src[q->src].type != t) continue;
+    double ai = NAN, tf = NAN;
+    bool stream = gb_rep_membw_hbm(r, q);
+    bool gemm = gb_rep_is(q, "gemm", "tflops") || gb_rep_is(q, "gemm", "tops");
+    if (!stream && !gemm) continue;
+    /* one point per kernel and dtype (STREAM) or precision (GEMM): the
+     * best over the type's runs (and, for GEMM, shapes); ties: the first */
+    if (!is_best[i]) continue;
+    if (stream) {
+      /* FLOPs and arrays moved per element (core/gb_stream.c); copy, read
+       * and write do no arithmetic and have no place on a roofline */
+      const gb_stream_kernel *k = gb_stream_find(q->row->case_name);
+      double fl = k ? k->flops : 0, ar = k ? k->arrays : 0, eb = gb_dtype_bytes(q->row->dtype);
+      if (fl == 0 || eb == 0) continue;
+      ai = fl / (ar * eb);         /* FLOP per byte moved */
+      tf = q->value * ai / 1000.0; /* GB/s x FLOP/B = GFLOP/s; /1000 -> TFLOP/s */
+      snprintf(labels[i], sizeof labels[0], "%s %s", q->row->case_name, q->row->dtype);
+    } else {
+      ai = gemm_intensity(q->row);
+      tf = q->value;
+    }
+    if (!isfinite(ai) || ai <= 0) continue;
+    /* room left of STREAM points for labels over the roof (a factor 8 is
+     * about 0.9 decades, some 15 characters at the usual width) */
+    *xmin = fmin(*xmin, stream ? ai / 8 : ai / 2);
+    *xmax = fmax(*xmax, ai * 2);
+    /* GEMM points sit on their own ceiling, named in the key: no label */
+    e = gb_rep_sbuf_add(stream ? kern : gk, ai, tf, stream ? labels[i] : NULL);
+  }
+  free(is_best);
+  return e;
+}
+
+/* The memory roof (bandwidth bw, GB/s) from xmin to the highest ridge,
+ * then each compute roof from its ridge to xmax. The ridge point of ceiling
+ * P (TFLOP/s) is I* = P*1e12 / (BW*1e9) = 1000 P / BW FLOP/byte. */
+static gb_err roof_lines(sset *ss, double bw, const ceiling *ceil, size_t nce, double xmin, double xmax) {
+  double pmax = 0;
+  for (size_t c = 0; c < nce; c++) pmax = fmax(pmax, ceil[c].tflops);
+  char bwt[128];
+  gb_snprintf_c(bwt, sizeof bwt, "memory (membw): %.0f GB/s", bw);
+  sbuf *roof = gb_rep_sset_get(ss, bwt);
+  if (!roof) return gb_fail(GB_E_NOMEM, "out of memory");
+  roof->style = GB_PLOT_LINES;
+  roof->emphasis = true;
+  gb_err e = gb_rep_sbuf_add(roof, xmin, bw * xmin / 1000.0, NULL);
+  if (!e) e = gb_rep_sbuf_add(roof, 1000.0 * pmax / bw, pmax, NULL);
+  for (size_t c = 0; c < nce && !e; c++) {
+    sbuf *b = gb_rep_sset_get(ss, ceil[c].title);
+    if (!b) return gb_fail(GB_E_NOMEM, "out of memory");
+    b->style = GB_PLOT_LINES;
+    e = gb_rep_sbuf_add(b, 1000.0 * ceil[c].tflops / bw, ceil[c].tflops, NULL);
+    if (!e) e = gb_rep_sbuf_add(b, xmax, ceil[c].tflops, NULL);
+  }
+  return e;
+}
+
 /* The roofline of GPU type t, combining all its runs: the memory ceiling is
- * the best membw HBM figure (gb_rep_membw_hbm: headline rows, out of L2),
- * the compute ceilings come from fma and gemm (compute_ceilings); the
- * points are the measured kernels, each at its best run. */
+ * the best membw HBM figure (best_bandwidth), the compute ceilings come
+ * from fma and gemm (compute_ceilings); the points are the measured
+ * kernels, each at its best run. */
 static gb_err roofline_type(gb_rep *r, size_t t) {
   const gb_rep_type *ty = &r->types[t];
   char name[320], why[160];
@@ -255,48 +341,24 @@ static gb_err roofline_type(gb_rep *r, size_t t) {
   else snprintf(name, sizeof name, "Measured roofline, %s", ty->gpu_type);
   char runs[64] = "";
   if (ty->nruns > 1) snprintf(runs, sizeof runs, " in any of its %zu runs", ty->nruns);
-  /* HBM ceiling: the best HBM-bound membw figure over the runs */
-  const gb_rep_point *bwp = NULL;
-  for (size_t i = 0; i < r->npts; i++) {
-    const gb_rep_point *q = &r->pts[i];
-    if (r->src[q->src].type == t && gb_rep_membw_hbm(r, q) && (!bwp || q->value > bwp->value)) bwp = q;
-  }
+  const gb_rep_point *bwp = best_bandwidth(r, t);
   if (!bwp) {
     snprintf(why, sizeof why, "no membw rows%s for the memory ceiling", runs);
     return gb_rep_skip(r, name, why);
   }
-  double bw = bwp->value;
   ceiling ceil[64];
   size_t nce = compute_ceilings(r, t, ceil, 64);
   if (nce == 0) {
     snprintf(why, sizeof why, "no fma or gemm rows%s for the compute ceilings", runs);
     return gb_rep_skip(r, name, why);
   }
-  /* the caption names each ceiling's run before merging hides names */
   gb_buf cap = {0};
-  char prov[768], sz[64] = "";
-  gb_rep_provenance(r, bwp->src, prov, sizeof prov);
-  if (bwp->row->bytes != GB_NA) gb_fmt_size(sz, sizeof sz, bwp->row->bytes);
-  bool multi = ty->nruns > 1;
-  gb_err e = gb_buf_printf(&cap, "%s.%s Memory (%s): %s %s at %s from run %s. ", name,
-                           multi ? " Each ceiling is the best over the runs of this GPU type." : "",
-                           "the best membw headline row: hot, arrays of at least 1 GiB and 8 L2 sizes",
-                           bwp->row->case_name, bwp->row->dtype, sz, prov);
-  if (!e) e = caption_ceilings(r, &cap, ceil, nce, 0, "CUDA-core (fma): ");
-  if (!e) e = caption_ceilings(r, &cap, ceil, nce, 1, "GEMM (best shape per input type): ");
-  if (!e)
-    e = gb_buf_printf(&cap, "Points are measured kernels%s: STREAM at their HBM figures (picked as for the memory "
-                      "ceiling), GEMM at the best shape (intensity counts each matrix moved once).",
-                      multi ? ", each at its best run" : "");
+  gb_err e = roof_caption(r, &cap, name, ty->nruns > 1, bwp, ceil, nce);
   if (e) {
     gb_buf_free(&cap);
     return e;
   }
   nce = merge_ceilings(ceil, nce);
-  /* ridge point of ceiling P (TFLOP/s) on bandwidth BW (GB/s):
-   * I* = P*1e12 / (BW*1e9) = 1000 P / BW FLOP/byte */
-  double pmax = 0, xmin = 1.0 / 32, xmax = 4096;
-  for (size_t c = 0; c < nce; c++) pmax = fmax(pmax, ceil[c].tflops);
   /* the measured series: STREAM kernels, GEMM, and the STREAM points whose
    * labels go on the other side (no legend entry of their own) */
   sset ss = {0};
@@ -311,66 +373,17 @@ static gb_err roofline_type(gb_rep *r, size_t t) {
   /* measured points in black and red (line types 8, 7), apart from the roofs */
   kern->colour = kern2->colour = 8;
   gk->colour = 7;
+  double xmin = 1.0 / 32, xmax = 4096;
   char(*labels)[96] = calloc(r->npts + 1, sizeof *labels);
   if (!labels) e = gb_fail(GB_E_NOMEM, "out of memory");
-  bool *is_best = NULL;
-  if (!e) e = best_per_kernel(r, t, &is_best);
-  for (size_t i = 0; i < r->npts && !e; i++) {
-    const gb_rep_point *q = &r->pts[i];
-    if (r->src[q->src].type != t) continue;
-    double ai = NAN, tf = NAN;
-    bool stream = gb_rep_membw_hbm(r, q);
-    bool gemm = gb_rep_is(q, "gemm", "tflops") || gb_rep_is(q, "gemm", "tops");
-    if (!stream && !gemm) continue;
-    /* one point per kernel and dtype (STREAM) or precision (GEMM): the
-     * best over the type's runs (and, for GEMM, shapes); ties: the first */
-    if (!is_best[i]) continue;
-    if (stream) {
-      double fl, ar, eb = gb_dtype_bytes(q->row->dtype);
-      stream_kernel(q->row->case_name, &fl, &ar);
-      if (fl == 0 || eb == 0) continue;
-      ai = fl / (ar * eb);         /* FLOP per byte moved */
-      tf = q->value * ai / 1000.0; /* GB/s x FLOP/B = GFLOP/s; /1000 -> TFLOP/s */
-      snprintf(labels[i], sizeof labels[0], "%s %s", q->row->case_name, q->row->dtype);
-    } else {
-      ai = gemm_intensity(q->row);
-      tf = q->value;
-    }
-    if (!isfinite(ai) || ai <= 0) continue;
-    /* room left of STREAM points for labels over the roof (a factor 8 is
-     * about 0.9 decades, some 15 characters at the usual width) */
-    xmin = fmin(xmin, stream ? ai / 8 : ai / 2);
-    xmax = fmax(xmax, ai * 2);
-    /* GEMM points sit on their own ceiling, named in the key: no label */
-    e = gb_rep_sbuf_add(stream ? kern : gk, ai, tf, stream ? labels[i] : NULL);
-  }
+  if (!e) e = roof_points(r, t, kern, gk, labels, &xmin, &xmax);
   char(*merged)[192] = e ? NULL : calloc(ss.v[0].n + 1, sizeof *merged);
   if (!e && !merged) e = gb_fail(GB_E_NOMEM, "out of memory");
   if (!e) {
     merge_point_labels(kern, merged);
     e = alternate_label_sides(kern, kern2);
   }
-  /* the memory roof from xmin to the highest ridge, then each compute roof */
-  char bwt[128];
-  gb_snprintf_c(bwt, sizeof bwt, "memory (membw): %.0f GB/s", bw);
-  sbuf *roof = gb_rep_sset_get(&ss, bwt);
-  if (!e && !roof) e = gb_fail(GB_E_NOMEM, "out of memory");
-  if (!e) {
-    roof->style = GB_PLOT_LINES;
-    roof->emphasis = true;
-    e = gb_rep_sbuf_add(roof, xmin, bw * xmin / 1000.0, NULL);
-    if (!e) e = gb_rep_sbuf_add(roof, 1000.0 * pmax / bw, pmax, NULL);
-  }
-  for (size_t c = 0; c < nce && !e; c++) {
-    sbuf *b = gb_rep_sset_get(&ss, ceil[c].title);
-    if (!b) {
-      e = gb_fail(GB_E_NOMEM, "out of memory");
-      break;
-    }
-    b->style = GB_PLOT_LINES;
-    e = gb_rep_sbuf_add(b, 1000.0 * ceil[c].tflops / bw, ceil[c].tflops, NULL);
-    if (!e) e = gb_rep_sbuf_add(b, xmax, ceil[c].tflops, NULL);
-  }
+  if (!e) e = roof_lines(&ss, bwp->value, ceil, nce, xmin, xmax);
   /* measured kernels (the first three series) drawn last, on top */
   if (!e && ss.n > 3) {
     sbuf k[3] = {ss.v[0], ss.v[1], ss.v[2]};
@@ -385,7 +398,6 @@ static gb_err roofline_type(gb_rep *r, size_t t) {
                     .height_px = 700};
   if (!e) e = gb_rep_lines_from(r, &p, &ss, true, cap.data);
   gb_rep_sset_free(&ss);
-  free(is_best);
   free(labels);
   free(merged);
   gb_buf_free(&cap);

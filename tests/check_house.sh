@@ -27,7 +27,6 @@ export LC_ALL=C
 
 # check|path|owner: why it stays for now
 ALLOW=(
-  "func|reports/gb_rep_roofline.c|reports"
   "func|core/gb_prom_push.c|harden"
   "cycle|gate/gb_noise.c|judge"
   "cycle|reports/gb_report.c|reports"
@@ -38,7 +37,6 @@ ALLOW=(
   "metric|bench/bench_collective.c|device: the collective's error row"
   "metric|bench/bench_collective_plan.c|device: the collective's metric list"
   "kernel|reports/gb_rep_membw.c|reports: kernel order (gb_stream_kernels)"
-  "kernel|reports/gb_rep_roofline.c|reports: FLOPs and arrays (gb_stream_kernel.flops, .arrays)"
 )
 
 # CHECK_HOUSE_NO_ALLOW=1: no allow-list (tests/check_house_selftest.sh on its own tree)
