@@ -94,6 +94,90 @@ static gb_err send_all(int fd, const char *d, size_t n, int timeout_ms, const ch
   return GB_OK;
 }
 
+/* Where a push goes: host and port of an http:// URL, and its path. */
+typedef struct push_target {
+  char host[256];    /* as written, brackets of an IPv6 address taken off (hn points into it) */
+  char port[16];
+  const char *hn;    /* the host name to resolve */
+  const char *h;     /* the host as written in the URL, hl bytes: the Host header */
+  size_t hl;
+  const char *slash; /* the URL's path, or NULL */
+} push_target;
+
+/* url (the shown form, no credentials) as host, port and path. */
+static gb_err parse_target(const char *url, push_target *t) {
+  if (strncmp(url, "http://", 7) != 0)
+    return gb_fail(GB_E_USAGE, "--push: only http:// URLs are supported: \"%s\"", url);
+  t->h = url + 7;
+  t->slash = strchr(t->h, '/');
+  t->hl = t->slash ? (size_t)(t->slash - t->h) : strlen(t->h);
+  snprintf(t->port, sizeof t->port, "80");
+  char *host = t->host;
+  if (t->hl == 0 || t->hl >= sizeof t->host) return gb_fail(GB_E_USAGE, "--push: no host in \"%s\"", url);
+  memcpy(host, t->h, t->hl);
+  host[t->hl] = '\0';
+  char *colon = host[0] == '[' ? strstr(host, "]:") : strrchr(host, ':');
+  if (colon) {
+    if (host[0] == '[') colon++;
+    if (strlen(colon + 1) == 0 || strlen(colon + 1) >= sizeof t->port)
+      return gb_fail(GB_E_USAGE, "--push: bad port in \"%s\"", url);
+    strcpy(t->port, colon + 1);
+    *colon = '\0';
+  }
+  char *hn = host;
+  if (hn[0] == '[') {
+    hn++;
+    size_t l = strlen(hn);
+    if (l && hn[l - 1] == ']') hn[l - 1] = '\0';
+  }
+  if (!hn[0]) return gb_fail(GB_E_USAGE, "--push: no host in \"%s\"", url);
+  t->hn = hn;
+  return GB_OK;
+}
+
+/* A non-blocking socket connected to host:port by the deadline, in *fd. */
+static gb_err connect_target(const push_target *t, int timeout_ms, const char *url, int *fd) {
+  struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai = NULL;
+  int rc = getaddrinfo(t->hn, t->port, &hints, &ai);
+  if (rc != 0) return gb_fail(GB_E_IO, "%s: %s", url, gai_strerror(rc));
+  *fd = -1;
+  for (struct addrinfo *a = ai; a && *fd < 0; a = a->ai_next) {
+    *fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
+    if (*fd < 0) continue;
+    if (connect(*fd, a->ai_addr, a->ai_addrlen) == 0) break;
+    int err = 0;
+    socklen_t el = sizeof err;
+    if (errno == EINPROGRESS && wait_fd(*fd, POLLOUT, timeout_ms) > 0 &&
+        getsockopt(*fd, SOL_SOCKET, SO_ERROR, &err, &el) == 0 && err == 0)
+      break;
+    close(*fd);
+    *fd = -1;
+  }
+  freeaddrinfo(ai);
+  return *fd < 0 ? gb_fail(GB_E_IO, "%s: cannot connect", url) : GB_OK;
+}
+
+/* The answer's status line, by the deadline: a 2xx status or an error. */
+static gb_err read_status(int fd, int timeout_ms, const char *url) {
+  char resp[512];
+  size_t got = 0;
+  while (got + 1 < sizeof resp && !memchr(resp, '\n', got)) {
+    if (wait_fd(fd, POLLIN, timeout_ms) <= 0)
+      return gb_fail(GB_E_IO, "%s: no complete answer within %d ms", url, timeout_ms);
+    ssize_t r = recv(fd, resp + got, sizeof resp - 1 - got, 0);
+    if (r < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (r <= 0) break;
+    got += (size_t)r;
+  }
+  resp[got] = '\0';
+  char *nl = strpbrk(resp, "\r\n");
+  if (nl) *nl = '\0';
+  int code = 0;
+  if (sscanf(resp, "HTTP/%*d.%*d %d", &code) != 1 || code < 200 || code > 299)
+    return gb_fail(GB_E_IO, "%s: the Pushgateway answered \"%s\"", url, got ? resp : "(nothing)");
+  return GB_OK;
+}
+
 gb_err gb_prom_push(const char *full_url, const char *job, const char *instance, const char *body, size_t len,
                     int timeout_ms) {
   char url[1024];
@@ -104,94 +188,28 @@ gb_err gb_prom_push(const char *full_url, const char *job, const char *instance,
   if (strchr(full_url, '@'))
     return gb_fail(GB_E_USAGE, "--push: credentials in the URL (%s) are not supported", url);
   g_deadline_ms = mono_ms() + timeout_ms;
-  if (strncmp(url, "http://", 7) != 0)
-    return gb_fail(GB_E_USAGE, "--push: only http:// URLs are supported: \"%s\"", url);
-  const char *h = url + 7, *slash = strchr(h, '/');
-  size_t hl = slash ? (size_t)(slash - h) : strlen(h);
-  char host[256], port[16] = "80";
-  if (hl == 0 || hl >= sizeof host) return gb_fail(GB_E_USAGE, "--push: no host in \"%s\"", url);
-  memcpy(host, h, hl);
-  host[hl] = '\0';
-  char *colon = host[0] == '[' ? strstr(host, "]:") : strrchr(host, ':');
-  if (colon) {
-    if (host[0] == '[') colon++;
-    if (strlen(colon + 1) == 0 || strlen(colon + 1) >= sizeof port)
-      return gb_fail(GB_E_USAGE, "--push: bad port in \"%s\"", url);
-    strcpy(port, colon + 1);
-    *colon = '\0';
-  }
-  char *hn = host;
-  if (hn[0] == '[') {
-    hn++;
-    size_t l = strlen(hn);
-    if (l && hn[l - 1] == ']') hn[l - 1] = '\0';
-  }
-  if (!hn[0]) return gb_fail(GB_E_USAGE, "--push: no host in \"%s\"", url);
+  push_target t;
+  gb_err e = parse_target(url, &t);
+  if (e) return e;
   gb_buf path = {0}, req = {0};
-  gb_err e = GB_OK;
+  const char *slash = t.slash;
   if (slash && strcmp(slash, "/") != 0) {
     e = gb_buf_append(&path, slash, strlen(slash) - (slash[strlen(slash) - 1] == '/'));
   }
   if (!e) e = gb_prom_push_path(&path, job, instance);
-  if (e) goto out;
-  if (!path.data) {
-    e = gb_fail(GB_E_NOMEM, "out of memory");
-    goto out;
-  }
-  e = gb_buf_printf(&req,
-                    "PUT %.*s HTTP/1.1\r\nHost: %.*s\r\nUser-Agent: gpubench\r\n"
-                    "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\nContent-Length: %zu\r\n"
-                    "Connection: close\r\n\r\n",
-                    (int)path.len, path.data, (int)hl, h, len);
-  if (e) goto out;
-  struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai = NULL;
-  int rc = getaddrinfo(hn, port, &hints, &ai);
-  if (rc != 0) {
-    e = gb_fail(GB_E_IO, "%s: %s", url, gai_strerror(rc));
-    goto out;
-  }
+  if (!e && !path.data) e = gb_fail(GB_E_NOMEM, "out of memory");
+  if (!e)
+    e = gb_buf_printf(&req,
+                      "PUT %.*s HTTP/1.1\r\nHost: %.*s\r\nUser-Agent: gpubench\r\n"
+                      "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\nContent-Length: %zu\r\n"
+                      "Connection: close\r\n\r\n",
+                      (int)path.len, path.data, (int)t.hl, t.h, len);
   int fd = -1;
-  for (struct addrinfo *a = ai; a && fd < 0; a = a->ai_next) {
-    fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
-    if (fd < 0) continue;
-    if (connect(fd, a->ai_addr, a->ai_addrlen) == 0) break;
-    int err = 0;
-    socklen_t el = sizeof err;
-    if (errno == EINPROGRESS && wait_fd(fd, POLLOUT, timeout_ms) > 0 &&
-        getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) == 0 && err == 0)
-      break;
-    close(fd);
-    fd = -1;
-  }
-  freeaddrinfo(ai);
-  if (fd < 0) {
-    e = gb_fail(GB_E_IO, "%s: cannot connect", url);
-    goto out;
-  }
-  e = send_all(fd, req.data, req.len, timeout_ms, url);
+  if (!e) e = connect_target(&t, timeout_ms, url, &fd);
+  if (!e) e = send_all(fd, req.data, req.len, timeout_ms, url);
   if (!e) e = send_all(fd, body, len, timeout_ms, url);
-  char resp[512];
-  size_t got = 0;
-  while (!e && got + 1 < sizeof resp && !memchr(resp, '\n', got)) {
-    if (wait_fd(fd, POLLIN, timeout_ms) <= 0) {
-      e = gb_fail(GB_E_IO, "%s: no complete answer within %d ms", url, timeout_ms);
-      break;
-    }
-    ssize_t r = recv(fd, resp + got, sizeof resp - 1 - got, 0);
-    if (r < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-    if (r <= 0) break;
-    got += (size_t)r;
-  }
-  close(fd);
-  if (!e) {
-    resp[got] = '\0';
-    char *nl = strpbrk(resp, "\r\n");
-    if (nl) *nl = '\0';
-    int code = 0;
-    if (sscanf(resp, "HTTP/%*d.%*d %d", &code) != 1 || code < 200 || code > 299)
-      e = gb_fail(GB_E_IO, "%s: the Pushgateway answered \"%s\"", url, got ? resp : "(nothing)");
-  }
-out:
+  if (!e) e = read_status(fd, timeout_ms, url);
+  if (fd >= 0) close(fd);
   gb_buf_free(&path);
   gb_buf_free(&req);
   return e;
