@@ -17,7 +17,7 @@
 #include "gb_doc.h"
 #include "gb_planfile.h"
 #include "gb_plot.h"
-#include "gb_report.h"
+#include "gb_report_types.h"
 #include "gb_results.h"
 #include "gb_specs.h"
 

@@ -28,8 +28,6 @@ export LC_ALL=C
 # check|path|owner: why it stays for now
 ALLOW=(
   "cycle|gate/gb_noise.c|judge"
-  "cycle|reports/gb_report.c|reports"
-  "cycle|reports/gb_rep_sections.h|reports"
   "metric|bench/gemm/gemm_bench.c|device: GEMM's rows, error row and speedups"
   "metric|bench/gemm/gemm_precs.c|device: GEMM's metric per precision"
   "metric|bench/gemm/gemm_speedups.c|device: GEMM's speedup rows"
