@@ -8,6 +8,7 @@
 #include "gb_num.h"
 #include "gb_rep.h"
 #include "gb_rep_sections.h"
+#include "gb_stream.h"
 
 /* ---- memory bandwidth ---- */
 
@@ -43,20 +44,19 @@ static double l2_known_bytes(const char *gpu_type) {
   return -1;
 }
 
-/* The membw kernels in the benchmark's order: each has its own colour, the
- * same for its hot and its _cold case (gnuplot line types 1-7). */
-static const char *const k_membw_kernels[] = {"copy", "mul", "add", "triad", "dot", "read", "write"};
-#define MEMBW_NKERNELS (sizeof k_membw_kernels / sizeof k_membw_kernels[0])
-
-/* Sort key of a membw case: kernel position x 2, + 1 for _cold; unknown
- * kernels after the known. */
+/* Sort key of a membw case: its kernel's position in the benchmark's order
+ * (gb_stream_kernels, core/gb_stream.c) x 2, + 1 for _cold; unknown kernels
+ * after the known. Each kernel has its own colour, the same for its hot and
+ * its _cold case (gnuplot line types 1-7). */
 static size_t membw_case_key(const char *c) {
   size_t l = strlen(c);
   bool cold = l > 5 && strcmp(c + l - 5, "_cold") == 0;
   size_t base = cold ? l - 5 : l;
-  for (size_t k = 0; k < MEMBW_NKERNELS; k++)
-    if (strlen(k_membw_kernels[k]) == base && strncmp(k_membw_kernels[k], c, base) == 0) return 2 * k + cold;
-  return 2 * MEMBW_NKERNELS + cold;
+  for (size_t k = 0; k < gb_stream_nkernels; k++) {
+    const char *name = gb_stream_kernels[k].name;
+    if (strlen(name) == base && strncmp(name, c, base) == 0) return 2 * k + cold;
+  }
+  return 2 * gb_stream_nkernels + cold;
 }
 
 /* One membw plot: source s, the points of dtype (NULL: all), series per

@@ -33,7 +33,6 @@ ALLOW=(
   "metric|bench/gemm/gemm_speedups.c|device: GEMM's speedup rows"
   "metric|bench/bench_collective.c|device: the collective's error row"
   "metric|bench/bench_collective_plan.c|device: the collective's metric list"
-  "kernel|reports/gb_rep_membw.c|reports: kernel order (gb_stream_kernels)"
 )
 
 # CHECK_HOUSE_NO_ALLOW=1: no allow-list (tests/check_house_selftest.sh on its own tree)
