@@ -96,6 +96,17 @@ gb_row gb_metric_row(const char *benchmark, size_t metric, const gb_case *c) {
   return r;
 }
 
+gb_row gb_bench_error_row(const gb_bench *b, const gb_case *c) {
+  gb_row r = gb_case_row(b->name, c);
+  /* the benchmark's own, else its headline metric from the description table */
+  const gb_bench_desc *d = gb_desc_find(b->name);
+  const gb_metric_desc *hm = d ? gb_desc_metric(b->name, d->headline_metric) : NULL;
+  const gb_metric_desc *bm = b->metric && !b->unit ? gb_desc_metric(b->name, b->metric) : NULL;
+  r.metric = b->metric ? b->metric : hm ? hm->name : "none";
+  r.unit = b->metric ? (b->unit ? b->unit : bm ? bm->unit : "") : hm ? hm->unit : "";
+  return r;
+}
+
 gb_row gb_case_row(const char *benchmark, const gb_case *c) {
   gb_row r = gb_row_empty();
   r.benchmark = benchmark;

@@ -105,7 +105,9 @@ typedef struct gb_bench {
   const char *summary; /* one line for --help */
   const char *metric;  /* metric and unit of the row written when a case cannot run (status
                         * error); NULL: the headline metric of its description (core/gb_desc.h),
-                        * "none" for a benchmark the registry lacks */
+                        * "none" for a benchmark the registry lacks. A registered benchmark
+                        * names one of its metrics with GB_METRIC_NAME and leaves unit NULL:
+                        * the unit is the registry's */
   const char *unit;
 
   /* Appends the cases of the configured profile. Required. */
@@ -142,6 +144,11 @@ typedef struct gb_bench {
  * items (warmup=N, iters=N, graph=on), then b's (gb_bench.settings), joined
  * by ','; "" when everything is at its default. */
 void gb_run_settings(const gb_bench *b, const gb_run_config *cfg, char *buf, size_t n);
+
+/* The row the runner writes when a case of b cannot run (before its status
+ * and detail): case c's key fields and b's metric (gb_bench.metric, its
+ * unit given or the registry's), else its headline metric's. */
+gb_row gb_bench_error_row(const gb_bench *b, const gb_case *c);
 
 /* The registry: every benchmark, sorted by name, NULL-terminated. */
 extern const gb_bench *const gb_benches[];

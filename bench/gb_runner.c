@@ -298,12 +298,7 @@ static gb_err run_bench(run_state *st, const gb_bench *b, int rep, int reps, siz
       if (e) {
         const char *why = setup_err ? setup_msg : gb_errmsg();
         gb_rowset_clear(&rows);
-        gb_row r = gb_case_row(b->name, cs);
-        /* the benchmark's own, else its headline metric from the description table */
-        const gb_bench_desc *d = gb_desc_find(b->name);
-        const gb_metric_desc *hm = d ? gb_desc_metric(b->name, d->headline_metric) : NULL;
-        r.metric = b->metric ? b->metric : hm ? hm->name : "none";
-        r.unit = b->metric ? (b->unit ? b->unit : "") : hm ? hm->unit : "";
+        gb_row r = gb_bench_error_row(b, cs);
         r.status = GB_STATUS_ERROR;
         char detail[2200];
         snprintf(detail, sizeof detail, "%s: %.2100s", gb_strerror(e), why[0] ? why : "no detail");

@@ -104,8 +104,10 @@ const gb_bench_desc *gb_desc_find(const char *benchmark);
 #undef GB_METRICS
 #undef GB_METRIC
 #define GB_METRIC_ID(bench, metric) offsetof(struct gb_metric_ids_##bench, metric)
-/* The name and the unit of a registered metric, checked the same way. */
-#define GB_METRIC_NAME(bench, metric) ((void)GB_METRIC_ID(bench, metric), #metric)
+/* The name and the unit of a registered metric, checked the same way. The
+ * name is a constant expression (the literal's address, indexed by 0 x the
+ * metric's position), so it also initializes static tables. */
+#define GB_METRIC_NAME(bench, metric) (&#metric[0 * GB_METRIC_ID(bench, metric)])
 #define GB_METRIC_UNIT(bench, metric) (gb_desc_metric_at(#bench, GB_METRIC_ID(bench, metric))->unit)
 
 /* The i-th metric of a benchmark, or NULL (either unknown). */

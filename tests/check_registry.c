@@ -98,6 +98,28 @@ START_TEST(test_rows_through_registry) {
 }
 END_TEST
 
+/* The row written when a case cannot run: the benchmark's error metric
+ * (collective: busbw, its unit from the registry), else its headline
+ * metric (gemm); registered either way. A benchmark the registry lacks
+ * (fault) gives its own metric and unit. */
+START_TEST(test_error_rows) {
+  gb_case c = gb_case_init("x", "");
+  for (size_t i = 0; gb_benches[i]; i++) {
+    gb_row r = gb_bench_error_row(gb_benches[i], &c);
+    ck_assert_msg(gb_desc_check_row(&r) == GB_OK, "%s: %s", gb_benches[i]->name, gb_errmsg());
+  }
+  gb_row r = gb_bench_error_row(gb_bench_find("collective"), &c);
+  ck_assert_str_eq(r.metric, "busbw_gbps");
+  ck_assert_str_eq(r.unit, "GB/s");
+  r = gb_bench_error_row(gb_bench_find("gemm"), &c);
+  ck_assert_str_eq(r.metric, "tflops");
+  ck_assert_str_eq(r.unit, "TFLOP/s");
+  r = gb_bench_error_row(&gb_bench_fault, &c);
+  ck_assert_str_eq(r.metric, "check");
+  ck_assert_str_eq(r.unit, "");
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("registry");
   TCase *tc = tcase_create("core");
@@ -105,6 +127,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_fault_bench_is_test_only);
   tcase_add_test(tc, test_run_settings);
   tcase_add_test(tc, test_rows_through_registry);
+  tcase_add_test(tc, test_error_rows);
   suite_add_tcase(s, tc);
   return s;
 }
