@@ -302,8 +302,7 @@ static void collective_summarize(const gb_run_ctx *ctx, const gb_row *rows, size
 const gb_bench gb_bench_collective = {
     .name = "collective",
     .summary = "NCCL collectives (--opt colls=): time, algbw, busbw as nccl-tests defines them",
-    .metric = "busbw_gbps",
-    .unit = "GB/s",
+    .metric = GB_METRIC_NAME(collective, busbw_gbps), /* its unit: the registry's */
     .plan = collective_plan,
     .setup = collective_setup,
     .run = collective_run,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bench_collective.h"
+#include "gb_desc.h"
 #include "gb_num.h"
 #include "gb_opts.h"
 
@@ -14,7 +15,9 @@ static const char *const dtype_names[GB_COLL_DTYPE_COUNT] = {"fp32", "bf16", "fp
 static const int dtype_sizes[GB_COLL_DTYPE_COUNT] = {4, 2, 2};
 static const int dtype_mant_bits[GB_COLL_DTYPE_COUNT] = {23, 7, 10};
 
-const char *const gb_coll_metrics[GB_COLL_NMETRICS] = {"time_us", "algbw_gbps", "busbw_gbps"};
+const char *const gb_coll_metrics[GB_COLL_NMETRICS] = {GB_METRIC_NAME(collective, time_us),
+                                                       GB_METRIC_NAME(collective, algbw_gbps),
+                                                       GB_METRIC_NAME(collective, busbw_gbps)};
 
 const gb_coll_desc *gb_coll_desc_of(gb_coll c) { return c >= 0 && c < gb_coll_count() ? &gb_coll_table[c] : NULL; }
 
@@ -440,7 +443,8 @@ static bool same_group(const gb_row *a, const gb_row *b) {
  * busbw is 0 by definition (one GPU, factor (n-1)/n) unless trivial=1
  * (gb_coll_busbw_written). */
 static bool is_algbw(const gb_row *r) {
-  return strcmp(r->benchmark, "collective") == 0 && strcmp(r->metric, "algbw_gbps") == 0 && r->bytes != GB_NA;
+  return strcmp(r->benchmark, "collective") == 0 && strcmp(r->metric, GB_METRIC_NAME(collective, algbw_gbps)) == 0 &&
+         r->bytes != GB_NA;
 }
 
 void gb_coll_summary_print(const gb_row *rows, size_t n, FILE *fp) {
@@ -475,8 +479,8 @@ void gb_coll_summary_print(const gb_row *rows, size_t n, FILE *fp) {
       if (!b) continue;
       double busbw = NAN;
       for (size_t j = 0; j < n; j++)
-        if (strcmp(rows[j].benchmark, "collective") == 0 && strcmp(rows[j].metric, "busbw_gbps") == 0 &&
-            same_point(&rows[j], b))
+        if (strcmp(rows[j].benchmark, "collective") == 0 &&
+            strcmp(rows[j].metric, GB_METRIC_NAME(collective, busbw_gbps)) == 0 && same_point(&rows[j], b))
           busbw = rows[j].value;
       if (!header) {
         fprintf(fp, "%-26s %-5s %4s %10s %12s %12s  %s\n", "collective", "dtype", "GPUs", "size", "algbw GB/s",

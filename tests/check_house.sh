@@ -28,11 +28,6 @@ export LC_ALL=C
 # check|path|owner: why it stays for now
 ALLOW=(
   "cycle|gate/gb_noise.c|judge"
-  "metric|bench/gemm/gemm_bench.c|device: GEMM's rows, error row and speedups"
-  "metric|bench/gemm/gemm_precs.c|device: GEMM's metric per precision"
-  "metric|bench/gemm/gemm_speedups.c|device: GEMM's speedup rows"
-  "metric|bench/bench_collective.c|device: the collective's error row"
-  "metric|bench/bench_collective_plan.c|device: the collective's metric list"
 )
 
 # CHECK_HOUSE_NO_ALLOW=1: no allow-list (tests/check_house_selftest.sh on its own tree)

@@ -275,9 +275,7 @@ static gb_err gemm_derive(gb_run_ctx *ctx, const gb_row *rows, size_t n, gb_rows
     c.m = v[i].m;
     c.n = v[i].n;
     c.k = v[i].k;
-    gb_row r = gb_case_row("gemm", &c);
-    r.metric = sustained ? "speedup_sustained" : "speedup";
-    r.unit = "x";
+    gb_row r = sustained ? GB_ROW(gemm, speedup_sustained, &c) : GB_ROW(gemm, speedup, &c);
     r.value = v[i].value;
     r.status = GB_STATUS_OK;
     r.detail = v[i].detail;
@@ -306,8 +304,6 @@ static void gemm_settings(const gb_run_config *cfg, char *buf, size_t n) {
 const gb_bench gb_bench_gemm = {
     .name = "gemm",
     .summary = "cuBLASLt GEMM per precision (fp64 .. fp8, int8), checked against fp64, with speedup rows",
-    .metric = "tflops",
-    .unit = "TFLOP/s",
     .plan = gemm_plan,
     .setup = gemm_setup,
     .run = gemm_run,

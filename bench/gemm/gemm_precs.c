@@ -164,14 +164,19 @@ gb_gemm_ref_grid gb_gemm_ref_launch(gb_gemm_layout l, int64_t n, size_t nrows) {
 /* FLOP = 2 m n k: m n dot products of length k, one multiply and one add per term. */
 double gb_gemm_flops(int64_t m, int64_t n, int64_t k) { return 2.0 * (double)m * (double)n * (double)k; }
 
-const char *gb_gemm_metric(const gb_gemm_prec *p) { return p->integer ? "tops" : "tflops"; }
+const char *gb_gemm_metric(const gb_gemm_prec *p) {
+  return p->integer ? GB_METRIC_NAME(gemm, tops) : GB_METRIC_NAME(gemm, tflops);
+}
 
 const char *gb_gemm_metric_in(const gb_gemm_prec *p, gb_gemm_window w) {
-  if (w == GB_GEMM_WINDOW_SUSTAINED) return p->integer ? "tops_sustained" : "tflops_sustained";
+  if (w == GB_GEMM_WINDOW_SUSTAINED)
+    return p->integer ? GB_METRIC_NAME(gemm, tops_sustained) : GB_METRIC_NAME(gemm, tflops_sustained);
   return gb_gemm_metric(p);
 }
 
-const char *gb_gemm_unit(const gb_gemm_prec *p) { return p->integer ? "TOP/s" : "TFLOP/s"; }
+const char *gb_gemm_unit(const gb_gemm_prec *p) {
+  return p->integer ? GB_METRIC_UNIT(gemm, tops) : GB_METRIC_UNIT(gemm, tflops);
+}
 
 /* ---- support ---- */
 

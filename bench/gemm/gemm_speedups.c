@@ -18,8 +18,9 @@
  * already says the clocks were held down). */
 static bool is_throughput(const gb_row *r) {
   return r->benchmark && strcmp(r->benchmark, "gemm") == 0 && r->metric &&
-         (strcmp(r->metric, "tflops") == 0 || strcmp(r->metric, "tops") == 0 ||
-          strcmp(r->metric, "tflops_sustained") == 0 || strcmp(r->metric, "tops_sustained") == 0) &&
+         (strcmp(r->metric, GB_METRIC_NAME(gemm, tflops)) == 0 || strcmp(r->metric, GB_METRIC_NAME(gemm, tops)) == 0 ||
+          strcmp(r->metric, GB_METRIC_NAME(gemm, tflops_sustained)) == 0 ||
+          strcmp(r->metric, GB_METRIC_NAME(gemm, tops_sustained)) == 0) &&
          r->case_name &&
          gb_gemm_case_parse(r->case_name, NULL) && (r->status == GB_STATUS_OK || r->status == GB_STATUS_THROTTLED) &&
          isfinite(r->value) && r->value > 0;
@@ -86,8 +87,8 @@ gb_err gb_gemm_speedups(const gb_row *rows, size_t n, gb_gemm_speedup **out, siz
       s->rate = rate;
       s->ref_rate = ref;
       s->value = rate / ref; /* speedup = rate(precision) / rate(reference), same shape */
-      gb_snprintf_c(s->detail, sizeof s->detail, "%s %.1f %s / %s %.1f TFLOP/s (medians over repetitions)",
-                    r->case_name, rate, gb_gemm_unit(p), refs[j], ref);
+      gb_snprintf_c(s->detail, sizeof s->detail, "%s %.1f %s / %s %.1f %s (medians over repetitions)",
+                    r->case_name, rate, gb_gemm_unit(p), refs[j], ref, GB_METRIC_UNIT(gemm, tflops));
     }
   }
   return GB_OK;
@@ -103,7 +104,7 @@ static const char *summary_status(const gb_row *rows, size_t n, const char *p, i
     const gb_row *r = &rows[i];
     if (r->benchmark && strcmp(r->benchmark, "gemm") == 0 && r->case_name && strcmp(r->case_name, p) == 0 &&
         r->m == s && r->n == s && r->k == s && r->metric &&
-        (strcmp(r->metric, "tflops") == 0 || strcmp(r->metric, "tops") == 0))
+        (strcmp(r->metric, GB_METRIC_NAME(gemm, tflops)) == 0 || strcmp(r->metric, GB_METRIC_NAME(gemm, tops)) == 0))
       st = gb_status_name(r->status);
   }
   return st;
