@@ -14,6 +14,9 @@ GB_BENCHMARK(membw, "Device memory bandwidth",
              gbps, GB_HEADLINE_HBM, classify_membw, "membw")
 D
 printf 'int ok(void) {\n  return 0;\n}\n' >"$t/core/clean.c"
+# a subcommand parsing its own table through the getopt_long parser
+printf 'int gb_opt_parse(void) {\n  return getopt_long(0, 0, "", 0, 0);\n}\n' >"$t/cli/gb_opt.c"
+printf 'int gb_cmd_good(int argc, char **argv) {\n  return gb_opt_parse(&gb_good_cmd, argc, argv, 0);\n}\n' >"$t/cli/cmd_good.c"
 out=$(bash "$here/check_house.sh" "$t" 2>&1)
 case "$out" in *"0 offenders"*) ;; *) echo "a clean tree fails: $out"; exit 1 ;; esac
 
@@ -25,13 +28,17 @@ printf 'static const char *m = "gbps";\n' >"$t/bench/bench_x.c"
 printf 'static const char *k = "triad";\n' >"$t/reports/rep.c"
 printf 'static const struct { const char *n; int b; } d[] = {{"bf16", 2}};\n' >"$t/planner/p.c"
 printf '/* see issue 12 */\n' >"$t/cli/c.c"
+printf 'int gb_cmd_hand(int argc, char **argv) {\n  return argc > 1 && argv[1][0] == 0x2d;\n}\n' >"$t/cli/cmd_hand.c"
+printf 'int gb_cmd_short(int argc, char **argv) {\n  return getopt(argc, argv, "x");\n}\n' >"$t/cli/cmd_short.c"
 out=$(bash "$here/check_house.sh" "$t" 2>&1)
 rc=$?
 fail=0
 [ "$rc" -ne 0 ] || { echo "check_house.sh passed a tree with offenders"; fail=1; }
 for want in "size: core/big.c" "func: core/long.c:1: long_one is 101 lines" "cycle: " "metric: bench/bench_x.c:1" \
-            "kernel: reports/rep.c:1" "dtype: planner/p.c:1" "issue: cli/c.c:1"; do
+            "kernel: reports/rep.c:1" "dtype: planner/p.c:1" "issue: cli/c.c:1" "getopt: cli/cmd_hand.c:" \
+            "getopt: cli/cmd_short.c:" "getopt: cli/cmd_short.c:2: plain getopt"; do
   case "$out" in *"OFFENDER: $want"*) ;; *) echo "not reported: $want"; fail=1 ;; esac
 done
+case "$out" in *"cli/cmd_good.c"*) echo "reported a subcommand that parses with getopt_long: $out"; fail=1 ;; esac
 [ "$fail" -eq 0 ] && echo "check_house_selftest: every kind of offender fails the check"
 exit "$fail"
