@@ -46,9 +46,6 @@ gb_plan_cli_test(plan_cli_unknown_option 2 "unknown option \"--bogus\"" plan --b
 # predicted / published ratio, the median and the worst.
 gb_add_check_test(check_planner_calibration check_planner_calibration.c LIBS gb_planner)
 target_compile_definitions(check_planner_calibration PRIVATE GB_CALIBRATION_DIR="${CMAKE_CURRENT_SOURCE_DIR}/calibration")
-# docs/planner.md's calibration table is that check's current output (table.awk), not hand-edited
-add_test(NAME doc_calibration_table COMMAND bash ${CMAKE_SOURCE_DIR}/scripts/check-calibration-table.sh ${CMAKE_BINARY_DIR})
-set_tests_properties(doc_calibration_table PROPERTIES LABELS cpu)
 
 # Issue 27: each flag, each basis, the capex/budget rule and every rejected input (exit 2, file:line).
 set(GB_PLAN_TMP ${CMAKE_CURRENT_BINARY_DIR}/planner_inputs)
