@@ -13,3 +13,12 @@ if(TARGET gpubench)
            ${CMAKE_SOURCE_DIR} $<TARGET_FILE:gpubench>)
   set_tests_properties(check_doc_examples_selftest PROPERTIES LABELS cpu)
 endif()
+
+if(TARGET gpubench)
+  # the walkthrough of docs/planner.md (8 x H200 bought or 64 x H100 rented for a 70B fine-tune):
+  # its commands run with the exit status they say, and every output line and bold figure it
+  # quotes is in their output
+  add_test(NAME doc_examples_planner COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/doc_examples_planner.sh
+           ${CMAKE_SOURCE_DIR} $<TARGET_FILE:gpubench>)
+  set_tests_properties(doc_examples_planner PROPERTIES LABELS cpu)
+endif()
