@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every gpubench command shown in the documentation's code blocks and checks its exit
-# status (CI: .ci/run; issue 37, "every example runs").
+# status (CI: .ci/run), so that every example in the documentation runs.
 #
 # Extracts from README.md and docs/*.md (or the FILEs given) each line of a fenced (```) or
 # indented code block that runs `gpubench ...` or `build/gpubench ...` (a line ending in '\'
