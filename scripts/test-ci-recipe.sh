@@ -117,7 +117,7 @@ pipeline() {
     (cd "$job" && HISTORY="$work/history-$recipe" GITHUB_SHA="sha$3" CI_COMMIT_SHA="sha$3" \
       GITHUB_STEP_SUMMARY="$job/summary.md" bash -eo pipefail "$step") >"$job/$(basename "$step").log" 2>&1 || rc=$?
     case "$step" in
-    *gate*) gate=$rc ;; # perf-gate too
+    *gate*) gate=$rc ;;
     *) [ "$rc" = 0 ] || { echo "test-ci-recipe: $recipe step $(basename "$step") exited $rc:" >&2; cat "$job/$(basename "$step").log" >&2; exit 1; } ;;
     esac
   done
