@@ -370,11 +370,13 @@ static void peak_spread(const double *peaks, const char *const *uuids, size_t nv
 }
 
 /* The standard deviation of the cards' mean ln(value) over the cards that
- * recorded a gpu_uuid (*df = cards - 1). */
-static void card_spread(const double *vals, const char *const *uuids, size_t nv, double *sd, size_t *df) {
-  double means[64], sum = 0;
+ * recorded a gpu_uuid (*df = cards - 1); means: room for nv card means
+ * (there are as many cards as runs at most: no fixed limit). */
+static void card_spread(const double *vals, const char *const *uuids, size_t nv, double *means, double *sd,
+                        size_t *df) {
+  double sum = 0;
   size_t nc = 0;
-  for (size_t i = 0; i < nv && nc < 64; i++) {
+  for (size_t i = 0; i < nv; i++) {
     bool first = uuids[i][0] != '\0';
     for (size_t j = 0; j < i && first; j++) first = strcmp(uuids[i], uuids[j]) != 0;
     if (!first) continue;
@@ -392,9 +394,10 @@ static void card_spread(const double *vals, const char *const *uuids, size_t nv,
   *sd = sqrt(ss / (double)(nc - 1));
 }
 
-/* uuids[i]: the GPU of vals[i] ("" where not recorded); peaks[i] its peak */
+/* uuids[i]: the GPU of vals[i] ("" where not recorded); peaks[i] its peak;
+ * means: room for nv doubles */
 static gb_err acc_add(class_acc **accs, size_t *nacc, size_t *cap, const gb_row *r, const double *vals,
-                      const double *peaks, const char *const *uuids, size_t nv) {
+                      const double *peaks, const char *const *uuids, size_t nv, double *means) {
   char cls[96];
   gb_noise_size_class(r, cls, sizeof cls);
   gb_buf name = {0};
@@ -440,7 +443,7 @@ static gb_err acc_add(class_acc **accs, size_t *nacc, size_t *cap, const gb_row 
   *fs = (fig_sd){.row = r, .sd = sqrt(ss / (double)(nv - 1)), .df = nv - 1};
   peak_spread(peaks, uuids, nv, &fs->psd, &fs->pwsd, &fs->pwdf);
   fs->pdf = isnan(fs->psd) ? 0 : nv - 1;
-  card_spread(vals, uuids, nv, &fs->csd, &fs->cdf);
+  card_spread(vals, uuids, nv, means, &fs->csd, &fs->cdf);
   for (size_t i = 0; i < nv; i++)
     for (size_t j = i + 1; j < nv; j++) {
       double d = fabs(log(vals[i] / vals[j]));
@@ -580,7 +583,7 @@ gb_err gb_noise_measure(const gb_results *res, gb_noise_table *t) {
   t->runs = nruns;
 
   fig_row *fr = calloc(res->nrows + 1, sizeof *fr);
-  double *vals = malloc(2 * (nruns + 1) * sizeof *vals), *reps = malloc((res->nrows + 1) * sizeof *reps);
+  double *vals = malloc(3 * (nruns + 1) * sizeof *vals), *reps = malloc((res->nrows + 1) * sizeof *reps);
   const char **uuids = malloc((nruns + 1) * sizeof *uuids);
   class_acc *accs = NULL;
   size_t nacc = 0, acap = 0, nfr = 0;
@@ -614,7 +617,7 @@ gb_err gb_noise_measure(const gb_results *res, gb_noise_table *t) {
       vals[nv++] = gb_median(reps, nr);
       a = b;
     }
-    if (nv >= 2) e = acc_add(&accs, &nacc, &acap, fr[i].row, vals, peaks, uuids, nv);
+    if (nv >= 2) e = acc_add(&accs, &nacc, &acap, fr[i].row, vals, peaks, uuids, nv, peaks + nruns + 1);
     i = j;
   }
   if (!e && nacc) qsort(accs, nacc, sizeof *accs, cmp_class);
