@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "gb_noise.h"
+#include "gb_pairs.h"
 #include "gb_results.h"
+#include "gb_stats.h"
 #include "testutil.h"
 
 enum { CARDS = 100, RUNS = 3 };
@@ -90,11 +92,47 @@ START_TEST(test_cards_floor_counts_every_card) {
 }
 END_TEST
 
+/* gb_pairs finds the same order statistics as listing every pair: groups
+ * of 0 to 40 values with ties, every k, and the quantiles noise writes. */
+START_TEST(test_pairs_equal_listing) {
+  static double all[64 * 40 * 39 / 2];
+  gb_pairs p = {0};
+  size_t n = 0;
+  unsigned seed = 12345;
+  for (int g = 0; g < 64; g++) {
+    double x[40];
+    int m = g % 41;
+    for (int i = 0; i < m; i++) {
+      seed = seed * 1103515245u + 12345u;
+      x[i] = log(1000.0 + (double)((seed >> 16) % 200) / 7.0); /* ties: 200 levels */
+    }
+    ck_assert_int_eq(gb_pairs_add(&p, x, (size_t)m), GB_OK);
+    for (int i = 0; i < m; i++)
+      for (int j = 0; j < m; j++) {
+        double a = x[i] < x[j] ? x[i] : x[j], b = x[i] < x[j] ? x[j] : x[i];
+        if (i < j) all[n++] = b - a;
+      }
+  }
+  ck_assert_uint_eq(p.npairs, n);
+  qsort(all, n, sizeof *all, cmp_d);
+  for (size_t k = 0; k < n; k++) ck_assert_msg(gb_pairs_kth(&p, k) == all[k], "k %zu", k);
+  ck_assert(isnan(gb_pairs_kth(&p, n)));
+  const double q[] = {0, 0.05, 0.5, 0.95, 0.99, 1};
+  for (size_t i = 0; i < sizeof q / sizeof q[0]; i++)
+    ck_assert(gb_pairs_quantile(&p, q[i]) == gb_quantile(all, n, q[i]));
+  ck_assert(p.max == all[n - 1]);
+  gb_pairs_free(&p);
+  gb_pairs_free(&p); /* freed twice: a no-op */
+  ck_assert(isnan(gb_pairs_quantile(&p, 0.5)));
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("noise_scale");
   TCase *tc = tcase_create("scale");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_cards_floor_counts_every_card);
+  tcase_add_test(tc, test_pairs_equal_listing);
   suite_add_tcase(s, tc);
   return s;
 }
