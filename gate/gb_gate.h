@@ -54,6 +54,7 @@
 #include <stddef.h>
 
 #include "gb_csv.h"
+#include "gb_direction.h"
 #include "gb_error.h"
 #include "gb_gate_config.h"
 #include "gb_noise.h"
@@ -95,11 +96,7 @@ typedef enum gb_verdict {
 /* "regression", "failed", "not-comparable", ... */
 const char *gb_verdict_name(gb_verdict v);
 
-/* Better direction of a benchmark's metric: gb_desc_direction, else by the
- * metric's name: +1 higher is better (tflops, tops, gflops, gbps, *_gbps,
- * *_tflops, speedup, *_per_s), -1 lower is better (time_us and anything
- * ending in _ns, _us, _ms, _s, latency*), 0 unknown. */
-int gb_metric_direction(const char *benchmark, const char *metric);
+/* gb_metric_direction: gb_direction.h (included above). */
 
 /* z with P(|Z| > z) = alpha for a standard normal Z (alpha in (0, 1)). */
 double gb_gate_z(double alpha);

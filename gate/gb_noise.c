@@ -9,7 +9,6 @@
 
 #include "gb_desc.h"
 #include "gb_runinfo.h"
-#include "gb_gate.h"
 #include "gb_noise_int.h"
 #include "gb_num.h"
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "gb_desc.h"
-#include "gb_gate.h"
+#include "gb_direction.h"
 #include "gb_noise.h"
 #include "gb_noise_int.h"
 #include "gb_pairs.h"
