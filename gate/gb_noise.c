@@ -306,17 +306,9 @@ gb_err gb_noise_write(const gb_noise_table *t, gb_buf *out) {
 }
 
 bool gb_noise_find_default(char *buf, size_t n, char *looked, size_t nlooked) {
-  char dirs[2][4200];
-  size_t nd = 0, off = 0;
-  const char *env = getenv("GPUBENCH_DATA_DIR");
-  snprintf(dirs[nd++], sizeof dirs[0], "%s", gb_data_dir());
-  char exe[4096];
-  if (!(env && *env) && gb_exe_dir(exe, sizeof exe) == 0) snprintf(dirs[nd++], sizeof dirs[0], "%s/data", exe);
   if (nlooked) looked[0] = '\0';
-  for (size_t i = 0; i < nd; i++) {
-    if ((size_t)snprintf(buf, n, "%s/noise/floors.csv", dirs[i]) < n && access(buf, R_OK) == 0) return true;
-    if (off < nlooked) off += (size_t)snprintf(looked + off, nlooked - off, "%s%s", i ? ", " : "", buf);
-  }
+  if ((size_t)snprintf(buf, n, "%s/noise/floors.csv", gb_data_dir()) < n && access(buf, R_OK) == 0) return true;
+  gb_data_dir_tried("/noise/floors.csv", looked, nlooked);
   if (n) buf[0] = '\0';
   return false;
 }
@@ -329,11 +321,11 @@ gb_err gb_noise_load(const char *path, bool strict, gb_noise_table *t, char *war
   char found[4200], looked[1024];
   if (gb_noise_find_default(found, sizeof found, looked, sizeof looked)) return gb_noise_read(found, t);
   if (strict)
-    return gb_fail(GB_E_INPUT, "no noise floors file (looked for %s); --strict: pass --noise FILE, or set "
+    return gb_fail(GB_E_INPUT, "no noise floors file found (looked for %s); --strict: pass --noise FILE, or set "
                                "GPUBENCH_DATA_DIR", looked);
   snprintf(warning, nwarning,
-           "WARNING: no noise floors file (looked for %s): judged against built-in floors (1%% headline, 15%% "
-           "latency), verdicts may differ; pass --noise FILE or set GPUBENCH_DATA_DIR",
+           "WARNING: no noise floors file found (looked for %s): default thresholds used (the built-in floors, 1%% "
+           "headline, 15%% latency), verdicts may differ; pass --noise FILE or set GPUBENCH_DATA_DIR",
            looked);
   return GB_OK;
 }

@@ -141,13 +141,12 @@ const gb_noise_floor *gb_noise_lookup_peak(const gb_noise_table *t, const gb_row
 /* The card-to-card floor of the row's figure (scope "cards"), or NULL. */
 const gb_noise_floor *gb_noise_lookup_cards(const gb_noise_table *t, const gb_row *r);
 
-/* The shipped floors, found the way data files are: under
- * GPUBENCH_DATA_DIR when it is set; else the data directory (gb_data_dir:
- * PREFIX/share/gpubench beside an installed program, else the source tree
- * it was built from), then DIR/data beside the program (a device build, a
- * binary copied to a runner with its data/). Writes the path and returns
- * true when one is readable; else the paths tried, joined by ", ", go to
- * looked (may be NULL with nlooked 0). */
+/* The shipped floors: gb_data_dir()/noise/floors.csv, the data folder
+ * found relative to the program (GPUBENCH_DATA_DIR, else DIR/data beside
+ * it, DIR/../share/gpubench, the source tree it was built from: see
+ * gb_runinfo.h). Writes the path and returns true when it is readable;
+ * else the paths tried (gb_data_dir_tried), joined by ", ", go to looked
+ * (may be NULL with nlooked 0). */
 bool gb_noise_find_default(char *buf, size_t n, char *looked, size_t nlooked);
 
 /* Loads the floors a command judges with: path ("none": none, built-in
