@@ -67,6 +67,16 @@
 /* The fewest repetitions per side for the same-GPU repetition rule. */
 #define GB_GATE_MIN_REPS 3
 
+/* The fewest baseline runs for the same-card baseline rule: where every
+ * baseline run and the current one ran on one GPU (equal gpu_uuid) and the
+ * floors hold the figure's own same-card row (scope "same-gpu" with a
+ * figure: its spread between runs on one card, pooled over the cards that
+ * measured it, shrunk towards its class's same-card floor), that row takes
+ * the cross-card floor's place in the pooling above (method "floor+runs,
+ * same GPU"): what differs between cards is not in a comparison of one
+ * card with itself. */
+#define GB_GATE_SAME_GPU_MIN_RUNS 3
+
 /* Unstable: a headline figure whose current rows' median stddev / value is
  * past max(GB_GATE_UNSTABLE_CV, GB_GATE_UNSTABLE_RATIO x the baseline's).
  * On 45 real H200 quick campaigns the widest headline scatter was 17.5%

@@ -251,6 +251,19 @@ const gb_noise_floor *gb_noise_lookup_figure(const gb_noise_table *t, const gb_r
   return NULL;
 }
 
+const gb_noise_floor *gb_noise_lookup_figure_same_gpu(const gb_noise_table *t, const gb_row *r) {
+  if (!t || !t->n) return NULL;
+  char fig[512];
+  gb_noise_figure(r, fig, sizeof fig);
+  for (size_t i = 0; i < t->n; i++) {
+    const gb_noise_floor *f = &t->v[i];
+    if (f->same_gpu && !f->peak && !f->cards && f->figure[0] && strcmp(f->figure, fig) == 0 &&
+        strcmp(f->gpu_type, r->gpu_type) == 0)
+      return f;
+  }
+  return NULL;
+}
+
 const gb_noise_floor *gb_noise_lookup_cards(const gb_noise_table *t, const gb_row *r) {
   if (!t || !t->n) return NULL;
   char fig[512];

@@ -36,6 +36,8 @@ typedef struct fig_sd {
   size_t pdf, pwdf; /* their degrees of freedom; pdf 0: no peak */
   double csd;       /* of the cards' mean ln over the cards (card-to-card spread) */
   size_t cdf;       /* cards - 1; 0: fewer than 2 cards recorded */
+  double wsd;       /* of ln pooled within each card's runs (one card's run-to-run spread) */
+  size_t wdf;       /* its degrees of freedom: runs - cards over the cards recorded */
 } fig_sd;
 
 typedef struct class_acc {
@@ -114,11 +116,29 @@ static void group_cards(fig_runs *f) {
   if (f->ncards) qsort(f->grp, f->ncards, sizeof *f->grp, cmp_card_grp);
 }
 
+/* The spread of ln(x) pooled within each GPU's runs (*wsd, NaN with no
+ * degree of freedom; *wdf = runs - cards over the cards recorded). */
+static void within_spread(const fig_runs *f, const double *x, double *wsd, size_t *wdf) {
+  double wss = 0;
+  *wsd = NAN;
+  *wdf = 0;
+  for (size_t g = 0; g < f->ncards; g++) {
+    const card_grp *c = &f->grp[g];
+    double m = 0, n = 0, s2 = 0;
+    for (size_t k = c->from; k < c->to; k++) m += log(x[f->ix[k].run]), n++;
+    m /= n;
+    for (size_t k = c->from; k < c->to; k++) s2 += (log(x[f->ix[k].run]) - m) * (log(x[f->ix[k].run]) - m);
+    wss += s2;
+    *wdf += (size_t)n - 1;
+  }
+  if (*wdf) *wsd = sqrt(wss / (double)*wdf);
+}
+
 /* The spread of ln(peaks) over the runs (*sd, df nv - 1) and pooled within
  * each GPU's runs (*wsd, *wdf); *sd NaN when a peak is unknown. */
 static void peak_spread(const fig_runs *f, double *sd, double *wsd, size_t *wdf) {
   const double *peaks = f->peaks;
-  double mean = 0, ss = 0, wss = 0;
+  double mean = 0, ss = 0;
   *sd = *wsd = NAN;
   *wdf = 0;
   for (size_t i = 0; i < f->nv; i++) {
@@ -127,17 +147,7 @@ static void peak_spread(const fig_runs *f, double *sd, double *wsd, size_t *wdf)
   }
   for (size_t i = 0; i < f->nv; i++) ss += (log(peaks[i]) - mean) * (log(peaks[i]) - mean);
   *sd = sqrt(ss / (double)(f->nv - 1));
-  for (size_t g = 0; g < f->ncards; g++) {
-    const card_grp *c = &f->grp[g];
-    double m = 0, n = 0, s2 = 0;
-    for (size_t k = c->from; k < c->to; k++) m += log(peaks[f->ix[k].run]), n++;
-    m /= n;
-    for (size_t k = c->from; k < c->to; k++)
-      s2 += (log(peaks[f->ix[k].run]) - m) * (log(peaks[f->ix[k].run]) - m);
-    wss += s2;
-    *wdf += (size_t)n - 1;
-  }
-  if (*wdf) *wsd = sqrt(wss / (double)*wdf);
+  within_spread(f, peaks, wsd, wdf);
 }
 
 /* The standard deviation of the cards' mean ln(value) over the cards that
@@ -215,6 +225,7 @@ static gb_err acc_add(class_acc **accs, size_t *nacc, size_t *cap, const gb_row 
   peak_spread(f, &fs->psd, &fs->pwsd, &fs->pwdf);
   fs->pdf = isnan(fs->psd) ? 0 : nv - 1;
   card_spread(f, &fs->csd, &fs->cdf);
+  within_spread(f, f->vals, &fs->wsd, &fs->wdf);
   for (size_t i = 0; i < nv; i++) f->lnv[i] = log(f->vals[i]);
   gb_err e = gb_pairs_add(&a->any, f->lnv, nv);
   for (size_t g = 0; g < f->ncards && !e; g++) {
@@ -251,6 +262,14 @@ static gb_err emit_figure(gb_noise_table *t, size_t *cap, const char *gpu, const
     g->sigma = fsig;
     g->figures = 1;
     g->pairs = fs->df * (fs->df + 1) / 2;
+    g->median_abs = g->p95_abs = g->max_abs = NAN;
+  }
+  if (fs->wdf + 1 >= GB_NOISE_FIG_MIN_RUNS) { /* one card's spread: a same-card baseline (gb_gate.h) */
+    if ((e = gb_noise_push(t, cap, gpu, r->benchmark, r->metric, cls, fig, &g))) return e;
+    g->same_gpu = true;
+    g->sigma = shrunk(cs, fs->wsd, fs->wdf);
+    g->figures = 1;
+    g->pairs = fs->wdf;
     g->median_abs = g->p95_abs = g->max_abs = NAN;
   }
   if (fs->cdf >= 2) {
