@@ -34,7 +34,6 @@ ALLOW=(
   "func|core/gb_prom.c|harden"
   "func|core/gb_prom_push.c|harden"
   "cycle|gate/gb_history.c|judge"
-  "cycle|gate/gb_noise.c|judge"
   "cycle|reports/gb_report.c|reports"
   "cycle|reports/gb_rep_sections.h|reports"
   "metric|bench/gemm/gemm_bench.c|device: GEMM's rows, error row and speedups"
