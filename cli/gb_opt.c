@@ -399,10 +399,11 @@ void gb_opt_help(const gb_opt_cmd *cmd, FILE *fp) {
       if (w <= HELP_COL_MAX && w > col) col = w;
     }
     if (!s.v[0]->group) fprintf(fp, "\nOptions:\n");
+    const char *group = NULL; /* a heading repeated further on continues its group */
     for (size_t i = 0; i < s.n; i++) {
       const gb_opt *o = s.v[i];
       if (o->hidden) continue;
-      if (o->group) fprintf(fp, "\n%s:\n", o->group);
+      if (o->group && (!group || strcmp(o->group, group) != 0)) fprintf(fp, "\n%s:\n", group = o->group);
       size_t w = opt_label(o, label, sizeof label);
       fprintf(fp, "  %s", label);
       if (w > col) fprintf(fp, "\n  %*s", (int)col, "");
@@ -549,9 +550,11 @@ void gb_opt_man(const gb_opt_prog *prog, FILE *fp) {
     optset s;
     if (optset_init(cmd, &s) == 0) {
       if (!s.v[0]->group) fputs(".SS Options\n", fp);
+      const char *group = NULL;
       for (size_t i = 0; i < s.n; i++) {
         if (s.v[i]->hidden) continue;
-        if (s.v[i]->group) fprintf(fp, ".SS \"%s\"\n", s.v[i]->group);
+        if (s.v[i]->group && (!group || strcmp(s.v[i]->group, group) != 0))
+          fprintf(fp, ".SS \"%s\"\n", group = s.v[i]->group);
         roff_option(s.v[i], fp);
       }
       optset_free(&s);

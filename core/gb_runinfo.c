@@ -2,6 +2,8 @@
 #include "gb_runinfo.h"
 
 #include <fcntl.h>
+#include <stdbool.h>
+#include <sys/stat.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,31 +31,71 @@ int gb_exe_dir(char *buf, size_t n) {
   return 0;
 }
 
-/* The installed layout: PREFIX/bin/gpubench and PREFIX/share/gpubench/. */
-static const char *installed_data_dir(void) {
-  static char dir[PATH_MAX];
-  static int state; /* 0 not looked, 1 found, -1 absent */
-  if (state == 0) {
-    char exe_dir[PATH_MAX], probe[PATH_MAX + 64];
-    state = -1;
-    if (gb_exe_dir(exe_dir, sizeof exe_dir) == 0 &&
-        (size_t)snprintf(dir, sizeof dir, "%s/../share/gpubench", exe_dir) < sizeof dir) {
-      snprintf(probe, sizeof probe, "%s/gpu_specs.csv", dir);
-      if (access(probe, R_OK) == 0) {
-        state = 1;
-        char real[PATH_MAX];
-        if (realpath(dir, real)) snprintf(dir, sizeof dir, "%s", real); /* PREFIX/share/gpubench in messages */
-      }
-    }
+/* The folders gb_data_dir considers beside the program: DIR/data (taken
+ * when it is a directory), DIR/../share/gpubench (when it holds
+ * gpu_specs.csv; named by its real path), found once. */
+typedef struct exe_dirs {
+  int state; /* 0 not looked, 1 looked */
+  int n;     /* candidates: 0 (no /proc/self/exe), else 2 */
+  int taken; /* the one taken, -1 none */
+  char dir[2][PATH_MAX];
+} exe_dirs;
+
+static bool is_dir(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static const exe_dirs *beside_exe(void) {
+  static exe_dirs d;
+  if (d.state) return &d;
+  d.state = 1;
+  d.taken = -1;
+  char exe_dir[PATH_MAX], probe[PATH_MAX + 64];
+  if (gb_exe_dir(exe_dir, sizeof exe_dir) != 0 ||
+      (size_t)snprintf(d.dir[0], sizeof d.dir[0], "%s/data", exe_dir) >= sizeof d.dir[0] ||
+      (size_t)snprintf(d.dir[1], sizeof d.dir[1], "%s/../share/gpubench", exe_dir) >= sizeof d.dir[1])
+    return &d;
+  d.n = 2;
+  if (is_dir(d.dir[0])) {
+    d.taken = 0;
+    return &d;
   }
-  return state == 1 ? dir : NULL;
+  snprintf(probe, sizeof probe, "%s/gpu_specs.csv", d.dir[1]);
+  if (access(probe, R_OK) == 0) {
+    d.taken = 1;
+    char real[PATH_MAX];
+    if (realpath(d.dir[1], real)) snprintf(d.dir[1], sizeof d.dir[1], "%s", real); /* PREFIX/share/gpubench */
+  }
+  return &d;
 }
 
 const char *gb_data_dir(void) {
-  const char *d = getenv("GPUBENCH_DATA_DIR");
-  if (d && *d) return d;
-  const char *inst = installed_data_dir();
-  return inst ? inst : GB_DATA_DIR;
+  const char *env = getenv("GPUBENCH_DATA_DIR");
+  if (env && *env) return env;
+  const exe_dirs *d = beside_exe();
+  return d->taken >= 0 ? d->dir[d->taken] : GB_DATA_DIR;
+}
+
+void gb_data_dir_tried(const char *suffix, char *buf, size_t n) {
+  if (!n) return;
+  buf[0] = '\0';
+  const char *env = getenv("GPUBENCH_DATA_DIR");
+  const char *dirs[3];
+  size_t nd = 0;
+  if (env && *env) {
+    dirs[nd++] = env;
+  } else {
+    const exe_dirs *d = beside_exe();
+    for (int i = 0; i < d->n && (i == 0 || d->taken < 0 || i <= d->taken); i++) dirs[nd++] = d->dir[i];
+    if (d->taken < 0) dirs[nd++] = GB_DATA_DIR;
+  }
+  size_t off = 0;
+  for (size_t i = 0; i < nd && off < n; i++) {
+    int w = snprintf(buf + off, n - off, "%s%s%s", i ? ", " : "", dirs[i], suffix);
+    if (w < 0) break;
+    off += (size_t)w;
+  }
 }
 
 const char *gb_version(void) { return GB_VERSION; }

@@ -21,12 +21,23 @@ void gb_iso8601_utc(time_t t, char *buf, size_t n);
 void gb_make_run_id(char *buf, size_t n);
 
 /* Directory of the shipped data (gpu_specs.csv, prices.csv, workloads/,
- * measured/), first found of: $GPUBENCH_DATA_DIR if set and not empty; the
- * installed layout, ../share/gpubench beside the running program's directory
- * when it holds gpu_specs.csv (PREFIX/bin/gpubench reads
- * PREFIX/share/gpubench); else the source tree's data/ as configured at build
- * time (a program run from its build directory). docs/install.md. */
+ * measured/, noise/floors.csv), found relative to the running program
+ * (/proc/self/exe), first of:
+ *   $GPUBENCH_DATA_DIR if set and not empty (then nothing else);
+ *   DIR/data, where DIR is the program's directory, when it is a directory
+ *     (a device build, a binary copied to a runner with its data/);
+ *   DIR/../share/gpubench when it holds gpu_specs.csv (the installed
+ *     layout: PREFIX/bin/gpubench reads PREFIX/share/gpubench);
+ *   else the source tree's data/ as configured at build time (a program run
+ *     from its build tree, or copied without data). docs/install.md.
+ * A data/ beside the program is taken whole: what it lacks is missing, not
+ * read from the source tree. */
 const char *gb_data_dir(void);
+
+/* The folders gb_data_dir() looked at, in order, up to and including the
+ * one it takes, each with suffix appended ("/noise/floors.csv"), joined by
+ * ", " into buf (cut to fit n): where a file of the data was looked for. */
+void gb_data_dir_tried(const char *suffix, char *buf, size_t n);
 
 /* The running program's directory (/proc/self/exe without its last
  * component) into buf; 0 on success, -1 when it cannot be read or does not

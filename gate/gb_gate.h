@@ -54,6 +54,7 @@
 #include <stddef.h>
 
 #include "gb_csv.h"
+#include "gb_direction.h"
 #include "gb_error.h"
 #include "gb_gate_config.h"
 #include "gb_noise.h"
@@ -65,6 +66,16 @@
 
 /* The fewest repetitions per side for the same-GPU repetition rule. */
 #define GB_GATE_MIN_REPS 3
+
+/* The fewest baseline runs for the same-card baseline rule: where every
+ * baseline run and the current one ran on one GPU (equal gpu_uuid) and the
+ * floors hold the figure's own same-card row (scope "same-gpu" with a
+ * figure: its spread between runs on one card, pooled over the cards that
+ * measured it, shrunk towards its class's same-card floor), that row takes
+ * the cross-card floor's place in the pooling above (method "floor+runs,
+ * same GPU"): what differs between cards is not in a comparison of one
+ * card with itself. */
+#define GB_GATE_SAME_GPU_MIN_RUNS 3
 
 /* Unstable: a headline figure whose current rows' median stddev / value is
  * past max(GB_GATE_UNSTABLE_CV, GB_GATE_UNSTABLE_RATIO x the baseline's).
@@ -95,11 +106,7 @@ typedef enum gb_verdict {
 /* "regression", "failed", "not-comparable", ... */
 const char *gb_verdict_name(gb_verdict v);
 
-/* Better direction of a benchmark's metric: gb_desc_direction, else by the
- * metric's name: +1 higher is better (tflops, tops, gflops, gbps, *_gbps,
- * *_tflops, speedup, *_per_s), -1 lower is better (time_us and anything
- * ending in _ns, _us, _ms, _s, latency*), 0 unknown. */
-int gb_metric_direction(const char *benchmark, const char *metric);
+/* gb_metric_direction: gb_direction.h (included above). */
 
 /* z with P(|Z| > z) = alpha for a standard normal Z (alpha in (0, 1)). */
 double gb_gate_z(double alpha);

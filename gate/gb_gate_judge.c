@@ -206,8 +206,14 @@ static void judge_noise(gb_gate_item *it, const gb_gate_options *opt, double own
   /* the figure's floor where it has a row of its own, else its class's, pooled with the runs' own spread */
   const gb_noise_floor *fl = gb_noise_lookup(opt->noise, b->row), *ff = gb_noise_lookup_figure(opt->noise, b->row);
   double floor_sigma = ff ? ff->sigma : fl ? fl->sigma : gb_noise_default_sigma(b->row);
+  /* several baseline runs of the current run's card: a headline figure's one-card floor (gb_gate.h) */
+  const gb_noise_floor *fc = it->same_gpu && b->nruns >= GB_GATE_SAME_GPU_MIN_RUNS &&
+                                     gb_desc_class(b->row) == GB_FCLASS_HEADLINE
+                                 ? gb_noise_lookup_figure_same_gpu(opt->noise, b->row)
+                                 : NULL;
+  if (fc) floor_sigma = fc->sigma;
   double sigma = pooled(floor_sigma, b->sd_ln, b->nruns, c->sd_ln, c->nruns, &df);
-  it->method = df > NU0 ? "floor+runs" : ff ? "figure floor" : fl ? "floor" : "built-in floor";
+  it->method = fc ? "floor+runs, same GPU" : df > NU0 ? "floor+runs" : ff ? "figure floor" : fl ? "floor" : "built-in floor";
   *se = sigma * sqrt(1.0 / nb + 1.0 / nc);
   /* one run a side, repeated, on one GPU: the repetitions' own spread plus
    * the same-GPU floor (gb_gate.h) */

@@ -9,9 +9,8 @@
 
 #include "gb_desc.h"
 #include "gb_runinfo.h"
-#include "gb_gate.h"
+#include "gb_noise_int.h"
 #include "gb_num.h"
-#include "gb_stats.h"
 
 /* "1K" "4M" "16G": a power of 4 (>= 1) in binary units. */
 static void fmt_pow2(char *buf, size_t n, int e2) {
@@ -132,8 +131,8 @@ static char *noise_dup(const char *s) {
   return d;
 }
 
-static gb_err push(gb_noise_table *t, size_t *cap, const char *gpu, const char *bench, const char *metric,
-                   const char *cls, const char *figure, gb_noise_floor **out) {
+gb_err gb_noise_push(gb_noise_table *t, size_t *cap, const char *gpu, const char *bench, const char *metric,
+                     const char *cls, const char *figure, gb_noise_floor **out) {
   if (t->n == *cap) {
     size_t nc = *cap ? *cap * 2 : 32;
     gb_noise_floor *v = realloc(t->v, nc * sizeof *v);
@@ -169,8 +168,8 @@ static gb_err read_table(gb_csv_table *csv, gb_noise_table *t) {
   size_t cap = 0;
   for (size_t r = 0; r < csv->nrows; r++) {
     gb_noise_floor *f;
-    gb_err e = push(t, &cap, gb_csv_cell(csv, r, col[0]), gb_csv_cell(csv, r, col[1]), gb_csv_cell(csv, r, col[2]),
-                    gb_csv_cell(csv, r, col[3]), gb_csv_cell(csv, r, col[10]), &f);
+    gb_err e = gb_noise_push(t, &cap, gb_csv_cell(csv, r, col[0]), gb_csv_cell(csv, r, col[1]),
+                             gb_csv_cell(csv, r, col[2]), gb_csv_cell(csv, r, col[3]), gb_csv_cell(csv, r, col[10]), &f);
     if (e) return e;
     if (!gb_parse_double(gb_csv_cell(csv, r, col[4]), &f->sigma) || !(f->sigma > 0))
       return gb_fail(GB_E_INPUT, "%s:%ld: sigma: not a positive number: \"%s\"", csv->name, gb_csv_line(csv, r),
@@ -252,6 +251,19 @@ const gb_noise_floor *gb_noise_lookup_figure(const gb_noise_table *t, const gb_r
   return NULL;
 }
 
+const gb_noise_floor *gb_noise_lookup_figure_same_gpu(const gb_noise_table *t, const gb_row *r) {
+  if (!t || !t->n) return NULL;
+  char fig[512];
+  gb_noise_figure(r, fig, sizeof fig);
+  for (size_t i = 0; i < t->n; i++) {
+    const gb_noise_floor *f = &t->v[i];
+    if (f->same_gpu && !f->peak && !f->cards && f->figure[0] && strcmp(f->figure, fig) == 0 &&
+        strcmp(f->gpu_type, r->gpu_type) == 0)
+      return f;
+  }
+  return NULL;
+}
+
 const gb_noise_floor *gb_noise_lookup_cards(const gb_noise_table *t, const gb_row *r) {
   if (!t || !t->n) return NULL;
   char fig[512];
@@ -275,366 +287,6 @@ const gb_noise_floor *gb_noise_lookup_peak(const gb_noise_table *t, const gb_row
     if (!f->same_gpu) any = f;
   }
   return any;
-}
-
-/* ---- measuring ---- */
-
-typedef struct fig_row {
-  const gb_row *row;
-  char *key; /* figure key (settings included), then the run id */
-} fig_row;
-
-static int cmp_fig(const void *a, const void *b) {
-  const fig_row *x = a, *y = b;
-  int c = strcmp(x->key, y->key);
-  if (c) return c;
-  return strcmp(x->row->run_id, y->row->run_id);
-}
-
-typedef struct fig_sd {
-  const gb_row *row;
-  double sd;  /* of ln over its runs */
-  size_t df;  /* runs - 1 */
-  double psd, pwsd; /* of ln(peak) over its runs; pooled within GPUs */
-  size_t pdf, pwdf; /* their degrees of freedom; pdf 0: no peak */
-  double csd;       /* of the cards' mean ln over the cards (card-to-card spread) */
-  size_t cdf;       /* cards - 1; 0: fewer than 2 cards recorded */
-} fig_sd;
-
-typedef struct class_acc {
-  char *name; /* benchmark \x1f metric \x1f size class */
-  const gb_row *row;
-  size_t figures, nd, cap;
-  double *d;
-  size_t nds, dscap; /* pairs of runs on one GPU */
-  double *ds;
-  fig_sd *figs;
-  size_t nfigs, figcap;
-} class_acc;
-
-static int cmp_class(const void *a, const void *b) {
-  return strcmp(((const class_acc *)a)->name, ((const class_acc *)b)->name);
-}
-
-static char *fig_key(const gb_row *r) {
-  gb_buf b = {0};
-  gb_buf_printf(&b, "%s\x1f%d\x1f%s\x1f%s\x1f%s\x1f%lld\x1f%lld\x1f%lld\x1f%lld\x1f%s\x1f%s", r->gpu_type,
-                r->gpu_count, r->benchmark, r->case_name, r->dtype, (long long)r->m, (long long)r->n,
-                (long long)r->k, (long long)r->bytes, r->metric, r->settings);
-  if (gb_buf_append(&b, "", 1)) {
-    gb_buf_free(&b);
-    return NULL;
-  }
-  return b.data;
-}
-
-static gb_err push_d(double **d, size_t *n, size_t *cap, double v) {
-  if (*n == *cap) {
-    size_t nc = *cap ? *cap * 2 : 64;
-    double *nv = realloc(*d, nc * sizeof *nv);
-    if (!nv) return gb_fail(GB_E_NOMEM, "out of memory");
-    *d = nv;
-    *cap = nc;
-  }
-  (*d)[(*n)++] = v;
-  return GB_OK;
-}
-
-/* The spread of ln(peaks) over the runs (*sd, df nv - 1) and pooled within
- * each GPU's runs (*wsd, *wdf); *sd NaN when a peak is unknown. */
-static void peak_spread(const double *peaks, const char *const *uuids, size_t nv, double *sd, double *wsd,
-                        size_t *wdf) {
-  double mean = 0, ss = 0, wss = 0;
-  *sd = *wsd = NAN;
-  *wdf = 0;
-  for (size_t i = 0; i < nv; i++) {
-    if (!(peaks[i] > 0) || !isfinite(peaks[i])) return;
-    mean += log(peaks[i]) / (double)nv;
-  }
-  for (size_t i = 0; i < nv; i++) ss += (log(peaks[i]) - mean) * (log(peaks[i]) - mean);
-  *sd = sqrt(ss / (double)(nv - 1));
-  for (size_t i = 0; i < nv; i++) {
-    bool first = uuids[i][0] != '\0';
-    for (size_t j = 0; j < i && first; j++) first = strcmp(uuids[i], uuids[j]) != 0;
-    if (!first) continue;
-    double m = 0, n = 0, s2 = 0;
-    for (size_t j = i; j < nv; j++)
-      if (strcmp(uuids[i], uuids[j]) == 0) m += log(peaks[j]), n++;
-    m /= n;
-    for (size_t j = i; j < nv; j++)
-      if (strcmp(uuids[i], uuids[j]) == 0) s2 += (log(peaks[j]) - m) * (log(peaks[j]) - m);
-    wss += s2;
-    *wdf += (size_t)n - 1;
-  }
-  if (*wdf) *wsd = sqrt(wss / (double)*wdf);
-}
-
-/* The standard deviation of the cards' mean ln(value) over the cards that
- * recorded a gpu_uuid (*df = cards - 1). */
-static void card_spread(const double *vals, const char *const *uuids, size_t nv, double *sd, size_t *df) {
-  double means[64], sum = 0;
-  size_t nc = 0;
-  for (size_t i = 0; i < nv && nc < 64; i++) {
-    bool first = uuids[i][0] != '\0';
-    for (size_t j = 0; j < i && first; j++) first = strcmp(uuids[i], uuids[j]) != 0;
-    if (!first) continue;
-    double m = 0, n = 0;
-    for (size_t j = i; j < nv; j++)
-      if (strcmp(uuids[i], uuids[j]) == 0) m += log(vals[j]), n++;
-    means[nc++] = m / n;
-    sum += m / n;
-  }
-  *sd = NAN;
-  *df = nc >= 2 ? nc - 1 : 0;
-  if (nc < 2) return;
-  double ss = 0;
-  for (size_t k = 0; k < nc; k++) ss += (means[k] - sum / (double)nc) * (means[k] - sum / (double)nc);
-  *sd = sqrt(ss / (double)(nc - 1));
-}
-
-/* uuids[i]: the GPU of vals[i] ("" where not recorded); peaks[i] its peak */
-static gb_err acc_add(class_acc **accs, size_t *nacc, size_t *cap, const gb_row *r, const double *vals,
-                      const double *peaks, const char *const *uuids, size_t nv) {
-  char cls[96];
-  gb_noise_size_class(r, cls, sizeof cls);
-  gb_buf name = {0};
-  gb_buf_printf(&name, "%s\x1f%s\x1f%s", r->benchmark, r->metric, cls);
-  if (gb_buf_append(&name, "", 1)) {
-    gb_buf_free(&name);
-    return gb_fail(GB_E_NOMEM, "out of memory");
-  }
-  class_acc *a = NULL;
-  for (size_t i = 0; i < *nacc; i++)
-    if (strcmp((*accs)[i].name, name.data) == 0) a = &(*accs)[i];
-  if (!a) {
-    if (*nacc == *cap) {
-      size_t nc = *cap ? *cap * 2 : 64;
-      class_acc *v = realloc(*accs, nc * sizeof *v);
-      if (!v) {
-        gb_buf_free(&name);
-        return gb_fail(GB_E_NOMEM, "out of memory");
-      }
-      *accs = v;
-      *cap = nc;
-    }
-    a = &(*accs)[(*nacc)++];
-    memset(a, 0, sizeof *a);
-    a->name = name.data;
-    a->row = r;
-  } else {
-    gb_buf_free(&name);
-  }
-  a->figures++;
-  if (a->nfigs == a->figcap) {
-    size_t nc = a->figcap ? a->figcap * 2 : 16;
-    fig_sd *v = realloc(a->figs, nc * sizeof *v);
-    if (!v) return gb_fail(GB_E_NOMEM, "out of memory");
-    a->figs = v;
-    a->figcap = nc;
-  }
-  double mean = 0, ss = 0;
-  for (size_t i = 0; i < nv; i++) mean += log(vals[i]);
-  mean /= (double)nv;
-  for (size_t i = 0; i < nv; i++) ss += (log(vals[i]) - mean) * (log(vals[i]) - mean);
-  fig_sd *fs = &a->figs[a->nfigs++];
-  *fs = (fig_sd){.row = r, .sd = sqrt(ss / (double)(nv - 1)), .df = nv - 1};
-  peak_spread(peaks, uuids, nv, &fs->psd, &fs->pwsd, &fs->pwdf);
-  fs->pdf = isnan(fs->psd) ? 0 : nv - 1;
-  card_spread(vals, uuids, nv, &fs->csd, &fs->cdf);
-  for (size_t i = 0; i < nv; i++)
-    for (size_t j = i + 1; j < nv; j++) {
-      double d = fabs(log(vals[i] / vals[j]));
-      gb_err e = push_d(&a->d, &a->nd, &a->cap, d);
-      if (!e && uuids[i][0] && strcmp(uuids[i], uuids[j]) == 0) e = push_d(&a->ds, &a->nds, &a->dscap, d);
-      if (e) return e;
-    }
-  return GB_OK;
-}
-
-/* sigma of a figure: its own spread s (df degrees of freedom) shrunk
- * towards the class's c with a prior worth NU0 runs, times the safety factor. */
-static double shrunk(double c, double s, size_t df) {
-  double v = GB_NOISE_SAFETY * sqrt((GB_NOISE_NU0 * c * c + (double)df * s * s) / (GB_NOISE_NU0 + (double)df));
-  return v > 1e-4 ? v : 1e-4; /* the class floors' minimum: a floor file holds no 0 (found by fuzz_noise_runs) */
-}
-
-/* The robust sigma of pooled |ln ratio| pairs (before the safety factor). */
-static double robust(const double *d, size_t n) {
-  gb_stats st = gb_stats_of(d, n);
-  return st.median / (0.6745 * sqrt(2.0));
-}
-
-/* A figure's own rows: its spread where wider than its class's (or measured
- * by GB_NOISE_FIG_MIN_RUNS runs), and its peak's where the peak is steadier
- * than the figure by GB_NOISE_PEAK_GAIN (a figure that switches power state). */
-static gb_err emit_figure(gb_noise_table *t, size_t *cap, const char *gpu, const char *cls, const fig_sd *fs,
-                          double c, double cs, double class_sigma) {
-  double fsig = shrunk(c, fs->sd, fs->df);
-  char fig[512];
-  gb_noise_figure(fs->row, fig, sizeof fig);
-  gb_noise_floor *g;
-  gb_err e = GB_OK;
-  if (fsig > class_sigma || fs->df + 1 >= GB_NOISE_FIG_MIN_RUNS) {
-    if ((e = push(t, cap, gpu, fs->row->benchmark, fs->row->metric, cls, fig, &g))) return e;
-    g->sigma = fsig;
-    g->figures = 1;
-    g->pairs = fs->df * (fs->df + 1) / 2;
-    g->median_abs = g->p95_abs = g->max_abs = NAN;
-  }
-  if (fs->cdf >= 2) {
-    if ((e = push(t, cap, gpu, fs->row->benchmark, fs->row->metric, cls, fig, &g))) return e;
-    g->cards = true;
-    g->sigma = shrunk(c, fs->csd, fs->cdf);
-    g->figures = fs->cdf + 1;
-    g->pairs = fs->cdf * (fs->cdf + 1) / 2;
-    g->median_abs = g->p95_abs = g->max_abs = NAN;
-  }
-  if (!fs->pdf) return GB_OK;
-  double psig = shrunk(c, fs->psd, fs->pdf);
-  if (!(psig * GB_NOISE_PEAK_GAIN < fsig)) return GB_OK;
-  for (int same = 0; same < 2 && !e; same++) {
-    if (same && !fs->pwdf) break;
-    if ((e = push(t, cap, gpu, fs->row->benchmark, fs->row->metric, cls, fig, &g))) break;
-    g->peak = true;
-    g->same_gpu = same;
-    g->sigma = same ? shrunk(cs, fs->pwsd, fs->pwdf) : psig;
-    g->figures = 1;
-    g->pairs = same ? fs->pwdf : fs->pdf * (fs->pdf + 1) / 2;
-    g->median_abs = g->p95_abs = g->max_abs = NAN;
-  }
-  return e;
-}
-
-/* The rows of one class: its floor, its figures' rows, its same-GPU floor. */
-static gb_err emit_class(gb_noise_table *t, size_t *cap, const char *gpu, const class_acc *a) {
-  char cls[96];
-  gb_noise_size_class(a->row, cls, sizeof cls);
-  gb_noise_floor *f;
-  gb_err e = push(t, cap, gpu, a->row->benchmark, a->row->metric, cls, "", &f);
-  if (e) return e;
-  gb_stats st = gb_stats_of(a->d, a->nd);
-  f->figures = a->figures;
-  f->pairs = a->nd;
-  f->median_abs = st.median;
-  f->p95_abs = gb_quantile(a->d, a->nd, 0.95);
-  f->max_abs = st.max;
-  /* a floor of exactly 0 (identical runs) would make any change significant */
-  double c = robust(a->d, a->nd), cs = a->nds ? robust(a->ds, a->nds) : c;
-  double sigma = GB_NOISE_SAFETY * c;
-  f->sigma = sigma > 1e-4 ? sigma : 1e-4;
-  double class_sigma = f->sigma;
-  for (size_t k = 0; k < a->nfigs && !e; k++) e = emit_figure(t, cap, gpu, cls, &a->figs[k], c, cs, class_sigma);
-  /* the same estimator over the pairs of runs on one GPU */
-  if (!e && a->nds) {
-    gb_noise_floor *s;
-    if ((e = push(t, cap, gpu, a->row->benchmark, a->row->metric, cls, "", &s))) return e;
-    gb_stats ss = gb_stats_of(a->ds, a->nds);
-    s->same_gpu = true;
-    s->figures = a->figures;
-    s->pairs = a->nds;
-    s->median_abs = ss.median;
-    s->p95_abs = gb_quantile(a->ds, a->nds, 0.95);
-    s->max_abs = ss.max;
-    double sg = GB_NOISE_SAFETY * cs;
-    s->sigma = sg > 1e-4 ? sg : 1e-4;
-  }
-  return e;
-}
-
-static int cmp_cstr(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* Checks one GPU type and counts the distinct runs (sorted, however many). */
-static gb_err count_runs(const gb_results *res, const char **gpu, size_t *nruns) {
-  *gpu = NULL;
-  *nruns = 0;
-  const char **runs = calloc(res->nrows + 1, sizeof *runs);
-  if (!runs) return gb_fail(GB_E_NOMEM, "out of memory");
-  for (size_t i = 0; i < res->nrows; i++) {
-    const gb_row *r = &res->rows[i];
-    if (!*gpu) *gpu = r->gpu_type;
-    else if (strcmp(*gpu, r->gpu_type)) {
-      free(runs);
-      return gb_fail(GB_E_INPUT, "%s:%ld: gpu_type: \"%s\", but other runs are on %s: measure one GPU type at a time",
-                     r->file, r->line, r->gpu_type, *gpu);
-    }
-    runs[i] = r->run_id;
-  }
-  if (res->nrows) qsort(runs, res->nrows, sizeof *runs, cmp_cstr);
-  for (size_t i = 0; i < res->nrows; i++)
-    if (i == 0 || strcmp(runs[i], runs[i - 1])) (*nruns)++;
-  free(runs);
-  return GB_OK;
-}
-
-gb_err gb_noise_measure(const gb_results *res, gb_noise_table *t) {
-  memset(t, 0, sizeof *t);
-  const char *gpu;
-  size_t nruns;
-  gb_err e = count_runs(res, &gpu, &nruns);
-  if (e) return e;
-  if (nruns < 2)
-    return gb_fail(GB_E_INPUT, "noise: %zu run%s (run_id): the floor needs at least 2 independent runs", nruns,
-                   nruns == 1 ? "" : "s");
-  t->runs = nruns;
-
-  fig_row *fr = calloc(res->nrows + 1, sizeof *fr);
-  double *vals = malloc(2 * (nruns + 1) * sizeof *vals), *reps = malloc((res->nrows + 1) * sizeof *reps);
-  const char **uuids = malloc((nruns + 1) * sizeof *uuids);
-  class_acc *accs = NULL;
-  size_t nacc = 0, acap = 0, nfr = 0;
-  if (!fr || !vals || !reps || !uuids) e = gb_fail(GB_E_NOMEM, "out of memory");
-  double *peaks = vals ? vals + nruns + 1 : NULL;
-  for (size_t i = 0; i < res->nrows && !e; i++) {
-    const gb_row *r = &res->rows[i];
-    if ((r->status != GB_STATUS_OK && r->status != GB_STATUS_THROTTLED) || !(r->value > 0) ||
-        gb_desc_class(r) == GB_FCLASS_MEANINGLESS)
-      continue;
-    fr[nfr].row = r;
-    if (!(fr[nfr].key = fig_key(r))) e = gb_fail(GB_E_NOMEM, "out of memory");
-    nfr++;
-  }
-  if (!e) qsort(fr, nfr, sizeof *fr, cmp_fig);
-  for (size_t i = 0; i < nfr && !e;) {
-    size_t j = i, nv = 0;
-    while (j < nfr && strcmp(fr[j].key, fr[i].key) == 0) j++;
-    /* one value per run: the median of its repetitions; its peak: the largest max */
-    for (size_t a = i; a < j;) {
-      size_t b = a, nr = 0;
-      double peak = NAN;
-      int dir = gb_metric_direction(fr[a].row->benchmark, fr[a].row->metric);
-      for (bool first = true; b < j && strcmp(fr[b].row->run_id, fr[a].row->run_id) == 0; b++, first = false) {
-        double best = dir < 0 ? fr[b].row->min : fr[b].row->max;
-        peak = first ? best : isnan(best) || isnan(peak) ? NAN : (dir < 0 ? best < peak : best > peak) ? best : peak;
-        reps[nr++] = fr[b].row->value;
-      }
-      uuids[nv] = fr[a].row->gpu_uuid;
-      peaks[nv] = peak;
-      vals[nv++] = gb_median(reps, nr);
-      a = b;
-    }
-    if (nv >= 2) e = acc_add(&accs, &nacc, &acap, fr[i].row, vals, peaks, uuids, nv);
-    i = j;
-  }
-  if (!e && nacc) qsort(accs, nacc, sizeof *accs, cmp_class);
-  size_t cap = 0;
-  for (size_t i = 0; i < nacc && !e; i++)
-    if (accs[i].nd) e = emit_class(t, &cap, gpu, &accs[i]);
-  for (size_t i = 0; i < nfr; i++) free(fr[i].key);
-  for (size_t i = 0; i < nacc; i++) {
-    free(accs[i].name);
-    free(accs[i].d);
-    free(accs[i].ds);
-    free(accs[i].figs);
-  }
-  free(accs);
-  free(fr);
-  free(vals);
-  free(reps);
-  free(uuids);
-  if (e) gb_noise_free(t);
-  return e;
 }
 
 gb_err gb_noise_write(const gb_noise_table *t, gb_buf *out) {
@@ -667,17 +319,9 @@ gb_err gb_noise_write(const gb_noise_table *t, gb_buf *out) {
 }
 
 bool gb_noise_find_default(char *buf, size_t n, char *looked, size_t nlooked) {
-  char dirs[2][4200];
-  size_t nd = 0, off = 0;
-  const char *env = getenv("GPUBENCH_DATA_DIR");
-  snprintf(dirs[nd++], sizeof dirs[0], "%s", gb_data_dir());
-  char exe[4096];
-  if (!(env && *env) && gb_exe_dir(exe, sizeof exe) == 0) snprintf(dirs[nd++], sizeof dirs[0], "%s/data", exe);
   if (nlooked) looked[0] = '\0';
-  for (size_t i = 0; i < nd; i++) {
-    if ((size_t)snprintf(buf, n, "%s/noise/floors.csv", dirs[i]) < n && access(buf, R_OK) == 0) return true;
-    if (off < nlooked) off += (size_t)snprintf(looked + off, nlooked - off, "%s%s", i ? ", " : "", buf);
-  }
+  if ((size_t)snprintf(buf, n, "%s/noise/floors.csv", gb_data_dir()) < n && access(buf, R_OK) == 0) return true;
+  gb_data_dir_tried("/noise/floors.csv", looked, nlooked);
   if (n) buf[0] = '\0';
   return false;
 }
@@ -690,11 +334,11 @@ gb_err gb_noise_load(const char *path, bool strict, gb_noise_table *t, char *war
   char found[4200], looked[1024];
   if (gb_noise_find_default(found, sizeof found, looked, sizeof looked)) return gb_noise_read(found, t);
   if (strict)
-    return gb_fail(GB_E_INPUT, "no noise floors file (looked for %s); --strict: pass --noise FILE, or set "
+    return gb_fail(GB_E_INPUT, "no noise floors file found (looked for %s); --strict: pass --noise FILE, or set "
                                "GPUBENCH_DATA_DIR", looked);
   snprintf(warning, nwarning,
-           "WARNING: no noise floors file (looked for %s): judged against built-in floors (1%% headline, 15%% "
-           "latency), verdicts may differ; pass --noise FILE or set GPUBENCH_DATA_DIR",
+           "WARNING: no noise floors file found (looked for %s): default thresholds used (the built-in floors, 1%% "
+           "headline, 15%% latency), verdicts may differ; pass --noise FILE or set GPUBENCH_DATA_DIR",
            looked);
   return GB_OK;
 }

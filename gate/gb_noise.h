@@ -34,7 +34,12 @@
  * same estimator: the run-to-run noise of one card, without the offsets
  * between cards (2-3% on some GEMM and HBM figures of the H200). The gate
  * uses it only where both sides ran on one GPU and hold repetitions
- * (gb_gate.h); everything else is judged against the "any" rows.
+ * (gb_gate.h); everything else is judged against the "any" rows. A figure
+ * whose runs on one card give GB_NOISE_FIG_MIN_RUNS - 1 degrees of freedom
+ * (runs - cards) also gets a "same-gpu" row of its own: its sd of ln pooled
+ * within the cards, shrunk towards the class's same-gpu sigma as above; the
+ * gate takes it for a baseline of several runs of the current run's card
+ * (GB_GATE_SAME_GPU_MIN_RUNS).
  *
  * Power states: a figure whose per-run peak (its best sample: the rows'
  * max, or min where lower is better) is steadier between runs than its
@@ -130,6 +135,10 @@ const gb_noise_floor *gb_noise_lookup(const gb_noise_table *t, const gb_row *r);
 /* The floor of the row's figure itself (same gpu_type only), or NULL. */
 const gb_noise_floor *gb_noise_lookup_figure(const gb_noise_table *t, const gb_row *r);
 
+/* The figure's own floor of scope "same-gpu" (its spread between runs on
+ * one card), or NULL. */
+const gb_noise_floor *gb_noise_lookup_figure_same_gpu(const gb_noise_table *t, const gb_row *r);
+
 /* The class floor of scope "same-gpu" for r (NULL when the table has none). */
 const gb_noise_floor *gb_noise_lookup_same_gpu(const gb_noise_table *t, const gb_row *r);
 
@@ -141,13 +150,12 @@ const gb_noise_floor *gb_noise_lookup_peak(const gb_noise_table *t, const gb_row
 /* The card-to-card floor of the row's figure (scope "cards"), or NULL. */
 const gb_noise_floor *gb_noise_lookup_cards(const gb_noise_table *t, const gb_row *r);
 
-/* The shipped floors, found the way data files are: under
- * GPUBENCH_DATA_DIR when it is set; else the data directory (gb_data_dir:
- * PREFIX/share/gpubench beside an installed program, else the source tree
- * it was built from), then DIR/data beside the program (a device build, a
- * binary copied to a runner with its data/). Writes the path and returns
- * true when one is readable; else the paths tried, joined by ", ", go to
- * looked (may be NULL with nlooked 0). */
+/* The shipped floors: gb_data_dir()/noise/floors.csv, the data folder
+ * found relative to the program (GPUBENCH_DATA_DIR, else DIR/data beside
+ * it, DIR/../share/gpubench, the source tree it was built from: see
+ * gb_runinfo.h). Writes the path and returns true when it is readable;
+ * else the paths tried (gb_data_dir_tried), joined by ", ", go to looked
+ * (may be NULL with nlooked 0). */
 bool gb_noise_find_default(char *buf, size_t n, char *looked, size_t nlooked);
 
 /* Loads the floors a command judges with: path ("none": none, built-in

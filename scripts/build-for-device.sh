@@ -41,10 +41,10 @@ mkdir -p "$dest/tests"
 # links the measuring side itself)
 cp "$build/gpubench" "$dest/"
 [ -f "$build/libgpubench-measure.so" ] && cp "$build/libgpubench-measure.so" "$dest/"
-# the gate's noise floors beside the program, where compare looks for them
-# in a copied build (DIR/data/noise/floors.csv: gate/gb_noise.h)
-mkdir -p "$dest/data/noise"
-cp "$root/data/noise/floors.csv" "$dest/data/noise/"
+# the shipped data (1.4 MB) beside the program: a data/ there is the data
+# folder of a copied build, taken whole (gb_data_dir, core/gb_runinfo.h),
+# so the gate's noise floors are DIR/data/noise/floors.csv
+cp -r "$root/data" "$dest/data"
 # `gpubench monitor` links libmicrohttpd (and through it gnutls), the results
 # store libsqlite3 and libpq (and through it OpenSSL, Kerberos, LDAP), which
 # the GPU machine may lack: carry them and every library they need but

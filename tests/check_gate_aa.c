@@ -340,12 +340,13 @@ START_TEST(test_baseline_of_several_runs) {
   ck_assert_ptr_nonnull(fma);
   ck_assert_uint_eq(fma->base.nruns, 3);
   ck_assert_uint_eq(fma->cur.nruns, 1);
-  ck_assert_str_eq(fma->method, "floor+runs");
+  ck_assert_str_eq(fma->method, "floor+runs, same GPU");
   /* sigma^2 = (4 floor^2 + 2 s^2) / 6 with s the sd of ln over the 3 runs;
-   * the floor is the figure's own row (45 runs measured it), not its class's */
-  const gb_noise_floor *fl = gb_noise_lookup_figure(&g_noise, fma->base.row);
+   * all on card 1, as the current run: the floor is the figure's one-card
+   * row (GB_GATE_SAME_GPU_MIN_RUNS), narrower than its any-card row */
+  const gb_noise_floor *fl = gb_noise_lookup_figure_same_gpu(&g_noise, fma->base.row);
   ck_assert_ptr_nonnull(fl);
-  ck_assert_double_lt(fl->sigma, gb_noise_lookup(&g_noise, fma->base.row)->sigma);
+  ck_assert_double_lt(fl->sigma, gb_noise_lookup_figure(&g_noise, fma->base.row)->sigma);
   double s = fma->base.sd_ln;
   ck_assert_double_eq_tol(fma->sigma, sqrt((4 * fl->sigma * fl->sigma + 2 * s * s) / 6), 1e-12);
   ck_assert_double_eq_tol(fma->mdc_pct, fmax(2.0, expm1(gb_gate_z(0.01) * fma->sigma * sqrt(1.0 / 3 + 1)) * 100),

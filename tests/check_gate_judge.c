@@ -388,7 +388,8 @@ START_TEST(test_floors_missing_is_loud) {
   gb_noise_table t;
   char w[1400];
   ck_assert_int_eq(gb_noise_load(NULL, false, &t, w, sizeof w), GB_OK);
-  ck_assert_msg(strstr(w, "WARNING: no noise floors file (looked for /nonexistent-gpubench-data/noise/floors.csv)"),
+  ck_assert_msg(strstr(w, "WARNING: no noise floors file found (looked for /nonexistent-gpubench-data/noise/floors.csv)"
+                         ": default thresholds used"),
                 "%s", w);
   ck_assert_int_eq(gb_noise_load(NULL, true, &t, w, sizeof w), GB_E_INPUT);
   ck_assert_int_eq(gb_noise_load("none", true, &t, w, sizeof w), GB_OK); /* built-in floors on purpose */
@@ -428,6 +429,83 @@ START_TEST(test_floors_missing_is_loud) {
 }
 END_TEST
 
+/* Reads runs first..last of a card's campaigns (prefix "c9-quick") into res. */
+static void read_runs(const char *prefix, int first, int last, gb_results *res) {
+  gb_results_free(res);
+  memset(res, 0, sizeof *res);
+  for (int i = first; i <= last; i++) {
+    char path[96];
+    snprintf(path, sizeof path, "aa/%s-%d.csv", prefix, i);
+    ck_assert_msg(gb_results_read(gb_fixture(path), res) == GB_OK, "%s", gb_errmsg());
+  }
+}
+
+/* The item of a figure by its floor-file name (gb_noise_figure). */
+static const gb_gate_item *item_named(const gb_gate_report *rep, const char *figure) {
+  for (size_t i = 0; i < rep->nitems; i++) {
+    const gb_row *r = rep->items[i].base.row ? rep->items[i].base.row : rep->items[i].cur.row;
+    char fig[512];
+    gb_noise_figure(r, fig, sizeof fig);
+    if (strcmp(fig, figure) == 0) return &rep->items[i];
+  }
+  ck_abort_msg("no figure %s", figure);
+  return NULL;
+}
+
+/* A baseline of five runs of the current run's card (card 9, runs 1-5,
+ * against run 6): the headline figures are judged against their one-card
+ * floors (GB_GATE_SAME_GPU_MIN_RUNS), so fp64, int8 and fp8 GEMM 8192^3 and
+ * HBM get MDCs under 5% (2.0-3.1%, where the cross-card floors gave
+ * 3.6-5.2%); the A/A pair stays quiet; 5% worse is caught on each of them.
+ * A baseline with one run of another card is judged as before. */
+START_TEST(test_same_card_baseline) {
+  static const char *const figs[] = {"gemm/fp64 fp64 m=8192 n=8192 k=8192 tflops x1",
+                                     "gemm/int8 int8 m=8192 n=8192 k=8192 tops x1",
+                                     "gemm/fp8e4m3_slowacc fp8e4m3 m=8192 n=8192 k=8192 tflops x1",
+                                     "gemm/fp8e4m3_e4m3out_slowacc fp8e4m3 m=8192 n=8192 k=8192 tflops x1",
+                                     "membw/dot fp64 bytes=1073741824 gbps x1"};
+  read_runs("c9-quick", 1, 5, &g_base);
+  read_aa("c9-quick-6", &g_cur);
+  gb_gate_options opt = gb_gate_defaults();
+  opt.noise = &g_noise;
+  gb_gate_report rep = judge_pair(&opt);
+  ck_assert_int_eq(gb_gate_exit_code(&rep), 0);
+  ck_assert_uint_eq(rep.count[GB_VERDICT_REGRESSION] + rep.count[GB_VERDICT_IMPROVEMENT], 0);
+  size_t same = 0;
+  for (size_t f = 0; f < sizeof figs / sizeof figs[0]; f++) {
+    const gb_gate_item *it = item_named(&rep, figs[f]);
+    ck_assert_msg(it->mdc_pct < 4.0, "%s: MDC %.2f%%", figs[f], it->mdc_pct);
+    if (strcmp(it->method, "own spread") == 0) continue; /* its rows' scatter is wider still (fp8 slowacc) */
+    ck_assert_str_eq(it->method, "floor+runs, same GPU");
+    const gb_noise_floor *fc = gb_noise_lookup_figure_same_gpu(&g_noise, it->base.row);
+    ck_assert_ptr_nonnull(fc);
+    ck_assert_double_lt(fc->sigma, gb_noise_lookup_figure(&g_noise, it->base.row)->sigma);
+    double s = it->base.sd_ln;
+    ck_assert_double_eq_tol(it->sigma, sqrt((4 * fc->sigma * fc->sigma + 4 * s * s) / 8), 1e-12);
+    same++;
+  }
+  ck_assert_uint_eq(same, 4);
+  gb_gate_report_free(&rep);
+  for (size_t i = 0; i < g_cur.nrows; i++) {
+    gb_row *r = &g_cur.rows[i];
+    bool gemm = strcmp(r->benchmark, "gemm") == 0 && r->m == 8192 && strcmp(r->metric, "speedup");
+    bool hbm = strcmp(r->benchmark, "membw") == 0 && r->bytes >= GIB;
+    if (gemm || hbm) scale(r, 0.95);
+  }
+  rep = judge_pair(&opt);
+  for (size_t f = 0; f < sizeof figs / sizeof figs[0]; f++)
+    ck_assert_str_eq(gb_verdict_name(item_named(&rep, figs[f])->verdict), "regression");
+  ck_assert_int_eq(gb_gate_exit_code(&rep), 1);
+  gb_gate_report_free(&rep);
+  /* one baseline run from card 10: the baseline is not one card's, the rule does not apply */
+  read_runs("c9-quick", 1, 4, &g_base);
+  ck_assert_int_eq(gb_results_read(gb_fixture("aa/c10-quick-1.csv"), &g_base), GB_OK);
+  rep = judge_pair(&opt);
+  for (size_t i = 0; i < rep.nitems; i++) ck_assert_str_ne(rep.items[i].method, "floor+runs, same GPU");
+  gb_gate_report_free(&rep);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("gate_judge");
   TCase *tc = tcase_create("judge");
@@ -441,6 +519,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_compare_per_node);
   tcase_add_test(tc, test_fleet_names_slow_node);
   tcase_add_test(tc, test_floors_missing_is_loud);
+  tcase_add_test(tc, test_same_card_baseline);
   suite_add_tcase(s, tc);
   return s;
 }

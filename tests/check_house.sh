@@ -30,9 +30,7 @@ cd "${1:-$(dirname "$0")/..}" || exit 2
 export LC_ALL=C
 
 # check|path|owner: why it stays for now
-ALLOW=(
-  "cycle|gate/gb_noise.c|judge"
-)
+ALLOW=()
 
 # CHECK_HOUSE_NO_ALLOW=1: no allow-list (tests/check_house_selftest.sh on its own tree)
 [ -n "${CHECK_HOUSE_NO_ALLOW:-}" ] && ALLOW=()

@@ -67,6 +67,26 @@ START_TEST(test_data_dir) {
 }
 END_TEST
 
+/* Where data files are looked for: the environment alone when set; else
+ * beside the program (DIR/data, DIR/../share/gpubench), then the source
+ * tree's data/, which a test in the build tree takes. */
+START_TEST(test_data_dir_tried) {
+  char buf[16384], want[16384], exe[4096];
+  setenv("GPUBENCH_DATA_DIR", "/opt/gb-data", 1);
+  gb_data_dir_tried("/noise/floors.csv", buf, sizeof buf);
+  ck_assert_str_eq(buf, "/opt/gb-data/noise/floors.csv");
+  unsetenv("GPUBENCH_DATA_DIR");
+  ck_assert_int_eq(gb_exe_dir(exe, sizeof exe), 0);
+  gb_data_dir_tried("/noise/floors.csv", buf, sizeof buf);
+  snprintf(want, sizeof want, "%s/data/noise/floors.csv, %s/../share/gpubench/noise/floors.csv, %s/noise/floors.csv",
+           exe, exe, gb_data_dir());
+  ck_assert_str_eq(buf, want);
+  char small[12];
+  gb_data_dir_tried("/noise/floors.csv", small, sizeof small); /* cut to fit */
+  ck_assert_uint_eq(strlen(small), sizeof small - 1);
+}
+END_TEST
+
 #if defined(GB_GIT_COMMAND) && defined(GB_CMAKE_COMMAND)
 static char g_tmp[1024]; /* this test's scratch folder */
 
@@ -187,6 +207,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_iso8601_utc);
   tcase_add_test(tc, test_run_id_format);
   tcase_add_test(tc, test_data_dir);
+  tcase_add_test(tc, test_data_dir_tried);
 #if defined(GB_GIT_COMMAND) && defined(GB_CMAKE_COMMAND)
   tcase_add_test(tc, test_git_sha_script);
 #endif

@@ -27,6 +27,13 @@ gb_plan_cli_test(plan_cli_throttled_note 0
                  "the bf16 GEMM rate 710.5 TFLOP/s at size 8192 rests on throttled rows" plan
                  --top 3 --measured ${GB_FIXTURES}/planner_h200_throttled.csv)
 gb_plan_cli_test(plan_cli_help 0 "--max-hours" plan --help)
+# each group heading of plan --help and of its man page section once (the store option
+# once repeated "Inputs:")
+if(TARGET gpubench)
+  add_test(NAME plan_help_groups_once COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:gpubench> -DCMD=plan
+           -DMAN=${CMAKE_BINARY_DIR}/gpubench.1 -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/help_groups_once.cmake)
+  set_tests_properties(plan_help_groups_once PROPERTIES LABELS cpu)
+endif()
 gb_plan_cli_test(plan_cli_inference 0 "Mtok/USD" plan ${CMAKE_SOURCE_DIR}/data/workloads/inference-70b.ini --top 3)
 gb_plan_cli_test(plan_cli_bad_number 2 "--params: params: not a number: \"abc\"" plan --params abc)
 gb_plan_cli_test(plan_cli_absurd_gpus 2 "--max-gpus: absurd value 1e12" plan --max-gpus 1e12)

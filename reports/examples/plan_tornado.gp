@@ -16,13 +16,13 @@ set border 3
 set tics nomirror
 set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lw 1.5 lc rgb '#aa0000' front
 set label 'as planned' at first 0, graph 1 left offset 0.6,-1 tc rgb '#aa0000' front
-set ytics ('price' 1, 'efficiency' 2)
+set ytics ('efficiency' 1, 'price' 2)
 set offsets graph 0.15, graph 0.15, 0, 0
 set yrange [0.4:2.6]
 plot \
-  'plan_tornado.dat' index 0 using 1:2 with linespoints pt 7 ps 0.8 lw 3 lc 1 title 'price (swing 40.0 points)', \
+  'plan_tornado.dat' index 0 using 1:2 with linespoints pt 7 ps 0.8 lw 3 lc 1 title 'efficiency (swing 39.9 points)', \
   'plan_tornado.dat' index 0 using 1:2:3 with labels left offset 0.8,0.4 font ',9' notitle, \
-  'plan_tornado.dat' index 1 using 1:2 with linespoints pt 7 ps 0.8 lw 3 lc 2 title 'efficiency (swing 41.6 points)', \
+  'plan_tornado.dat' index 1 using 1:2 with linespoints pt 7 ps 0.8 lw 3 lc 2 title 'price (swing 40.0 points)', \
   'plan_tornado.dat' index 1 using 1:2:3 with labels left offset 0.8,0.4 font ',9' notitle, \
   'plan_tornado.dat' index 2 using 1:2 with points ps 0 lc rgb 'white' notitle
 set terminal svg size 1000,450 font 'Sans,11' noenhanced background rgb 'white'
