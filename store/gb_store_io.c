@@ -140,15 +140,36 @@ typedef struct each_ctx {
   size_t n;
 } each_ctx;
 
-static gb_err each_row(void *ctx, const char *const *val, size_t n) {
+/* Column i's value into field[i] (text) or num[i] (a number of a number
+ * column, as the engine holds it). */
+static void put_field(const gb_sql_val *v, size_t i, const char **field, gb_field_num *num, char *buf) {
+  gb_col_type t = gb_results_col_type(i);
+  num[i].set = false;
+  field[i] = NULL;
+  if (v->kind == GB_SQL_TEXT) {
+    field[i] = v->s;
+  } else if (v->kind == GB_SQL_INT && t != GB_COL_TEXT) {
+    num[i] = (gb_field_num){true, v->i, (double)v->i};
+  } else if (v->kind == GB_SQL_REAL && t == GB_COL_REAL) {
+    num[i] = (gb_field_num){true, 0, v->d};
+  } else if (v->kind != GB_SQL_NULL) {
+    field[i] = gb_sql_text(v, buf); /* checked as text: a number where the column holds text, a fraction in an integer one */
+  }
+}
+
+static gb_err each_row(void *ctx, const gb_sql_val *val, size_t n) {
   each_ctx *ec = ctx;
   const char *field[NPAR_MAX];
+  gb_field_num num[NPAR_MAX];
+  char buf[NPAR_MAX][32];
   size_t ncols = gb_results_ncols();
   if (n != ncols) return gb_fail(GB_E_INTERNAL, "a store row of %zu values, not %zu", n, ncols);
   field[0] = NULL;
-  for (size_t i = 1; i < ncols; i++) field[i] = val[i];
+  num[0].set = false;
+  for (size_t i = 1; i < ncols; i++) put_field(&val[i], i, field, num, buf[i]);
+  const char *id = gb_sql_text(&val[0], buf[0]);
   gb_row r;
-  gb_err e = gb_results_parse_fields(ec->sel, strtol(val[0], NULL, 10), field, &r);
+  gb_err e = gb_results_parse_typed(ec->sel, id ? strtol(id, NULL, 10) : 0, field, num, &r);
   if (!e) e = ec->fn(ec->ctx, &r);
   ec->n++;
   return e;
@@ -166,7 +187,7 @@ typedef struct run_list {
   size_t n, cap;
 } run_list;
 
-static gb_err add_run_id(void *ctx, const char *const *val, size_t n) {
+static gb_err add_run_id(void *ctx, const gb_sql_val *val, size_t n) {
   run_list *l = ctx;
   if (l->n == l->cap) {
     size_t cap = l->cap ? 2 * l->cap : 64;
@@ -175,7 +196,9 @@ static gb_err add_run_id(void *ctx, const char *const *val, size_t n) {
     l->id = id;
     l->cap = cap;
   }
-  if (!n || !val[0] || !(l->id[l->n] = strdup(val[0]))) return gb_fail(GB_E_NOMEM, "out of memory");
+  char num[32];
+  const char *t = n ? gb_sql_text(&val[0], num) : NULL;
+  if (!t || !(l->id[l->n] = strdup(t))) return gb_fail(GB_E_NOMEM, "out of memory");
   l->n++;
   return GB_OK;
 }

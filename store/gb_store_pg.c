@@ -39,13 +39,16 @@ static gb_err pg_collect(gb_store *s, gb_sql_row_fn fn, void *ctx, size_t *chang
   gb_err e = GB_OK;
   PGresult *r;
   enum { MAXV = 64 };
-  const char *val[MAXV];
+  gb_sql_val val[MAXV];
   while ((r = PQgetResult(s->h))) {
     ExecStatusType st = PQresultStatus(r);
     if (st == PGRES_SINGLE_TUPLE && fn && !e) {
       int n = PQnfields(r);
       if (n > MAXV) n = MAXV;
-      for (int i = 0; i < n; i++) val[i] = PQgetisnull(r, 0, i) ? NULL : PQgetvalue(r, 0, i);
+      for (int i = 0; i < n; i++) {
+        bool null = PQgetisnull(r, 0, i);
+        val[i] = (gb_sql_val){null ? GB_SQL_NULL : GB_SQL_TEXT, null ? NULL : PQgetvalue(r, 0, i), 0, 0};
+      }
       e = fn(ctx, val, (size_t)n);
     } else if (st == PGRES_COMMAND_OK && changed) {
       *changed = (size_t)strtoull(PQcmdTuples(r), NULL, 10);

@@ -217,8 +217,10 @@ START_TEST(test_selections) {
 }
 END_TEST
 
-static gb_err get_text(void *ctx, const char *const *val, size_t n) {
-  snprintf(ctx, 64, "%s", n && val[0] ? val[0] : "NULL");
+static gb_err get_text(void *ctx, const gb_sql_val *val, size_t n) {
+  char num[32];
+  const char *t = n ? gb_sql_text(&val[0], num) : NULL;
+  snprintf(ctx, 64, "%s", t ? t : "NULL");
   return GB_OK;
 }
 
