@@ -45,13 +45,16 @@ gb_gate_options gb_gate_defaults(void) {
 }
 
 double gb_gate_z(double alpha) {
+  static _Thread_local double last_alpha = NAN, last_z; /* one alpha for every figure of a comparison */
+  if (alpha == last_alpha) return last_z;
   double lo = 0, hi = 40;
   for (int i = 0; i < 200; i++) {
     double mid = (lo + hi) / 2;
     if (erfc(mid / sqrt(2.0)) > alpha) lo = mid;
     else hi = mid;
   }
-  return (lo + hi) / 2;
+  last_alpha = alpha;
+  return last_z = (lo + hi) / 2;
 }
 
 /* ---- grouping rows by key ---- */
@@ -122,7 +125,7 @@ typedef struct ident_set {
 
 static void ident_add(ident_set *s, const char *v) {
   for (size_t i = 0; i < s->n; i++)
-    if (strcmp(s->v[i], v) == 0) return;
+    if (s->v[i] == v || strcmp(s->v[i], v) == 0) return; /* read rows share their strings (interned) */
   if (s->n < 64) s->v[s->n++] = v;
 }
 
@@ -282,7 +285,9 @@ static size_t count_nodes(const gb_results *res) {
     size_t k = 0;
     const gb_row *r = &res->rows[i];
     /* nodes are few: a linear scan over the distinct ones so far */
-    while (k < n && (strcmp(v[2 * k], r->host) || strcmp(v[2 * k + 1], r->gpu_uuid))) k++;
+    while (k < n && !(v[2 * k] == r->host && v[2 * k + 1] == r->gpu_uuid) &&
+           (strcmp(v[2 * k], r->host) || strcmp(v[2 * k + 1], r->gpu_uuid)))
+      k++;
     if (k == n) {
       v[2 * n] = r->host;
       v[2 * n + 1] = r->gpu_uuid;
@@ -295,9 +300,12 @@ static size_t count_nodes(const gb_results *res) {
 
 /* Every metric needs a known direction before anything is compared. */
 static gb_err check_directions(const gb_results *const sides[2], const gb_gate_config *cfg) {
+  const gb_row *known = NULL; /* the last row checked: rows of one figure share their strings (interned) */
   for (int k = 0; k < 2; k++)
     for (size_t i = 0; i < sides[k]->nrows; i++) {
       const gb_row *r = &sides[k]->rows[i];
+      if (known && r->benchmark == known->benchmark && r->metric == known->metric) continue;
+      known = r;
       if (gb_metric_direction(r->benchmark, r->metric) == 0 && gb_gate_config_direction(cfg, r->benchmark, r->metric) == 0)
         return gb_fail(GB_E_INPUT,
                        "%s:%ld: metric: the gate does not know whether higher or lower is better: \"%s\" "
