@@ -167,9 +167,10 @@ static gb_err each_row(void *ctx, const gb_sql_val *val, size_t n) {
   field[0] = NULL;
   num[0].set = false;
   for (size_t i = 1; i < ncols; i++) put_field(&val[i], i, field, num, buf[i]);
-  const char *id = gb_sql_text(&val[0], buf[0]);
+  const char *id = val[0].kind == GB_SQL_INT ? NULL : gb_sql_text(&val[0], buf[0]);
+  long line = val[0].kind == GB_SQL_INT ? (long)val[0].i : id ? strtol(id, NULL, 10) : 0;
   gb_row r;
-  gb_err e = gb_results_parse_typed(ec->sel, id ? strtol(id, NULL, 10) : 0, field, num, &r);
+  gb_err e = gb_results_parse_typed(ec->sel, line, field, num, &r);
   if (!e) e = ec->fn(ec->ctx, &r);
   ec->n++;
   return e;
