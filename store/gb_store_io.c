@@ -138,12 +138,13 @@ typedef struct each_ctx {
   gb_store_row_fn fn;
   void *ctx;
   size_t n;
+  gb_col_type type[NPAR_MAX]; /* each column's, looked up once */
 } each_ctx;
 
-/* Column i's value into field[i] (text) or num[i] (a number of a number
- * column, as the engine holds it). */
-static void put_field(const gb_sql_val *v, size_t i, const char **field, gb_field_num *num, char *buf) {
-  gb_col_type t = gb_results_col_type(i);
+/* Column i (of type t) into field[i] (text) or num[i] (a number of a
+ * number column, as the engine holds it). */
+static void put_field(const gb_sql_val *v, size_t i, gb_col_type t, const char **field, gb_field_num *num,
+                      char *buf) {
   num[i].set = false;
   field[i] = NULL;
   if (v->kind == GB_SQL_TEXT) {
@@ -153,7 +154,7 @@ static void put_field(const gb_sql_val *v, size_t i, const char **field, gb_fiel
   } else if (v->kind == GB_SQL_REAL && t == GB_COL_REAL) {
     num[i] = (gb_field_num){true, 0, v->d};
   } else if (v->kind != GB_SQL_NULL) {
-    field[i] = gb_sql_text(v, buf); /* checked as text: a number where the column holds text, a fraction in an integer one */
+    field[i] = gb_sql_text(v, buf); /* checked as text: a number in a text column, a fraction in an integer one */
   }
 }
 
@@ -166,7 +167,7 @@ static gb_err each_row(void *ctx, const gb_sql_val *val, size_t n) {
   if (n != ncols) return gb_fail(GB_E_INTERNAL, "a store row of %zu values, not %zu", n, ncols);
   field[0] = NULL;
   num[0].set = false;
-  for (size_t i = 1; i < ncols; i++) put_field(&val[i], i, field, num, buf[i]);
+  for (size_t i = 1; i < ncols; i++) put_field(&val[i], i, ec->type[i], field, num, buf[i]);
   const char *id = val[0].kind == GB_SQL_INT ? NULL : gb_sql_text(&val[0], buf[0]);
   long line = val[0].kind == GB_SQL_INT ? (long)val[0].i : id ? strtol(id, NULL, 10) : 0;
   gb_row r;
@@ -233,7 +234,8 @@ static gb_err each(gb_store *s, const char *sel, bool in_order, gb_store_row_fn 
   gb_sel_sql q;
   gb_err e = gb_sel_parse(s->name, sel, &q);
   if (e) return e;
-  each_ctx ec = {sel, fn, ctx, 0};
+  each_ctx ec = {sel, fn, ctx, 0, {0}};
+  for (size_t i = 0; i < gb_results_ncols() && i < NPAR_MAX; i++) ec.type[i] = gb_results_col_type(i);
   gb_buf sql = {0};
   if (!in_order && q.by_run) {
     e = each_by_run(s, &q, &ec);
