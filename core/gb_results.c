@@ -198,7 +198,19 @@ typedef struct row_at {
   const char *file;
   long line;
   const int *idx;
+  const gb_field_num *num; /* per column, a number already read (NULL: none) */
 } row_at;
+
+/* Column i's integer: the number already read, else its text parsed. */
+static bool get_i64(const row_at *at, size_t i, const char *s, int64_t *v) {
+  if (at->num && at->num[i].set) return *v = at->num[i].i, true;
+  return gb_parse_i64(s, v);
+}
+
+static bool get_double(const row_at *at, size_t i, const char *s, double *v) {
+  if (at->num && at->num[i].set) return *v = at->num[i].d, isfinite(*v);
+  return gb_parse_double(s, v);
+}
 
 static gb_err bad(const row_at *at, size_t i, const char *what, const char *text) {
   return gb_fail(GB_E_INPUT, "%s:%ld:%d: %s: %s: \"%.60s%s\"", at->file, at->line, at->idx[i] + 1, k_cols[i].name,
@@ -254,25 +266,25 @@ static gb_err parse_row(const row_at *at, const char *const *cell, gb_row *out) 
       break;
     case COL_INT: {
       int64_t v = GB_NA;
-      if (s[0] && (!gb_parse_i64(s, &v) || v < 0)) return bad(at, i, "not a non-negative integer", s);
+      if (s[0] && (!get_i64(at, i, s, &v) || v < 0)) return bad(at, i, "not a non-negative integer", s);
       *(int64_t *)(base + c->off) = v;
       break;
     }
     case COL_COUNT: {
       int64_t v;
-      if (!gb_parse_i64(s, &v) || v < 1 || v > 1000000) return bad(at, i, "not a GPU count between 1 and 1000000", s);
+      if (!get_i64(at, i, s, &v) || v < 1 || v > 1000000) return bad(at, i, "not a GPU count between 1 and 1000000", s);
       *(int *)(base + c->off) = (int)v;
       break;
     }
     case COL_REP: {
       int64_t v = -1;
-      if (s[0] && (!gb_parse_i64(s, &v) || v < 0 || v > 1000000)) return bad(at, i, "not a repetition index", s);
+      if (s[0] && (!get_i64(at, i, s, &v) || v < 0 || v > 1000000)) return bad(at, i, "not a repetition index", s);
       *(int *)(base + c->off) = (int)v;
       break;
     }
     case COL_DBL: {
       double v = NAN;
-      if (s[0] && !gb_parse_double(s, &v)) return bad(at, i, "not a finite number", s);
+      if (s[0] && !get_double(at, i, s, &v)) return bad(at, i, "not a finite number", s);
       if (v < 0 && c->off != offsetof(gb_row, temp_c)) return bad(at, i, "must not be negative", s);
       *(double *)(base + c->off) = v;
       break;
@@ -282,6 +294,11 @@ static gb_err parse_row(const row_at *at, const char *const *cell, gb_row *out) 
         return bad(at, i, "not one of ok, invalid, error, throttled", s);
       break;
     case COL_FLAG: /* the column is there: empty or 0 is "no" */
+      if (at->num && at->num[i].set) {
+        if (at->num[i].i != 0 && at->num[i].i != 1) return bad(at, i, "not 1, 0 or empty", s);
+        *(int *)(base + c->off) = at->num[i].i == 1;
+        break;
+      }
       if (s[0] && strcmp(s, "1") != 0 && strcmp(s, "0") != 0) return bad(at, i, "not 1, 0 or empty", s);
       *(int *)(base + c->off) = s[0] == '1';
       break;
@@ -315,7 +332,7 @@ static gb_err parse_rows(gb_csv_table *t, gb_results *res) {
   const char *cell[NCOLS];
   for (size_t r = 0; r < t->nrows && !e; r++) {
     for (size_t i = 0; i < NCOLS; i++) cell[i] = idx[i] >= 0 ? gb_csv_cell(t, r, idx[i]) : NULL;
-    row_at at = {t->name, gb_csv_line(t, r), idx};
+    row_at at = {t->name, gb_csv_line(t, r), idx, NULL};
     e = parse_row(&at, cell, &res->rows[res->nrows + r]);
   }
   GB_TRY(e);
@@ -442,7 +459,7 @@ static gb_err lean_record(void *ctx, const gb_csv_record *rec) {
   }
   const char *cell[NCOLS];
   for (size_t i = 0; i < NCOLS; i++) cell[i] = lc->idx[i] >= 0 ? rec->cells[lc->idx[i]] : NULL;
-  row_at at = {lc->file, rec->line, lc->idx};
+  row_at at = {lc->file, rec->line, lc->idx, NULL};
   gb_row row;
   if ((e = parse_row(&at, cell, &row))) return e;
   /* the text of an ok row's detail is for people reading the file: a
@@ -529,13 +546,18 @@ const char *gb_results_field(const gb_row *r, size_t i, char num[64]) {
 }
 
 gb_err gb_results_parse_fields(const char *name, long line, const char *const *field, gb_row *out) {
+  return gb_results_parse_typed(name, line, field, NULL, out);
+}
+
+gb_err gb_results_parse_typed(const char *name, long line, const char *const *field, const gb_field_num *num,
+                              gb_row *out) {
   int idx[NCOLS];
   const char *cell[NCOLS];
   for (size_t i = 0; i < NCOLS; i++) {
     idx[i] = (int)i;
-    cell[i] = i ? field[i] : NULL;
+    cell[i] = !i ? NULL : num && num[i].set ? "(a number from the store)" : field[i];
   }
-  row_at at = {name, line, idx};
+  row_at at = {name, line, idx, num};
   return parse_row(&at, cell, out);
 }
 

@@ -131,6 +131,20 @@ const char *gb_results_field(const gb_row *r, size_t i, char num[64]);
  * point into field. */
 gb_err gb_results_parse_fields(const char *name, long line, const char *const *field, gb_row *out);
 
+/* A number column's value already read (a store's typed column): set, and
+ * i (an integer column: gb_results_col_type GB_COL_INT) or d (GB_COL_REAL). */
+typedef struct gb_field_num {
+  bool set;
+  int64_t i;
+  double d;
+} gb_field_num;
+
+/* gb_results_parse_fields where num (may be NULL) gives some columns as
+ * numbers (num[i].set; field[i] is then not read), checked as their text
+ * would be: no printing and parsing of numbers the store holds as such. */
+gb_err gb_results_parse_typed(const char *name, long line, const char *const *field, const gb_field_num *num,
+                              gb_row *out);
+
 /* Appends a copy of r to res (strings interned as gb_results_read_lean
  * does; with lean, an ok row's detail is dropped as it does). */
 gb_err gb_results_add_row(gb_results *res, const gb_row *r, bool lean);

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,41 +28,58 @@ gb_gate_options gb_gate_defaults(void) {
 }
 
 double gb_gate_z(double alpha) {
+  static _Thread_local double last_alpha = NAN, last_z; /* one alpha for every figure of a comparison */
+  if (alpha == last_alpha) return last_z;
   double lo = 0, hi = 40;
   for (int i = 0; i < 200; i++) {
     double mid = (lo + hi) / 2;
     if (erfc(mid / sqrt(2.0)) > alpha) lo = mid;
     else hi = mid;
   }
-  return (lo + hi) / 2;
+  last_alpha = alpha;
+  return last_z = (lo + hi) / 2;
 }
 
 /* ---- grouping rows by key ---- */
 
+static void put_str(gb_buf *b, const char *v) { gb_buf_append(b, v, strlen(v)); }
+
 static void put_int(gb_buf *b, int64_t v) {
-  if (v != GB_NA) gb_buf_printf(b, "%lld", (long long)v);
+  char t[24], *p = t + sizeof t;
+  uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+  if (v == GB_NA) return;
+  do *--p = (char)('0' + u % 10); while (u /= 10);
+  if (v < 0) *--p = '-';
+  gb_buf_append(b, p, (size_t)(t + sizeof t - p));
 }
 
-/* Internal key, fields separated by the ASCII unit separator; per node,
- * the node (host, gpu_uuid) first. */
-static char *make_key(const gb_row *r, bool per_node) {
-  gb_buf b = {0};
-  if (per_node) gb_buf_printf(&b, "%s\x1f%s\x1f", r->host, r->gpu_uuid);
-  gb_buf_printf(&b, "%s\x1f%d\x1f%s\x1f%s\x1f%s\x1f", r->gpu_type, r->gpu_count, r->benchmark, r->case_name,
-                r->dtype);
-  put_int(&b, r->m);
-  gb_buf_append(&b, "\x1f", 1);
-  put_int(&b, r->n);
-  gb_buf_append(&b, "\x1f", 1);
-  put_int(&b, r->k);
-  gb_buf_append(&b, "\x1f", 1);
-  put_int(&b, r->bytes);
-  gb_buf_printf(&b, "\x1f%s", r->metric);
-  if (gb_buf_append(&b, "", 1)) {
-    gb_buf_free(&b);
-    return NULL;
+/* Internal key into b (emptied first), fields separated by the ASCII unit
+ * separator; per node, the node (host, gpu_uuid) first. */
+static gb_err make_key(const gb_row *r, bool per_node, gb_buf *b) {
+  static const char sep[] = "\x1f";
+  b->len = 0;
+  if (per_node) {
+    put_str(b, r->host);
+    put_str(b, sep);
+    put_str(b, r->gpu_uuid);
+    put_str(b, sep);
   }
-  return b.data;
+  put_str(b, r->gpu_type);
+  put_str(b, sep);
+  put_int(b, r->gpu_count);
+  const char *const str[3] = {r->benchmark, r->case_name, r->dtype};
+  for (int i = 0; i < 3; i++) {
+    put_str(b, sep);
+    put_str(b, str[i]);
+  }
+  const int64_t num[4] = {r->m, r->n, r->k, r->bytes};
+  for (int i = 0; i < 4; i++) {
+    put_str(b, sep);
+    put_int(b, num[i]);
+  }
+  put_str(b, sep);
+  put_str(b, r->metric);
+  return gb_buf_append(b, "", 1);
 }
 
 char *gb_gate_key_label(const gb_row *r) {
@@ -81,14 +99,6 @@ char *gb_gate_key_label(const gb_row *r) {
   return b.data;
 }
 
-static int cmp_keyed(const void *a, const void *b) {
-  const keyed_row *x = a, *y = b;
-  int c = strcmp(x->key, y->key);
-  if (c) return c;
-  if (x->side != y->side) return x->side - y->side;
-  return (x->row > y->row) - (x->row < y->row); /* file order */
-}
-
 /* ---- machine identity ---- */
 
 typedef struct ident_set {
@@ -98,7 +108,7 @@ typedef struct ident_set {
 
 static void ident_add(ident_set *s, const char *v) {
   for (size_t i = 0; i < s->n; i++)
-    if (strcmp(s->v[i], v) == 0) return;
+    if (s->v[i] == v || strcmp(s->v[i], v) == 0) return; /* read rows share their strings (interned) */
   if (s->n < 64) s->v[s->n++] = v;
 }
 
@@ -258,7 +268,9 @@ static size_t count_nodes(const gb_results *res) {
     size_t k = 0;
     const gb_row *r = &res->rows[i];
     /* nodes are few: a linear scan over the distinct ones so far */
-    while (k < n && (strcmp(v[2 * k], r->host) || strcmp(v[2 * k + 1], r->gpu_uuid))) k++;
+    while (k < n && !(v[2 * k] == r->host && v[2 * k + 1] == r->gpu_uuid) &&
+           (strcmp(v[2 * k], r->host) || strcmp(v[2 * k + 1], r->gpu_uuid)))
+      k++;
     if (k == n) {
       v[2 * n] = r->host;
       v[2 * n + 1] = r->gpu_uuid;
@@ -271,9 +283,12 @@ static size_t count_nodes(const gb_results *res) {
 
 /* Every metric needs a known direction before anything is compared. */
 static gb_err check_directions(const gb_results *const sides[2], const gb_gate_config *cfg) {
+  const gb_row *known = NULL; /* the last row checked: rows of one figure share their strings (interned) */
   for (int k = 0; k < 2; k++)
     for (size_t i = 0; i < sides[k]->nrows; i++) {
       const gb_row *r = &sides[k]->rows[i];
+      if (known && r->benchmark == known->benchmark && r->metric == known->metric) continue;
+      known = r;
       if (gb_metric_direction(r->benchmark, r->metric) == 0 && gb_gate_config_direction(cfg, r->benchmark, r->metric) == 0)
         return gb_fail(GB_E_INPUT,
                        "%s:%ld: metric: the gate does not know whether higher or lower is better: \"%s\" "
@@ -283,23 +298,98 @@ static gb_err check_directions(const gb_results *const sides[2], const gb_gate_c
   return GB_OK;
 }
 
-/* The rows of both sides keyed and sorted by figure. */
-static gb_err key_rows(const gb_results *const sides[2], bool per_node, keyed_row **out, size_t *nout) {
+/* The distinct keys: each key once (a hash table), numbered as found. */
+typedef struct key_tab {
+  char **key;      /* by number */
+  size_t *slot;    /* open addressing: number + 1, 0 empty */
+  size_t n, nslot; /* nslot: a power of two, over twice n */
+} key_tab;
+
+static uint64_t key_hash(const char *s) {
+  uint64_t h = 14695981039346656037ULL;
+  for (const unsigned char *q = (const unsigned char *)s; *q; q++) h = (h ^ *q) * 1099511628211ULL;
+  return h;
+}
+
+/* The number of key (added when new); SIZE_MAX when out of memory. */
+static size_t key_number(key_tab *t, const char *key) {
+  if (2 * (t->n + 1) > t->nslot) {
+    size_t ns = t->nslot ? 2 * t->nslot : 1024;
+    size_t *slot = calloc(ns, sizeof *slot);
+    char **k = realloc(t->key, ns / 2 * sizeof *k);
+    if (k) t->key = k;
+    if (!slot || !k) return free(slot), SIZE_MAX;
+    for (size_t i = 0; i < t->n; i++) {
+      size_t h = (size_t)key_hash(t->key[i]) & (ns - 1);
+      while (slot[h]) h = (h + 1) & (ns - 1);
+      slot[h] = i + 1;
+    }
+    free(t->slot);
+    t->slot = slot;
+    t->nslot = ns;
+  }
+  size_t h = (size_t)key_hash(key) & (t->nslot - 1);
+  for (; t->slot[h]; h = (h + 1) & (t->nslot - 1))
+    if (strcmp(t->key[t->slot[h] - 1], key) == 0) return t->slot[h] - 1;
+  if (!(t->key[t->n] = strdup(key))) return SIZE_MAX;
+  t->slot[h] = ++t->n;
+  return t->n - 1;
+}
+
+typedef struct numbered {
+  const char *key;
+  size_t num;
+} numbered;
+
+static int cmp_numbered(const void *a, const void *b) {
+  return strcmp(((const numbered *)a)->key, ((const numbered *)b)->key);
+}
+
+/* kr[0..nk) (each side's rows in file order, baseline first), num[i] its
+ * key's number: into key order, each key's rows in their order (a stable
+ * counting sort: the order sorting by key, side and file order gives). */
+static gb_err order_rows(const key_tab *t, keyed_row **kr, size_t nk, const size_t *num) {
+  numbered *by = malloc((t->n ? t->n : 1) * sizeof *by);
+  size_t *start = calloc(t->n + 1, sizeof *start);
+  keyed_row *out = malloc((nk ? nk : 1) * sizeof *out);
+  if (!by || !start || !out) return free(by), free(start), free(out), gb_fail(GB_E_NOMEM, "out of memory for keys");
+  for (size_t i = 0; i < t->n; i++) by[i] = (numbered){t->key[i], i};
+  qsort(by, t->n, sizeof *by, cmp_numbered);
+  for (size_t i = 0; i < nk; i++) start[num[i]]++; /* rows per key */
+  size_t pos = 0;
+  for (size_t r = 0; r < t->n; r++) { /* each key's first place, in key order */
+    size_t c = start[by[r].num];
+    start[by[r].num] = pos;
+    pos += c;
+  }
+  for (size_t i = 0; i < nk; i++) out[start[num[i]]++] = (*kr)[i];
+  free(*kr);
+  *kr = out;
+  free(by);
+  free(start);
+  return GB_OK;
+}
+
+/* The rows of both sides keyed and sorted by figure; rows of one figure
+ * share one key (t's copy). */
+static gb_err key_rows(const gb_results *const sides[2], bool per_node, key_tab *t, keyed_row **out, size_t *nout) {
   size_t n = sides[0]->nrows + sides[1]->nrows, nk = 0;
   keyed_row *kr = calloc(n ? n : 1, sizeof *kr);
-  if (!kr) return gb_fail(GB_E_NOMEM, "out of memory for %zu rows", n);
-  for (int k = 0; k < 2; k++)
-    for (size_t i = 0; i < sides[k]->nrows; i++) {
+  size_t *num = malloc((n ? n : 1) * sizeof *num);
+  gb_buf key = {0};
+  gb_err e = kr && num ? GB_OK : gb_fail(GB_E_NOMEM, "out of memory for %zu rows", n);
+  for (int k = 0; k < 2 && !e; k++)
+    for (size_t i = 0; i < sides[k]->nrows && !e; i++, nk++) {
       kr[nk].row = &sides[k]->rows[i];
       kr[nk].side = k;
-      if (!(kr[nk].key = make_key(kr[nk].row, per_node))) {
-        for (size_t j = 0; j < nk; j++) free(kr[j].key);
-        free(kr);
-        return gb_fail(GB_E_NOMEM, "out of memory for keys");
-      }
-      nk++;
+      num[nk] = make_key(kr[nk].row, per_node, &key) ? SIZE_MAX : key_number(t, key.data);
+      if (num[nk] == SIZE_MAX) e = gb_fail(GB_E_NOMEM, "out of memory for keys");
+      else kr[nk].key = t->key[num[nk]];
     }
-  qsort(kr, nk, sizeof *kr, cmp_keyed);
+  if (!e) e = order_rows(t, &kr, nk, num);
+  gb_buf_free(&key);
+  free(num);
+  if (e) return free(kr), e;
   *out = kr;
   *nout = nk;
   return GB_OK;
@@ -401,7 +491,7 @@ static gb_err judge_all(gb_gate_report *rep, const gb_gate_options *opt, double 
                         keyed_row *kr, size_t nk) {
   size_t ngroups = 0;
   for (size_t i = 0; i < nk; i++)
-    if (i == 0 || strcmp(kr[i].key, kr[i - 1].key)) ngroups++;
+    if (i == 0 || kr[i].key != kr[i - 1].key) ngroups++; /* one key string per figure (key_rows) */
   if (!ngroups) return GB_OK;
   rep->items = calloc(ngroups, sizeof *rep->items);
   size_t *grp = calloc(2 * ngroups + 1, sizeof *grp); /* start, mid per item; the end is the next start */
@@ -410,7 +500,7 @@ static gb_err judge_all(gb_gate_report *rep, const gb_gate_options *opt, double 
   /* pass 1: the figures, their sides, classes; pass 2 (derived figures read their sides' spreads): verdicts */
   for (size_t i = 0; i < nk && !e;) {
     size_t j = i, mid;
-    while (j < nk && strcmp(kr[j].key, kr[i].key) == 0) j++;
+    while (j < nk && kr[j].key == kr[i].key) j++;
     for (mid = i; mid < j && kr[mid].side == 0;) mid++;
     grp[2 * rep->nitems] = i;
     grp[2 * rep->nitems + 1] = mid;
@@ -451,9 +541,12 @@ gb_err gb_gate_compare(const gb_results *base, const gb_results *cur, const gb_g
   rep->nodes = nodes >= 2 ? nodes : 0;
   keyed_row *kr = NULL;
   size_t nk = 0;
-  if ((e = key_rows(sides, rep->nodes > 0, &kr, &nk))) return e;
-  e = judge_all(rep, opt, threshold, alpha, kr, nk);
-  for (size_t i = 0; i < nk; i++) free(kr[i].key);
+  key_tab keys = {0};
+  e = key_rows(sides, rep->nodes > 0, &keys, &kr, &nk);
+  if (!e) e = judge_all(rep, opt, threshold, alpha, kr, nk);
+  for (size_t i = 0; i < keys.n; i++) free(keys.key[i]);
+  free(keys.key);
+  free(keys.slot);
   free(kr);
   if (e) {
     gb_gate_report_free(rep);

@@ -283,8 +283,10 @@ double gb_gate_derived_cv(const gb_gate_report *rep, const gb_gate_item *it, con
   double cva = NAN, cvb = NAN;
   for (size_t i = 0; i < rep->nitems; i++) {
     const gb_row *o = rep->items[i].base.row ? rep->items[i].base.row : rep->items[i].cur.row;
-    if (!o || o == r || strcmp(o->benchmark, r->benchmark) || o->m != r->m || o->n != r->n || o->k != r->k ||
-        o->gpu_count != r->gpu_count || strcmp(o->gpu_type, r->gpu_type) || strstr(o->case_name, "_vs_"))
+    /* numbers first, then strings (read rows share them: equal pointers are equal) */
+    if (!o || o == r || o->m != r->m || o->n != r->n || o->k != r->k || o->gpu_count != r->gpu_count ||
+        (o->benchmark != r->benchmark && strcmp(o->benchmark, r->benchmark)) ||
+        (o->gpu_type != r->gpu_type && strcmp(o->gpu_type, r->gpu_type)) || strstr(o->case_name, "_vs_"))
       continue;
     if (strlen(o->case_name) == la && strncmp(o->case_name, r->case_name, la) == 0) cva = item_cv[i];
     else if (strcmp(o->case_name, bname) == 0) cvb = item_cv[i];

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gb_num.h"
 #include "gb_store_int.h"
 
 /* Each version's statements; a store at version v is brought to v+1 by
@@ -99,8 +100,19 @@ static gb_err rows_ddl(const gb_store *s, size_t ncols, gb_buf *b) {
   return e ? e : gb_buf_puts(b, ", UNIQUE (run_id, khash))");
 }
 
-static gb_err get_int(void *ctx, const char *const *val, size_t n) {
-  *(long *)ctx = n && val[0] ? strtol(val[0], NULL, 10) : 0;
+const char *gb_sql_text(const gb_sql_val *v, char num[32]) {
+  switch (v->kind) {
+  case GB_SQL_TEXT: return v->s;
+  case GB_SQL_INT: snprintf(num, 32, "%lld", (long long)v->i); return num;
+  case GB_SQL_REAL: gb_snprintf_c(num, 32, "%.17g", v->d); return num;
+  default: return NULL;
+  }
+}
+
+static gb_err get_int(void *ctx, const gb_sql_val *val, size_t n) {
+  char num[32];
+  const char *t = n ? gb_sql_text(&val[0], num) : NULL;
+  *(long *)ctx = t ? strtol(t, NULL, 10) : 0;
   return GB_OK;
 }
 

@@ -7,11 +7,26 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "gb_store.h"
 
-/* One result row: n values, NULL where SQL NULL. */
-typedef gb_err (*gb_sql_row_fn)(void *ctx, const char *const *val, size_t n);
+/* A value of a result row: SQL NULL, text, or a number as the engine holds
+ * it (SQLite hands over its integers and doubles as such: no printing and
+ * parsing of every number read). */
+typedef enum { GB_SQL_NULL, GB_SQL_TEXT, GB_SQL_INT, GB_SQL_REAL } gb_sql_kind;
+typedef struct gb_sql_val {
+  gb_sql_kind kind;
+  const char *s; /* GB_SQL_TEXT */
+  int64_t i;     /* GB_SQL_INT */
+  double d;      /* GB_SQL_REAL */
+} gb_sql_val;
+
+/* One result row: n values. */
+typedef gb_err (*gb_sql_row_fn)(void *ctx, const gb_sql_val *val, size_t n);
+
+/* v as text (NULL for SQL NULL); a number is written into num. */
+const char *gb_sql_text(const gb_sql_val *v, char num[32]);
 
 #define GB_STORE_SLOTS 8 /* statements an engine keeps prepared */
 

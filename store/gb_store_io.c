@@ -138,17 +138,40 @@ typedef struct each_ctx {
   gb_store_row_fn fn;
   void *ctx;
   size_t n;
+  gb_col_type type[NPAR_MAX]; /* each column's, looked up once */
 } each_ctx;
 
-static gb_err each_row(void *ctx, const char *const *val, size_t n) {
+/* Column i (of type t) into field[i] (text) or num[i] (a number of a
+ * number column, as the engine holds it). */
+static void put_field(const gb_sql_val *v, size_t i, gb_col_type t, const char **field, gb_field_num *num,
+                      char *buf) {
+  num[i].set = false;
+  field[i] = NULL;
+  if (v->kind == GB_SQL_TEXT) {
+    field[i] = v->s;
+  } else if (v->kind == GB_SQL_INT && t != GB_COL_TEXT) {
+    num[i] = (gb_field_num){true, v->i, (double)v->i};
+  } else if (v->kind == GB_SQL_REAL && t == GB_COL_REAL) {
+    num[i] = (gb_field_num){true, 0, v->d};
+  } else if (v->kind != GB_SQL_NULL) {
+    field[i] = gb_sql_text(v, buf); /* checked as text: a number in a text column, a fraction in an integer one */
+  }
+}
+
+static gb_err each_row(void *ctx, const gb_sql_val *val, size_t n) {
   each_ctx *ec = ctx;
   const char *field[NPAR_MAX];
+  gb_field_num num[NPAR_MAX];
+  char buf[NPAR_MAX][32];
   size_t ncols = gb_results_ncols();
   if (n != ncols) return gb_fail(GB_E_INTERNAL, "a store row of %zu values, not %zu", n, ncols);
   field[0] = NULL;
-  for (size_t i = 1; i < ncols; i++) field[i] = val[i];
+  num[0].set = false;
+  for (size_t i = 1; i < ncols; i++) put_field(&val[i], i, ec->type[i], field, num, buf[i]);
+  const char *id = val[0].kind == GB_SQL_INT ? NULL : gb_sql_text(&val[0], buf[0]);
+  long line = val[0].kind == GB_SQL_INT ? (long)val[0].i : id ? strtol(id, NULL, 10) : 0;
   gb_row r;
-  gb_err e = gb_results_parse_fields(ec->sel, strtol(val[0], NULL, 10), field, &r);
+  gb_err e = gb_results_parse_typed(ec->sel, line, field, num, &r);
   if (!e) e = ec->fn(ec->ctx, &r);
   ec->n++;
   return e;
@@ -166,7 +189,7 @@ typedef struct run_list {
   size_t n, cap;
 } run_list;
 
-static gb_err add_run_id(void *ctx, const char *const *val, size_t n) {
+static gb_err add_run_id(void *ctx, const gb_sql_val *val, size_t n) {
   run_list *l = ctx;
   if (l->n == l->cap) {
     size_t cap = l->cap ? 2 * l->cap : 64;
@@ -175,7 +198,9 @@ static gb_err add_run_id(void *ctx, const char *const *val, size_t n) {
     l->id = id;
     l->cap = cap;
   }
-  if (!n || !val[0] || !(l->id[l->n] = strdup(val[0]))) return gb_fail(GB_E_NOMEM, "out of memory");
+  char num[32];
+  const char *t = n ? gb_sql_text(&val[0], num) : NULL;
+  if (!t || !(l->id[l->n] = strdup(t))) return gb_fail(GB_E_NOMEM, "out of memory");
   l->n++;
   return GB_OK;
 }
@@ -209,7 +234,8 @@ static gb_err each(gb_store *s, const char *sel, bool in_order, gb_store_row_fn 
   gb_sel_sql q;
   gb_err e = gb_sel_parse(s->name, sel, &q);
   if (e) return e;
-  each_ctx ec = {sel, fn, ctx, 0};
+  each_ctx ec = {sel, fn, ctx, 0, {0}};
+  for (size_t i = 0; i < gb_results_ncols() && i < NPAR_MAX; i++) ec.type[i] = gb_results_col_type(i);
   gb_buf sql = {0};
   if (!in_order && q.by_run) {
     e = each_by_run(s, &q, &ec);

@@ -1,8 +1,10 @@
 /* gb_store_pg: the store's PostgreSQL engine (libpq). Results arrive one
  * row at a time (single-row mode), so a reader holds the row it is on, not
- * the whole answer. libpq's notices are dropped (library code prints
- * nothing); its messages never hold the password. */
+ * the whole answer, and in binary, so numbers arrive as numbers. libpq's
+ * notices are dropped (library code prints nothing); its messages never
+ * hold the password. */
 #include <libpq-fe.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,20 +35,57 @@ static gb_err pg_connect(gb_store *s, const char *conninfo) {
   return e;
 }
 
+static uint64_t be_bits(const char *p, int len) {
+  uint64_t v = 0;
+  for (int i = 0; i < len; i++) v = v << 8 | (unsigned char)p[i];
+  return v;
+}
+
+/* Column i of the (binary) row: numbers as numbers (no printing on the
+ * server, no parsing here), text as text. */
+static gb_err pg_value(gb_store *s, const PGresult *r, int i, gb_sql_val *v) {
+  *v = (gb_sql_val){GB_SQL_NULL, NULL, 0, 0};
+  if (PQgetisnull(r, 0, i)) return GB_OK;
+  const char *p = PQgetvalue(r, 0, i);
+  int len = PQgetlength(r, 0, i), want = 0;
+  Oid t = PQftype(r, i);
+  switch (t) {
+  case 18: case 19: case 25: case 1043: /* char, name, text, varchar */
+    v->kind = GB_SQL_TEXT;
+    v->s = p;
+    return GB_OK;
+  case 16: want = 1; break;  /* bool */
+  case 21: want = 2; break;  /* int2 */
+  case 23: want = 4; break;  /* int4 */
+  case 20: case 701: want = 8; break; /* int8, float8 */
+  default: break;
+  }
+  if (!want || len != want) {
+    char msg[64];
+    snprintf(msg, sizeof msg, "a value of type oid %u, %d bytes", (unsigned)t, len);
+    return gb_store_fail(s, "cannot read a result", msg);
+  }
+  uint64_t b = be_bits(p, len);
+  v->kind = t == 701 ? GB_SQL_REAL : GB_SQL_INT;
+  if (t == 701) memcpy(&v->d, &b, sizeof v->d);
+  else v->i = t == 16 ? (p[0] != 0) : t == 21 ? (int16_t)(uint16_t)b : t == 23 ? (int32_t)(uint32_t)b : (int64_t)b;
+  return GB_OK;
+}
+
 /* Reads every result of the query sent: rows to fn, the count of changed
  * rows to *changed; the first error is kept, the rest drained. */
 static gb_err pg_collect(gb_store *s, gb_sql_row_fn fn, void *ctx, size_t *changed) {
   gb_err e = GB_OK;
   PGresult *r;
   enum { MAXV = 64 };
-  const char *val[MAXV];
+  gb_sql_val val[MAXV];
   while ((r = PQgetResult(s->h))) {
     ExecStatusType st = PQresultStatus(r);
     if (st == PGRES_SINGLE_TUPLE && fn && !e) {
       int n = PQnfields(r);
       if (n > MAXV) n = MAXV;
-      for (int i = 0; i < n; i++) val[i] = PQgetisnull(r, 0, i) ? NULL : PQgetvalue(r, 0, i);
-      e = fn(ctx, val, (size_t)n);
+      for (int i = 0; i < n && !e; i++) e = pg_value(s, r, i, &val[i]);
+      if (!e) e = fn(ctx, val, (size_t)n);
     } else if (st == PGRES_COMMAND_OK && changed) {
       *changed = (size_t)strtoull(PQcmdTuples(r), NULL, 10);
     } else if (st != PGRES_SINGLE_TUPLE && st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK && !e) {
@@ -73,9 +112,9 @@ static gb_err pg_query(gb_store *s, int slot, const char *sql, const char *const
       if (e) return e;
       s->slot[slot] = s; /* marks it prepared */
     }
-    sent = PQsendQueryPrepared(s->h, name, (int)np, param, NULL, NULL, 0);
+    sent = PQsendQueryPrepared(s->h, name, (int)np, param, NULL, NULL, fn ? 1 : 0);
   } else {
-    sent = PQsendQueryParams(s->h, sql, (int)np, NULL, param, NULL, NULL, 0);
+    sent = PQsendQueryParams(s->h, sql, (int)np, NULL, param, NULL, NULL, fn ? 1 : 0); /* rows in binary */
   }
   if (!sent) return pg_fail(s, "cannot send a query");
   if (fn) PQsetSingleRowMode(s->h);

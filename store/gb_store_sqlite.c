@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gb_num.h"
 #include "gb_store_int.h"
 
 static gb_err sq_fail(gb_store *s, const char *what) {
@@ -36,22 +35,29 @@ static char *sq_sql(const char *sql) {
   return t;
 }
 
-/* One row's values as text; doubles with 17 digits, which read back as the
- * same double (the shortest such text costs a dozen conversions a value). */
+/* One row's values as SQLite holds them: numbers stay numbers. */
 static gb_err sq_row(sqlite3_stmt *st, gb_sql_row_fn fn, void *ctx) {
   enum { MAXV = 64 };
-  const char *val[MAXV];
-  char num[MAXV][64];
+  gb_sql_val val[MAXV];
   int n = sqlite3_column_count(st);
   if (n > MAXV) n = MAXV;
   for (int i = 0; i < n; i++) {
+    gb_sql_val *v = &val[i];
     switch (sqlite3_column_type(st, i)) {
-    case SQLITE_NULL: val[i] = NULL; break;
-    case SQLITE_FLOAT:
-      gb_snprintf_c(num[i], sizeof num[i], "%.17g", sqlite3_column_double(st, i));
-      val[i] = num[i];
+    case SQLITE_NULL: v->kind = GB_SQL_NULL; break;
+    case SQLITE_INTEGER:
+      v->kind = GB_SQL_INT;
+      v->i = sqlite3_column_int64(st, i);
       break;
-    default: val[i] = (const char *)sqlite3_column_text(st, i); break;
+    case SQLITE_FLOAT:
+      v->kind = GB_SQL_REAL;
+      v->d = sqlite3_column_double(st, i);
+      break;
+    default:
+      v->kind = GB_SQL_TEXT;
+      v->s = (const char *)sqlite3_column_text(st, i);
+      if (!v->s) return gb_fail(GB_E_NOMEM, "out of memory");
+      break;
     }
   }
   return fn(ctx, val, (size_t)n);

@@ -145,6 +145,39 @@ static char *history_text(const gb_results *res) {
   return b.data;
 }
 
+/* Every field of every row equal, numbers to the bit (shortest text). */
+static void rows_equal(const gb_results *a, const gb_results *b) {
+  ck_assert_uint_eq(a->nrows, b->nrows);
+  for (size_t r = 0; r < a->nrows; r++)
+    for (size_t i = 1; i < gb_results_ncols(); i++) {
+      char x[64], y[64];
+      const char *fa = gb_results_field(&a->rows[r], i, x), *fb = gb_results_field(&b->rows[r], i, y);
+      ck_assert_msg(strcmp(fa, fb) == 0, "row %zu %s: \"%s\" and \"%s\"", r, gb_results_col_name(i), fa, fb);
+    }
+}
+
+/* The gate's figures equal: each item's verdict and numbers, bit for bit. */
+static void gate_figures_equal(const gb_results *fb, const gb_results *fc, const gb_results *sb, const gb_results *sc) {
+  gb_gate_options opt = gb_gate_defaults();
+  gb_gate_report f, g;
+  ck_assert_msg(gb_gate_compare(fb, fc, &opt, &f) == GB_OK, "%s", gb_errmsg());
+  ck_assert_msg(gb_gate_compare(sb, sc, &opt, &g) == GB_OK, "%s", gb_errmsg());
+  ck_assert_uint_eq(f.nitems, g.nitems);
+  ck_assert_uint_eq(f.nodes, g.nodes);
+  ck_assert_uint_gt(f.nitems, 0);
+  for (size_t i = 0; i < f.nitems; i++) {
+    const gb_gate_item *x = &f.items[i], *y = &g.items[i];
+    ck_assert_str_eq(x->key, y->key);
+    ck_assert_int_eq(x->verdict, y->verdict);
+    const double a[6] = {x->change_pct, x->ratio, x->threshold_pct, x->mdc_pct, x->sigma, x->p_value};
+    const double b[6] = {y->change_pct, y->ratio, y->threshold_pct, y->mdc_pct, y->sigma, y->p_value};
+    ck_assert_msg(memcmp(a, b, sizeof a) == 0, "%s: the figures differ", x->key);
+  }
+  ck_assert_msg(memcmp(&f.geomean_ratio, &g.geomean_ratio, sizeof f.geomean_ratio) == 0, "geometric means differ");
+  gb_gate_report_free(&f);
+  gb_gate_report_free(&g);
+}
+
 START_TEST(test_verdicts_equal_csv) {
   gb_store *s = open_ok(fresh_url(_i));
   gb_results fbase = {0}, fcur = {0}, sbase = {0}, scur = {0}, fall = {0}, sall = {0};
@@ -162,6 +195,8 @@ START_TEST(test_verdicts_equal_csv) {
   ck_assert_uint_eq(scur.nrows, fcur.nrows);
   char *ft = gate_text(&fbase, &fcur), *st = gate_text(&sbase, &scur);
   ck_assert_str_eq(st, ft);
+  rows_equal(&fcur, &scur);
+  gate_figures_equal(&fbase, &fcur, &sbase, &scur);
   char *fh = history_text(&fall), *sh = history_text(&sall);
   ck_assert_str_eq(sh, fh);
   ck_assert_ptr_nonnull(strstr(fh, "528 series"));
@@ -182,6 +217,47 @@ START_TEST(test_verdicts_equal_csv) {
   free(ft), free(st), free(fh), free(sh);
   gb_results_free(&fbase), gb_results_free(&fcur), gb_results_free(&sbase);
   gb_results_free(&scur), gb_results_free(&fall), gb_results_free(&sall);
+  gb_store_close(s);
+}
+END_TEST
+
+/* A fleet: six nights of three nodes, each node's rows its own run; the
+ * gate judges node by node (keys with host and GPU). The store's rows,
+ * verdicts and figures equal the files'. */
+START_TEST(test_fleet_equal_csv) {
+  gb_store *s = open_ok(fresh_url(_i));
+  gb_results fbase = {0}, fcur = {0}, sbase = {0}, scur = {0};
+  for (int k = 1; k <= 6; k++) {
+    gb_results night = {0};
+    ck_assert_int_eq(gb_results_read(aa(k), &night), GB_OK);
+    char campaign[16], host[3][16], uuid[3][32], run[3][128];
+    snprintf(campaign, sizeof campaign, "night-%d", k);
+    for (int n = 0; n < 3; n++) {
+      snprintf(host[n], sizeof host[n], "node%02d", n);
+      snprintf(uuid[n], sizeof uuid[n], "GPU-%08d", n);
+      snprintf(run[n], sizeof run[n], "%s-%s", night.rows[0].run_id, host[n]);
+      gb_row *rows = malloc(night.nrows * sizeof *rows);
+      for (size_t i = 0; i < night.nrows; i++) {
+        rows[i] = night.rows[i];
+        rows[i].host = host[n], rows[i].gpu_uuid = uuid[n], rows[i].run_id = run[n];
+        if (rows[i].status == GB_STATUS_OK) rows[i].value *= 1 + 0.003 * n; /* each node its own offset */
+        ck_assert_int_eq(gb_results_add_row(k < 6 ? &fbase : &fcur, &rows[i], true), GB_OK);
+      }
+      ck_assert_msg(gb_store_add(s, rows, night.nrows, campaign, true, NULL) == GB_OK, "%s", gb_errmsg());
+      free(rows);
+    }
+    gb_results_free(&night);
+  }
+  ck_assert_msg(gb_store_read(s, "last=5,before=night-6", &sbase) == GB_OK, "%s", gb_errmsg());
+  ck_assert_int_eq(gb_store_read(s, "campaign=night-6", &scur), GB_OK);
+  rows_equal(&fbase, &sbase);
+  rows_equal(&fcur, &scur);
+  char *ft = gate_text(&fbase, &fcur), *st = gate_text(&sbase, &scur);
+  ck_assert_str_eq(st, ft);
+  ck_assert_ptr_nonnull(strstr(ft, "judged node by node (3 nodes)"));
+  gate_figures_equal(&fbase, &fcur, &sbase, &scur);
+  free(ft), free(st);
+  gb_results_free(&fbase), gb_results_free(&fcur), gb_results_free(&sbase), gb_results_free(&scur);
   gb_store_close(s);
 }
 END_TEST
@@ -217,8 +293,10 @@ START_TEST(test_selections) {
 }
 END_TEST
 
-static gb_err get_text(void *ctx, const char *const *val, size_t n) {
-  snprintf(ctx, 64, "%s", n && val[0] ? val[0] : "NULL");
+static gb_err get_text(void *ctx, const gb_sql_val *val, size_t n) {
+  char num[32];
+  const char *t = n ? gb_sql_text(&val[0], num) : NULL;
+  snprintf(ctx, 64, "%s", t ? t : "NULL");
   return GB_OK;
 }
 
@@ -419,6 +497,7 @@ static Suite *suite(void) {
   tcase_add_loop_test(tc, test_import_idempotent, 0, n);
   tcase_add_loop_test(tc, test_export_csv_bytes, 0, n);
   tcase_add_loop_test(tc, test_verdicts_equal_csv, 0, n);
+  tcase_add_loop_test(tc, test_fleet_equal_csv, 0, n);
   tcase_add_loop_test(tc, test_selections, 0, n);
   tcase_add_loop_test(tc, test_migration, 0, n);
   tcase_add_loop_test(tc, test_incomplete_run, 0, n);
