@@ -56,6 +56,10 @@ typedef struct gb_plot_series {
   const double *ref;          /* bars only */
   const char *const *labels;  /* optional point labels */
   gb_plot_label_side label_side; /* where labels go (default: starting right of and above their point) */
+  /* lines only, optional: each point's spread (e.g. lowest and highest
+   * repetition), drawn as an error bar from lo[j] to hi[j]; a NaN end (or a
+   * non-positive one on a log axis) is taken as the point's y */
+  const double *lo, *hi;
 } gb_plot_series;
 
 /* A reference line across the plot with a label: axis 'x' draws a vertical

@@ -34,6 +34,92 @@ static bool y_from_zero(const gb_plot_spec *p, const gb_plot_series *s, size_t n
   return true;
 }
 
+/* One end of a point's error bar: the point's y where the end is missing
+ * or cannot be drawn (non-positive on a log axis). */
+static double bar_end(const gb_plot_spec *p, const double *v, size_t j, double y) {
+  return v && isfinite(v[j]) && (!p->logy || v[j] > 0) ? v[j] : y;
+}
+
+/* Data: block i = series i; columns x y label [lo hi] (lo hi: a series
+ * with error bars); a blank line breaks the line where a point is missing;
+ * then the markers block, invisible points that stretch the axes. */
+static gb_err put_data(gb_buf *d, const gb_plot_spec *p, const gb_plot_series *s, size_t ns, double ax, double ay) {
+  gb_err e = GB_OK;
+  for (size_t i = 0; i < ns && !e; i++) {
+    bool bars = s[i].lo || s[i].hi;
+    e = gbp_put_c(d, "%s# series %zu: ", i ? "\n\n" : "", i);
+    if (!e) e = gbp_put_dat_string(d, s[i].title);
+    if (!e) e = gb_buf_puts(d, bars ? "\n# x y label low high\n" : "\n# x y label\n");
+    bool any = false;
+    for (size_t j = 0; j < s[i].n && !e; j++) {
+      if (!gbp_point_ok(p, s[i].x[j], s[i].y[j])) {
+        if (any) e = gb_buf_puts(d, "\n");
+        continue;
+      }
+      any = true;
+      e = gbp_put_num(d, s[i].x[j]);
+      if (!e) e = gb_buf_puts(d, " ");
+      if (!e) e = gbp_put_num(d, s[i].y[j]);
+      if (!e) e = gb_buf_puts(d, " ");
+      if (!e) e = gbp_put_dat_string(d, s[i].labels && s[i].labels[j] ? s[i].labels[j] : "");
+      if (!e && bars) {
+        e = gb_buf_puts(d, " ");
+        if (!e) e = gbp_put_num(d, bar_end(p, s[i].lo, j, s[i].y[j]));
+        if (!e) e = gb_buf_puts(d, " ");
+        if (!e) e = gbp_put_num(d, bar_end(p, s[i].hi, j, s[i].y[j]));
+      }
+      if (!e) e = gb_buf_puts(d, "\n");
+    }
+    /* a block needs one point or gnuplot stops; a series with none gets a
+     * single undefined point ("NaN"), which gnuplot skips */
+    if (!e && !any) e = gb_buf_puts(d, "NaN NaN \"\"\n");
+  }
+  if (!e) e = gbp_put_c(d, "\n\n# markers (invisible, widen the axes)\n");
+  for (size_t m = 0; m < p->nmarkers && !e; m++) {
+    double mx = p->markers[m].axis == 'x' ? p->markers[m].at : ax;
+    double my = p->markers[m].axis == 'x' ? ay : p->markers[m].at;
+    if (!gbp_point_ok(p, mx, my)) continue;
+    e = gbp_put_num(d, mx);
+    if (!e) e = gb_buf_puts(d, " ");
+    if (!e) e = gbp_put_num(d, my);
+    if (!e) e = gb_buf_puts(d, "\n");
+  }
+  if (!e) e = gbp_put_num(d, ax);
+  if (!e) e = gb_buf_puts(d, " ");
+  if (!e) e = gbp_put_num(d, ay);
+  if (!e) e = gb_buf_puts(d, "\n");
+  return e;
+}
+
+/* The plot clause of series s (block i, colour colour), with its labels. */
+static gb_err put_clause(gb_buf *g, const gb_plot_spec *p, const gb_plot_series *s, size_t i, size_t colour) {
+  /* dashed: a dashed line through open circles; solid: filled circles.
+   * gnuplot has 8 line colours: colours 9 and up reuse them dashed, so
+   * series 1 and 9 still differ. A series with a spread: its error bars
+   * drawn with it (yerrorlines, yerrorbars) */
+  bool dashed = s->dashed || colour > GB_PLOT_COLOURS, bars = s->lo || s->hi;
+  size_t lc = (colour - 1) % GB_PLOT_COLOURS + 1;
+  const char *with = s->style == GB_PLOT_POINTS ? (dashed ? "points pt 6 ps 1.2" : "points pt 7 ps 1.2")
+                     : s->style == GB_PLOT_LINES ? (dashed ? "lines dt 2" : "lines")
+                     : dashed                    ? "linespoints dt 2 pt 6 ps 0.8"
+                                                 : "linespoints pt 7 ps 0.8";
+  if (bars)
+    with = s->style == GB_PLOT_POINTS ? (dashed ? "yerrorbars pt 6 ps 1.2" : "yerrorbars pt 7 ps 1.2")
+           : s->style == GB_PLOT_LINES ? (dashed ? "yerrorlines dt 2 ps 0" : "yerrorlines ps 0")
+           : dashed                    ? "yerrorlines dt 2 pt 6 ps 0.8"
+                                       : "yerrorlines pt 7 ps 0.8";
+  gb_err e = gbp_put_c(g, "  '%s.dat' index %zu using %s with %s lw %s lc %zu ", p->stem, i, bars ? "1:2:4:5" : "1:2",
+                       with, s->emphasis ? "3" : "1.5", lc);
+  /* no title: no legend entry (a second style of a series already listed) */
+  if (!e) e = s->title && s->title[0] ? gb_buf_puts(g, "title ") : gb_buf_puts(g, "notitle");
+  if (!e && s->title && s->title[0]) e = gbp_put_gp_string(g, s->title);
+  if (!e && gbp_series_has_label(p, s))
+    e = gbp_put_c(g, ", \\\n  '%s.dat' index %zu using 1:2:3 with labels %s font ',9' notitle", p->stem, i,
+                  gbp_label_placement(s->label_side));
+  if (!e) e = gb_buf_puts(g, ", \\\n");
+  return e;
+}
+
 static gb_err lines_files(const char *dir, const gb_plot_spec *p, const gb_plot_series *all, size_t nall) {
   gb_err e = gbp_check_spec(p);
   if (e) return e;
@@ -43,46 +129,7 @@ static gb_err lines_files(const char *dir, const gb_plot_spec *p, const gb_plot_
   size_t *colour, ns;
   if ((e = gbp_keep_series(p, all, nall, false, 0, &s, &colour, &ns))) return e;
   gb_buf d = {0}, g = {0};
-  /* data: block i = series i; columns x y [label]; a blank line breaks the
-   * line where a point is missing */
-  for (size_t i = 0; i < ns && !e; i++) {
-    e = gbp_put_c(&d, "%s# series %zu: ", i ? "\n\n" : "", i);
-    if (!e) e = gbp_put_dat_string(&d, s[i].title);
-    if (!e) e = gb_buf_puts(&d, "\n# x y label\n");
-    bool any = false;
-    for (size_t j = 0; j < s[i].n && !e; j++) {
-      if (!gbp_point_ok(p, s[i].x[j], s[i].y[j])) {
-        if (any) e = gb_buf_puts(&d, "\n");
-        continue;
-      }
-      any = true;
-      e = gbp_put_num(&d, s[i].x[j]);
-      if (!e) e = gb_buf_puts(&d, " ");
-      if (!e) e = gbp_put_num(&d, s[i].y[j]);
-      if (!e) e = gb_buf_puts(&d, " ");
-      if (!e) e = gbp_put_dat_string(&d, s[i].labels && s[i].labels[j] ? s[i].labels[j] : "");
-      if (!e) e = gb_buf_puts(&d, "\n");
-    }
-    /* a block needs one point or gnuplot stops; a series with none gets a
-     * single undefined point ("NaN"), which gnuplot skips */
-    if (!e && !any) e = gb_buf_puts(&d, "NaN NaN \"\"\n");
-  }
-  /* markers block: invisible points that stretch the axes over markers */
-  if (!e) e = gbp_put_c(&d, "\n\n# markers (invisible, widen the axes)\n");
-  for (size_t m = 0; m < p->nmarkers && !e; m++) {
-    double mx = p->markers[m].axis == 'x' ? p->markers[m].at : ax;
-    double my = p->markers[m].axis == 'x' ? ay : p->markers[m].at;
-    if (!gbp_point_ok(p, mx, my)) continue;
-    e = gbp_put_num(&d, mx);
-    if (!e) e = gb_buf_puts(&d, " ");
-    if (!e) e = gbp_put_num(&d, my);
-    if (!e) e = gb_buf_puts(&d, "\n");
-  }
-  if (!e) e = gbp_put_num(&d, ax);
-  if (!e) e = gb_buf_puts(&d, " ");
-  if (!e) e = gbp_put_num(&d, ay);
-  if (!e) e = gb_buf_puts(&d, "\n");
-
+  e = put_data(&d, p, s, ns, ax, ay);
   double xmin, xmax;
   x_extent(p, s, ns, ay, &xmin, &xmax);
   size_t nkey = 0;
@@ -102,26 +149,7 @@ static gb_err lines_files(const char *dir, const gb_plot_spec *p, const gb_plot_
     e = gb_buf_puts(&g, "set yrange [0:*]\n");
   }
   if (!e) e = gb_buf_puts(&g, "plot \\\n");
-  for (size_t i = 0; i < ns && !e; i++) {
-    /* dashed: a dashed line through open circles; solid: filled circles.
-     * gnuplot has 8 line colours: colours 9 and up reuse them dashed, so
-     * series 1 and 9 still differ */
-    bool dashed = s[i].dashed || colour[i] > GB_PLOT_COLOURS;
-    size_t lc = (colour[i] - 1) % GB_PLOT_COLOURS + 1;
-    const char *with = s[i].style == GB_PLOT_POINTS ? (dashed ? "points pt 6 ps 1.2" : "points pt 7 ps 1.2")
-                       : s[i].style == GB_PLOT_LINES ? (dashed ? "lines dt 2" : "lines")
-                       : dashed                      ? "linespoints dt 2 pt 6 ps 0.8"
-                                                     : "linespoints pt 7 ps 0.8";
-    e = gbp_put_c(&g, "  '%s.dat' index %zu using 1:2 with %s lw %s lc %zu ", p->stem, i, with,
-              s[i].emphasis ? "3" : "1.5", lc);
-    /* no title: no legend entry (a second style of a series already listed) */
-    if (!e) e = s[i].title && s[i].title[0] ? gb_buf_puts(&g, "title ") : gb_buf_puts(&g, "notitle");
-    if (!e && s[i].title && s[i].title[0]) e = gbp_put_gp_string(&g, s[i].title);
-    if (!e && gbp_series_has_label(p, &s[i]))
-      e = gbp_put_c(&g, ", \\\n  '%s.dat' index %zu using 1:2:3 with labels %s font ',9' notitle", p->stem, i,
-                gbp_label_placement(s[i].label_side));
-    if (!e) e = gb_buf_puts(&g, ", \\\n");
-  }
+  for (size_t i = 0; i < ns && !e; i++) e = put_clause(&g, p, &s[i], i, colour[i]);
   if (!e) e = gbp_put_c(&g, "  '%s.dat' index %zu using 1:2 with points ps 0 lc rgb 'white' notitle\n", p->stem, ns);
   if (!e) e = gbp_put_tail(&g, p);
   if (!e) e = gbp_write_file(dir, p->stem, "dat", &d);

@@ -208,6 +208,7 @@ typedef struct sbuf {
   char title[192];
   size_t n, cap;
   double *x, *y;
+  double *lo, *hi; /* each point's spread over repetitions (NaN: none) */
   const char **labels;
   gb_plot_style style;
   bool emphasis;
@@ -226,13 +227,23 @@ typedef struct sset {
 sbuf *gb_rep_sset_get(sset *ss, const char *title);
 /* Appends a point (label borrowed, may be NULL); b NULL: out of memory. */
 gb_err gb_rep_sbuf_add(sbuf *b, double x, double y, const char *label);
+/* The same with the point's spread over repetitions, lo to hi (NaN: none),
+ * drawn as an error bar. */
+gb_err gb_rep_sbuf_add_err(sbuf *b, double x, double y, double lo, double hi, const char *label);
 /* Adds (x, y) unless the series has a point at the same x (to 1e-9), which
- * then keeps the larger y. */
+ * then keeps the larger y (and its spread, for _err). */
 gb_err gb_rep_sbuf_add_max(sbuf *b, double x, double y);
+gb_err gb_rep_sbuf_add_max_err(sbuf *b, double x, double y, double lo, double hi);
+/* True when a point of the series has a spread (lo below or hi above y). */
+bool gb_rep_sbuf_has_err(const sbuf *b);
+bool gb_rep_sset_has_err(const sset *ss);
+/* What a caption says of the error bars gb_rep_point's spread gives. */
+#define GB_REP_ERRBAR_NOTE "; error bars: lowest to highest repetition (one repetition: its min and max)"
 /* Sorts a series by x. */
 void gb_rep_sbuf_sort(sbuf *b);
 void gb_rep_sset_free(sset *ss);
-/* Plot series over ss (each sorted by x; malloc'd); with_labels keeps the point labels. */
+/* Plot series over ss (each sorted by x; malloc'd); with_labels keeps the point labels; a series
+ * with a spread (gb_rep_sbuf_has_err) gets error bars. */
 gb_plot_series *gb_rep_sset_series(sset *ss, bool with_labels);
 /* A line plot of ss into the document, or a note that there is no data. */
 gb_err gb_rep_lines_from(gb_rep *r, const gb_plot_spec *p, sset *ss, bool with_labels, const char *caption);
@@ -252,6 +263,17 @@ gb_err gb_rep_collect_cases(const gb_rep *r, const char *bench, const char *cons
 /* File-name-safe copy of a label: letters and digits kept, each run of
  * others one '-', none at the end ("H200-SXM-141GB (r1)" -> "H200-SXM-141GB-r1"). */
 void gb_rep_stem_part(char *buf, size_t n, const char *s);
+
+/* The precision class of a GEMM or fma case, which splits plots that would
+ * draw more than ~8 series: 0 floating wide (fp64, fp32, tf32 and anything
+ * not named below), 1 16-bit (fp16*, bf16*), 2 8-bit and below (fp8*, fp6*,
+ * fp4*, int8*, int4*). gb_rep_precision_class_name: "floating wide (fp64,
+ * fp32, tf32)" and so on, for titles and captions; gb_rep_precision_class_stem:
+ * "wide", "16bit", "8bit", for file names. */
+#define GB_REP_PRECISION_CLASSES 3
+int gb_rep_precision_class(const char *c);
+const char *gb_rep_precision_class_name(int cls);
+const char *gb_rep_precision_class_stem(int cls);
 
 /* m*n*k of a GEMM row. */
 static inline double gb_rep_shape_volume(const gb_row *w) { return (double)w->m * (double)w->n * (double)w->k; }

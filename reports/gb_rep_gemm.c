@@ -98,6 +98,67 @@ static gb_err gemm_speedup(gb_rep *r) {
   return e;
 }
 
+/* Throughput against size of source s, the precisions of class cls: per
+ * precision a line through the shapes with every edge >= GEMM_SKINNY_EDGE,
+ * and the skinny ones (decode-like m = 1..64, memory-bound) as points of the
+ * same colour without a line (joining them to the square ones would draw a
+ * saw); error bars from the repetitions. No plot when the class has no rows. */
+static gb_err gemm_size_plot(gb_rep *r, size_t s, const gb_rep_names *prec, int cls) {
+  sset ss = {0};
+  gb_err e = GB_OK;
+  int colour = 0; /* by position within the class: each plot starts at colour 1 */
+  for (size_t j = 0; j < prec->n && !e; j++) {
+    if (gb_rep_precision_class(prec->v[j]) != cls) continue;
+    bool any = false;
+    for (GB_REP_SRC_PTS(r, s, k, i)) {
+      if (e) break;
+      const gb_rep_point *q = &r->pts[i];
+      if (q->src != s || !gb_rep_is(q, "gemm", NULL) || strcmp(q->row->case_name, prec->v[j]) ||
+          !strcmp(q->row->metric, "speedup") || q->row->m == GB_NA)
+        continue;
+      if (!any) colour++;
+      any = true;
+      bool skinny = q->row->m < GEMM_SKINNY_EDGE || q->row->n < GEMM_SKINNY_EDGE || q->row->k < GEMM_SKINNY_EDGE;
+      char key[112];
+      snprintf(key, sizeof key, "%s%s", skinny ? "\x01" : "", prec->v[j]); /* a private name for the points */
+      sbuf *b = gb_rep_sset_get(&ss, key);
+      if (b) {
+        b->colour = colour;
+        b->style = skinny ? GB_PLOT_POINTS : GB_PLOT_LINESPOINTS;
+      }
+      /* size as the edge of a cube of the same volume: (m*n*k)^(1/3); shapes
+       * of one volume (4096x14336x4096, 4096x4096x14336) share an x: the
+       * best of them is drawn, not a vertical jump between them */
+      e = gb_rep_sbuf_add_max_err(b, cbrt(gb_rep_shape_volume(q->row)), q->value, q->lo, q->hi);
+    }
+  }
+  /* the points' series have no legend entry when their line's has it;
+   * a precision measured only at skinny shapes keeps its name */
+  for (size_t i = 0; i < ss.n; i++) {
+    if (ss.v[i].title[0] != '\x01') continue;
+    bool has_line = false;
+    for (size_t k = 0; k < ss.n && !has_line; k++) has_line = !strcmp(ss.v[k].title, ss.v[i].title + 1);
+    if (has_line) ss.v[i].title[0] = '\0';
+    else memmove(ss.v[i].title, ss.v[i].title + 1, strlen(ss.v[i].title));
+  }
+  if (!e && ss.n > 0) { /* a run without GEMM rows of the class (a membw run): no plot, no note */
+    char stem[256], part[100], title[320], caption[640];
+    const char *cn = gb_rep_precision_class_name(cls);
+    gb_rep_stem_part(part, sizeof part, r->src[s].label);
+    snprintf(stem, sizeof stem, "gemm_size_%s_%s", part, gb_rep_precision_class_stem(cls));
+    snprintf(title, sizeof title, "GEMM throughput against size, %s, %s", cn, r->src[s].label);
+    snprintf(caption, sizeof caption,
+             "GEMM throughput against matrix size per precision, %s precisions, %s; of shapes with the same m*n*k, "
+             "the best; lone points: skinny shapes (an edge under 256, decode-like)%s",
+             cn, r->src[s].label, gb_rep_sset_has_err(&ss) ? GB_REP_ERRBAR_NOTE : "");
+    gb_plot_spec ps = {.stem = stem, .title = title, .xlabel = "matrix size (m*n*k)^(1/3), elements (log scale)",
+                       .ylabel = "throughput (TFLOP/s; TOP/s for int8)", .logx = true};
+    e = gb_rep_lines_from(r, &ps, &ss, false, caption);
+  }
+  gb_rep_sset_free(&ss);
+  return e;
+}
+
 gb_err gb_rep_section_gemm(gb_rep *r) {
   gb_err e = gb_doc_heading(&r->doc, 2, "GEMM (cuBLASLt)");
   gb_rep_names prec = {0};
@@ -115,60 +176,10 @@ gb_err gb_rep_section_gemm(gb_rep *r) {
     e = gb_rep_bars_by_source(r, &p, &prec, "gemm", k_gemm_metrics, 2, false, "gemm",
                        "GEMM throughput per precision and GPU type, best over shapes; black ticks: datasheet peak");
   if (!e) e = gemm_speedup(r);
-  /* throughput against size, one plot per source: per precision a line
-   * through the shapes with every edge >= GEMM_SKINNY_EDGE, and the skinny
-   * ones (decode-like m = 1..64, memory-bound) as points of the same colour
-   * without a line (joining them to the square ones would draw a saw) */
+  /* throughput against size, one plot per source and precision class */
   if (!e) e = gb_rep_note_undrawn(r);
-  for (size_t s = 0; s < r->nsrc && !e; s++) {
-    if (!r->src[s].drawn) continue;
-    sset ss = {0};
-    for (size_t j = 0; j < prec.n && !e; j++)
-      for (GB_REP_SRC_PTS(r, s, k, i)) {
-        if (e) break;
-        const gb_rep_point *q = &r->pts[i];
-        if (q->src != s || !gb_rep_is(q, "gemm", NULL) || strcmp(q->row->case_name, prec.v[j]) ||
-            !strcmp(q->row->metric, "speedup") || q->row->m == GB_NA)
-          continue;
-        bool skinny = q->row->m < GEMM_SKINNY_EDGE || q->row->n < GEMM_SKINNY_EDGE || q->row->k < GEMM_SKINNY_EDGE;
-        char key[112];
-        snprintf(key, sizeof key, "%s%s", skinny ? "\x01" : "", prec.v[j]); /* a private name for the points */
-        sbuf *b = gb_rep_sset_get(&ss, key);
-        if (b) {
-          b->colour = (int)j + 1;
-          b->style = skinny ? GB_PLOT_POINTS : GB_PLOT_LINESPOINTS;
-        }
-        /* size as the edge of a cube of the same volume: (m*n*k)^(1/3); shapes
-         * of one volume (4096x14336x4096, 4096x4096x14336) share an x: the
-         * best of them is drawn, not a vertical jump between them */
-        e = gb_rep_sbuf_add_max(b, cbrt(gb_rep_shape_volume(q->row)), q->value);
-      }
-    /* the points' series have no legend entry when their line's has it;
-     * a precision measured only at skinny shapes keeps its name */
-    for (size_t i = 0; i < ss.n; i++) {
-      if (ss.v[i].title[0] != '\x01') continue;
-      bool has_line = false;
-      for (size_t k = 0; k < ss.n && !has_line; k++) has_line = !strcmp(ss.v[k].title, ss.v[i].title + 1);
-      if (has_line) ss.v[i].title[0] = '\0';
-      else memmove(ss.v[i].title, ss.v[i].title + 1, strlen(ss.v[i].title));
-    }
-    if (!e && ss.n == 0) { /* a run without GEMM rows (a membw run): no plot, no note */
-      gb_rep_sset_free(&ss);
-      continue;
-    }
-    char stem[256], part[100], title[320], caption[640];
-    gb_rep_stem_part(part, sizeof part, r->src[s].label);
-    snprintf(stem, sizeof stem, "gemm_size_%s", part);
-    snprintf(title, sizeof title, "GEMM throughput against size, %s", r->src[s].label);
-    snprintf(caption, sizeof caption,
-             "GEMM throughput against matrix size per precision, %s; of shapes with the same m*n*k, the best; "
-             "lone points: skinny shapes (an edge under 256, decode-like)",
-             r->src[s].label);
-    gb_plot_spec ps = {.stem = stem, .title = title, .xlabel = "matrix size (m*n*k)^(1/3), elements (log scale)",
-                       .ylabel = "throughput (TFLOP/s; TOP/s for int8)", .logx = true};
-    if (!e) e = gb_rep_lines_from(r, &ps, &ss, false, caption);
-    gb_rep_sset_free(&ss);
-  }
+  for (size_t s = 0; s < r->nsrc && !e; s++)
+    for (int cls = 0; cls < GB_REP_PRECISION_CLASSES && r->src[s].drawn && !e; cls++) e = gemm_size_plot(r, s, &prec, cls);
   gb_rep_names_free(&prec);
   return e;
 }

@@ -47,7 +47,7 @@ static double l2_known_bytes(const char *gpu_type) {
 /* Sort key of a membw case: its kernel's position in the benchmark's order
  * (gb_stream_kernels, core/gb_stream.c) x 2, + 1 for _cold; unknown kernels
  * after the known. Each kernel has its own colour, the same for its hot and
- * its _cold case (gnuplot line types 1-7). */
+ * its _cold case (gnuplot line types 1-7), which are drawn in two plots. */
 static size_t membw_case_key(const char *c) {
   size_t l = strlen(c);
   bool cold = l > 5 && strcmp(c + l - 5, "_cold") == 0;
@@ -59,9 +59,11 @@ static size_t membw_case_key(const char *c) {
   return 2 * gb_stream_nkernels + cold;
 }
 
-/* One membw plot: source s, the points of dtype (NULL: all), series per
- * case coloured by kernel, cold cases dashed. */
-static gb_err membw_plot(gb_rep *r, size_t s, const char *dtype) {
+/* One membw plot: source s, the points of dtype (NULL: all), the hot cases
+ * or (cold) the _cold ones: series per case coloured by kernel, the same
+ * colour in both plots; error bars from the repetitions. No plot (and no
+ * note) when there are no such cases. */
+static gb_err membw_plot(gb_rep *r, size_t s, const char *dtype, bool cold) {
   sset ss = {0};
   gb_err e = GB_OK;
   for (GB_REP_SRC_PTS(r, s, k, i)) {
@@ -69,9 +71,12 @@ static gb_err membw_plot(gb_rep *r, size_t s, const char *dtype) {
     const gb_rep_point *q = &r->pts[i];
     if (q->src != s || !gb_rep_is(q, "membw", "gbps") || q->row->bytes == GB_NA) continue;
     if (dtype && strcmp(q->row->dtype, dtype)) continue;
-    e = gb_rep_sbuf_add(gb_rep_sset_get(&ss, q->row->case_name), (double)q->row->bytes, q->value, NULL);
+    if ((membw_case_key(q->row->case_name) % 2 == 1) != cold) continue;
+    e = gb_rep_sbuf_add_err(gb_rep_sset_get(&ss, q->row->case_name), (double)q->row->bytes, q->value, q->lo, q->hi,
+                            NULL);
   }
-  /* legend order: copy, copy_cold, mul, mul_cold, ... */
+  if (!e && ss.n == 0) return GB_OK;
+  /* legend order: copy, mul, ... */
   for (size_t a = 1; a < ss.n; a++)
     for (size_t b = a; b > 0 && membw_case_key(ss.v[b - 1].title) > membw_case_key(ss.v[b].title); b--) {
       sbuf t = ss.v[b];
@@ -101,17 +106,17 @@ static gb_err membw_plot(gb_rep *r, size_t s, const char *dtype) {
   char stem[256], part[100], dpart[40] = "", title[320], caption[800];
   gb_rep_stem_part(part, sizeof part, r->src[s].label);
   if (dtype) gb_rep_stem_part(dpart, sizeof dpart, dtype);
-  snprintf(stem, sizeof stem, "membw_%s%s%s", part, dtype ? "_" : "", dpart);
-  snprintf(title, sizeof title, "Memory bandwidth against array size%s%s, %s", dtype ? ", " : "", dtype ? dtype : "",
-           r->src[s].label);
-  bool any_cold = false;
-  for (size_t i = 0; i < ss.n; i++) any_cold |= membw_case_key(ss.v[i].title) % 2 == 1;
-  snprintf(caption, sizeof caption, "Memory bandwidth per kernel against array size%s%s, %s%s%s", dtype ? ", " : "",
-           dtype ? dtype : "", r->src[s].label, any_cold ? "; dashed: _cold cases" : "",
+  const char *kind = cold ? "cold (_cold cases: arrays evicted from L2)" : "hot";
+  snprintf(stem, sizeof stem, "membw_%s%s%s_%s", part, dtype ? "_" : "", dpart, cold ? "cold" : "hot");
+  snprintf(title, sizeof title, "Memory bandwidth against array size, %s%s%s, %s", cold ? "cold" : "hot",
+           dtype ? ", " : "", dtype ? dtype : "", r->src[s].label);
+  snprintf(caption, sizeof caption, "Memory bandwidth per kernel against array size, %s%s%s, %s%s%s", kind,
+           dtype ? ", " : "", dtype ? dtype : "", r->src[s].label,
            l2_from_table ? " (red dashed line: L2 size of this GPU type as published; no membw row records "
                            "l2_bytes)"
            : l2 > 0      ? " (red dashed line: L2 size)"
-                         : " (L2 size unknown: no membw row records l2_bytes)");
+                         : " (L2 size unknown: no membw row records l2_bytes)",
+           gb_rep_sset_has_err(&ss) ? GB_REP_ERRBAR_NOTE : "");
   gb_plot_spec p = {.stem = stem, .title = title, .xlabel = "array size (bytes per array, log scale)",
                     .ylabel = "bandwidth (GB/s)", .logx = true, .x_bytes = true, .markers = mk, .nmarkers = nmk};
   gb_plot_series *ps = e ? NULL : gb_rep_sset_series(&ss, false);
@@ -119,7 +124,6 @@ static gb_err membw_plot(gb_rep *r, size_t s, const char *dtype) {
   for (size_t i = 0; i < ss.n && !e; i++) {
     size_t key = membw_case_key(ps[i].title);
     ps[i].colour = (int)(key / 2) + 1;
-    ps[i].dashed = key % 2 == 1;
   }
   if (!e) e = gb_rep_lines(r, &p, ps, ss.n, caption);
   free(ps);
@@ -144,8 +148,9 @@ gb_err gb_rep_section_membw(gb_rep *r) {
       if (!e && r->pts[i].src == s && gb_rep_is(&r->pts[i], "membw", "gbps") && r->pts[i].row->bytes != GB_NA)
         e = gb_rep_names_add(&dtypes, r->pts[i].row->dtype);
     if (!e && dtypes.n > 1) qsort(dtypes.v, dtypes.n, sizeof *dtypes.v, gb_rep_cmp_precision);
-    if (!e && dtypes.n == 1) e = membw_plot(r, s, NULL);
-    for (size_t d = 0; d < dtypes.n && dtypes.n > 1 && !e; d++) e = membw_plot(r, s, dtypes.v[d]);
+    for (int cold = 0; cold < 2 && dtypes.n == 1 && !e; cold++) e = membw_plot(r, s, NULL, cold);
+    for (size_t d = 0; d < dtypes.n && dtypes.n > 1 && !e; d++)
+      for (int cold = 0; cold < 2 && !e; cold++) e = membw_plot(r, s, dtypes.v[d], cold);
     any |= dtypes.n > 0;
     gb_rep_names_free(&dtypes);
   }

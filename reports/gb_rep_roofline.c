@@ -247,7 +247,7 @@ static const gb_rep_point *best_bandwidth(const gb_rep *r, size_t t) {
 /* The caption: the memory ceiling's row and run, each compute ceiling's
  * run (before merging hides names), what the points are. */
 static gb_err roof_caption(const gb_rep *r, gb_buf *cap, const char *name, bool multi, const gb_rep_point *bwp,
-                           const ceiling *ceil, size_t nce) {
+                           const ceiling *ceil, size_t nce, bool with_stream) {
   char prov[768], sz[64] = "";
   gb_rep_provenance(r, bwp->src, prov, sizeof prov);
   if (bwp->row->bytes != GB_NA) gb_fmt_size(sz, sizeof sz, bwp->row->bytes);
@@ -258,17 +258,19 @@ static gb_err roof_caption(const gb_rep *r, gb_buf *cap, const char *name, bool 
   if (!e) e = caption_ceilings(r, cap, ceil, nce, 0, "CUDA-core (fma): ");
   if (!e) e = caption_ceilings(r, cap, ceil, nce, 1, "GEMM (best shape per input type): ");
   if (!e)
-    e = gb_buf_printf(cap, "Points are measured kernels%s: STREAM at their HBM figures (picked as for the memory "
-                      "ceiling), GEMM at the best shape (intensity counts each matrix moved once).",
-                      multi ? ", each at its best run" : "");
+    e = gb_buf_printf(cap, "Points are measured kernels%s: %sGEMM at the best shape (intensity counts each matrix "
+                      "moved once).%s",
+                      multi ? ", each at its best run" : "",
+                      with_stream ? "STREAM at their HBM figures (picked as for the memory ceiling), " : "",
+                      with_stream ? "" : " The STREAM kernels are in the first roofline of this GPU type.");
   return e;
 }
 
 /* The measured points of type t into kern (STREAM, labelled "triad fp64"
  * from labels, which holds r->npts entries) and gk (GEMM); widens
  * [*xmin, *xmax] to hold them. */
-static gb_err roof_points(const gb_rep *r, size_t t, sbuf *kern, sbuf *gk, char (*labels)[96], double *xmin,
-                          double *xmax) {
+static gb_err roof_points(const gb_rep *r, size_t t, int cls, bool with_stream, sbuf *kern, sbuf *gk,
+                          char (*labels)[96], double *xmin, double *xmax) {
   bool *is_best = NULL;
   gb_err e = best_per_kernel(r, t, &is_best);
   for (size_t i = 0; i < r->npts && !e; i++) {
@@ -278,6 +280,8 @@ static gb_err roof_points(const gb_rep *r, size_t t, sbuf *kern, sbuf *gk, char 
     bool stream = gb_rep_membw_hbm(r, q);
     bool gemm = gb_rep_is(q, "gemm", "tflops") || gb_rep_is(q, "gemm", "tops");
     if (!stream && !gemm) continue;
+    /* STREAM points in one plot of the type's, GEMM in their class's */
+    if (stream ? !with_stream : gb_rep_precision_class(q->row->case_name) != cls) continue;
     /* one point per kernel and dtype (STREAM) or precision (GEMM): the
      * best over the type's runs (and, for GEMM, shapes); ties: the first */
     if (!is_best[i]) continue;
@@ -330,30 +334,20 @@ static gb_err roof_lines(sset *ss, double bw, const ceiling *ceil, size_t nce, d
   return e;
 }
 
-/* The roofline of GPU type t, combining all its runs: the memory ceiling is
- * the best membw HBM figure (best_bandwidth), the compute ceilings come
- * from fma and gemm (compute_ceilings); the points are the measured
- * kernels, each at its best run. */
-static gb_err roofline_type(gb_rep *r, size_t t) {
+/* The class of a ceiling: its fma case's or GEMM precision's. */
+static int ceiling_class(const ceiling *c) { return gb_rep_precision_class(c->names); }
+
+/* The roofline of GPU type t for the ceilings of one precision class (ceil,
+ * nce: that class's, not yet merged), so that no plot draws more than ~8
+ * series; the memory roof bwp in each, the STREAM points in one
+ * (with_stream). name: the type's title. */
+static gb_err roofline_class(gb_rep *r, size_t t, const char *name, const gb_rep_point *bwp, ceiling *ceil,
+                             size_t nce, int cls, bool with_stream) {
   const gb_rep_type *ty = &r->types[t];
-  char name[320], why[160];
-  if (ty->nruns > 1) snprintf(name, sizeof name, "Measured roofline, %s (%zu runs combined)", ty->gpu_type, ty->nruns);
-  else snprintf(name, sizeof name, "Measured roofline, %s", ty->gpu_type);
-  char runs[64] = "";
-  if (ty->nruns > 1) snprintf(runs, sizeof runs, " in any of its %zu runs", ty->nruns);
-  const gb_rep_point *bwp = best_bandwidth(r, t);
-  if (!bwp) {
-    snprintf(why, sizeof why, "no membw rows%s for the memory ceiling", runs);
-    return gb_rep_skip(r, name, why);
-  }
-  ceiling ceil[64];
-  size_t nce = compute_ceilings(r, t, ceil, 64);
-  if (nce == 0) {
-    snprintf(why, sizeof why, "no fma or gemm rows%s for the compute ceilings", runs);
-    return gb_rep_skip(r, name, why);
-  }
+  char title[400];
+  snprintf(title, sizeof title, "%s, %s", name, gb_rep_precision_class_name(cls));
   gb_buf cap = {0};
-  gb_err e = roof_caption(r, &cap, name, ty->nruns > 1, bwp, ceil, nce);
+  gb_err e = roof_caption(r, &cap, title, ty->nruns > 1, bwp, ceil, nce, with_stream);
   if (e) {
     gb_buf_free(&cap);
     return e;
@@ -376,7 +370,7 @@ static gb_err roofline_type(gb_rep *r, size_t t) {
   double xmin = 1.0 / 32, xmax = 4096;
   char(*labels)[96] = calloc(r->npts + 1, sizeof *labels);
   if (!labels) e = gb_fail(GB_E_NOMEM, "out of memory");
-  if (!e) e = roof_points(r, t, kern, gk, labels, &xmin, &xmax);
+  if (!e) e = roof_points(r, t, cls, with_stream, kern, gk, labels, &xmin, &xmax);
   char(*merged)[192] = e ? NULL : calloc(ss.v[0].n + 1, sizeof *merged);
   if (!e && !merged) e = gb_fail(GB_E_NOMEM, "out of memory");
   if (!e) {
@@ -392,8 +386,8 @@ static gb_err roofline_type(gb_rep *r, size_t t) {
   }
   char stem[256], part[100];
   gb_rep_stem_part(part, sizeof part, ty->gpu_type);
-  snprintf(stem, sizeof stem, "roofline_%s", part);
-  gb_plot_spec p = {.stem = stem, .title = name, .xlabel = "arithmetic intensity (FLOP/byte, log scale)",
+  snprintf(stem, sizeof stem, "roofline_%s_%s", part, gb_rep_precision_class_stem(cls));
+  gb_plot_spec p = {.stem = stem, .title = title, .xlabel = "arithmetic intensity (FLOP/byte, log scale)",
                     .ylabel = "throughput (TFLOP/s, log scale)", .logx = true, .logy = true, .width_px = 1250,
                     .height_px = 700};
   if (!e) e = gb_rep_lines_from(r, &p, &ss, true, cap.data);
@@ -404,12 +398,49 @@ static gb_err roofline_type(gb_rep *r, size_t t) {
   return e;
 }
 
+/* The rooflines of GPU type t, combining all its runs, one per precision
+ * class that has a ceiling: the memory ceiling is the best membw HBM figure
+ * (best_bandwidth), the compute ceilings come from fma and gemm
+ * (compute_ceilings); the points are the measured kernels, each at its best
+ * run, the STREAM ones in the first plot. */
+static gb_err roofline_type(gb_rep *r, size_t t) {
+  const gb_rep_type *ty = &r->types[t];
+  char name[320], why[160];
+  if (ty->nruns > 1) snprintf(name, sizeof name, "Measured roofline, %s (%zu runs combined)", ty->gpu_type, ty->nruns);
+  else snprintf(name, sizeof name, "Measured roofline, %s", ty->gpu_type);
+  char runs[64] = "";
+  if (ty->nruns > 1) snprintf(runs, sizeof runs, " in any of its %zu runs", ty->nruns);
+  const gb_rep_point *bwp = best_bandwidth(r, t);
+  if (!bwp) {
+    snprintf(why, sizeof why, "no membw rows%s for the memory ceiling", runs);
+    return gb_rep_skip(r, name, why);
+  }
+  ceiling ceil[64], part[64];
+  size_t nce = compute_ceilings(r, t, ceil, 64);
+  if (nce == 0) {
+    snprintf(why, sizeof why, "no fma or gemm rows%s for the compute ceilings", runs);
+    return gb_rep_skip(r, name, why);
+  }
+  gb_err e = GB_OK;
+  bool stream_done = false;
+  for (int cls = 0; cls < GB_REP_PRECISION_CLASSES && !e; cls++) {
+    size_t np = 0;
+    for (size_t c = 0; c < nce; c++)
+      if (ceiling_class(&ceil[c]) == cls) part[np++] = ceil[c];
+    if (np == 0) continue;
+    e = roofline_class(r, t, name, bwp, part, np, cls, !stream_done);
+    stream_done = true;
+  }
+  return e;
+}
+
 gb_err gb_rep_section_roofline(gb_rep *r) {
   gb_err e = gb_doc_heading(&r->doc, 2, "Measured roofline");
   if (!e)
-    e = gb_doc_para(&r->doc, "One roofline per GPU type, combining every run of that type: one run may have measured "
-                             "GEMM and fma, another membw. The caption names the run and file each ceiling came "
-                             "from.");
+    e = gb_doc_para(&r->doc, "One roofline per GPU type and precision class (floating wide, 16-bit, 8-bit and below), "
+                             "combining every run of that type: one run may have measured GEMM and fma, another "
+                             "membw. The caption names the run and file each ceiling came from; the STREAM "
+                             "kernels are in the first plot.");
   if (!e && r->ntypes == 0) e = gb_rep_skip(r, "Measured roofline", "no results");
   for (size_t t = 0; t < r->ntypes && !e; t++) e = roofline_type(r, t);
   return e;

@@ -20,7 +20,7 @@ sbuf *gb_rep_sset_get(sset *ss, const char *title) {
   return b;
 }
 
-gb_err gb_rep_sbuf_add(sbuf *b, double x, double y, const char *label) {
+gb_err gb_rep_sbuf_add_err(sbuf *b, double x, double y, double lo, double hi, const char *label) {
   if (!b) return gb_fail(GB_E_NOMEM, "out of memory");
   if (b->n == b->cap) {
     size_t cap = b->cap ? b->cap * 2 : 16;
@@ -28,28 +28,50 @@ gb_err gb_rep_sbuf_add(sbuf *b, double x, double y, const char *label) {
     if (x2) b->x = x2;
     double *y2 = realloc(b->y, cap * sizeof *y2);
     if (y2) b->y = y2;
+    double *lo2 = realloc(b->lo, cap * sizeof *lo2);
+    if (lo2) b->lo = lo2;
+    double *hi2 = realloc(b->hi, cap * sizeof *hi2);
+    if (hi2) b->hi = hi2;
     const char **l2 = realloc(b->labels, cap * sizeof *l2);
     if (l2) b->labels = l2;
-    if (!x2 || !y2 || !l2) return gb_fail(GB_E_NOMEM, "out of memory");
+    if (!x2 || !y2 || !lo2 || !hi2 || !l2) return gb_fail(GB_E_NOMEM, "out of memory");
     b->cap = cap;
   }
   b->x[b->n] = x;
   b->y[b->n] = y;
+  b->lo[b->n] = lo;
+  b->hi[b->n] = hi;
   b->labels[b->n] = label;
   b->n++;
   return GB_OK;
 }
 
-/* Adds (x, y) unless the series has a point at the same x (to 1e-9), which
- * then keeps the larger y. */
-gb_err gb_rep_sbuf_add_max(sbuf *b, double x, double y) {
+gb_err gb_rep_sbuf_add(sbuf *b, double x, double y, const char *label) {
+  return gb_rep_sbuf_add_err(b, x, y, NAN, NAN, label);
+}
+
+gb_err gb_rep_sbuf_add_max_err(sbuf *b, double x, double y, double lo, double hi) {
   if (!b) return gb_fail(GB_E_NOMEM, "out of memory");
   for (size_t i = 0; i < b->n; i++)
     if (fabs(b->x[i] - x) <= 1e-9 * fabs(x)) {
-      if (y > b->y[i]) b->y[i] = y;
+      if (y > b->y[i]) b->y[i] = y, b->lo[i] = lo, b->hi[i] = hi;
       return GB_OK;
     }
-  return gb_rep_sbuf_add(b, x, y, NULL);
+  return gb_rep_sbuf_add_err(b, x, y, lo, hi, NULL);
+}
+
+gb_err gb_rep_sbuf_add_max(sbuf *b, double x, double y) { return gb_rep_sbuf_add_max_err(b, x, y, NAN, NAN); }
+
+bool gb_rep_sbuf_has_err(const sbuf *b) {
+  for (size_t i = 0; i < b->n; i++)
+    if ((isfinite(b->lo[i]) && b->lo[i] < b->y[i]) || (isfinite(b->hi[i]) && b->hi[i] > b->y[i])) return true;
+  return false;
+}
+
+bool gb_rep_sset_has_err(const sset *ss) {
+  for (size_t i = 0; i < ss->n; i++)
+    if (gb_rep_sbuf_has_err(&ss->v[i])) return true;
+  return false;
 }
 
 /* Sorts a series by x (insertion sort: series are short). */
@@ -62,6 +84,12 @@ void gb_rep_sbuf_sort(sbuf *b) {
       t = b->y[j];
       b->y[j] = b->y[j - 1];
       b->y[j - 1] = t;
+      t = b->lo[j];
+      b->lo[j] = b->lo[j - 1];
+      b->lo[j - 1] = t;
+      t = b->hi[j];
+      b->hi[j] = b->hi[j - 1];
+      b->hi[j - 1] = t;
       const char *l = b->labels[j];
       b->labels[j] = b->labels[j - 1];
       b->labels[j - 1] = l;
@@ -72,6 +100,8 @@ void gb_rep_sset_free(sset *ss) {
   for (size_t i = 0; i < ss->n; i++) {
     free(ss->v[i].x);
     free(ss->v[i].y);
+    free(ss->v[i].lo);
+    free(ss->v[i].hi);
     free(ss->v[i].labels);
   }
   free(ss->v);
@@ -87,6 +117,7 @@ gb_plot_series *gb_rep_sset_series(sset *ss, bool with_labels) {
     s[i] = (gb_plot_series){.title = ss->v[i].title, .n = ss->v[i].n, .x = ss->v[i].x, .y = ss->v[i].y,
                             .style = ss->v[i].style, .emphasis = ss->v[i].emphasis, .dashed = ss->v[i].dashed, .colour = ss->v[i].colour,
                             .labels = with_labels ? ss->v[i].labels : NULL, .label_side = ss->v[i].side};
+    if (gb_rep_sbuf_has_err(&ss->v[i])) s[i].lo = ss->v[i].lo, s[i].hi = ss->v[i].hi;
   }
   return s;
 }
@@ -190,3 +221,25 @@ void gb_rep_stem_part(char *buf, size_t n, const char *s) {
   while (k > 0 && buf[k - 1] == '-') k--;
   buf[k] = '\0';
 }
+
+/* c starts with the type name t, not followed by a digit ("fp6" is not "fp64"). */
+static bool type_prefix(const char *c, const char *t) {
+  size_t l = strlen(t);
+  return !strncmp(c, t, l) && !(c[l] >= '0' && c[l] <= '9');
+}
+
+int gb_rep_precision_class(const char *c) {
+  static const char *const narrow[] = {"fp8", "fp6", "fp4", "int8", "int4"};
+  static const char *const half[] = {"fp16", "bf16"};
+  for (size_t i = 0; i < sizeof narrow / sizeof narrow[0]; i++)
+    if (type_prefix(c, narrow[i])) return 2;
+  for (size_t i = 0; i < sizeof half / sizeof half[0]; i++)
+    if (type_prefix(c, half[i])) return 1;
+  return 0;
+}
+
+const char *gb_rep_precision_class_name(int cls) {
+  return cls == 1 ? "16-bit (fp16, bf16)" : cls == 2 ? "8-bit and below (fp8, int8)" : "floating wide (fp64, fp32, tf32)";
+}
+
+const char *gb_rep_precision_class_stem(int cls) { return cls == 1 ? "16bit" : cls == 2 ? "8bit" : "wide"; }

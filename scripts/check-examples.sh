@@ -6,7 +6,7 @@
 # inlines the SVGs) vary with the gnuplot and cairo versions and are not
 # compared; their names are. Also fails when the examples pass 3 MiB or any
 # file names a directory of the machine that made them (/tmp/, /work/,
-# /home/, /root/).
+# /home/, /root/), or when a plot draws more than 8 series (legend entries).
 #
 # usage: scripts/check-examples.sh        (CI: .ci/run)
 # fix:   scripts/gen-examples.sh && git add reports/examples
@@ -43,6 +43,16 @@ if grep -rlE '/(tmp|work|home|root)/' "$ex" >"$tmp/paths"; then
   cat "$tmp/paths" >&2
   fail=1
 fi
+# at most 8 series a plot, so that a reader can tell them apart: the legend
+# entries, the clauses of the plot command with a title (the first command
+# only: the SVG's is a replot)
+for f in "$ex"/*.gp; do
+  n=$(awk '/^plot \\$/ {p = 1; next} p && !/^  / {exit} p && / title \x27/ {n++} END {print n + 0}' "$f")
+  if [ "$n" -gt 8 ]; then
+    echo "check-examples: $(basename "$f") draws $n series, more than 8" >&2
+    fail=1
+  fi
+done
 if [ "$fail" -ne 0 ]; then
   echo "check-examples: FAILED (regenerate: scripts/gen-examples.sh && git add -A $ex)" >&2
   exit 1

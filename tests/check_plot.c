@@ -312,6 +312,41 @@ START_TEST(test_script_layout) {
 }
 END_TEST
 
+/* Error bars: a series with lo/hi gets the low and high columns
+ * and is drawn with yerrorlines (lone points: yerrorbars); a missing end or
+ * one not drawable on a log axis is the point's y; a series without lo/hi
+ * keeps its three columns and plain lines. gb_test_gp_series counts the
+ * legend entries. */
+START_TEST(test_error_bars) {
+  const char *dir = gb_test_tmpdir();
+  const double x[] = {1, 2, 3}, y[] = {10, 20, 30}, lo[] = {9, NAN, -1}, hi[] = {11, 21, NAN};
+  gb_plot_series s[] = {{.title = "bars", .n = 3, .x = x, .y = y, .lo = lo, .hi = hi},
+                        {.title = "", .n = 3, .x = x, .y = y, .lo = lo, .hi = hi, .style = GB_PLOT_POINTS},
+                        {.title = "plain", .n = 3, .x = x, .y = y}};
+  gb_plot_spec p = {.stem = "errbars", .title = "t", .xlabel = "x", .ylabel = "y", .logy = true};
+  ck_assert_int_eq(gb_plot_lines_script(dir, &p, s, 3), GB_OK);
+  char *gp = slurp_in(dir, "errbars.gp");
+  ck_assert_ptr_nonnull(strstr(gp, "index 0 using 1:2:4:5 with yerrorlines pt 7 ps 0.8 lw 1.5 lc 1 title 'bars'"));
+  ck_assert_ptr_nonnull(strstr(gp, "index 1 using 1:2:4:5 with yerrorbars pt 7 ps 1.2 lw 1.5 lc 2 notitle"));
+  ck_assert_ptr_nonnull(strstr(gp, "index 2 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 3 title 'plain'"));
+  ck_assert(gb_test_gp_has_errorbars(gp));
+  ck_assert_uint_eq(gb_test_gp_series(gp), 2);
+  free(gp);
+  char *dat = slurp_in(dir, "errbars.dat");
+  ck_assert_ptr_nonnull(strstr(dat, "# series 0: \"bars\"\n# x y label low high\n1 10 \"\" 9 11\n2 20 \"\" 20 21\n"
+                                    "3 30 \"\" 30 30\n"));
+  ck_assert_ptr_nonnull(strstr(dat, "# series 2: \"plain\"\n# x y label\n1 10 \"\"\n"));
+  free(dat);
+  /* without lo/hi anywhere: no error bars */
+  p.stem = "nobars";
+  ck_assert_int_eq(gb_plot_lines_script(dir, &p, s + 2, 1), GB_OK);
+  gp = slurp_in(dir, "nobars.gp");
+  ck_assert(!gb_test_gp_has_errorbars(gp));
+  ck_assert_uint_eq(gb_test_gp_series(gp), 1);
+  free(gp);
+}
+END_TEST
+
 int main(void) {
   bool have = gb_gnuplot_available();
   Suite *s = suite_create("plot");
@@ -319,6 +354,7 @@ int main(void) {
   tcase_add_test(tc, test_missing_gnuplot);
   tcase_add_test(tc, test_input_errors);
   tcase_add_test(tc, test_script_layout);
+  tcase_add_test(tc, test_error_bars);
   suite_add_tcase(s, tc);
   if (have) {
     TCase *tr = tcase_create("render");

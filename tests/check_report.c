@@ -44,6 +44,29 @@ static size_t count_ext(const char *dir, const char *ext) {
   return n;
 }
 
+/* No plot of dir draws more than 8 series (legend entries);
+ * returns the most any has. */
+static size_t assert_series_at_most_8(const char *dir) {
+  DIR *d = opendir(dir);
+  ck_assert_ptr_nonnull(d);
+  size_t most = 0;
+  struct dirent *de;
+  while ((de = readdir(d)) != NULL) {
+    size_t l = strlen(de->d_name);
+    if (l < 4 || strcmp(de->d_name + l - 3, ".gp") != 0) continue;
+    char path[4096];
+    snprintf(path, sizeof path, "%.3000s/%.1000s", dir, de->d_name);
+    char *gp = gb_test_slurp(path, NULL);
+    ck_assert_ptr_nonnull(gp);
+    size_t n = gb_test_gp_series(gp);
+    ck_assert_msg(n <= 8, "%s draws %zu series, more than 8", de->d_name, n);
+    if (n > most) most = n;
+    free(gp);
+  }
+  closedir(d);
+  return most;
+}
+
 /* Fixture paths (gb_fixture's buffer is static, so copy). */
 static char g_h200[4096], g_a100[4096], g_plan[4096], g_sens[4096], g_specs[4096];
 static void fixtures(void) {
@@ -102,19 +125,31 @@ static const struct {
 } k_plots[] = {
     {"gemm_precision", {"H200-SXM-141GB", "A100-SXM-80GB", "datasheet peak (dense)", "fp8e4m3_fastaccum"}},
     {"gemm_speedup", {"H200-SXM-141GB", "bf16_vs_fp32", "speedup (x)", "precision pair (A_vs_B"}},
-    {"gemm_size_H200-SXM-141GB", {"fp16acc16", "fp8e4m3", "int8", "throughput (TFLOP/s; TOP/s for int8)"}},
-    {"gemm_size_A100-SXM-80GB", {"fp64", "tf32", "bf16", "int8"}},
+    /* GEMM against size, one plot per precision class */
+    {"gemm_size_H200-SXM-141GB_wide", {"fp64", "tf32", "floating wide (fp64, fp32, tf32)", ""}},
+    {"gemm_size_H200-SXM-141GB_16bit", {"fp16acc16", "bf16", "throughput (TFLOP/s; TOP/s for int8)", ""}},
+    {"gemm_size_H200-SXM-141GB_8bit", {"fp8e4m3", "int8", "8-bit and below (fp8, int8)", ""}},
+    {"gemm_size_A100-SXM-80GB_wide", {"fp64", "tf32", "", ""}},
+    {"gemm_size_A100-SXM-80GB_16bit", {"bf16", "fp16", "", ""}},
+    {"gemm_size_A100-SXM-80GB_8bit", {"int8", "", "", ""}},
     {"fma", {"H200-SXM-141GB", "A100-SXM-80GB", "fp16x2", "datasheet peak"}},
-    {"membw_H200-SXM-141GB", {"triad", "dot", "L2 50 MiB", "datasheet 4800 GB/s"}},
-    {"membw_A100-SXM-80GB", {"copy", "triad", "L2 40 MiB", "datasheet 2039 GB/s"}},
+    /* membw: hot cases (the fixtures measured no _cold ones) */
+    {"membw_H200-SXM-141GB_hot", {"triad", "dot", "L2 50 MiB", "datasheet 4800 GB/s"}},
+    {"membw_A100-SXM-80GB_hot", {"copy", "triad", "L2 40 MiB", "datasheet 2039 GB/s"}},
     {"copy", {"h2d_pinned", "p2p_read", "H200-SXM-141GB", "bandwidth (GB/s)"}},
     {"collective_all-reduce_H200-SXM-141GB", {"2 GPUs, out-of-place", "8 GPUs, in-place", "bus bandwidth (GB/s)",
                                               "message size (bytes, log scale)"}},
     {"collective_all-gather_H200-SXM-141GB", {"2 GPUs, out-of-place", "4 GPUs, out-of-place", "all_gather", ""}},
     {"collective_all-reduce_A100-SXM-80GB", {"2 GPUs, out-of-place", "8 GPUs, out-of-place", "", ""}},
-    {"roofline_H200-SXM-141GB", {"memory (membw): 4310 GB/s", "GEMM bf16: 740.7 TFLOP/s", "CUDA-core fp32: 59 TFLOP/s",
-                                 "STREAM kernels (HBM-bound arrays)"}},
-    {"roofline_A100-SXM-80GB", {"memory (membw): 1790 GB/s", "GEMM int8: 560 TOP/s", "triad fp64", "GEMM tf32"}},
+    /* rooflines, one per precision class of the ceilings; STREAM in the first */
+    {"roofline_H200-SXM-141GB_wide", {"memory (membw): 4310 GB/s", "CUDA-core fp32: 59 TFLOP/s",
+                                      "STREAM kernels (HBM-bound arrays)", "GEMM tf32"}},
+    {"roofline_H200-SXM-141GB_16bit", {"memory (membw): 4310 GB/s", "GEMM bf16: 740.7 TFLOP/s", "16-bit (fp16, bf16)",
+                                       "CUDA-core fp16x2"}},
+    {"roofline_H200-SXM-141GB_8bit", {"memory (membw): 4310 GB/s", "GEMM int8: 1251 TOP/s", "", ""}},
+    {"roofline_A100-SXM-80GB_wide", {"memory (membw): 1790 GB/s", "triad fp64", "GEMM tf32", ""}},
+    {"roofline_A100-SXM-80GB_16bit", {"memory (membw): 1790 GB/s", "GEMM bf16", "", ""}},
+    {"roofline_A100-SXM-80GB_8bit", {"memory (membw): 1790 GB/s", "GEMM int8: 560 TOP/s", "", ""}},
     {"plan_efficiency", {"efficiency (EFLOP per 1000 USD)", "#1 8x H100 runpod secure", "#2 8x H200 runpod secure",
                          "#7 16x A100 coreweave 8x"}},
     {"plan_time_cost", {"Pareto frontier (all types)", "deadline 200 h", "budget 20,000 USD", "A100-SXM-80GB projected"}},
@@ -173,6 +208,24 @@ START_TEST(test_full_report) {
         ck_assert_msg(strstr(svg, k_plots[i].texts[t]), "%s lacks \"%s\"", name, k_plots[i].texts[t]);
     free(svg);
   }
+  /* at most 8 series a plot; the split rooflines still fill theirs (8) */
+  ck_assert_uint_eq(assert_series_at_most_8(dir), 8);
+  /* error bars where the points have a spread: the H200 bf16 GEMM has two
+   * repetitions (740, 741.48), its data the low and high columns; the H200
+   * membw rows have one repetition and no min and max: no bars */
+  char *gp = slurp_in(dir, "gemm_size_H200-SXM-141GB_16bit.gp");
+  ck_assert(gb_test_gp_has_errorbars(gp));
+  ck_assert_ptr_nonnull(strstr(gp, "using 1:2:4:5 with yerrorlines"));
+  free(gp);
+  char *dat = slurp_in(dir, "gemm_size_H200-SXM-141GB_16bit.dat");
+  ck_assert_ptr_nonnull(strstr(dat, "# x y label low high\n"));
+  free(dat);
+  gp = slurp_in(dir, "membw_H200-SXM-141GB_hot.gp");
+  ck_assert(!gb_test_gp_has_errorbars(gp));
+  free(gp);
+  char *md0 = slurp_in(dir, "report.md");
+  ck_assert_ptr_nonnull(strstr(md0, "decode-like); error bars: lowest to highest repetition"));
+  free(md0);
   /* nothing but the expected plots */
   ck_assert_uint_eq(count_ext(dir, ".png"), NPLOTS);
   ck_assert_uint_eq(count_ext(dir, ".svg"), NPLOTS);
@@ -487,15 +540,25 @@ START_TEST(test_roofline_combines_runs) {
   ck_assert_msg(gb_report_write(&o, &sum) == GB_OK, "%s", gb_errmsg());
   ck_assert(sum.gnuplot);
   ck_assert_uint_eq(sum.plots_failed, 0);
-  /* one roofline per GPU type, none per run */
-  ck_assert(exists_in(dir, "roofline_H200-SXM-141GB.png"));
-  ck_assert(exists_in(dir, "roofline_A100-SXM-80GB.png"));
-  ck_assert(!exists_in(dir, "roofline_H200-SXM-141GB-20261203T080000Z-gpu07-aa0001.png"));
-  ck_assert(!exists_in(dir, "roofline_H200-SXM-141GB-20261203T090000Z-gpu07-bb0002.png"));
-  char *svg = slurp_in(dir, "roofline_H200-SXM-141GB.svg");
-  ck_assert_ptr_nonnull(svg);
+  /* one roofline per GPU type and precision class, none per run */
+  ck_assert(exists_in(dir, "roofline_H200-SXM-141GB_wide.png"));
+  ck_assert(exists_in(dir, "roofline_A100-SXM-80GB_wide.png"));
+  ck_assert(!exists_in(dir, "roofline_H200-SXM-141GB-20261203T080000Z-gpu07-aa0001_wide.png"));
+  ck_assert(!exists_in(dir, "roofline_H200-SXM-141GB-20261203T090000Z-gpu07-bb0002_wide.png"));
+  /* the texts of the H200's three rooflines, one after the other */
+  gb_buf all = {0};
   char err[256];
-  ck_assert_msg(gb_xml_wellformed(svg, err, sizeof err), "roofline svg: %s", err);
+  static const char *const cls[] = {"wide", "16bit", "8bit"};
+  for (size_t c = 0; c < 3; c++) {
+    char name[128];
+    snprintf(name, sizeof name, "roofline_H200-SXM-141GB_%s.svg", cls[c]);
+    char *one = slurp_in(dir, name);
+    ck_assert_msg(one != NULL, "%s missing", name);
+    ck_assert_msg(gb_xml_wellformed(one, err, sizeof err), "%s: %s", name, err);
+    ck_assert_int_eq(gb_buf_puts(&all, one), GB_OK);
+    free(one);
+  }
+  char *svg = all.data;
   static const char *const titles[] = {
       "Measured roofline, H200-SXM-141GB (2 runs combined)", "memory (membw): 4600 GB/s",
       "CUDA-core fp32: 60 TFLOP/s", "CUDA-core fp64: 33 TFLOP/s", "GEMM fp16acc16: 660 TFLOP/s",
@@ -508,10 +571,10 @@ START_TEST(test_roofline_combines_runs) {
   ck_assert_ptr_null(strstr(svg, "4650"));
   ck_assert_ptr_null(strstr(svg, "GEMM fp16: "));
   ck_assert_ptr_null(strstr(svg, "slowacc"));
-  free(svg);
+  gb_buf_free(&all);
   /* the triad point from the membw run: intensity 2 FLOP / (3 x 8 bytes) =
    * 1/12; 4400 GB/s x 1/12 FLOP/byte = 366.67 GFLOP/s = 0.36667 TFLOP/s */
-  char *dat = slurp_in(dir, "roofline_H200-SXM-141GB.dat");
+  char *dat = slurp_in(dir, "roofline_H200-SXM-141GB_wide.dat");
   ck_assert_ptr_nonnull(strstr(dat, "\n0.08333333333333333 0.36666666666666"));
   free(dat);
   char *md = slurp_in(dir, "report.md");
@@ -521,8 +584,14 @@ START_TEST(test_roofline_combines_runs) {
                                    "L2 sizes): write fp64 at 4 GiB from run 20261203T090000Z-gpu07-bb0002 "
                                    "(report_roofline_membw.csv). CUDA-core "
                                    "(fma): fp32, fp64 from run 20261203T080000Z-gpu07-aa0001 "
-                                   "(report_roofline_gemm_fma.csv). GEMM (best shape per input type): fp16acc16, "
-                                   "bf16, fp8e4m3_fastacc, int8 from run 20261203T080000Z-gpu07-aa0001 "
+                                   "(report_roofline_gemm_fma.csv). Points are measured kernels, each at its best "
+                                   "run: STREAM"));
+  /* each class's caption names its own ceilings only */
+  ck_assert_ptr_nonnull(strstr(md, "(report_roofline_membw.csv). GEMM (best shape per input type): fp16acc16, "
+                                   "bf16 from run 20261203T080000Z-gpu07-aa0001 (report_roofline_gemm_fma.csv). "
+                                   "Points are measured kernels, each at its best run: GEMM at the best shape"));
+  ck_assert_ptr_nonnull(strstr(md, "(report_roofline_membw.csv). GEMM (best shape per input type): "
+                                   "fp8e4m3_fastacc, int8 from run 20261203T080000Z-gpu07-aa0001 "
                                    "(report_roofline_gemm_fma.csv)."));
   /* headline: a column per GPU type; 700 / 989.5 = 70.7% -> 71%;
    * 4600 / 4800 = 95.8% -> 96% */
@@ -583,7 +652,7 @@ START_TEST(test_newest_runs_drawn) {
   ck_assert_uint_eq(sum.rows, 10 * 7);
   for (int k = 0; k < 10; k++) {
     char gp[96];
-    snprintf(gp, sizeof gp, "membw_H200-SXM-141GB-run%02d.gp", k);
+    snprintf(gp, sizeof gp, "membw_H200-SXM-141GB-run%02d_hot.gp", k);
     ck_assert_msg(exists_in(out, gp) == (k >= 2), "%s: drawn %d", gp, exists_in(out, gp));
   }
   char *md = slurp_in(out, "report.md");
@@ -804,7 +873,7 @@ START_TEST(test_comma_locale) {
   free(md);
   /* the H200 gemm size plot: x = cbrt(1024^3) = 1024, bf16 reps 333 and
    * 333.666 at 1024^3 (740 x 0.45 x {1, 1.002}), median 333.333 */
-  char *dat = slurp_in(dir, "gemm_size_H200-SXM-141GB.dat");
+  char *dat = slurp_in(dir, "gemm_size_H200-SXM-141GB_16bit.dat");
   ck_assert_ptr_nonnull(dat);
   ck_assert_ptr_nonnull(strstr(dat, "\n1024 333.33"));
   ck_assert_ptr_null(strstr(dat, "333,3"));
@@ -1046,9 +1115,10 @@ START_TEST(test_series_with_data_only) {
   free(dat);
   /* GEMM size: the skinny 8x14336x4096 (an edge under 256) as a point of
    * bf16's colour without a line or a legend entry of its own */
-  gp = slurp_in(out, "gemm_size_H200-SXM-141GB.gp");
-  ck_assert_ptr_nonnull(strstr(gp, "with linespoints pt 7 ps 0.8 lw 1.5 lc 1 title 'bf16'"));
-  ck_assert_ptr_nonnull(strstr(gp, "with points pt 7 ps 1.2 lw 1.5 lc 1 notitle"));
+  gp = slurp_in(out, "gemm_size_H200-SXM-141GB_16bit.gp");
+  /* with error bars: one repetition, its min and max (700..720, 27..29) */
+  ck_assert_ptr_nonnull(strstr(gp, "using 1:2:4:5 with yerrorlines pt 7 ps 0.8 lw 1.5 lc 1 title 'bf16'"));
+  ck_assert_ptr_nonnull(strstr(gp, "using 1:2:4:5 with yerrorbars pt 7 ps 1.2 lw 1.5 lc 1 notitle"));
   free(gp);
   /* copy: only the L4 run, still colour 2, the whole group width: x = 0 */
   gp = slurp_in(out, "copy.gp");
@@ -1059,23 +1129,24 @@ START_TEST(test_series_with_data_only) {
   /* membw: the H200 measured two types, one plot each; its L2 from the
    * table of published sizes, 60 MiB = 62914560 = 6.291456e+07 bytes; ticks a step of two
    * doublings from 1 MiB (2^20) to 1 GiB (2^30) */
-  gp = slurp_in(out, "membw_H200-SXM-141GB_fp64.gp");
+  gp = slurp_in(out, "membw_H200-SXM-141GB_fp64_hot.gp");
   ck_assert_ptr_nonnull(gp);
   ck_assert_ptr_nonnull(strstr(gp, "set label 'L2 60 MiB' at first 6.291456e+07,"));
   ck_assert_ptr_nonnull(strstr(gp, "set xtics ('1 MiB' 1048576, '4 MiB' 4194304, '16 MiB' 16777216, '64 MiB' "
                                    "67108864, '256 MiB' 268435456, '1 GiB' 1073741824)"));
   ck_assert_ptr_nonnull(strstr(gp, "lc 4 title 'triad'")); /* triad's own colour: the 4th kernel */
   free(gp);
-  ck_assert(exists_in(out, "membw_H200-SXM-141GB_fp32.gp"));
+  ck_assert(exists_in(out, "membw_H200-SXM-141GB_fp32_hot.gp"));
+  ck_assert(!exists_in(out, "membw_H200-SXM-141GB_fp32_cold.gp")); /* no cold case measured */
   /* MI300X: not in the table, no marker */
-  gp = slurp_in(out, "membw_MI300X-OAM-192GB.gp");
+  gp = slurp_in(out, "membw_MI300X-OAM-192GB_hot.gp");
   ck_assert_ptr_nonnull(gp);
   ck_assert_ptr_null(strstr(gp, "L2 "));
   free(gp);
   char *md = slurp_in(out, "report.md");
   ck_assert_ptr_nonnull(strstr(md, "fp64, H200-SXM-141GB (red dashed line: L2 size of this GPU type as published; "
                                    "no membw row records l2_bytes)"));
-  ck_assert_ptr_nonnull(strstr(md, "array size, MI300X-OAM-192GB (L2 size unknown"));
+  ck_assert_ptr_nonnull(strstr(md, "array size, hot, MI300X-OAM-192GB (L2 size unknown"));
   ck_assert_ptr_null(strstr(md, "_cold cases")); /* no cold case measured */
   free(md);
   /* one GPU: algbw, out of place only */
@@ -1091,11 +1162,14 @@ START_TEST(test_series_with_data_only) {
   free(dat);
   /* roofline: one ceiling for fp16x2 and bf16x2; one label for the two
    * points at 1/12 FLOP/byte (4000 x 1/12 / 1000 = 0.3333 TFLOP/s) */
-  gp = slurp_in(out, "roofline_H200-SXM-141GB.gp");
+  gp = slurp_in(out, "roofline_H200-SXM-141GB_16bit.gp");
   ck_assert_ptr_nonnull(strstr(gp, "title 'CUDA-core fp16x2 / bf16x2: 127.7 TFLOP/s'"));
   ck_assert_ptr_null(strstr(gp, "title 'CUDA-core bf16x2"));
   free(gp);
-  dat = slurp_in(out, "roofline_H200-SXM-141GB.dat");
+  /* only 16-bit ceilings: no wide roofline; the STREAM points in the first, the 16-bit one */
+  ck_assert(!exists_in(out, "roofline_H200-SXM-141GB_wide.gp"));
+  dat = slurp_in(out, "roofline_H200-SXM-141GB_16bit.dat");
+  ck_assert_ptr_nonnull(dat);
   ck_assert_uint_eq(gb_test_count(dat, "triad fp64, add fp32"), 1);
   ck_assert_uint_eq(gb_test_count(dat, "\"add fp32\""), 0);
   free(dat);

@@ -199,3 +199,21 @@ bool gb_test_file_nonempty(const char *path) {
   struct stat st;
   return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
 }
+
+size_t gb_test_gp_series(const char *gp) {
+  const char *p = strstr(gp, "\nplot \\\n");
+  if (!p) return 0;
+  size_t n = 0;
+  /* the clauses: one a line, each but the last ending in ", \" */
+  for (const char *line = strchr(p + 1, '\n'); line && line[1] == ' '; line = strchr(line + 1, '\n')) {
+    const char *end = strchr(line + 1, '\n');
+    size_t l = end ? (size_t)(end - line) : strlen(line);
+    const char *t = strstr(line, " title '");
+    n += t && (size_t)(t - line) < l;
+  }
+  return n;
+}
+
+bool gb_test_gp_has_errorbars(const char *gp) {
+  return strstr(gp, " with yerrorlines ") || strstr(gp, " with yerrorbars ");
+}

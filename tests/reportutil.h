@@ -25,6 +25,14 @@ const char *gb_test_comma_locale(void);
 /* Counts the occurrences of needle in hay. */
 size_t gb_test_count(const char *hay, const char *needle);
 
+/* The series of a gb_plot script: the entries of its legend, the clauses of
+ * its first `plot` command with a title (a series drawn in a second style,
+ * such as its point labels or lone points, has none). */
+size_t gb_test_gp_series(const char *gp);
+
+/* True when a clause of a gb_plot script draws error bars. */
+bool gb_test_gp_has_errorbars(const char *gp);
+
 /* True when path exists and is a non-empty regular file. */
 bool gb_test_file_nonempty(const char *path);
 
