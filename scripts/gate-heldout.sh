@@ -47,27 +47,9 @@ done
 "$gb" noise "${main[@]}" "${earlier[@]}" --changed gemm/fp64 --out "$tmp/floors.csv" 2>/dev/null
 echo "floors: ${#main[@]} runs + $((${#earlier[@]} / 2)) earlier, held out: $HELDOUT"
 
-# worse IN OUT FACTOR: IN with its headline figures FACTOR as good (as scripts/gate-aa.sh)
+# worse IN OUT FACTOR: IN with its headline figures FACTOR as good (scripts/worse.awk)
 worse() {
-  awk -F, -v OFS=, -v f="$3" -v out="$2" '
-    NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; print > out; next }
-    {
-      if ($0 ~ /"/) gsub(/"[^"]*"/, "")
-      b = $col["benchmark"]; c = $col["case"]; m = $col["metric"]; by = $col["bytes"] + 0; mm = $col["m"] + 0
-      l2 = ("l2_bytes" in col) ? $col["l2_bytes"] + 0 : 0
-      l2res = $col["gpu_count"] + 0 <= 1 && l2 > 0 && 2 * by <= l2
-      hit = (b == "membw" && by >= 1073741824) || (b == "gemm" && mm >= 4096 && m != "speedup") || b == "fma" ||
-            (b == "collective" && c ~ /outofplace/ && by >= 16777216 && !l2res && c !~ /^broadcast/ &&
-             m != "busbw_gbps")
-      if (hit && $col["status"] != "error" && $col["value"] != "") {
-        g = (m == "time_us" || m ~ /_us$|_ms$|_ns$/) ? 1 / f : f
-        $col["value"] *= g
-        if ($col["min"] != "") $col["min"] *= g
-        if ($col["max"] != "") $col["max"] *= g
-        if ($col["stddev"] != "") $col["stddev"] *= g
-      }
-      print > out
-    }' "$1"
+  awk -F, -v OFS=, -v f="$3" -v out="$2" -f "$root/scripts/worse.awk" "$1" >/dev/null
 }
 
 # tally SET MODE KIND: one compare's --all output (out.txt) into the tallies
