@@ -121,6 +121,7 @@ void gb_noise_free(gb_noise_table *t) {
     free(t->v[i].figure);
   }
   free(t->v);
+  gb_noise_index_free(t);
   memset(t, 0, sizeof *t);
 }
 
@@ -133,6 +134,7 @@ static char *noise_dup(const char *s) {
 
 gb_err gb_noise_push(gb_noise_table *t, size_t *cap, const char *gpu, const char *bench, const char *metric,
                      const char *cls, const char *figure, gb_noise_floor **out) {
+  gb_noise_index_free(t);
   if (t->n == *cap) {
     size_t nc = *cap ? *cap * 2 : 32;
     gb_noise_floor *v = realloc(t->v, nc * sizeof *v);
@@ -191,7 +193,7 @@ static gb_err read_table(gb_csv_table *csv, gb_noise_table *t) {
       return gb_fail(GB_E_INPUT, "%s:%ld: figure: a row of scope %s names its figure", csv->name,
                      gb_csv_line(csv, r), scope);
   }
-  return GB_OK;
+  return gb_noise_index_build(t);
 }
 
 gb_err gb_noise_read_mem(const char *name, const char *text, size_t len, gb_noise_table *t) {
@@ -220,6 +222,14 @@ static const gb_noise_floor *lookup_class(const gb_noise_table *t, const gb_row 
   if (!t || !t->n) return NULL;
   char cls[96];
   gb_noise_size_class(r, cls, sizeof cls);
+  if (t->idx) {
+    gb_noise_cat cat = same_gpu ? GB_NOISE_CAT_CLASS_SAME_GPU : GB_NOISE_CAT_CLASS;
+    const char *k[4] = {r->benchmark, r->metric, cls, r->gpu_type};
+    const gb_noise_floor *f = gb_noise_index_find(t, cat, k, false);
+    if (f) return f;
+    k[3] = "*"; /* the scan's fallback: the last "*" row */
+    return gb_noise_index_find(t, cat, k, true);
+  }
   const gb_noise_floor *any = NULL;
   for (size_t i = 0; i < t->n; i++) {
     const gb_noise_floor *f = &t->v[i];
@@ -242,6 +252,7 @@ const gb_noise_floor *gb_noise_lookup_figure(const gb_noise_table *t, const gb_r
   if (!t || !t->n) return NULL;
   char fig[512];
   gb_noise_figure(r, fig, sizeof fig);
+  if (t->idx) return gb_noise_index_find(t, GB_NOISE_CAT_FIGURE, (const char *[4]){fig, r->gpu_type}, false);
   for (size_t i = 0; i < t->n; i++) {
     const gb_noise_floor *f = &t->v[i];
     if (!f->same_gpu && !f->peak && !f->cards && f->figure[0] && strcmp(f->figure, fig) == 0 &&
@@ -255,6 +266,7 @@ const gb_noise_floor *gb_noise_lookup_figure_same_gpu(const gb_noise_table *t, c
   if (!t || !t->n) return NULL;
   char fig[512];
   gb_noise_figure(r, fig, sizeof fig);
+  if (t->idx) return gb_noise_index_find(t, GB_NOISE_CAT_FIGURE_SAME_GPU, (const char *[4]){fig, r->gpu_type}, false);
   for (size_t i = 0; i < t->n; i++) {
     const gb_noise_floor *f = &t->v[i];
     if (f->same_gpu && !f->peak && !f->cards && f->figure[0] && strcmp(f->figure, fig) == 0 &&
@@ -268,6 +280,7 @@ const gb_noise_floor *gb_noise_lookup_cards(const gb_noise_table *t, const gb_ro
   if (!t || !t->n) return NULL;
   char fig[512];
   gb_noise_figure(r, fig, sizeof fig);
+  if (t->idx) return gb_noise_index_find(t, GB_NOISE_CAT_CARDS, (const char *[4]){fig, r->gpu_type}, false);
   for (size_t i = 0; i < t->n; i++) {
     const gb_noise_floor *f = &t->v[i];
     if (f->cards && strcmp(f->figure, fig) == 0 && strcmp(f->gpu_type, r->gpu_type) == 0) return f;
@@ -279,6 +292,12 @@ const gb_noise_floor *gb_noise_lookup_peak(const gb_noise_table *t, const gb_row
   if (!t || !t->n) return NULL;
   char fig[512];
   gb_noise_figure(r, fig, sizeof fig);
+  if (t->idx) {
+    /* the scan: the first row of the scope asked for, else (same_gpu) the last "peak" one */
+    const char *k[4] = {fig, r->gpu_type};
+    const gb_noise_floor *f = same_gpu ? gb_noise_index_find(t, GB_NOISE_CAT_PEAK_SAME_GPU, k, false) : NULL;
+    return f ? f : gb_noise_index_find(t, GB_NOISE_CAT_PEAK, k, same_gpu);
+  }
   const gb_noise_floor *any = NULL;
   for (size_t i = 0; i < t->n; i++) {
     const gb_noise_floor *f = &t->v[i];

@@ -103,10 +103,16 @@ typedef struct gb_noise_floor {
   double median_abs, p95_abs, max_abs; /* of |ln ratio| between runs */
 } gb_noise_floor;
 
+typedef struct gb_noise_index gb_noise_index;
+
 typedef struct gb_noise_table {
   size_t n;
   gb_noise_floor *v;
   size_t runs;         /* runs measured (gb_noise_measure) */
+  /* the lookups' index over v, built by gb_noise_read and gb_noise_measure
+   * (owned; gb_noise_free frees it); NULL (a table filled by hand, or a
+   * copy with idx set to NULL): the lookups scan v, with the same answers */
+  gb_noise_index *idx;
 } gb_noise_table;
 
 /* Reads a floor file. Errors name file:line and the field: GB_E_IO,

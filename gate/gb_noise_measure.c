@@ -444,6 +444,7 @@ gb_err gb_noise_measure(const gb_results *res, gb_noise_table *t) {
   for (size_t i = 0; i < nacc && !e; i++)
     if (accs[i].any.npairs) e = emit_class(t, &cap, gpu, &accs[i]);
   free_measure(fr, nfr, accs, nacc, &f, reps);
+  if (!e) e = gb_noise_index_build(t);
   if (e) gb_noise_free(t);
   return e;
 }

@@ -24,6 +24,7 @@ add_test(NAME check_gate_floors COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/check_g
   $<TARGET_FILE:gpubench> ${CMAKE_SOURCE_DIR})
 # Floors from more cards than a fixed buffer holds (100 cards: every one counted).
 gb_add_check_test(check_noise_scale check_noise_scale.c LIBS gb_gate)
+gb_add_check_test(check_noise_index check_noise_index.c LIBS gb_gate)
 # data/noise/floors.csv is what data/noise/README.md's command makes of the shipped runs, byte for byte.
 add_test(NAME check_noise_regen COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/check_noise_regen.sh
   $<TARGET_FILE:gpubench> ${CMAKE_SOURCE_DIR})
