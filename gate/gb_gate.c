@@ -429,7 +429,8 @@ static gb_err make_item(gb_gate_report *rep, const gb_gate_options *opt, const k
 
 /* The verdict of item idx from its rows kr[i..j), baseline before mid. */
 static void verdict_of(gb_gate_report *rep, size_t idx, const gb_gate_options *opt, double threshold, double alpha,
-                       keyed_row *kr, size_t i, size_t mid, size_t j, const double *own_cv) {
+                       keyed_row *kr, size_t i, size_t mid, size_t j, const double *own_cv,
+                       const gb_derived_ix *dix) {
   gb_gate_item *it = &rep->items[idx];
   if (mid == i) {
     it->verdict = it->cur.failed ? GB_VERDICT_FAILED : GB_VERDICT_NEW;
@@ -454,7 +455,7 @@ static void verdict_of(gb_gate_report *rep, size_t idx, const gb_gate_options *o
       it->verdict = GB_VERDICT_NOT_COMPARABLE;
     } else {
       double cv = own_cv[idx];
-      if (it->fclass == GB_FCLASS_DERIVED) cv = gb_gate_derived_cv(rep, it, own_cv);
+      if (it->fclass == GB_FCLASS_DERIVED) cv = gb_gate_derived_cv(dix, it, own_cv);
       gb_gate_judge(it, opt, gb_gate_config_threshold(opt->config, it->benchmark, it->metric, threshold), alpha, cv);
     }
   }
@@ -507,10 +508,13 @@ static gb_err judge_all(gb_gate_report *rep, const gb_gate_options *opt, double 
     e = make_item(rep, opt, kr, i, mid, j, &own_cv[rep->nitems]);
     i = j;
   }
+  gb_derived_ix dix = {0};
+  if (!e) e = gb_gate_derived_ix_build(rep, &dix);
   for (size_t idx = 0; idx < rep->nitems && !e; idx++) {
     size_t i = grp[2 * idx], mid = grp[2 * idx + 1], j = idx + 1 < rep->nitems ? grp[2 * idx + 2] : nk;
-    verdict_of(rep, idx, opt, threshold, alpha, kr, i, mid, j, own_cv);
+    verdict_of(rep, idx, opt, threshold, alpha, kr, i, mid, j, own_cv, &dix);
   }
+  gb_gate_derived_ix_free(&dix);
   free(grp);
   free(own_cv);
   if (!e) tally(rep);

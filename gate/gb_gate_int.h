@@ -28,7 +28,21 @@ bool gb_gate_is_gated(const gb_row *r, gb_fclass cls, bool gate_latency);
  * the figure's own-spread bound (NaN when unknown). */
 void gb_gate_judge(gb_gate_item *it, const gb_gate_options *opt, double min_pct, double alpha, double own_cv);
 
+/* The figures a derived one may take its sides from (not themselves
+ * derived, "_vs_"), sorted by benchmark, gpu_type, m, n, k, gpu_count,
+ * case and item index: a side is two binary searches, not a scan of every
+ * figure for each derived one. */
+typedef struct gb_derived_ix {
+  size_t n;
+  struct gb_derived_entry *e;
+} gb_derived_ix;
+
+/* Indexes rep's items as they are now (their order must not change while
+ * it is used). GB_E_NOMEM. */
+gb_err gb_gate_derived_ix_build(const gb_gate_report *rep, gb_derived_ix *ix);
+void gb_gate_derived_ix_free(gb_derived_ix *ix);
+
 /* The spread of a derived figure from its two sides (NaN when not found). */
-double gb_gate_derived_cv(const gb_gate_report *rep, const gb_gate_item *it, const double *item_cv);
+double gb_gate_derived_cv(const gb_derived_ix *ix, const gb_gate_item *it, const double *item_cv);
 
 #endif

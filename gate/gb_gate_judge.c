@@ -271,25 +271,73 @@ void gb_gate_judge(gb_gate_item *it, const gb_gate_options *opt, double min_pct,
     it->verdict = worse ? GB_VERDICT_WORSE_INFO : GB_VERDICT_BETTER_INFO;
 }
 
+typedef struct gb_derived_entry {
+  const gb_row *row; /* the item's baseline row, else its current one */
+  size_t item;
+} gb_derived_entry;
+
+/* Orders row o against the key of r with case cs (cl bytes): numbers
+ * first, then strings (read rows share them: equal pointers are equal). */
+static int cmp_side(const gb_row *o, const gb_row *r, const char *cs, size_t cl) {
+  if (o->m != r->m) return o->m < r->m ? -1 : 1;
+  if (o->n != r->n) return o->n < r->n ? -1 : 1;
+  if (o->k != r->k) return o->k < r->k ? -1 : 1;
+  if (o->gpu_count != r->gpu_count) return o->gpu_count < r->gpu_count ? -1 : 1;
+  int c = o->benchmark == r->benchmark ? 0 : strcmp(o->benchmark, r->benchmark);
+  if (!c && o->gpu_type != r->gpu_type) c = strcmp(o->gpu_type, r->gpu_type);
+  if (!c) c = strncmp(o->case_name, cs, cl);
+  if (!c && o->case_name[cl]) c = 1;
+  return c;
+}
+
+static int cmp_entry(const void *pa, const void *pb) {
+  const gb_derived_entry *a = pa, *b = pb;
+  int c = cmp_side(a->row, b->row, b->row->case_name, strlen(b->row->case_name));
+  return c ? c : (a->item > b->item) - (a->item < b->item);
+}
+
+gb_err gb_gate_derived_ix_build(const gb_gate_report *rep, gb_derived_ix *ix) {
+  ix->n = 0;
+  ix->e = malloc((rep->nitems ? rep->nitems : 1) * sizeof *ix->e);
+  if (!ix->e) return gb_fail(GB_E_NOMEM, "out of memory for %zu figures", rep->nitems);
+  for (size_t i = 0; i < rep->nitems; i++) {
+    const gb_row *o = rep->items[i].base.row ? rep->items[i].base.row : rep->items[i].cur.row;
+    if (o && !strstr(o->case_name, "_vs_")) ix->e[ix->n++] = (gb_derived_entry){o, i};
+  }
+  qsort(ix->e, ix->n, sizeof *ix->e, cmp_entry);
+  return GB_OK;
+}
+
+void gb_gate_derived_ix_free(gb_derived_ix *ix) {
+  free(ix->e);
+  ix->e = NULL;
+  ix->n = 0;
+}
+
+/* The spread of the last item (in the report's order) of r's shape whose
+ * case is cs (cl bytes), or NaN. */
+static double side_cv(const gb_derived_ix *ix, const gb_row *r, const char *cs, size_t cl, const double *item_cv) {
+  size_t lo = 0, hi = ix->n;
+  while (lo < hi) { /* past the last entry <= the key */
+    size_t mid = lo + (hi - lo) / 2;
+    if (cmp_side(ix->e[mid].row, r, cs, cl) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo == 0 || cmp_side(ix->e[lo - 1].row, r, cs, cl) != 0) return NAN;
+  return item_cv[ix->e[lo - 1].item];
+}
+
 /* The spread of a derived figure from its two sides: for "A_vs_B" the rows
  * of cases A and B at the same shape; sqrt(cv_A^2 + cv_B^2). NaN when a
- * side is not found. */
-double gb_gate_derived_cv(const gb_gate_report *rep, const gb_gate_item *it, const double *item_cv) {
+ * side is not found. As the scan of every figure that this replaces: the
+ * last figure of a side in the report's order, and no B side where B is A. */
+double gb_gate_derived_cv(const gb_derived_ix *ix, const gb_gate_item *it, const double *item_cv) {
   const gb_row *r = it->base.row;
   const char *vs = strstr(r->case_name, "_vs_");
   if (!vs) return NAN;
   size_t la = (size_t)(vs - r->case_name);
   const char *bname = vs + 4;
-  double cva = NAN, cvb = NAN;
-  for (size_t i = 0; i < rep->nitems; i++) {
-    const gb_row *o = rep->items[i].base.row ? rep->items[i].base.row : rep->items[i].cur.row;
-    /* numbers first, then strings (read rows share them: equal pointers are equal) */
-    if (!o || o == r || o->m != r->m || o->n != r->n || o->k != r->k || o->gpu_count != r->gpu_count ||
-        (o->benchmark != r->benchmark && strcmp(o->benchmark, r->benchmark)) ||
-        (o->gpu_type != r->gpu_type && strcmp(o->gpu_type, r->gpu_type)) || strstr(o->case_name, "_vs_"))
-      continue;
-    if (strlen(o->case_name) == la && strncmp(o->case_name, r->case_name, la) == 0) cva = item_cv[i];
-    else if (strcmp(o->case_name, bname) == 0) cvb = item_cv[i];
-  }
+  if (strlen(bname) == la && strncmp(bname, r->case_name, la) == 0) return NAN;
+  double cva = side_cv(ix, r, r->case_name, la, item_cv), cvb = side_cv(ix, r, bname, strlen(bname), item_cv);
   return isnan(cva) || isnan(cvb) ? NAN : sqrt(cva * cva + cvb * cvb);
 }
