@@ -21,8 +21,16 @@ static gb_err sq_connect(gb_store *s, const char *path) {
   sqlite3_busy_timeout(db, 60000);
   static const char *const k_setup[] = {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL",
                                         "PRAGMA foreign_keys=OFF"};
-  for (size_t i = 0; i < sizeof k_setup / sizeof k_setup[0]; i++)
-    if (sqlite3_exec(db, k_setup[i], NULL, NULL, NULL) != SQLITE_OK) return sq_fail(s, k_setup[i]);
+  for (size_t i = 0; i < sizeof k_setup / sizeof k_setup[0]; i++) {
+    /* Two processes opening a new file at once: the switch to WAL can answer
+     * "locked" at once, without the busy handler, while the other one makes
+     * it; retry for the busy timeout's minute. */
+    int rc2, tries = 0;
+    while ((rc2 = sqlite3_exec(db, k_setup[i], NULL, NULL, NULL)) != SQLITE_OK &&
+           ((rc2 & 0xff) == SQLITE_BUSY || (rc2 & 0xff) == SQLITE_LOCKED) && tries++ < 600)
+      sqlite3_sleep(100);
+    if (rc2 != SQLITE_OK) return sq_fail(s, k_setup[i]);
+  }
   return GB_OK;
 }
 
