@@ -28,16 +28,13 @@ gb_gate_options gb_gate_defaults(void) {
 }
 
 double gb_gate_z(double alpha) {
-  static _Thread_local double last_alpha = NAN, last_z; /* one alpha for every figure of a comparison */
-  if (alpha == last_alpha) return last_z;
   double lo = 0, hi = 40;
   for (int i = 0; i < 200; i++) {
     double mid = (lo + hi) / 2;
     if (erfc(mid / sqrt(2.0)) > alpha) lo = mid;
     else hi = mid;
   }
-  last_alpha = alpha;
-  return last_z = (lo + hi) / 2;
+  return (lo + hi) / 2;
 }
 
 /* ---- grouping rows by key ---- */
@@ -428,7 +425,7 @@ static gb_err make_item(gb_gate_report *rep, const gb_gate_options *opt, const k
 }
 
 /* The verdict of item idx from its rows kr[i..j), baseline before mid. */
-static void verdict_of(gb_gate_report *rep, size_t idx, const gb_gate_options *opt, double threshold, double alpha,
+static void verdict_of(gb_gate_report *rep, size_t idx, const gb_gate_options *opt, double threshold, double z,
                        keyed_row *kr, size_t i, size_t mid, size_t j, const double *own_cv,
                        const gb_derived_ix *dix) {
   gb_gate_item *it = &rep->items[idx];
@@ -456,7 +453,7 @@ static void verdict_of(gb_gate_report *rep, size_t idx, const gb_gate_options *o
     } else {
       double cv = own_cv[idx];
       if (it->fclass == GB_FCLASS_DERIVED) cv = gb_gate_derived_cv(dix, it, own_cv);
-      gb_gate_judge(it, opt, gb_gate_config_threshold(opt->config, it->benchmark, it->metric, threshold), alpha, cv);
+      gb_gate_judge(it, opt, gb_gate_config_threshold(opt->config, it->benchmark, it->metric, threshold), z, cv);
     }
   }
   if (it->verdict == GB_VERDICT_REGRESSION || it->verdict == GB_VERDICT_COLLAPSED ||
@@ -488,7 +485,7 @@ static void tally(gb_gate_report *rep) {
 }
 
 /* Groups kr into figures and judges each. */
-static gb_err judge_all(gb_gate_report *rep, const gb_gate_options *opt, double threshold, double alpha,
+static gb_err judge_all(gb_gate_report *rep, const gb_gate_options *opt, double threshold, double z,
                         keyed_row *kr, size_t nk) {
   size_t ngroups = 0;
   for (size_t i = 0; i < nk; i++)
@@ -512,7 +509,7 @@ static gb_err judge_all(gb_gate_report *rep, const gb_gate_options *opt, double 
   if (!e) e = gb_gate_derived_ix_build(rep, &dix);
   for (size_t idx = 0; idx < rep->nitems && !e; idx++) {
     size_t i = grp[2 * idx], mid = grp[2 * idx + 1], j = idx + 1 < rep->nitems ? grp[2 * idx + 2] : nk;
-    verdict_of(rep, idx, opt, threshold, alpha, kr, i, mid, j, own_cv, &dix);
+    verdict_of(rep, idx, opt, threshold, z, kr, i, mid, j, own_cv, &dix);
   }
   gb_gate_derived_ix_free(&dix);
   free(grp);
@@ -547,7 +544,7 @@ gb_err gb_gate_compare(const gb_results *base, const gb_results *cur, const gb_g
   size_t nk = 0;
   key_tab keys = {0};
   e = key_rows(sides, rep->nodes > 0, &keys, &kr, &nk);
-  if (!e) e = judge_all(rep, opt, threshold, alpha, kr, nk);
+  if (!e) e = judge_all(rep, opt, threshold, gb_gate_z(alpha), kr, nk); /* z once per comparison */
   for (size_t i = 0; i < keys.n; i++) free(keys.key[i]);
   free(keys.key);
   free(keys.slot);

@@ -25,8 +25,9 @@ bool gb_gate_is_gated(const gb_row *r, gb_fclass cls, bool gate_latency);
 
 /* The verdict of a figure present on both sides and comparable: failed,
  * collapsed, unstable, insufficient, else by its noise (gb_gate.h). own_cv:
- * the figure's own-spread bound (NaN when unknown). */
-void gb_gate_judge(gb_gate_item *it, const gb_gate_options *opt, double min_pct, double alpha, double own_cv);
+ * the figure's own-spread bound (NaN when unknown); z: the normal quantile
+ * of the comparison's alpha (gb_gate_z), found once. */
+void gb_gate_judge(gb_gate_item *it, const gb_gate_options *opt, double min_pct, double z, double own_cv);
 
 /* The figures a derived one may take its sides from (not themselves
  * derived, "_vs_"), sorted by benchmark, gpu_type, m, n, k, gpu_count,

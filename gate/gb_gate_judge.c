@@ -243,7 +243,7 @@ static void judge_noise(gb_gate_item *it, const gb_gate_options *opt, double own
   *d = c->mean_ln - b->mean_ln;
 }
 
-void gb_gate_judge(gb_gate_item *it, const gb_gate_options *opt, double min_pct, double alpha, double own_cv) {
+void gb_gate_judge(gb_gate_item *it, const gb_gate_options *opt, double min_pct, double z, double own_cv) {
   gb_gate_side *b = &it->base, *c = &it->cur;
   it->change_pct = it->ratio = it->threshold_pct = it->mdc_pct = it->sigma = it->p_value = NAN;
   it->method = "";
@@ -256,7 +256,7 @@ void gb_gate_judge(gb_gate_item *it, const gb_gate_options *opt, double min_pct,
     it->ratio = exp(d);
     it->change_pct = it->direction * (it->ratio - 1.0) * 100.0;
   }
-  double t = gb_gate_z(alpha) * se, tmin = log1p(min_pct / 100.0);
+  double t = z * se, tmin = log1p(min_pct / 100.0);
   if (t < tmin) t = tmin;
   it->mdc_pct = it->threshold_pct = expm1(t) * 100.0;
   it->p_value = se > 0 ? erfc(fabs(d) / se / sqrt(2.0)) : (d == 0 ? 1.0 : 0.0);
