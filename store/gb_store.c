@@ -110,9 +110,10 @@ const char *gb_sql_text(const gb_sql_val *v, char num[32]) {
 }
 
 static gb_err get_int(void *ctx, const gb_sql_val *val, size_t n) {
-  char num[32];
-  const char *t = n ? gb_sql_text(&val[0], num) : NULL;
-  *(long *)ctx = t ? strtol(t, NULL, 10) : 0;
+  long *out = ctx;
+  if (n && val[0].kind == GB_SQL_INT) *out = (long)val[0].i; /* numbers arrive as numbers */
+  else if (n && val[0].kind == GB_SQL_REAL) *out = (long)val[0].d;
+  else *out = n && val[0].kind == GB_SQL_TEXT && val[0].s ? strtol(val[0].s, NULL, 10) : 0;
   return GB_OK;
 }
 
