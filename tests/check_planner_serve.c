@@ -48,6 +48,31 @@ START_TEST(test_allreduce_latency) {
 }
 END_TEST
 
+/* The same step on an AMD type (A1, cdna3; no AMD measurement, so HBM is
+ * the published 0.81 share of 2000 GB/s and busbw the cross-vendor ratio
+ * of its 400 GB/s links): RCCL's ring LL start-up, 12 + 2 x 7 x 0.8 =
+ * 23.2 us an all-reduce (ROCm/rccl src/graph/tuning.cc), not NCCL's 15. */
+START_TEST(test_allreduce_latency_rccl) {
+  n1_world x;
+  n1_load(&x);
+  const gb_perf_type *a1 = gb_perf_find(&x.perf, "A1-OAM-100GB");
+  ck_assert_ptr_nonnull(a1);
+  gb_workload w;
+  wl_load(&w,
+          "type = inference\nparams = 1e10\ntokens_per_second = 1\nbatch_size = 1\ntensor_parallel = 8\n"
+          "layers = 40\nhidden_size = 5120\n");
+  gb_plan_time t;
+  gb_plan_time_of(&w, &x.perf, a1, 8, 8, &x.o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_NONE);
+  double weights = 2e10 / (8 * 2000 * 0.81e9);
+  double bytes = 5120 * 2.0;
+  double busbw = a1->comm_plateau_gbps * 1e9;
+  double comm = 2 * 40 * (23.2e-6 + 2.0 * 7 / 8 * bytes / busbw);
+  ck_assert_double_eq_tol(t.token_latency_ms, (weights + comm) * 1e3, 1e-9);
+  n1_free(&x);
+}
+END_TEST
+
 /* Mixture of experts at batch 1: 8 experts, top 2, 40e9 params of which 13e9
  * active: routed weights 27e9 x 8 / 6 = 36e9, dense 4e9; one sequence touches
  * 2 of 8 experts a layer, so a step reads 4e9 + 36e9 / 4 = 13e9 params
@@ -89,6 +114,7 @@ static Suite *suite(void) {
   TCase *tc = tcase_create("serve");
   tcase_add_test(tc, test_max_batch);
   tcase_add_test(tc, test_allreduce_latency);
+  tcase_add_test(tc, test_allreduce_latency_rccl);
   tcase_add_test(tc, test_moe_weights_read);
   tcase_add_test(tc, test_hbm_published_share);
   suite_add_tcase(s, tc);
