@@ -4,7 +4,9 @@
  * largest that fits and meets the latency limit. Formulas: docs/planner.md,
  * "Inference". */
 #include <math.h>
+#include <string.h>
 
+#include "gb_model.h"
 #include "gb_plan_int.h"
 
 /* One decode step of a replica of r GPUs at batch b: seconds, and its parts. */
@@ -12,15 +14,22 @@ typedef struct step {
   double total, gemm, attn, prefill, comm, weights;
 } step;
 
-/* Start-up latency of one all-reduce over r GPUs of a node, seconds: NCCL's
- * own tuning model for a ring with the LL protocol (src/graph/tuning.cc:
- * baseLat 6.6 us, then 2 (r - 1) steps of hwLat 0.6 us over NVLink, 1.0 us
- * over PCIe). Decode all-reduces are small, so this term, not the bus
- * bandwidth, sets their cost; it is paid twice per layer per step. */
+/* Start-up latency of one all-reduce over r GPUs of a node, seconds, from
+ * the collective library's own tuning model for a ring with the LL protocol
+ * (src/graph/tuning.cc): baseLat, then 2 (r - 1) steps of hwLat. NCCL
+ * (NVIDIA): baseLat 6.6 us, hwLat 0.6 us over NVLink, 1.0 us over PCIe.
+ * RCCL (AMD, ROCm/rccl's rcclTuningModel): baseLat 12 us, hwLat 0.8 us over
+ * xGMI (RCCL's NVLINK class), 2.2 us over PCIe. Decode all-reduces are
+ * small, so this term, not the bus bandwidth, sets their cost; it is paid
+ * twice per layer per step. */
 static double allreduce_latency_s(const gb_perf_type *t, int r) {
   const double pcie_gbps = 128; /* PCIe 5.0 x16, both directions */
-  double hop = t->spec->interconnect_gbps > pcie_gbps ? 0.6 : 1.0;
-  return (6.6 + 2.0 * (r - 1) * hop) * 1e-6;
+  bool link = t->spec->interconnect_gbps > pcie_gbps;
+  const gb_arch_model *m = t->model ? t->model : gb_arch_model_find(t->spec->arch);
+  bool rccl = strcmp(m->vendor, "amd") == 0;
+  double base = rccl ? 12.0 : 6.6;
+  double hop = rccl ? (link ? 0.8 : 2.2) : (link ? 0.6 : 1.0);
+  return (base + 2.0 * (r - 1) * hop) * 1e-6;
 }
 
 /* Share of a mixture-of-experts model's weights that one decode step reads

@@ -48,6 +48,54 @@ START_TEST(test_allreduce_latency) {
 }
 END_TEST
 
+/* The same step on an AMD type (A1, cdna3; no AMD measurement, so HBM is
+ * the published 0.81 share of 2000 GB/s and busbw the cross-vendor ratio
+ * of its 400 GB/s links): RCCL's ring LL start-up, 12 + 2 x 7 x 0.8 =
+ * 23.2 us an all-reduce (ROCm/rccl src/graph/tuning.cc), not NCCL's 15. */
+START_TEST(test_allreduce_latency_rccl) {
+  n1_world x;
+  n1_load(&x);
+  const gb_perf_type *a1 = gb_perf_find(&x.perf, "A1-OAM-100GB");
+  ck_assert_ptr_nonnull(a1);
+  gb_workload w;
+  wl_load(&w,
+          "type = inference\nparams = 1e10\ntokens_per_second = 1\nbatch_size = 1\ntensor_parallel = 8\n"
+          "layers = 40\nhidden_size = 5120\n");
+  gb_plan_time t;
+  gb_plan_time_of(&w, &x.perf, a1, 8, 8, &x.o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_NONE);
+  double weights = 2e10 / (8 * 2000 * 0.81e9);
+  double bytes = 5120 * 2.0;
+  double busbw = a1->comm_plateau_gbps * 1e9;
+  double comm = 2 * 40 * (23.2e-6 + 2.0 * 7 / 8 * bytes / busbw);
+  ck_assert_double_eq_tol(t.token_latency_ms, (weights + comm) * 1e3, 1e-9);
+  n1_free(&x);
+}
+END_TEST
+
+/* Compute-bound decode on the AMD type with the efficiency table (no
+ * --mfu): batch 256, no KV cache, TP 1, 1e9 params; the GEMM step runs at
+ * CDNA3's inference eta 0.33 of A1's projected rate (fit half: vLLM 405B
+ * FP8 on MI300X; docs/planner.md "Efficiency table"). */
+START_TEST(test_infer_eta_cdna3) {
+  n1_world x;
+  n1_load(&x);
+  x.o.mfu = NAN;
+  const gb_perf_type *a1 = gb_perf_find(&x.perf, "A1-OAM-100GB");
+  ck_assert_ptr_nonnull(a1);
+  gb_workload w;
+  wl_load(&w, "type = inference\nparams = 1e9\ntokens_per_second = 1\nbatch_size = 256\n");
+  gb_plan_time t;
+  gb_plan_time_of(&w, &x.perf, a1, 1, 8, &x.o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_NONE);
+  ck_assert_double_eq_tol(t.eta, 0.33, 1e-12);
+  double gemm = 2 * 1e9 * 256 / (0.33 * a1->gemm_tflops * 1e12), weights = 2e9 / (2000 * 0.81e9);
+  ck_assert(gemm > weights);
+  ck_assert_double_eq_tol(t.token_latency_ms, gemm * 1e3, 1e-9);
+  n1_free(&x);
+}
+END_TEST
+
 /* Mixture of experts at batch 1: 8 experts, top 2, 40e9 params of which 13e9
  * active: routed weights 27e9 x 8 / 6 = 36e9, dense 4e9; one sequence touches
  * 2 of 8 experts a layer, so a step reads 4e9 + 36e9 / 4 = 13e9 params
@@ -89,6 +137,8 @@ static Suite *suite(void) {
   TCase *tc = tcase_create("serve");
   tcase_add_test(tc, test_max_batch);
   tcase_add_test(tc, test_allreduce_latency);
+  tcase_add_test(tc, test_allreduce_latency_rccl);
+  tcase_add_test(tc, test_infer_eta_cdna3);
   tcase_add_test(tc, test_moe_weights_read);
   tcase_add_test(tc, test_hbm_published_share);
   suite_add_tcase(s, tc);
