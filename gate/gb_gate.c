@@ -424,6 +424,27 @@ static gb_err make_item(gb_gate_report *rep, const gb_gate_options *opt, const k
   return GB_OK;
 }
 
+static bool moved(gb_verdict v) {
+  return v == GB_VERDICT_REGRESSION || v == GB_VERDICT_IMPROVEMENT || v == GB_VERDICT_WORSE_INFO ||
+         v == GB_VERDICT_BETTER_INFO || v == GB_VERDICT_COLLAPSED || v == GB_VERDICT_UNSTABLE;
+}
+
+/* A derived figure (A_vs_B, a ratio of two measured ones) says nothing its
+ * sides do not: flagged only when a side moved beyond its own noise too
+ * (judged first: judge_all). Where both sides held, its change is theirs
+ * within their noise (a two-state side judged by its peaks while the ratio
+ * is of medians): noise. */
+static void derived_by_sides(const gb_gate_report *rep, gb_gate_item *it, const gb_derived_ix *dix) {
+  size_t a, b;
+  if ((it->verdict != GB_VERDICT_REGRESSION && it->verdict != GB_VERDICT_IMPROVEMENT) ||
+      !gb_gate_derived_sides(dix, it, &a, &b) || moved(rep->items[a].verdict) || moved(rep->items[b].verdict))
+    return;
+  it->verdict = GB_VERDICT_NOISE;
+  snprintf(it->note, sizeof it->note, "%s and %s each within their noise (%s, %s): a ratio of them",
+           rep->items[a].base.row->case_name, rep->items[b].base.row->case_name,
+           gb_verdict_name(rep->items[a].verdict), gb_verdict_name(rep->items[b].verdict));
+}
+
 /* The verdict of item idx from its rows kr[i..j), baseline before mid. */
 static void verdict_of(gb_gate_report *rep, size_t idx, const gb_gate_options *opt, double threshold, double z,
                        keyed_row *kr, size_t i, size_t mid, size_t j, const double *own_cv,
@@ -454,6 +475,7 @@ static void verdict_of(gb_gate_report *rep, size_t idx, const gb_gate_options *o
       double cv = own_cv[idx];
       if (it->fclass == GB_FCLASS_DERIVED) cv = gb_gate_derived_cv(dix, it, own_cv);
       gb_gate_judge(it, opt, gb_gate_config_threshold(opt->config, it->benchmark, it->metric, threshold), z, cv);
+      if (it->fclass == GB_FCLASS_DERIVED) derived_by_sides(rep, it, dix);
     }
   }
   if (it->verdict == GB_VERDICT_REGRESSION || it->verdict == GB_VERDICT_COLLAPSED ||
@@ -507,10 +529,12 @@ static gb_err judge_all(gb_gate_report *rep, const gb_gate_options *opt, double 
   }
   gb_derived_ix dix = {0};
   if (!e) e = gb_gate_derived_ix_build(rep, &dix);
-  for (size_t idx = 0; idx < rep->nitems && !e; idx++) {
-    size_t i = grp[2 * idx], mid = grp[2 * idx + 1], j = idx + 1 < rep->nitems ? grp[2 * idx + 2] : nk;
-    verdict_of(rep, idx, opt, threshold, z, kr, i, mid, j, own_cv, &dix);
-  }
+  for (int derived = 0; derived < 2; derived++) /* the measured figures first: derived ones read their verdicts */
+    for (size_t idx = 0; idx < rep->nitems && !e; idx++) {
+      if ((rep->items[idx].fclass == GB_FCLASS_DERIVED) != derived) continue;
+      size_t i = grp[2 * idx], mid = grp[2 * idx + 1], j = idx + 1 < rep->nitems ? grp[2 * idx + 2] : nk;
+      verdict_of(rep, idx, opt, threshold, z, kr, i, mid, j, own_cv, &dix);
+    }
   gb_gate_derived_ix_free(&dix);
   free(grp);
   free(own_cv);

@@ -37,6 +37,14 @@
  * is the median of its n repetitions). Card-to-card offsets, which the "any"
  * floors carry, are not in it; without a same-gpu floor, or across GPUs,
  * the rule above applies. The own-spread bound applies here too.
+ * Two states seen in the baseline: a headline figure whose baseline runs
+ * (at least GB_GATE_PEAK_MIN_RUNS) hop between two states by themselves, so
+ * that their peaks scatter less than their medians by GB_NOISE_PEAK_GAIN, is
+ * judged by its peaks against the floor above (method "peak from the
+ * runs"), as the figures with peak floors are everywhere (gb_noise.h).
+ * Derived figures (A_vs_B, a ratio of two measured ones) are judged after
+ * the measured ones and flagged only where a side moved beyond its own
+ * noise too; else their change is noise.
  *   p = two-sided normal p of d / SE
  *   flagged when |d| > T = max(z(1 - alpha/2) * SE, ln(1 + threshold/100))
  * MDC (minimum detectable change) = exp(T) - 1: the smallest change the gate
@@ -63,6 +71,14 @@
 /* The share of a row's within-run relative stddev taken as the least
  * between-run noise of its figure (see above). */
 #define GB_GATE_OWN_SPREAD (1.0 / 3.0)
+
+/* The fewest baseline runs that show a figure hopping between two states
+ * by themselves: where its own spread sets its noise and its baseline runs'
+ * peaks (best samples) scatter less than their medians by
+ * GB_NOISE_PEAK_GAIN, it is judged by its peaks (method "peak, from the
+ * runs"), as the floors' peak rows do for the figures that hop on every
+ * card. */
+#define GB_GATE_PEAK_MIN_RUNS 3
 
 /* The fewest repetitions per side for the same-GPU repetition rule. */
 #define GB_GATE_MIN_REPS 3

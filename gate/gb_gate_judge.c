@@ -3,6 +3,7 @@
  * insufficient, else regression / improvement / noise / unchanged from the
  * noise between runs (the rules are in gb_gate.h). */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,11 +208,23 @@ static void judge_noise(gb_gate_item *it, const gb_gate_options *opt, double own
   const gb_noise_floor *fl = gb_noise_lookup(opt->noise, b->row), *ff = gb_noise_lookup_figure(opt->noise, b->row);
   double floor_sigma = ff ? ff->sigma : fl ? fl->sigma : gb_noise_default_sigma(b->row);
   /* several baseline runs of the current run's card: a headline figure's one-card floor (gb_gate.h) */
-  const gb_noise_floor *fc = it->same_gpu && b->nruns >= GB_GATE_SAME_GPU_MIN_RUNS &&
-                                     gb_desc_class(b->row) == GB_FCLASS_HEADLINE
+  bool headline = gb_desc_class(b->row) == GB_FCLASS_HEADLINE;
+  const gb_noise_floor *fc = it->same_gpu && b->nruns >= GB_GATE_SAME_GPU_MIN_RUNS && headline
                                  ? gb_noise_lookup_figure_same_gpu(opt->noise, b->row)
                                  : NULL;
   if (fc) floor_sigma = fc->sigma;
+  /* a headline figure whose baseline runs show it switching state by
+   * themselves (their medians scatter, their peaks hold: gb_gate.h): judged
+   * by its peaks, like a figure with peak floors, against the same floor */
+  if (headline && b->nruns >= GB_GATE_PEAK_MIN_RUNS && !isnan(b->peak_sd_ln) && !isnan(c->peak_mean_ln) &&
+      b->peak_sd_ln * GB_NOISE_PEAK_GAIN < b->sd_ln) {
+    it->peak = true;
+    it->sigma = pooled(floor_sigma, b->peak_sd_ln, b->nruns, c->peak_sd_ln, c->nruns, &df);
+    it->method = fc ? "peak from the runs, same GPU" : "peak from the runs";
+    *d = c->peak_mean_ln - b->peak_mean_ln;
+    *se = it->sigma * sqrt(1.0 / nb + 1.0 / nc);
+    return;
+  }
   double sigma = pooled(floor_sigma, b->sd_ln, b->nruns, c->sd_ln, c->nruns, &df);
   it->method = fc ? "floor+runs, same GPU" : df > NU0 ? "floor+runs" : ff ? "figure floor" : fl ? "floor" : "built-in floor";
   *se = sigma * sqrt(1.0 / nb + 1.0 / nc);
@@ -314,17 +327,30 @@ void gb_gate_derived_ix_free(gb_derived_ix *ix) {
   ix->n = 0;
 }
 
-/* The spread of the last item (in the report's order) of r's shape whose
- * case is cs (cl bytes), or NaN. */
-static double side_cv(const gb_derived_ix *ix, const gb_row *r, const char *cs, size_t cl, const double *item_cv) {
+/* The last item (in the report's order) of r's shape whose case is cs (cl
+ * bytes), or SIZE_MAX. */
+static size_t side_item(const gb_derived_ix *ix, const gb_row *r, const char *cs, size_t cl) {
   size_t lo = 0, hi = ix->n;
   while (lo < hi) { /* past the last entry <= the key */
     size_t mid = lo + (hi - lo) / 2;
     if (cmp_side(ix->e[mid].row, r, cs, cl) <= 0) lo = mid + 1;
     else hi = mid;
   }
-  if (lo == 0 || cmp_side(ix->e[lo - 1].row, r, cs, cl) != 0) return NAN;
-  return item_cv[ix->e[lo - 1].item];
+  if (lo == 0 || cmp_side(ix->e[lo - 1].row, r, cs, cl) != 0) return SIZE_MAX;
+  return ix->e[lo - 1].item;
+}
+
+bool gb_gate_derived_sides(const gb_derived_ix *ix, const gb_gate_item *it, size_t *a, size_t *b) {
+  const gb_row *r = it->base.row;
+  const char *vs = r ? strstr(r->case_name, "_vs_") : NULL;
+  *a = *b = SIZE_MAX;
+  if (!vs) return false;
+  size_t la = (size_t)(vs - r->case_name);
+  const char *bname = vs + 4;
+  if (strlen(bname) == la && strncmp(bname, r->case_name, la) == 0) return false;
+  *a = side_item(ix, r, r->case_name, la);
+  *b = side_item(ix, r, bname, strlen(bname));
+  return *a != SIZE_MAX && *b != SIZE_MAX;
 }
 
 /* The spread of a derived figure from its two sides: for "A_vs_B" the rows
@@ -332,12 +358,8 @@ static double side_cv(const gb_derived_ix *ix, const gb_row *r, const char *cs, 
  * side is not found. As the scan of every figure that this replaces: the
  * last figure of a side in the report's order, and no B side where B is A. */
 double gb_gate_derived_cv(const gb_derived_ix *ix, const gb_gate_item *it, const double *item_cv) {
-  const gb_row *r = it->base.row;
-  const char *vs = strstr(r->case_name, "_vs_");
-  if (!vs) return NAN;
-  size_t la = (size_t)(vs - r->case_name);
-  const char *bname = vs + 4;
-  if (strlen(bname) == la && strncmp(bname, r->case_name, la) == 0) return NAN;
-  double cva = side_cv(ix, r, r->case_name, la, item_cv), cvb = side_cv(ix, r, bname, strlen(bname), item_cv);
+  size_t a, b;
+  if (!gb_gate_derived_sides(ix, it, &a, &b)) return NAN;
+  double cva = item_cv[a], cvb = item_cv[b];
   return isnan(cva) || isnan(cvb) ? NAN : sqrt(cva * cva + cvb * cvb);
 }

@@ -523,6 +523,73 @@ START_TEST(test_same_card_baseline) {
 }
 END_TEST
 
+/* bf16 GEMM 8192^3 on card 9 hops between two states from one process to
+ * the next (runs 1-5 at 809-812 TFLOP/s, run 6 at 783; every run's best
+ * sample 813-816): a baseline that holds the hop (runs 2-6) judges it by
+ * its peaks (GB_GATE_PEAK_MIN_RUNS), so 5% worse on run 1 is caught (it was
+ * "noise" against the own spread's 5.3%) and run 1 itself passes; a
+ * baseline without the hop (runs 1-5) judges the medians, and run 6's hop
+ * is not a regression. */
+START_TEST(test_peak_from_runs) {
+  const char *fig = "gemm/bf16 bf16 m=8192 n=8192 k=8192 tflops x1";
+  read_runs("c9-quick", 2, 6, &g_base);
+  read_aa("c9-quick-1", &g_cur);
+  gb_gate_options opt = gb_gate_defaults();
+  opt.noise = &g_noise;
+  gb_gate_report rep = judge_pair(&opt);
+  const gb_gate_item *it = item_named(&rep, fig);
+  ck_assert_str_eq(it->method, "peak from the runs, same GPU");
+  ck_assert(it->peak);
+  ck_assert_str_eq(gb_verdict_name(it->verdict), "unchanged");
+  ck_assert_double_lt(it->mdc_pct, 4.0);
+  ck_assert_double_lt(it->base.peak_sd_ln * GB_NOISE_PEAK_GAIN, it->base.sd_ln);
+  ck_assert_int_eq(gb_gate_exit_code(&rep), 0);
+  gb_gate_report_free(&rep);
+  scale(find_row(&g_cur, "gemm", "bf16", 8192, GB_NA, "tflops"), 0.95);
+  rep = judge_pair(&opt);
+  it = item_named(&rep, fig);
+  ck_assert_str_eq(gb_verdict_name(it->verdict), "regression");
+  ck_assert_double_eq_tol(it->change_pct, -4.76, 0.01);
+  ck_assert_int_eq(gb_gate_exit_code(&rep), 1);
+  gb_gate_report_free(&rep);
+  read_runs("c9-quick", 1, 5, &g_base);
+  read_aa("c9-quick-6", &g_cur);
+  rep = judge_pair(&opt);
+  it = item_named(&rep, fig);
+  ck_assert(!it->peak);
+  ck_assert_str_ne(gb_verdict_name(it->verdict), "regression");
+  gb_gate_report_free(&rep);
+}
+END_TEST
+
+/* A derived figure (fp16_vs_fp64: a ratio of two measured ones) is flagged
+ * only where a side moved beyond its own noise: its speedup row 25% lower
+ * with fp16 and fp64 as they were (a regression before) is noise, naming
+ * its sides; fp16 25% slower too is a regression of both. */
+START_TEST(test_derived_by_sides) {
+  const char *fig = "gemm/fp16_vs_fp64 fp16 m=8192 n=8192 k=8192 speedup x1";
+  read_aa("c11-quick-3", &g_base);
+  read_aa("c11-quick-4", &g_cur);
+  scale(find_row(&g_cur, "gemm", "fp16_vs_fp64", 8192, GB_NA, "speedup"), 0.75);
+  gb_gate_options opt = gb_gate_defaults();
+  opt.noise = &g_noise;
+  gb_gate_report rep = judge_pair(&opt);
+  const gb_gate_item *it = item_named(&rep, fig);
+  ck_assert_str_eq(gb_verdict_name(it->verdict), "noise");
+  ck_assert_ptr_nonnull(strstr(it->note, "fp16 and fp64 each within their noise"));
+  ck_assert(!it->fails);
+  ck_assert_int_eq(gb_gate_exit_code(&rep), 0);
+  gb_gate_report_free(&rep);
+  scale(find_row(&g_cur, "gemm", "fp16", 8192, GB_NA, "tflops"), 0.75);
+  rep = judge_pair(&opt);
+  ck_assert_str_eq(gb_verdict_name(item_named(&rep, fig)->verdict), "regression");
+  ck_assert_str_eq(gb_verdict_name(item_named(&rep, "gemm/fp16 fp16 m=8192 n=8192 k=8192 tflops x1")->verdict),
+                   "regression");
+  ck_assert_int_eq(gb_gate_exit_code(&rep), 1);
+  gb_gate_report_free(&rep);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("gate_judge");
   TCase *tc = tcase_create("judge");
@@ -537,6 +604,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_fleet_names_slow_node);
   tcase_add_test(tc, test_floors_missing_is_loud);
   tcase_add_test(tc, test_same_card_baseline);
+  tcase_add_test(tc, test_peak_from_runs);
+  tcase_add_test(tc, test_derived_by_sides);
   suite_add_tcase(s, tc);
   return s;
 }
