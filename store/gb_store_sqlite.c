@@ -43,27 +43,32 @@ static char *sq_sql(const char *sql) {
   return t;
 }
 
-/* One row's values as SQLite holds them: numbers stay numbers. */
+/* One row's values as SQLite holds them: numbers stay numbers. Each column
+ * is fetched once, as its sqlite3_value (one API call, not a type call and
+ * a value call that each take the connection's mutex and check for a
+ * failed allocation): the connection is opened SQLITE_OPEN_NOMUTEX, where
+ * an unprotected value is read as a protected one is. */
 static gb_err sq_row(sqlite3_stmt *st, gb_sql_row_fn fn, void *ctx) {
   enum { MAXV = 64 };
   gb_sql_val val[MAXV];
-  int n = sqlite3_column_count(st);
+  int n = sqlite3_data_count(st);
   if (n > MAXV) n = MAXV;
   for (int i = 0; i < n; i++) {
     gb_sql_val *v = &val[i];
-    switch (sqlite3_column_type(st, i)) {
+    sqlite3_value *x = sqlite3_column_value(st, i);
+    switch (sqlite3_value_type(x)) {
     case SQLITE_NULL: v->kind = GB_SQL_NULL; break;
     case SQLITE_INTEGER:
       v->kind = GB_SQL_INT;
-      v->i = sqlite3_column_int64(st, i);
+      v->i = sqlite3_value_int64(x);
       break;
     case SQLITE_FLOAT:
       v->kind = GB_SQL_REAL;
-      v->d = sqlite3_column_double(st, i);
+      v->d = sqlite3_value_double(x);
       break;
     default:
       v->kind = GB_SQL_TEXT;
-      v->s = (const char *)sqlite3_column_text(st, i);
+      v->s = (const char *)sqlite3_value_text(x);
       if (!v->s) return gb_fail(GB_E_NOMEM, "out of memory");
       break;
     }
