@@ -58,9 +58,6 @@ struct gb_store {
   void *slot[GB_STORE_SLOTS];
   char name[512];      /* the URL, password masked: for messages */
   int version;
-  /* The queries' answers are small (one run's rows, each_by_run): the
-   * engine may take each whole rather than a row at a time. */
-  bool small_answers;
   bool write_ready; /* write_setup ran */
   bool copy_ready;  /* the session's table of rows to add (copy_in) exists */
 };

@@ -298,12 +298,10 @@ static gb_err each_by_run(gb_store *s, gb_sel_sql *q, each_ctx *ec) {
   if (!e) e = select_sql(&sql, " FROM gb_rows r WHERE r.run_id = $1");
   if (!e && q->rows.sql[0]) e = gb_buf_printf(&sql, " AND %s", q->rows.sql + strlen(" WHERE "));
   if (!e) e = gb_buf_puts(&sql, " ORDER BY r.id");
-  s->small_answers = true; /* one run's rows at a time */
   for (size_t i = 0; i < runs.n && !e; i++) {
     q->rows.param[0] = runs.id[i];
     e = s->eng->query(s, -1, sql.data, q->rows.param, q->rows.np, each_row, ec, NULL);
   }
-  s->small_answers = false;
   for (size_t i = 0; i < runs.n; i++) free(runs.id[i]);
   free(runs.id);
   gb_buf_free(&sql);

@@ -1,9 +1,9 @@
 /* gb_store_pg: the store's PostgreSQL engine (libpq). Results arrive one
  * row at a time (single-row mode), so a reader holds the row it is on, not
- * the whole answer -- except where the store says the answers are small
- * (one run's rows, s->small_answers): then each comes whole, saving libpq's
- * copy of the columns' descriptions into a result of its own for every
- * row -- and in binary, so numbers arrive as numbers. libpq's
+ * the whole answer, and works on it while the server sends the next ones
+ * (an answer taken whole costs libpq less, a result a row, but leaves the
+ * client and the server waiting for each other: compare took 0.45 s
+ * longer), and in binary, so numbers arrive as numbers. libpq's
  * notices are dropped (library code prints nothing); its messages never
  * hold the password. */
 #include <libpq-fe.h>
@@ -122,7 +122,7 @@ static gb_err pg_query(gb_store *s, int slot, const char *sql, const char *const
     sent = PQsendQueryParams(s->h, sql, (int)np, NULL, param, NULL, NULL, fn ? 1 : 0); /* rows in binary */
   }
   if (!sent) return pg_fail(s, "cannot send a query");
-  if (fn && !s->small_answers) PQsetSingleRowMode(s->h);
+  if (fn) PQsetSingleRowMode(s->h);
   return pg_collect(s, fn, ctx, changed);
 }
 
