@@ -34,6 +34,8 @@ typedef struct gb_store_drv {
   const char *name;     /* "sqlite", "postgresql" */
   const char *id_type;  /* the DDL of gb_rows' row number */
   const char *begin;    /* the statement that starts a writing transaction */
+  /* statements run once on a connection before its first write (NULL: none) */
+  const char *const *write_setup;
   gb_err (*connect)(gb_store *s, const char *target);
   /* Runs sql with np parameters; fn (may be NULL) gets each result row as it
    * arrives; *changed (may be NULL) the rows an INSERT or UPDATE changed.
@@ -42,6 +44,9 @@ typedef struct gb_store_drv {
   gb_err (*query)(gb_store *s, int slot, const char *sql, const char *const *param, size_t np, gb_sql_row_fn fn,
                   void *ctx, size_t *changed);
   void (*disconnect)(gb_store *s);
+  /* Runs sql, a COPY ... FROM STDIN, sending it len bytes of data (its text
+   * format); NULL where the engine has none (rows then go in INSERTs). */
+  gb_err (*copy_in)(gb_store *s, const char *sql, const char *data, size_t len);
 } gb_store_drv;
 
 extern const gb_store_drv gb_store_sqlite;
@@ -53,6 +58,8 @@ struct gb_store {
   void *slot[GB_STORE_SLOTS];
   char name[512];      /* the URL, password masked: for messages */
   int version;
+  bool write_ready; /* write_setup ran */
+  bool copy_ready;  /* the session's table of rows to add (copy_in) exists */
 };
 
 /* Runs sql, no parameters, no rows. */

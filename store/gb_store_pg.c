@@ -1,6 +1,9 @@
 /* gb_store_pg: the store's PostgreSQL engine (libpq). Results arrive one
  * row at a time (single-row mode), so a reader holds the row it is on, not
- * the whole answer, and in binary, so numbers arrive as numbers. libpq's
+ * the whole answer, and works on it while the server sends the next ones
+ * (an answer taken whole costs libpq less, a result a row, but leaves the
+ * client and the server waiting for each other: compare took 0.45 s
+ * longer), and in binary, so numbers arrive as numbers. libpq's
  * notices are dropped (library code prints nothing); its messages never
  * hold the password. */
 #include <libpq-fe.h>
@@ -43,11 +46,11 @@ static uint64_t be_bits(const char *p, int len) {
 
 /* Column i of the (binary) row: numbers as numbers (no printing on the
  * server, no parsing here), text as text. */
-static gb_err pg_value(gb_store *s, const PGresult *r, int i, gb_sql_val *v) {
+static gb_err pg_value(gb_store *s, const PGresult *r, int row, int i, gb_sql_val *v) {
   *v = (gb_sql_val){GB_SQL_NULL, NULL, 0, 0};
-  if (PQgetisnull(r, 0, i)) return GB_OK;
-  const char *p = PQgetvalue(r, 0, i);
-  int len = PQgetlength(r, 0, i), want = 0;
+  if (PQgetisnull(r, row, i)) return GB_OK;
+  const char *p = PQgetvalue(r, row, i);
+  int len = PQgetlength(r, row, i), want = 0;
   Oid t = PQftype(r, i);
   switch (t) {
   case 18: case 19: case 25: case 1043: /* char, name, text, varchar */
@@ -81,11 +84,13 @@ static gb_err pg_collect(gb_store *s, gb_sql_row_fn fn, void *ctx, size_t *chang
   gb_sql_val val[MAXV];
   while ((r = PQgetResult(s->h))) {
     ExecStatusType st = PQresultStatus(r);
-    if (st == PGRES_SINGLE_TUPLE && fn && !e) {
-      int n = PQnfields(r);
+    if ((st == PGRES_SINGLE_TUPLE || st == PGRES_TUPLES_OK) && fn && !e) {
+      int n = PQnfields(r), rows = PQntuples(r);
       if (n > MAXV) n = MAXV;
-      for (int i = 0; i < n && !e; i++) e = pg_value(s, r, i, &val[i]);
-      if (!e) e = fn(ctx, val, (size_t)n);
+      for (int k = 0; k < rows && !e; k++) {
+        for (int i = 0; i < n && !e; i++) e = pg_value(s, r, k, i, &val[i]);
+        if (!e) e = fn(ctx, val, (size_t)n);
+      }
     } else if (st == PGRES_COMMAND_OK && changed) {
       *changed = (size_t)strtoull(PQcmdTuples(r), NULL, 10);
     } else if (st != PGRES_SINGLE_TUPLE && st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK && !e) {
@@ -121,6 +126,28 @@ static gb_err pg_query(gb_store *s, int slot, const char *sql, const char *const
   return pg_collect(s, fn, ctx, changed);
 }
 
+static gb_err pg_copy_in(gb_store *s, const char *sql, const char *data, size_t len) {
+  PGresult *r = PQexec(s->h, sql);
+  ExecStatusType st = PQresultStatus(r);
+  PQclear(r);
+  if (st != PGRES_COPY_IN) {
+    gb_err e = pg_fail(s, "cannot start a COPY");
+    while ((r = PQgetResult(s->h))) PQclear(r);
+    return e;
+  }
+  size_t off = 0;
+  while (off < len) { /* in pieces of at most 1 MB */
+    size_t k = len - off < (1u << 20) ? len - off : (1u << 20);
+    if (PQputCopyData(s->h, data + off, (int)k) != 1) break;
+    off += k;
+  }
+  gb_err e = off < len ? pg_fail(s, "cannot send the rows") : GB_OK;
+  /* a COPY cut short is ended as failed, so that none of its rows is added */
+  if (PQputCopyEnd(s->h, off < len ? "not every row was sent" : NULL) != 1 && !e) e = pg_fail(s, "cannot send the rows");
+  gb_err e2 = pg_collect(s, NULL, NULL, NULL);
+  return e ? e : e2;
+}
+
 static void pg_disconnect(gb_store *s) {
   PQfinish(s->h);
   s->h = NULL;
@@ -134,4 +161,5 @@ const gb_store_drv gb_store_pg = {
     .connect = pg_connect,
     .query = pg_query,
     .disconnect = pg_disconnect,
+    .copy_in = pg_copy_in,
 };

@@ -489,6 +489,30 @@ START_TEST(test_mask_password) {
 }
 END_TEST
 
+/* Text with the characters a COPY's text format escapes (backslash, tab,
+ * line feed, carriage return, and "\\N", its NULL) comes back as it went in,
+ * and a text column left empty stays empty, not NULL. */
+START_TEST(test_text_escapes) {
+  gb_store *s = open_ok(fresh_url(_i));
+  gb_results in = {0};
+  ck_assert_msg(gb_results_read(aa(1), &in) == GB_OK, "%s", gb_errmsg());
+  static const char *const k_detail[] = {"a\\b", "tab\there", "two\nlines", "cr\rhere", "\\N", "\\", "\t\n\r\\."};
+  size_t nd = sizeof k_detail / sizeof k_detail[0];
+  for (size_t i = 0; i < nd; i++) {
+    in.rows[i].status = GB_STATUS_INVALID;
+    in.rows[i].detail = k_detail[i];
+  }
+  in.rows[nd].variant = "v\\1\t";
+  ck_assert_msg(gb_store_add(s, in.rows, in.nrows, "esc", true, NULL) == GB_OK, "%s", gb_errmsg());
+  gb_results back = {0};
+  ck_assert_msg(gb_store_read(s, "campaign=esc", &back) == GB_OK, "%s", gb_errmsg());
+  rows_equal(&in, &back);
+  gb_results_free(&back);
+  gb_results_free(&in);
+  gb_store_close(s);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("store");
   TCase *tc = tcase_create("engines");
@@ -503,6 +527,7 @@ static Suite *suite(void) {
   tcase_add_loop_test(tc, test_incomplete_run, 0, n);
   tcase_add_loop_test(tc, test_two_writers, 0, n);
   tcase_add_loop_test(tc, test_sink_kill, 0, n);
+  tcase_add_loop_test(tc, test_text_escapes, 0, n);
   suite_add_tcase(s, tc);
   tc = tcase_create("credentials");
   tcase_add_test(tc, test_mask_password);
