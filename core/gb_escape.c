@@ -132,6 +132,12 @@ static const char *html_one(uint32_t c, void *state) {
   case '>': return "&gt;";
   case '"': return "&quot;";
   case '\'': return "&#39;";
+  /* line ends as references: the same whitespace to a browser, but no line
+   * of the file starts with a field's text (a "::error::" after a field's
+   * line feed would be a workflow command when the page is printed in a CI
+   * log) */
+  case '\n': return "&#10;";
+  case '\r': return "&#13;";
   default:
     /* control characters and noncharacters make the page invalid: dropped */
     return control(c, true) || c == 0xFFFE || c == 0xFFFF || log_format_char(c) ? "" : NULL;
@@ -165,10 +171,20 @@ gb_err gb_esc_csv(gb_buf *out, const char *s, char sep) { return gb_csv_put_fiel
 static const char *gnuplot_one(uint32_t c, void *state) {
   (void)state;
   if (c == '\'') return "''";
-  return control(c, false) ? " " : NULL;
+  return control(c, false) || log_format_char(c) ? " " : NULL;
 }
 
 gb_err gb_esc_gnuplot(gb_buf *out, const char *s) { return walk(out, s, gnuplot_one, NULL); }
+
+/* a data file's double-quoted string: gnuplot reads it without escapes, so
+ * a double quote cannot be written and becomes a single one */
+static const char *gnuplot_data_one(uint32_t c, void *state) {
+  (void)state;
+  if (c == '"') return "'";
+  return control(c, false) || log_format_char(c) ? " " : NULL;
+}
+
+gb_err gb_esc_gnuplot_data(gb_buf *out, const char *s) { return walk(out, s, gnuplot_data_one, NULL); }
 
 /* ---- text for a terminal or a CI log ---- */
 

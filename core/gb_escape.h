@@ -57,6 +57,11 @@ gb_err gb_esc_csv(gb_buf *out, const char *s, char sep);
  * noenhanced terminal: backslashes and ^ _ are literal there). */
 gb_err gb_esc_gnuplot(gb_buf *out, const char *s);
 
+/* The inside of a double-quoted string of a gnuplot data file (.dat labels):
+ * `"` becomes `'`, line ends, control and bidi characters spaces, invalid
+ * UTF-8 U+FFFD. */
+gb_err gb_esc_gnuplot_data(gb_buf *out, const char *s);
+
 /* Text for a terminal or a CI log, as a stream: every message gpubench
  * writes to stderr, and stdout where it is text for a person, passes through
  * this (gb_esc_stream). Line ends are kept (a CR starts a line as LF does);

@@ -338,7 +338,27 @@ START_TEST(test_hostile_fields_in_markdown) {
   char *html = snap(tpath("rep/report.html"));
   EXPECT_NOT(html, "<img");
   ck_assert_ptr_null(strchr(html, 0x1B));
+  /* a field's line feed is a reference in the page, so printing the page in
+   * a CI log starts no workflow command (before: "\n::error::" did) */
+  expect_log_safe("rep/report.html", html);
   free(html);
+  /* the plots' data and scripts (linked from the report) get the same
+   * sanitizer: before, the .dat labels carried the raw ESC and U+202E */
+  DIR *dir = opendir(rep);
+  ck_assert_ptr_nonnull(dir);
+  size_t plots = 0;
+  for (struct dirent *de; (de = readdir(dir));) {
+    size_t n = strlen(de->d_name);
+    if (n < 4 || (strcmp(de->d_name + n - 4, ".dat") && strcmp(de->d_name + n - 3, ".gp"))) continue;
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", rep, de->d_name);
+    char *t = snap(path);
+    expect_log_safe(path, t);
+    free(t);
+    plots++;
+  }
+  closedir(dir);
+  ck_assert_uint_gt(plots, 0);
 }
 END_TEST
 
