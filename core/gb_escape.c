@@ -226,6 +226,9 @@ static gb_err log_char(gb_esc_log_state *st, gb_buf *out, uint32_t c, const unsi
 /* Whether the held bytes may still become a whole sequence. */
 static bool log_incomplete(const gb_esc_log_state *st) {
   const unsigned char *h = st->held;
+  /* CR: wait for what follows it (LF, or the progress line's ESC [ K) */
+  if (h[0] == '\r')
+    return st->nheld == 1 || (h[1] == 0x1B && st->nheld < 4 && (st->nheld < 3 || h[2] == '['));
   if (h[0] == 0x1B) return st->nheld < 3 && (st->nheld < 2 || h[1] == '[');
   if (st->nheld >= seq_len(h[0])) return false;
   for (unsigned i = 1; i < st->nheld; i++)
@@ -242,7 +245,17 @@ static gb_err log_drain(gb_esc_log_state *st, gb_buf *out, bool end) {
     if (!end && log_incomplete(st)) return GB_OK;
     size_t used = 1;
     uint32_t c;
-    if (h[0] == 0x1B && st->nheld >= 3 && h[1] == '[' && h[2] == 'K') {
+    if (h[0] == '\r' && st->nheld >= 2 && h[1] == '\n') {
+      e = log_char(st, out, '\r', h, 1); /* CRLF: a line end */
+    } else if (h[0] == '\r' && st->nheld >= 4 && h[1] == 0x1B && h[2] == '[' && h[3] == 'K') {
+      e = log_char(st, out, '\r', h, 1); /* the progress line's redraw: back to the start, erase */
+      if (!e) e = gb_buf_append(out, "\x1B[K", 3);
+      used = 4;
+    } else if (h[0] == '\r') {
+      /* any other CR would let the text after it overwrite what the line
+       * showed: written visibly, and the line goes on */
+      e = gb_buf_puts(out, "\\r");
+    } else if (h[0] == 0x1B && st->nheld >= 3 && h[1] == '[' && h[2] == 'K') {
       e = gb_buf_append(out, "\x1B[K", 3); /* erase to the end of the line: can only erase */
       used = 3;
     } else if ((used = utf8_next(h, st->nheld, &c)) != 0) {

@@ -41,6 +41,8 @@ static void check_log(const char *m, const char *s) {
     unsigned char c = (unsigned char)*p;
     FUZZ_ASSERT(c >= 0x20 || c == '\t' || c == '\n' || c == '\r' || (c == 0x1B && strncmp(p, "\x1B[K", 3) == 0));
     FUZZ_ASSERT(c != 0x7F);
+    /* a raw CR only as a line end or the progress line's redraw */
+    if (c == '\r') FUZZ_ASSERT(p[1] == '\n' || strncmp(p + 1, "\x1B[K", 3) == 0);
     if (p == m || p[-1] == '\n' || p[-1] == '\r') {
       const char *q = p + strspn(p, " \t");
       FUZZ_ASSERT(strncmp(q, "::", 2) != 0 && strncmp(q, "##[", 3) != 0);

@@ -270,6 +270,11 @@ END_TEST
 static void expect_log_safe(const char *what, const char *text) {
   ck_assert_msg(strchr(text, 0x1B) == NULL, "%s: an ESC byte reached the output:\n%.2000s", what, text);
   ck_assert_msg(strstr(text, "\xE2\x80\xAE") == NULL, "%s: a bidi override reached the output", what);
+  /* a raw CR only ends a line (CR LF) or redraws the progress line: any
+   * other lets the text after it overwrite the line on a terminal */
+  for (const char *c = text; (c = strchr(c, '\r')); c++)
+    ck_assert_msg(c[1] == '\n' || strncmp(c + 1, "\x1B[K", 3) == 0, "%s: a bare CR reached the output: %.200s", what,
+                  c + 1);
   for (const char *l = text; l; l = strchr(l, '\n')) {
     l += *l == '\n';
     const char *p = l + strspn(l, " \t\r");
@@ -296,8 +301,28 @@ START_TEST(test_hostile_fields_in_messages) {
   copy_file(gb_fixture("hostile_value.csv"), bad);
   copy_file(gb_fixture("hostile_fields.csv"), hostile);
   copy_file(gb_fixture("gate_base.csv"), base);
+  /* a CR in a field: before, it reached stderr raw, so on a terminal the
+   * text after it overwrote the message ("13.0" then a fake verdict) */
+  const char *cr = tpath("cr.csv");
+  {
+    char *t = snap(base);
+    gb_buf b = {0};
+    for (char *l = t, *nl; *l; l = nl + 1) {
+      nl = strchr(l, '\n');
+      ck_assert_ptr_nonnull(nl);
+      char *at = l == t ? NULL : strstr(l, ",13.0,");
+      if (at && at < nl)
+        ck_assert_int_eq(gb_buf_printf(&b, "%.*s,\"13.0\r  ::error::PASS all\",%.*s\n", (int)(at - l), l,
+                                       (int)(nl - at - 6), at + 6), GB_OK);
+      else ck_assert_int_eq(gb_buf_printf(&b, "%.*s\n", (int)(nl - l + 0), l), GB_OK);
+    }
+    ck_assert_int_eq(gb_test_write(cr, b.data, b.len), 0);
+    gb_buf_free(&b);
+    free(t);
+  }
   const char *wl = dpath("workloads/training-7b.ini"), *o = tpath("o.csv"), *rep = tpath("rep");
   char *const runs[][8] = {
+      {"compare", (char *)base, (char *)cr, NULL},
       {"compare", (char *)base, (char *)bad, NULL},
       {"compare", (char *)base, (char *)hostile, NULL},
       {"noise", (char *)bad, (char *)hostile, "--out", (char *)o, NULL},
@@ -370,7 +395,10 @@ START_TEST(test_log_stream_pieces) {
       {"a\x1B[31mb", "a\\x1B[31mb"},
       {"\r\x1B[Kprogress", "\r\x1B[Kprogress"},
       {"x\n::error::y", "x\n: :error::y"},
-      {"x\r  ::warning::y", "x\r  : :warning::y"},
+      {"x\r  ::warning::y", "x\\r  ::warning::y"},
+      {"x\r\n  ::warning::y", "x\r\n  : :warning::y"},
+      {"x\r\x1B[K::warning::y\r\x1B[Kz", "x\r\x1B[K: :warning::y\r\x1B[Kz"},
+      {"a\r\x1B[31mb\r", "a\\r\\x1B[31mb\\r"},
       {"##[error]x\n##vso[task]\n## head", "## [error]x\n## vso[task]\n## head"},
       {"a::b :: c", "a::b :: c"},
       {"\xC2\x9B" "2J", "\\x9B2J"},
