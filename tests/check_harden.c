@@ -347,6 +347,27 @@ START_TEST(test_hostile_fields_in_messages) {
 }
 END_TEST
 
+/* import of a file that cannot be read is bad input (exit 2) like every
+ * other reader's, and touches no store. Before: exit 1, "the store failed",
+ * for a directory, a FIFO or a missing file. */
+START_TEST(test_import_unreadable_is_bad_input) {
+  const char *dir = tpath("d.csv"), *fifo = tpath("f.csv"), *db = tpath("s.db"), *good = tpath("good.csv");
+  ck_assert_int_eq(mkdir(dir, 0755), 0);
+  ck_assert_int_eq(mkfifo(fifo, 0644), 0);
+  copy_file(gb_fixture("gate_base.csv"), good);
+  const char *bad[] = {dir, fifo, tpath("missing.csv")};
+  for (size_t i = 0; i < 3; i++) {
+    char *out, url[4500];
+    snprintf(url, sizeof url, "sqlite:%s", db);
+    int rc = gpubench(&out, "import", "--store", url, good, bad[i], NULL);
+    EXPECT_RC(rc, 2, out);
+    EXPECT_HAS(out, bad[i]);
+    free(out);
+    ck_assert_msg(access(db, F_OK) != 0, "the store was created for %s", bad[i]);
+  }
+}
+END_TEST
+
 /* The markdown outputs of a hostile results file carry no tag and no link. */
 START_TEST(test_hostile_fields_in_markdown) {
   const char *hostile = tpath("hostile.csv"), *md = tpath("gate.md"), *rep = tpath("rep");
@@ -692,6 +713,7 @@ static Suite *suite(void) {
   tcase_add_test(ctl, test_markdown_no_links);
   tcase_add_test(ctl, test_hostile_fields_in_messages);
   tcase_add_test(ctl, test_hostile_fields_in_markdown);
+  tcase_add_test(ctl, test_import_unreadable_is_bad_input);
   tcase_add_test(ctl, test_export_name_collisions);
   tcase_add_test(ctl, test_history_plot_names);
   tcase_add_test(ctl, test_collapsed_headline_fails);
