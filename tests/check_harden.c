@@ -641,6 +641,18 @@ START_TEST(test_push_url_crlf_and_credentials) {
   ck_assert_ptr_nonnull(strstr(gb_errmsg(), "CR/LF"));
   ck_assert_int_eq(gb_prom_push("http://user:s3cret@127.0.0.1:1", "j", NULL, "", 0, 200), GB_E_USAGE);
   ck_assert_ptr_null(strstr(gb_errmsg(), "s3cret"));
+  /* a query or fragment would swallow the group's path; a URL over the
+   * limit was cut silently (its path shortened); non-ASCII is not HTTP */
+  ck_assert_int_eq(gb_prom_push("http://127.0.0.1:1/p?q=1", "j", NULL, "", 0, 200), GB_E_USAGE);
+  ck_assert_int_eq(gb_prom_push("http://127.0.0.1:1/p#f", "j", NULL, "", 0, 200), GB_E_USAGE);
+  ck_assert_int_eq(gb_prom_push("http://127.0.0.1:1/\xC3\xA9", "j", NULL, "", 0, 200), GB_E_USAGE);
+  {
+    char big[3000] = "http://127.0.0.1:1/";
+    memset(big + strlen(big), 'a', sizeof big - strlen(big) - 1);
+    big[sizeof big - 1] = '\0';
+    ck_assert_int_eq(gb_prom_push(big, "j", NULL, "", 0, 200), GB_E_USAGE);
+    ck_assert_ptr_nonnull(strstr(gb_errmsg(), "limit"));
+  }
   char *out;
   const char *in = tpath("r.csv");
   copy_file(gb_fixture("results_good.csv"), in);
