@@ -4,7 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "gb_cli.h"
+#include "gb_input.h"
 #include "gb_store.h"
 
 typedef struct import_args {
@@ -56,6 +59,18 @@ int gb_cmd_import(int argc, char **argv) {
   if (!a.store) {
     gb_opt_free(&gb_import_cmd, &a);
     return gb_cli_usage_error("import", "needs --store URL");
+  }
+  /* a file that cannot be read (missing, a directory, a FIFO, no
+   * permission) is bad input, exit 2, found before the store is touched;
+   * an I/O error after this is the store's (exit 1) */
+  for (size_t i = 0; i < a.nfiles; i++) {
+    int fd;
+    if (gb_input_open(a.files[i], false, &fd)) {
+      fprintf(stderr, "gpubench import: %s\n", gb_errmsg());
+      gb_opt_free(&gb_import_cmd, &a);
+      return 2;
+    }
+    close(fd);
   }
   gb_store *s = NULL;
   gb_store_counts c = {0};

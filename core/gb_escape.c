@@ -132,6 +132,12 @@ static const char *html_one(uint32_t c, void *state) {
   case '>': return "&gt;";
   case '"': return "&quot;";
   case '\'': return "&#39;";
+  /* line ends as references: the same whitespace to a browser, but no line
+   * of the file starts with a field's text (a "::error::" after a field's
+   * line feed would be a workflow command when the page is printed in a CI
+   * log) */
+  case '\n': return "&#10;";
+  case '\r': return "&#13;";
   default:
     /* control characters and noncharacters make the page invalid: dropped */
     return control(c, true) || c == 0xFFFE || c == 0xFFFF || log_format_char(c) ? "" : NULL;
@@ -165,10 +171,20 @@ gb_err gb_esc_csv(gb_buf *out, const char *s, char sep) { return gb_csv_put_fiel
 static const char *gnuplot_one(uint32_t c, void *state) {
   (void)state;
   if (c == '\'') return "''";
-  return control(c, false) ? " " : NULL;
+  return control(c, false) || log_format_char(c) ? " " : NULL;
 }
 
 gb_err gb_esc_gnuplot(gb_buf *out, const char *s) { return walk(out, s, gnuplot_one, NULL); }
+
+/* a data file's double-quoted string: gnuplot reads it without escapes, so
+ * a double quote cannot be written and becomes a single one */
+static const char *gnuplot_data_one(uint32_t c, void *state) {
+  (void)state;
+  if (c == '"') return "'";
+  return control(c, false) || log_format_char(c) ? " " : NULL;
+}
+
+gb_err gb_esc_gnuplot_data(gb_buf *out, const char *s) { return walk(out, s, gnuplot_data_one, NULL); }
 
 /* ---- text for a terminal or a CI log ---- */
 
@@ -210,6 +226,9 @@ static gb_err log_char(gb_esc_log_state *st, gb_buf *out, uint32_t c, const unsi
 /* Whether the held bytes may still become a whole sequence. */
 static bool log_incomplete(const gb_esc_log_state *st) {
   const unsigned char *h = st->held;
+  /* CR: wait for what follows it (LF, or the progress line's ESC [ K) */
+  if (h[0] == '\r')
+    return st->nheld == 1 || (h[1] == 0x1B && st->nheld < 4 && (st->nheld < 3 || h[2] == '['));
   if (h[0] == 0x1B) return st->nheld < 3 && (st->nheld < 2 || h[1] == '[');
   if (st->nheld >= seq_len(h[0])) return false;
   for (unsigned i = 1; i < st->nheld; i++)
@@ -226,7 +245,17 @@ static gb_err log_drain(gb_esc_log_state *st, gb_buf *out, bool end) {
     if (!end && log_incomplete(st)) return GB_OK;
     size_t used = 1;
     uint32_t c;
-    if (h[0] == 0x1B && st->nheld >= 3 && h[1] == '[' && h[2] == 'K') {
+    if (h[0] == '\r' && st->nheld >= 2 && h[1] == '\n') {
+      e = log_char(st, out, '\r', h, 1); /* CRLF: a line end */
+    } else if (h[0] == '\r' && st->nheld >= 4 && h[1] == 0x1B && h[2] == '[' && h[3] == 'K') {
+      e = log_char(st, out, '\r', h, 1); /* the progress line's redraw: back to the start, erase */
+      if (!e) e = gb_buf_append(out, "\x1B[K", 3);
+      used = 4;
+    } else if (h[0] == '\r') {
+      /* any other CR would let the text after it overwrite what the line
+       * showed: written visibly, and the line goes on */
+      e = gb_buf_puts(out, "\\r");
+    } else if (h[0] == 0x1B && st->nheld >= 3 && h[1] == '[' && h[2] == 'K') {
       e = gb_buf_append(out, "\x1B[K", 3); /* erase to the end of the line: can only erase */
       used = 3;
     } else if ((used = utf8_next(h, st->nheld, &c)) != 0) {

@@ -57,9 +57,16 @@ gb_err gb_esc_csv(gb_buf *out, const char *s, char sep);
  * noenhanced terminal: backslashes and ^ _ are literal there). */
 gb_err gb_esc_gnuplot(gb_buf *out, const char *s);
 
+/* The inside of a double-quoted string of a gnuplot data file (.dat labels):
+ * `"` becomes `'`, line ends, control and bidi characters spaces, invalid
+ * UTF-8 U+FFFD. */
+gb_err gb_esc_gnuplot_data(gb_buf *out, const char *s);
+
 /* Text for a terminal or a CI log, as a stream: every message gpubench
  * writes to stderr, and stdout where it is text for a person, passes through
- * this (gb_esc_stream). Line ends are kept (a CR starts a line as LF does);
+ * this (gb_esc_stream). Line ends are kept: LF, CR LF, and CR ESC [ K (the
+ * progress line's redraw), where a CR starts a line as LF does; any other
+ * CR is written visibly as \r, so text after it cannot overwrite the line;
  * ESC and every other control character (C0 but tab/LF/CR, DEL, C1) is
  * written visibly as \xHH, so no escape sequence reaches a terminal (the one
  * exception: ESC [ K, erase to the end of the line, which the progress line

@@ -181,10 +181,19 @@ static gb_err read_status(int fd, int timeout_ms, const char *url) {
 gb_err gb_prom_push(const char *full_url, const char *job, const char *instance, const char *body, size_t len,
                     int timeout_ms) {
   char url[1024];
+  /* a longer URL would be cut (its path silently shortened): refused */
+  if (strlen(full_url) >= sizeof url)
+    return gb_fail(GB_E_USAGE, "--push: the URL is %zu bytes, over the %zu-byte limit", strlen(full_url),
+                   sizeof url - 1);
   shown_url(url, sizeof url, full_url);
   for (const char *p = full_url; *p; p++)
-    if ((unsigned char)*p <= ' ' || *p == 0x7f)
-      return gb_fail(GB_E_USAGE, "--push: a URL holds no space or control character (CR/LF would split the request)");
+    if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f)
+      return gb_fail(GB_E_USAGE, "--push: a URL holds no space, control or non-ASCII character (CR/LF would split "
+                                 "the request; percent-encode the rest)");
+  /* the group's path is appended to the URL's: a query or fragment would
+   * swallow it */
+  if (strpbrk(full_url, "?#"))
+    return gb_fail(GB_E_USAGE, "--push: a Pushgateway URL has no query or fragment ('?', '#'): %s", url);
   if (strchr(full_url, '@'))
     return gb_fail(GB_E_USAGE, "--push: credentials in the URL (%s) are not supported", url);
   g_deadline_ms = mono_ms() + timeout_ms;

@@ -120,10 +120,10 @@ static const char *const k_basis[] = {"cash", "amortized", NULL};
 static const gb_opt k_table[] = {
     {"objective", 0, "cost|time|efficiency", "rank by cost, time or efficiency (work per dollar) [default cost]",
      GB_OPT_CHOICE, A(objective), .choices = k_objectives, .group = "Planner options"},
-    {"rank-by", 0, "LOW|MEDIAN|HIGH",
+    {"rank-by", 0, "low|median|high",
      "which end of each band ranks and meets the constraints (low = pessimistic) [default low]", GB_OPT_CHOICE,
      A(rank_by), .choices = k_rank_by},
-    {"budget-basis", 0, "CASH|AMORTIZED",
+    {"budget-basis", 0, "cash|amortized",
      "budget against the cash a job needs (capex when buying) or its share [default cash]", GB_OPT_CHOICE,
      A(budget_basis), .choices = k_basis},
     {"gpu-type", 0, "LIST", "only these GPU types (comma-separated) [default all]", GB_OPT_CALL, .set = set_types},

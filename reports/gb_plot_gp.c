@@ -48,11 +48,7 @@ gb_err gbp_put_gp_tic(gb_buf *b, const char *s) {
  * (gnuplot knows no escapes there, so a double quote becomes a single one). */
 gb_err gbp_put_dat_string(gb_buf *b, const char *s) {
   gb_err e = gb_buf_puts(b, "\"");
-  for (const char *c = s ? s : ""; *c && e == GB_OK; c++) {
-    if (*c == '"') e = gb_buf_puts(b, "'");
-    else if (*c == '\n' || *c == '\r') e = gb_buf_puts(b, " ");
-    else e = gb_buf_append(b, c, 1);
-  }
+  if (e == GB_OK) e = gb_esc_gnuplot_data(b, s ? s : "");
   if (e == GB_OK) e = gb_buf_puts(b, "\"");
   return e;
 }

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Lints the shell scripts and the container file (CI: .ci/run).
-#  - shellcheck (Debian's package) at severity warning on scripts/*.sh and
-#    deploy/**/*.sh and *.sbatch;
+#  - shellcheck (Debian's package) at severity warning, and SC2086 (unquoted
+#    expansions), on every shell script of the tree (*.sh, *.sbatch);
+#  - the Kubernetes manifests (tests/lint/check_k8s.py): securityContext
+#    (non-root, seccomp, no privilege escalation, read-only root, all
+#    capabilities dropped) and CPU/memory requests and limits;
 #  - the Containerfile against the hadolint rules that matter here (hadolint
 #    is not packaged for Debian): a final USER that is not root (DL3002),
 #    apt-get install with --no-install-recommends (DL3015), the apt lists
@@ -18,10 +21,18 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 2
 cf=${1:-deploy/container/Containerfile}
 if [ $# -eq 0 ]; then
-  scripts/need-packages.sh shellcheck
+  scripts/need-packages.sh shellcheck python3-yaml
   shopt -s nullglob globstar
-  shellcheck -S warning scripts/*.sh deploy/**/*.sh deploy/**/*.sbatch
-  echo "lint: shellcheck clean"
+  # every shell script of the tree (tests and lab tools too), tracked or not
+  mapfile -t sh < <(git ls-files --cached --others --exclude-standard '*.sh' '*.sbatch' 2>/dev/null)
+  [ ${#sh[@]} -gt 0 ] || sh=(scripts/*.sh deploy/**/*.sh deploy/**/*.sbatch tests/**/*.sh tools/**/*.sh)
+  shellcheck -S warning "${sh[@]}"
+  # unquoted expansions (SC2086 is "info": asked for by name)
+  shellcheck -S info -i SC2086 "${sh[@]}"
+  echo "lint: shellcheck clean (${#sh[@]} scripts)"
+  # the Kubernetes manifests: non-root, no escalation, read-only root,
+  # capabilities dropped, requests and limits (tests/lint/check_k8s.py)
+  python3 tests/lint/check_k8s.py deploy/k8s/*.yaml
 fi
 fail=0
 bad() { echo "$cf: $1" >&2; fail=1; }

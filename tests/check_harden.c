@@ -270,6 +270,11 @@ END_TEST
 static void expect_log_safe(const char *what, const char *text) {
   ck_assert_msg(strchr(text, 0x1B) == NULL, "%s: an ESC byte reached the output:\n%.2000s", what, text);
   ck_assert_msg(strstr(text, "\xE2\x80\xAE") == NULL, "%s: a bidi override reached the output", what);
+  /* a raw CR only ends a line (CR LF) or redraws the progress line: any
+   * other lets the text after it overwrite the line on a terminal */
+  for (const char *c = text; (c = strchr(c, '\r')); c++)
+    ck_assert_msg(c[1] == '\n' || strncmp(c + 1, "\x1B[K", 3) == 0, "%s: a bare CR reached the output: %.200s", what,
+                  c + 1);
   for (const char *l = text; l; l = strchr(l, '\n')) {
     l += *l == '\n';
     const char *p = l + strspn(l, " \t\r");
@@ -296,8 +301,28 @@ START_TEST(test_hostile_fields_in_messages) {
   copy_file(gb_fixture("hostile_value.csv"), bad);
   copy_file(gb_fixture("hostile_fields.csv"), hostile);
   copy_file(gb_fixture("gate_base.csv"), base);
+  /* a CR in a field: before, it reached stderr raw, so on a terminal the
+   * text after it overwrote the message ("13.0" then a fake verdict) */
+  const char *cr = tpath("cr.csv");
+  {
+    char *t = snap(base);
+    gb_buf b = {0};
+    for (char *l = t, *nl; *l; l = nl + 1) {
+      nl = strchr(l, '\n');
+      ck_assert_ptr_nonnull(nl);
+      char *at = l == t ? NULL : strstr(l, ",13.0,");
+      if (at && at < nl)
+        ck_assert_int_eq(gb_buf_printf(&b, "%.*s,\"13.0\r  ::error::PASS all\",%.*s\n", (int)(at - l), l,
+                                       (int)(nl - at - 6), at + 6), GB_OK);
+      else ck_assert_int_eq(gb_buf_printf(&b, "%.*s\n", (int)(nl - l + 0), l), GB_OK);
+    }
+    ck_assert_int_eq(gb_test_write(cr, b.data, b.len), 0);
+    gb_buf_free(&b);
+    free(t);
+  }
   const char *wl = dpath("workloads/training-7b.ini"), *o = tpath("o.csv"), *rep = tpath("rep");
   char *const runs[][8] = {
+      {"compare", (char *)base, (char *)cr, NULL},
       {"compare", (char *)base, (char *)bad, NULL},
       {"compare", (char *)base, (char *)hostile, NULL},
       {"noise", (char *)bad, (char *)hostile, "--out", (char *)o, NULL},
@@ -322,6 +347,27 @@ START_TEST(test_hostile_fields_in_messages) {
 }
 END_TEST
 
+/* import of a file that cannot be read is bad input (exit 2) like every
+ * other reader's, and touches no store. Before: exit 1, "the store failed",
+ * for a directory, a FIFO or a missing file. */
+START_TEST(test_import_unreadable_is_bad_input) {
+  const char *dir = tpath("d.csv"), *fifo = tpath("f.csv"), *db = tpath("s.db"), *good = tpath("good.csv");
+  ck_assert_int_eq(mkdir(dir, 0755), 0);
+  ck_assert_int_eq(mkfifo(fifo, 0644), 0);
+  copy_file(gb_fixture("gate_base.csv"), good);
+  const char *bad[] = {dir, fifo, tpath("missing.csv")};
+  for (size_t i = 0; i < 3; i++) {
+    char *out, url[4500];
+    snprintf(url, sizeof url, "sqlite:%s", db);
+    int rc = gpubench(&out, "import", "--store", url, good, bad[i], NULL);
+    EXPECT_RC(rc, 2, out);
+    EXPECT_HAS(out, bad[i]);
+    free(out);
+    ck_assert_msg(access(db, F_OK) != 0, "the store was created for %s", bad[i]);
+  }
+}
+END_TEST
+
 /* The markdown outputs of a hostile results file carry no tag and no link. */
 START_TEST(test_hostile_fields_in_markdown) {
   const char *hostile = tpath("hostile.csv"), *md = tpath("gate.md"), *rep = tpath("rep");
@@ -338,7 +384,27 @@ START_TEST(test_hostile_fields_in_markdown) {
   char *html = snap(tpath("rep/report.html"));
   EXPECT_NOT(html, "<img");
   ck_assert_ptr_null(strchr(html, 0x1B));
+  /* a field's line feed is a reference in the page, so printing the page in
+   * a CI log starts no workflow command (before: "\n::error::" did) */
+  expect_log_safe("rep/report.html", html);
   free(html);
+  /* the plots' data and scripts (linked from the report) get the same
+   * sanitizer: before, the .dat labels carried the raw ESC and U+202E */
+  DIR *dir = opendir(rep);
+  ck_assert_ptr_nonnull(dir);
+  size_t plots = 0;
+  for (struct dirent *de; (de = readdir(dir));) {
+    size_t n = strlen(de->d_name);
+    if (n < 4 || (strcmp(de->d_name + n - 4, ".dat") && strcmp(de->d_name + n - 3, ".gp"))) continue;
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", rep, de->d_name);
+    char *t = snap(path);
+    expect_log_safe(path, t);
+    free(t);
+    plots++;
+  }
+  closedir(dir);
+  ck_assert_uint_gt(plots, 0);
 }
 END_TEST
 
@@ -350,7 +416,10 @@ START_TEST(test_log_stream_pieces) {
       {"a\x1B[31mb", "a\\x1B[31mb"},
       {"\r\x1B[Kprogress", "\r\x1B[Kprogress"},
       {"x\n::error::y", "x\n: :error::y"},
-      {"x\r  ::warning::y", "x\r  : :warning::y"},
+      {"x\r  ::warning::y", "x\\r  ::warning::y"},
+      {"x\r\n  ::warning::y", "x\r\n  : :warning::y"},
+      {"x\r\x1B[K::warning::y\r\x1B[Kz", "x\r\x1B[K: :warning::y\r\x1B[Kz"},
+      {"a\r\x1B[31mb\r", "a\\r\\x1B[31mb\\r"},
       {"##[error]x\n##vso[task]\n## head", "## [error]x\n## vso[task]\n## head"},
       {"a::b :: c", "a::b :: c"},
       {"\xC2\x9B" "2J", "\\x9B2J"},
@@ -572,6 +641,18 @@ START_TEST(test_push_url_crlf_and_credentials) {
   ck_assert_ptr_nonnull(strstr(gb_errmsg(), "CR/LF"));
   ck_assert_int_eq(gb_prom_push("http://user:s3cret@127.0.0.1:1", "j", NULL, "", 0, 200), GB_E_USAGE);
   ck_assert_ptr_null(strstr(gb_errmsg(), "s3cret"));
+  /* a query or fragment would swallow the group's path; a URL over the
+   * limit was cut silently (its path shortened); non-ASCII is not HTTP */
+  ck_assert_int_eq(gb_prom_push("http://127.0.0.1:1/p?q=1", "j", NULL, "", 0, 200), GB_E_USAGE);
+  ck_assert_int_eq(gb_prom_push("http://127.0.0.1:1/p#f", "j", NULL, "", 0, 200), GB_E_USAGE);
+  ck_assert_int_eq(gb_prom_push("http://127.0.0.1:1/\xC3\xA9", "j", NULL, "", 0, 200), GB_E_USAGE);
+  {
+    char big[3000] = "http://127.0.0.1:1/";
+    memset(big + strlen(big), 'a', sizeof big - strlen(big) - 1);
+    big[sizeof big - 1] = '\0';
+    ck_assert_int_eq(gb_prom_push(big, "j", NULL, "", 0, 200), GB_E_USAGE);
+    ck_assert_ptr_nonnull(strstr(gb_errmsg(), "limit"));
+  }
   char *out;
   const char *in = tpath("r.csv");
   copy_file(gb_fixture("results_good.csv"), in);
@@ -644,6 +725,7 @@ static Suite *suite(void) {
   tcase_add_test(ctl, test_markdown_no_links);
   tcase_add_test(ctl, test_hostile_fields_in_messages);
   tcase_add_test(ctl, test_hostile_fields_in_markdown);
+  tcase_add_test(ctl, test_import_unreadable_is_bad_input);
   tcase_add_test(ctl, test_export_name_collisions);
   tcase_add_test(ctl, test_history_plot_names);
   tcase_add_test(ctl, test_collapsed_headline_fails);

@@ -13,14 +13,14 @@ rounds=${1:-3}
 precs=${2:-fp64}
 out=${OUT:-out}
 mkdir -p "$out"
-refs=$(echo "$precs" | tr ':' ' ')
-case ":$precs:" in *:fp64:*) refs="$refs fp64_f32values" ;; esac
+IFS=: read -ra refs <<<"$precs"
+case ":$precs:" in *:fp64:*) refs+=(fp64_f32values) ;; esac
 for r in $(seq 1 "$rounds"); do
   echo "# round $r: gpubench"
   .devbuild/gpubench run --bench gemm --opt "gemm.precs=$precs,gemm.shapes=8192" --warmup 5 --iters 30 \
     --out "$out/probe.csv" 2>&1 | grep -E '^(fp|tf|bf|int)[0-9a-z_]* +[0-9.]+ T'
   echo "# round $r: torch"
-  python3 scripts/device/gemm_ref.py $refs | grep -v '^#'
+  python3 scripts/device/gemm_ref.py "${refs[@]}" | grep -v '^#'
 done
 echo "# cuBLASLt trace"
 CUBLASLT_LOG_LEVEL=2 CUBLASLT_LOG_FILE="$out/lt-torch.log" python3 - "$precs" <<'PY'

@@ -18,12 +18,13 @@ csv="$out/search-probe.csv"
 txt="$out/search-probe-torch.txt"
 log="$out/search-log.csv"
 : >"$txt"
+IFS=: read -ra prec_list <<<"$precs"
 for r in $(seq 1 "$rounds"); do
   echo "# round $r: gpubench $precs (16 candidates, 8 finalists, 3 rested rounds)"
   .devbuild/gpubench run --bench gemm --opt "gemm.precs=$precs,gemm.shapes=8192,gemm.candidates=16,gemm.finalists=8,gemm.confirm=3,gemm.search_log=$log" \
     --out "$csv" 2>&1 | grep -E '^\[|rows:'
   echo "# round $r: torch"
-  python3 scripts/device/gemm_ref.py $(echo "$precs" | tr ':' ' ') | grep -v '^#' | grep -v '^name,' |
+  python3 scripts/device/gemm_ref.py "${prec_list[@]}" | grep -v '^#' | grep -v '^name,' |
     sed "s/^/$r,/" | tee -a "$txt"
 done
 python3 scripts/device/gemm_table.py "$csv" "$txt"

@@ -21,6 +21,7 @@ txt="$out/window-probe-torch.txt"
 : >"$txt"
 variants=${3:-r300w5 r300w20 r0w5 r0w20}
 extra=${4:+,$4}
+IFS=: read -ra prec_list <<<"$precs"
 for r in $(seq 1 "$rounds"); do
   for v in $variants; do
     rest=${v#r}; rest=${rest%%w*}; spec=${v#*w}; warm=${spec%%[cx]*}; pick=
@@ -32,7 +33,7 @@ for r in $(seq 1 "$rounds"); do
       --out "$out/window-$v.csv" 2>&1 | grep -E '^\['
   done
   echo "# round $r: torch"
-  GEMM_REF_REST_MS=${TORCH_REST_MS:-0} GEMM_REF_SAMPLES="$out/torch-samples.csv" python3 scripts/device/gemm_ref.py $(echo "$precs" | tr ':' ' ') |
+  GEMM_REF_REST_MS=${TORCH_REST_MS:-0} GEMM_REF_SAMPLES="$out/torch-samples.csv" python3 scripts/device/gemm_ref.py "${prec_list[@]}" |
     grep -v '^#' | grep -v '^name,' | sed "s/^/$r,/" | tee -a "$txt"
 done
 for v in $variants; do
