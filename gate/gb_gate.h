@@ -39,7 +39,7 @@
  * the rule above applies. The own-spread bound applies here too.
  * Two states seen in the baseline: a headline figure whose baseline runs
  * (at least GB_GATE_PEAK_MIN_RUNS) hop between two states by themselves, so
- * that their peaks scatter less than their medians by GB_NOISE_PEAK_GAIN, is
+ * that their peaks scatter less than their medians by GB_GATE_PEAK_RATIO, is
  * judged by its peaks against the floor above (method "peak from the
  * runs"), as the figures with peak floors are everywhere (gb_noise.h).
  * Derived figures (A_vs_B, a ratio of two measured ones) are judged after
@@ -72,13 +72,18 @@
  * between-run noise of its figure (see above). */
 #define GB_GATE_OWN_SPREAD (1.0 / 3.0)
 
-/* The fewest baseline runs that show a figure hopping between two states
- * by themselves: where its own spread sets its noise and its baseline runs'
- * peaks (best samples) scatter less than their medians by
- * GB_NOISE_PEAK_GAIN, it is judged by its peaks (method "peak, from the
- * runs"), as the floors' peak rows do for the figures that hop on every
- * card. */
+/* Two states seen in the baseline: a headline figure with at least
+ * GB_GATE_PEAK_MIN_RUNS baseline runs whose peaks (best samples) scatter
+ * less than their medians by GB_GATE_PEAK_RATIO (standard deviations of
+ * ln) is judged by its peaks (method "peak from the runs"), as the floors'
+ * peak rows do for the figures that hop on every card. The ratio is that of
+ * two spreads that differ beyond chance: 4^2 = 16 is the 1% point of F(4, 4)
+ * (five runs; conservative for more). A smaller one picks, among thousands
+ * of figures, those whose peaks look steady by luck, and judges them by an
+ * underestimated noise (a 1.5 ratio false-alarmed once on the store's
+ * synthetic year, scripts/bench-store.sh). */
 #define GB_GATE_PEAK_MIN_RUNS 3
+#define GB_GATE_PEAK_RATIO 4.0
 
 /* The fewest repetitions per side for the same-GPU repetition rule. */
 #define GB_GATE_MIN_REPS 3

@@ -214,10 +214,11 @@ static void judge_noise(gb_gate_item *it, const gb_gate_options *opt, double own
                                  : NULL;
   if (fc) floor_sigma = fc->sigma;
   /* a headline figure whose baseline runs show it switching state by
-   * themselves (their medians scatter, their peaks hold: gb_gate.h): judged
-   * by its peaks, like a figure with peak floors, against the same floor */
+   * themselves (their medians scatter, their peaks hold, by far more than
+   * chance gives two spreads of a few runs: gb_gate.h): judged by its peaks,
+   * like a figure with peak floors, against the same floor */
   if (headline && b->nruns >= GB_GATE_PEAK_MIN_RUNS && !isnan(b->peak_sd_ln) && !isnan(c->peak_mean_ln) &&
-      b->peak_sd_ln * GB_NOISE_PEAK_GAIN < b->sd_ln) {
+      b->peak_sd_ln * GB_GATE_PEAK_RATIO < b->sd_ln) {
     it->peak = true;
     it->sigma = pooled(floor_sigma, b->peak_sd_ln, b->nruns, c->peak_sd_ln, c->nruns, &df);
     it->method = fc ? "peak from the runs, same GPU" : "peak from the runs";

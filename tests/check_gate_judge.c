@@ -542,7 +542,7 @@ START_TEST(test_peak_from_runs) {
   ck_assert(it->peak);
   ck_assert_str_eq(gb_verdict_name(it->verdict), "unchanged");
   ck_assert_double_lt(it->mdc_pct, 4.0);
-  ck_assert_double_lt(it->base.peak_sd_ln * GB_NOISE_PEAK_GAIN, it->base.sd_ln);
+  ck_assert_double_lt(it->base.peak_sd_ln * GB_GATE_PEAK_RATIO, it->base.sd_ln);
   ck_assert_int_eq(gb_gate_exit_code(&rep), 0);
   gb_gate_report_free(&rep);
   scale(find_row(&g_cur, "gemm", "bf16", 8192, GB_NA, "tflops"), 0.95);
