@@ -44,7 +44,7 @@ gb_err gb_gate_derived_ix_build(const gb_gate_report *rep, gb_derived_ix *ix);
 void gb_gate_derived_ix_free(gb_derived_ix *ix);
 
 /* The items of a derived figure's two sides ("A_vs_B": cases A and B at its
- * shape) into *a and *b; false (SIZE_MAX in either) when one is not found. */
+ * shape, on its node where judged node by node) into *a and *b; false (SIZE_MAX in either) when one is not found. */
 bool gb_gate_derived_sides(const gb_derived_ix *ix, const gb_gate_item *it, size_t *a, size_t *b);
 
 /* The spread of a derived figure from its two sides (NaN when not found). */

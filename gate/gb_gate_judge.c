@@ -287,12 +287,19 @@ void gb_gate_judge(gb_gate_item *it, const gb_gate_options *opt, double min_pct,
 
 typedef struct gb_derived_entry {
   const gb_row *row; /* the item's baseline row, else its current one */
+  const char *node;  /* the item's node (per-node comparison), else "" */
   size_t item;
 } gb_derived_entry;
 
-/* Orders row o against the key of r with case cs (cl bytes): numbers
- * first, then strings (read rows share them: equal pointers are equal). */
-static int cmp_side(const gb_row *o, const gb_row *r, const char *cs, size_t cl) {
+static const char *node_of(const gb_gate_item *it) { return it->node ? it->node : ""; }
+
+/* Orders row o of node on against the key of r of node rn with case cs (cl
+ * bytes): the node, numbers, then strings (read rows share them: equal
+ * pointers are equal). A merged fleet file is judged node by node: a
+ * derived figure's sides are its own node's. */
+static int cmp_side(const gb_row *o, const char *on, const gb_row *r, const char *rn, const char *cs, size_t cl) {
+  int n = on == rn ? 0 : strcmp(on, rn);
+  if (n) return n;
   if (o->m != r->m) return o->m < r->m ? -1 : 1;
   if (o->n != r->n) return o->n < r->n ? -1 : 1;
   if (o->k != r->k) return o->k < r->k ? -1 : 1;
@@ -306,7 +313,7 @@ static int cmp_side(const gb_row *o, const gb_row *r, const char *cs, size_t cl)
 
 static int cmp_entry(const void *pa, const void *pb) {
   const gb_derived_entry *a = pa, *b = pb;
-  int c = cmp_side(a->row, b->row, b->row->case_name, strlen(b->row->case_name));
+  int c = cmp_side(a->row, a->node, b->row, b->node, b->row->case_name, strlen(b->row->case_name));
   return c ? c : (a->item > b->item) - (a->item < b->item);
 }
 
@@ -316,7 +323,7 @@ gb_err gb_gate_derived_ix_build(const gb_gate_report *rep, gb_derived_ix *ix) {
   if (!ix->e) return gb_fail(GB_E_NOMEM, "out of memory for %zu figures", rep->nitems);
   for (size_t i = 0; i < rep->nitems; i++) {
     const gb_row *o = rep->items[i].base.row ? rep->items[i].base.row : rep->items[i].cur.row;
-    if (o && !strstr(o->case_name, "_vs_")) ix->e[ix->n++] = (gb_derived_entry){o, i};
+    if (o && !strstr(o->case_name, "_vs_")) ix->e[ix->n++] = (gb_derived_entry){o, node_of(&rep->items[i]), i};
   }
   qsort(ix->e, ix->n, sizeof *ix->e, cmp_entry);
   return GB_OK;
@@ -328,16 +335,16 @@ void gb_gate_derived_ix_free(gb_derived_ix *ix) {
   ix->n = 0;
 }
 
-/* The last item (in the report's order) of r's shape whose case is cs (cl
- * bytes), or SIZE_MAX. */
-static size_t side_item(const gb_derived_ix *ix, const gb_row *r, const char *cs, size_t cl) {
+/* The last item (in the report's order) of node rn and r's shape whose
+ * case is cs (cl bytes), or SIZE_MAX. */
+static size_t side_item(const gb_derived_ix *ix, const gb_row *r, const char *rn, const char *cs, size_t cl) {
   size_t lo = 0, hi = ix->n;
   while (lo < hi) { /* past the last entry <= the key */
     size_t mid = lo + (hi - lo) / 2;
-    if (cmp_side(ix->e[mid].row, r, cs, cl) <= 0) lo = mid + 1;
+    if (cmp_side(ix->e[mid].row, ix->e[mid].node, r, rn, cs, cl) <= 0) lo = mid + 1;
     else hi = mid;
   }
-  if (lo == 0 || cmp_side(ix->e[lo - 1].row, r, cs, cl) != 0) return SIZE_MAX;
+  if (lo == 0 || cmp_side(ix->e[lo - 1].row, ix->e[lo - 1].node, r, rn, cs, cl) != 0) return SIZE_MAX;
   return ix->e[lo - 1].item;
 }
 
@@ -349,8 +356,8 @@ bool gb_gate_derived_sides(const gb_derived_ix *ix, const gb_gate_item *it, size
   size_t la = (size_t)(vs - r->case_name);
   const char *bname = vs + 4;
   if (strlen(bname) == la && strncmp(bname, r->case_name, la) == 0) return false;
-  *a = side_item(ix, r, r->case_name, la);
-  *b = side_item(ix, r, bname, strlen(bname));
+  *a = side_item(ix, r, node_of(it), r->case_name, la);
+  *b = side_item(ix, r, node_of(it), bname, strlen(bname));
   return *a != SIZE_MAX && *b != SIZE_MAX;
 }
 

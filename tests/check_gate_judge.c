@@ -590,6 +590,56 @@ START_TEST(test_derived_by_sides) {
 }
 END_TEST
 
+/* In a merged fleet file, judged node by node, a derived figure's sides
+ * are its own node's: each node in turn with its fp16 8192^3 and its
+ * fp16_vs_fp64 speedup 25% lower has its speedup flagged (its fp16 moved),
+ * the other nodes' speedups not. (The sides were looked up by shape only,
+ * so every node but one took another node's fp16, and its speedup was
+ * called noise.) */
+START_TEST(test_derived_sides_per_node) {
+  gb_gate_options opt = gb_gate_defaults();
+  opt.noise = &g_noise;
+  read_fleet(1, &g_base);
+  read_fleet(2, &g_cur);
+  char uuids[8][64]; /* copies: g_cur is read again below */
+  size_t nu = 0;
+  for (size_t i = 0; i < g_cur.nrows && nu < 8; i++) {
+    size_t j = 0;
+    while (j < nu && strcmp(uuids[j], g_cur.rows[i].gpu_uuid)) j++;
+    if (j == nu) snprintf(uuids[nu++], sizeof uuids[0], "%s", g_cur.rows[i].gpu_uuid);
+  }
+  ck_assert_uint_eq(nu, 4);
+  size_t tried = 0;
+  for (size_t u = 0; u < nu; u++) {
+    read_fleet(2, &g_cur);
+    size_t scaled = 0;
+    for (size_t i = 0; i < g_cur.nrows; i++) {
+      gb_row *r = &g_cur.rows[i];
+      if (strcmp(r->gpu_uuid, uuids[u]) || strcmp(r->benchmark, "gemm") || r->m != 8192 || r->n != 8192) continue;
+      if ((strcmp(r->case_name, "fp16") == 0 && strcmp(r->metric, "tflops") == 0) ||
+          strcmp(r->case_name, "fp16_vs_fp64") == 0)
+        scale(r, 0.75), scaled++;
+    }
+    if (scaled < 2) continue; /* this node's campaign has no such figures */
+    tried++;
+    gb_gate_report rep = judge_pair(&opt);
+    size_t seen = 0;
+    for (size_t i = 0; i < rep.nitems; i++) {
+      const gb_gate_item *it = &rep.items[i];
+      const gb_row *r = it->base.row;
+      if (!r || strcmp(r->case_name, "fp16_vs_fp64") || r->m != 8192 || r->n != 8192) continue;
+      bool mine = strcmp(it->node, uuids[u]) == 0;
+      seen += mine;
+      ck_assert_msg(mine == (it->verdict == GB_VERDICT_REGRESSION), "%s: %s (%s)", it->key,
+                    gb_verdict_name(it->verdict), it->note);
+    }
+    ck_assert_uint_eq(seen, 1);
+    gb_gate_report_free(&rep);
+  }
+  ck_assert_uint_ge(tried, 3);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("gate_judge");
   TCase *tc = tcase_create("judge");
@@ -606,6 +656,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_same_card_baseline);
   tcase_add_test(tc, test_peak_from_runs);
   tcase_add_test(tc, test_derived_by_sides);
+  tcase_add_test(tc, test_derived_sides_per_node);
   suite_add_tcase(s, tc);
   return s;
 }
