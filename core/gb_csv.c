@@ -17,21 +17,18 @@
 
 /* ---- growable buffer ---- */
 
-gb_err gb_buf_append(gb_buf *b, const char *s, size_t n) {
-  if (b->len + n + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->len + n + 1) {
-      if (cap > SIZE_MAX / 2) return gb_fail(GB_E_NOMEM, "buffer too large");
-      cap *= 2;
-    }
-    char *p = realloc(b->data, cap);
-    if (!p) return gb_fail(GB_E_NOMEM, "out of memory growing a buffer to %zu bytes", cap);
-    b->data = p;
-    b->cap = cap;
+gb_err gb_buf_reserve(gb_buf *b, size_t n) {
+  if (b->len + n + 1 <= b->cap) return GB_OK;
+  if (n > SIZE_MAX - 1 - b->len) return gb_fail(GB_E_NOMEM, "buffer too large");
+  size_t cap = b->cap ? b->cap : 256;
+  while (cap < b->len + n + 1) {
+    if (cap > SIZE_MAX / 2) return gb_fail(GB_E_NOMEM, "buffer too large");
+    cap *= 2;
   }
-  if (n) memcpy(b->data + b->len, s, n);
-  b->len += n;
-  b->data[b->len] = '\0';
+  char *p = realloc(b->data, cap);
+  if (!p) return gb_fail(GB_E_NOMEM, "out of memory growing a buffer to %zu bytes", cap);
+  b->data = p;
+  b->cap = cap;
   return GB_OK;
 }
 

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "gb_error.h"
 
@@ -110,7 +111,22 @@ typedef struct gb_buf {
   size_t len, cap;
 } gb_buf;
 
-gb_err gb_buf_append(gb_buf *b, const char *s, size_t n);
+/* Room in b for n more bytes and the NUL after them (grows by doubling). */
+gb_err gb_buf_reserve(gb_buf *b, size_t n);
+
+/* s[0..n) onto b, NUL-terminated; inline, as callers that build keys per
+ * row append a few bytes at a time and b mostly has room already. */
+static inline gb_err gb_buf_append(gb_buf *b, const char *s, size_t n) {
+  if (b->len + n + 1 > b->cap) {
+    gb_err e = gb_buf_reserve(b, n);
+    if (e) return e;
+  }
+  if (n) memcpy(b->data + b->len, s, n);
+  b->len += n;
+  b->data[b->len] = '\0';
+  return GB_OK;
+}
+
 gb_err gb_buf_puts(gb_buf *b, const char *s);
 gb_err gb_buf_printf(gb_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void gb_buf_free(gb_buf *b);

@@ -39,19 +39,7 @@ double gb_gate_z(double alpha) {
 
 /* ---- grouping rows by key ---- */
 
-/* v[0..n) onto b: a copy where b has room (make_key's every call but the
- * first few), gb_buf_append (which grows b) where it has not. */
-static inline void put_mem(gb_buf *b, const char *v, size_t n) {
-  if (b->len + n + 1 <= b->cap) {
-    memcpy(b->data + b->len, v, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-  } else {
-    gb_buf_append(b, v, n);
-  }
-}
-
-static void put_str(gb_buf *b, const char *v) { put_mem(b, v, strlen(v)); }
+static void put_str(gb_buf *b, const char *v) { gb_buf_append(b, v, strlen(v)); }
 
 static void put_int(gb_buf *b, int64_t v) {
   char t[24], *p = t + sizeof t;
@@ -59,7 +47,7 @@ static void put_int(gb_buf *b, int64_t v) {
   if (v == GB_NA) return;
   do *--p = (char)('0' + u % 10); while (u /= 10);
   if (v < 0) *--p = '-';
-  put_mem(b, p, (size_t)(t + sizeof t - p));
+  gb_buf_append(b, p, (size_t)(t + sizeof t - p));
 }
 
 /* Internal key into b (emptied first), fields separated by the ASCII unit
@@ -69,24 +57,24 @@ static gb_err make_key(const gb_row *r, bool per_node, gb_buf *b) {
   b->len = 0;
   if (per_node) {
     put_str(b, r->host);
-    put_mem(b, sep, 1);
+    gb_buf_append(b, sep, 1);
     put_str(b, r->gpu_uuid);
-    put_mem(b, sep, 1);
+    gb_buf_append(b, sep, 1);
   }
   put_str(b, r->gpu_type);
-  put_mem(b, sep, 1);
+  gb_buf_append(b, sep, 1);
   put_int(b, r->gpu_count);
   const char *const str[3] = {r->benchmark, r->case_name, r->dtype};
   for (int i = 0; i < 3; i++) {
-    put_mem(b, sep, 1);
+    gb_buf_append(b, sep, 1);
     put_str(b, str[i]);
   }
   const int64_t num[4] = {r->m, r->n, r->k, r->bytes};
   for (int i = 0; i < 4; i++) {
-    put_mem(b, sep, 1);
+    gb_buf_append(b, sep, 1);
     put_int(b, num[i]);
   }
-  put_mem(b, sep, 1);
+  gb_buf_append(b, sep, 1);
   put_str(b, r->metric);
   return gb_buf_append(b, "", 1);
 }
