@@ -434,10 +434,9 @@ static bool moved(gb_verdict v) {
  * (judged first: judge_all). Where both sides held, its change is theirs
  * within their noise (a two-state side judged by its peaks while the ratio
  * is of medians): noise. */
-static void derived_by_sides(const gb_gate_report *rep, gb_gate_item *it, const gb_derived_ix *dix) {
-  size_t a, b;
+static void derived_by_sides(const gb_gate_report *rep, gb_gate_item *it, size_t a, size_t b) {
   if ((it->verdict != GB_VERDICT_REGRESSION && it->verdict != GB_VERDICT_IMPROVEMENT) ||
-      !gb_gate_derived_sides(dix, it, &a, &b) || moved(rep->items[a].verdict) || moved(rep->items[b].verdict))
+      moved(rep->items[a].verdict) || moved(rep->items[b].verdict))
     return;
   it->verdict = GB_VERDICT_NOISE;
   snprintf(it->note, sizeof it->note, "%s and %s each within their noise (%s, %s): a ratio of them",
@@ -473,9 +472,11 @@ static void verdict_of(gb_gate_report *rep, size_t idx, const gb_gate_options *o
       it->verdict = GB_VERDICT_NOT_COMPARABLE;
     } else {
       double cv = own_cv[idx];
-      if (it->fclass == GB_FCLASS_DERIVED) cv = gb_gate_derived_cv(dix, it, own_cv);
+      size_t a, b; /* a derived figure's sides: its spread is theirs, its verdict follows them */
+      bool sides = it->fclass == GB_FCLASS_DERIVED && gb_gate_derived_sides(dix, it, &a, &b);
+      if (it->fclass == GB_FCLASS_DERIVED) cv = sides ? gb_gate_derived_cv(own_cv[a], own_cv[b]) : NAN;
       gb_gate_judge(it, opt, gb_gate_config_threshold(opt->config, it->benchmark, it->metric, threshold), z, cv);
-      if (it->fclass == GB_FCLASS_DERIVED) derived_by_sides(rep, it, dix);
+      if (sides) derived_by_sides(rep, it, a, b);
     }
   }
   if (it->verdict == GB_VERDICT_REGRESSION || it->verdict == GB_VERDICT_COLLAPSED ||

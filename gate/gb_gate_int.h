@@ -47,7 +47,8 @@ void gb_gate_derived_ix_free(gb_derived_ix *ix);
  * shape, on its node where judged node by node) into *a and *b; false (SIZE_MAX in either) when one is not found. */
 bool gb_gate_derived_sides(const gb_derived_ix *ix, const gb_gate_item *it, size_t *a, size_t *b);
 
-/* The spread of a derived figure from its two sides (NaN when not found). */
-double gb_gate_derived_cv(const gb_derived_ix *ix, const gb_gate_item *it, const double *item_cv);
+/* The spread of a derived figure from its sides' spreads (NaN when either
+ * is unknown): sqrt(cv_A^2 + cv_B^2). */
+double gb_gate_derived_cv(double cva, double cvb);
 
 #endif

@@ -348,6 +348,9 @@ static size_t side_item(const gb_derived_ix *ix, const gb_row *r, const char *rn
   return ix->e[lo - 1].item;
 }
 
+/* "A_vs_B": the items of cases A and B at its shape (and node); as the scan
+ * of every figure this replaced, the last of each in the report's order,
+ * and no B side where B is A. */
 bool gb_gate_derived_sides(const gb_derived_ix *ix, const gb_gate_item *it, size_t *a, size_t *b) {
   const gb_row *r = it->base.row;
   const char *vs = r ? strstr(r->case_name, "_vs_") : NULL;
@@ -361,13 +364,8 @@ bool gb_gate_derived_sides(const gb_derived_ix *ix, const gb_gate_item *it, size
   return *a != SIZE_MAX && *b != SIZE_MAX;
 }
 
-/* The spread of a derived figure from its two sides: for "A_vs_B" the rows
- * of cases A and B at the same shape; sqrt(cv_A^2 + cv_B^2). NaN when a
- * side is not found. As the scan of every figure that this replaces: the
- * last figure of a side in the report's order, and no B side where B is A. */
-double gb_gate_derived_cv(const gb_derived_ix *ix, const gb_gate_item *it, const double *item_cv) {
-  size_t a, b;
-  if (!gb_gate_derived_sides(ix, it, &a, &b)) return NAN;
-  double cva = item_cv[a], cvb = item_cv[b];
+/* The spread of a derived figure from its two sides' (gb_gate_derived_sides):
+ * sqrt(cv_A^2 + cv_B^2), NaN when either is unknown. */
+double gb_gate_derived_cv(double cva, double cvb) {
   return isnan(cva) || isnan(cvb) ? NAN : sqrt(cva * cva + cvb * cvb);
 }
