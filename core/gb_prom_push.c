@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,11 +137,107 @@ static gb_err parse_target(const char *url, push_target *t) {
   return GB_OK;
 }
 
+/* Name resolution by the deadline. getaddrinfo has no timeout of its own
+ * (the stub resolver's is 5 s a try, two tries a server, up to three
+ * servers: half a minute behind a dead DNS server), so it runs on a thread
+ * of its own and the push waits for it only until the deadline. A late
+ * lookup is left to finish alone: the last of the two to let go of the
+ * request frees it. */
+typedef struct resolve_req {
+  pthread_mutex_t mu;
+  pthread_cond_t cv; /* on CLOCK_MONOTONIC, the deadline's clock */
+  int refs;          /* 2 while both hold it */
+  bool done;
+  int rc;
+  struct addrinfo *ai;
+  char host[256], port[16];
+} resolve_req;
+
+static void resolve_release(resolve_req *q) {
+  pthread_mutex_lock(&q->mu);
+  bool last = --q->refs == 0;
+  pthread_mutex_unlock(&q->mu);
+  if (!last) return;
+  if (q->ai) freeaddrinfo(q->ai);
+  pthread_cond_destroy(&q->cv);
+  pthread_mutex_destroy(&q->mu);
+  free(q);
+}
+
+static void *resolve_main(void *arg) {
+  resolve_req *q = arg;
+  struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai = NULL;
+  int rc = getaddrinfo(q->host, q->port, &hints, &ai);
+  pthread_mutex_lock(&q->mu);
+  q->rc = rc;
+  q->ai = rc == 0 ? ai : NULL;
+  q->done = true;
+  pthread_cond_signal(&q->cv);
+  pthread_mutex_unlock(&q->mu);
+  resolve_release(q);
+  return NULL;
+}
+
+/* host:port's addresses in *out (freeaddrinfo) by the deadline. */
+static gb_err resolve_by_deadline(const push_target *t, const char *url, struct addrinfo **out) {
+  *out = NULL;
+  resolve_req *q = calloc(1, sizeof *q);
+  if (!q) return gb_fail(GB_E_NOMEM, "out of memory");
+  snprintf(q->host, sizeof q->host, "%s", t->hn);
+  snprintf(q->port, sizeof q->port, "%s", t->port);
+  pthread_condattr_t ca;
+  bool cv = pthread_condattr_init(&ca) == 0;
+  if (cv) {
+    cv = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) == 0 && pthread_cond_init(&q->cv, &ca) == 0;
+    pthread_condattr_destroy(&ca);
+  }
+  if (!cv || pthread_mutex_init(&q->mu, NULL) != 0) {
+    if (cv) pthread_cond_destroy(&q->cv);
+    free(q);
+    return gb_fail(GB_E_IO, "%s: cannot start the name lookup", url);
+  }
+  q->refs = 2;
+  /* the lookup thread takes no signals: an interrupt reaches the caller */
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_attr_t attr;
+  pthread_t th;
+  int rc = pthread_attr_init(&attr);
+  if (rc == 0) {
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    rc = pthread_create(&th, &attr, resolve_main, q);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&attr);
+  }
+  if (rc != 0) {
+    q->refs = 1;
+    resolve_release(q);
+    return gb_fail(GB_E_IO, "%s: cannot start the name lookup: %s", url, strerror(rc));
+  }
+  long long ns = (long long)(g_deadline_ms * 1e6);
+  struct timespec until = {.tv_sec = (time_t)(ns / 1000000000), .tv_nsec = (long)(ns % 1000000000)};
+  pthread_mutex_lock(&q->mu);
+  while (!q->done && pthread_cond_timedwait(&q->cv, &q->mu, &until) == 0) {
+  }
+  bool done = q->done;
+  int grc = q->rc;
+  if (done) {
+    *out = q->ai; /* ours now */
+    q->ai = NULL;
+  }
+  pthread_mutex_unlock(&q->mu);
+  resolve_release(q);
+  if (!done) return gb_fail(GB_E_IO, "%s: the name %s was not resolved within the deadline", url, t->hn);
+  if (grc != 0) return gb_fail(GB_E_IO, "%s: %s", url, gai_strerror(grc));
+  return GB_OK;
+}
+
 /* A non-blocking socket connected to host:port by the deadline, in *fd. */
 static gb_err connect_target(const push_target *t, int timeout_ms, const char *url, int *fd) {
-  struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai = NULL;
-  int rc = getaddrinfo(t->hn, t->port, &hints, &ai);
-  if (rc != 0) return gb_fail(GB_E_IO, "%s: %s", url, gai_strerror(rc));
+  struct addrinfo *ai = NULL;
+  gb_err e = resolve_by_deadline(t, url, &ai);
+  if (e) return e;
   *fd = -1;
   for (struct addrinfo *a = ai; a && *fd < 0; a = a->ai_next) {
     *fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);

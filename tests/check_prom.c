@@ -1,18 +1,49 @@
 /* Tests for gb_prom: label escaping, names, samples, times, the results
  * export (newest run per machine, base units, medians, peaks) and the
- * Pushgateway client against a one-shot server on 127.0.0.1. */
+ * Pushgateway client against a one-shot server on 127.0.0.1, behind a
+ * name lookup made slow on purpose. */
+#define _GNU_SOURCE /* RTLD_NEXT */
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <math.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gb_prom.h"
 #include "testutil.h"
+
+/* This program's getaddrinfo, which gb_core (linked in statically) calls
+ * instead of the C library's: with g_dns_delay_ms set, every lookup first
+ * waits that long, as behind a DNS server that does not answer. */
+static int g_dns_delay_ms;
+
+int getaddrinfo(const char *node, const char *service, const struct addrinfo *hints, struct addrinfo **res) {
+  static int (*real)(const char *, const char *, const struct addrinfo *, struct addrinfo **);
+  if (!real) {
+    void *sym = dlsym(RTLD_NEXT, "getaddrinfo");
+    memcpy(&real, &sym, sizeof real);
+  }
+  if (!real) return EAI_SYSTEM;
+  if (g_dns_delay_ms > 0) {
+    struct timespec ts = {g_dns_delay_ms / 1000, (long)(g_dns_delay_ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+  }
+  return real(node, service, hints, res);
+}
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
 
 static char *text(gb_buf *b) {
   gb_buf_append(b, "", 1);
@@ -278,6 +309,41 @@ START_TEST(test_push_refused) {
 }
 END_TEST
 
+/* The deadline holds through the name lookup (before: getaddrinfo ran
+ * unbounded, and a dead DNS server held `export --push --timeout 300` for
+ * the resolver's half minute). */
+START_TEST(test_push_dns_deadline) {
+  g_dns_delay_ms = 5000;
+  double t0 = now_ms();
+  gb_err e = gb_prom_push("http://127.0.0.1:1/", "j", NULL, "x 1\n", 4, 300);
+  double took = now_ms() - t0;
+  ck_assert_int_eq(e, GB_E_IO);
+  ck_assert_msg(strstr(gb_errmsg(), "not resolved within the deadline"), "%s", gb_errmsg());
+  ck_assert_msg(took >= 250 && took < 2000, "took %.0f ms with a 300 ms deadline", took);
+  /* a second push while the first lookup still runs: its own request */
+  t0 = now_ms();
+  ck_assert_int_eq(gb_prom_push("http://127.0.0.1:1/", "j", NULL, "x 1\n", 4, 200), GB_E_IO);
+  took = now_ms() - t0;
+  ck_assert_msg(took < 2000, "took %.0f ms with a 200 ms deadline", took);
+}
+END_TEST
+
+/* A slow lookup that answers in time hands its addresses over. */
+START_TEST(test_push_dns_slow_in_time) {
+  srv s;
+  pthread_t t;
+  srv_start(&s, &t, "200 OK");
+  char url[64];
+  snprintf(url, sizeof url, "http://localhost:%d/", s.port);
+  g_dns_delay_ms = 300;
+  gb_err e = gb_prom_push(url, "j", NULL, "m 1\n", 4, 5000);
+  pthread_join(t, NULL);
+  close(s.fd);
+  ck_assert_msg(e == GB_OK, "%s", gb_errmsg());
+  ck_assert_ptr_nonnull(strstr(s.req, "PUT /metrics/job/j HTTP/1.1\r\n"));
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("prom");
   TCase *tc = tcase_create("core");
@@ -292,6 +358,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_push_path);
   tcase_add_test(tc, test_push_roundtrip);
   tcase_add_test(tc, test_push_refused);
+  tcase_add_test(tc, test_push_dns_deadline);
+  tcase_add_test(tc, test_push_dns_slow_in_time);
   suite_add_tcase(s, tc);
   return s;
 }
