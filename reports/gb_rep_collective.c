@@ -85,7 +85,7 @@ gb_err gb_rep_section_collective(gb_rep *r) {
           char t[160];
           snprintf(t, sizeof t, "%d GPU%s%s%s%s%s", q->row->gpu_count, q->row->gpu_count == 1 ? "" : "s",
                    *pl ? ", " : "", pl, dtypes.n > 1 ? ", " : "", dtypes.n > 1 ? q->row->dtype : "");
-          e = gb_rep_sbuf_add(gb_rep_sset_get(&ss, t), (double)q->row->bytes, q->value, NULL);
+          e = gb_rep_sbuf_add_err(gb_rep_sset_get(&ss, t), (double)q->row->bytes, q->value, q->lo, q->hi, NULL);
         }
       gb_rep_names_free(&dtypes);
       /* series sorted by GPU count (titles start with the count) */
@@ -101,14 +101,15 @@ gb_err gb_rep_section_collective(gb_rep *r) {
       snprintf(stem, sizeof stem, "collective_%s_%s", opp, part);
       snprintf(title, sizeof title, "%s %s bandwidth against message size, %s", ops.v[o], multi ? "bus" : "algorithm",
                r->src[s].label);
+      const char *bars = gb_rep_sset_has_err(&ss) ? GB_REP_ERRBAR_NOTE : "";
       if (multi)
-        snprintf(caption, sizeof caption, "%s busbw against message size per GPU count, %s", ops.v[o],
-                 r->src[s].label);
+        snprintf(caption, sizeof caption, "%s busbw against message size per GPU count, %s%s", ops.v[o],
+                 r->src[s].label, bars);
       else
         snprintf(caption, sizeof caption,
                  "%s algbw (bytes / time) against message size on one GPU, %s: busbw is 0 there by definition; "
-                 "this is NCCL's local cost (out of place; in place moves nothing on one GPU)",
-                 ops.v[o], r->src[s].label);
+                 "this is NCCL's local cost (out of place; in place moves nothing on one GPU)%s",
+                 ops.v[o], r->src[s].label, bars);
       gb_plot_spec p = {.stem = stem, .title = title, .xlabel = "message size (bytes, log scale)",
                         .ylabel = multi ? "bus bandwidth (GB/s)" : "algorithm bandwidth (GB/s)", .logx = true,
                         .x_bytes = true};

@@ -617,6 +617,60 @@ END_TEST
  * what is not drawn; every run stays in the tables. Before, a report over
  * hundreds of runs drew five plots per run (160 runs: 18.8 s, 467 runs in
  * 100 MB: 69 s and 4678 files, a 12 MB report.md). */
+/* Collective plots carry error bars where the points have a spread (a
+ * row's min and max, or repetitions), as GEMM and membw do (before: none,
+ * whatever the spread); the report fixture's collective rows have none. */
+START_TEST(test_collective_error_bars) {
+  setenv("GPUBENCH_GNUPLOT", "/nonexistent/gnuplot", 1);
+  const char *dir = gb_test_tmpdir();
+  fixtures();
+  gb_results in = {0};
+  ck_assert_int_eq(gb_results_read(g_h200, &in), GB_OK);
+  gb_buf b = {0};
+  ck_assert_int_eq(gb_results_put_header(&b), GB_OK);
+  for (size_t i = 0; i < in.nrows; i++) {
+    gb_row r = in.rows[i];
+    if (strcmp(r.benchmark, "collective") == 0) {
+      r.min = 0.9 * r.value;
+      r.max = 1.05 * r.value;
+    }
+    ck_assert_int_eq(gb_results_put_row(&b, &r), GB_OK);
+  }
+  gb_results_free(&in);
+  char path[1200], out[1200], plain[1200];
+  snprintf(path, sizeof path, "%s/spread.csv", dir);
+  ck_assert_int_eq(gb_test_write(path, b.data, b.len), 0);
+  gb_buf_free(&b);
+  snprintf(out, sizeof out, "%s/spread", dir);
+  snprintf(plain, sizeof plain, "%s/plain", dir);
+  const char *files[] = {path}, *files0[] = {g_h200};
+  gb_report_options o = {.results = files, .nresults = 1, .specs_path = g_specs, .out_dir = out};
+  gb_report_summary sum;
+  ck_assert_msg(gb_report_write(&o, &sum) == GB_OK, "%s", gb_errmsg());
+  o.results = files0;
+  o.out_dir = plain;
+  ck_assert_msg(gb_report_write(&o, &sum) == GB_OK, "%s", gb_errmsg());
+  unsetenv("GPUBENCH_GNUPLOT");
+  char *gp = slurp_in(out, "collective_all-reduce_H200-SXM-141GB.gp");
+  ck_assert_ptr_nonnull(gp);
+  ck_assert(gb_test_gp_has_errorbars(gp));
+  free(gp);
+  char *dat = slurp_in(out, "collective_all-reduce_H200-SXM-141GB.dat");
+  ck_assert_ptr_nonnull(strstr(dat, "# x y label low high\n"));
+  free(dat);
+  char *md = slurp_in(out, "report.md");
+  ck_assert_ptr_nonnull(strstr(md, "busbw against message size per GPU count, H200-SXM-141GB" GB_REP_ERRBAR_NOTE));
+  free(md);
+  gp = slurp_in(plain, "collective_all-reduce_H200-SXM-141GB.gp");
+  ck_assert_ptr_nonnull(gp);
+  ck_assert(!gb_test_gp_has_errorbars(gp));
+  free(gp);
+  md = slurp_in(plain, "report.md");
+  ck_assert_ptr_null(strstr(md, "per GPU count, H200-SXM-141GB" GB_REP_ERRBAR_NOTE));
+  free(md);
+}
+END_TEST
+
 START_TEST(test_newest_runs_drawn) {
   setenv("GPUBENCH_GNUPLOT", "/nonexistent/gnuplot", 1);
   const char *dir = gb_test_tmpdir();
@@ -1279,6 +1333,7 @@ int main(void) {
   tcase_add_test(tc, test_headline_one_gpu);
   tcase_add_test(tc, test_decision_ranked_end);
   tcase_add_test(tc, test_headline_peak_rounded);
+  tcase_add_test(tc, test_collective_error_bars);
   suite_add_tcase(s, tc);
   if (have) {
     TCase *tr = tcase_create("render");

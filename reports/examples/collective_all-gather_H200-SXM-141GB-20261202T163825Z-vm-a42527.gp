@@ -19,7 +19,7 @@ set xtics ('64 KiB' 65536, '256 KiB' 262144, '1 MiB' 1048576, '4 MiB' 4194304, '
 set xrange [57052.40171617479:1233405466.920316]
 set yrange [0:*]
 plot \
-  'collective_all-gather_H200-SXM-141GB-20261202T163825Z-vm-a42527.dat' index 0 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 1 title '1 GPU, out-of-place', \
+  'collective_all-gather_H200-SXM-141GB-20261202T163825Z-vm-a42527.dat' index 0 using 1:2:4:5 with yerrorlines pt 7 ps 0.8 lw 1.5 lc 1 title '1 GPU, out-of-place', \
   'collective_all-gather_H200-SXM-141GB-20261202T163825Z-vm-a42527.dat' index 1 using 1:2 with points ps 0 lc rgb 'white' notitle
 set terminal svg size 1000,600 font 'Sans,11' noenhanced background rgb 'white'
 set termoption noenhanced

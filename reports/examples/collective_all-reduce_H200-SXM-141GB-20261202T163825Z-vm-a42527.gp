@@ -19,9 +19,9 @@ set xtics ('32 B' 32, '1 KiB' 1024, '32 KiB' 32768, '1 MiB' 1048576, '32 MiB' 33
 set xrange [6.964404506368993:1233405466.920316]
 set yrange [0:*]
 plot \
-  'collective_all-reduce_H200-SXM-141GB-20261202T163825Z-vm-a42527.dat' index 0 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 1 title '1 GPU, out-of-place, fp32', \
-  'collective_all-reduce_H200-SXM-141GB-20261202T163825Z-vm-a42527.dat' index 1 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 2 title '1 GPU, out-of-place, bf16', \
-  'collective_all-reduce_H200-SXM-141GB-20261202T163825Z-vm-a42527.dat' index 2 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 3 title '1 GPU, out-of-place, fp16', \
+  'collective_all-reduce_H200-SXM-141GB-20261202T163825Z-vm-a42527.dat' index 0 using 1:2:4:5 with yerrorlines pt 7 ps 0.8 lw 1.5 lc 1 title '1 GPU, out-of-place, fp32', \
+  'collective_all-reduce_H200-SXM-141GB-20261202T163825Z-vm-a42527.dat' index 1 using 1:2:4:5 with yerrorlines pt 7 ps 0.8 lw 1.5 lc 2 title '1 GPU, out-of-place, bf16', \
+  'collective_all-reduce_H200-SXM-141GB-20261202T163825Z-vm-a42527.dat' index 2 using 1:2:4:5 with yerrorlines pt 7 ps 0.8 lw 1.5 lc 3 title '1 GPU, out-of-place, fp16', \
   'collective_all-reduce_H200-SXM-141GB-20261202T163825Z-vm-a42527.dat' index 3 using 1:2 with points ps 0 lc rgb 'white' notitle
 set terminal svg size 1000,600 font 'Sans,11' noenhanced background rgb 'white'
 set termoption noenhanced
