@@ -148,7 +148,7 @@ typedef struct resolve_req {
   pthread_cond_t cv; /* on CLOCK_MONOTONIC, the deadline's clock */
   int refs;          /* 2 while both hold it */
   bool done;
-  int rc;
+  int rc, err; /* getaddrinfo's answer; errno where it is EAI_SYSTEM */
   struct addrinfo *ai;
   char host[256], port[16];
 } resolve_req;
@@ -167,9 +167,10 @@ static void resolve_release(resolve_req *q) {
 static void *resolve_main(void *arg) {
   resolve_req *q = arg;
   struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai = NULL;
-  int rc = getaddrinfo(q->host, q->port, &hints, &ai);
+  int rc = getaddrinfo(q->host, q->port, &hints, &ai), err = errno;
   pthread_mutex_lock(&q->mu);
   q->rc = rc;
+  q->err = err;
   q->ai = rc == 0 ? ai : NULL;
   q->done = true;
   pthread_cond_signal(&q->cv);
@@ -221,7 +222,7 @@ static gb_err resolve_by_deadline(const push_target *t, const char *url, struct 
   while (!q->done && pthread_cond_timedwait(&q->cv, &q->mu, &until) == 0) {
   }
   bool done = q->done;
-  int grc = q->rc;
+  int grc = q->rc, gerr = q->err;
   if (done) {
     *out = q->ai; /* ours now */
     q->ai = NULL;
@@ -229,6 +230,7 @@ static gb_err resolve_by_deadline(const push_target *t, const char *url, struct 
   pthread_mutex_unlock(&q->mu);
   resolve_release(q);
   if (!done) return gb_fail(GB_E_IO, "%s: the name %s was not resolved within the deadline", url, t->hn);
+  if (grc == EAI_SYSTEM) return gb_fail(GB_E_IO, "%s: looking up %s: %s", url, t->hn, strerror(gerr));
   if (grc != 0) return gb_fail(GB_E_IO, "%s: %s", url, gai_strerror(grc));
   return GB_OK;
 }

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE /* RTLD_NEXT */
 #include <arpa/inet.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <math.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -23,6 +24,7 @@
  * instead of the C library's: with g_dns_delay_ms set, every lookup first
  * waits that long, as behind a DNS server that does not answer. */
 static int g_dns_delay_ms;
+static int g_dns_errno; /* set: every lookup fails with EAI_SYSTEM and this errno */
 
 int getaddrinfo(const char *node, const char *service, const struct addrinfo *hints, struct addrinfo **res) {
   static int (*real)(const char *, const char *, const struct addrinfo *, struct addrinfo **);
@@ -35,6 +37,10 @@ int getaddrinfo(const char *node, const char *service, const struct addrinfo *hi
     struct timespec ts = {g_dns_delay_ms / 1000, (long)(g_dns_delay_ms % 1000) * 1000000L};
     while (nanosleep(&ts, &ts) != 0) {
     }
+  }
+  if (g_dns_errno) {
+    errno = g_dns_errno;
+    return EAI_SYSTEM;
   }
   return real(node, service, hints, res);
 }
@@ -344,6 +350,16 @@ START_TEST(test_push_dns_slow_in_time) {
 }
 END_TEST
 
+/* A system error in the lookup names its cause (errno is the lookup
+ * thread's: before, the message said only "System error"). */
+START_TEST(test_push_dns_system_error) {
+  g_dns_errno = ENFILE;
+  ck_assert_int_eq(gb_prom_push("http://pushgw.test:9091/", "j", NULL, "x 1\n", 4, 2000), GB_E_IO);
+  ck_assert_msg(strstr(gb_errmsg(), "looking up pushgw.test: ") && strstr(gb_errmsg(), strerror(ENFILE)), "%s",
+                gb_errmsg());
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("prom");
   TCase *tc = tcase_create("core");
@@ -360,6 +376,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_push_refused);
   tcase_add_test(tc, test_push_dns_deadline);
   tcase_add_test(tc, test_push_dns_slow_in_time);
+  tcase_add_test(tc, test_push_dns_system_error);
   suite_add_tcase(s, tc);
   return s;
 }
