@@ -13,30 +13,16 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "gb_input.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv) __attribute__((weak));
 
 static int replay_file(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    perror(path);
-    return -1;
-  }
-  size_t cap = 4096, n = 0;
-  uint8_t *buf = malloc(cap);
-  for (size_t got; buf && (got = fread(buf + n, 1, cap - n, f)) > 0;) {
-    n += got;
-    if (n == cap) {
-      uint8_t *p = realloc(buf, cap *= 2);
-      if (!p) free(buf);
-      buf = p;
-    }
-  }
-  int err = ferror(f) || !buf;
-  fclose(f);
-  if (err) {
-    fprintf(stderr, "%s: cannot read\n", path);
-    free(buf);
+  char *buf;
+  size_t n;
+  if (gb_input_read(path, false, &buf, &n) != GB_OK) {
+    fprintf(stderr, "%s\n", gb_errmsg());
     return -1;
   }
   fprintf(stderr, "replay: %s (%zu bytes)\n", path, n);
