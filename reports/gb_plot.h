@@ -60,6 +60,9 @@ typedef struct gb_plot_series {
    * repetition), drawn as an error bar from lo[j] to hi[j]; a NaN end (or a
    * non-positive one on a log axis) is taken as the point's y */
   const double *lo, *hi;
+  /* lines only, optional: each point's spread in x, drawn as a horizontal
+   * error bar from xlo[j] to xhi[j] (the same rules for a missing end) */
+  const double *xlo, *xhi;
 } gb_plot_series;
 
 /* A reference line across the plot with a label: axis 'x' draws a vertical

@@ -34,22 +34,35 @@ static bool y_from_zero(const gb_plot_spec *p, const gb_plot_series *s, size_t n
   return true;
 }
 
-/* One end of a point's error bar: the point's y where the end is missing
- * or cannot be drawn (non-positive on a log axis). */
-static double bar_end(const gb_plot_spec *p, const double *v, size_t j, double y) {
-  return v && isfinite(v[j]) && (!p->logy || v[j] > 0) ? v[j] : y;
+/* One end of a point's error bar: the point's value v0 where the end is
+ * missing or cannot be drawn (non-positive on a log axis, log: that axis's). */
+static double bar_end(bool log, const double *v, size_t j, double v0) {
+  return v && isfinite(v[j]) && (!log || v[j] > 0) ? v[j] : v0;
 }
 
-/* Data: block i = series i; columns x y label [lo hi] (lo hi: a series
- * with error bars); a blank line breaks the line where a point is missing;
- * then the markers block, invisible points that stretch the axes. */
+static bool ybars(const gb_plot_series *s) { return s->lo || s->hi; }
+static bool xbars(const gb_plot_series *s) { return s->xlo || s->xhi; }
+
+/* Appends " a b": a point's error bar ends. */
+static gb_err put_bar(gb_buf *d, bool log, const double *lo, const double *hi, size_t j, double v0) {
+  gb_err e = gb_buf_puts(d, " ");
+  if (!e) e = gbp_put_num(d, bar_end(log, lo, j, v0));
+  if (!e) e = gb_buf_puts(d, " ");
+  if (!e) e = gbp_put_num(d, bar_end(log, hi, j, v0));
+  return e;
+}
+
+/* Data: block i = series i; columns x y label [low high] [xlow xhigh]
+ * (low high: a series with error bars in y, xlow xhigh: in x); a blank
+ * line breaks the line where a point is missing; then the markers block,
+ * invisible points that stretch the axes. */
 static gb_err put_data(gb_buf *d, const gb_plot_spec *p, const gb_plot_series *s, size_t ns, double ax, double ay) {
   gb_err e = GB_OK;
   for (size_t i = 0; i < ns && !e; i++) {
-    bool bars = s[i].lo || s[i].hi;
+    bool yb = ybars(&s[i]), xb = xbars(&s[i]);
     e = gbp_put_c(d, "%s# series %zu: ", i ? "\n\n" : "", i);
     if (!e) e = gbp_put_dat_string(d, s[i].title);
-    if (!e) e = gb_buf_puts(d, bars ? "\n# x y label low high\n" : "\n# x y label\n");
+    if (!e) e = gbp_put_c(d, "\n# x y label%s%s\n", yb ? " low high" : "", xb ? " xlow xhigh" : "");
     bool any = false;
     for (size_t j = 0; j < s[i].n && !e; j++) {
       if (!gbp_point_ok(p, s[i].x[j], s[i].y[j])) {
@@ -62,12 +75,8 @@ static gb_err put_data(gb_buf *d, const gb_plot_spec *p, const gb_plot_series *s
       if (!e) e = gbp_put_num(d, s[i].y[j]);
       if (!e) e = gb_buf_puts(d, " ");
       if (!e) e = gbp_put_dat_string(d, s[i].labels && s[i].labels[j] ? s[i].labels[j] : "");
-      if (!e && bars) {
-        e = gb_buf_puts(d, " ");
-        if (!e) e = gbp_put_num(d, bar_end(p, s[i].lo, j, s[i].y[j]));
-        if (!e) e = gb_buf_puts(d, " ");
-        if (!e) e = gbp_put_num(d, bar_end(p, s[i].hi, j, s[i].y[j]));
-      }
+      if (!e && yb) e = put_bar(d, p->logy, s[i].lo, s[i].hi, j, s[i].y[j]);
+      if (!e && xb) e = put_bar(d, p->logx, s[i].xlo, s[i].xhi, j, s[i].x[j]);
       if (!e) e = gb_buf_puts(d, "\n");
     }
     /* a block needs one point or gnuplot stops; a series with none gets a
@@ -96,20 +105,35 @@ static gb_err put_clause(gb_buf *g, const gb_plot_spec *p, const gb_plot_series 
   /* dashed: a dashed line through open circles; solid: filled circles.
    * gnuplot has 8 line colours: colours 9 and up reuse them dashed, so
    * series 1 and 9 still differ. A series with a spread: its error bars
-   * drawn with it (yerrorlines, yerrorbars) */
-  bool dashed = s->dashed || colour > GB_PLOT_COLOURS, bars = s->lo || s->hi;
+   * drawn with it ([x|xy]errorlines, [x|xy]errorbars; gnuplot takes an xy
+   * bar's columns as x y xlow xhigh ylow yhigh) */
+  bool dashed = s->dashed || colour > GB_PLOT_COLOURS, yb = ybars(s), xb = xbars(s), bars = yb || xb;
+  const char *kind = xb && yb ? "xy" : xb ? "x" : "y";
+  const char *cols = xb && yb ? "1:2:6:7:4:5" : bars ? "1:2:4:5" : "1:2";
   size_t lc = (colour - 1) % GB_PLOT_COLOURS + 1;
   const char *with = s->style == GB_PLOT_POINTS ? (dashed ? "points pt 6 ps 1.2" : "points pt 7 ps 1.2")
                      : s->style == GB_PLOT_LINES ? (dashed ? "lines dt 2" : "lines")
                      : dashed                    ? "linespoints dt 2 pt 6 ps 0.8"
                                                  : "linespoints pt 7 ps 0.8";
-  if (bars)
-    with = s->style == GB_PLOT_POINTS ? (dashed ? "yerrorbars pt 6 ps 1.2" : "yerrorbars pt 7 ps 1.2")
-           : s->style == GB_PLOT_LINES ? (dashed ? "yerrorlines dt 2 ps 0" : "yerrorlines ps 0")
-           : dashed                    ? "yerrorlines dt 2 pt 6 ps 0.8"
-                                       : "yerrorlines pt 7 ps 0.8";
-  gb_err e = gbp_put_c(g, "  '%s.dat' index %zu using %s with %s lw %s lc %zu ", p->stem, i, bars ? "1:2:4:5" : "1:2",
-                       with, s->emphasis ? "3" : "1.5", lc);
+  const char *bar_with = s->style == GB_PLOT_POINTS ? (dashed ? "errorbars pt 6 ps 1.2" : "errorbars pt 7 ps 1.2")
+                        : s->style == GB_PLOT_LINES ? (dashed ? "errorlines dt 2 ps 0" : "errorlines ps 0")
+                        : dashed                    ? "errorlines dt 2 pt 6 ps 0.8"
+                                                    : "errorlines pt 7 ps 0.8";
+  const char *lw = s->emphasis ? "3" : "1.5";
+  gb_err e = GB_OK;
+  /* points with bars on some of them only: every point drawn plain, then
+   * the bars where a point has one (a bar of no length draws as a cross
+   * over its point: the x of such a point is made undefined) */
+  char using[96];
+  snprintf(using, sizeof using, "%s", cols);
+  if (bars && s->style == GB_PLOT_POINTS) {
+    e = gbp_put_c(g, "  '%s.dat' index %zu using 1:2 with %s lw %s lc %zu notitle, \\\n", p->stem, i, with, lw, lc);
+    snprintf(using, sizeof using, "(%s ? $1 : NaN)%s",
+             xb && yb ? "$6<$1 || $7>$1 || $4<$2 || $5>$2" : xb ? "$4<$1 || $5>$1" : "$4<$2 || $5>$2", cols + 1);
+  }
+  if (!e)
+    e = gbp_put_c(g, "  '%s.dat' index %zu using %s with %s%s lw %s lc %zu ", p->stem, i, using, bars ? kind : "",
+                  bars ? bar_with : with, lw, lc);
   /* no title: no legend entry (a second style of a series already listed) */
   if (!e) e = s->title && s->title[0] ? gb_buf_puts(g, "title ") : gb_buf_puts(g, "notitle");
   if (!e && s->title && s->title[0]) e = gbp_put_gp_string(g, s->title);

@@ -209,6 +209,7 @@ typedef struct sbuf {
   size_t n, cap;
   double *x, *y;
   double *lo, *hi; /* each point's spread over repetitions (NaN: none) */
+  double *xlo, *xhi; /* each point's spread in x, e.g. a plan's band of hours (NaN: none) */
   const char **labels;
   gb_plot_style style;
   bool emphasis;
@@ -230,12 +231,17 @@ gb_err gb_rep_sbuf_add(sbuf *b, double x, double y, const char *label);
 /* The same with the point's spread over repetitions, lo to hi (NaN: none),
  * drawn as an error bar. */
 gb_err gb_rep_sbuf_add_err(sbuf *b, double x, double y, double lo, double hi, const char *label);
+/* The same with a spread in x too, xlo to xhi (NaN: none). */
+gb_err gb_rep_sbuf_add_xyerr(sbuf *b, double x, double y, double xlo, double xhi, double lo, double hi,
+                             const char *label);
 /* Adds (x, y) unless the series has a point at the same x (to 1e-9), which
  * then keeps the larger y (and its spread, for _err). */
 gb_err gb_rep_sbuf_add_max(sbuf *b, double x, double y);
 gb_err gb_rep_sbuf_add_max_err(sbuf *b, double x, double y, double lo, double hi);
 /* True when a point of the series has a spread (lo below or hi above y). */
 bool gb_rep_sbuf_has_err(const sbuf *b);
+/* True when a point of the series has a spread in x (xlo below or xhi above x). */
+bool gb_rep_sbuf_has_xerr(const sbuf *b);
 bool gb_rep_sset_has_err(const sset *ss);
 /* What a caption says of the error bars gb_rep_point's spread gives. */
 #define GB_REP_ERRBAR_NOTE "; error bars: lowest to highest repetition (one repetition: its min and max)"
@@ -243,7 +249,7 @@ bool gb_rep_sset_has_err(const sset *ss);
 void gb_rep_sbuf_sort(sbuf *b);
 void gb_rep_sset_free(sset *ss);
 /* Plot series over ss (each sorted by x; malloc'd); with_labels keeps the point labels; a series
- * with a spread (gb_rep_sbuf_has_err) gets error bars. */
+ * with a spread (gb_rep_sbuf_has_err, _has_xerr) gets error bars. */
 gb_plot_series *gb_rep_sset_series(sset *ss, bool with_labels);
 /* A line plot of ss into the document, or a note that there is no data. */
 gb_err gb_rep_lines_from(gb_rep *r, const gb_plot_spec *p, sset *ss, bool with_labels, const char *caption);

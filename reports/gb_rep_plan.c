@@ -17,6 +17,7 @@
 #define PLAN_PARETO_LABELS 6 /* frontier points named in the time-cost plot, at most */
 #define PLAN_TIME_COST_WIDTH_PX 1100
 #define PLAN_TIME_COST_HEIGHT_PX 650
+#define PLAN_BAR_STEP 2.0 /* time-cost plot: a band drawn on points this factor apart in hours */
 
 static void config_name(const gb_planfile_row *p, char *buf, size_t n) {
   snprintf(buf, n, "%dx %s %s %s", p->gpu_count, p->gpu_type, p->provider, p->offering);
@@ -254,6 +255,7 @@ typedef struct tc_plot {
   size_t np;            /* frontier points */
   size_t *idx, nk;      /* the feasible rows, by GPU type, basis kind, hours */
   size_t ni, drawn;     /* infeasible rows; points drawn */
+  size_t banded;        /* points drawn with a band (error bars) */
   double deadline, budget; /* NAN when the plan has none */
   sset ss;              /* a series per GPU type and basis kind */
 } tc_plot;
@@ -294,12 +296,12 @@ static gb_err tc_series(const gb_rep *r, tc_plot *t) {
   gb_rep_names types = {0};
   gb_err e = GB_OK;
   for (size_t k = 0; k < t->nk && !e; k++) e = gb_rep_names_add(&types, rows[t->idx[k]].gpu_type);
-  double best = INFINITY, lastx = 0, lasty = 0;
+  double best = INFINITY, lastx = 0, lasty = 0, lastbar = 0;
   for (size_t k = 0; k < t->nk && !e; k++) {
     const gb_planfile_row *p = &rows[t->idx[k]];
     bool first = k == 0 || strcmp(p->gpu_type, rows[t->idx[k - 1]].gpu_type) ||
                  measured_kind(p) != measured_kind(&rows[t->idx[k - 1]]);
-    if (first) best = INFINITY, lastx = 0, lasty = 0;
+    if (first) best = INFINITY, lastx = 0, lasty = 0, lastbar = 0;
     if (p->rank_cost >= best) continue;
     best = p->rank_cost;
     bool last_of_series = k + 1 == t->nk || strcmp(p->gpu_type, rows[t->idx[k + 1]].gpu_type) ||
@@ -315,8 +317,16 @@ static gb_err tc_series(const gb_rep *r, tc_plot *t) {
       b->style = GB_PLOT_POINTS;
       b->colour = (int)gb_rep_names_find(&types, p->gpu_type) + 1;
       b->dashed = !measured_kind(p);
-      e = gb_rep_sbuf_add(b, p->rank_hours, p->rank_cost, NULL);
+      /* the band, as bars in both axes (NaN where the file has none), on
+       * the series' ends and on points PLAN_BAR_STEP apart in hours
+       * between: a bar on each of 60 points hides the points */
+      bool bar = first || last_of_series || p->rank_hours >= lastbar * PLAN_BAR_STEP;
+      if (bar) lastbar = p->rank_hours;
+      e = bar ? gb_rep_sbuf_add_xyerr(b, p->rank_hours, p->rank_cost, p->hours_low, p->hours_high, p->cost_low,
+                                      p->cost_high, NULL)
+              : gb_rep_sbuf_add(b, p->rank_hours, p->rank_cost, NULL);
       t->drawn++;
+      if (bar && (p->hours_high > p->hours_low || p->cost_high > p->cost_low)) t->banded++;
     }
   }
   gb_rep_names_free(&types);
@@ -416,11 +426,14 @@ static gb_err tc_draw(gb_rep *r, tc_plot *t, const char *caption, gb_err e) {
                     .xlabel = "time to finish (hours, log scale)", .ylabel = "cost (USD, log scale)", .logx = true,
                     .logy = true, .markers = mk, .nmarkers = nmk, .width_px = PLAN_TIME_COST_WIDTH_PX,
                     .height_px = PLAN_TIME_COST_HEIGHT_PX};
-  char cap2[900];
+  char cap2[1100];
   snprintf(cap2, sizeof cap2, "%s; each configuration at %s, the figures the planner ranks by and checks the "
-           "deadline and budget at. Source: the plan's %zu feasible rows, %zu drawn%s.", caption,
-           r->plan.n ? gb_planfile_rank_end(&r->plan.rows[0]) : "its nominal figures", t->nk, t->drawn,
-           t->ni ? "; infeasible rows (deadline, budget or memory) are in the CSV" : "");
+           "deadline and budget at%s. Source: the plan's %zu feasible rows, %zu drawn%s.", caption,
+           r->plan.n ? gb_planfile_rank_end(&r->plan.rows[0]) : "its nominal figures",
+           t->banded ? "; error bars (at each type's ends and every doubling of hours between): the band of "
+                       "hours (across) and of cost (up), from the fast, cheap end to the slow, dear one"
+                     : "",
+           t->nk, t->drawn, t->ni ? "; infeasible rows (deadline, budget or memory) are in the CSV" : "");
   if (!e && ns == 0) e = gb_rep_skip(r, caption, "no feasible configuration has both hours and cost");
   else if (!e) e = gb_rep_lines(r, &p, s, ns, cap2);
   free(s);

@@ -20,30 +20,38 @@ sbuf *gb_rep_sset_get(sset *ss, const char *title) {
   return b;
 }
 
-gb_err gb_rep_sbuf_add_err(sbuf *b, double x, double y, double lo, double hi, const char *label) {
+/* Grows one of a series' arrays to cap (false: out of memory, v kept). */
+static bool grow(double **v, size_t cap) {
+  double *v2 = realloc(*v, cap * sizeof *v2);
+  if (v2) *v = v2;
+  return v2 != NULL;
+}
+
+gb_err gb_rep_sbuf_add_xyerr(sbuf *b, double x, double y, double xlo, double xhi, double lo, double hi,
+                             const char *label) {
   if (!b) return gb_fail(GB_E_NOMEM, "out of memory");
   if (b->n == b->cap) {
     size_t cap = b->cap ? b->cap * 2 : 16;
-    double *x2 = realloc(b->x, cap * sizeof *x2);
-    if (x2) b->x = x2;
-    double *y2 = realloc(b->y, cap * sizeof *y2);
-    if (y2) b->y = y2;
-    double *lo2 = realloc(b->lo, cap * sizeof *lo2);
-    if (lo2) b->lo = lo2;
-    double *hi2 = realloc(b->hi, cap * sizeof *hi2);
-    if (hi2) b->hi = hi2;
+    bool ok = grow(&b->x, cap) & grow(&b->y, cap) & grow(&b->lo, cap) & grow(&b->hi, cap) & grow(&b->xlo, cap) &
+              grow(&b->xhi, cap);
     const char **l2 = realloc(b->labels, cap * sizeof *l2);
     if (l2) b->labels = l2;
-    if (!x2 || !y2 || !lo2 || !hi2 || !l2) return gb_fail(GB_E_NOMEM, "out of memory");
+    if (!ok || !l2) return gb_fail(GB_E_NOMEM, "out of memory");
     b->cap = cap;
   }
   b->x[b->n] = x;
   b->y[b->n] = y;
   b->lo[b->n] = lo;
   b->hi[b->n] = hi;
+  b->xlo[b->n] = xlo;
+  b->xhi[b->n] = xhi;
   b->labels[b->n] = label;
   b->n++;
   return GB_OK;
+}
+
+gb_err gb_rep_sbuf_add_err(sbuf *b, double x, double y, double lo, double hi, const char *label) {
+  return gb_rep_sbuf_add_xyerr(b, x, y, NAN, NAN, lo, hi, label);
 }
 
 gb_err gb_rep_sbuf_add(sbuf *b, double x, double y, const char *label) {
@@ -68,28 +76,34 @@ bool gb_rep_sbuf_has_err(const sbuf *b) {
   return false;
 }
 
+bool gb_rep_sbuf_has_xerr(const sbuf *b) {
+  for (size_t i = 0; i < b->n; i++)
+    if ((isfinite(b->xlo[i]) && b->xlo[i] < b->x[i]) || (isfinite(b->xhi[i]) && b->xhi[i] > b->x[i])) return true;
+  return false;
+}
+
 bool gb_rep_sset_has_err(const sset *ss) {
   for (size_t i = 0; i < ss->n; i++)
     if (gb_rep_sbuf_has_err(&ss->v[i])) return true;
   return false;
 }
 
+static void swap_at(double *v, size_t j) {
+  double t = v[j];
+  v[j] = v[j - 1];
+  v[j - 1] = t;
+}
+
 /* Sorts a series by x (insertion sort: series are short). */
 void gb_rep_sbuf_sort(sbuf *b) {
   for (size_t i = 1; i < b->n; i++)
     for (size_t j = i; j > 0 && b->x[j - 1] > b->x[j]; j--) {
-      double t = b->x[j];
-      b->x[j] = b->x[j - 1];
-      b->x[j - 1] = t;
-      t = b->y[j];
-      b->y[j] = b->y[j - 1];
-      b->y[j - 1] = t;
-      t = b->lo[j];
-      b->lo[j] = b->lo[j - 1];
-      b->lo[j - 1] = t;
-      t = b->hi[j];
-      b->hi[j] = b->hi[j - 1];
-      b->hi[j - 1] = t;
+      swap_at(b->x, j);
+      swap_at(b->y, j);
+      swap_at(b->lo, j);
+      swap_at(b->hi, j);
+      swap_at(b->xlo, j);
+      swap_at(b->xhi, j);
       const char *l = b->labels[j];
       b->labels[j] = b->labels[j - 1];
       b->labels[j - 1] = l;
@@ -102,6 +116,8 @@ void gb_rep_sset_free(sset *ss) {
     free(ss->v[i].y);
     free(ss->v[i].lo);
     free(ss->v[i].hi);
+    free(ss->v[i].xlo);
+    free(ss->v[i].xhi);
     free(ss->v[i].labels);
   }
   free(ss->v);
@@ -118,6 +134,7 @@ gb_plot_series *gb_rep_sset_series(sset *ss, bool with_labels) {
                             .style = ss->v[i].style, .emphasis = ss->v[i].emphasis, .dashed = ss->v[i].dashed, .colour = ss->v[i].colour,
                             .labels = with_labels ? ss->v[i].labels : NULL, .label_side = ss->v[i].side};
     if (gb_rep_sbuf_has_err(&ss->v[i])) s[i].lo = ss->v[i].lo, s[i].hi = ss->v[i].hi;
+    if (gb_rep_sbuf_has_xerr(&ss->v[i])) s[i].xlo = ss->v[i].xlo, s[i].xhi = ss->v[i].xhi;
   }
   return s;
 }

@@ -327,7 +327,10 @@ START_TEST(test_error_bars) {
   ck_assert_int_eq(gb_plot_lines_script(dir, &p, s, 3), GB_OK);
   char *gp = slurp_in(dir, "errbars.gp");
   ck_assert_ptr_nonnull(strstr(gp, "index 0 using 1:2:4:5 with yerrorlines pt 7 ps 0.8 lw 1.5 lc 1 title 'bars'"));
-  ck_assert_ptr_nonnull(strstr(gp, "index 1 using 1:2:4:5 with yerrorbars pt 7 ps 1.2 lw 1.5 lc 2 notitle"));
+  /* lone points: drawn plain, then the bars of the points that have one */
+  ck_assert_ptr_nonnull(strstr(gp, "index 1 using 1:2 with points pt 7 ps 1.2 lw 1.5 lc 2 notitle, \\\n"
+                                   "  'errbars.dat' index 1 using ($4<$2 || $5>$2 ? $1 : NaN):2:4:5 with yerrorbars "
+                                   "pt 7 ps 1.2 lw 1.5 lc 2 notitle"));
   ck_assert_ptr_nonnull(strstr(gp, "index 2 using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc 3 title 'plain'"));
   ck_assert(gb_test_gp_has_errorbars(gp));
   ck_assert_uint_eq(gb_test_gp_series(gp), 2);
@@ -347,6 +350,39 @@ START_TEST(test_error_bars) {
 }
 END_TEST
 
+/* Error bars in x (a plan's band of hours) and in both axes: the xlow and
+ * xhigh columns after low and high; a missing x end, or one not drawable
+ * on a log x axis, is the point's x. Lone points with bars in both axes
+ * use gnuplot's xyerrorbars (columns x y xlow xhigh ylow yhigh), and a
+ * point whose bars have no length is left out of the bars' clause (its
+ * caps would draw a cross over it) but drawn by the plain one. */
+START_TEST(test_xy_error_bars) {
+  const char *dir = gb_test_tmpdir();
+  const double x[] = {10, 20, 30}, y[] = {100, 200, 300}, lo[] = {90, NAN, 300}, hi[] = {100, 250, 300},
+               xlo[] = {8, -1, 30}, xhi[] = {10, 25, NAN};
+  gb_plot_series s[] = {{.title = "band", .n = 3, .x = x, .y = y, .lo = lo, .hi = hi, .xlo = xlo, .xhi = xhi,
+                         .style = GB_PLOT_POINTS, .dashed = true},
+                        {.title = "across", .n = 3, .x = x, .y = y, .xlo = xlo, .xhi = xhi}};
+  gb_plot_spec p = {.stem = "xybars", .title = "t", .xlabel = "x", .ylabel = "y", .logx = true, .logy = true};
+  ck_assert_int_eq(gb_plot_lines_script(dir, &p, s, 2), GB_OK);
+  char *dat = slurp_in(dir, "xybars.dat");
+  ck_assert_ptr_nonnull(dat);
+  ck_assert_ptr_nonnull(strstr(dat, "# series 0: \"band\"\n# x y label low high xlow xhigh\n"
+                                    "10 100 \"\" 90 100 8 10\n20 200 \"\" 200 250 20 25\n30 300 \"\" 300 300 30 30\n"));
+  ck_assert_ptr_nonnull(strstr(dat, "# series 1: \"across\"\n# x y label xlow xhigh\n10 100 \"\" 8 10\n"));
+  free(dat);
+  char *gp = slurp_in(dir, "xybars.gp");
+  ck_assert_ptr_nonnull(gp);
+  ck_assert_ptr_nonnull(strstr(gp, "index 0 using 1:2 with points pt 6 ps 1.2 lw 1.5 lc 1 notitle, \\\n"
+                                   "  'xybars.dat' index 0 using ($6<$1 || $7>$1 || $4<$2 || $5>$2 ? $1 : NaN)"
+                                   ":2:6:7:4:5 with xyerrorbars pt 6 ps 1.2 lw 1.5 lc 1 title 'band'"));
+  ck_assert_ptr_nonnull(strstr(gp, "index 1 using 1:2:4:5 with xerrorlines pt 7 ps 0.8 lw 1.5 lc 2 title 'across'"));
+  ck_assert(gb_test_gp_has_errorbars(gp));
+  ck_assert_uint_eq(gb_test_gp_series(gp), 2);
+  free(gp);
+}
+END_TEST
+
 int main(void) {
   bool have = gb_gnuplot_available();
   Suite *s = suite_create("plot");
@@ -355,6 +391,7 @@ int main(void) {
   tcase_add_test(tc, test_input_errors);
   tcase_add_test(tc, test_script_layout);
   tcase_add_test(tc, test_error_bars);
+  tcase_add_test(tc, test_xy_error_bars);
   suite_add_tcase(s, tc);
   if (have) {
     TCase *tr = tcase_create("render");

@@ -395,6 +395,44 @@ START_TEST(test_decision_ranked_end) {
 }
 END_TEST
 
+/* The time-cost plot draws each point's band as error bars in both axes
+ * (report_plan_ranked.csv, see above): MI300X's two rows, at their ranked
+ * (slow, dear) ends, (48 h, 84,000) and (625 h, 62,500), with their bands
+ * 30-48 h, 52,000-84,000 USD and 400-625 h, 40,000-62,500 USD; the caption
+ * says what the bars are. A plan without bands (report_plan.csv) draws
+ * none and says nothing of them. */
+START_TEST(test_plan_band_bars) {
+  setenv("GPUBENCH_GNUPLOT", "/nonexistent/gnuplot", 1);
+  gb_report_summary sum;
+  const char *dir = plan_report("report_plan_ranked.csv", &sum);
+  char *dat = slurp_in(dir, "plan_time_cost.dat");
+  ck_assert_ptr_nonnull(dat);
+  ck_assert_ptr_nonnull(strstr(dat, "# series 0: \"B200-SXM-180GB projected\"\n# x y label low high xlow xhigh\n"
+                                    "40 101000 \"\" 83000 101000 33 40\n"));
+  ck_assert_ptr_nonnull(strstr(dat, "\"MI300X-OAM-192GB projected\"\n# x y label low high xlow xhigh\n"
+                                    "48 84000 \"\" 52000 84000 30 48\n625 62500 \"\" 40000 62500 400 625\n"));
+  free(dat);
+  char *gp = slurp_in(dir, "plan_time_cost.gp");
+  ck_assert_ptr_nonnull(gp);
+  ck_assert_ptr_nonnull(strstr(gp, ":2:6:7:4:5 with xyerrorbars pt 6 ps 1.2 lw 1.5 lc 4 title 'MI300X-OAM-192GB projected'"));
+  free(gp);
+  char *md = slurp_in(dir, "report.md");
+  ck_assert_ptr_nonnull(strstr(md, "at the pessimistic end of its band, the figures the planner ranks by and checks "
+                                   "the deadline and budget at; error bars (at each type's ends and every doubling "
+                                   "of hours between): the band of hours (across) and of cost (up)"));
+  free(md);
+  dir = plan_report("report_plan.csv", &sum);
+  gp = slurp_in(dir, "plan_time_cost.gp");
+  ck_assert_ptr_nonnull(gp);
+  ck_assert(!gb_test_gp_has_errorbars(gp));
+  free(gp);
+  md = slurp_in(dir, "report.md");
+  ck_assert_ptr_null(strstr(md, "error bars (at each type's ends"));
+  free(md);
+  unsetenv("GPUBENCH_GNUPLOT");
+}
+END_TEST
+
 /* The plots of report_plan_ranked.csv (see above): the frontier at the
  * ranked ends, falling with time; the budget's label at the left end, clear
  * of the deadline's at the right; no lines along the tornado's frame, and its zero line
@@ -1172,7 +1210,8 @@ START_TEST(test_series_with_data_only) {
   gp = slurp_in(out, "gemm_size_H200-SXM-141GB_16bit.gp");
   /* with error bars: one repetition, its min and max (700..720, 27..29) */
   ck_assert_ptr_nonnull(strstr(gp, "using 1:2:4:5 with yerrorlines pt 7 ps 0.8 lw 1.5 lc 1 title 'bf16'"));
-  ck_assert_ptr_nonnull(strstr(gp, "using 1:2:4:5 with yerrorbars pt 7 ps 1.2 lw 1.5 lc 1 notitle"));
+  ck_assert_ptr_nonnull(strstr(gp, "using ($4<$2 || $5>$2 ? $1 : NaN):2:4:5 with yerrorbars pt 7 ps 1.2 lw 1.5 lc 1 "
+                                   "notitle"));
   free(gp);
   /* copy: only the L4 run, still colour 2, the whole group width: x = 0 */
   gp = slurp_in(out, "copy.gp");
@@ -1334,6 +1373,7 @@ int main(void) {
   tcase_add_test(tc, test_decision_ranked_end);
   tcase_add_test(tc, test_headline_peak_rounded);
   tcase_add_test(tc, test_collective_error_bars);
+  tcase_add_test(tc, test_plan_band_bars);
   suite_add_tcase(s, tc);
   if (have) {
     TCase *tr = tcase_create("render");

@@ -215,5 +215,9 @@ size_t gb_test_gp_series(const char *gp) {
 }
 
 bool gb_test_gp_has_errorbars(const char *gp) {
-  return strstr(gp, " with yerrorlines ") || strstr(gp, " with yerrorbars ");
+  static const char *const k[] = {" with yerrorlines ", " with yerrorbars ", " with xerrorlines ",
+                                   " with xerrorbars ", " with xyerrorlines ", " with xyerrorbars "};
+  for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+    if (strstr(gp, k[i])) return true;
+  return false;
 }

@@ -18,11 +18,14 @@ set logscale x 10
 set yrange [0:*]
 plot \
   'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c_wide.dat' index 0 using 1:2:4:5 with yerrorlines pt 7 ps 0.8 lw 1.5 lc 1 title 'fp64', \
-  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c_wide.dat' index 1 using 1:2:4:5 with yerrorbars pt 7 ps 1.2 lw 1.5 lc 1 notitle, \
+  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c_wide.dat' index 1 using 1:2 with points pt 7 ps 1.2 lw 1.5 lc 1 notitle, \
+  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c_wide.dat' index 1 using ($4<$2 || $5>$2 ? $1 : NaN):2:4:5 with yerrorbars pt 7 ps 1.2 lw 1.5 lc 1 notitle, \
   'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c_wide.dat' index 2 using 1:2:4:5 with yerrorlines pt 7 ps 0.8 lw 1.5 lc 2 title 'fp32', \
-  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c_wide.dat' index 3 using 1:2:4:5 with yerrorbars pt 7 ps 1.2 lw 1.5 lc 2 notitle, \
+  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c_wide.dat' index 3 using 1:2 with points pt 7 ps 1.2 lw 1.5 lc 2 notitle, \
+  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c_wide.dat' index 3 using ($4<$2 || $5>$2 ? $1 : NaN):2:4:5 with yerrorbars pt 7 ps 1.2 lw 1.5 lc 2 notitle, \
   'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c_wide.dat' index 4 using 1:2:4:5 with yerrorlines pt 7 ps 0.8 lw 1.5 lc 3 title 'tf32', \
-  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c_wide.dat' index 5 using 1:2:4:5 with yerrorbars pt 7 ps 1.2 lw 1.5 lc 3 notitle, \
+  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c_wide.dat' index 5 using 1:2 with points pt 7 ps 1.2 lw 1.5 lc 3 notitle, \
+  'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c_wide.dat' index 5 using ($4<$2 || $5>$2 ? $1 : NaN):2:4:5 with yerrorbars pt 7 ps 1.2 lw 1.5 lc 3 notitle, \
   'gemm_size_H200-SXM-141GB-20261203T161927Z-vm-5eac5c_wide.dat' index 6 using 1:2 with points ps 0 lc rgb 'white' notitle
 set terminal svg size 1000,600 font 'Sans,11' noenhanced background rgb 'white'
 set termoption noenhanced
