@@ -22,7 +22,9 @@
 typedef enum gb_plot_style {
   GB_PLOT_LINESPOINTS = 0, /* lines through the points, points marked */
   GB_PLOT_LINES,           /* lines only */
-  GB_PLOT_POINTS           /* points only (a scatter) */
+  GB_PLOT_POINTS,          /* points only (a scatter) */
+  GB_PLOT_SPANS            /* each point's error bar alone (lo to hi, xlo to xhi), no marker: a
+                            * band per point, such as a threshold */
 } gb_plot_style;
 
 /* Where a point's label goes, beside its point. */
@@ -95,6 +97,9 @@ typedef struct gb_plot_spec {
    * padded so that labels at the bars' ends stay inside the frame */
   const char *const *ylabels;
   size_t nylabels;
+  /* lines only: when ymin < ymax, the y axis spans [ymin, ymax] and what
+   * lies beyond is clipped at the frame (0, 0: chosen from the data) */
+  double ymin, ymax;
 } gb_plot_spec;
 
 /* True when the gnuplot program (see above) can be started and answers

@@ -111,11 +111,13 @@ static gb_err put_clause(gb_buf *g, const gb_plot_spec *p, const gb_plot_series 
   const char *kind = xb && yb ? "xy" : xb ? "x" : "y";
   const char *cols = xb && yb ? "1:2:6:7:4:5" : bars ? "1:2:4:5" : "1:2";
   size_t lc = (colour - 1) % GB_PLOT_COLOURS + 1;
-  const char *with = s->style == GB_PLOT_POINTS ? (dashed ? "points pt 6 ps 1.2" : "points pt 7 ps 1.2")
+  const char *with = s->style == GB_PLOT_SPANS    ? "points ps 0"
+                     : s->style == GB_PLOT_POINTS ? (dashed ? "points pt 6 ps 1.2" : "points pt 7 ps 1.2")
                      : s->style == GB_PLOT_LINES ? (dashed ? "lines dt 2" : "lines")
                      : dashed                    ? "linespoints dt 2 pt 6 ps 0.8"
                                                  : "linespoints pt 7 ps 0.8";
-  const char *bar_with = s->style == GB_PLOT_POINTS ? (dashed ? "errorbars pt 6 ps 1.2" : "errorbars pt 7 ps 1.2")
+  const char *bar_with = s->style == GB_PLOT_SPANS    ? (dashed ? "errorbars dt 2 ps 0" : "errorbars ps 0")
+                        : s->style == GB_PLOT_POINTS ? (dashed ? "errorbars pt 6 ps 1.2" : "errorbars pt 7 ps 1.2")
                         : s->style == GB_PLOT_LINES ? (dashed ? "errorlines dt 2 ps 0" : "errorlines ps 0")
                         : dashed                    ? "errorlines dt 2 pt 6 ps 0.8"
                                                     : "errorlines pt 7 ps 0.8";
@@ -169,6 +171,11 @@ static gb_err lines_files(const char *dir, const gb_plot_spec *p, const gb_plot_
     /* the named rows 1..n with half a row free above and below (no
      * reference lines at the ends to widen the axis: they read as limits) */
     if (!e) e = gbp_put_c(&g, "set yrange [0.4:%zu.6]\n", p->nylabels);
+  } else if (!e && p->ymin < p->ymax) {
+    char lo[64], hi[64];
+    gb_fmt_double(lo, sizeof lo, p->ymin);
+    gb_fmt_double(hi, sizeof hi, p->ymax);
+    e = gbp_put_c(&g, "set yrange [%s:%s]\n", lo, hi);
   } else if (!e && y_from_zero(p, s, ns)) {
     e = gb_buf_puts(&g, "set yrange [0:*]\n");
   }

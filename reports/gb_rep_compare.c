@@ -20,6 +20,7 @@
 #include "gb_num.h"
 #include "gb_rep.h"
 #include "gb_rep_sections.h"
+#include "gb_stats.h"
 
 #define CMP_LABELS_MAX 8 /* figures named in a benchmark's plot, the largest changes first */
 
@@ -52,10 +53,11 @@ static gb_err bench_plot(gb_rep *r, const gb_gate_report *g, const char *bench, 
   if (n == 0) return GB_OK;
   const gb_gate_item **it = calloc(n, sizeof *it);
   double *x = calloc(n, sizeof *x), *tp = calloc(n, sizeof *tp), *tm = calloc(n, sizeof *tm);
+  double *zero = calloc(n, sizeof *zero);
   double *vx[NDRAWN], *vy[NDRAWN];
   const char **vl[NDRAWN];
   size_t vn[NDRAWN] = {0};
-  gb_err e = it && x && tp && tm ? GB_OK : gb_fail(GB_E_NOMEM, "out of memory");
+  gb_err e = it && x && tp && tm && zero ? GB_OK : gb_fail(GB_E_NOMEM, "out of memory");
   for (size_t d = 0; d < NDRAWN; d++) {
     vx[d] = calloc(n, sizeof *vx[d]);
     vy[d] = calloc(n, sizeof *vy[d]);
@@ -83,13 +85,13 @@ static gb_err bench_plot(gb_rep *r, const gb_gate_report *g, const char *bench, 
     if (best == n) break;
     named[best] = true;
   }
-  double thr = 0;
+  double most = 0; /* the largest change */
   for (size_t i = 0; i < n && !e; i++) {
     x[i] = (double)(i + 1);
     double t = isfinite(it[i]->threshold_pct) ? it[i]->threshold_pct : g->threshold_pct;
     tp[i] = t;
     tm[i] = -t;
-    thr = fmax(thr, fabs(it[i]->change_pct));
+    most = fmax(most, fabs(it[i]->change_pct));
     for (size_t d = 0; d < NDRAWN; d++)
       if (it[i]->verdict == k_drawn[d].v) {
         vx[d][vn[d]] = x[i];
@@ -98,16 +100,23 @@ static gb_err bench_plot(gb_rep *r, const gb_gate_report *g, const char *bench, 
         vn[d]++;
       }
   }
-  gb_plot_series s[NDRAWN + 2];
+  gb_plot_series s[NDRAWN + 1];
   size_t ns = 0;
+  /* each figure's threshold a bar of its own, drawn first, under the
+   * points (a line through them zigzags between neighbours of different
+   * sizes) */
+  s[ns++] = (gb_plot_series){.title = "the gate's threshold: minimum detectable change (+/-)", .n = n, .x = x,
+                             .y = zero, .lo = tm, .hi = tp, .style = GB_PLOT_SPANS, .dashed = true, .colour = 8};
   for (size_t d = 0; d < NDRAWN; d++)
     if (vn[d])
       s[ns++] = (gb_plot_series){.title = k_drawn[d].title, .n = vn[d], .x = vx[d], .y = vy[d],
                                  .style = GB_PLOT_POINTS, .colour = k_drawn[d].colour, .labels = vl[d]};
-  s[ns++] = (gb_plot_series){.title = "the gate's threshold: minimum detectable change (+/-)", .n = n, .x = x, .y = tp, .style = GB_PLOT_LINES,
-                             .dashed = true, .colour = 8};
-  s[ns++] = (gb_plot_series){.title = "", .n = n, .x = x, .y = tm, .style = GB_PLOT_LINES, .dashed = true,
-                             .colour = 8};
+  /* The y axis: every change, and the thresholds up to the third
+   * quartile's; the larger ones (latency-bound sizes' 100-300%) would
+   * flatten every other figure and run off the frame instead. */
+  double ylim = 1.15 * fmax(fmax(most, gb_quantile(tp, n, 0.75)), g->threshold_pct);
+  size_t off = 0;
+  for (size_t i = 0; i < n; i++) off += tp[i] > ylim;
   char stem[128], title[192], xlabel[192], caption[512], part[64];
   gb_rep_stem_part(part, sizeof part, bench);
   snprintf(stem, sizeof stem, "compare_%s", part);
@@ -117,11 +126,14 @@ static gb_err bench_plot(gb_rep *r, const gb_gate_report *g, const char *bench, 
   gb_plot_marker mk[1] = {{'y', 0, ""}};
   gb_plot_spec p = {.stem = stem, .title = title, .xlabel = xlabel,
                     .ylabel = "change (%, oriented: up is better)", .markers = mk, .nmarkers = 1,
-                    .width_px = 1100, .height_px = 600};
+                    .width_px = 1100, .height_px = 600, .ymin = -ylim, .ymax = ylim};
+  char offs[160] = "";
+  if (off)
+    gb_snprintf_c(offs, sizeof offs, " (%zu of them beyond the axis's +/-%.0f%%, cut at the frame)", off, ylim);
   snprintf(caption, sizeof caption,
-           "%s: change per figure, current against baseline (%%, up is better); colour: the gate's verdict; dashed: "
-           "its minimum detectable change. Source: the %zu %s keys both files hold.",
-           bench, n, bench);
+           "%s: change per figure, current against baseline (%%, up is better); colour: the gate's verdict; dashed "
+           "bars: its minimum detectable change%s. Source: the %zu %s keys both files hold.",
+           bench, offs, n, bench);
   if (!e) e = gb_rep_lines(r, &p, s, ns, caption);
   for (size_t d = 0; d < NDRAWN; d++) {
     free(vx[d]);
@@ -134,6 +146,7 @@ static gb_err bench_plot(gb_rep *r, const gb_gate_report *g, const char *bench, 
   free(x);
   free(tp);
   free(tm);
+  free(zero);
   return e;
 }
 
@@ -170,7 +183,7 @@ static gb_err verdict_paras(gb_rep *r, const gb_gate_pair *p) {
            "%s %s judges them (its verdict, counts and exit status are these). Each plot shows one benchmark's "
            "figures in key order: the change of the median, current against baseline, in %% and oriented so that "
            "up is better (a lower-is-better metric's sign is turned); the point's colour is the gate's verdict, "
-           "the dashed lines its threshold for that figure: its minimum detectable change (MDC, from the "
+           "the dashed bar its threshold for that figure: its minimum detectable change (MDC, from the "
            "run-to-run noise floor of its figure and the sides' spread; never under the base threshold).",
            gb_rep_basename(o->results[0]), gb_rep_basename(o->results[1]), gb_rep_basename(o->results[0]),
            gb_rep_basename(o->results[1]));

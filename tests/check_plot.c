@@ -383,6 +383,32 @@ START_TEST(test_xy_error_bars) {
 }
 END_TEST
 
+/* A band per point (GB_PLOT_SPANS): the error bars alone, no marker, not
+ * drawn twice; a fixed y range (ymin < ymax) replaces the axis chosen from
+ * the data, and without one a plot of values none below zero starts at 0. */
+START_TEST(test_spans_and_yrange) {
+  const char *dir = gb_test_tmpdir();
+  const double x[] = {1, 2}, y[] = {0, 0}, lo[] = {-5, -300}, hi[] = {5, 300}, v[] = {1, 2};
+  gb_plot_series s[] = {{.title = "threshold", .n = 2, .x = x, .y = y, .lo = lo, .hi = hi, .style = GB_PLOT_SPANS,
+                         .dashed = true, .colour = 8},
+                        {.title = "change", .n = 2, .x = x, .y = v, .style = GB_PLOT_POINTS}};
+  gb_plot_spec p = {.stem = "spans", .title = "t", .xlabel = "x", .ylabel = "y", .ymin = -2.5, .ymax = 3};
+  ck_assert_int_eq(gb_plot_lines_script(dir, &p, s, 2), GB_OK);
+  char *gp = slurp_in(dir, "spans.gp");
+  ck_assert_ptr_nonnull(gp);
+  ck_assert_ptr_nonnull(strstr(gp, "set yrange [-2.5:3]\n"));
+  ck_assert_ptr_nonnull(strstr(gp, "index 0 using 1:2:4:5 with yerrorbars dt 2 ps 0 lw 1.5 lc 8 title 'threshold'"));
+  ck_assert_uint_eq(gb_test_count(gp, "index 0 "), 1);
+  free(gp);
+  p.stem = "spans_auto";
+  p.ymin = p.ymax = 0;
+  ck_assert_int_eq(gb_plot_lines_script(dir, &p, s + 1, 1), GB_OK);
+  gp = slurp_in(dir, "spans_auto.gp");
+  ck_assert_ptr_nonnull(strstr(gp, "set yrange [0:*]\n"));
+  free(gp);
+}
+END_TEST
+
 int main(void) {
   bool have = gb_gnuplot_available();
   Suite *s = suite_create("plot");
@@ -392,6 +418,7 @@ int main(void) {
   tcase_add_test(tc, test_script_layout);
   tcase_add_test(tc, test_error_bars);
   tcase_add_test(tc, test_xy_error_bars);
+  tcase_add_test(tc, test_spans_and_yrange);
   suite_add_tcase(s, tc);
   if (have) {
     TCase *tr = tcase_create("render");

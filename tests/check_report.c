@@ -494,7 +494,24 @@ START_TEST(test_compare_view) {
                                    "| 740.7 | 592.6 | -20.0 | 9.9 |"));
   ck_assert_uint_eq(gb_test_count(wc, "| regression |"), 3);
   ck_assert_ptr_nonnull(strstr(md, "(compare_gemm.png)"));
+  /* the y axis: the largest change (-20.0%) and the thresholds up to the
+   * third quartile's (72.7%, the latency-bound sizes'), x 1.15: +/-83.6%;
+   * the collective plot cuts 12 thresholds of small messages at its frame */
+  ck_assert_ptr_nonnull(strstr(md, "gemm: change per figure, current against baseline (%, up is better); colour: the "
+                                   "gate's verdict; dashed bars: its minimum detectable change. Source:"));
+  ck_assert_ptr_nonnull(strstr(md, "dashed bars: its minimum detectable change (12 of them beyond the axis's +/-255%, "
+                                   "cut at the frame). Source:"));
   free(md);
+  /* each figure's threshold is a bar of its own, drawn under the points */
+  char *gp = slurp_in(dir, "compare_gemm.gp");
+  ck_assert_ptr_nonnull(gp);
+  ck_assert_ptr_nonnull(strstr(gp, "set yrange [-83.61"));
+  ck_assert_ptr_nonnull(strstr(gp, "plot \\\n  'compare_gemm.dat' index 0 using 1:2:4:5 with yerrorbars dt 2 ps 0 "
+                                   "lw 1.5 lc 8 title 'the gate''s threshold"));
+  free(gp);
+  char *dat = slurp_in(dir, "compare_gemm.dat");
+  ck_assert_ptr_nonnull(strstr(dat, "# x y label low high\n1 0 \"\" -72.70"));
+  free(dat);
   /* two files are needed */
   o.nresults = 1;
   ck_assert_int_eq(gb_report_write(&o, &sum), GB_E_USAGE);
