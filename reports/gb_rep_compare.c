@@ -23,6 +23,8 @@
 #include "gb_stats.h"
 
 #define CMP_LABELS_MAX 8 /* figures named in a benchmark's plot, the largest changes first */
+#define CMP_WIDTH_PX 1100
+#define CMP_HEIGHT_PX 600
 
 /* The verdicts drawn, each a series: its title and colour. */
 static const struct {
@@ -69,21 +71,12 @@ static gb_err bench_plot(gb_rep *r, const gb_gate_report *g, const char *bench, 
     if (!strcmp(g->items[i].benchmark, bench) && isfinite(g->items[i].change_pct)) it[k++] = &g->items[i];
   if (!e) qsort(it, n, sizeof *it, cmp_items);
   /* names for the largest changes beyond their threshold */
-  bool *named = calloc(n, sizeof *named);
+  bool *named = calloc(n, sizeof *named), *clash = calloc(n, sizeof *clash);
   char(*tag)[24] = calloc(n, sizeof *tag);
-  if ((!named || !tag) && !e) e = gb_fail(GB_E_NOMEM, "out of memory");
+  if ((!named || !clash || !tag) && !e) e = gb_fail(GB_E_NOMEM, "out of memory");
   for (size_t i = 0; i < n && !e; i++) {
     plot_no[it[i] - g->items] = i + 1;
     snprintf(tag[i], sizeof tag[i], "#%zu", i + 1);
-  }
-  for (size_t m = 0; m < CMP_LABELS_MAX && !e; m++) {
-    size_t best = n;
-    for (size_t i = 0; i < n; i++) {
-      if (named[i] || it[i]->verdict == GB_VERDICT_UNCHANGED) continue;
-      if (best == n || fabs(it[i]->change_pct) > fabs(it[best]->change_pct)) best = i;
-    }
-    if (best == n) break;
-    named[best] = true;
   }
   double most = 0; /* the largest change */
   for (size_t i = 0; i < n && !e; i++) {
@@ -92,6 +85,36 @@ static gb_err bench_plot(gb_rep *r, const gb_gate_report *g, const char *bench, 
     tp[i] = t;
     tm[i] = -t;
     most = fmax(most, fabs(it[i]->change_pct));
+  }
+  /* The y axis: every change, and the thresholds up to the third
+   * quartile's; the larger ones (latency-bound sizes' 100-300%) would
+   * flatten every other figure and run off the frame instead. */
+  double ylim = e ? 1 : 1.15 * fmax(fmax(most, gb_quantile(tp, n, 0.75)), g->threshold_pct);
+  size_t off = 0;
+  for (size_t i = 0; i < n && !e; i++) off += tp[i] > ylim;
+  /* names for the largest changes not unchanged, each clear of the names
+   * given before it: a label starts right of its point, ~7.2 px a
+   * character of the 9-point font, 18 px a line; the frame is about
+   * CMP_WIDTH_PX - 135 px wide over n + 1 figures and CMP_HEIGHT_PX - 190
+   * px high over 2 ylim */
+  double px_x = (CMP_WIDTH_PX - 135.0) / (double)(n + 1), px_y = (CMP_HEIGHT_PX - 190.0) / (2 * ylim);
+  for (size_t m = 0; m < CMP_LABELS_MAX && !e; m++) {
+    size_t best = n;
+    for (size_t i = 0; i < n; i++) {
+      if (named[i] || clash[i] || it[i]->verdict == GB_VERDICT_UNCHANGED) continue;
+      if (best == n || fabs(it[i]->change_pct) > fabs(it[best]->change_pct)) best = i;
+    }
+    if (best == n) break;
+    for (size_t j = 0; j < n && !clash[best]; j++) {
+      if (!named[j]) continue;
+      size_t left = j < best ? j : best;
+      double dx = fabs((double)j - (double)best) * px_x, dy = fabs(it[j]->change_pct - it[best]->change_pct) * px_y;
+      clash[best] = dx < ((double)strlen(tag[left]) + 1) * 7.2 && dy < 18;
+    }
+    if (clash[best]) m--; /* a later, smaller change may still fit */
+    else named[best] = true;
+  }
+  for (size_t i = 0; i < n && !e; i++) {
     for (size_t d = 0; d < NDRAWN; d++)
       if (it[i]->verdict == k_drawn[d].v) {
         vx[d][vn[d]] = x[i];
@@ -111,12 +134,6 @@ static gb_err bench_plot(gb_rep *r, const gb_gate_report *g, const char *bench, 
     if (vn[d])
       s[ns++] = (gb_plot_series){.title = k_drawn[d].title, .n = vn[d], .x = vx[d], .y = vy[d],
                                  .style = GB_PLOT_POINTS, .colour = k_drawn[d].colour, .labels = vl[d]};
-  /* The y axis: every change, and the thresholds up to the third
-   * quartile's; the larger ones (latency-bound sizes' 100-300%) would
-   * flatten every other figure and run off the frame instead. */
-  double ylim = 1.15 * fmax(fmax(most, gb_quantile(tp, n, 0.75)), g->threshold_pct);
-  size_t off = 0;
-  for (size_t i = 0; i < n; i++) off += tp[i] > ylim;
   char stem[128], title[192], xlabel[192], caption[512], part[64];
   gb_rep_stem_part(part, sizeof part, bench);
   snprintf(stem, sizeof stem, "compare_%s", part);
@@ -126,7 +143,7 @@ static gb_err bench_plot(gb_rep *r, const gb_gate_report *g, const char *bench, 
   gb_plot_marker mk[1] = {{'y', 0, ""}};
   gb_plot_spec p = {.stem = stem, .title = title, .xlabel = xlabel,
                     .ylabel = "change (%, oriented: up is better)", .markers = mk, .nmarkers = 1,
-                    .width_px = 1100, .height_px = 600, .ymin = -ylim, .ymax = ylim};
+                    .width_px = CMP_WIDTH_PX, .height_px = CMP_HEIGHT_PX, .ymin = -ylim, .ymax = ylim};
   char offs[160] = "";
   if (off)
     gb_snprintf_c(offs, sizeof offs, " (%zu of them beyond the axis's +/-%.0f%%, cut at the frame)", off, ylim);
@@ -141,6 +158,7 @@ static gb_err bench_plot(gb_rep *r, const gb_gate_report *g, const char *bench, 
     free(vl[d]);
   }
   free(named);
+  free(clash);
   free(tag);
   free(it);
   free(x);

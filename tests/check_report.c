@@ -518,6 +518,34 @@ START_TEST(test_compare_view) {
 }
 END_TEST
 
+/* Labels in the comparison plots stay clear of each other: card 10's A/A
+ * runs 1 and 2 have two gemm figures beyond their thresholds four places
+ * apart at nearly the same change (#144 +12.5%, #148 +12.8%; 148 figures,
+ * about 6.5 px a figure: "#148" would start 26 px right of "#144"'s point,
+ * inside its 36 px): only the larger is named; the table lists both. */
+START_TEST(test_compare_labels_clear) {
+  fixtures();
+  char base[4096], cur[4096];
+  snprintf(base, sizeof base, "%s", gb_fixture("aa/c10-quick-1.csv"));
+  snprintf(cur, sizeof cur, "%s", gb_fixture("aa/c10-quick-2.csv"));
+  const char *files[] = {base, cur};
+  const char *dir = gb_test_tmpdir();
+  gb_report_options o = {.results = files, .nresults = 2, .compare = true, .specs_path = g_specs, .out_dir = dir};
+  gb_report_summary sum;
+  ck_assert_msg(gb_report_write(&o, &sum) == GB_OK, "%s", gb_errmsg());
+  char *dat = slurp_in(dir, "compare_gemm.dat");
+  ck_assert_ptr_nonnull(dat);
+  ck_assert_ptr_nonnull(strstr(dat, "\n148 12.78"));
+  ck_assert_ptr_nonnull(strstr(dat, " \"#148\"\n"));
+  ck_assert_ptr_null(strstr(dat, "\"#144\""));
+  free(dat);
+  char *md = slurp_in(dir, "report.md");
+  ck_assert_ptr_nonnull(strstr(md, "| noise | gemm #144 |"));
+  ck_assert_ptr_nonnull(strstr(md, "| noise | gemm #148 |"));
+  free(md);
+}
+END_TEST
+
 /* The headline on one GPU (collective rows of the shipped
  * data/measured/h200-quick.csv): no collective figure at all (issue 24: a
  * one-GPU all_reduce is a local reduction, broadcast a local copy, busbw 0
@@ -1386,6 +1414,7 @@ int main(void) {
   tcase_add_test(tc, test_shipped);
   tcase_add_test(tc, test_decision_new_columns);
   tcase_add_test(tc, test_compare_view);
+  tcase_add_test(tc, test_compare_labels_clear);
   tcase_add_test(tc, test_headline_one_gpu);
   tcase_add_test(tc, test_decision_ranked_end);
   tcase_add_test(tc, test_headline_peak_rounded);
