@@ -70,7 +70,6 @@ static gb_err bench_plot(gb_rep *r, const gb_gate_report *g, const char *bench, 
   for (size_t i = 0; i < g->nitems && !e; i++)
     if (!strcmp(g->items[i].benchmark, bench) && isfinite(g->items[i].change_pct)) it[k++] = &g->items[i];
   if (!e) qsort(it, n, sizeof *it, cmp_items);
-  /* names for the largest changes beyond their threshold */
   bool *named = calloc(n, sizeof *named), *clash = calloc(n, sizeof *clash);
   char(*tag)[24] = calloc(n, sizeof *tag);
   if ((!named || !clash || !tag) && !e) e = gb_fail(GB_E_NOMEM, "out of memory");
@@ -98,7 +97,7 @@ static gb_err bench_plot(gb_rep *r, const gb_gate_report *g, const char *bench, 
    * CMP_WIDTH_PX - 135 px wide over n + 1 figures and CMP_HEIGHT_PX - 190
    * px high over 2 ylim */
   double px_x = (CMP_WIDTH_PX - 135.0) / (double)(n + 1), px_y = (CMP_HEIGHT_PX - 190.0) / (2 * ylim);
-  for (size_t m = 0; m < CMP_LABELS_MAX && !e; m++) {
+  for (size_t m = 0; m < CMP_LABELS_MAX && !e;) {
     size_t best = n;
     for (size_t i = 0; i < n; i++) {
       if (named[i] || clash[i] || it[i]->verdict == GB_VERDICT_UNCHANGED) continue;
@@ -111,8 +110,7 @@ static gb_err bench_plot(gb_rep *r, const gb_gate_report *g, const char *bench, 
       double dx = fabs((double)j - (double)best) * px_x, dy = fabs(it[j]->change_pct - it[best]->change_pct) * px_y;
       clash[best] = dx < ((double)strlen(tag[left]) + 1) * 7.2 && dy < 18;
     }
-    if (clash[best]) m--; /* a later, smaller change may still fit */
-    else named[best] = true;
+    if (!clash[best]) named[best] = true, m++; /* else a later, smaller change may still fit */
   }
   for (size_t i = 0; i < n && !e; i++) {
     for (size_t d = 0; d < NDRAWN; d++)
