@@ -46,6 +46,35 @@ static int cmp_items(const void *a, const void *b) {
   return strcmp(x->key, y->key);
 }
 
+/* Names (named[i]) for the CMP_LABELS_MAX largest changes not unchanged,
+ * each clear of the names given before it: a label starts right of its
+ * point, ~7.2 px a character of the 9-point font, 18 px a line; the frame
+ * is about CMP_WIDTH_PX - 135 px wide over n + 1 figures and
+ * CMP_HEIGHT_PX - 190 px high over 2 ylim. A change whose name would clash
+ * goes unnamed and a later, smaller one may still be named. */
+static gb_err choose_names(const gb_gate_item *const *it, size_t n, const char (*tag)[24], double ylim, bool *named) {
+  bool *clash = calloc(n, sizeof *clash);
+  if (!clash) return gb_fail(GB_E_NOMEM, "out of memory");
+  double px_x = (CMP_WIDTH_PX - 135.0) / (double)(n + 1), px_y = (CMP_HEIGHT_PX - 190.0) / (2 * ylim);
+  for (size_t m = 0; m < CMP_LABELS_MAX;) {
+    size_t best = n;
+    for (size_t i = 0; i < n; i++) {
+      if (named[i] || clash[i] || it[i]->verdict == GB_VERDICT_UNCHANGED) continue;
+      if (best == n || fabs(it[i]->change_pct) > fabs(it[best]->change_pct)) best = i;
+    }
+    if (best == n) break;
+    for (size_t j = 0; j < n && !clash[best]; j++) {
+      if (!named[j]) continue;
+      size_t left = j < best ? j : best;
+      double dx = fabs((double)j - (double)best) * px_x, dy = fabs(it[j]->change_pct - it[best]->change_pct) * px_y;
+      clash[best] = dx < ((double)strlen(tag[left]) + 1) * 7.2 && dy < 18;
+    }
+    if (!clash[best]) named[best] = true, m++;
+  }
+  free(clash);
+  return GB_OK;
+}
+
 /* Draws bench's figures; plot_no[item] = its number in the plot (1, 2, ...),
  * which the table repeats and the plot's labels show. */
 static gb_err bench_plot(gb_rep *r, const gb_gate_report *g, const char *bench, size_t *plot_no) {
@@ -70,9 +99,9 @@ static gb_err bench_plot(gb_rep *r, const gb_gate_report *g, const char *bench, 
   for (size_t i = 0; i < g->nitems && !e; i++)
     if (!strcmp(g->items[i].benchmark, bench) && isfinite(g->items[i].change_pct)) it[k++] = &g->items[i];
   if (!e) qsort(it, n, sizeof *it, cmp_items);
-  bool *named = calloc(n, sizeof *named), *clash = calloc(n, sizeof *clash);
+  bool *named = calloc(n, sizeof *named);
   char(*tag)[24] = calloc(n, sizeof *tag);
-  if ((!named || !clash || !tag) && !e) e = gb_fail(GB_E_NOMEM, "out of memory");
+  if ((!named || !tag) && !e) e = gb_fail(GB_E_NOMEM, "out of memory");
   for (size_t i = 0; i < n && !e; i++) {
     plot_no[it[i] - g->items] = i + 1;
     snprintf(tag[i], sizeof tag[i], "#%zu", i + 1);
@@ -91,27 +120,7 @@ static gb_err bench_plot(gb_rep *r, const gb_gate_report *g, const char *bench, 
   double ylim = e ? 1 : 1.15 * fmax(fmax(most, gb_quantile(tp, n, 0.75)), g->threshold_pct);
   size_t off = 0;
   for (size_t i = 0; i < n && !e; i++) off += tp[i] > ylim;
-  /* names for the largest changes not unchanged, each clear of the names
-   * given before it: a label starts right of its point, ~7.2 px a
-   * character of the 9-point font, 18 px a line; the frame is about
-   * CMP_WIDTH_PX - 135 px wide over n + 1 figures and CMP_HEIGHT_PX - 190
-   * px high over 2 ylim */
-  double px_x = (CMP_WIDTH_PX - 135.0) / (double)(n + 1), px_y = (CMP_HEIGHT_PX - 190.0) / (2 * ylim);
-  for (size_t m = 0; m < CMP_LABELS_MAX && !e;) {
-    size_t best = n;
-    for (size_t i = 0; i < n; i++) {
-      if (named[i] || clash[i] || it[i]->verdict == GB_VERDICT_UNCHANGED) continue;
-      if (best == n || fabs(it[i]->change_pct) > fabs(it[best]->change_pct)) best = i;
-    }
-    if (best == n) break;
-    for (size_t j = 0; j < n && !clash[best]; j++) {
-      if (!named[j]) continue;
-      size_t left = j < best ? j : best;
-      double dx = fabs((double)j - (double)best) * px_x, dy = fabs(it[j]->change_pct - it[best]->change_pct) * px_y;
-      clash[best] = dx < ((double)strlen(tag[left]) + 1) * 7.2 && dy < 18;
-    }
-    if (!clash[best]) named[best] = true, m++; /* else a later, smaller change may still fit */
-  }
+  if (!e) e = choose_names(it, n, tag, ylim, named);
   for (size_t i = 0; i < n && !e; i++) {
     for (size_t d = 0; d < NDRAWN; d++)
       if (it[i]->verdict == k_drawn[d].v) {
@@ -156,7 +165,6 @@ static gb_err bench_plot(gb_rep *r, const gb_gate_report *g, const char *bench, 
     free(vl[d]);
   }
   free(named);
-  free(clash);
   free(tag);
   free(it);
   free(x);
