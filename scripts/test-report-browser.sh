@@ -7,7 +7,8 @@
 # summary comes first, the contents' links resolve, no two text boxes of a
 # plot intersect, printing on A4/Letter cuts no table, and the sizes: the
 # Markdown at most 64 KiB, and for a quick campaign
-# (data/measured/h200-quick.csv, checked too) the HTML at most 300 KB; the
+# (data/measured/h200-quick.csv, checked too) the HTML at most 300 KB; a
+# comparison report of two A/A runs (report --compare) the same way; the
 # shipped example regenerated (scripts/gen-examples.sh) is checked the same
 # way, its folder at most 3 MiB.
 # Screenshots land
@@ -40,6 +41,13 @@ if [ $# -eq 0 ]; then
   rm -rf "$quick"
   build/gpubench report --out "$quick" data/measured/h200-quick.csv >/dev/null
   node tests/browser/check-report.mjs "$quick/report.html" --max-html 300000 --max-md 65536 1280
+  # the comparison view (--compare) of two real A/A runs: its plots of up
+  # to 148 figures, their named points and thresholds
+  cmp=build/report-browser-compare
+  rm -rf "$cmp"
+  build/gpubench report --compare --out "$cmp" tests/fixtures/aa/c10-quick-1.csv tests/fixtures/aa/c10-quick-2.csv \
+    >/dev/null
+  node tests/browser/check-report.mjs "$cmp/report.html" --max-md 65536 1280
   # the shipped example as regenerated (scripts/gen-examples.sh): its
   # Markdown at most 64 KiB, its folder at most 3 MiB, and every check above
   ex=build/report-browser-examples
