@@ -32,8 +32,9 @@ gb_err gb_rep_sbuf_add_xyerr(sbuf *b, double x, double y, double xlo, double xhi
   if (!b) return gb_fail(GB_E_NOMEM, "out of memory");
   if (b->n == b->cap) {
     size_t cap = b->cap ? b->cap * 2 : 16;
-    bool ok = grow(&b->x, cap) & grow(&b->y, cap) & grow(&b->lo, cap) & grow(&b->hi, cap) & grow(&b->xlo, cap) &
-              grow(&b->xhi, cap);
+    double **arrays[] = {&b->x, &b->y, &b->lo, &b->hi, &b->xlo, &b->xhi};
+    bool ok = true;
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) ok = grow(arrays[i], cap) && ok;
     const char **l2 = realloc(b->labels, cap * sizeof *l2);
     if (l2) b->labels = l2;
     if (!ok || !l2) return gb_fail(GB_E_NOMEM, "out of memory");
