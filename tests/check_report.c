@@ -468,6 +468,19 @@ START_TEST(test_plan_ranked_plots) {
 }
 END_TEST
 
+/* The comparison report (--compare) of the results file base against the
+ * fixture cur; its folder. */
+static const char *compare_report(const char *base, const char *cur_fixture) {
+  char cur[4096];
+  snprintf(cur, sizeof cur, "%s", gb_fixture(cur_fixture));
+  const char *files[] = {base, cur};
+  const char *dir = gb_test_tmpdir();
+  gb_report_options o = {.results = files, .nresults = 2, .compare = true, .specs_path = g_specs, .out_dir = dir};
+  gb_report_summary sum;
+  ck_assert_msg(gb_report_write(&o, &sum) == GB_OK, "%s", gb_errmsg());
+  return dir;
+}
+
 /* The comparison view: report_h200_current.csv is report_h200.csv with
  * every gemm bf16 tflops value (and min, max) times 0.8: the three
  * compute-bound bf16 shapes regress by -20.0% against the gate's minimum
@@ -476,14 +489,7 @@ END_TEST
  * judges against its own floor); the rows that fail are listed as failed. */
 START_TEST(test_compare_view) {
   fixtures();
-  char base[4096], cur[4096];
-  snprintf(base, sizeof base, "%s", g_h200);
-  snprintf(cur, sizeof cur, "%s", gb_fixture("report_h200_current.csv"));
-  const char *files[] = {base, cur};
-  const char *dir = gb_test_tmpdir();
-  gb_report_options o = {.results = files, .nresults = 2, .compare = true, .specs_path = g_specs, .out_dir = dir};
-  gb_report_summary sum;
-  ck_assert_msg(gb_report_write(&o, &sum) == GB_OK, "%s", gb_errmsg());
+  const char *dir = compare_report(g_h200, "report_h200_current.csv");
   char *md = slurp_in(dir, "report.md");
   ck_assert_ptr_nonnull(md);
   const char *wc = strstr(md, "## What changed");
@@ -513,7 +519,9 @@ START_TEST(test_compare_view) {
   ck_assert_ptr_nonnull(strstr(dat, "# x y label low high\n1 0 \"\" -72.70"));
   free(dat);
   /* two files are needed */
-  o.nresults = 1;
+  const char *one[] = {g_h200};
+  gb_report_options o = {.results = one, .nresults = 1, .compare = true, .specs_path = g_specs, .out_dir = dir};
+  gb_report_summary sum;
   ck_assert_int_eq(gb_report_write(&o, &sum), GB_E_USAGE);
 }
 END_TEST
@@ -525,14 +533,9 @@ END_TEST
  * inside its 36 px): only the larger is named; the table lists both. */
 START_TEST(test_compare_labels_clear) {
   fixtures();
-  char base[4096], cur[4096];
+  char base[4096];
   snprintf(base, sizeof base, "%s", gb_fixture("aa/c10-quick-1.csv"));
-  snprintf(cur, sizeof cur, "%s", gb_fixture("aa/c10-quick-2.csv"));
-  const char *files[] = {base, cur};
-  const char *dir = gb_test_tmpdir();
-  gb_report_options o = {.results = files, .nresults = 2, .compare = true, .specs_path = g_specs, .out_dir = dir};
-  gb_report_summary sum;
-  ck_assert_msg(gb_report_write(&o, &sum) == GB_OK, "%s", gb_errmsg());
+  const char *dir = compare_report(base, "aa/c10-quick-2.csv");
   char *dat = slurp_in(dir, "compare_gemm.dat");
   ck_assert_ptr_nonnull(dat);
   ck_assert_ptr_nonnull(strstr(dat, "\n148 12.78"));
