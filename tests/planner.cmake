@@ -136,3 +136,15 @@ gb_plan_cli_test(plan_cli_node_shape 0 "H200-SXM-141GB x48 RunPod on-demand, " p
 file(WRITE ${GB_PLAN_TMP}/bad_stages.ini "[workload]\ntype = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\nlayers = 30\npipeline_parallel = 4\n")
 gb_plan_cli_test(plan_cli_bad_stages 2 "layers 30 do not divide into pipeline_parallel x virtual_pipeline = 4" plan
                  ${GB_PLAN_TMP}/bad_stages.ini)
+
+# Issue 56: every price row dated, sourced and rated, none in the future; the default plan's top 3 on
+# prices under 18 months old at the build's date (the last commit's); the age rate as fitted.
+if(TARGET gpubench)
+  add_test(NAME price_age COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/check_price_age.sh ${CMAKE_SOURCE_DIR}
+           $<TARGET_FILE:gpubench>)
+  # the same check 18 months after the shipped prices must fail, naming the old top choice
+  add_test(NAME price_age_stale_fails COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/check_price_age.sh ${CMAKE_SOURCE_DIR}
+           $<TARGET_FILE:gpubench> 2028-06-01)
+  set_tests_properties(price_age price_age_stale_fails PROPERTIES LABELS cpu)
+  set_tests_properties(price_age_stale_fails PROPERTIES PASS_REGULAR_EXPRESSION "FAIL: top 1 [^\n]* rests on a price dated")
+endif()
