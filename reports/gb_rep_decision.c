@@ -63,9 +63,12 @@ typedef struct figures {
 static figures at_rank(const gb_planfile_row *p) {
   figures f = {.hours = p->rank_hours};
   double s = isfinite(p->hours) && p->hours > 0 && isfinite(p->rank_hours) ? p->rank_hours / p->hours : 1;
+  /* the price's age widens the whole cost at the ranked end, as the planner's cost_low/cost_high */
+  double w = isfinite(p->price_band_widening) && gb_planfile_ranks_band_end(p) ? p->price_band_widening : 0;
+  double pw = !strcmp(p->rank_by, "low") ? 1 + w : !strcmp(p->rank_by, "high") ? 1 - w : 1;
   double cash = cash_needed(p, &f.est), capex = isfinite(p->capex_usd) ? p->capex_usd : 0;
-  f.cash = isfinite(p->cash_usd) ? capex + (cash - capex) * s : cash;
-  f.job = per_job(p) * s;
+  f.cash = (isfinite(p->cash_usd) ? capex + (cash - capex) * s : cash) * pw;
+  f.job = per_job(p) * s * pw;
   return f;
 }
 
