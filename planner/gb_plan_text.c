@@ -450,7 +450,7 @@ static void print_deciding(FILE *fp, const gb_plan *p, const gb_prices *prices) 
   const gb_plan_row *top[GB_PLAN_DECIDING];
   size_t n = p->nfeasible ? gb_plan_shown(p, GB_PLAN_DECIDING, top) : 0;
   if (!n) return;
-  fprintf(fp, "\nPrices behind the top %zu (%s, as of %s; each cost band widens %.0f%% of the price a year of its age):\n",
+  fprintf(fp, "\nPrices behind the top %zu (%s, as of %s; each cost band widens %.3g%% of the price a year of its age):\n",
           n, prices->path, o->today, o->price_age_rate * 100);
   for (size_t i = 0; i < n; i++) {
     const gb_plan_row *r = top[i];
