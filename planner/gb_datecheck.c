@@ -33,3 +33,16 @@ const char *gb_date_today(void) {
   strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
   return buf;
 }
+
+/* Days from the civil date to 1970-01-01 (H. Hinnant's days_from_civil). */
+long gb_date_days(const char *s) {
+  long y = atol(s), m = atol(s + 5), d = atol(s + 8);
+  y -= m <= 2;
+  long era = (y >= 0 ? y : y - 399) / 400;
+  long yoe = y - era * 400;
+  long doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+long gb_date_age_days(const char *date, const char *today) { return gb_date_days(today) - gb_date_days(date); }

@@ -12,4 +12,11 @@ bool gb_date_valid(const char *s);
  * date (tests). */
 const char *gb_date_today(void);
 
+/* Days from 1970-01-01 to a valid date YYYY-MM-DD (proleptic Gregorian). */
+long gb_date_days(const char *s);
+
+/* Whole days from date to today (both valid YYYY-MM-DD); negative when date
+ * is after today. */
+long gb_date_age_days(const char *date, const char *today);
+
 #endif

@@ -176,6 +176,7 @@ static void plan_row(const gb_workload *w, const gb_perf *perf, const gb_prices 
   r->cost_low = r->cost_high = r->rank_cost = r->rank_hours = NAN;
   r->energy_kwh = r->energy_usd = r->perf_per_watt = r->efficiency_low = r->efficiency_high = NAN;
   r->tokens_per_s_low = r->tokens_per_s_high = r->latency_ms_low = r->latency_ms_high = NAN;
+  gb_plan_price_age(op, r);
   gb_plan_time *tm = &r->time;
   gb_plan_time_node(w, perf, r->perf, r->gpu_count, r->gpus_per_node, r->price->node_nic_gbit / 8, op, tm);
   r->projected = tm->projected;
@@ -223,6 +224,11 @@ static void plan_priced(const gb_workload *w, const gb_perf *perf, const gb_pric
       out->nfiltered += nc;
       continue;
     }
+    if (!gb_plan_price_fresh(op, p)) { /* --max-price-age */
+      out->nfiltered += nc;
+      out->nprice_too_old++;
+      continue;
+    }
     if (!out->oldest_price || strcmp(p->date, out->oldest_price->date) < 0) out->oldest_price = p;
     for (size_t c = 0; c < nc; c++) {
       if (!count_passes(op, counts[c])) {
@@ -258,6 +264,7 @@ static void plan_unpriced(const gb_workload *w, const gb_perf *perf, const gb_pr
     r->hours_low = r->hours_high = r->cost_low = r->cost_high = r->rank_cost = r->rank_hours = NAN;
     r->energy_kwh = r->energy_usd = r->perf_per_watt = r->efficiency_low = r->efficiency_high = NAN;
     r->tokens_per_s_low = r->tokens_per_s_high = r->latency_ms_low = r->latency_ms_high = NAN;
+    r->price_age_days = r->price_widening = NAN;
     gb_plan_time_of(w, perf, r->perf, 1, 1, op, &r->time);
   }
 }

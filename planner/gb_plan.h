@@ -68,6 +68,8 @@ typedef struct gb_plan_opts {
   bool offerings[4]; /* by gb_offering; all false: every offering */
   bool only_measured; /* only configurations whose GEMM and HBM figures are measured */
   const char *today;  /* YYYY-MM-DD for price age (NULL: the clock, or $GPUBENCH_TODAY) */
+  double max_price_age_days; /* price rows older than this many days are left out (NaN: none) */
+  double price_age_rate;     /* cost band widening per year of a price's age (GB_PRICE_AGE_RATE_PER_YEAR) */
 } gb_plan_opts;
 
 void gb_plan_opts_default(gb_plan_opts *o);
@@ -155,6 +157,8 @@ typedef struct gb_plan_row {
   double cash_usd;       /* what must be paid: capex + energy + operations for the job, or the bill */
   double breakeven_hours; /* purchase: hours of use at which buying equals renting (NaN: no rental) */
   bool price_stale;      /* the price is older than 18 months */
+  double price_age_days; /* days from the price's date to the plan's today (NaN: no price) */
+  double price_widening; /* the share its age widened the cost band by, each end (NaN: no price) */
   double rate_usd_per_gpu_hour; /* rental rate, or owned cost per used GPU-hour */
   gb_bottleneck bottleneck;
   size_t rank; /* 1-based among feasible rows; 0 when rejected */
@@ -174,6 +178,7 @@ typedef struct gb_plan {
   size_t n, nfeasible;
   gb_plan_row *rows;           /* feasible rows in rank order, then rejected ones */
   const gb_price *oldest_price; /* oldest price row among the configurations */
+  size_t nprice_too_old;        /* price rows --max-price-age left out */
   const char *efficiency_unit;  /* "PFLOP/USD" or "Mtok/USD" */
   size_t nfiltered;             /* configurations the filters left out */
 } gb_plan;
@@ -229,6 +234,13 @@ void gb_unknown_name(char *buf, size_t len, const char *what, const char *s, con
 /* Whether a price is 18 months or more older than today (YYYY-MM-DD; NULL:
  * never). */
 bool gb_plan_price_stale(const gb_price *p, const char *today);
+
+/* The top choices whose price rows the text names with their age (the
+ * best GPU count per type, provider and offering, the first this many). */
+#define GB_PLAN_DECIDING 3
+
+/* Whether a price row is within --max-price-age (always, when not given). */
+bool gb_plan_price_fresh(const gb_plan_opts *o, const gb_price *p);
 
 /* The row's basis: the worst of its GEMM and HBM figures' (gb_basis_name). */
 const char *gb_plan_basis_name(const gb_plan_row *r);

@@ -134,8 +134,9 @@ void gb_time_inference(const gb_workload *w, const gb_perf *perf, const gb_perf_
 /* ---- money (gb_plan_money.c) ---- */
 
 /* The cheapest on-demand or reserved rental of a type (spot is not capacity
- * one can plan a fleet on), preferring prices younger than 18 months. */
-const gb_price *gb_plan_cheapest_rental(const gb_prices *prices, const char *type, const char *today);
+ * one can plan a fleet on) within --max-price-age, preferring prices younger
+ * than 18 months. */
+const gb_price *gb_plan_cheapest_rental(const gb_prices *prices, const char *type, const gb_plan_opts *o);
 
 /* Work of the workload in the efficiency unit (PFLOP or Mtok). */
 double gb_plan_work_units(const gb_workload *w);
@@ -144,6 +145,10 @@ double gb_plan_work_units(const gb_workload *w);
  * GB_REJECT_SPOT), amortized and cash cost and their band, the ranked end,
  * and the efficiency. */
 void gb_plan_price_row(const gb_plan_opts *o, const gb_prices *prices, double work, gb_plan_row *r);
+
+/* The row's price age: days, the 18-month flag and the band's widening
+ * (GB_PRICE_AGE_RATE_PER_YEAR, --price-age-rate). */
+void gb_plan_price_age(const gb_plan_opts *o, gb_plan_row *r);
 
 /* ---- outputs (gb_plan_out.c) ---- */
 

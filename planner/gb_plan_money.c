@@ -54,13 +54,19 @@ bool gb_plan_price_stale(const gb_price *p, const char *today) {
   return today && months_between(p->date, today) >= GB_PRICE_STALE_MONTHS;
 }
 
-const gb_price *gb_plan_cheapest_rental(const gb_prices *prices, const char *type, const char *today) {
+bool gb_plan_price_fresh(const gb_plan_opts *o, const gb_price *p) {
+  return !isfinite(o->max_price_age_days) || !o->today ||
+         (double)gb_price_age_days(p, o->today) <= o->max_price_age_days;
+}
+
+const gb_price *gb_plan_cheapest_rental(const gb_prices *prices, const char *type, const gb_plan_opts *o) {
   const gb_price *best = NULL;
   bool best_stale = true;
   for (size_t j = 0; j < prices->n; j++) {
     const gb_price *q = &prices->v[j];
     if (q->offering == GB_OFFER_PURCHASE || q->offering == GB_OFFER_SPOT || strcmp(q->gpu_type, type)) continue;
-    bool stale = gb_plan_price_stale(q, today);
+    if (!gb_plan_price_fresh(o, q)) continue;
+    bool stale = gb_plan_price_stale(q, o->today);
     if (!best || (best_stale && !stale) ||
         (stale == best_stale && q->price_usd_per_gpu_hour < best->price_usd_per_gpu_hour))
       best = q, best_stale = stale;
@@ -82,17 +88,24 @@ static void cost_at(const gb_plan_opts *o, const gb_plan_row *r, double h, doubl
   *cash = r->capex_usd + h * gpus * c.energy_usd_per_gpu_hour + r->capex_usd * o->ops_fraction_per_year * h / GB_HOURS_PER_YEAR;
 }
 
+void gb_plan_price_age(const gb_plan_opts *o, gb_plan_row *r) {
+  const gb_price *p = r->price;
+  r->price_stale = gb_plan_price_stale(p, o->today);
+  long age = o->today ? gb_price_age_days(p, o->today) : 0;
+  r->price_age_days = (double)age;
+  r->price_widening = gb_price_age_widening(age, o->price_age_rate);
+}
+
 void gb_plan_price_row(const gb_plan_opts *o, const gb_prices *prices, double work, gb_plan_row *r) {
   const gb_price *p = r->price;
   double gpus_billed = (double)r->nodes * r->gpus_per_node;
   r->capex_usd = r->breakeven_hours = NAN;
-  r->price_stale = gb_plan_price_stale(p, o->today);
   if (p->offering == GB_OFFER_PURCHASE) {
     gb_owned_cost c = gb_plan_owned_cost(p, r->perf->spec, o);
     r->rate_usd_per_gpu_hour = c.usd_per_used_gpu_hour;
     r->capex_usd = gpus_billed * p->purchase_usd_per_gpu * o->price_scale * o->network_overhead;
     /* break-even: hours of use at which owning (capex + energy + operations) costs what renting does */
-    const gb_price *rent = gb_plan_cheapest_rental(prices, p->gpu_type, o->today);
+    const gb_price *rent = gb_plan_cheapest_rental(prices, p->gpu_type, o);
     if (rent) {
       double capex_gpu = p->purchase_usd_per_gpu * o->price_scale * o->network_overhead;
       double margin = rent->price_usd_per_gpu_hour * o->price_scale - c.energy_usd_per_gpu_hour -
@@ -123,8 +136,9 @@ void gb_plan_price_row(const gb_plan_opts *o, const gb_prices *prices, double wo
   double a_lo, a_hi, c_lo, c_hi;
   cost_at(o, r, r->hours_low, &a_lo, &c_lo);
   cost_at(o, r, r->hours_high, &a_hi, &c_hi);
-  r->cost_low = amort ? a_lo : c_lo;
-  r->cost_high = amort ? a_hi : c_hi;
+  /* the price's age widens the band: the price may have moved either way since it was read */
+  r->cost_low = (amort ? a_lo : c_lo) * (1 - r->price_widening);
+  r->cost_high = (amort ? a_hi : c_hi) * (1 + r->price_widening);
   switch (o->rank_by) {
   case GB_RANK_LOW: r->rank_hours = r->hours_high, r->rank_cost = r->cost_high; break;
   case GB_RANK_MEDIAN: r->rank_hours = r->hours, r->rank_cost = r->cost_usd; break;

@@ -37,6 +37,8 @@ void gb_plan_opts_default(gb_plan_opts *o) {
   for (int i = 0; i < 4; i++) o->offerings[i] = false;
   o->only_measured = false;
   o->today = NULL;
+  o->max_price_age_days = NAN;
+  o->price_age_rate = GB_PRICE_AGE_RATE_PER_YEAR;
 }
 
 /* A list option's value, split at commas into the option's own store. */
@@ -115,6 +117,8 @@ static const char *const k_basis[] = {"cash", "amortized", NULL};
  * where it goes. Numbers are doubles (NaN: not given); .lo/.hi bound them
  * (GB_OPT_LO_OPEN: strictly above .lo); lists and filters go through .set. */
 #define A(m) GB_OPT_AT(gb_plan_opts, m)
+#define GB_STR2(x) #x
+#define GB_STR(x) GB_STR2(x)
 #define NUM(name, m, lo_, hi_, open, help) \
   {name, 0, "VALUE", help, GB_OPT_DOUBLE, A(m), .lo = lo_, .hi = hi_, .bounds = (open) ? GB_OPT_LO_OPEN : 0u}
 static const gb_opt k_table[] = {
@@ -160,12 +164,19 @@ static const gb_opt k_table[] = {
     NUM("spot-checkpoint-hours", spot_checkpoint_hours, 0, 100, true, "time to write a checkpoint [default 0.05]"),
     NUM("spot-restart-hours", spot_restart_hours, 0, 100, false, "time to replace a node and reload [default 0.25]"),
     NUM("price-scale", price_scale, 0, 100, true, "multiply every price (what-if) [default 1]"),
+    {"max-price-age", 0, "DAYS", "leave out price rows older than DAYS days [default none]", GB_OPT_DOUBLE,
+     A(max_price_age_days), .lo = 0, .hi = 36500, .set = whole},
+    NUM("price-age-rate", price_age_rate, 0, 10, false,
+        "widen each cost band by this share of the price per year of the price's age [default "
+        GB_STR(GB_PRICE_AGE_RATE_PER_YEAR) "]"),
     NUM("jobs-per-year", jobs_per_year, 0, 1e5, true, "hybrid: runs of the workload per year [default 4]"),
     {"only-measured", 0, NULL, "only configurations whose GEMM and HBM figures are measured", GB_OPT_FLAG,
      A(only_measured)},
     {0}};
 #undef NUM
 #undef A
+#undef GB_STR
+#undef GB_STR2
 
 const gb_opt *gb_plan_opt_table(void) { return k_table; }
 

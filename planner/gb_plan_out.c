@@ -25,7 +25,8 @@ enum { SRC_ROW, SRC_TIME, SRC_OPT, SRC_SPECIAL };
 enum {
   X_RANK, X_TYPE, X_COUNT, X_NODES, X_GPN, X_PROVIDER, X_OFFERING, X_BASIS, X_FEASIBLE, X_REASON, X_EFF_UNIT,
   X_BOTTLENECK, X_PARETO, X_PURCHASE, X_DATE, X_SOURCE, X_WORKLOAD, X_PRECISION, X_WINDOW, X_BUDGET_BASIS,
-  X_RANK_BY, X_GEMM_BASIS, X_HBM_BASIS, X_COMM_BASIS, X_STALE, X_TP, X_FIG_BASIS, X_MEETS, X_WITHIN, X_PPW_UNIT
+  X_RANK_BY, X_GEMM_BASIS, X_HBM_BASIS, X_COMM_BASIS, X_STALE, X_TP, X_FIG_BASIS, X_MEETS, X_WITHIN, X_PPW_UNIT,
+  X_CONF, X_PRICE_LINE
 };
 
 typedef struct field {
@@ -71,7 +72,11 @@ static const field k_fields[] = {
     ROW("energy_usd", energy_usd), ROW("perf_per_watt", perf_per_watt), PLAN("perf_per_watt_unit", X_PPW_UNIT),
     ROW("efficiency_low", efficiency_low), ROW("efficiency_high", efficiency_high),
     ROW("tokens_per_s_low", tokens_per_s_low), ROW("tokens_per_s_high", tokens_per_s_high),
-    ROW("token_latency_ms_low", latency_ms_low), ROW("token_latency_ms_high", latency_ms_high)};
+    ROW("token_latency_ms_low", latency_ms_low), ROW("token_latency_ms_high", latency_ms_high),
+    /* the price row behind the configuration: its age, how far that widened the cost band, where it is */
+    ROW("price_age_days", price_age_days), ROW("price_band_widening", price_widening),
+    SPEC("price_confidence", X_CONF), SPEC("price_line", X_PRICE_LINE), OPT("price_age_rate", price_age_rate),
+    OPT("max_price_age_days", max_price_age_days)};
 #define NFIELDS (sizeof k_fields / sizeof k_fields[0])
 
 typedef struct value {
@@ -120,6 +125,8 @@ static value special(const gb_plan *p, const gb_plan_row *r, size_t id, char *re
   case X_MEETS: return r->has_verdict ? boolean(r->meets_deadline) : k_null;
   case X_WITHIN: return r->has_verdict ? boolean(r->within_budget) : k_null;
   case X_PPW_UNIT: return str(gb_perf_per_watt_unit(p));
+  case X_CONF: return pr ? str(pr->confidence) : k_null;
+  case X_PRICE_LINE: return pr ? num((double)pr->line) : k_null;
   default: return k_null;
   }
 }

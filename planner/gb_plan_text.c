@@ -441,6 +441,29 @@ static void print_stale(FILE *fp, const gb_plan *p, const gb_prices *prices) {
            n > 6 ? "; ..." : "");
 }
 
+/* The price rows the top choices rest on, with their age: a buyer checks these before quoting. */
+static void print_deciding(FILE *fp, const gb_plan *p, const gb_prices *prices) {
+  const gb_plan_opts *o = &p->opts;
+  if (p->nprice_too_old)
+    fprintf(fp, "\n--max-price-age %.0f: %zu price row(s) older than that left out.\n", o->max_price_age_days,
+            p->nprice_too_old);
+  const gb_plan_row *top[GB_PLAN_DECIDING];
+  size_t n = p->nfeasible ? gb_plan_shown(p, GB_PLAN_DECIDING, top) : 0;
+  if (!n) return;
+  fprintf(fp, "\nPrices behind the top %zu (%s, as of %s; each cost band widens %.3g%% of the price a year of its age):\n",
+          n, prices->path, o->today, o->price_age_rate * 100);
+  for (size_t i = 0; i < n; i++) {
+    const gb_plan_row *r = top[i];
+    const gb_price *q = r->price;
+    char price[48];
+    if (q->offering == GB_OFFER_PURCHASE) gb_snprintf_c(price, sizeof price, "%.0f USD a GPU", q->purchase_usd_per_gpu);
+    else gb_snprintf_c(price, sizeof price, "%.2f USD a GPU-hour", q->price_usd_per_gpu_hour);
+    fprintf(fp, "  #%zu %s %s %s x%d: %s, dated %s (%.0f days old, band +-%.1f%%), confidence %s, line %ld%s\n",
+            r->rank, q->provider, gb_offering_name(q->offering), q->gpu_type, q->gpus_per_node, price, q->date,
+            r->price_age_days, r->price_widening * 100, q->confidence, q->line, r->price_stale ? " (old price)" : "");
+  }
+}
+
 void gb_plan_print_text(FILE *fp, const gb_plan_run *run, const gb_plan_show *show, const gb_hybrid_curve *hy,
                         size_t nh) {
   const gb_plan *plan = &run->plan;
@@ -449,5 +472,6 @@ void gb_plan_print_text(FILE *fp, const gb_plan_run *run, const gb_plan_show *sh
   if (plan->nfeasible || plan->n) print_buy(fp, plan);
   if (nh) print_hybrid(fp, plan, hy, nh);
   print_sensitivity(fp, plan, run->sens);
+  print_deciding(fp, plan, &run->prices);
   print_stale(fp, plan, &run->prices);
 }

@@ -92,8 +92,8 @@ size_t gb_plan_hybrid_demand(const gb_plan *plan, const gb_perf *perf, const gb_
   for (size_t i = 0; i < prices->n && k < max; i++) {
     const gb_price *p = &prices->v[i];
     const gb_perf_type *t = gb_perf_find(perf, p->gpu_type);
-    if (p->offering != GB_OFFER_PURCHASE || !t) continue;
-    const gb_price *rent = gb_plan_cheapest_rental(prices, p->gpu_type, o->today);
+    if (p->offering != GB_OFFER_PURCHASE || !t || !gb_plan_price_fresh(o, p)) continue;
+    const gb_price *rent = gb_plan_cheapest_rental(prices, p->gpu_type, o);
     if (!rent) continue;
     if (from_jobs) {
       /* --jobs-per-year runs on this type's best rented configuration: a load of its GPUs for the share

@@ -184,6 +184,14 @@ gb_err gb_prices_read_mem(const char *name, const char *data, size_t len, const 
   return e ? e : prices_from_table(name, t, specs, out);
 }
 
+long gb_price_age_days(const gb_price *p, const char *today) { return gb_date_age_days(p->date, today); }
+
+double gb_price_age_widening(long age_days, double rate_per_year) {
+  if (age_days <= 0 || !(rate_per_year > 0)) return 0;
+  double w = rate_per_year * (double)age_days / 365.25;
+  return w < GB_PRICE_AGE_WIDEN_MAX ? w : GB_PRICE_AGE_WIDEN_MAX;
+}
+
 void gb_prices_free(gb_prices *p) {
   free(p->v);
   memset(p, 0, sizeof *p);

@@ -45,6 +45,17 @@ typedef struct gb_prices {
 #define GB_PURCHASE_MAX_USD_PER_GPU 5e6
 #define GB_GPUS_PER_NODE_MAX 1024
 
+/* A price's uncertainty grows with its age: the planner widens each row's
+ * cost band by this share of the price per year of age, on both ends (the
+ * price may have moved either way since it was read). Fitted by
+ * scripts/fit-price-age.sh from data/prices.csv and data/price-history.csv:
+ * the median of |ln(p2 / p1)| / years over consecutive readings of the same
+ * offering (6 pairs: 0.029-0.760, median 0.082). docs/planner.md, "Prices";
+ * tests/check_price_age.sh keeps it equal to the fit. */
+#define GB_PRICE_AGE_RATE_PER_YEAR 0.08
+/* the widening is capped so the band's low end stays above zero */
+#define GB_PRICE_AGE_WIDEN_MAX 0.9
+
 /* Reads a prices CSV. Every row needs provider, offering (on-demand, spot,
  * reserved or purchase), gpu_type, gpus_per_node (1..1024), exactly the price
  * column of its offering (a rate from 0.01 to 1000 USD per GPU-hour; a
@@ -60,6 +71,13 @@ gb_err gb_prices_read(const char *path, const gb_specs *specs, gb_prices *out);
 gb_err gb_prices_read_mem(const char *name, const char *data, size_t len, const gb_specs *specs, gb_prices *out);
 
 void gb_prices_free(gb_prices *p);
+
+/* Days from the row's date to today (YYYY-MM-DD). */
+long gb_price_age_days(const gb_price *p, const char *today);
+
+/* The share by which a price of that age widens its cost band: rate per
+ * year x age in years, from 0 (age <= 0) to GB_PRICE_AGE_WIDEN_MAX. */
+double gb_price_age_widening(long age_days, double rate_per_year);
 
 /* "on-demand", "spot", "reserved", "purchase". */
 const char *gb_offering_name(gb_offering o);

@@ -53,7 +53,7 @@ enum {
   P_COST, P_EFF, P_EFF_UNIT, P_BOTTLENECK, P_COMPUTE_H, P_MEMORY_H, P_COMM_H, P_PARETO, P_PRICE, P_PURCHASE,
   P_PRICE_DATE, P_PRICE_SOURCE, P_UTIL, P_PUE, P_ELEC, P_MFU, P_OVERLAP, P_MAX_HOURS, P_BUDGET, P_WORKLOAD,
   P_PRECISION, P_GEMM_WINDOW, P_CAPEX, P_AMORTIZED, P_CASH, P_HOURS_LOW, P_HOURS_HIGH, P_COST_LOW,
-  P_COST_HIGH, P_RANK_BY, P_PRICE_STALE, P_AMORT_YEARS, P_NCOLS
+  P_COST_HIGH, P_RANK_BY, P_PRICE_STALE, P_AMORT_YEARS, P_PRICE_AGE, P_PRICE_CONF, P_PRICE_WIDEN, P_NCOLS
 };
 
 static const struct {
@@ -76,6 +76,8 @@ static const struct {
     {"hours_low", false}, {"hours_high", false},     {"cost_low", false},
     {"cost_high", false}, {"rank_by", false},        {"price_stale", false},
     {"amortization_years", false},
+    /* the price row's age and confidence */
+    {"price_age_days", false}, {"price_confidence", false}, {"price_band_widening", false},
 };
 
 /* The end of its band the planner ranked a row by and checked the deadline
@@ -146,6 +148,9 @@ static gb_err planfile_rows(const char *path, gb_planfile *out) {
       e = gb_fail(GB_E_INPUT, "%s:%ld: rank_by: not low, median or high: \"%.40s\"", t->name, p->line, p->rank_by);
     if (!e) e = boolean(t, r, c[P_PRICE_STALE], "price_stale", &p->price_stale);
     if (!e) e = num(t, r, c[P_AMORT_YEARS], "amortization_years", &p->amortization_years);
+    if (!e) e = num(t, r, c[P_PRICE_AGE], "price_age_days", &p->price_age_days);
+    p->price_confidence = gb_csv_cell(t, r, c[P_PRICE_CONF]);
+    if (!e) e = num(t, r, c[P_PRICE_WIDEN], "price_band_widening", &p->price_band_widening);
     rank_end(p);
     if (!e && *p->gemm_window && strcmp(p->gemm_window, "burst") && strcmp(p->gemm_window, "sustained"))
       e = gb_fail(GB_E_INPUT, "%s:%ld: gemm_window: not burst or sustained: \"%.40s\"", t->name, p->line,

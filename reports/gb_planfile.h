@@ -37,6 +37,9 @@ typedef struct gb_planfile_row {
   const char *rank_by;          /* the band's end ranked by: "low" (pessimistic), "median", "high"; "" */
   bool price_stale;             /* the planner's "old price" (over 18 months old) */
   double amortization_years;    /* owned GPUs' assumed life; NaN in plan files without it */
+  double price_age_days;        /* days from the price's date to the plan's; NaN in plan files without it */
+  const char *price_confidence; /* the price row's V, S or M; "" in plan files without it */
+  double price_band_widening;   /* the share the price's age widened the cost band by, each end; NaN: none */
   /* derived: the hours and cost at the end of the band the planner ranked
    * by and checked the deadline and budget at, as `gpubench plan` prints
    * them (the nominal hours and cost_usd where the file has no band) */

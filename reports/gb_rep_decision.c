@@ -63,9 +63,12 @@ typedef struct figures {
 static figures at_rank(const gb_planfile_row *p) {
   figures f = {.hours = p->rank_hours};
   double s = isfinite(p->hours) && p->hours > 0 && isfinite(p->rank_hours) ? p->rank_hours / p->hours : 1;
+  /* the price's age widens the whole cost at the ranked end, as the planner's cost_low/cost_high */
+  double w = isfinite(p->price_band_widening) && gb_planfile_ranks_band_end(p) ? p->price_band_widening : 0;
+  double pw = !strcmp(p->rank_by, "low") ? 1 + w : !strcmp(p->rank_by, "high") ? 1 - w : 1;
   double cash = cash_needed(p, &f.est), capex = isfinite(p->capex_usd) ? p->capex_usd : 0;
-  f.cash = isfinite(p->cash_usd) ? capex + (cash - capex) * s : cash;
-  f.job = per_job(p) * s;
+  f.cash = (isfinite(p->cash_usd) ? capex + (cash - capex) * s : cash) * pw;
+  f.job = per_job(p) * s * pw;
   return f;
 }
 
@@ -244,6 +247,29 @@ static gb_err tornado(gb_rep *r, const gb_planfile_row *top) {
   return e;
 }
 
+/* The price rows behind the rows of the table, with their date, age and
+ * confidence: what a buyer checks before quoting the answer. */
+static gb_err deciding_prices(gb_rep *r, const gb_planfile_row *top, const gb_planfile_row *alt,
+                              const gb_planfile_row *buy) {
+  const gb_planfile_row *rows[] = {top, alt && alt != top ? alt : NULL, buy && buy != top && buy != alt ? buy : NULL};
+  char line[1536] = "Prices behind these rows (age on the plan's date):";
+  size_t k = 0;
+  for (size_t i = 0; i < 3; i++) {
+    const gb_planfile_row *p = rows[i];
+    if (!p || !*p->price_date) continue;
+    size_t l = strlen(line);
+    char age[48] = "", conf[24] = "", src[136] = "";
+    if (isfinite(p->price_age_days)) snprintf(age, sizeof age, ", %.0f days old", p->price_age_days);
+    if (*p->price_confidence) snprintf(conf, sizeof conf, ", confidence %.2s", p->price_confidence);
+    if (*p->price_source) snprintf(src, sizeof src, " (%.120s)", p->price_source);
+    snprintf(line + l, sizeof line - l, "%s %.40s %.20s %.40s, dated %.10s%s%s%s", k++ ? ";" : "", p->provider,
+             p->offering, p->gpu_type, p->price_date, age, conf, src);
+  }
+  size_t l = strlen(line);
+  if (l < sizeof line - 1) line[l] = '.', line[l + 1] = '\0';
+  return k ? gb_doc_para(&r->doc, line) : GB_OK;
+}
+
 gb_err gb_rep_section_decision(gb_rep *r) {
   gb_err e = gb_doc_heading(&r->doc, 2, "Decision");
   /* the alternative: the best feasible row measured itself, else the best
@@ -332,6 +358,7 @@ gb_err gb_rep_section_decision(gb_rep *r) {
     e = gb_doc_para(&r->doc, "Confidence: this plan file has no band (hours_low/hours_high, written by newer "
                              "planners); a projected figure may be off by more than a measured one, and the basis "
                              "column says which each is.");
+  if (!e) e = deciding_prices(r, top, alt, buy);
   if (!e) e = rent_vs_buy(r, rent, buy);
   if (!e) e = tornado(r, top);
   return e;

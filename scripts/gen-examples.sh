@@ -6,6 +6,9 @@
 #     version and git revision (which change with every commit);
 #   - file names in the report have no directories (the report never writes
 #     them), so nothing names the machine that made it;
+#   - the plan is made as of the date the prices were last reviewed
+#     (data/prices-as-of, as $GPUBENCH_TODAY): a price's age widens its cost
+#     band, so the clock's date would change the examples every day;
 #   - the plan CSV itself (10 000 rows, 3.5 MB) is not kept: the report's
 #     plots and tables are drawn from it; `gpubench plan --csv plan.csv`
 #     writes it again. The sensitivity CSV (a few rows) is kept.
@@ -23,7 +26,9 @@ command -v "${GPUBENCH_GNUPLOT:-gnuplot}" >/dev/null ||
   { echo "gen-examples: gnuplot is needed for the plots (apt-get install gnuplot-nox)" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# the default plan, as `gpubench report` with no arguments makes it
+# the default plan, as `gpubench report` with no arguments makes it, as of the prices' review
+GPUBENCH_TODAY=$(cat data/prices-as-of)
+export GPUBENCH_TODAY
 "$gpubench" plan --csv "$tmp/plan.csv" --sensitivity-csv "$tmp/plan_sensitivity.csv" >/dev/null
 mkdir -p "$out"
 # only what this script writes is replaced: a README or other notes stay

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "check_planner_world.h"
+#include "gb_datecheck.h"
 
 START_TEST(test_constraints_and_reasons) {
   world x;
@@ -503,6 +504,77 @@ START_TEST(test_property_faster_ranks_higher) {
 }
 END_TEST
 
+/* Calendar days, leap years included; the widening is rate x years, capped. */
+START_TEST(test_price_age_days) {
+  ck_assert_int_eq(gb_date_days("1970-01-01"), 0);
+  ck_assert_int_eq(gb_date_days("2000-03-01"), 11017);
+  ck_assert_int_eq(gb_date_age_days("2024-02-28", "2024-03-01"), 2);
+  ck_assert_int_eq(gb_date_age_days("2025-12-07", "2026-12-07"), 365);
+  ck_assert_int_eq(gb_date_age_days("2026-12-08", "2026-12-07"), -1);
+  ck_assert_double_eq_tol(gb_price_age_widening(365, 0.08), 0.08 * 365 / 365.25, TOL);
+  ck_assert_double_eq_tol(gb_price_age_widening(-5, 0.08), 0, TOL);
+  ck_assert_double_eq_tol(gb_price_age_widening(365 * 50, 0.08), GB_PRICE_AGE_WIDEN_MAX, TOL);
+  ck_assert_double_eq_tol(gb_price_age_widening(365, 0), 0, TOL);
+}
+END_TEST
+
+/* Issue 56: two offerings at the same rate, one read today and one a year ago. The old one's cost
+ * band is wider by the age rate at both ends, so at the pessimistic end it ranks below the fresh
+ * one; --max-price-age drops it outright; --price-age-rate 0 makes them equal again. */
+START_TEST(test_price_age_band) {
+  world x;
+  world_load(&x,
+             "Fresh,on-demand,FAST-SXM-100GB,8,2,,2026-12-04,s,V\n"
+             "Old,on-demand,FAST-SXM-100GB,8,2,,2025-12-04,s,V\n",
+             k_train);
+  gb_plan p;
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  const gb_plan_row *fresh = NULL, *old = NULL;
+  for (size_t i = 0; i < p.nfeasible; i++) {
+    const gb_plan_row *r = &p.rows[i];
+    if (r->gpu_count != 8) continue;
+    if (!strcmp(r->price->provider, "Fresh")) fresh = r;
+    else old = r;
+  }
+  ck_assert_ptr_nonnull(fresh);
+  ck_assert_ptr_nonnull(old);
+  double w = 0.08 * 365 / 365.25;
+  ck_assert_double_eq_tol(fresh->price_age_days, 0, TOL);
+  ck_assert_double_eq_tol(old->price_age_days, 365, TOL);
+  ck_assert_double_eq_tol(fresh->price_widening, 0, TOL);
+  ck_assert_double_eq_tol(old->price_widening, w, TOL);
+  ck_assert_double_eq_tol(old->cost_usd, fresh->cost_usd, 1e-9 * fresh->cost_usd);
+  ck_assert_double_eq_tol(old->cost_high, fresh->cost_high * (1 + w), 1e-9 * fresh->cost_high);
+  ck_assert_double_eq_tol(old->cost_low, fresh->cost_low * (1 - w), 1e-9 * fresh->cost_low);
+  ck_assert_uint_lt(fresh->rank, old->rank); /* the stale price cannot win on its optimistic end */
+  ck_assert_uint_eq(p.nprice_too_old, 0);
+  size_t all = p.n;
+  gb_plan_free(&p);
+  gb_plan_opts o0 = x.o;
+  ck_assert_int_eq(gb_plan_opt_set(&x.o, "max-price-age", "300"), GB_OK);
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  for (size_t i = 0; i < p.n; i++)
+    if (p.rows[i].price) ck_assert_str_eq(p.rows[i].price->provider, "Fresh");
+  ck_assert_uint_eq(p.nprice_too_old, 1);
+  ck_assert_uint_eq(p.n + p.nfiltered, all);
+  gb_plan_free(&p);
+  x.o = o0;
+  ck_assert_int_eq(gb_plan_opt_set(&x.o, "max-price-age", "365"), GB_OK); /* 365 days old: kept */
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  ck_assert_uint_eq(p.nprice_too_old, 0);
+  gb_plan_free(&p);
+  x.o = o0;
+  ck_assert_int_eq(gb_plan_opt_set(&x.o, "price-age-rate", "0"), GB_OK);
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  for (size_t i = 0; i < p.n; i++)
+    if (p.rows[i].price) ck_assert_double_eq_tol(p.rows[i].price_widening, 0, TOL);
+  gb_plan_free(&p);
+  ck_assert_int_eq(gb_plan_opt_set(&x.o, "max-price-age", "-1"), GB_E_INPUT);
+  ck_assert_int_eq(gb_plan_opt_set(&x.o, "max-price-age", "2.5"), GB_E_INPUT);
+  world_free(&x);
+}
+END_TEST
+
 START_TEST(test_sensitivity_and_csv) {
   world x;
   world_load(&x, k_two_types, k_train);
@@ -531,7 +603,11 @@ START_TEST(test_sensitivity_and_csv) {
   ck_assert_uint_eq(t.nrows, p.n);
   /* the 33 columns of before, in their places, then issue 27's, then the
    * GPUs' assumed life (issue 24: the report weighs break-even against it) */
-  ck_assert_uint_eq(t.ncols, 74); /* and the ranked figures, verdicts, energy, inference band */
+  /* and the ranked figures, verdicts, energy, inference band; then the price row's age, band widening,
+   * confidence and line, the age rate and --max-price-age (issue 56) */
+  ck_assert_uint_eq(t.ncols, 80);
+  ck_assert_str_eq(gb_csv_header(&t, 74), "price_age_days");
+  ck_assert_str_eq(gb_csv_header(&t, 77), "price_line");
   ck_assert_str_eq(gb_csv_header(&t, 58), "amortization_years");
   ck_assert_str_eq(gb_csv_cell(&t, 0, 58), "4");
   ck_assert_str_eq(gb_csv_header(&t, 33), "capex_usd");
@@ -569,6 +645,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_owned_spot_breakeven);
   tcase_add_test(tc, test_capex_budget_rule);
   tcase_add_test(tc, test_filters_and_stale);
+  tcase_add_test(tc, test_price_age_days);
+  tcase_add_test(tc, test_price_age_band);
   tcase_add_test(tc, test_json_and_hybrid_demand);
   tcase_add_test(tc, test_opts_money);
   tcase_add_test(tc, test_opts_spot);

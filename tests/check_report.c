@@ -384,6 +384,10 @@ START_TEST(test_decision_ranked_end) {
                                    "measured | 706.0 | 132,884 | 132,884 |"));
   ck_assert_ptr_nonnull(strstr(md, "| best purchase | 5 | 48x H100-SXM-80GB, supermicro purchase | projected within "
                                    "a vendor | 320.0 | 3,010,667 | 85,333 |"));
+  /* issue 56: the price rows behind the table's rows, with their date and age */
+  ck_assert_ptr_nonnull(strstr(md, "Prices behind these rows (age on the plan's date): tensorwave on-demand "
+                                   "MI300X-OAM-192GB, dated 2025-01-01, 705 days old, confidence S"));
+  ck_assert_ptr_nonnull(strstr(md, "; supermicro purchase H100-SXM-80GB, dated 2026-09-25, 73 days old, confidence V"));
   ck_assert_ptr_nonnull(strstr(md, "buying breaks even after 57.9 months: later than the GPUs' assumed life of 4 years "
                                    "(48 months), so buying never pays back at this pace."));
   ck_assert_ptr_nonnull(strstr(md, "Top pick: 64x MI300X-OAM-192GB tensorwave on-demand, 625.0 hours, 62500 USD, at "

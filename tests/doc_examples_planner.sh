@@ -4,10 +4,14 @@
 # ```sh blocks runs from the source tree (build/gpubench replaced by the GPUBENCH given) with the
 # exit status its comment expects ("expect exit N", else 0); each line of the ```text block after a
 # ```sh block appears in that block's output; each **bold** figure of the prose (a bold span with a
-# digit) appears in some command's output. Spaces are squeezed before comparing.
+# digit) appears in some command's output. Spaces are squeezed before comparing. The commands run as
+# of the date the prices were last reviewed (data/prices-as-of, as $GPUBENCH_TODAY), the date the
+# walkthrough's figures are quoted at: a price's age widens its cost band.
 # Usage: doc_examples_planner.sh SOURCE_DIR GPUBENCH
 set -uo pipefail
 src=$1 bin=$2
+GPUBENCH_TODAY=$(cat "$src/data/prices-as-of")
+export GPUBENCH_TODAY
 doc=$src/docs/planner.md
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

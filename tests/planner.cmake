@@ -53,6 +53,7 @@ file(MAKE_DIRECTORY ${GB_PLAN_TMP})
 set(GB_PRICES_HEAD "provider,offering,gpu_type,gpus_per_node,price_usd_per_gpu_hour,purchase_usd_per_gpu,date,source,confidence\n")
 file(WRITE ${GB_PLAN_TMP}/prices_future.csv "${GB_PRICES_HEAD}P,on-demand,H100-SXM-80GB,8,2,,2099-01-01,s,V\n")
 file(WRITE ${GB_PLAN_TMP}/prices_cheap.csv "${GB_PRICES_HEAD}P,on-demand,H100-SXM-80GB,8,2,,2026-01-01,s,V\nQ,on-demand,H100-SXM-80GB,1,0.005,,2026-01-01,s,V\n")
+file(WRITE ${GB_PLAN_TMP}/prices_old.csv "${GB_PRICES_HEAD}Cheap,on-demand,H100-SXM-80GB,8,1,,2020-01-01,s,V\nNew,on-demand,H100-SXM-80GB,8,3,,2026-01-01,s,V\n")
 file(WRITE ${GB_PLAN_TMP}/prices_dear.csv "${GB_PRICES_HEAD}P,on-demand,H100-SXM-80GB,8,1200,,2026-01-01,s,V\n")
 file(WRITE ${GB_PLAN_TMP}/bad_goodput.ini "[workload]\ntype = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\ngoodput = 2\n")
 file(WRITE ${GB_PLAN_TMP}/bad_tp.ini "[workload]\ntype = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\ntensor_parallel = 0\n")
@@ -72,7 +73,14 @@ gb_plan_cli_test(plan_cli_budget_amortized 0 "budget 250000 USD amortized (the j
 gb_plan_cli_test(plan_cli_json 0 "Wrote ${GB_PLAN_TMP}/plan.json" plan --json ${GB_PLAN_TMP}/plan.json)
 gb_plan_cli_test(plan_cli_hybrid 0 "Hybrid for the demand profile (GPUs of " plan ${GB_PLAN_TMP}/demand.ini
                  --hybrid-csv ${GB_PLAN_TMP}/hybrid.csv)
-gb_plan_cli_test(plan_cli_stale 0 "Prices older than 18 months" plan)
+# an old row and a current one (the shipped table has no row over 18 months old)
+gb_plan_cli_test(plan_cli_stale 0 "Prices older than 18 months" plan --prices ${GB_PLAN_TMP}/prices_old.csv)
+# --max-price-age drops the old row outright and says so; the top choice's price row is named with its age
+gb_plan_cli_test(plan_cli_max_price_age 0 "--max-price-age 365: 1 price row(s) older than that left out" plan
+                 --prices ${GB_PLAN_TMP}/prices_old.csv --max-price-age 365)
+gb_plan_cli_test(plan_cli_deciding_prices 0 "#1 Cheap on-demand H100-SXM-80GB x8: 1.00 USD a GPU-hour, dated 2020-01-01"
+                 plan --prices ${GB_PLAN_TMP}/prices_old.csv)
+gb_plan_cli_test(plan_cli_bad_max_price_age 2 "--max-price-age: must be a whole number: 1.5" plan --max-price-age 1.5)
 gb_plan_cli_test(plan_cli_inference_rate 0 "output tokens/s per GPU" plan ${CMAKE_SOURCE_DIR}/data/workloads/inference-70b.ini)
 gb_plan_cli_test(plan_cli_bad_rank_by 2 "--rank-by: \"worst\" is not low, median or high" plan --rank-by worst)
 gb_plan_cli_test(plan_cli_bad_budget_basis 2 "--budget-basis: \"capex\" is not cash or amortized" plan --budget-basis capex)
@@ -128,3 +136,15 @@ gb_plan_cli_test(plan_cli_node_shape 0 "H200-SXM-141GB x48 RunPod on-demand, " p
 file(WRITE ${GB_PLAN_TMP}/bad_stages.ini "[workload]\ntype = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\nlayers = 30\npipeline_parallel = 4\n")
 gb_plan_cli_test(plan_cli_bad_stages 2 "layers 30 do not divide into pipeline_parallel x virtual_pipeline = 4" plan
                  ${GB_PLAN_TMP}/bad_stages.ini)
+
+# Issue 56: every price row dated, sourced and rated, none in the future; the default plan's top 3 on
+# prices under 18 months old at the build's date (the last commit's); the age rate as fitted.
+if(TARGET gpubench)
+  add_test(NAME price_age COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/check_price_age.sh ${CMAKE_SOURCE_DIR}
+           $<TARGET_FILE:gpubench>)
+  # the same check 18 months after the shipped prices must fail, naming the old top choice
+  add_test(NAME price_age_stale_fails COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/check_price_age.sh ${CMAKE_SOURCE_DIR}
+           $<TARGET_FILE:gpubench> 2028-06-01)
+  set_tests_properties(price_age price_age_stale_fails PROPERTIES LABELS cpu)
+  set_tests_properties(price_age_stale_fails PROPERTIES PASS_REGULAR_EXPRESSION "FAIL: top 1 [^\n]* rests on a price dated")
+endif()
