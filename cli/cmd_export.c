@@ -15,6 +15,7 @@
 typedef struct export_args {
   const char *format;
   const char *out, *push, *job, *instance;
+  const char *cacert, *netrc, *token_file;
   int timeout_ms;
   const char **files;
   size_t nfiles;
@@ -29,12 +30,17 @@ static const gb_opt k_opts[] = {
     {"format", 0, "FORMAT", "output format: prometheus (the only one, the default)", GB_OPT_STRING, A(format)},
     {"out", 'o', "FILE", "write FILE.prom atomically (temp file + rename), for\nnode_exporter's textfile collector",
      GB_OPT_PATH, A(out), .ext = "prom"},
-    {"push", 0, "URL", "PUT to the Pushgateway at URL (http://host:port), replacing\nthe group of --job and --instance",
+    {"push", 0, "URL", "PUT to the Pushgateway at URL (http://host:port or\nhttps://host:port), replacing the group of --job and --instance",
      GB_OPT_STRING, A(push)},
     {"job", 0, "NAME", "Pushgateway job label (default gpubench)", GB_OPT_STRING, A(job)},
     {"instance", 0, "NAME", "Pushgateway instance label (default this host's name)", GB_OPT_STRING, A(instance)},
     {"timeout", 0, "MS", "Pushgateway deadline for the whole push, ms (default 10000)", GB_OPT_INT, A(timeout_ms),
      .min = 1, .max = 600000},
+    {"cacert", 0, "FILE", "https: trust the CA certificate(s) in FILE (PEM) instead of\nthe system's", GB_OPT_PATH,
+     A(cacert), .group = "Pushgateway credentials"},
+    {"netrc-file", 0, "FILE", "https: basic auth from FILE instead of ~/.netrc", GB_OPT_PATH, A(netrc)},
+    {"token-file", 0, "FILE", "https: a bearer token from FILE (also $GPUBENCH_PUSH_TOKEN_FILE);\n"
+     "never on the command line", GB_OPT_PATH, A(token_file)},
     {"store", 0, "URL", "read from this results store: each operand is a selection\n"
      "(\"campaign=C,host=H\", \"all\"; docs/store.md)", GB_OPT_STRING, A(store), .group = "Store"},
     {"csv", 0, NULL, "with --store: write the one selection as a results CSV to\nstandard output instead",
@@ -53,7 +59,13 @@ const gb_opt_cmd gb_export_cmd = {
         "case, dtype, size and status; the datasheet peak as ..._peak_<base unit>;\n"
         "gpubench_run_info (versions, run id) and gpubench_run_timestamp_seconds.\n"
         "\n"
-        "Without --out or --push the text goes to standard output.",
+        "Without --out or --push the text goes to standard output.\n"
+        "\n"
+        "A push over https:// authenticates with, in this order, a bearer token\n"
+        "(--token-file, $GPUBENCH_PUSH_TOKEN_FILE or $GPUBENCH_PUSH_TOKEN), basic auth\n"
+        "from $GPUBENCH_PUSH_USER and $GPUBENCH_PUSH_PASSWORD, or ~/.netrc; an http://\n"
+        "push carries no credentials. Proxies come from http_proxy, https_proxy and\n"
+        "no_proxy.",
     .options = k_opts,
     .operands = {.metavar = "RESULTS.csv...", .help = "results files", .min = 1, .max = -1, .ext = "csv",
                  A(files), GB_OPT_COUNT(export_args, nfiles), .missing = "needs at least one results CSV"},
@@ -77,7 +89,7 @@ static int export_store_csv(const export_args *a) {
 }
 
 int gb_cmd_export(int argc, char **argv) {
-  export_args a = {.job = "gpubench", .timeout_ms = 10000};
+  export_args a = {.job = "gpubench", .timeout_ms = GB_PUSH_TIMEOUT_MS};
   int rc = gb_opt_parse(&gb_export_cmd, argc, argv, &a);
   if (rc != GB_CLI_CONTINUE) {
     gb_opt_free(&gb_export_cmd, &a);
@@ -117,7 +129,8 @@ int gb_cmd_export(int argc, char **argv) {
   if (e) goto done;
   if (a.out && (e = gb_write_file_atomic(a.out, text.data, text.len))) goto done;
   if (a.push) {
-    e = gb_prom_push(a.push, a.job, a.instance, text.data, text.len, a.timeout_ms);
+    gb_push_opts po = {.timeout_ms = a.timeout_ms, .cacert = a.cacert, .netrc = a.netrc, .token_file = a.token_file};
+    e = gb_prom_push(a.push, a.job, a.instance, text.data, text.len, &po);
     if (e) {
       rc = e == GB_E_USAGE ? 2 : 1;
       goto done;

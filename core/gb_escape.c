@@ -329,3 +329,11 @@ FILE *gb_esc_stream(FILE *fp) {
   setvbuf(f, NULL, fp == stderr ? _IONBF : _IOLBF, 0);
   return f;
 }
+
+static const char *utf8_one(uint32_t c, void *state) {
+  (void)c;
+  (void)state;
+  return NULL; /* every character as it is; an invalid byte became U+FFFD in walk */
+}
+
+gb_err gb_esc_utf8(gb_buf *out, const char *s) { return walk(out, s, utf8_one, NULL); }

@@ -53,6 +53,11 @@ gb_err gb_esc_xml(gb_buf *out, const char *s);
 /* One CSV field (sep != 0 written first): gb_csv_put_field. */
 gb_err gb_esc_csv(gb_buf *out, const char *s, char sep);
 
+/* s as valid UTF-8 and nothing else changed: each byte that is not part of
+ * a valid sequence becomes U+FFFD. For text handed to a library that
+ * refuses invalid UTF-8 (the JSON writer, jansson) and escapes the rest. */
+gb_err gb_esc_utf8(gb_buf *out, const char *s);
+
 /* The inside of a single-quoted gnuplot string (titles, labels; a
  * noenhanced terminal: backslashes and ^ _ are literal there). */
 gb_err gb_esc_gnuplot(gb_buf *out, const char *s);

@@ -366,3 +366,42 @@ gb_err gb_prom_export_results(const gb_results *res, gb_buf *out, size_t *nsampl
   gb_buf_free(&lb);
   return e;
 }
+
+/* ---- Pushgateway group paths ---- */
+
+static bool plain(const char *v) {
+  if (!v[0]) return false;
+  for (const char *p = v; *p; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '.' ||
+          *p == '_' || *p == '~' || *p == '-'))
+      return false;
+  return true;
+}
+
+static gb_err put_b64url(gb_buf *b, const char *v) {
+  static const char A[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  const unsigned char *s = (const unsigned char *)v;
+  size_t n = strlen(v);
+  gb_err e = GB_OK;
+  if (n == 0) return gb_buf_puts(b, "="); /* the empty value */
+  for (size_t i = 0; i < n && !e; i += 3) {
+    unsigned x = (unsigned)s[i] << 16 | (i + 1 < n ? (unsigned)s[i + 1] << 8 : 0) | (i + 2 < n ? s[i + 2] : 0);
+    char q[5] = {A[x >> 18 & 63], A[x >> 12 & 63], i + 1 < n ? A[x >> 6 & 63] : '=', i + 2 < n ? A[x & 63] : '=', 0};
+    e = gb_buf_puts(b, q);
+  }
+  return e;
+}
+
+static gb_err put_group(gb_buf *b, const char *label, const char *v) {
+  if (plain(v)) return gb_buf_printf(b, "/%s/%s", label, v);
+  gb_err e = gb_buf_printf(b, "/%s@base64/", label);
+  return e ? e : put_b64url(b, v);
+}
+
+gb_err gb_prom_push_path(gb_buf *b, const char *job, const char *instance) {
+  if (!job || !job[0]) return gb_fail(GB_E_USAGE, "a Pushgateway job name must not be empty");
+  gb_err e = gb_buf_puts(b, "/metrics");
+  if (!e) e = put_group(b, "job", job);
+  if (!e && instance) e = put_group(b, "instance", instance);
+  return e;
+}

@@ -66,14 +66,31 @@ gb_err gb_prom_export_results(const gb_results *res, gb_buf *out, size_t *nsampl
  * label@base64/<base64url> as the Pushgateway reads it. */
 gb_err gb_prom_push_path(gb_buf *b, const char *job, const char *instance);
 
-/* PUTs body (exposition text) to the Pushgateway at url ("http://host:port"
- * or "http://host:port/prefix"; no TLS) under job and instance (instance may
- * be NULL), replacing that group. A small HTTP/1.1 client over a socket;
- * timeout_ms bounds the whole exchange (connect, send, answer), so a server
- * that trickles bytes cannot hold it longer. A URL with a space or control
- * character (CR/LF would split the request) or with credentials (user@) is
- * GB_E_USAGE; messages never show credentials. GB_E_IO with the
- * server's status line when it does not answer 2xx; GB_E_USAGE for a URL it
- * cannot use. */
+/* How a push goes (zero: the defaults). */
+#define GB_PUSH_TIMEOUT_MS 10000 /* the default deadline of a whole push */
+#define GB_PUSH_URL_MAX 1024     /* a longer URL is refused, never cut */
+typedef struct gb_push_opts {
+  int timeout_ms;         /* the whole push: lookup, connect, TLS, send, answer; 0: GB_PUSH_TIMEOUT_MS */
+  const char *cacert;     /* PEM file of the CA that signed an https server's certificate; NULL: the system's */
+  const char *netrc;      /* the .netrc to read for an https server; NULL: ~/.netrc */
+  const char *token_file; /* a file holding a bearer token; NULL: $GPUBENCH_PUSH_TOKEN_FILE */
+} gb_push_opts;
+
+/* PUTs body (exposition text) to the Pushgateway at url ("http[s]://host:port"
+ * or with a /prefix) under job and instance (instance may be NULL),
+ * replacing that group, through libcurl: proxies from the usual environment
+ * variables (http_proxy, https_proxy, no_proxy), the system's CAs or
+ * o->cacert. Credentials, https only, never from the URL or the command
+ * line: a bearer token from o->token_file, $GPUBENCH_PUSH_TOKEN_FILE or
+ * $GPUBENCH_PUSH_TOKEN; else basic auth from $GPUBENCH_PUSH_USER and
+ * $GPUBENCH_PUSH_PASSWORD; else ~/.netrc (o->netrc) where it names the host.
+ * o->timeout_ms bounds the whole exchange, so neither a dead DNS server nor
+ * a server that trickles bytes holds it longer. A URL with a space,
+ * control or non-ASCII character (CR/LF would split the request), a query,
+ * a fragment, credentials (user@) or over GB_PUSH_URL_MAX is GB_E_USAGE, and
+ * so are credentials for an http:// URL; messages never show credentials.
+ * GB_E_IO with the server's status line when it does not answer 2xx, and
+ * for a failed lookup, connection or TLS handshake; GB_E_INPUT for an
+ * unreadable token file. */
 gb_err gb_prom_push(const char *url, const char *job, const char *instance, const char *body, size_t len,
-                    int timeout_ms);
+                    const gb_push_opts *o);

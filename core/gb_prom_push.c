@@ -1,325 +1,241 @@
-/* gb_prom_push: a Pushgateway client (HTTP/1.1 PUT over a socket). */
+/* gb_prom_push: a Pushgateway client on libcurl (http and https, a private
+ * CA, basic auth or a bearer token from the environment, ~/.netrc or a token
+ * file, proxies from the usual environment variables), one deadline for the
+ * whole push. docs/monitoring.md. */
+#include <curl/curl.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <netdb.h>
-#include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/types.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "gb_prom.h"
 
-static bool plain(const char *v) {
-  if (!v[0]) return false;
-  for (const char *p = v; *p; p++)
-    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '.' ||
-          *p == '_' || *p == '~' || *p == '-'))
-      return false;
-  return true;
-}
+static pthread_once_t g_curl_once = PTHREAD_ONCE_INIT;
+static CURLcode g_curl_init;
 
-static gb_err put_b64url(gb_buf *b, const char *v) {
-  static const char A[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  const unsigned char *s = (const unsigned char *)v;
-  size_t n = strlen(v);
-  gb_err e = GB_OK;
-  if (n == 0) return gb_buf_puts(b, "="); /* the empty value */
-  for (size_t i = 0; i < n && !e; i += 3) {
-    unsigned x = (unsigned)s[i] << 16 | (i + 1 < n ? (unsigned)s[i + 1] << 8 : 0) | (i + 2 < n ? s[i + 2] : 0);
-    char q[5] = {A[x >> 18 & 63], A[x >> 12 & 63], i + 1 < n ? A[x >> 6 & 63] : '=', i + 2 < n ? A[x & 63] : '=', 0};
-    e = gb_buf_puts(b, q);
-  }
-  return e;
-}
+static void curl_init_once(void) { g_curl_init = curl_global_init(CURL_GLOBAL_DEFAULT); }
 
-static gb_err put_group(gb_buf *b, const char *label, const char *v) {
-  if (plain(v)) return gb_buf_printf(b, "/%s/%s", label, v);
-  gb_err e = gb_buf_printf(b, "/%s@base64/", label);
-  return e ? e : put_b64url(b, v);
-}
-
-gb_err gb_prom_push_path(gb_buf *b, const char *job, const char *instance) {
-  if (!job || !job[0]) return gb_fail(GB_E_USAGE, "a Pushgateway job name must not be empty");
-  gb_err e = gb_buf_puts(b, "/metrics");
-  if (!e) e = put_group(b, "job", job);
-  if (!e && instance) e = put_group(b, "instance", instance);
-  return e;
-}
-
-static double mono_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* The whole exchange (connect, send, answer) ends by this time: a server
- * that trickles bytes cannot hold the push longer than its timeout. */
-static _Thread_local double g_deadline_ms;
-
-static int wait_fd(int fd, short ev, int timeout_ms) {
-  (void)timeout_ms;
-  struct pollfd p = {.fd = fd, .events = ev};
-  int r;
-  do {
-    double left = g_deadline_ms - mono_ms();
-    if (left <= 0) return 0;
-    r = poll(&p, 1, (int)left + 1);
-  } while (r < 0 && errno == EINTR);
-  return r;
-}
-
-/* The URL for messages: "user:password@" left out, so credentials are never echoed. */
-static void shown_url(char *buf, size_t n, const char *url) {
-  const char *h = strstr(url, "://"), *at;
-  h = h ? h + 3 : url;
-  size_t hl = strcspn(h, "/");
-  at = memchr(h, '@', hl);
-  if (at) snprintf(buf, n, "%.*s***@%s", (int)(h - url), url, at + 1);
-  else snprintf(buf, n, "%s", url);
-}
-
-static gb_err send_all(int fd, const char *d, size_t n, int timeout_ms, const char *url) {
-  while (n > 0) {
-    if (wait_fd(fd, POLLOUT, timeout_ms) <= 0) return gb_fail(GB_E_IO, "%s: timed out sending", url);
-    ssize_t w = send(fd, d, n, MSG_NOSIGNAL);
-    if (w < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-    if (w <= 0) return gb_fail(GB_E_IO, "%s: sending: %s", url, strerror(errno));
-    d += w;
-    n -= (size_t)w;
-  }
-  return GB_OK;
-}
-
-/* Where a push goes: host and port of an http:// URL, and its path. */
-typedef struct push_target {
-  char host[256];    /* as written, brackets of an IPv6 address taken off (hn points into it) */
-  char port[16];
-  const char *hn;    /* the host name to resolve */
-  const char *h;     /* the host as written in the URL, hl bytes: the Host header */
-  size_t hl;
-  const char *slash; /* the URL's path, or NULL */
-} push_target;
-
-/* url (the shown form, no credentials) as host, port and path. */
-static gb_err parse_target(const char *url, push_target *t) {
-  if (strncmp(url, "http://", 7) != 0)
-    return gb_fail(GB_E_USAGE, "--push: only http:// URLs are supported: \"%s\"", url);
-  t->h = url + 7;
-  t->slash = strchr(t->h, '/');
-  t->hl = t->slash ? (size_t)(t->slash - t->h) : strlen(t->h);
-  snprintf(t->port, sizeof t->port, "80");
-  char *host = t->host;
-  if (t->hl == 0 || t->hl >= sizeof t->host) return gb_fail(GB_E_USAGE, "--push: no host in \"%s\"", url);
-  memcpy(host, t->h, t->hl);
-  host[t->hl] = '\0';
-  char *colon = host[0] == '[' ? strstr(host, "]:") : strrchr(host, ':');
-  if (colon) {
-    if (host[0] == '[') colon++;
-    if (strlen(colon + 1) == 0 || strlen(colon + 1) >= sizeof t->port)
-      return gb_fail(GB_E_USAGE, "--push: bad port in \"%s\"", url);
-    strcpy(t->port, colon + 1);
-    *colon = '\0';
-  }
-  char *hn = host;
-  if (hn[0] == '[') {
-    hn++;
-    size_t l = strlen(hn);
-    if (l && hn[l - 1] == ']') hn[l - 1] = '\0';
-  }
-  if (!hn[0]) return gb_fail(GB_E_USAGE, "--push: no host in \"%s\"", url);
-  t->hn = hn;
-  return GB_OK;
-}
-
-/* Name resolution by the deadline. getaddrinfo has no timeout of its own
- * (the stub resolver's is 5 s a try, two tries a server, up to three
- * servers: half a minute behind a dead DNS server), so it runs on a thread
- * of its own and the push waits for it only until the deadline. A late
- * lookup is left to finish alone: the last of the two to let go of the
- * request frees it. */
-typedef struct resolve_req {
-  pthread_mutex_t mu;
-  pthread_cond_t cv; /* on CLOCK_MONOTONIC, the deadline's clock */
-  int refs;          /* 2 while both hold it */
-  bool done;
-  int rc, err; /* getaddrinfo's answer; errno where it is EAI_SYSTEM */
-  struct addrinfo *ai;
-  char host[256], port[16];
-} resolve_req;
-
-static void resolve_release(resolve_req *q) {
-  pthread_mutex_lock(&q->mu);
-  bool last = --q->refs == 0;
-  pthread_mutex_unlock(&q->mu);
-  if (!last) return;
-  if (q->ai) freeaddrinfo(q->ai);
-  pthread_cond_destroy(&q->cv);
-  pthread_mutex_destroy(&q->mu);
-  free(q);
-}
-
-static void *resolve_main(void *arg) {
-  resolve_req *q = arg;
-  struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai = NULL;
-  int rc = getaddrinfo(q->host, q->port, &hints, &ai), err = errno;
-  pthread_mutex_lock(&q->mu);
-  q->rc = rc;
-  q->err = err;
-  q->ai = rc == 0 ? ai : NULL;
-  q->done = true;
-  pthread_cond_signal(&q->cv);
-  pthread_mutex_unlock(&q->mu);
-  resolve_release(q);
-  return NULL;
-}
-
-/* host:port's addresses in *out (freeaddrinfo) by the deadline. */
-static gb_err resolve_by_deadline(const push_target *t, const char *url, struct addrinfo **out) {
-  *out = NULL;
-  resolve_req *q = calloc(1, sizeof *q);
-  if (!q) return gb_fail(GB_E_NOMEM, "out of memory");
-  snprintf(q->host, sizeof q->host, "%s", t->hn);
-  snprintf(q->port, sizeof q->port, "%s", t->port);
-  pthread_condattr_t ca;
-  bool cv = pthread_condattr_init(&ca) == 0;
-  if (cv) {
-    cv = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) == 0 && pthread_cond_init(&q->cv, &ca) == 0;
-    pthread_condattr_destroy(&ca);
-  }
-  if (!cv || pthread_mutex_init(&q->mu, NULL) != 0) {
-    if (cv) pthread_cond_destroy(&q->cv);
-    free(q);
-    return gb_fail(GB_E_IO, "%s: cannot start the name lookup", url);
-  }
-  q->refs = 2;
-  /* the lookup thread takes no signals: an interrupt reaches the caller */
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_attr_t attr;
-  pthread_t th;
-  int rc = pthread_attr_init(&attr);
-  if (rc == 0) {
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    rc = pthread_create(&th, &attr, resolve_main, q);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    pthread_attr_destroy(&attr);
-  }
-  if (rc != 0) {
-    q->refs = 1;
-    resolve_release(q);
-    return gb_fail(GB_E_IO, "%s: cannot start the name lookup: %s", url, strerror(rc));
-  }
-  long long ns = (long long)(g_deadline_ms * 1e6);
-  struct timespec until = {.tv_sec = (time_t)(ns / 1000000000), .tv_nsec = (long)(ns % 1000000000)};
-  pthread_mutex_lock(&q->mu);
-  while (!q->done && pthread_cond_timedwait(&q->cv, &q->mu, &until) == 0) {
-  }
-  bool done = q->done;
-  int grc = q->rc, gerr = q->err;
-  if (done) {
-    *out = q->ai; /* ours now */
-    q->ai = NULL;
-  }
-  pthread_mutex_unlock(&q->mu);
-  resolve_release(q);
-  if (!done) return gb_fail(GB_E_IO, "%s: the name %s was not resolved within the deadline", url, t->hn);
-  if (grc == EAI_SYSTEM) return gb_fail(GB_E_IO, "%s: looking up %s: %s", url, t->hn, strerror(gerr));
-  if (grc != 0) return gb_fail(GB_E_IO, "%s: %s", url, gai_strerror(grc));
-  return GB_OK;
-}
-
-/* A non-blocking socket connected to host:port by the deadline, in *fd. */
-static gb_err connect_target(const push_target *t, int timeout_ms, const char *url, int *fd) {
-  struct addrinfo *ai = NULL;
-  gb_err e = resolve_by_deadline(t, url, &ai);
-  if (e) return e;
-  *fd = -1;
-  for (struct addrinfo *a = ai; a && *fd < 0; a = a->ai_next) {
-    *fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
-    if (*fd < 0) continue;
-    if (connect(*fd, a->ai_addr, a->ai_addrlen) == 0) break;
-    int err = 0;
-    socklen_t el = sizeof err;
-    if (errno == EINPROGRESS && wait_fd(*fd, POLLOUT, timeout_ms) > 0 &&
-        getsockopt(*fd, SOL_SOCKET, SO_ERROR, &err, &el) == 0 && err == 0)
-      break;
-    close(*fd);
-    *fd = -1;
-  }
-  freeaddrinfo(ai);
-  return *fd < 0 ? gb_fail(GB_E_IO, "%s: cannot connect", url) : GB_OK;
-}
-
-/* The answer's status line, by the deadline: a 2xx status or an error. */
-static gb_err read_status(int fd, int timeout_ms, const char *url) {
-  char resp[512];
-  size_t got = 0;
-  while (got + 1 < sizeof resp && !memchr(resp, '\n', got)) {
-    if (wait_fd(fd, POLLIN, timeout_ms) <= 0)
-      return gb_fail(GB_E_IO, "%s: no complete answer within %d ms", url, timeout_ms);
-    ssize_t r = recv(fd, resp + got, sizeof resp - 1 - got, 0);
-    if (r < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-    if (r <= 0) break;
-    got += (size_t)r;
-  }
-  resp[got] = '\0';
-  char *nl = strpbrk(resp, "\r\n");
-  if (nl) *nl = '\0';
-  int code = 0;
-  if (sscanf(resp, "HTTP/%*d.%*d %d", &code) != 1 || code < 200 || code > 299)
-    return gb_fail(GB_E_IO, "%s: the Pushgateway answered \"%s\"", url, got ? resp : "(nothing)");
-  return GB_OK;
-}
-
-gb_err gb_prom_push(const char *full_url, const char *job, const char *instance, const char *body, size_t len,
-                    int timeout_ms) {
-  char url[1024];
-  /* a longer URL would be cut (its path silently shortened): refused */
-  if (strlen(full_url) >= sizeof url)
-    return gb_fail(GB_E_USAGE, "--push: the URL is %zu bytes, over the %zu-byte limit", strlen(full_url),
-                   sizeof url - 1);
-  shown_url(url, sizeof url, full_url);
-  for (const char *p = full_url; *p; p++)
+/* The checks curl would not make: what reaches curl is one http(s) URL
+ * with a host, no credentials, no query or fragment (the group's path is
+ * appended), printable ASCII only (CR/LF would split a request). */
+static gb_err check_url(const char *url, bool *https) {
+  if (strlen(url) >= GB_PUSH_URL_MAX)
+    return gb_fail(GB_E_USAGE, "--push: the URL is %zu bytes, over the %d-byte limit", strlen(url),
+                   GB_PUSH_URL_MAX - 1);
+  for (const char *p = url; *p; p++)
     if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f)
       return gb_fail(GB_E_USAGE, "--push: a URL holds no space, control or non-ASCII character (CR/LF would split "
                                  "the request; percent-encode the rest)");
-  /* the group's path is appended to the URL's: a query or fragment would
-   * swallow it */
-  if (strpbrk(full_url, "?#"))
+  *https = strncmp(url, "https://", 8) == 0;
+  if (!*https && strncmp(url, "http://", 7) != 0)
+    return gb_fail(GB_E_USAGE, "--push: only http:// and https:// URLs are supported: \"%s\"", url);
+  const char *host = url + (*https ? 8 : 7);
+  size_t hl = strcspn(host, "/");
+  if (memchr(host, '@', hl))
+    return gb_fail(GB_E_USAGE, "--push: credentials in the URL are not taken (they would show in process lists "
+                               "and logs): put them in ~/.netrc or the environment (docs/monitoring.md)");
+  if (strpbrk(url, "?#"))
     return gb_fail(GB_E_USAGE, "--push: a Pushgateway URL has no query or fragment ('?', '#'): %s", url);
-  if (strchr(full_url, '@'))
-    return gb_fail(GB_E_USAGE, "--push: credentials in the URL (%s) are not supported", url);
-  g_deadline_ms = mono_ms() + timeout_ms;
-  push_target t;
-  gb_err e = parse_target(url, &t);
-  if (e) return e;
-  gb_buf path = {0}, req = {0};
-  const char *slash = t.slash;
-  if (slash && strcmp(slash, "/") != 0) {
-    e = gb_buf_append(&path, slash, strlen(slash) - (slash[strlen(slash) - 1] == '/'));
+  CURLU *u = curl_url();
+  char *h = NULL;
+  bool ok = u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+            curl_url_get(u, CURLUPART_HOST, &h, 0) == CURLUE_OK && h && h[0];
+  curl_free(h);
+  curl_url_cleanup(u);
+  if (!ok) return gb_fail(GB_E_USAGE, "--push: no usable host in \"%s\"", url);
+  return GB_OK;
+}
+
+/* The whole file as a string with its trailing newline taken off. */
+static gb_err read_token(const char *path, char **tok) {
+  FILE *f = fopen(path, "r");
+  if (!f) return gb_fail(GB_E_INPUT, "%s: cannot read the token file: %s", path, strerror(errno));
+  char buf[8192];
+  size_t n = fread(buf, 1, sizeof buf, f);
+  bool more = n == sizeof buf;
+  fclose(f);
+  while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r')) n--;
+  if (more) return gb_fail(GB_E_INPUT, "%s: a token file holds one token of at most %zu bytes", path, sizeof buf - 1);
+  if (n == 0) return gb_fail(GB_E_INPUT, "%s: the token file is empty", path);
+  for (size_t i = 0; i < n; i++)
+    if ((unsigned char)buf[i] <= ' ' || (unsigned char)buf[i] >= 0x7f)
+      return gb_fail(GB_E_INPUT, "%s: a token is printable ASCII without spaces (byte %zu is not)", path, i + 1);
+  *tok = strndup(buf, n);
+  return *tok ? GB_OK : gb_fail(GB_E_NOMEM, "out of memory");
+}
+
+static const char *env(const char *name) {
+  const char *v = getenv(name);
+  return v && v[0] ? v : NULL;
+}
+
+/* Credentials onto the handle, from (in this order) a token file, the
+ * environment (a bearer token, or a user and password), or a .netrc.
+ * *tok is the token read from a file (freed by the caller after the push). */
+static gb_err set_credentials(CURL *c, const gb_push_opts *o, bool https, char **tok) {
+  const char *token_file = o->token_file ? o->token_file : env("GPUBENCH_PUSH_TOKEN_FILE");
+  const char *token = env("GPUBENCH_PUSH_TOKEN"), *user = env("GPUBENCH_PUSH_USER"),
+             *pass = env("GPUBENCH_PUSH_PASSWORD");
+  bool given = token_file || token || user || pass;
+  if (given && !https)
+    return gb_fail(GB_E_USAGE, "--push: credentials are sent over https:// only (a token or password over http:// "
+                               "would cross the network in clear text)");
+  if ((user != NULL) != (pass != NULL))
+    return gb_fail(GB_E_USAGE, "--push: GPUBENCH_PUSH_USER and GPUBENCH_PUSH_PASSWORD go together");
+  if (token_file) {
+    gb_err e = read_token(token_file, tok);
+    if (e) return e;
+    token = *tok;
   }
-  if (!e) e = gb_prom_push_path(&path, job, instance);
-  if (!e && !path.data) e = gb_fail(GB_E_NOMEM, "out of memory");
-  if (!e)
-    e = gb_buf_printf(&req,
-                      "PUT %.*s HTTP/1.1\r\nHost: %.*s\r\nUser-Agent: gpubench\r\n"
-                      "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\nContent-Length: %zu\r\n"
-                      "Connection: close\r\n\r\n",
-                      (int)path.len, path.data, (int)t.hl, t.h, len);
-  int fd = -1;
-  if (!e) e = connect_target(&t, timeout_ms, url, &fd);
-  if (!e) e = send_all(fd, req.data, req.len, timeout_ms, url);
-  if (!e) e = send_all(fd, body, len, timeout_ms, url);
-  if (!e) e = read_status(fd, timeout_ms, url);
-  if (fd >= 0) close(fd);
-  gb_buf_free(&path);
-  gb_buf_free(&req);
+  if (token) {
+    curl_easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BEARER);
+    curl_easy_setopt(c, CURLOPT_XOAUTH2_BEARER, token);
+  } else if (user) {
+    curl_easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+    curl_easy_setopt(c, CURLOPT_USERNAME, user);
+    curl_easy_setopt(c, CURLOPT_PASSWORD, pass);
+  } else if (https) {
+    /* ~/.netrc (or o->netrc) when it has the host; none is no error */
+    curl_easy_setopt(c, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
+    if (o->netrc) curl_easy_setopt(c, CURLOPT_NETRC_FILE, o->netrc);
+    curl_easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+  }
+  return GB_OK;
+}
+
+typedef struct upload {
+  const char *d;
+  size_t left;
+} upload;
+
+static size_t read_body(char *dst, size_t size, size_t n, void *arg) {
+  upload *u = arg;
+  size_t k = size * n < u->left ? size * n : u->left;
+  memcpy(dst, u->d, k);
+  u->d += k;
+  u->left -= k;
+  return k;
+}
+
+/* The answer's status line (the last one: after a 100 Continue). */
+static size_t read_header(char *d, size_t size, size_t n, void *arg) {
+  char *status = arg;
+  size_t k = size * n;
+  if (k > 5 && memcmp(d, "HTTP/", 5) == 0) {
+    size_t l = k < 255 ? k : 255;
+    memcpy(status, d, l);
+    status[l] = '\0';
+    status[strcspn(status, "\r\n")] = '\0';
+  }
+  return k;
+}
+
+static size_t drop_body(char *d, size_t size, size_t n, void *arg) {
+  (void)d;
+  (void)arg;
+  return size * n;
+}
+
+/* curl's failure as a message that names what failed; never credentials
+ * (the URL holds none: check_url). */
+static gb_err push_failed(CURL *c, CURLcode rc, const char *errbuf, const char *url, const char *host, int ms) {
+  curl_off_t dns = 0;
+  curl_easy_getinfo(c, CURLINFO_NAMELOOKUP_TIME_T, &dns);
+  const char *why = errbuf[0] ? errbuf : curl_easy_strerror(rc);
+  switch (rc) {
+  case CURLE_OPERATION_TIMEDOUT:
+    if (dns == 0) return gb_fail(GB_E_IO, "%s: the name %s was not resolved within the deadline (%d ms)", url, host, ms);
+    return gb_fail(GB_E_IO, "%s: no complete answer within %d ms (%s)", url, ms, why);
+  case CURLE_COULDNT_RESOLVE_HOST:
+    return gb_fail(GB_E_IO, "%s: looking up %s: %s", url, host, why);
+  case CURLE_COULDNT_CONNECT:
+    return gb_fail(GB_E_IO, "%s: cannot connect (%s)", url, why);
+  case CURLE_PEER_FAILED_VERIFICATION:
+  case CURLE_SSL_CACERT_BADFILE:
+  case CURLE_SSL_CONNECT_ERROR:
+    return gb_fail(GB_E_IO, "%s: TLS: the server's certificate was not accepted or the handshake failed (%s); "
+                            "--cacert FILE names the CA of a private Pushgateway",
+                   url, why);
+  default:
+    return gb_fail(GB_E_IO, "%s: %s", url, why);
+  }
+}
+
+/* The push proper on a configured handle. */
+static gb_err perform(CURL *c, const char *url, const char *host, int ms) {
+  char errbuf[CURL_ERROR_SIZE] = "", status[256] = "";
+  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, read_header);
+  curl_easy_setopt(c, CURLOPT_HEADERDATA, (void *)status);
+  CURLcode rc = curl_easy_perform(c);
+  if (rc != CURLE_OK) return push_failed(c, rc, errbuf, url, host, ms);
+  long code = 0;
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+  if (code < 200 || code > 299)
+    return gb_fail(GB_E_IO, "%s: the Pushgateway answered \"%s\"%s", url, status[0] ? status : "(nothing)",
+                   code == 401 || code == 403 ? " (check the credentials: docs/monitoring.md)" : "");
+  return GB_OK;
+}
+
+/* url's host, for messages (url checked). */
+static void url_host(const char *url, char *buf, size_t n) {
+  const char *h = strstr(url, "://") + 3;
+  snprintf(buf, n, "%.*s", (int)strcspn(h, "/"), h);
+  char *colon = buf[0] == '[' ? strstr(buf, "]:") : strrchr(buf, ':');
+  if (colon) colon[buf[0] == '['] = '\0';
+}
+
+gb_err gb_prom_push(const char *url, const char *job, const char *instance, const char *body, size_t len,
+                    const gb_push_opts *o) {
+  gb_push_opts dflt = {0};
+  if (!o) o = &dflt;
+  int ms = o->timeout_ms > 0 ? o->timeout_ms : GB_PUSH_TIMEOUT_MS;
+  bool https = false;
+  gb_err e = check_url(url, &https);
+  if (e) return e;
+  pthread_once(&g_curl_once, curl_init_once);
+  if (g_curl_init != CURLE_OK) return gb_fail(GB_E_IO, "libcurl did not start: %s", curl_easy_strerror(g_curl_init));
+  gb_buf full = {0};
+  size_t ul = strlen(url);
+  e = gb_buf_append(&full, url, ul - (url[ul - 1] == '/'));
+  if (!e) e = gb_prom_push_path(&full, job, instance);
+  CURL *c = e ? NULL : curl_easy_init();
+  if (!e && !c) e = gb_fail(GB_E_NOMEM, "libcurl: no handle");
+  char *tok = NULL, host[256];
+  struct curl_slist *hdr = NULL;
+  if (!e) e = set_credentials(c, o, https, &tok);
+  if (!e) {
+    upload up = {body, len};
+    hdr = curl_slist_append(hdr, "Content-Type: text/plain; version=0.0.4; charset=utf-8");
+    hdr = hdr ? curl_slist_append(hdr, "Expect:") : NULL; /* no 100-continue round trip */
+    if (!hdr) e = gb_fail(GB_E_NOMEM, "out of memory");
+    curl_easy_setopt(c, CURLOPT_URL, full.data);
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L); /* threads, and the caller's signals stay the caller's */
+    /* a lookup still running at the deadline (a dead DNS server) is left to
+     * finish alone: without this, cleanup waits for it, past the deadline */
+    curl_easy_setopt(c, CURLOPT_QUICK_EXIT, 1L);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)ms);
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)ms);
+    curl_easy_setopt(c, CURLOPT_USERAGENT, "gpubench");
+    curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
+    curl_easy_setopt(c, CURLOPT_READFUNCTION, read_body);
+    curl_easy_setopt(c, CURLOPT_READDATA, &up);
+    curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, (curl_off_t)len);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, drop_body);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
+    if (o->cacert) curl_easy_setopt(c, CURLOPT_CAINFO, o->cacert);
+    url_host(url, host, sizeof host);
+    if (!e) e = perform(c, url, host, ms);
+  }
+  if (c) curl_easy_cleanup(c);
+  curl_slist_free_all(hdr);
+  if (tok) {
+    memset(tok, 0, strlen(tok));
+    free(tok);
+  }
+  gb_buf_free(&full);
   return e;
 }

@@ -13,6 +13,8 @@
 #ifndef GB_PLAN_INT_H
 #define GB_PLAN_INT_H
 
+#include <json-c/json.h>
+
 #include "gb_csv.h"
 #include "gb_plan.h"
 
@@ -152,12 +154,23 @@ void gb_plan_price_age(const gb_plan_opts *o, gb_plan_row *r);
 
 /* ---- outputs (gb_plan_out.c) ---- */
 
-/* A JSON string (escaped) or number (null when not finite). */
-gb_err gb_json_string(gb_buf *b, const char *v);
-gb_err gb_json_number(gb_buf *b, double v);
+/* JSON values, built for json-c to serialise (gb_plan_json.c): a string
+ * as valid UTF-8 (a byte that is not becomes U+FFFD, as in every other
+ * format: core/gb_escape.h); a number, NULL (json-c's null) when not
+ * finite, an integer when it is one (up to 2^53), else with the CSV's
+ * digits; a boolean; an empty object. A value that cannot be made (out of
+ * memory) is noted, and the JSON being written fails whole. */
+typedef struct json_object gb_json;
+gb_json *gb_json_str(const char *v);
+gb_json *gb_json_num(double v);
+gb_json *gb_json_bool(bool v);
+gb_json *gb_json_obj(void);
+/* key = v (taken; NULL: null) in o. */
+void gb_json_put(gb_json *o, const char *key, gb_json *v);
 
 /* The fields of the plan record as one JSON object, typed: a
- * configuration's (per_plan false) or the plan-wide ones (true). */
-gb_err gb_plan_json_fields(gb_buf *b, const gb_plan *p, const gb_plan_row *r, bool per_plan);
+ * configuration's (per_plan false; its time breakdown under "time") or the
+ * plan-wide ones (true). */
+gb_json *gb_plan_json_fields(const gb_plan *p, const gb_plan_row *r, bool per_plan);
 
 #endif

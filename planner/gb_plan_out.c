@@ -190,51 +190,27 @@ gb_err gb_plan_write_csv_top(const gb_plan *p, long top, const char *path) {
   return e;
 }
 
-/* ---- JSON: typed values ---- */
+/* ---- JSON: typed values (serialised by json-c in gb_plan_json.c) ---- */
 
-gb_err gb_json_string(gb_buf *b, const char *v) {
-  gb_err e = gb_buf_puts(b, "\"");
-  for (const char *p = v ? v : ""; *p && !e; p++) {
-    unsigned char c = (unsigned char)*p;
-    if (c == '"' || c == '\\') e = gb_buf_printf(b, "\\%c", c);
-    else if (c < 0x20) e = gb_buf_printf(b, "\\u%04x", c);
-    else e = gb_buf_printf(b, "%c", c);
-  }
-  return e ? e : gb_buf_puts(b, "\"");
-}
-
-gb_err gb_json_number(gb_buf *b, double v) {
-  if (!isfinite(v)) return gb_buf_puts(b, "null");
-  char s[64];
-  gb_fmt_double(s, sizeof s, v); /* the CSV's digits: both read back the same double */
-  return gb_buf_puts(b, s);
-}
-
-static gb_err json_value(gb_buf *b, value v) {
+static gb_json *json_value(value v) {
   switch (v.kind) {
-  case V_NUM: return gb_json_number(b, v.num);
-  case V_STR: return gb_json_string(b, v.str);
-  case V_BOOL: return gb_buf_puts(b, v.b ? "true" : "false");
-  default: return gb_buf_puts(b, "null");
+  case V_NUM: return gb_json_num(v.num);
+  case V_STR: return gb_json_str(v.str);
+  case V_BOOL: return gb_json_bool(v.b);
+  default: return NULL; /* null */
   }
 }
 
 /* One configuration as a JSON object of its fields (per_plan: the plan-wide ones instead). */
-gb_err gb_plan_json_fields(gb_buf *b, const gb_plan *p, const gb_plan_row *r, bool per_plan) {
-  gb_err e = gb_buf_puts(b, "{");
+gb_json *gb_plan_json_fields(const gb_plan *p, const gb_plan_row *r, bool per_plan) {
+  gb_json *obj = gb_json_obj(), *time = per_plan ? NULL : gb_json_obj();
   char reason[160];
-  const char *sep = "";
-  for (int part = 0; part < (per_plan ? 1 : 2) && !e; part++) { /* the fields, then the "time" breakdown */
-    if (part) e = gb_buf_puts(b, ", \"time\": {"), sep = "";
-    for (size_t i = 0; i < NFIELDS && !e; i++) {
-      if (k_fields[i].per_plan != per_plan || k_fields[i].in_time != (part == 1)) continue;
-      e = gb_buf_printf(b, "%s\"%s\": ", sep, k_fields[i].name);
-      e = e ? e : json_value(b, field_value(p, r, &k_fields[i], reason, sizeof reason));
-      sep = ", ";
-    }
-    if (part && !e) e = gb_buf_puts(b, "}");
-  }
-  return e ? e : gb_buf_puts(b, "}");
+  for (size_t i = 0; i < NFIELDS; i++)
+    if (k_fields[i].per_plan == per_plan)
+      gb_json_put(k_fields[i].in_time ? time : obj, k_fields[i].name,
+                  json_value(field_value(p, r, &k_fields[i], reason, sizeof reason)));
+  if (!per_plan) gb_json_put(obj, "time", time); /* the "time" breakdown after the fields */
+  return obj;
 }
 
 gb_err gb_plan_write_sensitivity_csv(const gb_sensitivity_row *rows, size_t n, const char *path) {

@@ -46,12 +46,13 @@ cp "$build/gpubench" "$dest/"
 # so the gate's noise floors are DIR/data/noise/floors.csv
 cp -r "$root/data" "$dest/data"
 # `gpubench monitor` links libmicrohttpd (and through it gnutls), the results
-# store libsqlite3 and libpq (and through it OpenSSL, Kerberos, LDAP), which
+# store libsqlite3 and libpq (and through it OpenSSL, Kerberos, LDAP), the
+# push libcurl, plan --json libjson-c, which
 # the GPU machine may lack: carry them and every library they need but
 # glibc's into lib/, where the program's rpath ($ORIGIN/lib, GB_CARRY_LIBS)
 # looks first
 mkdir -p "$dest/lib"
-for carried in $(ldd "$build/gpubench" | awk '$1 ~ /^lib(microhttpd|sqlite3|pq)\./ {print $3}'); do
+for carried in $(ldd "$build/gpubench" | awk '$1 ~ /^lib(microhttpd|sqlite3|pq|curl|json-c)\./ {print $3}'); do
   for lib in "$carried" $(ldd "$carried" | awk '$3 ~ /^\// {print $3}'); do
     case $(basename "$lib") in
       libc.so.* | libm.so.* | libpthread.so.* | libdl.so.* | librt.so.* | ld-linux*) ;;

@@ -5,7 +5,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-scripts/need-packages.sh cmake gcc make pkg-config libcsv-dev check libsubunit-dev libmicrohttpd-dev gnuplot-nox libsqlite3-dev libpq-dev
+scripts/need-packages.sh cmake gcc make pkg-config libcsv-dev check libsubunit-dev libmicrohttpd-dev gnuplot-nox libsqlite3-dev libpq-dev libcurl4-openssl-dev libjson-c-dev
 if [ ! -d /usr/local/cuda ] && ! command -v nvcc >/dev/null; then
   echo "setup: the CUDA toolkit was not found (expected /usr/local/cuda); install CUDA 13 first" >&2
   exit 2

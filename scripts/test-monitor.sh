@@ -9,7 +9,9 @@
 #     (the .prom file `export --out` wrote), evaluates
 #     deploy/prometheus/gpubench.rules.yml, and its HTTP API returns the
 #     expected series (telemetry, figures, recorded rules, pushed metrics);
-#   - `export --push` to a local Pushgateway, read back from it;
+#   - `export --push` to a local Pushgateway, read back from it; the same
+#     behind TLS (a test CA) and basic auth from ~/.netrc, a bearer token,
+#     a wrong CA, a wrong password and a silent server, each within its deadline;
 #   - promtool check rules and promtool test rules deploy/prometheus/tests/*.yml;
 #   - abuse: the port in use (exit 2), an unreadable results file, one
 #     truncated and one replaced while watched, 200 concurrent scrapes (RSS
@@ -22,7 +24,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 2
 build=${GB_BUILD_DIR:-build}
 
-scripts/need-packages.sh prometheus prometheus-pushgateway prometheus-node-exporter curl python3 || exit 2
+scripts/need-packages.sh prometheus prometheus-pushgateway prometheus-node-exporter curl python3 openssl apache2-utils || exit 2
 if [ ! -x "$build/gpubench" ]; then
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build "$build" -j2 >/dev/null || exit 2
 fi
@@ -159,6 +161,109 @@ check "the Pushgateway holds the pushed group" \
   bash -c 'curl -sf "http://127.0.0.1:$1/metrics" | grep -E "^gpubench_run_info\{" | grep "instance=\"test-host\"" | grep -q "job=\"gpubench\""' _ "$gw_port"
 check "export --push to a closed port: exit 1" \
   bash -c '"$1" export --push "http://127.0.0.1:$2" --timeout 2000 "$3" 2>/dev/null; [ $? -eq 1 ]' _ "$gpubench" "$(free_port)" "$quick"
+
+# ---- Pushgateway behind TLS and basic auth (docs/monitoring.md) ----
+# A test CA signs the server's certificate (for 127.0.0.1); the Pushgateway's
+# web config asks for TLS and a bcrypt-hashed basic-auth user; gpubench takes
+# the password from ~/.netrc (HOME pointed at a folder of the test's).
+tls=$tmp/tls
+mkdir -p "$tls" "$tmp/home"
+pw="gb-pw-$RANDOM$RANDOM"
+mkca() { # NAME: a CA key and certificate
+  openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tls/$1.key" -out "$tls/$1.pem" -days 2 \
+    -subj "/CN=gpubench test $1" >/dev/null 2>&1
+}
+mkca ca && mkca otherca &&
+  openssl req -newkey rsa:2048 -nodes -keyout "$tls/server.key" -out "$tls/server.csr" -subj "/CN=127.0.0.1" \
+    >/dev/null 2>&1 &&
+  printf 'subjectAltName=IP:127.0.0.1\n' >"$tls/san.ext" &&
+  openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca.key" -CAcreateserial \
+    -out "$tls/server.pem" -days 2 -extfile "$tls/san.ext" >/dev/null 2>&1 || no "make the test CA and certificate"
+hash=$(htpasswd -nbBC 10 ops "$pw" | cut -d: -f2)
+printf 'tls_server_config:\n  cert_file: %s\n  key_file: %s\nbasic_auth_users:\n  ops: %s\n' \
+  "$tls/server.pem" "$tls/server.key" "'$hash'" >"$tls/web.yml"
+tgw_port=$(free_port)
+prometheus-pushgateway --web.listen-address="127.0.0.1:$tgw_port" --web.config.file="$tls/web.yml" \
+  >"$tmp/pushgateway-tls.log" 2>&1 &
+pids+=($!)
+retry 50 curl -sf --cacert "$tls/ca.pem" -u "ops:$pw" "https://127.0.0.1:$tgw_port/-/ready" >/dev/null
+printf 'machine 127.0.0.1 login ops password %s\n' "$pw" >"$tmp/home/.netrc"
+chmod 600 "$tmp/home/.netrc"
+tgw=https://127.0.0.1:$tgw_port
+# push (HOME: the test's .netrc), everything it prints kept for the secrets check
+tpush() { HOME="$tmp/home" "$gpubench" export --push "$tgw" "$@" >>"$tmp/tls-out.log" 2>&1; }
+check "export --push https:// with a private CA and basic auth from ~/.netrc" \
+  tpush --cacert "$tls/ca.pem" --job gpubench-tls --instance tls-host "$quick"
+check "the TLS Pushgateway holds the pushed group (read back with the password)" \
+  bash -c 'curl -sf --cacert "$1" -u "ops:$2" "$3/metrics" | grep -E "^gpubench_run_info\{" | grep -q "job=\"gpubench-tls\""' \
+  _ "$tls/ca.pem" "$pw" "$tgw"
+# within_deadline SECONDS EXPECT_RC GREP ARGS...: the push exits EXPECT_RC in
+# under SECONDS and says GREP
+within_deadline() {
+  local limit=$1 want=$2 say=$3 t0 rc took
+  shift 3
+  t0=$(date +%s%N)
+  HOME="$tmp/home" "$gpubench" export "$@" "$quick" >"$tmp/dl.log" 2>&1
+  rc=$?
+  took=$((($(date +%s%N) - t0) / 1000000))
+  cat "$tmp/dl.log" >>"$tmp/tls-out.log"
+  grep -q -- "$say" "$tmp/dl.log" && [ "$rc" -eq "$want" ] && [ "$took" -lt $((limit * 1000)) ] ||
+    { echo "rc $rc in $took ms: $(cat "$tmp/dl.log")"; return 1; }
+}
+check "https push with the wrong CA: exit 1 naming TLS, within the deadline" \
+  within_deadline 5 1 "TLS" --push "$tgw" --cacert "$tls/otherca.pem" --timeout 3000
+check "https push without --cacert (not a system CA): exit 1 naming TLS" \
+  within_deadline 5 1 "TLS" --push "$tgw" --timeout 3000
+printf 'machine 127.0.0.1 login ops password wrong-%s\n' "$pw" >"$tmp/home/.netrc.wrong"
+chmod 600 "$tmp/home/.netrc.wrong"
+check "https push with a wrong password: exit 1, the server's 401, within the deadline" \
+  within_deadline 5 1 "401" --push "$tgw" --cacert "$tls/ca.pem" --netrc-file "$tmp/home/.netrc.wrong" --timeout 3000
+# a server that accepts and never answers (not even the TLS handshake)
+sil_port=$(free_port)
+python3 -c 'import socket,sys
+s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(8); print("ready", flush=True)
+held=[]
+while True:
+    c,_=s.accept(); held.append(c)' "$sil_port" >"$tmp/silent.log" 2>&1 &
+pids+=($!)
+retry 50 grep -q ready "$tmp/silent.log"
+check "https push to a server that never answers: exit 1 within its 2 s deadline" \
+  within_deadline 4 1 "within 2000 ms" --push "https://127.0.0.1:$sil_port" --cacert "$tls/ca.pem" --timeout 2000
+check "http push to a server that never answers: exit 1 within its 2 s deadline" \
+  within_deadline 4 1 "within 2000 ms" --push "http://127.0.0.1:$sil_port" --timeout 2000
+# a bearer token from a file, to an https server that records the header
+printf 'tok-%s\n' "$pw" >"$tmp/home/token"
+bearer_port=$(free_port)
+cat >"$tmp/bearer.py" <<'PY'
+import http.server, ssl, sys
+port, cert, key, seen = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+class H(http.server.BaseHTTPRequestHandler):
+    def do_PUT(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        with open(seen, "w") as f:
+            f.write(self.path + "\n" + self.headers.get("Authorization", "(none)") + "\n")
+        self.send_response(200); self.send_header("Content-Length", "0"); self.end_headers()
+    def log_message(self, *a): pass
+srv = http.server.HTTPServer(("127.0.0.1", port), H)
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER); ctx.load_cert_chain(cert, key)
+srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+print("ready", flush=True)
+srv.serve_forever()
+PY
+python3 "$tmp/bearer.py" "$bearer_port" "$tls/server.pem" "$tls/server.key" "$tmp/bearer.seen" >"$tmp/bearer.log" 2>&1 &
+pids+=($!)
+retry 50 grep -q ready "$tmp/bearer.log"
+check "https push with a bearer token from --token-file: the server sees 'Bearer <token>'" \
+  bash -c 'HOME="$1" "$2" export --push "https://127.0.0.1:$3/gw" --cacert "$4" --token-file "$1/token" \
+    --job j "$5" >>"$6" 2>&1 && grep -qx "Bearer tok-$7" "$8" && grep -qx "/gw/metrics/job/j/instance/.*" "$8"' \
+  _ "$tmp/home" "$gpubench" "$bearer_port" "$tls/ca.pem" "$quick" "$tmp/tls-out.log" "$pw" "$tmp/bearer.seen"
+check "credentials over http:// are refused (exit 2), the password not shown" \
+  bash -c 'out=$(GPUBENCH_PUSH_USER=ops GPUBENCH_PUSH_PASSWORD="$1" "$2" export --push "http://127.0.0.1:$3" "$4" 2>&1); \
+    rc=$?; echo "$out" >>"$5"; [ $rc -eq 2 ] && ! grep -qF -- "$1" <<<"$out"' \
+  _ "$pw" "$gpubench" "$gw_port" "$quick" "$tmp/tls-out.log"
+check "the password and token appear in no output of the pushes" \
+  bash -c '! grep -qF -- "$1" "$2"' _ "$pw" "$tmp/tls-out.log"
 
 # ---- Prometheus scraping the monitor, the textfile and the Pushgateway ----
 ne_port=$(free_port)

@@ -22,6 +22,9 @@
 #include "gb_escape.h"
 #include "gb_output.h"
 #include "gb_prom.h"
+
+/* push options with a deadline of MS */
+#define PO(ms) (&(gb_push_opts){.timeout_ms = (ms)})
 #include "gb_results.h"
 #include "testutil.h"
 
@@ -637,20 +640,20 @@ END_TEST
 /* ---- (e) peers that misbehave ---- */
 
 START_TEST(test_push_url_crlf_and_credentials) {
-  ck_assert_int_eq(gb_prom_push("http://127.0.0.1:1/x\r\nX-Evil: 1", "j", NULL, "", 0, 200), GB_E_USAGE);
+  ck_assert_int_eq(gb_prom_push("http://127.0.0.1:1/x\r\nX-Evil: 1", "j", NULL, "", 0, PO(200)), GB_E_USAGE);
   ck_assert_ptr_nonnull(strstr(gb_errmsg(), "CR/LF"));
-  ck_assert_int_eq(gb_prom_push("http://user:s3cret@127.0.0.1:1", "j", NULL, "", 0, 200), GB_E_USAGE);
+  ck_assert_int_eq(gb_prom_push("http://user:s3cret@127.0.0.1:1", "j", NULL, "", 0, PO(200)), GB_E_USAGE);
   ck_assert_ptr_null(strstr(gb_errmsg(), "s3cret"));
   /* a query or fragment would swallow the group's path; a URL over the
    * limit was cut silently (its path shortened); non-ASCII is not HTTP */
-  ck_assert_int_eq(gb_prom_push("http://127.0.0.1:1/p?q=1", "j", NULL, "", 0, 200), GB_E_USAGE);
-  ck_assert_int_eq(gb_prom_push("http://127.0.0.1:1/p#f", "j", NULL, "", 0, 200), GB_E_USAGE);
-  ck_assert_int_eq(gb_prom_push("http://127.0.0.1:1/\xC3\xA9", "j", NULL, "", 0, 200), GB_E_USAGE);
+  ck_assert_int_eq(gb_prom_push("http://127.0.0.1:1/p?q=1", "j", NULL, "", 0, PO(200)), GB_E_USAGE);
+  ck_assert_int_eq(gb_prom_push("http://127.0.0.1:1/p#f", "j", NULL, "", 0, PO(200)), GB_E_USAGE);
+  ck_assert_int_eq(gb_prom_push("http://127.0.0.1:1/\xC3\xA9", "j", NULL, "", 0, PO(200)), GB_E_USAGE);
   {
     char big[3000] = "http://127.0.0.1:1/";
     memset(big + strlen(big), 'a', sizeof big - strlen(big) - 1);
     big[sizeof big - 1] = '\0';
-    ck_assert_int_eq(gb_prom_push(big, "j", NULL, "", 0, 200), GB_E_USAGE);
+    ck_assert_int_eq(gb_prom_push(big, "j", NULL, "", 0, PO(200)), GB_E_USAGE);
     ck_assert_ptr_nonnull(strstr(gb_errmsg(), "limit"));
   }
   char *out;
@@ -693,7 +696,7 @@ START_TEST(test_push_total_deadline) {
   char url[64];
   snprintf(url, sizeof url, "http://127.0.0.1:%d", ntohs(a.sin_port));
   double t0 = now_s();
-  gb_err e = gb_prom_push(url, "j", NULL, "x 1\n", 4, 700);
+  gb_err e = gb_prom_push(url, "j", NULL, "x 1\n", 4, PO(700));
   double took = now_s() - t0;
   kill(pid, SIGKILL);
   waitpid(pid, NULL, 0);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "check_planner_world.h"
 #include "gb_csv.h"
 #include "gb_num.h"
@@ -149,12 +151,40 @@ START_TEST(test_hybrid_split_per_type) {
 }
 END_TEST
 
+/* A workload name that is not valid UTF-8 gives valid JSON, the bad bytes
+ * as U+FFFD (before: plan --json wrote them raw, invalid UTF-8), and
+ * quotes, backslashes and control characters escaped by the library. */
+START_TEST(test_json_invalid_utf8_name) {
+  world x;
+  world_load(&x, "P,on-demand,FAST-SXM-100GB,8,2,,2026-01-01,s,V\n",
+             "[workload]\ntype = training\nname = a\xff\xfe\"b\\c\xc3\nparams = 1e9\ntokens = 1e10\n"
+             "tokens_per_step = 1e6\nsharded = false\ngoodput = 1\nflops_per_token = 6e9\n");
+  gb_plan p;
+  ck_assert_int_eq(gb_plan_rank(&x.w, &x.perf, &x.prices, &x.o, &p), GB_OK);
+  char path[4200];
+  snprintf(path, sizeof path, "%s/utf8.json", gb_test_tmpdir());
+  ck_assert_int_eq(gb_plan_write_json(&p, path), GB_OK);
+  size_t len;
+  char *j = gb_test_slurp(path, &len);
+  struct json_object *root = json_tokener_parse(j);
+  ck_assert_msg(root != NULL, "not JSON:\n%.400s", j);
+  struct json_object *wl = NULL, *name = NULL;
+  ck_assert(json_object_object_get_ex(root, "workload", &wl) && json_object_object_get_ex(wl, "name", &name));
+  ck_assert_str_eq(json_object_get_string(name), "a\xef\xbf\xbd\xef\xbf\xbd\"b\\c\xef\xbf\xbd");
+  json_object_put(root);
+  free(j);
+  gb_plan_free(&p);
+  world_free(&x);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("plan_out");
   TCase *tc = tcase_create("outputs");
   tcase_add_test(tc, test_near_miss);
   tcase_add_test(tc, test_nearest_names);
   tcase_add_test(tc, test_json_typed_and_csv_same_record);
+  tcase_add_test(tc, test_json_invalid_utf8_name);
   tcase_add_test(tc, test_hybrid_split_per_type);
   suite_add_tcase(s, tc);
   return s;

@@ -233,7 +233,7 @@ START_TEST(test_json_and_hybrid_demand) {
   size_t len;
   char *j = gb_test_slurp(path, &len);
   ck_assert(strstr(j, "\"configurations\": [") && strstr(j, "\"capex_usd\": 184000,"));
-  ck_assert(strstr(j, "\"time\": {\"compute_hours\": "));
+  ck_assert(strstr(j, "\"time\": {\n") && strstr(j, "\"compute_hours\": "));
   ck_assert(strstr(j, "\"budget_basis\": \"cash\""));
   free(j);
   /* hybrid: owned fixed 0.919 USD/h, energy 0.0845, rent 2: owning the base 16 (in use all year) pays,

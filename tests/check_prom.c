@@ -18,6 +18,9 @@
 #include <unistd.h>
 
 #include "gb_prom.h"
+
+/* push options with a deadline of MS */
+#define PO(ms) (&(gb_push_opts){.timeout_ms = (ms)})
 #include "testutil.h"
 
 /* This program's getaddrinfo, which gb_core (linked in statically) calls
@@ -287,7 +290,7 @@ START_TEST(test_push_roundtrip) {
   char url[64];
   snprintf(url, sizeof url, "http://127.0.0.1:%d/", s.port);
   const char body[] = "m 1\n";
-  gb_err e = gb_prom_push(url, "gpubench", "h1", body, sizeof body - 1, 5000);
+  gb_err e = gb_prom_push(url, "gpubench", "h1", body, sizeof body - 1, PO(5000));
   pthread_join(t, NULL);
   close(s.fd);
   ck_assert_msg(e == GB_OK, "%s", gb_errmsg());
@@ -303,15 +306,18 @@ START_TEST(test_push_refused) {
   srv_start(&s, &t, "400 Bad Request");
   char url[64];
   snprintf(url, sizeof url, "http://127.0.0.1:%d", s.port);
-  gb_err e = gb_prom_push(url, "j", NULL, "x", 1, 5000);
+  gb_err e = gb_prom_push(url, "j", NULL, "x", 1, PO(5000));
   pthread_join(t, NULL);
   close(s.fd);
   ck_assert_int_eq(e, GB_E_IO);
   ck_assert_ptr_nonnull(strstr(gb_errmsg(), "400 Bad Request"));
-  ck_assert_int_eq(gb_prom_push("https://127.0.0.1:1", "j", NULL, "x", 1, 100), GB_E_USAGE);
-  ck_assert_int_eq(gb_prom_push("http://:1", "j", NULL, "x", 1, 100), GB_E_USAGE);
+  ck_assert_int_eq(gb_prom_push("ftp://127.0.0.1:1", "j", NULL, "x", 1, PO(100)), GB_E_USAGE);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "only http:// and https://"));
+  /* https is taken now (libcurl): nobody listens there */
+  ck_assert_int_eq(gb_prom_push("https://127.0.0.1:1", "j", NULL, "x", 1, PO(1000)), GB_E_IO);
+  ck_assert_int_eq(gb_prom_push("http://:1", "j", NULL, "x", 1, PO(100)), GB_E_USAGE);
   /* nobody listening (the port of the closed server) */
-  ck_assert_int_eq(gb_prom_push(url, "j", NULL, "x", 1, 1000), GB_E_IO);
+  ck_assert_int_eq(gb_prom_push(url, "j", NULL, "x", 1, PO(1000)), GB_E_IO);
 }
 END_TEST
 
@@ -321,14 +327,14 @@ END_TEST
 START_TEST(test_push_dns_deadline) {
   g_dns_delay_ms = 5000;
   double t0 = now_ms();
-  gb_err e = gb_prom_push("http://127.0.0.1:1/", "j", NULL, "x 1\n", 4, 300);
+  gb_err e = gb_prom_push("http://pushgw.test:1/", "j", NULL, "x 1\n", 4, PO(300));
   double took = now_ms() - t0;
   ck_assert_int_eq(e, GB_E_IO);
   ck_assert_msg(strstr(gb_errmsg(), "not resolved within the deadline"), "%s", gb_errmsg());
   ck_assert_msg(took >= 250 && took < 2000, "took %.0f ms with a 300 ms deadline", took);
   /* a second push while the first lookup still runs: its own request */
   t0 = now_ms();
-  ck_assert_int_eq(gb_prom_push("http://127.0.0.1:1/", "j", NULL, "x 1\n", 4, 200), GB_E_IO);
+  ck_assert_int_eq(gb_prom_push("http://pushgw.test:1/", "j", NULL, "x 1\n", 4, PO(200)), GB_E_IO);
   took = now_ms() - t0;
   ck_assert_msg(took < 2000, "took %.0f ms with a 200 ms deadline", took);
 }
@@ -342,7 +348,7 @@ START_TEST(test_push_dns_slow_in_time) {
   char url[64];
   snprintf(url, sizeof url, "http://localhost:%d/", s.port);
   g_dns_delay_ms = 300;
-  gb_err e = gb_prom_push(url, "j", NULL, "m 1\n", 4, 5000);
+  gb_err e = gb_prom_push(url, "j", NULL, "m 1\n", 4, PO(5000));
   pthread_join(t, NULL);
   close(s.fd);
   ck_assert_msg(e == GB_OK, "%s", gb_errmsg());
@@ -350,13 +356,38 @@ START_TEST(test_push_dns_slow_in_time) {
 }
 END_TEST
 
-/* A system error in the lookup names its cause (errno is the lookup
- * thread's: before, the message said only "System error"). */
+/* A failed lookup names the host it looked up (libcurl's threaded
+ * resolver calls this program's getaddrinfo, which fails with EAI_SYSTEM). */
 START_TEST(test_push_dns_system_error) {
   g_dns_errno = ENFILE;
-  ck_assert_int_eq(gb_prom_push("http://pushgw.test:9091/", "j", NULL, "x 1\n", 4, 2000), GB_E_IO);
-  ck_assert_msg(strstr(gb_errmsg(), "looking up pushgw.test: ") && strstr(gb_errmsg(), strerror(ENFILE)), "%s",
-                gb_errmsg());
+  ck_assert_int_eq(gb_prom_push("http://pushgw.test:9091/", "j", NULL, "x 1\n", 4, PO(2000)), GB_E_IO);
+  ck_assert_msg(strstr(gb_errmsg(), "looking up pushgw.test: "), "%s", gb_errmsg());
+}
+END_TEST
+
+/* Credentials: https only, never half a pair, a token file read whole;
+ * no message shows a password or token. */
+START_TEST(test_push_credentials_rules) {
+  setenv("GPUBENCH_PUSH_USER", "ops", 1);
+  setenv("GPUBENCH_PUSH_PASSWORD", "pw-s3cret", 1);
+  ck_assert_int_eq(gb_prom_push("http://127.0.0.1:1/", "j", NULL, "x 1\n", 4, PO(500)), GB_E_USAGE);
+  ck_assert_msg(strstr(gb_errmsg(), "https:// only") && !strstr(gb_errmsg(), "pw-s3cret"), "%s", gb_errmsg());
+  unsetenv("GPUBENCH_PUSH_PASSWORD");
+  ck_assert_int_eq(gb_prom_push("https://127.0.0.1:1/", "j", NULL, "x 1\n", 4, PO(500)), GB_E_USAGE);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "go together"));
+  unsetenv("GPUBENCH_PUSH_USER");
+  gb_push_opts o = {.timeout_ms = 500, .token_file = "/nonexistent/token"};
+  ck_assert_int_eq(gb_prom_push("https://127.0.0.1:1/", "j", NULL, "x 1\n", 4, &o), GB_E_INPUT);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "/nonexistent/token"));
+  char tf[] = "/tmp/gb-token-XXXXXX";
+  int fd = mkstemp(tf);
+  ck_assert_int_ge(fd, 0);
+  ck_assert_int_eq(write(fd, "tok en\n", 7), 7);
+  close(fd);
+  o.token_file = tf;
+  ck_assert_int_eq(gb_prom_push("https://127.0.0.1:1/", "j", NULL, "x 1\n", 4, &o), GB_E_INPUT);
+  ck_assert_msg(strstr(gb_errmsg(), "printable ASCII") && !strstr(gb_errmsg(), "tok en"), "%s", gb_errmsg());
+  unlink(tf);
 }
 END_TEST
 
@@ -377,6 +408,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_push_dns_deadline);
   tcase_add_test(tc, test_push_dns_slow_in_time);
   tcase_add_test(tc, test_push_dns_system_error);
+  tcase_add_test(tc, test_push_credentials_rules);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -3,7 +3,7 @@
 # links every cli/ source but main.c.
 file(GLOB GB_CLI_TEST_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/cli/*.c)
 list(REMOVE_ITEM GB_CLI_TEST_SOURCES ${CMAKE_SOURCE_DIR}/cli/main.c)
-gb_add_check_test(check_cli check_cli.c ${GB_CLI_TEST_SOURCES} LIBS gb_gate gb_reports gb_planner gb_bench gb_monitor gb_store)
+gb_add_check_test(check_cli check_cli.c ${GB_CLI_TEST_SOURCES} LIBS gb_gate gb_reports gb_planner gb_bench gb_monitor gb_store gb_push)
 target_include_directories(check_cli PRIVATE ${CMAKE_SOURCE_DIR}/cli)
 
 # The generated man page and bash completion in the build tree (written by

@@ -1,7 +1,7 @@
 # Hostile inputs and unlucky operators (docs/reliability.md, "Held by
 # construction"): the commands run as subprocesses.
 if(TARGET gpubench)
-  gb_add_check_test(check_harden check_harden.c LIBS gb_planner gb_gate)
+  gb_add_check_test(check_harden check_harden.c LIBS gb_planner gb_gate gb_push)
   add_dependencies(check_harden gpubench)
   set_tests_properties(check_harden PROPERTIES TIMEOUT 600)
 endif()

@@ -3,5 +3,5 @@
 # HTTP server under abuse (check_monitor: a port in use, an unreadable,
 # replaced or truncated results file, 200 concurrent scrapes, clients that
 # never read). Loopback addresses only.
-gb_add_check_test(check_prom check_prom.c LIBS ${CMAKE_DL_LIBS})
+gb_add_check_test(check_prom check_prom.c LIBS gb_push ${CMAKE_DL_LIBS})
 gb_add_check_test(check_monitor check_monitor.c LIBS gb_monitor)
