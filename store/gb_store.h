@@ -14,9 +14,15 @@
  *
  * Readers take a selection, "KEY=VALUE,KEY=VALUE" (or "all"): campaign, run,
  * host, gpu_type, build (git_sha), since and until (the run's start, ISO
- * 8601, until exclusive), benchmark, case, dtype, metric, m, n, k, bytes, before=CAMPAIGN
- * (runs started before that campaign) and last=N (the N newest campaigns the
- * other keys allow). Only the selected rows leave the engine.
+ * 8601 in UTC, until exclusive), benchmark, case, dtype, metric, m, n, k,
+ * bytes, before=CAMPAIGN (runs started before that campaign) and last=N (the
+ * N newest campaigns the other keys allow). A value holding a comma or
+ * starting with a quote is written quoted, "a,b", a quote inside it twice
+ * (gb_store_sel_quote). It is parsed strictly: an empty selection or part, a
+ * key that is not one, a time that is not a real one, a number key that is
+ * not a whole number, is GB_E_USAGE naming the part; a selection that
+ * matches no row is GB_E_INPUT ("selected nothing"), in every reader. Only
+ * the selected rows leave the engine.
  *
  * Library code: returns gb_err with gb_errmsg() set, never prints. */
 #ifndef GB_STORE_H
@@ -98,6 +104,11 @@ gb_err gb_store_sink_close(gb_store_sink *k, bool finished);
 
 /* ---- reading ---- */
 
+/* value as a selection's value: as it is, or quoted ("a,b", a quote
+ * inside written twice) when it is empty, holds a comma or starts with a
+ * quote; KEY= and it select exactly value. */
+gb_err gb_store_sel_quote(const char *value, gb_buf *out);
+
 /* Appends the rows of the selection sel to res as gb_results_read_lean
  * would (strings interned, ok rows' detail dropped), in the order they were
  * added; a selection that matches no row is GB_E_INPUT naming it. Each row's
@@ -111,7 +122,9 @@ typedef gb_err (*gb_store_row_fn)(void *ctx, const gb_row *r);
 gb_err gb_store_each(gb_store *s, const char *sel, gb_store_row_fn fn, void *ctx, size_t *n);
 
 /* Writes the selection to out as a results CSV (the header, then
- * gb_results_put_row of every row): a file every reader takes. */
+ * gb_results_put_row of every row): a file every reader takes. A selection
+ * that matches no row writes nothing and is GB_E_INPUT, as in
+ * gb_store_read. */
 gb_err gb_store_write_csv(gb_store *s, const char *sel, FILE *out, size_t *n);
 
 /* Opens url, reads each selection into res (appending) and closes it: what

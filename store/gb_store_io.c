@@ -336,16 +336,22 @@ gb_err gb_store_each(gb_store *s, const char *sel, gb_store_row_fn fn, void *ctx
 
 static gb_err add_lean(void *ctx, const gb_row *r) { return gb_results_add_row(ctx, r, true); }
 
+/* The one answer of every reader to a selection that matches no row: bad
+ * input (exit 2), as a results file with a header and no rows is. */
+static gb_err selected_nothing(const gb_store *s, const char *sel) {
+  return gb_fail(GB_E_INPUT, "%s: selection \"%s\" selected nothing: no rows", s->name, sel);
+}
+
 gb_err gb_store_read(gb_store *s, const char *sel, gb_results *res) {
   size_t n = 0;
   gb_err e = each(s, sel, false, add_lean, res, &n);
-  if (!e && n == 0) e = gb_fail(GB_E_INPUT, "%s: selection \"%s\": no rows", s->name, sel);
-  return e;
+  return !e && n == 0 ? selected_nothing(s, sel) : e;
 }
 
 typedef struct csv_ctx {
   FILE *out;
   gb_buf b;
+  size_t n;
 } csv_ctx;
 
 static gb_err csv_flush(csv_ctx *c) {
@@ -357,16 +363,21 @@ static gb_err csv_flush(csv_ctx *c) {
 static gb_err csv_row(void *ctx, const gb_row *r) {
   csv_ctx *c = ctx;
   gb_err e = gb_results_put_row(&c->b, r);
+  c->n++;
   return !e && c->b.len > (1u << 20) ? csv_flush(c) : e;
 }
 
+/* The header waits in the buffer for the first row: a selection of no row
+ * writes nothing, not a header that reads as an empty result. */
 gb_err gb_store_write_csv(gb_store *s, const char *sel, FILE *out, size_t *n) {
-  csv_ctx c = {out, {0}};
+  csv_ctx c = {out, {0}, 0};
   gb_err e = gb_results_put_header(&c.b);
-  if (!e) e = gb_store_each(s, sel, csv_row, &c, n);
+  if (!e) e = gb_store_each(s, sel, csv_row, &c, NULL);
+  if (!e && c.n == 0) e = selected_nothing(s, sel);
   if (!e) e = csv_flush(&c);
   if (!e && fflush(out) != 0) e = gb_fail(GB_E_IO, "cannot write the CSV");
   gb_buf_free(&c.b);
+  if (n) *n = c.n;
   return e;
 }
 
