@@ -41,7 +41,19 @@ static const char *const k_step4[] = {
     "CREATE INDEX gb_rows_host_figure ON gb_rows (host, benchmark, metric, \"case\")",
     "CREATE INDEX gb_rows_run ON gb_rows (run_id, id)",
     NULL};
-static const char *const *const k_steps[GB_STORE_VERSION] = {k_step1, k_step2, k_step3, k_step4};
+/* a row's identity: rkey (gb_store_key.c, collision-free) instead of the
+ * 64-bit khash of a '|'-joined key cut at 4 KB, which made distinct rows
+ * "already stored"; khash stays, no longer unique. SQLite cannot drop a
+ * table's UNIQUE: the table is rebuilt (@rebuild5); PostgreSQL's is
+ * dropped by the name it gave it. Existing rows get their key (@rkey5). */
+static const char *const k_step5[] = {
+    "@pg:ALTER TABLE gb_rows DROP CONSTRAINT IF EXISTS gb_rows_run_id_khash_key",
+    "@pg:ALTER TABLE gb_rows ADD COLUMN rkey TEXT",
+    "@rebuild5",
+    "@rkey5",
+    "@pg:ALTER TABLE gb_rows ADD CONSTRAINT gb_rows_run_rkey UNIQUE (run_id, rkey)",
+    NULL};
+static const char *const *const k_steps[GB_STORE_VERSION] = {k_step1, k_step2, k_step3, k_step4, k_step5};
 
 gb_err gb_store_fail(const gb_store *s, const char *what, const char *detail) {
   return gb_fail(GB_E_IO, "%s: %s: %s", s->name, what, detail);
@@ -90,14 +102,13 @@ static const char *col_sql_type(gb_col_type t) {
   return t == GB_COL_INT ? "BIGINT" : t == GB_COL_REAL ? "DOUBLE PRECISION" : "TEXT";
 }
 
-/* CREATE TABLE gb_rows: a row number, the key hash, then columns 1..ncols-1
- * of the results format ("schema" is the store's own version). */
-static gb_err rows_ddl(const gb_store *s, size_t ncols, gb_buf *b) {
-  gb_err e = gb_buf_printf(b, "CREATE TABLE gb_rows (id %s, khash BIGINT NOT NULL", s->eng->id_type);
+gb_err gb_store_rows_ddl(const gb_store *s, const char *table, size_t ncols, bool rkey, gb_buf *b) {
+  gb_err e = gb_buf_printf(b, "CREATE TABLE %s (id %s, khash BIGINT NOT NULL%s", table, s->eng->id_type,
+                           rkey ? ", rkey TEXT" : "");
   for (size_t i = 1; i < ncols && !e; i++)
     e = gb_buf_printf(b, ", \"%s\" %s%s", gb_results_col_name(i), col_sql_type(gb_results_col_type(i)),
                       i == 1 ? " NOT NULL" : "");
-  return e ? e : gb_buf_puts(b, ", UNIQUE (run_id, khash))");
+  return e ? e : gb_buf_puts(b, rkey ? ", UNIQUE (run_id, rkey))" : ", UNIQUE (run_id, khash))");
 }
 
 const char *gb_sql_text(const gb_sql_val *v, char num[32]) {
@@ -134,11 +145,18 @@ static gb_err read_version(gb_store *s, long *v) {
 static gb_err apply_step(gb_store *s, int to) {
   gb_err e = GB_OK;
   for (const char *const *q = k_steps[to - 1]; *q && !e; q++) {
+    bool pg = s->eng == &gb_store_pg;
     if (strcmp(*q, "@rows") == 0) {
       gb_buf b = {0};
-      e = rows_ddl(s, V1_COLS, &b);
+      e = gb_store_rows_ddl(s, "gb_rows", V1_COLS, false, &b);
       if (!e) e = gb_sql_exec(s, b.data);
       gb_buf_free(&b);
+    } else if (strncmp(*q, "@pg:", 4) == 0) {
+      if (pg) e = gb_sql_exec(s, *q + 4);
+    } else if (strcmp(*q, "@rebuild5") == 0) {
+      if (!pg) e = gb_store_rebuild_v5(s, V1_COLS + 2);
+    } else if (strcmp(*q, "@rkey5") == 0) {
+      e = gb_store_fill_rkey(s);
     } else {
       e = gb_sql_exec(s, *q);
     }

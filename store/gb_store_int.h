@@ -68,6 +68,35 @@ gb_err gb_sql_exec(gb_store *s, const char *sql);
 /* A failure of the store: GB_E_IO "NAME: what: detail". */
 gb_err gb_store_fail(const gb_store *s, const char *what, const char *detail);
 
+/* ---- a row's identity (gb_store_key.c) ---- */
+
+/* The results columns that make a row distinct in its run, in the key's order. */
+#define GB_STORE_KEY_NCOLS 15
+extern const char *const gb_store_key_cols[GB_STORE_KEY_NCOLS];
+
+/* The key of a row whose key columns hold field[] (as the results file
+ * writes them: "" for an empty number; NULL is ""): the SHA-256, in hex, of
+ * each field as LENGTH:BYTES. */
+void gb_store_rkey(const char *const field[GB_STORE_KEY_NCOLS], char out[65]);
+
+/* The same from a row. */
+gb_err gb_store_row_rkey(const gb_row *r, char out[65]);
+
+/* Schema step 5 (gb_store.c's k_step5): SQLite's gb_rows rebuilt with
+ * rkey and UNIQUE (run_id, rkey) instead of UNIQUE (run_id, khash), its
+ * ncols results columns, ids and indexes kept; and every row's rkey filled
+ * in (both engines). */
+gb_err gb_store_rebuild_v5(gb_store *s, size_t ncols);
+gb_err gb_store_fill_rkey(gb_store *s);
+
+/* CREATE TABLE table: a row number, khash, rkey (with rkey: the row's
+ * identity, unique in its run; without: khash is) and the results columns
+ * 1..ncols-1 ("schema" is the store's own version). */
+gb_err gb_store_rows_ddl(const gb_store *s, const char *table, size_t ncols, bool rkey, gb_buf *b);
+
+/* SHA-256 of n bytes, in hex (tests check it against FIPS 180-4's examples). */
+void gb_store_sha256_hex(const void *data, size_t n, char out[65]);
+
 /* ---- selections (gb_store_sel.c) ---- */
 
 #define GB_SEL_MAX_PARAMS 32

@@ -11,26 +11,25 @@
 #define BATCH 100 /* rows per INSERT */
 #define NPAR_MAX 64
 
-/* The row's identity in its run: host, GPU, variant, then the figure, rep
- * and settings (gb_row_case_key with the metric), as a 64-bit hash. */
-static int64_t row_khash(const gb_row *r) {
-  char key[4096];
-  int n = snprintf(key, sizeof key, "%s|%s|%s|", r->host, r->gpu_uuid, r->variant);
-  if (n < 0 || (size_t)n >= sizeof key) n = 0;
-  gb_row_case_key(r, true, key + n, sizeof key - (size_t)n);
-  uint64_t h = 14695981039346656037ULL;
-  for (const unsigned char *q = (const unsigned char *)key; *q; q++) h = (h ^ *q) * 1099511628211ULL;
-  return (int64_t)h;
+/* The row's identity in its run (gb_store_key.c: collision-free, no
+ * length limit) into key; khash, no longer unique, is its first 64 bits. */
+static gb_err row_key(const gb_row *r, char key[65], int64_t *khash) {
+  gb_err e = gb_store_row_rkey(r, key);
+  uint64_t h = 0;
+  for (int i = 0; i < 16 && !e; i++) h = h << 4 | (uint64_t)(key[i] <= '9' ? key[i] - '0' : key[i] - 'a' + 10);
+  *khash = (int64_t)h;
+  return e;
 }
 
-/* The INSERT of n rows: khash and the results columns 1..ncols-1. */
+/* The INSERT of n rows: khash, rkey and the results columns 1..ncols-1. */
 static gb_err insert_sql(size_t n, size_t ncols, gb_buf *b) {
-  gb_err e = gb_buf_puts(b, "INSERT INTO gb_rows (khash");
+  gb_err e = gb_buf_puts(b, "INSERT INTO gb_rows (khash, rkey");
   for (size_t i = 1; i < ncols && !e; i++) e = gb_buf_printf(b, ", \"%s\"", gb_results_col_name(i));
   if (!e) e = gb_buf_puts(b, ") VALUES ");
   size_t p = 1;
   for (size_t r = 0; r < n && !e; r++) {
-    e = gb_buf_printf(b, "%s($%zu", r ? ", " : "", p++);
+    e = gb_buf_printf(b, "%s($%zu, $%zu", r ? ", " : "", p, p + 1);
+    p += 2;
     for (size_t i = 1; i < ncols && !e; i++) e = gb_buf_printf(b, ", $%zu", p++);
     if (!e) e = gb_buf_puts(b, ")");
   }
@@ -40,14 +39,19 @@ static gb_err insert_sql(size_t n, size_t ncols, gb_buf *b) {
 typedef struct batch {
   const char **param;
   char (*num)[64];
+  char (*key)[65]; /* each row's rkey */
 } batch;
 
 static gb_err insert_rows(gb_store *s, batch *bt, const gb_row *rows, size_t n, size_t *added) {
   size_t ncols = gb_results_ncols(), np = 0;
   for (size_t r = 0; r < n; r++) {
-    snprintf(bt->num[np], 64, "%lld", (long long)row_khash(&rows[r]));
+    int64_t khash;
+    gb_err e = row_key(&rows[r], bt->key[r], &khash);
+    if (e) return e;
+    snprintf(bt->num[np], 64, "%lld", (long long)khash);
     bt->param[np] = bt->num[np];
     np++;
+    bt->param[np++] = bt->key[r];
     for (size_t i = 1; i < ncols; i++, np++) {
       const char *f = gb_results_field(&rows[r], i, bt->num[np]);
       bt->param[np] = !f[0] && gb_results_col_type(i) != GB_COL_TEXT ? NULL : f;
@@ -71,9 +75,9 @@ static gb_err insert_rows(gb_store *s, batch *bt, const gb_row *rows, size_t n, 
  * INSERTs do: one statement and no parameters to parse instead of one
  * INSERT of 100 rows' 4,500 parameters after another. */
 
-/* "khash, "col", ..." of the results columns 1..ncols-1 */
+/* "khash, rkey, "col", ..." of the results columns 1..ncols-1 */
 static gb_err col_list(gb_buf *b, const char *pre) {
-  gb_err e = gb_buf_printf(b, "%skhash", pre);
+  gb_err e = gb_buf_printf(b, "%skhash, %srkey", pre, pre);
   for (size_t i = 1; i < gb_results_ncols() && !e; i++) e = gb_buf_printf(b, ", %s\"%s\"", pre, gb_results_col_name(i));
   return e;
 }
@@ -111,7 +115,10 @@ static gb_err copy_rows(gb_store *s, const gb_row *rows, size_t n, size_t *added
   gb_buf data = {0}, sql = {0};
   char num[64];
   for (size_t r = 0; r < n && !e; r++) {
-    e = gb_buf_printf(&data, "%zu\t%lld", r, (long long)row_khash(&rows[r]));
+    char key[65];
+    int64_t khash;
+    e = row_key(&rows[r], key, &khash);
+    if (!e) e = gb_buf_printf(&data, "%zu\t%lld\t%s", r, (long long)khash, key);
     for (size_t i = 1; i < ncols && !e; i++) {
       const char *f = gb_results_field(&rows[r], i, num);
       e = gb_buf_puts(&data, "\t");
@@ -153,9 +160,10 @@ static gb_err add_run(gb_store *s, const gb_row *r, const char *campaign, bool c
 
 static gb_err add_in_txn(gb_store *s, const gb_row *rows, size_t n, const char *campaign, bool complete,
                          gb_store_counts *c) {
-  batch bt = {malloc(BATCH * NPAR_MAX * sizeof *bt.param), malloc(BATCH * NPAR_MAX * sizeof *bt.num)};
-  gb_err e = bt.param && bt.num ? GB_OK : gb_fail(GB_E_NOMEM, "out of memory");
-  if (!e && gb_results_ncols() >= NPAR_MAX) e = gb_fail(GB_E_INTERNAL, "more results columns than the store binds");
+  batch bt = {malloc(BATCH * NPAR_MAX * sizeof *bt.param), malloc(BATCH * NPAR_MAX * sizeof *bt.num),
+              malloc(BATCH * sizeof *bt.key)};
+  gb_err e = bt.param && bt.num && bt.key ? GB_OK : gb_fail(GB_E_NOMEM, "out of memory");
+  if (!e && gb_results_ncols() + 1 >= NPAR_MAX) e = gb_fail(GB_E_INTERNAL, "more results columns than the store binds");
   for (size_t i = 0; i < n && !e; i++) {
     bool seen = i > 0 && strcmp(rows[i].run_id, rows[i - 1].run_id) == 0;
     if (!seen) e = add_run(s, &rows[i], campaign, complete, &c->runs_added);
@@ -166,6 +174,7 @@ static gb_err add_in_txn(gb_store *s, const gb_row *rows, size_t n, const char *
     e = insert_rows(s, &bt, rows + i, n - i < BATCH ? n - i : BATCH, &added);
   free(bt.param);
   free(bt.num);
+  free(bt.key);
   c->rows_added += added;
   c->rows_present += n - added;
   return e;
