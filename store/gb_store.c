@@ -1,6 +1,8 @@
 /* gb_store: opening a store (the URL, the engine), its schema and the
  * migrations that bring an older store up to GB_STORE_VERSION. */
 #include <ctype.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,13 +124,34 @@ const char *gb_sql_text(const gb_sql_val *v, char num[32]) {
 
 static gb_err get_int(void *ctx, const gb_sql_val *val, size_t n) {
   long *out = ctx;
-  if (n && val[0].kind == GB_SQL_INT) *out = (long)val[0].i; /* numbers arrive as numbers */
-  else if (n && val[0].kind == GB_SQL_REAL) *out = (long)val[0].d;
-  else *out = n && val[0].kind == GB_SQL_TEXT && val[0].s ? strtol(val[0].s, NULL, 10) : 0;
+  *out = n && val[0].kind == GB_SQL_INT ? (long)val[0].i : 0;
   return GB_OK;
 }
 
-/* The schema version of the store (0: an empty database). */
+/* The stored schema version, as read: nothing trusted yet. */
+typedef struct ver_read {
+  size_t rows;
+  bool whole;      /* a whole number (in v) */
+  int64_t v;
+  char text[64];   /* as stored, for the message */
+} ver_read;
+
+static gb_err get_version(void *ctx, const gb_sql_val *val, size_t n) {
+  ver_read *r = ctx;
+  char num[32];
+  const char *t = n ? gb_sql_text(&val[0], num) : NULL;
+  r->rows++;
+  snprintf(r->text, sizeof r->text, "%s", t ? t : "NULL");
+  r->whole = n && (val[0].kind == GB_SQL_INT ? (r->v = val[0].i, true)
+                   : val[0].kind == GB_SQL_TEXT && t[0] >= '0' && t[0] <= '9' && gb_parse_i64(t, &r->v));
+  return GB_OK;
+}
+
+/* The schema version of the store (0: an empty database), checked as any
+ * value read from a store is: one row, a whole number from 1 to
+ * GB_STORE_VERSION, or above it up to 1000 (a newer gpubench's, refused by
+ * the caller); anything else is a damaged store, refused, never indexed
+ * with. */
 static gb_err read_version(gb_store *s, long *v) {
   const char *sql = s->eng == &gb_store_pg
                         ? "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() "
@@ -137,9 +160,16 @@ static gb_err read_version(gb_store *s, long *v) {
   long have = 0;
   gb_err e = s->eng->query(s, -1, sql, NULL, 0, get_int, &have, NULL);
   *v = 0;
-  if (!e && have)
-    e = s->eng->query(s, -1, "SELECT value FROM gb_meta WHERE key = 'schema_version'", NULL, 0, get_int, v, NULL);
-  return e;
+  if (e || !have) return e;
+  ver_read r = {0};
+  e = s->eng->query(s, -1, "SELECT value FROM gb_meta WHERE key = 'schema_version'", NULL, 0, get_version, &r, NULL);
+  if (e) return e;
+  if (r.rows != 1 || !r.whole || r.v < 1 || r.v > 1000)
+    return gb_fail(GB_E_INPUT, "%s: the store's schema version is %s%s%s, not a whole number from 1 to %d: the store is "
+                   "damaged or not a gpubench store; it was not changed", s->name, r.rows == 1 ? "\"" : "",
+                   r.rows == 1 ? r.text : r.rows ? "given twice" : "missing", r.rows == 1 ? "\"" : "", GB_STORE_VERSION);
+  *v = (long)r.v;
+  return GB_OK;
 }
 
 static gb_err apply_step(gb_store *s, int to) {

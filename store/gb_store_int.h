@@ -18,6 +18,7 @@ typedef enum { GB_SQL_NULL, GB_SQL_TEXT, GB_SQL_INT, GB_SQL_REAL } gb_sql_kind;
 typedef struct gb_sql_val {
   gb_sql_kind kind;
   const char *s; /* GB_SQL_TEXT */
+  size_t len;    /* GB_SQL_TEXT: its bytes as stored (a NUL inside: more than strlen) */
   int64_t i;     /* GB_SQL_INT */
   double d;      /* GB_SQL_REAL */
 } gb_sql_val;

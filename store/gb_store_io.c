@@ -224,6 +224,7 @@ gb_err gb_store_run_mark(gb_store *s, const char *run_id, bool complete) {
 /* ---- reading ---- */
 
 typedef struct each_ctx {
+  const char *store; /* its name, for messages */
   const char *sel;
   gb_store_row_fn fn;
   void *ctx;
@@ -248,6 +249,23 @@ static void put_field(const gb_sql_val *v, size_t i, gb_col_type t, const char *
   }
 }
 
+/* A text value read back from the store, checked as the CSV reader checks
+ * a field (core/gb_csv.c): no NUL byte, valid UTF-8, at most
+ * GB_CSV_MAX_FIELD bytes. */
+static gb_err check_text(const each_ctx *ec, int64_t id, size_t col, const gb_sql_val *v) {
+  size_t bad = 0;
+  const char *what = v->len > GB_CSV_MAX_FIELD      ? "longer than the 1048576-byte limit of a field"
+                     : strlen(v->s) != v->len         ? "holds a NUL byte"
+                     : !gb_utf8_valid(v->s, v->len, &bad) ? "not valid UTF-8"
+                                                       : NULL;
+  if (!what) return GB_OK;
+  return gb_fail(GB_E_INPUT, "%s: row %lld: %s: %s: the store is damaged", ec->store, (long long)id,
+                 gb_results_col_name(col), what);
+}
+
+/* One row read back: every value checked as a results file's field is
+ * (check_text, then gb_results_parse_typed: the same bounds and messages),
+ * nothing trusted because the store held it. */
 static gb_err each_row(void *ctx, const gb_sql_val *val, size_t n) {
   each_ctx *ec = ctx;
   const char *field[NPAR_MAX];
@@ -255,14 +273,23 @@ static gb_err each_row(void *ctx, const gb_sql_val *val, size_t n) {
   char buf[NPAR_MAX][32];
   size_t ncols = gb_results_ncols();
   if (n != ncols) return gb_fail(GB_E_INTERNAL, "a store row of %zu values, not %zu", n, ncols);
+  if (val[0].kind != GB_SQL_INT) return gb_fail(GB_E_INPUT, "%s: a row whose id is not a whole number: the store is damaged", ec->store);
+  int64_t id = val[0].i;
+  gb_err e = GB_OK;
+  for (size_t i = 1; i < ncols && !e; i++)
+    if (val[i].kind == GB_SQL_TEXT) e = check_text(ec, id, i, &val[i]);
+  if (e) return e;
   field[0] = NULL;
   num[0].set = false;
   for (size_t i = 1; i < ncols; i++) put_field(&val[i], i, ec->type[i], field, num, buf[i]);
-  const char *id = val[0].kind == GB_SQL_INT ? NULL : gb_sql_text(&val[0], buf[0]);
-  long line = val[0].kind == GB_SQL_INT ? (long)val[0].i : id ? strtol(id, NULL, 10) : 0;
   gb_row r;
-  gb_err e = gb_results_parse_typed(ec->sel, line, field, num, &r);
-  if (!e) e = ec->fn(ec->ctx, &r);
+  e = gb_results_parse_typed(ec->sel, (long)id, field, num, &r);
+  if (e) {
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", gb_errmsg());
+    return gb_fail(e, "%s: a damaged row (selection:id:column): %s", ec->store, msg);
+  }
+  e = ec->fn(ec->ctx, &r);
   ec->n++;
   return e;
 }
@@ -290,7 +317,8 @@ static gb_err add_run_id(void *ctx, const gb_sql_val *val, size_t n) {
   }
   char num[32];
   const char *t = n ? gb_sql_text(&val[0], num) : NULL;
-  if (!t || !(l->id[l->n] = strdup(t))) return gb_fail(GB_E_NOMEM, "out of memory");
+  if (!t) return gb_fail(GB_E_INPUT, "a run without a run_id: the store is damaged");
+  if (!(l->id[l->n] = strdup(t))) return gb_fail(GB_E_NOMEM, "out of memory");
   l->n++;
   return GB_OK;
 }
@@ -324,7 +352,7 @@ static gb_err each(gb_store *s, const char *sel, bool in_order, gb_store_row_fn 
   gb_sel_sql q;
   gb_err e = gb_sel_parse(s->name, sel, &q);
   if (e) return e;
-  each_ctx ec = {sel, fn, ctx, 0, {0}};
+  each_ctx ec = {s->name, sel, fn, ctx, 0, {0}};
   for (size_t i = 0; i < gb_results_ncols() && i < NPAR_MAX; i++) ec.type[i] = gb_results_col_type(i);
   gb_buf sql = {0};
   if (!in_order && q.by_run) {

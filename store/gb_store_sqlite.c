@@ -70,6 +70,7 @@ static gb_err sq_row(sqlite3_stmt *st, gb_sql_row_fn fn, void *ctx) {
       v->kind = GB_SQL_TEXT;
       v->s = (const char *)sqlite3_value_text(x);
       if (!v->s) return gb_fail(GB_E_NOMEM, "out of memory");
+      v->len = (size_t)sqlite3_value_bytes(x);
       break;
     }
   }

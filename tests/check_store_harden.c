@@ -1,0 +1,439 @@
+/* check_store_harden: the results store as hostile as a file (issue 52,
+ * classes 1-6; docs/reliability.md "Hardening, round four"): a store is an
+ * input to every output guard, a row's identity is collision-free,
+ * selections are a strict grammar with one "selected nothing", nothing read
+ * from a store is trusted, readers open read-only and never wait for a
+ * writer, re-import says what it did. Against SQLite always and the
+ * PostgreSQL of GB_STORE_TEST_PG (scripts/test-store.sh) when it is set;
+ * the commands run as subprocesses. */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libpq-fe.h>
+#include <sqlite3.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gb_cli.h"
+#include "gb_store.h"
+#include "gb_store_int.h"
+#include "testutil.h"
+
+static int nengines(void) { return getenv("GB_STORE_TEST_PG") && getenv("GB_STORE_TEST_PG")[0] ? 2 : 1; }
+
+static char g_dir[4096];
+
+static void setup(void) {
+  snprintf(g_dir, sizeof g_dir, "%s", gb_test_tmpdir());
+  unsetenv("GPUBENCH_DATA_DIR");
+}
+
+/* Runs sql straight through libpq on the test database (NULL: ok). */
+static void pg_exec(const char *sql) {
+  const char *url = getenv("GB_STORE_TEST_PG");
+  PGconn *c = PQconnectdb(strncmp(url, "pg:", 3) == 0 ? url + 3 : url);
+  ck_assert_msg(PQstatus(c) == CONNECTION_OK, "%s", PQerrorMessage(c));
+  PGresult *r = PQexec(c, sql);
+  ck_assert_msg(PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK, "%s: %s", sql,
+                PQerrorMessage(c));
+  PQclear(r);
+  PQfinish(c);
+}
+
+/* A fresh, empty store of engine i. */
+static const char *fresh_url(int i) {
+  static char url[4200];
+  if (i == 1) {
+    snprintf(url, sizeof url, "%s", getenv("GB_STORE_TEST_PG"));
+    pg_exec("SET client_min_messages = warning; DROP TABLE IF EXISTS gb_rows, gb_runs, gb_meta");
+  } else {
+    snprintf(url, sizeof url, "%s/store.db", g_dir);
+    unlink(url);
+  }
+  return url;
+}
+
+/* Runs sql on the store at url, bypassing gpubench (a tampering hand). */
+static void tamper(int engine, const char *url, const char *sql) {
+  if (engine == 1) {
+    pg_exec(sql);
+    return;
+  }
+  sqlite3 *db;
+  ck_assert_int_eq(sqlite3_open(url, &db), SQLITE_OK);
+  char *err = NULL;
+  ck_assert_msg(sqlite3_exec(db, sql, NULL, NULL, &err) == SQLITE_OK, "%s: %s", sql, err ? err : "");
+  sqlite3_close(db);
+}
+
+static const char *aa(int k) {
+  static char path[8][4096];
+  char name[64];
+  snprintf(name, sizeof name, "aa/aa-quick-%d.csv", k);
+  snprintf(path[k], sizeof path[k], "%s", gb_fixture(name));
+  return path[k];
+}
+
+static gb_store *open_ok(const char *url) {
+  gb_store *s = NULL;
+  ck_assert_msg(gb_store_open(url, &s) == GB_OK, "%s", gb_errmsg());
+  return s;
+}
+
+static size_t count_rows(gb_store *s, const char *sel) {
+  gb_results r = {0};
+  gb_err e = gb_store_read(s, sel, &r);
+  size_t n = e ? 0 : r.nrows;
+  gb_results_free(&r);
+  return n;
+}
+
+/* Runs gpubench with the arguments (NULL-terminated); stdout and stderr
+ * into *out (malloc'd). Returns the exit status. */
+static int gpubench(char **out, ...) {
+  char log[4300];
+  snprintf(log, sizeof log, "%s/gpubench.log", g_dir);
+  va_list ap;
+  va_start(ap, out);
+  int rc = gb_test_gpubench_va(log, out, ap);
+  va_end(ap);
+  return rc;
+}
+
+#define EXPECT_RC(rc, want, out) ck_assert_msg((rc) == (want), "exit %d, expected %d; output:\n%.3000s", rc, want, out)
+#define EXPECT_HAS(text, needle) ck_assert_msg(strstr(text, needle) != NULL, "\"%s\" not in:\n%.3000s", needle, text)
+
+/* ---- 2. row identity ---- */
+
+START_TEST(test_sha256_vectors) {
+  char h[65];
+  gb_store_sha256_hex("abc", 3, h);
+  ck_assert_str_eq(h, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  gb_store_sha256_hex("", 0, h);
+  ck_assert_str_eq(h, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"; /* two blocks once padded */
+  gb_store_sha256_hex(two, strlen(two), h);
+  ck_assert_str_eq(h, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  char *a = malloc(1000000);
+  memset(a, 'a', 1000000);
+  gb_store_sha256_hex(a, 1000000, h);
+  ck_assert_str_eq(h, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  free(a);
+}
+END_TEST
+
+/* Rows that differ only where the old key ('|'-joined, cut at 4096 bytes)
+ * could not tell them apart are distinct rows; each is stored once. */
+START_TEST(test_row_identity) {
+  gb_store *s = open_ok(fresh_url(_i));
+  gb_results in = {0};
+  ck_assert_int_eq(gb_results_read(aa(1), &in), GB_OK);
+  gb_row r[6];
+  for (int i = 0; i < 6; i++) r[i] = in.rows[0];
+  r[0].case_name = "a|b", r[0].dtype = "c"; /* old key ...|a|b|c|... for both */
+  r[1].case_name = "a", r[1].dtype = "b|c";
+  r[2].host = "h|x", r[2].gpu_uuid = "u"; /* in the host/GPU part too */
+  r[3].host = "h", r[3].gpu_uuid = "x|u";
+  static char s1[6000], s2[6000];
+  memset(s1, 's', sizeof s1 - 1);
+  memcpy(s2, s1, sizeof s2);
+  s2[5000] = 't'; /* the two differ only past the old 4096-byte cut */
+  r[4].settings = s1, r[5].settings = s2;
+  gb_store_counts c = {0};
+  ck_assert_msg(gb_store_add(s, r, 6, "ids", true, &c) == GB_OK, "%s", gb_errmsg());
+  ck_assert_uint_eq(c.rows_added, 6);
+  ck_assert_uint_eq(c.rows_present, 0);
+  gb_store_counts again = {0};
+  ck_assert_msg(gb_store_add(s, r, 6, "ids", true, &again) == GB_OK, "%s", gb_errmsg());
+  ck_assert_uint_eq(again.rows_added, 0);
+  ck_assert_uint_eq(again.rows_present, 6);
+  gb_results back = {0};
+  ck_assert_msg(gb_store_read(s, "campaign=ids", &back) == GB_OK, "%s", gb_errmsg());
+  ck_assert_uint_eq(back.nrows, 6);
+  ck_assert_str_eq(back.rows[1].dtype, "b|c");
+  ck_assert_str_eq(back.rows[5].settings, s2);
+  gb_results_free(&back);
+  gb_results_free(&in);
+  gb_store_close(s);
+}
+END_TEST
+
+/* A version-4 store (rows keyed by the old hash) is upgraded: its rows get
+ * their identity, so importing them again adds nothing, and a row that the
+ * old key confused with one of them is added. */
+START_TEST(test_identity_migration) {
+  const char *url = fresh_url(_i);
+  gb_store *s = NULL;
+  ck_assert_msg(gb_store_open_at(url, 4, &s) == GB_OK, "%s", gb_errmsg());
+  ck_assert_int_eq(gb_sql_exec(s, "INSERT INTO gb_runs (run_id, campaign, host, gpu_type, gpu_name, gpu_uuid, driver, "
+                                  "cuda, git_sha, profile, started, complete) VALUES ('r1', 'c1', 'h', 'T', 'n', 'u', "
+                                  "'d', '13.0', 'abc', 'quick', '2026-01-01T00:00:00Z', 1)"), GB_OK);
+  ck_assert_int_eq(gb_sql_exec(s, "INSERT INTO gb_rows (khash, run_id, timestamp, host, gpu_type, gpu_name, "
+                                  "gpu_count, driver, cuda, benchmark, \"case\", dtype, metric, unit, value, status, "
+                                  "detail) VALUES (7, 'r1', '2026-01-01T00:00:00Z', 'h', 'T', 'n', 1, 'd', '13.0', "
+                                  "'membw', 'a|b', 'c', 'gbps', 'GB/s', 2500.5, 'ok', '')"), GB_OK);
+  gb_store_close(s);
+  s = open_ok(url);
+  ck_assert_int_eq(gb_store_version(s), GB_STORE_VERSION);
+  gb_results r = {0};
+  ck_assert_msg(gb_store_read(s, "all", &r) == GB_OK, "%s", gb_errmsg());
+  ck_assert_uint_eq(r.nrows, 1);
+  gb_store_counts c = {0};
+  ck_assert_msg(gb_store_add(s, r.rows, 1, NULL, true, &c) == GB_OK, "%s", gb_errmsg());
+  ck_assert_uint_eq(c.rows_added, 0);
+  gb_row other = r.rows[0];
+  other.case_name = "a", other.dtype = "b|c";
+  ck_assert_msg(gb_store_add(s, &other, 1, NULL, true, &c) == GB_OK, "%s", gb_errmsg());
+  ck_assert_uint_eq(c.rows_added, 1);
+  ck_assert_uint_eq(count_rows(s, "run=r1"), 2);
+  gb_results_free(&r);
+  gb_store_close(s);
+}
+END_TEST
+
+/* ---- 3. selections ---- */
+
+START_TEST(test_selection_grammar) {
+  static const char *const bad[][2] = {
+      {"", "an empty selection"},
+      {",", "part 1 is empty"},
+      {",,", "part 1 is empty"},
+      {"campaign=a,", "part 2 is empty"},
+      {",campaign=a", "part 1 is empty"},
+      {"campaign=a,,host=b", "part 2 is empty"},
+      {"campaign=", "has no value"},
+      {"all,host=x", "part 1 \"all\" is not KEY=VALUE"},
+      {"host", "\"host\" is not KEY=VALUE"},
+      {"=x", "is not KEY=VALUE"},
+      {"colour=red", "no key \"colour\""},
+      {"since=yesterday", "since=yesterday: not an ISO 8601 time"},
+      {"until=now", "until=now: not an ISO 8601 time"},
+      {"since=2026-02-30", "since=2026-02-30: no such day"},
+      {"since=2025-02-29", "no such day"},
+      {"until=2026-13-01", "no such month"},
+      {"since=2026-12-04T25:00", "no such time of day"},
+      {"since=2026-12-04T10:61:00Z", "no such time of day"},
+      {"since=2026-12-04T10:00+02:00", "in UTC"},
+      {"since=2026-12-04T10:00:00.5Z", "whole seconds"},
+      {"host=a,since=2026-1-1", "part 2: since=2026-1-1"},
+      {"m=abc", "m=abc is not a non-negative whole number"},
+      {"bytes=-1", "not a non-negative whole number"},
+      {"k=1e3", "not a non-negative whole number"},
+      {"n=99999999999999999999", "not a non-negative whole number"},
+      {"last=0", "not a count of campaigns"},
+      {"host=a,host=b", "host given twice"},
+      {"campaign=\"a", "a quote that is not closed"},
+      {"campaign=\"a\"b", "text after its closing quote"},
+  };
+  gb_sel_sql q;
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    ck_assert_msg(gb_sel_parse("s.db", bad[i][0], &q) == GB_E_USAGE, "\"%s\" was accepted", bad[i][0]);
+    EXPECT_HAS(gb_errmsg(), bad[i][1]);
+    EXPECT_HAS(gb_errmsg(), "s.db: ");
+  }
+  static const char *const good[] = {"all", "since=2024-02-29", "until=2026-12-04T05:32:25Z", "since=2026",
+                                     "since=2026-03", "since=2026-03-01T12:00", "campaign=\"a,b\"",
+                                     "case=\"\"", "host=a=b", "m=0,n=4096,k=4096,bytes=0,last=3"};
+  for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+    ck_assert_msg(gb_sel_parse("s.db", good[i], &q) == GB_OK, "%s: %s", good[i], gb_errmsg());
+  /* the time is compared without its Z, as text with the stored starts */
+  ck_assert_int_eq(gb_sel_parse("s.db", "until=2026-12-04T05:32Z", &q), GB_OK);
+  ck_assert_str_eq(q.all.param[0], "2026-12-04T05:32");
+}
+END_TEST
+
+/* A name holding the selection's delimiters is stored and selected,
+ * quoted; gb_store_sel_quote writes what selects it. */
+START_TEST(test_selection_quoted_names) {
+  gb_store *s = open_ok(fresh_url(_i));
+  gb_results in = {0};
+  ck_assert_int_eq(gb_results_read(aa(1), &in), GB_OK);
+  for (size_t i = 0; i < in.nrows; i++) in.rows[i].case_name = "x,\"y\"=z";
+  ck_assert_msg(gb_store_add(s, in.rows, in.nrows, "night,1", true, NULL) == GB_OK, "%s", gb_errmsg());
+  gb_buf sel = {0};
+  ck_assert_int_eq(gb_buf_puts(&sel, "campaign="), GB_OK);
+  ck_assert_int_eq(gb_store_sel_quote("night,1", &sel), GB_OK);
+  ck_assert_int_eq(gb_buf_puts(&sel, ",case="), GB_OK);
+  ck_assert_int_eq(gb_store_sel_quote("x,\"y\"=z", &sel), GB_OK);
+  ck_assert_str_eq(sel.data, "campaign=\"night,1\",case=\"x,\"\"y\"\"=z\"");
+  size_t stored = count_rows(s, "campaign=\"night,1\""); /* rows that differed only by case are one now */
+  ck_assert_uint_gt(stored, 100);
+  ck_assert_uint_eq(count_rows(s, sel.data), stored);
+  ck_assert_uint_eq(count_rows(s, "campaign=night"), 0);
+  gb_buf_free(&sel);
+  gb_results_free(&in);
+  gb_store_close(s);
+}
+END_TEST
+
+/* Every reader of a selection (library): no row is GB_E_INPUT, "selected
+ * nothing", and the CSV writer writes nothing, not a header alone. */
+START_TEST(test_selected_nothing_library) {
+  const char *url = fresh_url(_i);
+  gb_store *s = open_ok(url);
+  ck_assert_int_eq(gb_store_import(s, aa(1), "c1", NULL), GB_OK);
+  gb_results r = {0};
+  ck_assert_int_eq(gb_store_read(s, "campaign=nosuch", &r), GB_E_INPUT);
+  EXPECT_HAS(gb_errmsg(), "selection \"campaign=nosuch\" selected nothing");
+  char path[4300];
+  snprintf(path, sizeof path, "%s/out.csv", g_dir);
+  FILE *f = fopen(path, "w");
+  size_t n = 99;
+  ck_assert_int_eq(gb_store_write_csv(s, "campaign=nosuch", f, &n), GB_E_INPUT);
+  EXPECT_HAS(gb_errmsg(), "selected nothing");
+  fclose(f);
+  struct stat st;
+  ck_assert_int_eq(stat(path, &st), 0);
+  ck_assert_int_eq(st.st_size, 0);
+  ck_assert_uint_eq(n, 0);
+  gb_store_close(s);
+  gb_store_tmp t;
+  const char *sels[] = {"campaign=c1", "campaign=nosuch"};
+  ck_assert_int_eq(gb_store_export_tmp(url, sels, 2, &t), GB_E_INPUT);
+  EXPECT_HAS(gb_errmsg(), "selected nothing");
+  gb_store_tmp_free(&t);
+}
+END_TEST
+
+/* ---- 4. nothing read from a store is trusted ---- */
+
+START_TEST(test_tampered_version) {
+  static const char *const bad[][2] = {
+      {"-5", "\"-5\""}, {"-2147483648", "\"-2147483648\""}, {"0", "\"0\""},
+      {"99999999999999999999", "\"99999999999999999999\""}, {"abc", "\"abc\""}, {"", "\"\""},
+      {"1e3", "\"1e3\""}, {" 3", "\" 3\""}, {"1001", "\"1001\""},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    const char *url = fresh_url(_i);
+    gb_store_close(open_ok(url));
+    char sql[256];
+    snprintf(sql, sizeof sql, "UPDATE gb_meta SET value = '%s' WHERE key = 'schema_version'", bad[i][0]);
+    tamper(_i, url, sql);
+    gb_store *s = NULL;
+    ck_assert_msg(gb_store_open(url, &s) == GB_E_INPUT, "version \"%s\" was taken", bad[i][0]);
+    ck_assert_ptr_null(s);
+    EXPECT_HAS(gb_errmsg(), "schema version is ");
+    EXPECT_HAS(gb_errmsg(), bad[i][1]);
+    EXPECT_HAS(gb_errmsg(), "damaged or not a gpubench store");
+  }
+  const char *url = fresh_url(_i);
+  gb_store_close(open_ok(url));
+  tamper(_i, url, "DELETE FROM gb_meta");
+  gb_store *s = NULL;
+  ck_assert_int_eq(gb_store_open(url, &s), GB_E_INPUT);
+  EXPECT_HAS(gb_errmsg(), "schema version is missing");
+  /* a newer gpubench's store is still told apart */
+  tamper(_i, url, "INSERT INTO gb_meta (key, value) VALUES ('schema_version', '9')");
+  ck_assert_int_eq(gb_store_open(url, &s), GB_E_INPUT);
+  EXPECT_HAS(gb_errmsg(), "schema version 9, written by a newer gpubench");
+}
+END_TEST
+
+/* Each tampered value is refused as the CSV reader refuses the field. */
+START_TEST(test_tampered_values) {
+  struct {
+    const char *set, *want;
+    int engines; /* 1: SQLite only (PostgreSQL's text cannot hold it) */
+  } bad[] = {
+      {"value = -1", "value: must not be negative", 2},
+      {"gpu_count = 0", "gpu_count: not a GPU count", 2},
+      {"bytes = -5", "bytes: not a non-negative integer", 2},
+      {"rep = 2000000", "rep: not a repetition index", 2},
+      {"status = 'bogus'", "status: not one of ok", 2},
+      {"value = NULL", "needs a value", 2},
+      {"benchmark = ''", "benchmark: must not be empty", 2},
+      {"m = 'x'", "m: not a non-negative integer", 1},
+      {"gpu_count = 2.5", "gpu_count: not a GPU count", 1},
+      {"host = CAST(X'610062' AS TEXT)", "host: holds a NUL byte", 1},
+      {"host = CAST(X'61ff' AS TEXT)", "host: not valid UTF-8", 1},
+      {"detail = printf('%.*c', 1048577, 'x')", "detail: longer than the 1048576-byte limit", 1},
+      {"detail = repeat('x', 1048577)", "detail: longer than the 1048576-byte limit", -1},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    if ((bad[i].engines == 1 && _i == 1) || (bad[i].engines == -1 && _i == 0)) continue;
+    const char *url = fresh_url(_i);
+    gb_store *s = open_ok(url);
+    ck_assert_int_eq(gb_store_import(s, aa(1), "c1", NULL), GB_OK);
+    gb_store_close(s);
+    char sql[256];
+    snprintf(sql, sizeof sql, "UPDATE gb_rows SET %s WHERE id = (SELECT MIN(id) FROM gb_rows)", bad[i].set);
+    tamper(_i, url, sql);
+    s = open_ok(url);
+    gb_results r = {0};
+    ck_assert_msg(gb_store_read(s, "campaign=c1", &r) == GB_E_INPUT, "%s was read", bad[i].set);
+    EXPECT_HAS(gb_errmsg(), bad[i].want);
+    EXPECT_HAS(gb_errmsg(), "damaged");
+    ck_assert_int_eq(gb_store_read(s, "gpu_type=H200-SXM-141GB", &r), GB_E_INPUT); /* by row keys too */
+    gb_results_free(&r);
+    gb_store_close(s);
+  }
+}
+END_TEST
+
+/* Every command that reads a selection, on a selection of no row, an empty
+ * one, one of commas and one with a word for a time: exit 2, the same
+ * message, no output file. */
+START_TEST(test_selected_nothing_commands) {
+  const char *url = fresh_url(_i);
+  char *out = NULL;
+  int rc = gpubench(&out, "import", "--store", url, "--campaign", "c1", aa(1), aa(2), NULL);
+  EXPECT_RC(rc, 0, out);
+  free(out);
+  char rep[4300], prom[4300];
+  snprintf(rep, sizeof rep, "%s/rep", g_dir);
+  snprintf(prom, sizeof prom, "%s/out.prom", g_dir);
+  static const char *const sels[][2] = {{"campaign=nosuch", "selected nothing"},
+                                        {"", "an empty selection"},
+                                        {",,", "part 1 is empty"},
+                                        {"since=yesterday", "since=yesterday: not an ISO 8601 time"}};
+  for (size_t k = 0; k < sizeof sels / sizeof sels[0]; k++) {
+    const char *sel = sels[k][0];
+    char *const cmds[][10] = {
+        {"compare", "--store", (char *)url, (char *)sel, "campaign=c1", NULL},
+        {"compare", "--store", (char *)url, "campaign=c1", (char *)sel, NULL},
+        {"history", "--store", (char *)url, (char *)sel, NULL},
+        {"export", "--store", (char *)url, "--out", prom, (char *)sel, NULL},
+        {"export", "--store", (char *)url, "--csv", (char *)sel, NULL},
+        {"report", "--store", (char *)url, "--out", rep, (char *)sel, NULL},
+        {"plan", "--store", (char *)url, "--measured", (char *)sel, NULL},
+    };
+    for (size_t c = 0; c < sizeof cmds / sizeof cmds[0]; c++) {
+      char *const *a = cmds[c];
+      rc = gpubench(&out, a[0], a[1], a[2], a[3], a[4], a[5], a[6], NULL);
+      ck_assert_msg(rc == 2, "%s on \"%s\": exit %d\n%.2000s", a[0], sel, rc, out);
+      if (!(c == 6 && !sel[0])) EXPECT_HAS(out, sels[k][1]); /* plan's parser: "--measured needs a value" */
+      free(out);
+    }
+    ck_assert_int_ne(access(prom, F_OK), 0);
+    ck_assert_int_ne(access(rep, F_OK), 0);
+  }
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("store_harden");
+  TCase *tc = tcase_create("engines");
+  tcase_add_checked_fixture(tc, setup, NULL);
+  tcase_set_timeout(tc, 300);
+  int n = nengines();
+  tcase_add_test(tc, test_sha256_vectors);
+  tcase_add_loop_test(tc, test_row_identity, 0, n);
+  tcase_add_loop_test(tc, test_identity_migration, 0, n);
+  tcase_add_test(tc, test_selection_grammar);
+  tcase_add_loop_test(tc, test_selection_quoted_names, 0, n);
+  tcase_add_loop_test(tc, test_selected_nothing_library, 0, n);
+  tcase_add_loop_test(tc, test_selected_nothing_commands, 0, n);
+  tcase_add_loop_test(tc, test_tampered_version, 0, n);
+  tcase_add_loop_test(tc, test_tampered_values, 0, n);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return gb_test_run_suite(suite()); }
