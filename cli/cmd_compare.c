@@ -56,8 +56,10 @@ static const gb_opt k_opts[] = {
     {"format", 0, "F", "standard output: text (every figure not unchanged) or short\n(the summary and the "
      "regressions, for logs)", GB_OPT_CALL, .set = set_format, .group = "Output"},
     {"markdown", 0, "FILE", "write a markdown report of at most 65,536 characters\n(pull-request comment, job "
-     "summary)", GB_OPT_PATH, A(markdown)},
-    {"junit", 0, "FILE", "write JUnit XML: one test case per figure", GB_OPT_PATH, A(junit)},
+     "summary)", GB_OPT_PATH, A(markdown),
+     .writes = GB_OPT_WRITES_FILE},
+    {"junit", 0, "FILE", "write JUnit XML: one test case per figure", GB_OPT_PATH, A(junit),
+     .writes = GB_OPT_WRITES_FILE},
     {"all", 0, NULL, "list every figure, unchanged ones too", GB_OPT_FLAG, A(all)},
     {"store", 0, "URL", "read BASELINE and CURRENT from this results store: each is a\nselection "
      "(\"last=5,before=C,gpu_type=T\", \"campaign=C\"; docs/store.md)", GB_OPT_STRING, A(store),
@@ -211,11 +213,11 @@ int gb_cmd_compare(int argc, char **argv) {
   /* an output that is an input is refused before anything is read or written */
   const char *in[GB_COMPARE_MAX_FILES + 2];
   size_t nin = 0;
-  for (size_t i = 0; i < a.nfiles; i++) in[nin++] = a.files[i];
+  for (size_t i = 0; i < a.nfiles && !a.store; i++) in[nin++] = a.files[i]; /* with --store: selections */
   if (a.config_path) in[nin++] = a.config_path;
   if (a.noise_path) in[nin++] = a.noise_path;
-  if (gb_output_check(a.markdown, in, nin) || gb_output_check(a.junit, in, nin) ||
-      gb_output_check(a.junit, &a.markdown, 1))
+  const char *outs[] = {a.markdown, a.junit};
+  if (gb_store_guard(a.store, false, outs, 2, in, nin, 0))
     return fprintf(stderr, "gpubench compare: %s\n", gb_errmsg()), 2;
   gb_gate_options opt = gb_gate_defaults();
   if (!isnan(a.threshold_pct)) opt.threshold_pct = a.threshold_pct;

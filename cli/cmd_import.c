@@ -60,6 +60,12 @@ int gb_cmd_import(int argc, char **argv) {
     gb_opt_free(&gb_import_cmd, &a);
     return gb_cli_usage_error("import", "needs --store URL");
   }
+  /* the store is what import writes: never one of the files it reads */
+  if (gb_store_guard(a.store, true, NULL, 0, a.files, a.nfiles, 0)) {
+    fprintf(stderr, "gpubench import: %s\n", gb_errmsg());
+    gb_opt_free(&gb_import_cmd, &a);
+    return 2;
+  }
   /* a file that cannot be read (missing, a directory, a FIFO, no
    * permission) is bad input, exit 2, found before the store is touched;
    * an I/O error after this is the store's (exit 1) */

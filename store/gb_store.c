@@ -100,6 +100,11 @@ static const gb_store_drv *engine_of(const char *url, const char **target) {
   return &gb_store_sqlite;
 }
 
+const char *gb_store_sqlite_path(const char *url) {
+  const char *target;
+  return engine_of(url, &target) == &gb_store_sqlite ? target : NULL;
+}
+
 static const char *col_sql_type(gb_col_type t) {
   return t == GB_COL_INT ? "BIGINT" : t == GB_COL_REAL ? "DOUBLE PRECISION" : "TEXT";
 }

@@ -58,6 +58,25 @@ int gb_store_version(const gb_store *s);
 /* url with any password replaced by "***", into buf. */
 void gb_store_mask(const char *url, char *buf, size_t n);
 
+/* The file of the SQLite store url names; NULL for PostgreSQL. */
+const char *gb_store_sqlite_path(const char *url);
+
+/* The output-path guard of a command that takes --store url (NULL: none;
+ * core/gb_output.h gb_output_guard): outs against ins and the store's
+ * files (a SQLite file, its -wal and -shm), so that no output path
+ * replaces the database with text; with writes (import, run --store) the
+ * store's files are outputs too (never an input, never another output).
+ * Standard output that is one of the store's files is refused as well.
+ * GB_E_USAGE naming both paths. */
+gb_err gb_store_guard(const char *url, bool writes, const char *const outs[], size_t nout, const char *const ins[],
+                      size_t nin, unsigned flags);
+
+/* The same for an output directory (gb_output_check_dir: report --out,
+ * history --plot): the directory is not a file of the store, and none of
+ * ins and the store's files lies in it with a name ending in suffixes. */
+gb_err gb_store_guard_dir(const char *url, const char *dir, const char *const suffixes[], const char *const ins[],
+                          size_t nin);
+
 /* ---- writing ---- */
 
 typedef struct gb_store_counts {

@@ -7,6 +7,7 @@
  * PostgreSQL of GB_STORE_TEST_PG (scripts/test-store.sh) when it is set;
  * the commands run as subprocesses. */
 #include <check.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libpq-fe.h>
@@ -417,6 +418,144 @@ START_TEST(test_selected_nothing_commands) {
 }
 END_TEST
 
+/* ---- 1. a store is an input ---- */
+
+/* The operands a command needs to get as far as its output guard. */
+static void operands(const char *cmd, const char **extra, size_t *n) {
+  static const struct {
+    const char *cmd, *ops[2];
+  } k[] = {{"compare", {"all", "all"}}, {"export", {"all"}}, {"history", {"all"}}, {"report", {"all"}}};
+  *n = 0;
+  for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+    if (strcmp(k[i].cmd, cmd) == 0)
+      for (size_t j = 0; j < 2 && k[i].ops[j]; j++) extra[(*n)++] = k[i].ops[j];
+}
+
+static bool takes_store(const gb_opt_cmd *c) {
+  for (const gb_opt *o = c->options; o && o->name; o++)
+    if (strcmp(o->name, "store") == 0) return true;
+  return false;
+}
+
+/* gpubench CMD --store STORE --OPT TARGET OPERANDS: exit 2, the store as
+ * it was (and still a store). */
+static void refused(const char *store, const char *cmd, const char *opt, const char *target, const char *want) {
+  const char *extra[2];
+  size_t n;
+  operands(cmd, extra, &n);
+  char flag[64];
+  snprintf(flag, sizeof flag, "--%s", opt);
+  size_t before_len;
+  char *before = gb_test_slurp(store, &before_len);
+  char *out = NULL;
+  int rc = gpubench(&out, cmd, "--store", store, flag, target, n > 0 ? extra[0] : NULL, n > 1 ? extra[1] : NULL, NULL);
+  ck_assert_msg(rc == 2, "%s --store %s %s %s: exit %d\n%.2000s", cmd, store, flag, target, rc, out);
+  if (want) EXPECT_HAS(out, want);
+  else /* run: two outputs (the store is one); --resume of a -wal that is not there: no such file */
+    ck_assert_msg(strstr(out, "also an input") || strstr(out, "two outputs name one file") ||
+                      (strcmp(opt, "resume") == 0 && access(target, F_OK) != 0 && strstr(out, "no such file")),
+                  "%.2000s", out);
+  size_t after_len;
+  char *after = gb_test_slurp(store, &after_len);
+  ck_assert_msg(after_len == before_len && memcmp(before, after, before_len) == 0, "%s %s changed the store", cmd,
+                flag);
+  free(before), free(after), free(out);
+}
+
+/* Every output option (.writes) of every command that takes --store,
+ * pointed at the SQLite store, its -wal and its -shm file (absent, then
+ * held open by a reader so that they exist), and every output directory
+ * at the store, or at the folder of a store named as a file it writes. */
+START_TEST(test_store_is_an_input) {
+  char store[4300], sub[4300], png[4400], wal[4400], shm[4400];
+  snprintf(store, sizeof store, "%s/results.db", g_dir);
+  snprintf(sub, sizeof sub, "%s/sub", g_dir);
+  snprintf(png, sizeof png, "%s/trend.png", sub);
+  ck_assert_int_eq(mkdir(sub, 0700), 0);
+  char *out = NULL;
+  ck_assert_int_eq(gpubench(&out, "import", "--store", store, aa(1), NULL), 0);
+  free(out);
+  ck_assert_int_eq(gpubench(&out, "import", "--store", png, aa(1), NULL), 0);
+  free(out);
+  snprintf(wal, sizeof wal, "%s-wal", store);
+  snprintf(shm, sizeof shm, "%s-shm", store);
+  size_t walked = 0;
+  for (int held = 0; held < 2; held++) {
+    sqlite3 *db = NULL;
+    if (held) { /* a reader in WAL mode keeps -wal and -shm */
+      ck_assert_int_eq(sqlite3_open(store, &db), SQLITE_OK);
+      ck_assert_int_eq(sqlite3_exec(db, "BEGIN; SELECT count(*) FROM gb_rows", NULL, NULL, NULL), SQLITE_OK);
+      ck_assert_int_eq(access(shm, F_OK), 0);
+    }
+    for (const gb_command *c = gb_commands; c->spec; c++) {
+      if (!takes_store(c->spec)) continue;
+      for (const gb_opt *o = c->spec->options; o->name; o++) {
+        if (o->writes == GB_OPT_WRITES_FILE) {
+          const char *t[] = {store, wal, shm};
+          for (int k = 0; k < 3; k++) refused(store, c->spec->name, o->name, t[k], NULL); /* run: two outputs */
+        } else if (o->writes == GB_OPT_WRITES_DIR) {
+          refused(store, c->spec->name, o->name, store, "also an input");
+          refused(png, c->spec->name, o->name, sub, "would overwrite the input");
+        } else {
+          continue;
+        }
+        walked++;
+      }
+    }
+    if (db) sqlite3_close(db);
+  }
+  /* compare (2), export (1), history (1), plan (4), report (1), run (2): twice */
+  ck_assert_uint_eq(walked, 2 * 11);
+  /* run --store writes the store: its results file is not the store */
+  refused(store, "run", "out", store, "two outputs name one file");
+  /* import writes the store: never over a file it reads */
+  char csv[4300];
+  snprintf(csv, sizeof csv, "%s/r.csv", g_dir);
+  size_t len;
+  char *text = gb_test_slurp(aa(2), &len);
+  ck_assert_int_eq(gb_test_write(csv, text, len), 0);
+  free(text);
+  int rc = gpubench(&out, "import", "--store", csv, csv, NULL);
+  EXPECT_RC(rc, 2, out);
+  EXPECT_HAS(out, "also an input");
+  free(out);
+}
+END_TEST
+
+/* Standard output appended to the store (export --csv ... >> results.db)
+ * is refused, and the store keeps its bytes. */
+START_TEST(test_stdout_is_the_store) {
+  char store[4300];
+  snprintf(store, sizeof store, "%s/results.db", g_dir);
+  char *out = NULL;
+  ck_assert_int_eq(gpubench(&out, "import", "--store", store, aa(1), NULL), 0);
+  free(out);
+  size_t before_len;
+  char *before = gb_test_slurp(store, &before_len);
+  const char *gb = gb_test_gpubench();
+  char *const argv[][8] = {{(char *)gb, "export", "--store", store, "--csv", "all", NULL},
+                           {(char *)gb, "compare", "--store", store, "all", "all", NULL},
+                           {(char *)gb, "history", "--store", store, "all", NULL}};
+  for (size_t i = 0; i < sizeof argv / sizeof argv[0]; i++) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      int fd = open(store, O_WRONLY | O_APPEND);
+      int null = open("/dev/null", O_WRONLY);
+      if (fd < 0 || null < 0 || dup2(fd, 1) < 0 || dup2(null, 2) < 0) _exit(99);
+      execv(gb, argv[i]);
+      _exit(98);
+    }
+    int st;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 2, "%s: status %d", argv[i][1], st);
+  }
+  size_t after_len;
+  char *after = gb_test_slurp(store, &after_len);
+  ck_assert_msg(after_len == before_len && memcmp(before, after, before_len) == 0, "the store was changed");
+  free(before), free(after);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("store_harden");
   TCase *tc = tcase_create("engines");
@@ -432,6 +571,8 @@ static Suite *suite(void) {
   tcase_add_loop_test(tc, test_selected_nothing_commands, 0, n);
   tcase_add_loop_test(tc, test_tampered_version, 0, n);
   tcase_add_loop_test(tc, test_tampered_values, 0, n);
+  tcase_add_test(tc, test_store_is_an_input);
+  tcase_add_test(tc, test_stdout_is_the_store);
   suite_add_tcase(s, tc);
   return s;
 }
