@@ -206,6 +206,17 @@ static int bootstrap(const gb_compare_args *a, const char *current) {
   return rc;
 }
 
+/* --store: the baseline's selections and the current one, read in one
+ * snapshot of the store (a writer adding a run meanwhile changes neither). */
+static gb_err store_sides(const gb_compare_args *a, gb_results *base, gb_results *cur) {
+  gb_store *s;
+  gb_err e = gb_store_open_read(a->store, &s);
+  for (size_t i = 0; i + 1 < a->nfiles && !e; i++) e = gb_store_read(s, a->files[i], base);
+  if (!e) e = gb_store_read(s, a->files[a->nfiles - 1], cur);
+  gb_store_close(s);
+  return e;
+}
+
 int gb_cmd_compare(int argc, char **argv) {
   gb_compare_args a;
   int prc = gb_compare_parse_args(argc, argv, &a);
@@ -247,8 +258,7 @@ int gb_cmd_compare(int argc, char **argv) {
   opt.warning = warning;
   if (warning[0]) fprintf(stderr, "gpubench compare: %s\n", warning);
   char *cur_input[1] = {(char *)current};
-  if (a.store ? (e = gb_store_read_url(a.store, (char *const *)a.files, a.nfiles - 1, &base)) ||
-                    (e = gb_store_read_url(a.store, cur_input, 1, &cur))
+  if (a.store ? (e = store_sides(&a, &base, &cur))
               : (e = gb_gate_read_side((char *const *)a.files, a.nfiles - 1, true, &base)) ||
                     (e = gb_gate_read_side(cur_input, 1, false, &cur)))
     goto done;

@@ -68,7 +68,7 @@ static int export_store_csv(const export_args *a) {
   if (a->nfiles != 1) return gb_cli_usage_error("export", "--csv writes one selection, not %zu", a->nfiles);
   gb_store *s = NULL;
   size_t n = 0;
-  gb_err e = gb_store_open(a->store, &s);
+  gb_err e = gb_store_open_read(a->store, &s);
   if (!e) e = gb_store_write_csv(s, a->files[0], stdout, &n);
   gb_store_close(s);
   if (e) fprintf(stderr, "gpubench export: %s\n", gb_errmsg());

@@ -225,19 +225,25 @@ static gb_err migrate(gb_store *s, int target) {
   return gb_sql_exec(s, "COMMIT");
 }
 
-gb_err gb_store_open_at(const char *url, int version, gb_store **out) {
-  *out = NULL;
-  if (version < 1 || version > GB_STORE_VERSION) return gb_fail(GB_E_USAGE, "no store schema version %d", version);
+/* A connection to url: a writer's, or with readonly a reader's (the
+ * engine opens it read-only and changes nothing on it). */
+static gb_err connect_url(const char *url, bool readonly, gb_store **out) {
   gb_store *s = calloc(1, sizeof *s);
+  *out = s;
   if (!s) return gb_fail(GB_E_NOMEM, "out of memory");
   const char *target;
   s->eng = engine_of(url, &target);
+  s->readonly = readonly;
   gb_store_mask(url, s->name, sizeof s->name);
-  if (!target[0]) {
-    free(s);
-    return gb_fail(GB_E_USAGE, "an empty store name");
-  }
-  gb_err e = s->eng->connect(s, target);
+  if (!target[0]) return gb_fail(GB_E_USAGE, "an empty store name");
+  return s->eng->connect(s, target);
+}
+
+gb_err gb_store_open_at(const char *url, int version, gb_store **out) {
+  *out = NULL;
+  if (version < 1 || version > GB_STORE_VERSION) return gb_fail(GB_E_USAGE, "no store schema version %d", version);
+  gb_store *s;
+  gb_err e = connect_url(url, false, &s);
   if (!e) e = migrate(s, version);
   if (e) {
     gb_store_close(s);
@@ -249,8 +255,54 @@ gb_err gb_store_open_at(const char *url, int version, gb_store **out) {
 
 gb_err gb_store_open(const char *url, gb_store **out) { return gb_store_open_at(url, GB_STORE_VERSION, out); }
 
+/* A reader's connection in its snapshot, at the version this gpubench
+ * reads; *old: the store is older (a writer must upgrade it first). */
+static gb_err open_snapshot(const char *url, gb_store **out, bool *old) {
+  gb_store *s;
+  long v = 0;
+  gb_err e = connect_url(url, true, &s);
+  if (e) {
+    gb_store_close(s);
+    *out = NULL;
+    return e;
+  }
+  e = gb_sql_exec(s, s->eng->begin_read);
+  s->reading = !e;
+  if (!e) e = read_version(s, &v);
+  if (!e && v == 0)
+    e = gb_fail(GB_E_INPUT, "%s: not a gpubench store (it holds no schema version): import results into it first",
+                s->name);
+  if (!e && v > GB_STORE_VERSION)
+    e = gb_fail(GB_E_INPUT, "%s: the store has schema version %ld, written by a newer gpubench; this one reads "
+                "versions up to %d: use a newer gpubench", s->name, v, GB_STORE_VERSION);
+  *old = !e && v < GB_STORE_VERSION;
+  s->version = (int)v;
+  if (e || *old) {
+    gb_store_close(s);
+    s = NULL;
+  }
+  *out = s;
+  return e;
+}
+
+gb_err gb_store_open_read(const char *url, gb_store **out) {
+  bool old = false;
+  gb_err e = open_snapshot(url, out, &old);
+  if (e || !old) return e;
+  gb_store *w; /* an older store: upgraded once by a writer's connection, then read */
+  if ((e = gb_store_open(url, &w))) {
+    char msg[2048];
+    snprintf(msg, sizeof msg, "%s", gb_errmsg());
+    return gb_fail(e, "the store must be upgraded to schema version %d before it is read: %s", GB_STORE_VERSION, msg);
+  }
+  gb_store_close(w);
+  e = open_snapshot(url, out, &old);
+  return e || !old ? e : gb_fail(GB_E_INTERNAL, "the store was not upgraded");
+}
+
 void gb_store_close(gb_store *s) {
   if (!s) return;
+  if (s->h && s->reading) gb_sql_exec(s, "ROLLBACK"); /* the snapshot ends; nothing was written in it */
   if (s->h) s->eng->disconnect(s);
   free(s);
 }

@@ -47,6 +47,15 @@ gb_err gb_store_open(const char *url, gb_store **out);
 /* Same, upgrading no further than version (tests of the migrations). */
 gb_err gb_store_open_at(const char *url, int version, gb_store **out);
 
+/* Opens the store at url for reading only: a reader's connection
+ * (SQLite: read-only, no journal mode set, a missing file is not created;
+ * a store in a folder this user cannot write is read as immutable) in one
+ * snapshot held until gb_store_close (SQLite's read transaction,
+ * PostgreSQL's REPEATABLE READ READ ONLY), so every selection read through
+ * it sees the same rows and no writer is waited for. An older store is
+ * upgraded first through a writer's connection. */
+gb_err gb_store_open_read(const char *url, gb_store **out);
+
 void gb_store_close(gb_store *s);
 
 /* "sqlite" or "postgresql". */

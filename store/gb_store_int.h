@@ -35,6 +35,7 @@ typedef struct gb_store_drv {
   const char *name;     /* "sqlite", "postgresql" */
   const char *id_type;  /* the DDL of gb_rows' row number */
   const char *begin;    /* the statement that starts a writing transaction */
+  const char *begin_read; /* the one that starts a reader's snapshot: one view of the store for all its queries */
   /* statements run once on a connection before its first write (NULL: none) */
   const char *const *write_setup;
   gb_err (*connect)(gb_store *s, const char *target);
@@ -61,6 +62,8 @@ struct gb_store {
   int version;
   bool write_ready; /* write_setup ran */
   bool copy_ready;  /* the session's table of rows to add (copy_in) exists */
+  bool readonly;    /* a reader's connection (gb_store_open_read): the engine opens it read-only */
+  bool reading;     /* in the reader's snapshot (begin_read), ended at close */
 };
 
 /* Runs sql, no parameters, no rows. */

@@ -420,7 +420,7 @@ gb_err gb_store_write_csv(gb_store *s, const char *sel, FILE *out, size_t *n) {
 
 gb_err gb_store_read_url(const char *url, char *const *sels, size_t nsels, gb_results *res) {
   gb_store *s;
-  gb_err e = gb_store_open(url, &s);
+  gb_err e = gb_store_open_read(url, &s);
   for (size_t i = 0; i < nsels && !e; i++) e = gb_store_read(s, sels[i], res);
   gb_store_close(s);
   return e;

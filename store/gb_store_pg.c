@@ -159,6 +159,7 @@ const gb_store_drv gb_store_pg = {
     .name = "postgresql",
     .id_type = "BIGSERIAL PRIMARY KEY",
     .begin = "BEGIN",
+    .begin_read = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
     .connect = pg_connect,
     .query = pg_query,
     .disconnect = pg_disconnect,

@@ -556,6 +556,134 @@ START_TEST(test_stdout_is_the_store) {
 }
 END_TEST
 
+/* ---- 5. read-only and concurrent readers ---- */
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* A writer in another connection holding its write transaction open (and,
+ * on PostgreSQL, the migration's advisory lock, which every open took):
+ * each reader, library and command, finishes at once, in its snapshot. */
+START_TEST(test_reader_never_waits) {
+  const char *url = fresh_url(_i);
+  gb_store *s = open_ok(url);
+  ck_assert_int_eq(gb_store_import(s, aa(1), "c1", NULL), GB_OK);
+  gb_store_close(s);
+  sqlite3 *db = NULL;
+  PGconn *pg = NULL;
+  const char *hold = "BEGIN; INSERT INTO gb_meta (key, value) VALUES ('writer', 'holds')";
+  if (_i == 0) {
+    ck_assert_int_eq(sqlite3_open(url, &db), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(db, "BEGIN IMMEDIATE; INSERT INTO gb_meta (key, value) VALUES ('writer', 'holds')",
+                                  NULL, NULL, NULL), SQLITE_OK);
+  } else {
+    pg = PQconnectdb(strncmp(url, "pg:", 3) == 0 ? url + 3 : url);
+    ck_assert_int_eq(PQstatus(pg), CONNECTION_OK);
+    PQclear(PQexec(pg, hold));
+    PQclear(PQexec(pg, "SELECT pg_advisory_xact_lock(7340392)"));
+  }
+  double t0 = now_s();
+  s = NULL;
+  ck_assert_msg(gb_store_open_read(url, &s) == GB_OK, "%s", gb_errmsg());
+  ck_assert_uint_eq(count_rows(s, "all"), 528);
+  /* the snapshot: a run committed meanwhile by another writer is not seen */
+  if (_i == 0) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+  else PQclear(PQexec(pg, "ROLLBACK"));
+  gb_store *w = open_ok(url);
+  ck_assert_int_eq(gb_store_import(w, aa(2), "c2", NULL), GB_OK);
+  gb_store_close(w);
+  ck_assert_uint_eq(count_rows(s, "all"), 528);
+  gb_store_close(s);
+  s = open_ok(url);
+  ck_assert_uint_eq(count_rows(s, "all"), 1056);
+  gb_store_close(s);
+  /* the commands, with the writer holding again */
+  if (_i == 0) ck_assert_int_eq(sqlite3_exec(db, "BEGIN IMMEDIATE; DELETE FROM gb_meta WHERE key = 'none'", NULL,
+                                             NULL, NULL), SQLITE_OK);
+  else PQclear(PQexec(pg, "BEGIN; SELECT pg_advisory_xact_lock(7340392)"));
+  char *out = NULL;
+  int rc = gpubench(&out, "export", "--store", url, "--csv", "campaign=c2", NULL);
+  EXPECT_RC(rc, 0, out);
+  free(out);
+  rc = gpubench(&out, "compare", "--store", url, "campaign=c1", "campaign=c2", NULL);
+  ck_assert_msg(rc == 0 || rc == 1 || rc == 3, "exit %d\n%.2000s", rc, out);
+  free(out);
+  double took = now_s() - t0;
+  ck_assert_msg(took < 20, "the readers took %.1f s behind a writer", took); /* a writer's wait is 60 s */
+  if (db) sqlite3_close(db);
+  if (pg) PQfinish(pg);
+}
+END_TEST
+
+/* Runs argv as the nobody user when root (mode bits do not stop root),
+ * stdout into out_path; returns the exit status. */
+static int run_unprivileged(char *const argv[], const char *out_path) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    int fd = open(out_path, O_WRONLY | O_TRUNC), null = open("/dev/null", O_WRONLY);
+    if (fd < 0 || null < 0 || dup2(fd, 1) < 0 || dup2(null, 2) < 0) _exit(99);
+    if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(77);
+    execv(argv[0], argv);
+    _exit(98);
+  }
+  int st;
+  ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static size_t lines_of(const char *path) {
+  char *t = gb_test_slurp(path, NULL);
+  size_t n = 0;
+  for (char *p = t; p && *p; p++) n += *p == '\n';
+  free(t);
+  return n;
+}
+
+/* A store the reader may not write: the file read-only, then its folder
+ * too (no -shm can be made there): every reader command reads it. And a
+ * reader never creates a store that is not there. */
+START_TEST(test_read_only_store) {
+  char dir[4300], store[4400], out_path[4300];
+  snprintf(dir, sizeof dir, "%s/ro", g_dir);
+  snprintf(store, sizeof store, "%s/results.db", dir);
+  snprintf(out_path, sizeof out_path, "%s/stdout", g_dir);
+  ck_assert_int_eq(mkdir(dir, 0755), 0);
+  char *out = NULL;
+  ck_assert_int_eq(gpubench(&out, "import", "--store", store, "--campaign", "c1", aa(1), aa(2), NULL), 0);
+  free(out);
+  ck_assert_int_eq(chmod(g_dir, 0755), 0);
+  ck_assert_int_eq(gb_test_write(out_path, "", 0), 0);
+  ck_assert_int_eq(chmod(out_path, 0666), 0);
+  ck_assert_int_eq(chmod(store, 0444), 0);
+  const char *gb = gb_test_gpubench();
+  for (int ro_dir = 0; ro_dir < 2; ro_dir++) {
+    ck_assert_int_eq(chmod(dir, ro_dir ? 0555 : 0777), 0);
+    char *const exp[] = {(char *)gb, "export", "--store", store, "--csv", "all", NULL};
+    int rc = run_unprivileged(exp, out_path);
+    if (rc == 77) return; /* cannot drop to nobody here */
+    ck_assert_msg(rc == 0, "export of a read-only store (folder %s): exit %d", ro_dir ? "read-only" : "writable", rc);
+    ck_assert_uint_eq(lines_of(out_path), 1 + 1056);
+    char *const his[] = {(char *)gb, "history", "--store", store, "all", NULL};
+    rc = run_unprivileged(his, out_path);
+    ck_assert_msg(rc == 0 || rc == 3, "history: exit %d", rc);
+    char *const cmp[] = {(char *)gb, "compare", "--store", store, "run=20261204T053224Z-vm-646c5c", "all", NULL};
+    rc = run_unprivileged(cmp, out_path);
+    ck_assert_msg(rc <= 1 || rc == 3, "compare: exit %d", rc);
+  }
+  ck_assert_int_eq(chmod(dir, 0755), 0);
+  char missing[4400];
+  snprintf(missing, sizeof missing, "%s/nosuch.db", g_dir);
+  int rc = gpubench(&out, "export", "--store", missing, "--csv", "all", NULL);
+  EXPECT_RC(rc, 2, out);
+  EXPECT_HAS(out, "no such store");
+  ck_assert_int_ne(access(missing, F_OK), 0);
+  free(out);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("store_harden");
   TCase *tc = tcase_create("engines");
@@ -572,6 +700,8 @@ static Suite *suite(void) {
   tcase_add_loop_test(tc, test_tampered_version, 0, n);
   tcase_add_loop_test(tc, test_tampered_values, 0, n);
   tcase_add_test(tc, test_store_is_an_input);
+  tcase_add_loop_test(tc, test_reader_never_waits, 0, n);
+  tcase_add_test(tc, test_read_only_store);
   tcase_add_test(tc, test_stdout_is_the_store);
   suite_add_tcase(s, tc);
   return s;
