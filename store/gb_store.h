@@ -91,11 +91,15 @@ gb_err gb_store_guard_dir(const char *url, const char *dir, const char *const su
 typedef struct gb_store_counts {
   size_t rows_added, rows_present; /* rows written, and rows the store already held (skipped) */
   size_t runs_added;
+  size_t runs_completed; /* runs stored unfinished that these rows, of a finished run, marked finished */
 } gb_store_counts;
 
 /* Adds rows (of one or several runs) in one transaction: each run they
  * name is registered (campaign: its campaign, NULL: the run_id; complete:
- * whether the run finished) unless the store holds it already; each row
+ * whether the run finished) unless the store holds it already. A run held
+ * already keeps its campaign: another campaign given is GB_E_INPUT naming
+ * both, and nothing is added (NULL keeps it); with complete, a run held
+ * unfinished is marked finished (counts->runs_completed). Each row
  * is added unless the store holds a row of the same run, host, GPU, figure
  * (benchmark, case, dtype, m, n, k, bytes, gpu_count, settings, variant,
  * metric) and rep, so adding the same rows twice adds nothing. counts may

@@ -145,7 +145,37 @@ static gb_err copy_rows(gb_store *s, const gb_row *rows, size_t n, size_t *added
   return e;
 }
 
-static gb_err add_run(gb_store *s, const gb_row *r, const char *campaign, bool complete, size_t *added) {
+static gb_err get_campaign(void *ctx, const gb_sql_val *val, size_t n) {
+  char num[32];
+  const char *t = n ? gb_sql_text(&val[0], num) : NULL;
+  snprintf(ctx, 256, "%s", t ? t : "");
+  return GB_OK;
+}
+
+/* A run the store holds already, added again (docs/store.md, "Importing
+ * again"): it keeps its campaign -- another one given is refused, naming
+ * both, and nothing of these rows is added; and a finished run's rows
+ * mark a run stored unfinished as finished (a killed run --store whose
+ * file was then completed with --resume and imported). */
+static gb_err run_again(gb_store *s, const gb_row *r, const char *campaign, bool complete, gb_store_counts *c) {
+  char stored[256] = "";
+  const char *id[1] = {r->run_id};
+  gb_err e = GB_OK;
+  if (campaign) e = s->eng->query(s, -1, "SELECT campaign FROM gb_runs WHERE run_id = $1", id, 1, get_campaign, stored,
+                                  NULL);
+  if (!e && campaign && strcmp(stored, campaign) != 0)
+    return gb_fail(GB_E_INPUT, "%s: run %s is stored under campaign \"%.200s\", not \"%.200s\": a run belongs to one "
+                   "campaign, so nothing of it was added (import it again without --campaign, or with that one)",
+                   s->name, r->run_id, stored, campaign);
+  size_t changed = 0;
+  if (!e && complete)
+    e = s->eng->query(s, -1, "UPDATE gb_runs SET complete = 1 WHERE run_id = $1 AND complete = 0", id, 1, NULL, NULL,
+                      &changed);
+  c->runs_completed += changed;
+  return e;
+}
+
+static gb_err add_run(gb_store *s, const gb_row *r, const char *campaign, bool complete, gb_store_counts *c) {
   const char *p[12] = {r->run_id, campaign ? campaign : r->run_id, r->host, r->gpu_type, r->gpu_name, r->gpu_uuid,
                        r->driver, r->cuda, r->git_sha, r->profile, r->timestamp, complete ? "1" : "0"};
   size_t changed = 0;
@@ -154,8 +184,8 @@ static gb_err add_run(gb_store *s, const gb_row *r, const char *campaign, bool c
                            "git_sha, profile, started, complete) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, "
                            "$11, $12) ON CONFLICT DO NOTHING",
                            p, 12, NULL, NULL, &changed);
-  *added += changed;
-  return e;
+  c->runs_added += changed;
+  return e || changed ? e : run_again(s, r, campaign, complete, c);
 }
 
 static gb_err add_in_txn(gb_store *s, const gb_row *rows, size_t n, const char *campaign, bool complete,
@@ -166,7 +196,7 @@ static gb_err add_in_txn(gb_store *s, const gb_row *rows, size_t n, const char *
   if (!e && gb_results_ncols() + 1 >= NPAR_MAX) e = gb_fail(GB_E_INTERNAL, "more results columns than the store binds");
   for (size_t i = 0; i < n && !e; i++) {
     bool seen = i > 0 && strcmp(rows[i].run_id, rows[i - 1].run_id) == 0;
-    if (!seen) e = add_run(s, &rows[i], campaign, complete, &c->runs_added);
+    if (!seen) e = add_run(s, &rows[i], campaign, complete, c);
   }
   size_t added = 0;
   if (s->eng->copy_in && n > 0 && !e) e = copy_rows(s, rows, n, &added);
@@ -200,6 +230,7 @@ gb_err gb_store_add(gb_store *s, const gb_row *rows, size_t n, const char *campa
     counts->rows_added += c.rows_added;
     counts->rows_present += c.rows_present;
     counts->runs_added += c.runs_added;
+    counts->runs_completed += c.runs_completed;
   }
   return GB_OK;
 }
@@ -213,6 +244,11 @@ gb_err gb_store_import(gb_store *s, const char *path, const char *campaign, gb_s
   bool complete = access(marker, F_OK) != 0;
   e = gb_store_add(s, res.rows, res.nrows, campaign, complete, counts);
   gb_results_free(&res);
+  if (e == GB_E_INPUT) {
+    char msg[2048];
+    snprintf(msg, sizeof msg, "%s", gb_errmsg());
+    return gb_fail(e, "%s: %s", path, msg);
+  }
   return e;
 }
 

@@ -684,6 +684,97 @@ START_TEST(test_read_only_store) {
 }
 END_TEST
 
+/* ---- 6. importing again ---- */
+
+static gb_err get_text(void *ctx, const gb_sql_val *val, size_t n) {
+  char num[32];
+  const char *t = n ? gb_sql_text(&val[0], num) : NULL;
+  snprintf(ctx, 64, "%s", t ? t : "NULL");
+  return GB_OK;
+}
+
+static void query_text(gb_store *s, const char *sql, const char *param, char out[64]) {
+  const char *p[1] = {param};
+  ck_assert_msg(s->eng->query(s, -1, sql, p, param ? 1 : 0, get_text, out, NULL) == GB_OK, "%s", gb_errmsg());
+}
+
+/* A run keeps the campaign it was stored under: importing it under
+ * another is refused, naming both, and adds nothing of that file; without
+ * --campaign, or with its own, importing again adds nothing and says so. */
+START_TEST(test_reimport_other_campaign) {
+  const char *url = fresh_url(_i);
+  char *out = NULL;
+  int rc = gpubench(&out, "import", "--store", url, "--campaign", "night-1", aa(1), NULL);
+  EXPECT_RC(rc, 0, out);
+  free(out);
+  rc = gpubench(&out, "import", "--store", url, "--campaign", "night-2", aa(1), NULL);
+  EXPECT_RC(rc, 2, out);
+  EXPECT_HAS(out, "is stored under campaign \"night-1\", not \"night-2\"");
+  EXPECT_HAS(out, aa(1));
+  free(out);
+  rc = gpubench(&out, "import", "--store", url, "--campaign", "night-2", aa(2), aa(1), NULL);
+  EXPECT_RC(rc, 2, out);
+  EXPECT_HAS(out, "the 1 file(s) before it were imported");
+  free(out);
+  gb_store *s = open_ok(url);
+  ck_assert_uint_eq(count_rows(s, "campaign=night-1"), 528);
+  ck_assert_uint_eq(count_rows(s, "campaign=night-2"), 528); /* aa(2) only */
+  gb_store_close(s);
+  rc = gpubench(&out, "import", "--store", url, aa(1), NULL);
+  EXPECT_RC(rc, 0, out);
+  EXPECT_HAS(out, "0 row(s) added, 528 already stored; 0 new run(s)");
+  free(out);
+  rc = gpubench(&out, "import", "--store", url, "--campaign", "night-1", aa(1), NULL);
+  EXPECT_RC(rc, 0, out);
+  free(out);
+}
+END_TEST
+
+/* The recovery import (docs/store.md): a run --store killed mid-way leaves
+ * its run unfinished; the file, completed by --resume and imported, marks
+ * it finished, and says so. A killed file's import never unmarks one. */
+START_TEST(test_recovery_import_completes) {
+  const char *url = fresh_url(_i);
+  gb_store *s = open_ok(url);
+  gb_results r = {0};
+  ck_assert_int_eq(gb_results_read(aa(3), &r), GB_OK);
+  char run_id[128], v[64];
+  snprintf(run_id, sizeof run_id, "%s", r.rows[0].run_id);
+  ck_assert_int_eq(gb_store_add(s, r.rows, 80, NULL, false, NULL), GB_OK); /* what the killed run --store left */
+  query_text(s, "SELECT complete FROM gb_runs WHERE run_id = $1", run_id, v);
+  ck_assert_str_eq(v, "0");
+  gb_store_close(s);
+  char *out = NULL;
+  int rc = gpubench(&out, "import", "--store", url, aa(3), NULL);
+  EXPECT_RC(rc, 0, out);
+  EXPECT_HAS(out, "448 row(s) added, 80 already stored; 0 new run(s)");
+  EXPECT_HAS(out, "1 run(s) stored unfinished are now marked finished");
+  free(out);
+  s = open_ok(url);
+  query_text(s, "SELECT complete FROM gb_runs WHERE run_id = $1", run_id, v);
+  ck_assert_str_eq(v, "1");
+  gb_store_close(s);
+  /* the same file with a commit marker (killed) changes nothing back */
+  char path[4300], marker[4400];
+  snprintf(path, sizeof path, "%s/killed.csv", g_dir);
+  snprintf(marker, sizeof marker, "%s.committed", path);
+  size_t len;
+  char *text = gb_test_slurp(aa(3), &len);
+  ck_assert_int_eq(gb_test_write(path, text, len), 0);
+  ck_assert_int_eq(gb_test_write(marker, "x", 1), 0);
+  free(text);
+  rc = gpubench(&out, "import", "--store", url, path, NULL);
+  EXPECT_RC(rc, 0, out);
+  ck_assert_ptr_null(strstr(out, "marked finished"));
+  free(out);
+  s = open_ok(url);
+  query_text(s, "SELECT complete FROM gb_runs WHERE run_id = $1", run_id, v);
+  ck_assert_str_eq(v, "1");
+  gb_store_close(s);
+  gb_results_free(&r);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("store_harden");
   TCase *tc = tcase_create("engines");
@@ -702,6 +793,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_store_is_an_input);
   tcase_add_loop_test(tc, test_reader_never_waits, 0, n);
   tcase_add_test(tc, test_read_only_store);
+  tcase_add_loop_test(tc, test_reimport_other_campaign, 0, n);
+  tcase_add_loop_test(tc, test_recovery_import_completes, 0, n);
   tcase_add_test(tc, test_stdout_is_the_store);
   suite_add_tcase(s, tc);
   return s;
