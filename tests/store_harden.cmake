@@ -10,5 +10,8 @@ if(TARGET gpubench)
     LIBS gb_gate gb_reports gb_planner gb_bench gb_monitor gb_store)
   target_include_directories(check_store_harden PRIVATE ${CMAKE_SOURCE_DIR}/store ${CMAKE_SOURCE_DIR}/cli)
   add_dependencies(check_store_harden gpubench)
+  if(TARGET gpubench-measure) # run's output guard lives in the measuring module
+    add_dependencies(check_store_harden gpubench-measure)
+  endif()
   set_tests_properties(check_store_harden PROPERTIES TIMEOUT 600)
 endif()
