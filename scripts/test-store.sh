@@ -59,7 +59,7 @@ echo "test-store: PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}') o
 
 # ---- 2. the suite on both engines ----
 check "check_store on SQLite and PostgreSQL" env GB_STORE_TEST_PG="$pg" CK_VERBOSITY=normal "$build/tests/check_store"
-# issue 52's classes 1-6 (docs/reliability.md): identity, selections, tampered
+# the store as hostile as a file (docs/reliability.md, round four): identity, selections, tampered
 # values and versions, readers beside a writer, re-import, on both engines
 check "check_store_harden on SQLite and PostgreSQL" \
   env GB_STORE_TEST_PG="$pg" CK_VERBOSITY=normal "$build/tests/check_store_harden"

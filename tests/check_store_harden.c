@@ -1,11 +1,11 @@
-/* check_store_harden: the results store as hostile as a file (issue 52,
- * classes 1-6; docs/reliability.md "Hardening, round four"): a store is an
- * input to every output guard, a row's identity is collision-free,
- * selections are a strict grammar with one "selected nothing", nothing read
- * from a store is trusted, readers open read-only and never wait for a
- * writer, re-import says what it did. Against SQLite always and the
- * PostgreSQL of GB_STORE_TEST_PG (scripts/test-store.sh) when it is set;
- * the commands run as subprocesses. */
+/* check_store_harden: the results store as hostile as a file
+ * (docs/reliability.md, round four, classes 1-6): a store is an input to
+ * every output guard, a row's identity is collision-free, selections are a
+ * strict grammar with one "selected nothing", nothing read from a store is
+ * trusted, readers open read-only and never wait for a writer, re-import
+ * says what it did. Against SQLite always and the PostgreSQL of
+ * GB_STORE_TEST_PG (scripts/test-store.sh) when it is set; the commands
+ * run as subprocesses. */
 #include <check.h>
 #include <stdbool.h>
 #include <errno.h>

@@ -1,4 +1,4 @@
-# The results store as hostile as a file (issue 52, classes 1-6): the
+# The results store as hostile as a file (docs/reliability.md round four, classes 1-6): the
 # library against SQLite (and the PostgreSQL of GB_STORE_TEST_PG:
 # scripts/test-store.sh), the commands as subprocesses. It links the
 # command tables (cli/ but main.c, as check_cli does) to walk every output
