@@ -88,6 +88,12 @@ int gb_cmd_import(int argc, char **argv) {
   if (!e)
     fprintf(stderr, "gpubench import: %zu file(s): %zu row(s) added, %zu already stored; %zu new run(s)\n", a.nfiles,
             c.rows_added, c.rows_present, c.runs_added);
+  if (!e && a.campaign && (strchr(a.campaign, ',') || a.campaign[0] == '"')) { /* the selection's delimiters */
+    gb_buf q = {0};
+    if (!gb_buf_puts(&q, "campaign=") && !gb_store_sel_quote(a.campaign, &q))
+      fprintf(stderr, "gpubench import: the campaign's name holds a selection's delimiter: select it as '%s'\n", q.data);
+    gb_buf_free(&q);
+  }
   if (!e && c.runs_completed)
     fprintf(stderr, "gpubench import: %zu run(s) stored unfinished are now marked finished (their files are complete)\n",
             c.runs_completed);

@@ -727,6 +727,15 @@ START_TEST(test_reimport_other_campaign) {
   rc = gpubench(&out, "import", "--store", url, "--campaign", "night-1", aa(1), NULL);
   EXPECT_RC(rc, 0, out);
   free(out);
+  /* a campaign named with the selection's delimiter: import says how to select it, and that selects it */
+  rc = gpubench(&out, "import", "--store", url, "--campaign", "night,\"3\"", aa(3), NULL);
+  EXPECT_RC(rc, 0, out);
+  EXPECT_HAS(out, "select it as 'campaign=\"night,\"\"3\"\"\"'");
+  free(out);
+  rc = gpubench(&out, "export", "--store", url, "--csv", "campaign=\"night,\"\"3\"\"\"", NULL);
+  EXPECT_RC(rc, 0, out);
+  EXPECT_HAS(out, "528 row(s)");
+  free(out);
 }
 END_TEST
 
