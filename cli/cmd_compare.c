@@ -56,8 +56,10 @@ static const gb_opt k_opts[] = {
     {"format", 0, "F", "standard output: text (every figure not unchanged) or short\n(the summary and the "
      "regressions, for logs)", GB_OPT_CALL, .set = set_format, .group = "Output"},
     {"markdown", 0, "FILE", "write a markdown report of at most 65,536 characters\n(pull-request comment, job "
-     "summary)", GB_OPT_PATH, A(markdown)},
-    {"junit", 0, "FILE", "write JUnit XML: one test case per figure", GB_OPT_PATH, A(junit)},
+     "summary)", GB_OPT_PATH, A(markdown),
+     .writes = GB_OPT_WRITES_FILE},
+    {"junit", 0, "FILE", "write JUnit XML: one test case per figure", GB_OPT_PATH, A(junit),
+     .writes = GB_OPT_WRITES_FILE},
     {"all", 0, NULL, "list every figure, unchanged ones too", GB_OPT_FLAG, A(all)},
     {"store", 0, "URL", "read BASELINE and CURRENT from this results store: each is a\nselection "
      "(\"last=5,before=C,gpu_type=T\", \"campaign=C\"; docs/store.md)", GB_OPT_STRING, A(store),
@@ -204,6 +206,17 @@ static int bootstrap(const gb_compare_args *a, const char *current) {
   return rc;
 }
 
+/* --store: the baseline's selections and the current one, read in one
+ * snapshot of the store (a writer adding a run meanwhile changes neither). */
+static gb_err store_sides(const gb_compare_args *a, gb_results *base, gb_results *cur) {
+  gb_store *s;
+  gb_err e = gb_store_open_read(a->store, &s);
+  for (size_t i = 0; i + 1 < a->nfiles && !e; i++) e = gb_store_read(s, a->files[i], base);
+  if (!e) e = gb_store_read(s, a->files[a->nfiles - 1], cur);
+  gb_store_close(s);
+  return e;
+}
+
 int gb_cmd_compare(int argc, char **argv) {
   gb_compare_args a;
   int prc = gb_compare_parse_args(argc, argv, &a);
@@ -211,11 +224,11 @@ int gb_cmd_compare(int argc, char **argv) {
   /* an output that is an input is refused before anything is read or written */
   const char *in[GB_COMPARE_MAX_FILES + 2];
   size_t nin = 0;
-  for (size_t i = 0; i < a.nfiles; i++) in[nin++] = a.files[i];
+  for (size_t i = 0; i < a.nfiles && !a.store; i++) in[nin++] = a.files[i]; /* with --store: selections */
   if (a.config_path) in[nin++] = a.config_path;
   if (a.noise_path) in[nin++] = a.noise_path;
-  if (gb_output_check(a.markdown, in, nin) || gb_output_check(a.junit, in, nin) ||
-      gb_output_check(a.junit, &a.markdown, 1))
+  const char *outs[] = {a.markdown, a.junit};
+  if (gb_store_guard(a.store, false, outs, 2, in, nin, 0))
     return fprintf(stderr, "gpubench compare: %s\n", gb_errmsg()), 2;
   gb_gate_options opt = gb_gate_defaults();
   if (!isnan(a.threshold_pct)) opt.threshold_pct = a.threshold_pct;
@@ -245,8 +258,7 @@ int gb_cmd_compare(int argc, char **argv) {
   opt.warning = warning;
   if (warning[0]) fprintf(stderr, "gpubench compare: %s\n", warning);
   char *cur_input[1] = {(char *)current};
-  if (a.store ? (e = gb_store_read_url(a.store, (char *const *)a.files, a.nfiles - 1, &base)) ||
-                    (e = gb_store_read_url(a.store, cur_input, 1, &cur))
+  if (a.store ? (e = store_sides(&a, &base, &cur))
               : (e = gb_gate_read_side((char *const *)a.files, a.nfiles - 1, true, &base)) ||
                     (e = gb_gate_read_side(cur_input, 1, false, &cur)))
     goto done;

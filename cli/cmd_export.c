@@ -29,7 +29,7 @@ static const gb_opt k_opts[] = {
      * `compgen -W` as its option list, which a choice's values would precede */
     {"format", 0, "FORMAT", "output format: prometheus (the only one, the default)", GB_OPT_STRING, A(format)},
     {"out", 'o', "FILE", "write FILE.prom atomically (temp file + rename), for\nnode_exporter's textfile collector",
-     GB_OPT_PATH, A(out), .ext = "prom"},
+     GB_OPT_PATH, A(out), .ext = "prom", .writes = GB_OPT_WRITES_FILE},
     {"push", 0, "URL", "PUT to the Pushgateway at URL (http://host:port or\nhttps://host:port), replacing the group of --job and --instance",
      GB_OPT_STRING, A(push)},
     {"job", 0, "NAME", "Pushgateway job label (default gpubench)", GB_OPT_STRING, A(job)},
@@ -80,7 +80,7 @@ static int export_store_csv(const export_args *a) {
   if (a->nfiles != 1) return gb_cli_usage_error("export", "--csv writes one selection, not %zu", a->nfiles);
   gb_store *s = NULL;
   size_t n = 0;
-  gb_err e = gb_store_open(a->store, &s);
+  gb_err e = gb_store_open_read(a->store, &s);
   if (!e) e = gb_store_write_csv(s, a->files[0], stdout, &n);
   gb_store_close(s);
   if (e) fprintf(stderr, "gpubench export: %s\n", gb_errmsg());
@@ -99,6 +99,12 @@ int gb_cmd_export(int argc, char **argv) {
     gb_opt_free(&gb_export_cmd, &a);
     return gb_cli_usage_error("export", "--format: not one of prometheus: \"%s\"", a.format);
   }
+  /* the store is an input: no output over it, standard output included */
+  if (gb_store_guard(a.store, false, &a.out, 1, a.files, a.store ? 0 : a.nfiles, 0)) {
+    fprintf(stderr, "gpubench export: %s\n", gb_errmsg());
+    gb_opt_free(&gb_export_cmd, &a);
+    return 2;
+  }
   if (a.csv || a.store) {
     rc = !a.store ? gb_cli_usage_error("export", "--csv needs --store") : a.csv ? export_store_csv(&a) : -1;
     if (rc >= 0) {
@@ -115,8 +121,7 @@ int gb_cmd_export(int argc, char **argv) {
   gb_buf text = {0};
   gb_err e = GB_OK;
   rc = 2;
-  e = gb_output_guard(&a.out, 1, a.files, a.store ? 0 : a.nfiles, 0);
-  if (!e && a.store) e = gb_store_read_url(a.store, (char *const *)a.files, a.nfiles, &res);
+  if (a.store) e = gb_store_read_url(a.store, (char *const *)a.files, a.nfiles, &res);
   for (size_t i = 0; i < a.nfiles && !e && !a.store; i++) {
     size_t before = res.nrows;
     e = gb_results_read(a.files[i], &res);

@@ -32,7 +32,8 @@ static const gb_opt k_opts[] = {
     {"all", 0, NULL, "list (and with --plot, plot) every series, not only those\nwith a change", GB_OPT_FLAG, A(all)},
     {"plot", 0, "DIR", "trend plots: DIR/history-<figure>.{dat,gp,png,svg}, the runs\n"
      "in time order, each segment's mean, a line at each change\n"
-     "(gnuplot; without it only .dat and .gp are written)", GB_OPT_PATH, A(plot_dir), .ext = "/"},
+     "(gnuplot; without it only .dat and .gp are written)", GB_OPT_PATH, A(plot_dir), .ext = "/",
+     .writes = GB_OPT_WRITES_DIR},
     {"store", 0, "URL", "read the series from this results store: each operand is a\nselection "
      "(\"host=node03,benchmark=gemm,metric=tflops\"; docs/store.md)", GB_OPT_STRING, A(store), .group = "Store"},
     {0}};
@@ -187,10 +188,11 @@ int gb_cmd_history(int argc, char **argv) {
   gb_history h;
   memset(&h, 0, sizeof h);
   gb_buf text = {0};
-  gb_err e = a.store ? gb_store_read_url(a.store, inputs, ninputs, &res)
-                     : gb_inputs_collect(inputs, ninputs, &paths, &npaths);
-  /* an input where --plot writes is refused before anything is written */
+  /* an input where --plot writes (the store too) is refused before anything is read or written */
   static const char *const outs[] = {".png", ".svg", ".gp", ".dat", NULL};
+  gb_err e = gb_store_guard_dir(a.store, plot_dir, outs, NULL, 0);
+  if (!e) e = a.store ? gb_store_read_url(a.store, inputs, ninputs, &res)
+                      : gb_inputs_collect(inputs, ninputs, &paths, &npaths);
   if (!e && plot_dir) e = gb_output_check_dir(plot_dir, outs, (const char *const *)paths, npaths);
   for (size_t i = 0; i < npaths && !e; i++) e = gb_results_read_input(paths[i], &res);
   if (!e) e = gb_history_build(&res, &opt, &h);

@@ -35,8 +35,10 @@ const gb_opt_cmd gb_import_cmd = {
         "host, GPU, figure (benchmark, case, dtype, m, n, k, bytes, gpu_count, settings,\n"
         "variant, metric) and rep, so importing a file twice adds nothing. A file with a\n"
         "FILE.committed marker beside it (a campaign that was killed) is imported as an\n"
-        "incomplete run. compare, history and export then read the store with --store\n"
-        "and selections (docs/store.md).\n"
+        "incomplete run; a finished file marks its run finished if the store held it\n"
+        "unfinished (and says so). A run keeps the campaign it was first stored under:\n"
+        "--campaign naming another is refused for that file (exit 2). compare, history\n"
+        "and export then read the store with --store and selections (docs/store.md).\n"
         "\n"
         "Passwords never appear in messages; give them through PGPASSWORD, a service\n"
         "file (PGSERVICE) or ~/.pgpass rather than in the URL.",
@@ -60,6 +62,12 @@ int gb_cmd_import(int argc, char **argv) {
     gb_opt_free(&gb_import_cmd, &a);
     return gb_cli_usage_error("import", "needs --store URL");
   }
+  /* the store is what import writes: never one of the files it reads */
+  if (gb_store_guard(a.store, true, NULL, 0, a.files, a.nfiles, 0)) {
+    fprintf(stderr, "gpubench import: %s\n", gb_errmsg());
+    gb_opt_free(&gb_import_cmd, &a);
+    return 2;
+  }
   /* a file that cannot be read (missing, a directory, a FIFO, no
    * permission) is bad input, exit 2, found before the store is touched;
    * an I/O error after this is the store's (exit 1) */
@@ -75,14 +83,26 @@ int gb_cmd_import(int argc, char **argv) {
   gb_store *s = NULL;
   gb_store_counts c = {0};
   gb_err e = gb_store_open(a.store, &s);
-  for (size_t i = 0; i < a.nfiles && !e; i++) e = gb_store_import(s, a.files[i], a.campaign, &c);
+  size_t done = 0;
+  for (; done < a.nfiles && !e; done++) e = gb_store_import(s, a.files[done], a.campaign, &c);
   if (!e)
     fprintf(stderr, "gpubench import: %zu file(s): %zu row(s) added, %zu already stored; %zu new run(s)\n", a.nfiles,
             c.rows_added, c.rows_present, c.runs_added);
+  if (!e && a.campaign && (strchr(a.campaign, ',') || a.campaign[0] == '"')) { /* the selection's delimiters */
+    gb_buf q = {0};
+    if (!gb_buf_puts(&q, "campaign=") && !gb_store_sel_quote(a.campaign, &q))
+      fprintf(stderr, "gpubench import: the campaign's name holds a selection's delimiter: select it as '%s'\n", q.data);
+    gb_buf_free(&q);
+  }
+  if (!e && c.runs_completed)
+    fprintf(stderr, "gpubench import: %zu run(s) stored unfinished are now marked finished (their files are complete)\n",
+            c.runs_completed);
   gb_store_close(s);
   gb_opt_free(&gb_import_cmd, &a);
   if (e) {
     fprintf(stderr, "gpubench import: %s\n", gb_errmsg());
+    if (done > 1) fprintf(stderr, "gpubench import: the %zu file(s) before it were imported (each is one transaction)\n",
+                          done - 1);
     return e == GB_E_INPUT || e == GB_E_USAGE ? 2 : 1;
   }
   return 0;

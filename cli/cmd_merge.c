@@ -19,7 +19,7 @@ typedef struct merge_args {
 #define A(m) GB_OPT_AT(merge_args, m)
 static const gb_opt k_opts[] = {
     {"out", 'o', "FILE", "the merged results file, written whole and atomically\n(default: - = stdout)",
-     GB_OPT_PATH, A(out), .ext = "csv"},
+     GB_OPT_PATH, A(out), .ext = "csv", .writes = GB_OPT_WRITES_FILE},
     {"campaign", 0, "ID", "merge the rows of campaign ID (the campaign column, from\nGPUBENCH_CAMPAIGN); default: the campaign of the newest row", GB_OPT_STRING,
      A(campaign)},
     {"strict", 0, NULL, "exit 1 when two files hold the same row (run, case, rep, metric)\nwith other cells",

@@ -21,7 +21,8 @@ typedef struct noise_args {
 
 #define A(m) GB_OPT_AT(noise_args, m)
 static const gb_opt k_opts[] = {
-    {"out", 'o', "FILE", "write the floors there (default: standard output)", GB_OPT_PATH, A(out), .ext = "csv"},
+    {"out", 'o', "FILE", "write the floors there (default: standard output)", GB_OPT_PATH, A(out), .ext = "csv",
+     .writes = GB_OPT_WRITES_FILE},
     {"earlier", 0, "RUN.csv|DIR", "runs of an earlier build (repeatable): all their figures\n"
      "but those of --changed count", GB_OPT_LIST, A(earlier), GB_OPT_COUNT(noise_args, nearlier), .ext = "csv"},
     {"changed", 0, "LIST", "what this build measures differently, left out of the\n"

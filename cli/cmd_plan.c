@@ -171,12 +171,14 @@ static const gb_opt k_opts[] = {
     {"explain-all", 0, NULL, "--explain=all", GB_OPT_FLAG, A(explain_all), .hidden = true},
     {"only-measured", 0, NULL, "only GPU types whose GEMM and HBM figures are measured", GB_OPT_FLAG,
      A(only_measured)},
-    {"csv", 0, "FILE", "write the full table (ranked, then rejected)", GB_OPT_PATH, A(csv), .ext = "csv"},
+    {"csv", 0, "FILE", "write the full table (ranked, then rejected)", GB_OPT_PATH, A(csv), .ext = "csv",
+     .writes = GB_OPT_WRITES_FILE},
     {"json", 0, "FILE", "write every configuration as JSON, with its time breakdown", GB_OPT_PATH, A(json),
-     .ext = "json"},
+     .ext = "json", .writes = GB_OPT_WRITES_FILE},
     {"hybrid-csv", 0, "FILE", "write the owned-versus-rented cost curve of a demand profile", GB_OPT_PATH,
-     A(hybrid_csv), .ext = "csv"},
-    {"sensitivity-csv", 0, "FILE", "write the sensitivity table", GB_OPT_PATH, A(sensitivity_csv), .ext = "csv"},
+     A(hybrid_csv), .ext = "csv", .writes = GB_OPT_WRITES_FILE},
+    {"sensitivity-csv", 0, "FILE", "write the sensitivity table", GB_OPT_PATH, A(sensitivity_csv),
+     .ext = "csv", .writes = GB_OPT_WRITES_FILE},
     {0}};
 #undef A
 
@@ -280,9 +282,10 @@ void gb_plan_args_free(gb_plan_args *a) {
 /* An output that is an input is refused before anything is written. */
 static gb_err outputs_are_inputs(const gb_plan_args *a) {
   const char *inp[GB_PLAN_MAX_MEASURED + 3] = {a->workload_file, a->specs, a->prices};
-  memcpy(inp + 3, a->measured, a->nmeasured * sizeof *inp);
+  size_t nin = 3 + (a->store ? 0 : a->nmeasured); /* with --store, --measured values are selections */
+  memcpy(inp + 3, a->measured, (nin - 3) * sizeof *inp);
   const char *outs[] = {a->csv, a->json, a->hybrid_csv, a->sensitivity_csv};
-  return gb_output_guard(outs, 4, inp, 3 + a->nmeasured, 0);
+  return gb_store_guard(a->store, false, outs, 4, inp, nin, 0);
 }
 
 /* The head of the text: the workload, the data and the measurements read. */

@@ -14,7 +14,8 @@
 
 #define A(m) GB_OPT_AT(gb_report_args, m)
 static const gb_opt k_opts[] = {
-    {"out", 0, "DIR", "output directory, created if missing (default: report)", GB_OPT_PATH, A(out_dir), .ext = "/"},
+    {"out", 0, "DIR", "output directory, created if missing (default: report)", GB_OPT_PATH, A(out_dir),
+     .ext = "/", .writes = GB_OPT_WRITES_DIR},
     {"plan", 0, "PLAN.csv", "a ranked plan written by the planner: adds its tables and plots", GB_OPT_PATH,
      A(plan_path), .ext = "csv"},
     {"plan-sensitivity", 0, "S.csv", "the plan's sensitivity table", GB_OPT_PATH, A(sensitivity_path), .ext = "csv"},
@@ -89,8 +90,10 @@ int gb_cmd_report(int argc, char **argv) {
                          .compare = a.compare};
   const char **files = a.files;
   size_t nfiles = a.nfiles;
+  static const char *const outs_report[] = {"report.md", "report.html", ".png", ".svg", ".gp", ".dat", NULL};
   gb_store_tmp from_store = {0}; /* --store: each selection as a results file */
-  if (a.store && nfiles && gb_store_export_tmp(a.store, files, nfiles, &from_store)) {
+  if ((a.store && gb_store_guard_dir(a.store, o.out_dir, outs_report, NULL, 0)) ||
+      (a.store && nfiles && gb_store_export_tmp(a.store, files, nfiles, &from_store))) {
     fprintf(stderr, "gpubench report: %s\n", gb_errmsg());
     gb_store_tmp_free(&from_store);
     gb_report_args_free(&a);
@@ -100,7 +103,6 @@ int gb_cmd_report(int argc, char **argv) {
   gb_report_summary sum;
   gb_err e;
   /* an input where the report writes its files is refused before anything is written */
-  static const char *const outs_report[] = {"report.md", "report.html", ".png", ".svg", ".gp", ".dat", NULL};
   static const char *const outs_shipped[] = {"report.md", "report.html", "plan.csv", "plan_sensitivity.csv",
                                              ".png", ".svg", ".gp", ".dat", NULL};
   /* the plan's CSVs are written only with no inputs (the shipped report);

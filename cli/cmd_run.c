@@ -35,8 +35,9 @@ static const gb_opt k_opts[] = {
     {"devices", 0, "LIST", "CUDA device ordinals, e.g. 0 or 0,1 (default: all). Single-GPU\n"
      "benchmarks run on the first; collectives use all of them", GB_OPT_STRING, A(devices)},
     {"out", 0, "FILE", "results file, appended to (default: results.csv; - = stdout)", GB_OPT_PATH, A(out),
-     .ext = "csv"},
-    {"resume", 0, "FILE", "continue FILE: skip the cases it already holds", GB_OPT_PATH, A(resume), .ext = "csv"},
+     .ext = "csv", .writes = GB_OPT_WRITES_FILE},
+    {"resume", 0, "FILE", "continue FILE: skip the cases it already holds", GB_OPT_PATH, A(resume),
+     .ext = "csv", .writes = GB_OPT_WRITES_FILE},
     {"repeat", 0, "N", "run every case N times, each repetition its own row (rep)", GB_OPT_INT, A(repeat), .min = 1,
      .max = 1000},
     {"warmup", 0, "N", "warm-up operations per case (default: per benchmark)", GB_OPT_INT, A(warmup), .min = 0,
@@ -190,7 +191,7 @@ int gb_cmd_run(int argc, char **argv) {
   } else if (out) {
     c.out_path = out;
   }
-  if (gb_output_guard(&c.out_path, 1, NULL, 0, GB_OUT_MEASURED_OK))
+  if (gb_store_guard(a.store, true, &c.out_path, 1, NULL, 0, GB_OUT_MEASURED_OK))
     return fprintf(stderr, "gpubench run: %s\n", gb_errmsg()), 2;
 
   int rc = pick_benches(&c, bench_list);

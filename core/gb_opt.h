@@ -92,6 +92,10 @@ typedef enum gb_opt_kind {
   GB_OPT_CALL,   /* no storage: .set does it (with a value when .metavar is set, else NULL) */
 } gb_opt_kind;
 
+/* .writes of GB_OPT_PATH */
+#define GB_OPT_WRITES_FILE 1
+#define GB_OPT_WRITES_DIR 2
+
 /* .bounds of GB_OPT_DOUBLE */
 #define GB_OPT_LO_OPEN 1u /* value > lo, not >= */
 #define GB_OPT_HI_OPEN 2u /* value < hi, not <= */
@@ -134,6 +138,8 @@ typedef struct gb_opt {
   gb_opt_setter set;   /* GB_OPT_CALL: stores the value; other kinds: called after storing */
   const char *group;   /* starts a new group of options in help under this heading ("Output") */
   bool hidden;         /* accepted, but not in help, man page or completion (an alias) */
+  unsigned char writes; /* GB_OPT_PATH that the command writes: GB_OPT_WRITES_FILE or _DIR (the
+                           output guard's tests walk every one: tests/check_store_harden.c) */
 } gb_opt;
 
 /* A command's operands (the arguments that are not options). */

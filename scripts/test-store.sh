@@ -3,9 +3,11 @@
 #   1. a throwaway PostgreSQL cluster (Debian's postgresql: initdb and pg_ctl
 #      in a temporary folder, listening only on a unix socket there, on a
 #      random port number; stopped and removed on exit);
-#   2. check_store against SQLite and that PostgreSQL (GB_STORE_TEST_PG):
-#      schema, migration, idempotent import, selections, verdicts equal to
-#      the CSV's, two writers at once;
+#   2. check_store and check_store_harden against SQLite and that
+#      PostgreSQL (GB_STORE_TEST_PG): schema, migration, idempotent import,
+#      selections, verdicts equal to the CSV's, two writers at once; row
+#      identity, the selection grammar, tampered stores, readers beside a
+#      held writer, re-import under another campaign;
 #   3. the commands end to end on each engine: import twice adds nothing,
 #      export --csv gives the rows back as the files hold them, compare and
 #      history print what they print from the files, report and plan read a
@@ -28,7 +30,7 @@ check() {
 scripts/need-packages.sh postgresql libpq-dev libsqlite3-dev || { echo "test-store: apt-get install failed" >&2; exit 2; }
 build=${GB_BUILD_DIR:-build}
 [ -f "$build/CMakeCache.txt" ] || cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null || exit 2
-cmake --build "$build" -j2 --target gpubench check_store >/dev/null || { echo "test-store: build failed" >&2; exit 2; }
+cmake --build "$build" -j2 --target gpubench check_store check_store_harden >/dev/null || { echo "test-store: build failed" >&2; exit 2; }
 gb=$root/$build/gpubench
 
 pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
@@ -57,6 +59,10 @@ echo "test-store: PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}') o
 
 # ---- 2. the suite on both engines ----
 check "check_store on SQLite and PostgreSQL" env GB_STORE_TEST_PG="$pg" CK_VERBOSITY=normal "$build/tests/check_store"
+# the store as hostile as a file (docs/reliability.md, round four): identity, selections, tampered
+# values and versions, readers beside a writer, re-import, on both engines
+check "check_store_harden on SQLite and PostgreSQL" \
+  env GB_STORE_TEST_PG="$pg" CK_VERBOSITY=normal "$build/tests/check_store_harden"
 
 # ---- 3. the commands on each engine ----
 fx=tests/fixtures/aa

@@ -1,6 +1,8 @@
 /* gb_store: opening a store (the URL, the engine), its schema and the
  * migrations that bring an older store up to GB_STORE_VERSION. */
 #include <ctype.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +43,19 @@ static const char *const k_step4[] = {
     "CREATE INDEX gb_rows_host_figure ON gb_rows (host, benchmark, metric, \"case\")",
     "CREATE INDEX gb_rows_run ON gb_rows (run_id, id)",
     NULL};
-static const char *const *const k_steps[GB_STORE_VERSION] = {k_step1, k_step2, k_step3, k_step4};
+/* a row's identity: rkey (gb_store_key.c, collision-free) instead of the
+ * 64-bit khash of a '|'-joined key cut at 4 KB, which made distinct rows
+ * "already stored"; khash stays, no longer unique. SQLite cannot drop a
+ * table's UNIQUE: the table is rebuilt (@rebuild5); PostgreSQL's is
+ * dropped by the name it gave it. Existing rows get their key (@rkey5). */
+static const char *const k_step5[] = {
+    "@pg:ALTER TABLE gb_rows DROP CONSTRAINT IF EXISTS gb_rows_run_id_khash_key",
+    "@pg:ALTER TABLE gb_rows ADD COLUMN rkey TEXT",
+    "@rebuild5",
+    "@rkey5",
+    "@pg:ALTER TABLE gb_rows ADD CONSTRAINT gb_rows_run_rkey UNIQUE (run_id, rkey)",
+    NULL};
+static const char *const *const k_steps[GB_STORE_VERSION] = {k_step1, k_step2, k_step3, k_step4, k_step5};
 
 gb_err gb_store_fail(const gb_store *s, const char *what, const char *detail) {
   return gb_fail(GB_E_IO, "%s: %s: %s", s->name, what, detail);
@@ -86,18 +100,22 @@ static const gb_store_drv *engine_of(const char *url, const char **target) {
   return &gb_store_sqlite;
 }
 
+const char *gb_store_sqlite_path(const char *url) {
+  const char *target;
+  return engine_of(url, &target) == &gb_store_sqlite ? target : NULL;
+}
+
 static const char *col_sql_type(gb_col_type t) {
   return t == GB_COL_INT ? "BIGINT" : t == GB_COL_REAL ? "DOUBLE PRECISION" : "TEXT";
 }
 
-/* CREATE TABLE gb_rows: a row number, the key hash, then columns 1..ncols-1
- * of the results format ("schema" is the store's own version). */
-static gb_err rows_ddl(const gb_store *s, size_t ncols, gb_buf *b) {
-  gb_err e = gb_buf_printf(b, "CREATE TABLE gb_rows (id %s, khash BIGINT NOT NULL", s->eng->id_type);
+gb_err gb_store_rows_ddl(const gb_store *s, const char *table, size_t ncols, bool rkey, gb_buf *b) {
+  gb_err e = gb_buf_printf(b, "CREATE TABLE %s (id %s, khash BIGINT NOT NULL%s", table, s->eng->id_type,
+                           rkey ? ", rkey TEXT" : "");
   for (size_t i = 1; i < ncols && !e; i++)
     e = gb_buf_printf(b, ", \"%s\" %s%s", gb_results_col_name(i), col_sql_type(gb_results_col_type(i)),
                       i == 1 ? " NOT NULL" : "");
-  return e ? e : gb_buf_puts(b, ", UNIQUE (run_id, khash))");
+  return e ? e : gb_buf_puts(b, rkey ? ", UNIQUE (run_id, rkey))" : ", UNIQUE (run_id, khash))");
 }
 
 const char *gb_sql_text(const gb_sql_val *v, char num[32]) {
@@ -111,13 +129,34 @@ const char *gb_sql_text(const gb_sql_val *v, char num[32]) {
 
 static gb_err get_int(void *ctx, const gb_sql_val *val, size_t n) {
   long *out = ctx;
-  if (n && val[0].kind == GB_SQL_INT) *out = (long)val[0].i; /* numbers arrive as numbers */
-  else if (n && val[0].kind == GB_SQL_REAL) *out = (long)val[0].d;
-  else *out = n && val[0].kind == GB_SQL_TEXT && val[0].s ? strtol(val[0].s, NULL, 10) : 0;
+  *out = n && val[0].kind == GB_SQL_INT ? (long)val[0].i : 0;
   return GB_OK;
 }
 
-/* The schema version of the store (0: an empty database). */
+/* The stored schema version, as read: nothing trusted yet. */
+typedef struct ver_read {
+  size_t rows;
+  bool whole;      /* a whole number (in v) */
+  int64_t v;
+  char text[64];   /* as stored, for the message */
+} ver_read;
+
+static gb_err get_version(void *ctx, const gb_sql_val *val, size_t n) {
+  ver_read *r = ctx;
+  char num[32];
+  const char *t = n ? gb_sql_text(&val[0], num) : NULL;
+  r->rows++;
+  snprintf(r->text, sizeof r->text, "%s", t ? t : "NULL");
+  r->whole = n && (val[0].kind == GB_SQL_INT ? (r->v = val[0].i, true)
+                   : val[0].kind == GB_SQL_TEXT && t[0] >= '0' && t[0] <= '9' && gb_parse_i64(t, &r->v));
+  return GB_OK;
+}
+
+/* The schema version of the store (0: an empty database), checked as any
+ * value read from a store is: one row, a whole number from 1 to
+ * GB_STORE_VERSION, or above it up to 1000 (a newer gpubench's, refused by
+ * the caller); anything else is a damaged store, refused, never indexed
+ * with. */
 static gb_err read_version(gb_store *s, long *v) {
   const char *sql = s->eng == &gb_store_pg
                         ? "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() "
@@ -126,19 +165,33 @@ static gb_err read_version(gb_store *s, long *v) {
   long have = 0;
   gb_err e = s->eng->query(s, -1, sql, NULL, 0, get_int, &have, NULL);
   *v = 0;
-  if (!e && have)
-    e = s->eng->query(s, -1, "SELECT value FROM gb_meta WHERE key = 'schema_version'", NULL, 0, get_int, v, NULL);
-  return e;
+  if (e || !have) return e;
+  ver_read r = {0};
+  e = s->eng->query(s, -1, "SELECT value FROM gb_meta WHERE key = 'schema_version'", NULL, 0, get_version, &r, NULL);
+  if (e) return e;
+  if (r.rows != 1 || !r.whole || r.v < 1 || r.v > 1000)
+    return gb_fail(GB_E_INPUT, "%s: the store's schema version is %s%s%s, not a whole number from 1 to %d: the store is "
+                   "damaged or not a gpubench store; it was not changed", s->name, r.rows == 1 ? "\"" : "",
+                   r.rows == 1 ? r.text : r.rows ? "given twice" : "missing", r.rows == 1 ? "\"" : "", GB_STORE_VERSION);
+  *v = (long)r.v;
+  return GB_OK;
 }
 
 static gb_err apply_step(gb_store *s, int to) {
   gb_err e = GB_OK;
   for (const char *const *q = k_steps[to - 1]; *q && !e; q++) {
+    bool pg = s->eng == &gb_store_pg;
     if (strcmp(*q, "@rows") == 0) {
       gb_buf b = {0};
-      e = rows_ddl(s, V1_COLS, &b);
+      e = gb_store_rows_ddl(s, "gb_rows", V1_COLS, false, &b);
       if (!e) e = gb_sql_exec(s, b.data);
       gb_buf_free(&b);
+    } else if (strncmp(*q, "@pg:", 4) == 0) {
+      if (pg) e = gb_sql_exec(s, *q + 4);
+    } else if (strcmp(*q, "@rebuild5") == 0) {
+      if (!pg) e = gb_store_rebuild_v5(s, V1_COLS + 2);
+    } else if (strcmp(*q, "@rkey5") == 0) {
+      e = gb_store_fill_rkey(s);
     } else {
       e = gb_sql_exec(s, *q);
     }
@@ -172,19 +225,25 @@ static gb_err migrate(gb_store *s, int target) {
   return gb_sql_exec(s, "COMMIT");
 }
 
-gb_err gb_store_open_at(const char *url, int version, gb_store **out) {
-  *out = NULL;
-  if (version < 1 || version > GB_STORE_VERSION) return gb_fail(GB_E_USAGE, "no store schema version %d", version);
+/* A connection to url: a writer's, or with readonly a reader's (the
+ * engine opens it read-only and changes nothing on it). */
+static gb_err connect_url(const char *url, bool readonly, gb_store **out) {
   gb_store *s = calloc(1, sizeof *s);
+  *out = s;
   if (!s) return gb_fail(GB_E_NOMEM, "out of memory");
   const char *target;
   s->eng = engine_of(url, &target);
+  s->readonly = readonly;
   gb_store_mask(url, s->name, sizeof s->name);
-  if (!target[0]) {
-    free(s);
-    return gb_fail(GB_E_USAGE, "an empty store name");
-  }
-  gb_err e = s->eng->connect(s, target);
+  if (!target[0]) return gb_fail(GB_E_USAGE, "an empty store name");
+  return s->eng->connect(s, target);
+}
+
+gb_err gb_store_open_at(const char *url, int version, gb_store **out) {
+  *out = NULL;
+  if (version < 1 || version > GB_STORE_VERSION) return gb_fail(GB_E_USAGE, "no store schema version %d", version);
+  gb_store *s;
+  gb_err e = connect_url(url, false, &s);
   if (!e) e = migrate(s, version);
   if (e) {
     gb_store_close(s);
@@ -196,8 +255,54 @@ gb_err gb_store_open_at(const char *url, int version, gb_store **out) {
 
 gb_err gb_store_open(const char *url, gb_store **out) { return gb_store_open_at(url, GB_STORE_VERSION, out); }
 
+/* A reader's connection in its snapshot, at the version this gpubench
+ * reads; *old: the store is older (a writer must upgrade it first). */
+static gb_err open_snapshot(const char *url, gb_store **out, bool *old) {
+  gb_store *s;
+  long v = 0;
+  gb_err e = connect_url(url, true, &s);
+  if (e) {
+    gb_store_close(s);
+    *out = NULL;
+    return e;
+  }
+  e = gb_sql_exec(s, s->eng->begin_read);
+  s->reading = !e;
+  if (!e) e = read_version(s, &v);
+  if (!e && v == 0)
+    e = gb_fail(GB_E_INPUT, "%s: not a gpubench store (it holds no schema version): import results into it first",
+                s->name);
+  if (!e && v > GB_STORE_VERSION)
+    e = gb_fail(GB_E_INPUT, "%s: the store has schema version %ld, written by a newer gpubench; this one reads "
+                "versions up to %d: use a newer gpubench", s->name, v, GB_STORE_VERSION);
+  *old = !e && v < GB_STORE_VERSION;
+  s->version = (int)v;
+  if (e || *old) {
+    gb_store_close(s);
+    s = NULL;
+  }
+  *out = s;
+  return e;
+}
+
+gb_err gb_store_open_read(const char *url, gb_store **out) {
+  bool old = false;
+  gb_err e = open_snapshot(url, out, &old);
+  if (e || !old) return e;
+  gb_store *w; /* an older store: upgraded once by a writer's connection, then read */
+  if ((e = gb_store_open(url, &w))) {
+    char msg[2048];
+    snprintf(msg, sizeof msg, "%s", gb_errmsg());
+    return gb_fail(e, "the store must be upgraded to schema version %d before it is read: %s", GB_STORE_VERSION, msg);
+  }
+  gb_store_close(w);
+  e = open_snapshot(url, out, &old);
+  return e || !old ? e : gb_fail(GB_E_INTERNAL, "the store was not upgraded");
+}
+
 void gb_store_close(gb_store *s) {
   if (!s) return;
+  if (s->h && s->reading) gb_sql_exec(s, "ROLLBACK"); /* the snapshot ends; nothing was written in it */
   if (s->h) s->eng->disconnect(s);
   free(s);
 }

@@ -14,9 +14,15 @@
  *
  * Readers take a selection, "KEY=VALUE,KEY=VALUE" (or "all"): campaign, run,
  * host, gpu_type, build (git_sha), since and until (the run's start, ISO
- * 8601, until exclusive), benchmark, case, dtype, metric, m, n, k, bytes, before=CAMPAIGN
- * (runs started before that campaign) and last=N (the N newest campaigns the
- * other keys allow). Only the selected rows leave the engine.
+ * 8601 in UTC, until exclusive), benchmark, case, dtype, metric, m, n, k,
+ * bytes, before=CAMPAIGN (runs started before that campaign) and last=N (the
+ * N newest campaigns the other keys allow). A value holding a comma or
+ * starting with a quote is written quoted, "a,b", a quote inside it twice
+ * (gb_store_sel_quote). It is parsed strictly: an empty selection or part, a
+ * key that is not one, a time that is not a real one, a number key that is
+ * not a whole number, is GB_E_USAGE naming the part; a selection that
+ * matches no row is GB_E_INPUT ("selected nothing"), in every reader. Only
+ * the selected rows leave the engine.
  *
  * Library code: returns gb_err with gb_errmsg() set, never prints. */
 #ifndef GB_STORE_H
@@ -30,7 +36,7 @@
 
 /* The schema version this gpubench writes; an older store is upgraded to it
  * when opened, a newer one refused. */
-#define GB_STORE_VERSION 4
+#define GB_STORE_VERSION 5
 
 typedef struct gb_store gb_store;
 
@@ -40,6 +46,15 @@ gb_err gb_store_open(const char *url, gb_store **out);
 
 /* Same, upgrading no further than version (tests of the migrations). */
 gb_err gb_store_open_at(const char *url, int version, gb_store **out);
+
+/* Opens the store at url for reading only: a reader's connection
+ * (SQLite: read-only, no journal mode set, a missing file is not created;
+ * a store in a folder this user cannot write is read as immutable) in one
+ * snapshot held until gb_store_close (SQLite's read transaction,
+ * PostgreSQL's REPEATABLE READ READ ONLY), so every selection read through
+ * it sees the same rows and no writer is waited for. An older store is
+ * upgraded first through a writer's connection. */
+gb_err gb_store_open_read(const char *url, gb_store **out);
 
 void gb_store_close(gb_store *s);
 
@@ -52,16 +67,39 @@ int gb_store_version(const gb_store *s);
 /* url with any password replaced by "***", into buf. */
 void gb_store_mask(const char *url, char *buf, size_t n);
 
+/* The file of the SQLite store url names; NULL for PostgreSQL. */
+const char *gb_store_sqlite_path(const char *url);
+
+/* The output-path guard of a command that takes --store url (NULL: none;
+ * core/gb_output.h gb_output_guard): outs against ins and the store's
+ * files (a SQLite file, its -wal and -shm), so that no output path
+ * replaces the database with text; with writes (import, run --store) the
+ * store's files are outputs too (never an input, never another output).
+ * Standard output that is one of the store's files is refused as well.
+ * GB_E_USAGE naming both paths. */
+gb_err gb_store_guard(const char *url, bool writes, const char *const outs[], size_t nout, const char *const ins[],
+                      size_t nin, unsigned flags);
+
+/* The same for an output directory (gb_output_check_dir: report --out,
+ * history --plot): the directory is not a file of the store, and none of
+ * ins and the store's files lies in it with a name ending in suffixes. */
+gb_err gb_store_guard_dir(const char *url, const char *dir, const char *const suffixes[], const char *const ins[],
+                          size_t nin);
+
 /* ---- writing ---- */
 
 typedef struct gb_store_counts {
   size_t rows_added, rows_present; /* rows written, and rows the store already held (skipped) */
   size_t runs_added;
+  size_t runs_completed; /* runs stored unfinished that these rows, of a finished run, marked finished */
 } gb_store_counts;
 
 /* Adds rows (of one or several runs) in one transaction: each run they
  * name is registered (campaign: its campaign, NULL: the run_id; complete:
- * whether the run finished) unless the store holds it already; each row
+ * whether the run finished) unless the store holds it already. A run held
+ * already keeps its campaign: another campaign given is GB_E_INPUT naming
+ * both, and nothing is added (NULL keeps it); with complete, a run held
+ * unfinished is marked finished (counts->runs_completed). Each row
  * is added unless the store holds a row of the same run, host, GPU, figure
  * (benchmark, case, dtype, m, n, k, bytes, gpu_count, settings, variant,
  * metric) and rep, so adding the same rows twice adds nothing. counts may
@@ -98,6 +136,11 @@ gb_err gb_store_sink_close(gb_store_sink *k, bool finished);
 
 /* ---- reading ---- */
 
+/* value as a selection's value: as it is, or quoted ("a,b", a quote
+ * inside written twice) when it is empty, holds a comma or starts with a
+ * quote; KEY= and it select exactly value. */
+gb_err gb_store_sel_quote(const char *value, gb_buf *out);
+
 /* Appends the rows of the selection sel to res as gb_results_read_lean
  * would (strings interned, ok rows' detail dropped), in the order they were
  * added; a selection that matches no row is GB_E_INPUT naming it. Each row's
@@ -111,7 +154,9 @@ typedef gb_err (*gb_store_row_fn)(void *ctx, const gb_row *r);
 gb_err gb_store_each(gb_store *s, const char *sel, gb_store_row_fn fn, void *ctx, size_t *n);
 
 /* Writes the selection to out as a results CSV (the header, then
- * gb_results_put_row of every row): a file every reader takes. */
+ * gb_results_put_row of every row): a file every reader takes. A selection
+ * that matches no row writes nothing and is GB_E_INPUT, as in
+ * gb_store_read. */
 gb_err gb_store_write_csv(gb_store *s, const char *sel, FILE *out, size_t *n);
 
 /* Opens url, reads each selection into res (appending) and closes it: what

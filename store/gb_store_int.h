@@ -18,6 +18,7 @@ typedef enum { GB_SQL_NULL, GB_SQL_TEXT, GB_SQL_INT, GB_SQL_REAL } gb_sql_kind;
 typedef struct gb_sql_val {
   gb_sql_kind kind;
   const char *s; /* GB_SQL_TEXT */
+  size_t len;    /* GB_SQL_TEXT: its bytes as stored (a NUL inside: more than strlen) */
   int64_t i;     /* GB_SQL_INT */
   double d;      /* GB_SQL_REAL */
 } gb_sql_val;
@@ -34,6 +35,7 @@ typedef struct gb_store_drv {
   const char *name;     /* "sqlite", "postgresql" */
   const char *id_type;  /* the DDL of gb_rows' row number */
   const char *begin;    /* the statement that starts a writing transaction */
+  const char *begin_read; /* the one that starts a reader's snapshot: one view of the store for all its queries */
   /* statements run once on a connection before its first write (NULL: none) */
   const char *const *write_setup;
   gb_err (*connect)(gb_store *s, const char *target);
@@ -60,6 +62,8 @@ struct gb_store {
   int version;
   bool write_ready; /* write_setup ran */
   bool copy_ready;  /* the session's table of rows to add (copy_in) exists */
+  bool readonly;    /* a reader's connection (gb_store_open_read): the engine opens it read-only */
+  bool reading;     /* in the reader's snapshot (begin_read), ended at close */
 };
 
 /* Runs sql, no parameters, no rows. */
@@ -67,6 +71,35 @@ gb_err gb_sql_exec(gb_store *s, const char *sql);
 
 /* A failure of the store: GB_E_IO "NAME: what: detail". */
 gb_err gb_store_fail(const gb_store *s, const char *what, const char *detail);
+
+/* ---- a row's identity (gb_store_key.c) ---- */
+
+/* The results columns that make a row distinct in its run, in the key's order. */
+#define GB_STORE_KEY_NCOLS 15
+extern const char *const gb_store_key_cols[GB_STORE_KEY_NCOLS];
+
+/* The key of a row whose key columns hold field[] (as the results file
+ * writes them: "" for an empty number; NULL is ""): the SHA-256, in hex, of
+ * each field as LENGTH:BYTES. */
+void gb_store_rkey(const char *const field[GB_STORE_KEY_NCOLS], char out[65]);
+
+/* The same from a row. */
+gb_err gb_store_row_rkey(const gb_row *r, char out[65]);
+
+/* Schema step 5 (gb_store.c's k_step5): SQLite's gb_rows rebuilt with
+ * rkey and UNIQUE (run_id, rkey) instead of UNIQUE (run_id, khash), its
+ * ncols results columns, ids and indexes kept; and every row's rkey filled
+ * in (both engines). */
+gb_err gb_store_rebuild_v5(gb_store *s, size_t ncols);
+gb_err gb_store_fill_rkey(gb_store *s);
+
+/* CREATE TABLE table: a row number, khash, rkey (with rkey: the row's
+ * identity, unique in its run; without: khash is) and the results columns
+ * 1..ncols-1 ("schema" is the store's own version). */
+gb_err gb_store_rows_ddl(const gb_store *s, const char *table, size_t ncols, bool rkey, gb_buf *b);
+
+/* SHA-256 of n bytes, in hex (tests check it against FIPS 180-4's examples). */
+void gb_store_sha256_hex(const void *data, size_t n, char out[65]);
 
 /* ---- selections (gb_store_sel.c) ---- */
 

@@ -11,26 +11,25 @@
 #define BATCH 100 /* rows per INSERT */
 #define NPAR_MAX 64
 
-/* The row's identity in its run: host, GPU, variant, then the figure, rep
- * and settings (gb_row_case_key with the metric), as a 64-bit hash. */
-static int64_t row_khash(const gb_row *r) {
-  char key[4096];
-  int n = snprintf(key, sizeof key, "%s|%s|%s|", r->host, r->gpu_uuid, r->variant);
-  if (n < 0 || (size_t)n >= sizeof key) n = 0;
-  gb_row_case_key(r, true, key + n, sizeof key - (size_t)n);
-  uint64_t h = 14695981039346656037ULL;
-  for (const unsigned char *q = (const unsigned char *)key; *q; q++) h = (h ^ *q) * 1099511628211ULL;
-  return (int64_t)h;
+/* The row's identity in its run (gb_store_key.c: collision-free, no
+ * length limit) into key; khash, no longer unique, is its first 64 bits. */
+static gb_err row_key(const gb_row *r, char key[65], int64_t *khash) {
+  gb_err e = gb_store_row_rkey(r, key);
+  uint64_t h = 0;
+  for (int i = 0; i < 16 && !e; i++) h = h << 4 | (uint64_t)(key[i] <= '9' ? key[i] - '0' : key[i] - 'a' + 10);
+  *khash = (int64_t)h;
+  return e;
 }
 
-/* The INSERT of n rows: khash and the results columns 1..ncols-1. */
+/* The INSERT of n rows: khash, rkey and the results columns 1..ncols-1. */
 static gb_err insert_sql(size_t n, size_t ncols, gb_buf *b) {
-  gb_err e = gb_buf_puts(b, "INSERT INTO gb_rows (khash");
+  gb_err e = gb_buf_puts(b, "INSERT INTO gb_rows (khash, rkey");
   for (size_t i = 1; i < ncols && !e; i++) e = gb_buf_printf(b, ", \"%s\"", gb_results_col_name(i));
   if (!e) e = gb_buf_puts(b, ") VALUES ");
   size_t p = 1;
   for (size_t r = 0; r < n && !e; r++) {
-    e = gb_buf_printf(b, "%s($%zu", r ? ", " : "", p++);
+    e = gb_buf_printf(b, "%s($%zu, $%zu", r ? ", " : "", p, p + 1);
+    p += 2;
     for (size_t i = 1; i < ncols && !e; i++) e = gb_buf_printf(b, ", $%zu", p++);
     if (!e) e = gb_buf_puts(b, ")");
   }
@@ -40,14 +39,19 @@ static gb_err insert_sql(size_t n, size_t ncols, gb_buf *b) {
 typedef struct batch {
   const char **param;
   char (*num)[64];
+  char (*key)[65]; /* each row's rkey */
 } batch;
 
 static gb_err insert_rows(gb_store *s, batch *bt, const gb_row *rows, size_t n, size_t *added) {
   size_t ncols = gb_results_ncols(), np = 0;
   for (size_t r = 0; r < n; r++) {
-    snprintf(bt->num[np], 64, "%lld", (long long)row_khash(&rows[r]));
+    int64_t khash;
+    gb_err e = row_key(&rows[r], bt->key[r], &khash);
+    if (e) return e;
+    snprintf(bt->num[np], 64, "%lld", (long long)khash);
     bt->param[np] = bt->num[np];
     np++;
+    bt->param[np++] = bt->key[r];
     for (size_t i = 1; i < ncols; i++, np++) {
       const char *f = gb_results_field(&rows[r], i, bt->num[np]);
       bt->param[np] = !f[0] && gb_results_col_type(i) != GB_COL_TEXT ? NULL : f;
@@ -71,9 +75,9 @@ static gb_err insert_rows(gb_store *s, batch *bt, const gb_row *rows, size_t n, 
  * INSERTs do: one statement and no parameters to parse instead of one
  * INSERT of 100 rows' 4,500 parameters after another. */
 
-/* "khash, "col", ..." of the results columns 1..ncols-1 */
+/* "khash, rkey, "col", ..." of the results columns 1..ncols-1 */
 static gb_err col_list(gb_buf *b, const char *pre) {
-  gb_err e = gb_buf_printf(b, "%skhash", pre);
+  gb_err e = gb_buf_printf(b, "%skhash, %srkey", pre, pre);
   for (size_t i = 1; i < gb_results_ncols() && !e; i++) e = gb_buf_printf(b, ", %s\"%s\"", pre, gb_results_col_name(i));
   return e;
 }
@@ -111,7 +115,10 @@ static gb_err copy_rows(gb_store *s, const gb_row *rows, size_t n, size_t *added
   gb_buf data = {0}, sql = {0};
   char num[64];
   for (size_t r = 0; r < n && !e; r++) {
-    e = gb_buf_printf(&data, "%zu\t%lld", r, (long long)row_khash(&rows[r]));
+    char key[65];
+    int64_t khash;
+    e = row_key(&rows[r], key, &khash);
+    if (!e) e = gb_buf_printf(&data, "%zu\t%lld\t%s", r, (long long)khash, key);
     for (size_t i = 1; i < ncols && !e; i++) {
       const char *f = gb_results_field(&rows[r], i, num);
       e = gb_buf_puts(&data, "\t");
@@ -138,7 +145,37 @@ static gb_err copy_rows(gb_store *s, const gb_row *rows, size_t n, size_t *added
   return e;
 }
 
-static gb_err add_run(gb_store *s, const gb_row *r, const char *campaign, bool complete, size_t *added) {
+static gb_err get_campaign(void *ctx, const gb_sql_val *val, size_t n) {
+  char num[32];
+  const char *t = n ? gb_sql_text(&val[0], num) : NULL;
+  snprintf(ctx, 256, "%s", t ? t : "");
+  return GB_OK;
+}
+
+/* A run the store holds already, added again (docs/store.md, "Importing
+ * again"): it keeps its campaign -- another one given is refused, naming
+ * both, and nothing of these rows is added; and a finished run's rows
+ * mark a run stored unfinished as finished (a killed run --store whose
+ * file was then completed with --resume and imported). */
+static gb_err run_again(gb_store *s, const gb_row *r, const char *campaign, bool complete, gb_store_counts *c) {
+  char stored[256] = "";
+  const char *id[1] = {r->run_id};
+  gb_err e = GB_OK;
+  if (campaign) e = s->eng->query(s, -1, "SELECT campaign FROM gb_runs WHERE run_id = $1", id, 1, get_campaign, stored,
+                                  NULL);
+  if (!e && campaign && strcmp(stored, campaign) != 0)
+    return gb_fail(GB_E_INPUT, "%s: run %s is stored under campaign \"%.200s\", not \"%.200s\": a run belongs to one "
+                   "campaign, so nothing of it was added (import it again without --campaign, or with that one)",
+                   s->name, r->run_id, stored, campaign);
+  size_t changed = 0;
+  if (!e && complete)
+    e = s->eng->query(s, -1, "UPDATE gb_runs SET complete = 1 WHERE run_id = $1 AND complete = 0", id, 1, NULL, NULL,
+                      &changed);
+  c->runs_completed += changed;
+  return e;
+}
+
+static gb_err add_run(gb_store *s, const gb_row *r, const char *campaign, bool complete, gb_store_counts *c) {
   const char *p[12] = {r->run_id, campaign ? campaign : r->run_id, r->host, r->gpu_type, r->gpu_name, r->gpu_uuid,
                        r->driver, r->cuda, r->git_sha, r->profile, r->timestamp, complete ? "1" : "0"};
   size_t changed = 0;
@@ -147,18 +184,19 @@ static gb_err add_run(gb_store *s, const gb_row *r, const char *campaign, bool c
                            "git_sha, profile, started, complete) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, "
                            "$11, $12) ON CONFLICT DO NOTHING",
                            p, 12, NULL, NULL, &changed);
-  *added += changed;
-  return e;
+  c->runs_added += changed;
+  return e || changed ? e : run_again(s, r, campaign, complete, c);
 }
 
 static gb_err add_in_txn(gb_store *s, const gb_row *rows, size_t n, const char *campaign, bool complete,
                          gb_store_counts *c) {
-  batch bt = {malloc(BATCH * NPAR_MAX * sizeof *bt.param), malloc(BATCH * NPAR_MAX * sizeof *bt.num)};
-  gb_err e = bt.param && bt.num ? GB_OK : gb_fail(GB_E_NOMEM, "out of memory");
-  if (!e && gb_results_ncols() >= NPAR_MAX) e = gb_fail(GB_E_INTERNAL, "more results columns than the store binds");
+  batch bt = {malloc(BATCH * NPAR_MAX * sizeof *bt.param), malloc(BATCH * NPAR_MAX * sizeof *bt.num),
+              malloc(BATCH * sizeof *bt.key)};
+  gb_err e = bt.param && bt.num && bt.key ? GB_OK : gb_fail(GB_E_NOMEM, "out of memory");
+  if (!e && gb_results_ncols() + 1 >= NPAR_MAX) e = gb_fail(GB_E_INTERNAL, "more results columns than the store binds");
   for (size_t i = 0; i < n && !e; i++) {
     bool seen = i > 0 && strcmp(rows[i].run_id, rows[i - 1].run_id) == 0;
-    if (!seen) e = add_run(s, &rows[i], campaign, complete, &c->runs_added);
+    if (!seen) e = add_run(s, &rows[i], campaign, complete, c);
   }
   size_t added = 0;
   if (s->eng->copy_in && n > 0 && !e) e = copy_rows(s, rows, n, &added);
@@ -166,6 +204,7 @@ static gb_err add_in_txn(gb_store *s, const gb_row *rows, size_t n, const char *
     e = insert_rows(s, &bt, rows + i, n - i < BATCH ? n - i : BATCH, &added);
   free(bt.param);
   free(bt.num);
+  free(bt.key);
   c->rows_added += added;
   c->rows_present += n - added;
   return e;
@@ -191,6 +230,7 @@ gb_err gb_store_add(gb_store *s, const gb_row *rows, size_t n, const char *campa
     counts->rows_added += c.rows_added;
     counts->rows_present += c.rows_present;
     counts->runs_added += c.runs_added;
+    counts->runs_completed += c.runs_completed;
   }
   return GB_OK;
 }
@@ -204,6 +244,11 @@ gb_err gb_store_import(gb_store *s, const char *path, const char *campaign, gb_s
   bool complete = access(marker, F_OK) != 0;
   e = gb_store_add(s, res.rows, res.nrows, campaign, complete, counts);
   gb_results_free(&res);
+  if (e == GB_E_INPUT) {
+    char msg[2048];
+    snprintf(msg, sizeof msg, "%s", gb_errmsg());
+    return gb_fail(e, "%s: %s", path, msg);
+  }
   return e;
 }
 
@@ -215,6 +260,7 @@ gb_err gb_store_run_mark(gb_store *s, const char *run_id, bool complete) {
 /* ---- reading ---- */
 
 typedef struct each_ctx {
+  const char *store; /* its name, for messages */
   const char *sel;
   gb_store_row_fn fn;
   void *ctx;
@@ -239,6 +285,23 @@ static void put_field(const gb_sql_val *v, size_t i, gb_col_type t, const char *
   }
 }
 
+/* A text value read back from the store, checked as the CSV reader checks
+ * a field (core/gb_csv.c): no NUL byte, valid UTF-8, at most
+ * GB_CSV_MAX_FIELD bytes. */
+static gb_err check_text(const each_ctx *ec, int64_t id, size_t col, const gb_sql_val *v) {
+  size_t bad = 0;
+  const char *what = v->len > GB_CSV_MAX_FIELD      ? "longer than the 1048576-byte limit of a field"
+                     : strlen(v->s) != v->len         ? "holds a NUL byte"
+                     : !gb_utf8_valid(v->s, v->len, &bad) ? "not valid UTF-8"
+                                                       : NULL;
+  if (!what) return GB_OK;
+  return gb_fail(GB_E_INPUT, "%s: row %lld: %s: %s: the store is damaged", ec->store, (long long)id,
+                 gb_results_col_name(col), what);
+}
+
+/* One row read back: every value checked as a results file's field is
+ * (check_text, then gb_results_parse_typed: the same bounds and messages),
+ * nothing trusted because the store held it. */
 static gb_err each_row(void *ctx, const gb_sql_val *val, size_t n) {
   each_ctx *ec = ctx;
   const char *field[NPAR_MAX];
@@ -246,14 +309,23 @@ static gb_err each_row(void *ctx, const gb_sql_val *val, size_t n) {
   char buf[NPAR_MAX][32];
   size_t ncols = gb_results_ncols();
   if (n != ncols) return gb_fail(GB_E_INTERNAL, "a store row of %zu values, not %zu", n, ncols);
+  if (val[0].kind != GB_SQL_INT) return gb_fail(GB_E_INPUT, "%s: a row whose id is not a whole number: the store is damaged", ec->store);
+  int64_t id = val[0].i;
+  gb_err e = GB_OK;
+  for (size_t i = 1; i < ncols && !e; i++)
+    if (val[i].kind == GB_SQL_TEXT) e = check_text(ec, id, i, &val[i]);
+  if (e) return e;
   field[0] = NULL;
   num[0].set = false;
   for (size_t i = 1; i < ncols; i++) put_field(&val[i], i, ec->type[i], field, num, buf[i]);
-  const char *id = val[0].kind == GB_SQL_INT ? NULL : gb_sql_text(&val[0], buf[0]);
-  long line = val[0].kind == GB_SQL_INT ? (long)val[0].i : id ? strtol(id, NULL, 10) : 0;
   gb_row r;
-  gb_err e = gb_results_parse_typed(ec->sel, line, field, num, &r);
-  if (!e) e = ec->fn(ec->ctx, &r);
+  e = gb_results_parse_typed(ec->sel, (long)id, field, num, &r);
+  if (e) {
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", gb_errmsg());
+    return gb_fail(e, "%s: a damaged row (selection:id:column): %s", ec->store, msg);
+  }
+  e = ec->fn(ec->ctx, &r);
   ec->n++;
   return e;
 }
@@ -281,7 +353,8 @@ static gb_err add_run_id(void *ctx, const gb_sql_val *val, size_t n) {
   }
   char num[32];
   const char *t = n ? gb_sql_text(&val[0], num) : NULL;
-  if (!t || !(l->id[l->n] = strdup(t))) return gb_fail(GB_E_NOMEM, "out of memory");
+  if (!t) return gb_fail(GB_E_INPUT, "a run without a run_id: the store is damaged");
+  if (!(l->id[l->n] = strdup(t))) return gb_fail(GB_E_NOMEM, "out of memory");
   l->n++;
   return GB_OK;
 }
@@ -315,7 +388,7 @@ static gb_err each(gb_store *s, const char *sel, bool in_order, gb_store_row_fn 
   gb_sel_sql q;
   gb_err e = gb_sel_parse(s->name, sel, &q);
   if (e) return e;
-  each_ctx ec = {sel, fn, ctx, 0, {0}};
+  each_ctx ec = {s->name, sel, fn, ctx, 0, {0}};
   for (size_t i = 0; i < gb_results_ncols() && i < NPAR_MAX; i++) ec.type[i] = gb_results_col_type(i);
   gb_buf sql = {0};
   if (!in_order && q.by_run) {
@@ -336,16 +409,22 @@ gb_err gb_store_each(gb_store *s, const char *sel, gb_store_row_fn fn, void *ctx
 
 static gb_err add_lean(void *ctx, const gb_row *r) { return gb_results_add_row(ctx, r, true); }
 
+/* The one answer of every reader to a selection that matches no row: bad
+ * input (exit 2), as a results file with a header and no rows is. */
+static gb_err selected_nothing(const gb_store *s, const char *sel) {
+  return gb_fail(GB_E_INPUT, "%s: selection \"%s\" selected nothing: no rows", s->name, sel);
+}
+
 gb_err gb_store_read(gb_store *s, const char *sel, gb_results *res) {
   size_t n = 0;
   gb_err e = each(s, sel, false, add_lean, res, &n);
-  if (!e && n == 0) e = gb_fail(GB_E_INPUT, "%s: selection \"%s\": no rows", s->name, sel);
-  return e;
+  return !e && n == 0 ? selected_nothing(s, sel) : e;
 }
 
 typedef struct csv_ctx {
   FILE *out;
   gb_buf b;
+  size_t n;
 } csv_ctx;
 
 static gb_err csv_flush(csv_ctx *c) {
@@ -357,22 +436,27 @@ static gb_err csv_flush(csv_ctx *c) {
 static gb_err csv_row(void *ctx, const gb_row *r) {
   csv_ctx *c = ctx;
   gb_err e = gb_results_put_row(&c->b, r);
+  c->n++;
   return !e && c->b.len > (1u << 20) ? csv_flush(c) : e;
 }
 
+/* The header waits in the buffer for the first row: a selection of no row
+ * writes nothing, not a header that reads as an empty result. */
 gb_err gb_store_write_csv(gb_store *s, const char *sel, FILE *out, size_t *n) {
-  csv_ctx c = {out, {0}};
+  csv_ctx c = {out, {0}, 0};
   gb_err e = gb_results_put_header(&c.b);
-  if (!e) e = gb_store_each(s, sel, csv_row, &c, n);
+  if (!e) e = gb_store_each(s, sel, csv_row, &c, NULL);
+  if (!e && c.n == 0) e = selected_nothing(s, sel);
   if (!e) e = csv_flush(&c);
   if (!e && fflush(out) != 0) e = gb_fail(GB_E_IO, "cannot write the CSV");
   gb_buf_free(&c.b);
+  if (n) *n = c.n;
   return e;
 }
 
 gb_err gb_store_read_url(const char *url, char *const *sels, size_t nsels, gb_results *res) {
   gb_store *s;
-  gb_err e = gb_store_open(url, &s);
+  gb_err e = gb_store_open_read(url, &s);
   for (size_t i = 0; i < nsels && !e; i++) e = gb_store_read(s, sels[i], res);
   gb_store_close(s);
   return e;

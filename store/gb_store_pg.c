@@ -47,7 +47,7 @@ static uint64_t be_bits(const char *p, int len) {
 /* Column i of the (binary) row: numbers as numbers (no printing on the
  * server, no parsing here), text as text. */
 static gb_err pg_value(gb_store *s, const PGresult *r, int row, int i, gb_sql_val *v) {
-  *v = (gb_sql_val){GB_SQL_NULL, NULL, 0, 0};
+  *v = (gb_sql_val){GB_SQL_NULL, NULL, 0, 0, 0};
   if (PQgetisnull(r, row, i)) return GB_OK;
   const char *p = PQgetvalue(r, row, i);
   int len = PQgetlength(r, row, i), want = 0;
@@ -56,6 +56,7 @@ static gb_err pg_value(gb_store *s, const PGresult *r, int row, int i, gb_sql_va
   case 18: case 19: case 25: case 1043: /* char, name, text, varchar */
     v->kind = GB_SQL_TEXT;
     v->s = p;
+    v->len = (size_t)len;
     return GB_OK;
   case 16: want = 1; break;  /* bool */
   case 21: want = 2; break;  /* int2 */
@@ -158,6 +159,7 @@ const gb_store_drv gb_store_pg = {
     .name = "postgresql",
     .id_type = "BIGSERIAL PRIMARY KEY",
     .begin = "BEGIN",
+    .begin_read = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
     .connect = pg_connect,
     .query = pg_query,
     .disconnect = pg_disconnect,

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gb_store_int.h"
 
@@ -13,7 +14,42 @@ static gb_err sq_fail(gb_store *s, const char *what) {
   return gb_store_fail(s, what, s->h ? sqlite3_errmsg(s->h) : "out of memory");
 }
 
+/* path as a file: URI opened immutable (percent-encoded). */
+static void immutable_uri(const char *path, char *buf, size_t n) {
+  size_t k = (size_t)snprintf(buf, n, "file:");
+  for (const unsigned char *p = (const unsigned char *)path; *p && k + 4 < n; p++)
+    k += (size_t)(strchr("?#%", *p) || *p < 0x21 || *p > 0x7e ? snprintf(buf + k, n - k, "%%%02X", *p)
+                                                              : snprintf(buf + k, n - k, "%c", *p));
+  snprintf(buf + k, n - k, "?immutable=1");
+}
+
+/* A reader's connection: read-only, nothing set on the file (no journal
+ * mode: that is a write), a missing file not created. A WAL store whose
+ * folder this user cannot write has no -shm to share with writers (and no
+ * writer of this user's rights): it is read as immutable. */
+static gb_err sq_connect_read(gb_store *s, const char *path) {
+  sqlite3 *db = NULL;
+  if (access(path, F_OK) != 0)
+    return gb_fail(GB_E_INPUT, "%s: no such store (a reader does not create one)", s->name);
+  int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX;
+  int rc = sqlite3_open_v2(path, &db, flags, NULL);
+  s->h = db;
+  if (rc == SQLITE_OK) rc = sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+  if ((rc & 0xff) == SQLITE_READONLY || (rc & 0xff) == SQLITE_CANTOPEN) {
+    char uri[8400];
+    immutable_uri(path, uri, sizeof uri);
+    sqlite3_close(db);
+    rc = sqlite3_open_v2(uri, &db, flags | SQLITE_OPEN_URI, NULL);
+    s->h = db;
+    if (rc == SQLITE_OK) rc = sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+  }
+  if (rc != SQLITE_OK) return sq_fail(s, "cannot open");
+  sqlite3_busy_timeout(db, 60000);
+  return GB_OK;
+}
+
 static gb_err sq_connect(gb_store *s, const char *path) {
+  if (s->readonly) return sq_connect_read(s, path);
   sqlite3 *db = NULL;
   int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
   s->h = db;
@@ -70,6 +106,7 @@ static gb_err sq_row(sqlite3_stmt *st, gb_sql_row_fn fn, void *ctx) {
       v->kind = GB_SQL_TEXT;
       v->s = (const char *)sqlite3_value_text(x);
       if (!v->s) return gb_fail(GB_E_NOMEM, "out of memory");
+      v->len = (size_t)sqlite3_value_bytes(x);
       break;
     }
   }
@@ -125,6 +162,7 @@ const gb_store_drv gb_store_sqlite = {
     .name = "sqlite",
     .id_type = "INTEGER PRIMARY KEY",
     .begin = "BEGIN IMMEDIATE",
+    .begin_read = "BEGIN", /* deferred: the snapshot is taken by the first read, a WAL reader's */
     .write_setup = k_write_setup,
     .connect = sq_connect,
     .query = sq_query,

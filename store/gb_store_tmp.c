@@ -38,7 +38,7 @@ gb_err gb_store_export_tmp(const char *url, const char *const *sels, size_t n, g
   }
   if (!(t->path = calloc(n ? n : 1, sizeof *t->path))) return gb_fail(GB_E_NOMEM, "out of memory");
   gb_store *s = NULL;
-  gb_err e = gb_store_open(url, &s);
+  gb_err e = gb_store_open_read(url, &s);
   for (size_t i = 0; i < n && !e; i++) {
     char path[4400];
     tmp_name(t->dir, i, sels[i], path, sizeof path);
