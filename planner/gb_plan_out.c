@@ -25,7 +25,8 @@ enum { SRC_ROW, SRC_TIME, SRC_OPT, SRC_SPECIAL };
 enum {
   X_RANK, X_TYPE, X_COUNT, X_NODES, X_GPN, X_PROVIDER, X_OFFERING, X_BASIS, X_FEASIBLE, X_REASON, X_EFF_UNIT,
   X_BOTTLENECK, X_PARETO, X_PURCHASE, X_DATE, X_SOURCE, X_WORKLOAD, X_PRECISION, X_WINDOW, X_BUDGET_BASIS,
-  X_RANK_BY, X_GEMM_BASIS, X_HBM_BASIS, X_COMM_BASIS, X_STALE, X_TP, X_FIG_BASIS, X_MEETS, X_WITHIN, X_PPW_UNIT
+  X_RANK_BY, X_GEMM_BASIS, X_HBM_BASIS, X_COMM_BASIS, X_STALE, X_TP, X_FIG_BASIS, X_MEETS, X_WITHIN, X_PPW_UNIT,
+  X_POWER_BASIS
 };
 
 typedef struct field {
@@ -71,7 +72,9 @@ static const field k_fields[] = {
     ROW("energy_usd", energy_usd), ROW("perf_per_watt", perf_per_watt), PLAN("perf_per_watt_unit", X_PPW_UNIT),
     ROW("efficiency_low", efficiency_low), ROW("efficiency_high", efficiency_high),
     ROW("tokens_per_s_low", tokens_per_s_low), ROW("tokens_per_s_high", tokens_per_s_high),
-    ROW("token_latency_ms_low", latency_ms_low), ROW("token_latency_ms_high", latency_ms_high)};
+    ROW("token_latency_ms_low", latency_ms_low), ROW("token_latency_ms_high", latency_ms_high),
+    /* the power behind energy_kwh and perf_per_watt: measured (energy counter) or the datasheet TDP */
+    ROW("gpu_power_w", gpu_power_w), SPEC("power_basis", X_POWER_BASIS)};
 #define NFIELDS (sizeof k_fields / sizeof k_fields[0])
 
 typedef struct value {
@@ -120,6 +123,7 @@ static value special(const gb_plan *p, const gb_plan_row *r, size_t id, char *re
   case X_MEETS: return r->has_verdict ? boolean(r->meets_deadline) : k_null;
   case X_WITHIN: return r->has_verdict ? boolean(r->within_budget) : k_null;
   case X_PPW_UNIT: return str(gb_perf_per_watt_unit(p));
+  case X_POWER_BASIS: return isfinite(r->gpu_power_w) ? str(r->power_measured ? "measured" : "datasheet") : k_null;
   default: return k_null;
   }
 }
