@@ -94,7 +94,8 @@ static void add(gb_telemetry *t, sample s, bool forced) {
     pthread_mutex_unlock(&t->lock);
     return;
   }
-  if (t->inside && t->win.ok0 && s.has_energy && s.energy_mj != t->win.last) {
+  /* a step seen after the window began (a sample the thread took before it is no step of it) */
+  if (t->inside && t->win.ok0 && s.has_energy && s.energy_mj != t->win.last && s.t_s >= t->win.t0) {
     t->win.updates++;
     t->win.last = s.energy_mj;
   }
