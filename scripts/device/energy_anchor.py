@@ -132,9 +132,15 @@ def main(out):
           % (idle.get("interval_ms_median", "?"), idle.get("interval_ms_p10", "?"), idle.get("interval_ms_p90", "?"),
              idle.get("steps", "?"), idle.get("seconds", "?")))
     print("counter step interval, in the window    " + quantiles(intervals_ms(steps, w0, w1)))
+    if r.get("energy_note"):
+        print("gpubench energy_note (sustained row)    " + r["energy_note"])
     for b in burst:
         print("burst window row: energy_j '%s', power figure %s; energy_note: %s"
               % (b.get("energy_j", ""), "absent" if not b.get("energy_j") else "PRESENT", b.get("energy_note", "")))
+    ratio_ok = 0.95 <= gb_w / smi_mean <= 1.05
+    burst_ok = bool(burst) and all(not b.get("energy_j") for b in burst)
+    print("done when: gpubench within 5%% of nvidia-smi: %s; burst rows without a power figure: %s"
+          % ("yes" if ratio_ok else "NO", "yes" if burst_ok else "NO"))
     return 0
 
 

@@ -27,7 +27,8 @@ for f in gpubench energy_probe; do
   fi
 done
 "$bin/gpubench" info >"$out/info.txt" 2>&1 || { cat "$out/info.txt" >&2; exit 3; }
-: >"$out/windows.log" >"$out/counter.tsv"
+: >"$out/windows.log"
+: >"$out/counter.tsv"
 # the counter at rest
 "$bin/energy_probe" --seconds 2 >"$out/probe-idle.txt" 2>&1
 # the meters of the field, in the background for the whole GEMM run
@@ -49,9 +50,15 @@ wait "$probe" "$smi" 2>/dev/null
 # the burst window (the default): no power figure below the counter's steps
 "$bin/gpubench" run "${opts[@]}" --out "$out/burst.csv" >"$out/burst.log" 2>&1
 rc_burst=$?
+status=0
 if [ "$rc_sustained" != 0 ] || [ "$rc_burst" != 0 ]; then
-  echo "energy_anchor.sh: gpubench run failed (sustained $rc_sustained, burst $rc_burst):" >&2
+  echo "energy_anchor.sh: gpubench run exited $rc_sustained (sustained), $rc_burst (burst):" >&2
   tail -n 20 "$out/sustained.log" "$out/burst.log" >&2
-  exit 1
+  status=1
 fi
-python3 "$(dirname "$0")/energy_anchor.py" "$out" | tee "$out/energy-anchor.txt"
+if [ -s "$out/sustained.csv" ] && [ -s "$out/burst.csv" ]; then
+  python3 "$(dirname "$0")/energy_anchor.py" "$out" | tee "$out/energy-anchor.txt"
+else
+  status=1
+fi
+exit "$status"
