@@ -224,7 +224,8 @@ int gb_rep_per_watt(const gb_rep *r, const gb_rep_point *p, char *buf, size_t n)
   }
   const char *why = p->row->energy_note[0] ? p->row->energy_note
                                            : "its rows have no energy reading (measured before gpubench read the "
-                                             "energy counter; their power_w is a 1-s average, telemetry only)";
+                                             "energy counter, or without NVML; their power_w is a 1-s average, "
+                                             "telemetry only)";
   snprintf(buf, n, "no per-W figure: %s; measure one over a window of 2 s or more (%s; docs/perf-notes.md, Energy "
            "and power)", why,
            strcmp(p->row->benchmark, "gemm") == 0 ? "--opt gemm.window=sustained with --iters" : "--iters");
