@@ -142,6 +142,14 @@ static void fill_identity(run_state *st, gb_row *r, int rep, const gb_telemetry_
     if (isnan(r->mem_clock_mhz)) r->mem_clock_mhz = tel->mem_clock_mhz;
     if (isnan(r->temp_c)) r->temp_c = tel->temp_c;
     if (isnan(r->power_w)) r->power_w = tel->power_w;
+    if (isnan(r->power_instant_w)) r->power_instant_w = tel->power_instant_w;
+    if (isnan(r->energy_j) && r->status != GB_STATUS_ERROR && r->gpu_count > 1) {
+      r->energy_note = "the energy counter is read on the campaign's first GPU only: a row of several GPUs gets none";
+    } else if (isnan(r->energy_j) && r->status != GB_STATUS_ERROR) { /* the window's energy (gb_energy_judge) */
+      r->energy_j = tel->energy_j;
+      r->energy_s = tel->energy_s;
+      r->energy_note = tel->energy_note;
+    }
     if (tel->throttled && r->status == GB_STATUS_OK) r->status = GB_STATUS_THROTTLED;
   }
 }

@@ -19,6 +19,8 @@ static struct {
   nvml_ret (*max_clock)(nvml_dev, int, unsigned *);
   nvml_ret (*temp)(nvml_dev, int, unsigned *);
   nvml_ret (*power)(nvml_dev, unsigned *);
+  nvml_ret (*energy)(nvml_dev, unsigned long long *); /* Volta and newer */
+  nvml_ret (*fields)(nvml_dev, int, void *);         /* nvmlFieldValue_t[] */
   nvml_ret (*power_limit)(nvml_dev, unsigned *);
   nvml_ret (*reasons)(nvml_dev, unsigned long long *);
   nvml_ret (*pcie_gen)(nvml_dev, unsigned *);
@@ -63,6 +65,8 @@ static void load(void) {
   g.max_clock = (nvml_ret(*)(nvml_dev, int, unsigned *))sym("nvmlDeviceGetMaxClockInfo", NULL);
   g.temp = (nvml_ret(*)(nvml_dev, int, unsigned *))sym("nvmlDeviceGetTemperature", NULL);
   g.power = (nvml_ret(*)(nvml_dev, unsigned *))sym("nvmlDeviceGetPowerUsage", NULL);
+  g.energy = (nvml_ret(*)(nvml_dev, unsigned long long *))sym("nvmlDeviceGetTotalEnergyConsumption", NULL);
+  g.fields = (nvml_ret(*)(nvml_dev, int, void *))sym("nvmlDeviceGetFieldValues", NULL);
   g.power_limit = (nvml_ret(*)(nvml_dev, unsigned *))sym("nvmlDeviceGetEnforcedPowerLimit", NULL);
   g.reasons = (nvml_ret(*)(nvml_dev, unsigned long long *))sym("nvmlDeviceGetCurrentClocksEventReasons",
                                                               "nvmlDeviceGetCurrentClocksThrottleReasons");
@@ -121,6 +125,50 @@ bool gb_nvml_temp_c(gb_nvml_dev *d, unsigned *c) { return CALL(temp, 0, c); }
 bool gb_nvml_power_w(gb_nvml_dev *d, double *w) {
   unsigned mw;
   if (!CALL(power, &mw)) return false;
+  *w = mw / 1000.0;
+  return true;
+}
+
+bool gb_nvml_energy_mj(gb_nvml_dev *d, unsigned long long *mj) { return CALL(energy, mj); }
+
+/* nvmlFieldValue_t: the layout every nvml.h since R450 declares */
+typedef struct nvml_field {
+  unsigned field_id, scope_id;
+  long long timestamp_us, latency_us;
+  int value_type, ret;
+  union {
+    double d;
+    unsigned ui;
+    unsigned long ul;
+    unsigned long long ull;
+    long long sll;
+    int si;
+    unsigned short us;
+  } value;
+} nvml_field;
+
+enum { NVML_FI_DEV_POWER_INSTANT = 186 };
+
+/* A field value as a double (NVML's nvmlValueType_t codes 0..6). */
+static bool field_number(const nvml_field *f, double *v) {
+  switch (f->value_type) {
+  case 0: *v = f->value.d; return true;
+  case 1: *v = f->value.ui; return true;
+  case 2: *v = (double)f->value.ul; return true;
+  case 3: *v = (double)f->value.ull; return true;
+  case 4: *v = (double)f->value.sll; return true;
+  case 5: *v = f->value.si; return true;
+  case 6: *v = f->value.us; return true;
+  default: return false;
+  }
+}
+
+bool gb_nvml_power_instant_w(gb_nvml_dev *d, double *w) {
+  nvml_field f;
+  memset(&f, 0, sizeof f);
+  f.field_id = NVML_FI_DEV_POWER_INSTANT;
+  double mw;
+  if (!CALL(fields, 1, &f) || f.ret != 0 || !field_number(&f, &mw)) return false;
   *w = mw / 1000.0;
   return true;
 }

@@ -37,7 +37,18 @@ bool gb_nvml_clock_mem_mhz(gb_nvml_dev *d, unsigned *mhz);
 bool gb_nvml_max_clock_sm_mhz(gb_nvml_dev *d, unsigned *mhz);
 bool gb_nvml_max_clock_mem_mhz(gb_nvml_dev *d, unsigned *mhz);
 bool gb_nvml_temp_c(gb_nvml_dev *d, unsigned *c);
+/* The driver's power reading (nvmlDeviceGetPowerUsage). On Ampere (except
+ * GA100) and newer it is an average over about one second: telemetry only,
+ * never the power of a window shorter than seconds. */
 bool gb_nvml_power_w(gb_nvml_dev *d, double *w);
+/* The board's total energy since the driver loaded, mJ
+ * (nvmlDeviceGetTotalEnergyConsumption, Volta and newer); false where the
+ * driver or the GPU lacks it. Energy over a window is the difference of two
+ * reads; how often the counter moves: tools/energy (docs/perf-notes.md). */
+bool gb_nvml_energy_mj(gb_nvml_dev *d, unsigned long long *mj);
+/* The instantaneous board power (field NVML_FI_DEV_POWER_INSTANT through
+ * nvmlDeviceGetFieldValues), W; false where the driver lacks the field. */
+bool gb_nvml_power_instant_w(gb_nvml_dev *d, double *w);
 bool gb_nvml_power_limit_w(gb_nvml_dev *d, double *w);
 bool gb_nvml_clock_reasons(gb_nvml_dev *d, unsigned long long *reasons);
 bool gb_nvml_pcie(gb_nvml_dev *d, unsigned *gen, unsigned *width);

@@ -35,13 +35,14 @@ gb_row gb_row_empty(void) {
   r.run_id = r.timestamp = r.host = r.gpu_type = r.gpu_name = r.driver = r.cuda = "";
   r.benchmark = r.case_name = r.dtype = r.metric = r.unit = r.detail = r.variant = r.git_sha = "";
   r.cublaslt = r.nvrtc = r.nccl = r.settings = r.regime = "";
-  r.profile = r.gpu_uuid = r.campaign = "";
+  r.profile = r.gpu_uuid = r.campaign = r.energy_note = "";
   r.file = "";
   r.gpu_count = 1;
   r.m = r.n = r.k = r.bytes = r.l2_bytes = r.groups = GB_NA;
   r.samples = GB_NA;
   r.value = r.min = r.max = r.stddev = NAN;
   r.sm_clock_mhz = r.mem_clock_mhz = r.temp_c = r.power_w = r.peak = NAN;
+  r.energy_j = r.energy_s = r.power_instant_w = NAN;
   r.rep = r.headline = -1;
   r.status = GB_STATUS_OK;
   return r;
@@ -123,6 +124,10 @@ static const col_def k_cols[] = {
     {"gpu_uuid", COL_STR, false, F(gpu_uuid)},
     {"groups", COL_INT, false, F(groups)},
     {"campaign", COL_STR, false, F(campaign)},
+    {"energy_j", COL_DBL, false, F(energy_j)},
+    {"energy_s", COL_DBL, false, F(energy_s)},
+    {"energy_note", COL_STR, false, F(energy_note)},
+    {"power_instant_w", COL_DBL, false, F(power_instant_w)},
 };
 #undef F
 #define NCOLS (sizeof k_cols / sizeof k_cols[0])

@@ -60,6 +60,13 @@ typedef struct gb_row {
                          * noise floor tells one card's run-to-run noise from card-to-card offsets */
   int64_t groups;       /* gemm: the products of one grouped GEMM (the experts; GB_NA: not grouped) */
   const char *campaign; /* the fleet campaign the row belongs to (GPUBENCH_CAMPAIGN; "" where none) */
+  /* energy over the row's timed window(s) from the board's energy counter (core/gb_energy.h):
+   * power = energy_j / energy_s (gb_row_energy_power_w). NaN where none: energy_note says why
+   * ("" in older files and where nothing was timed). power_w above is the driver's 1-s
+   * average: telemetry, never a window's power. */
+  double energy_j, energy_s;
+  const char *energy_note;
+  double power_instant_w; /* median instantaneous board power in the window (NaN: not read) */
   /* where a read row came from (not written) */
   const char *file;
   long line;

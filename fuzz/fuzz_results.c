@@ -58,6 +58,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_ASSERT(same_double(x->value, y->value) && same_double(x->min, y->min) && same_double(x->max, y->max));
     FUZZ_ASSERT(same_double(x->stddev, y->stddev) && same_double(x->temp_c, y->temp_c));
     FUZZ_ASSERT(same_double(x->power_w, y->power_w) && same_double(x->peak, y->peak));
+    /* the energy columns */
+    FUZZ_ASSERT(same_double(x->energy_j, y->energy_j) && same_double(x->energy_s, y->energy_s));
+    FUZZ_ASSERT(same_double(x->power_instant_w, y->power_instant_w) && strcmp(x->energy_note, y->energy_note) == 0);
     FUZZ_ASSERT(strcmp(x->run_id, y->run_id) == 0 && strcmp(x->detail, y->detail) == 0);
     FUZZ_ASSERT(strcmp(x->gpu_type, y->gpu_type) == 0 && strcmp(x->variant, y->variant) == 0);
     /* the typed columns; a headline column the input lacks (-1) is written empty and reads as 0 */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gb_desc.h"
+#include "gb_energy.h"
 #include "gb_model.h"
 #include "gb_stats.h"
 
@@ -113,6 +114,49 @@ static double gemm_measured(const gb_results *m, const char *type, const char *p
   n = merge_points(buf, n, scratch, used);
   return interp_pts(buf, n, log(gemm_size), throttled);
 }
+
+/* Whether a settings string holds only window-length items (iters=N,
+ * warmup=N): a row measured so is the card's figure over a longer window. */
+static bool settings_only_length(const char *s) {
+  while (*s) {
+    if (strncmp(s, "iters=", 6) != 0 && strncmp(s, "warmup=", 7) != 0) return false;
+    const char *comma = strchr(s, ',');
+    if (!comma) break;
+    s = comma + 1;
+  }
+  return true;
+}
+
+/* The board power from the energy counter at the precision (see
+ * gb_perf_power_w): NaN when no row has it. */
+static double power_measured(const gb_results *m, const gb_perf_type *t, const char *prec, double *scratch,
+                             gb_perf *out) {
+  double largest = 0;
+  size_t n = 0, implausible = 0;
+  char why[256];
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t i = 0; i < m->nrows; i++) {
+      const gb_row *r = &m->rows[i];
+      double w = gb_row_energy_power_w(r);
+      if (!(r->status == GB_STATUS_OK || r->status == GB_STATUS_THROTTLED) || strcmp(r->benchmark, "gemm") ||
+          strcmp(r->gpu_type, t->spec->gpu_type) || strcmp(r->dtype, prec) || gb_perf_is_grouped(r) || isnan(w) ||
+          !(gemm_rate_metric(r, false) || gemm_rate_metric(r, true)) || !settings_only_length(r->settings) ||
+          r->m == GB_NA || r->n == GB_NA || r->k == GB_NA)
+        continue;
+      if (!gb_energy_plausible(r->value / w, t->peak_tflops, t->spec->tdp_w, r->unit, why, sizeof why)) {
+        if (pass == 0 && implausible++ == 0)
+          gb_buf_printf(&out->notes, "%s: a %s GEMM row's power is left out: %s (%s:%ld)\n", t->spec->gpu_type, prec,
+                        why, r->file, r->line);
+        continue;
+      }
+      double size = (double)r->m * (double)r->n * (double)r->k;
+      if (pass == 0 && size > largest) largest = size;
+      if (pass == 1 && size == largest) scratch[n++] = w;
+    }
+  return n ? gb_median(scratch, n) : NAN;
+}
+
+double gb_perf_power_w(const gb_perf_type *t) { return t->power_measured ? t->power_w : t->spec->tdp_w; }
 
 /* HBM plateau: triad, else copy, else any case; at the largest size, the
  * median of its ok rows, else of its throttled rows (*throttled). NaN if
@@ -392,6 +436,8 @@ static gb_err measure_type(const gb_results *m, const char *precision, double ge
     out->gemm_ratio_types++;
   }
   if (!t->gemm_measured) note_gemm_projected(m, s, precision, sustained, out);
+  t->power_w = power_measured(m, t, precision, scratch, out);
+  t->power_measured = isfinite(t->power_w);
   t->hbm_gbps = hbm_measured(m, s->gpu_type, scratch, &out->measured_rows_used, &t->hbm_throttled);
   t->hbm_measured = !isnan(t->hbm_gbps);
   if (t->hbm_throttled)

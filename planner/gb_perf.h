@@ -86,6 +86,10 @@ typedef struct gb_perf_type {
   /* basis and band (relative half-width: the figure may be x(1-band) to
    * x(1+band)) of each figure */
   gb_basis gemm_basis, hbm_basis, comm_basis;
+  /* board power from the energy counter while its GEMMs of the precision ran
+   * (gb_perf_power_w; NaN: none measured, the planner then charges the TDP) */
+  double power_w;
+  bool power_measured;
   double gemm_band, hbm_band, comm_band;
   double gemm_base_tflops; /* the BF16 GEMM rate (FP8 workloads: the non-GEMM share runs at it); = gemm_tflops otherwise */
   double nic_node_gbps;    /* cross-node line rate of a node, GB/s (NICs x Gb/s / 8; NaN: none given) */
@@ -126,6 +130,15 @@ gb_err gb_perf_build(const gb_specs *specs, const gb_results *measured, const ch
                      bool sustained, gb_perf *out);
 
 const gb_perf_type *gb_perf_find(const gb_perf *p, const char *gpu_type);
+
+/* The board power the planner's energy and per-watt figures charge one GPU
+ * of t: measured when t->power_measured -- the median energy-counter power
+ * (energy_j / energy_s) of its GEMM rows of the precision at their largest
+ * shape, either window, under the default settings or only longer ones
+ * (iters, warmup), rows whose per-W figure is over the datasheet bound
+ * (gb_energy_plausible) left out with a note -- else the datasheet TDP. The
+ * rows' 1-s average power_w is never used. */
+double gb_perf_power_w(const gb_perf_type *t);
 
 /* The basis of one figure as printed and written: "measured",
  * "measured-throttled" or "projected". */

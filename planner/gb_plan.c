@@ -138,10 +138,14 @@ static bool type_priced(const gb_prices *prices, const char *type) {
 
 /* The job's energy at the ranked end, its cost at --electricity (owned or
  * not: a rental's rate includes it), and the work done per watt of GPU and
- * host power. */
+ * host power; the GPU's power measured by the energy counter where a long
+ * enough window was measured, else its TDP (gb_perf_power_w), and said
+ * which. */
 static void plan_energy(const gb_workload *w, const gb_plan_opts *op, double work, gb_plan_row *r) {
   double gpus = (double)r->nodes * r->gpus_per_node;
-  double watts = r->perf->spec->tdp_w * (1 + op->host_power_fraction); /* one GPU and its host share */
+  r->gpu_power_w = gb_perf_power_w(r->perf);
+  r->power_measured = r->perf->power_measured;
+  double watts = r->gpu_power_w * (1 + op->host_power_fraction); /* one GPU and its host share */
   r->energy_kwh = gpus * watts / 1000 * op->pue * r->rank_hours;
   r->energy_usd = r->energy_kwh * op->electricity_usd_per_kwh * op->price_scale;
   if (w->kind == GB_WL_INFERENCE) r->perf_per_watt = r->time.tokens_per_s_per_gpu / watts;
@@ -175,6 +179,8 @@ static void plan_row(const gb_workload *w, const gb_perf *perf, const gb_prices 
   r->capex_usd = r->amortized_usd = r->cash_usd = r->breakeven_hours = NAN;
   r->cost_low = r->cost_high = r->rank_cost = r->rank_hours = NAN;
   r->energy_kwh = r->energy_usd = r->perf_per_watt = r->efficiency_low = r->efficiency_high = NAN;
+  r->gpu_power_w = NAN;
+  r->power_measured = false;
   r->tokens_per_s_low = r->tokens_per_s_high = r->latency_ms_low = r->latency_ms_high = NAN;
   gb_plan_price_age(op, r);
   gb_plan_time *tm = &r->time;

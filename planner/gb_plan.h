@@ -165,8 +165,10 @@ typedef struct gb_plan_row {
   /* verdicts, computed once from the ranked figures (rank_hours, rank_cost);
    * has_verdict: the row was timed and priced, so they mean something */
   bool has_verdict, meets_deadline, within_budget;
-  double energy_kwh, energy_usd; /* the job at the ranked end: GPUs x TDP x (1 + host) x PUE x hours; x --electricity */
+  double energy_kwh, energy_usd; /* the job at the ranked end: GPUs x power x (1 + host) x PUE x hours; x --electricity */
   double perf_per_watt;          /* training, generic: model GFLOP/s per W of GPU + host; inference: tokens/s per W */
+  double gpu_power_w;            /* the power charged per GPU (gb_perf_power_w): measured, or the datasheet TDP */
+  bool power_measured;           /* gpu_power_w is measured (energy counter), not the TDP */
   double tokens_per_s_low, tokens_per_s_high; /* inference: capacity per GPU at the ends of the band */
   double latency_ms_low, latency_ms_high;     /* inference: decode step at the ends of the band */
   double efficiency_low, efficiency_high;     /* work per dollar at the ends of the band */

@@ -26,7 +26,7 @@ enum {
   X_RANK, X_TYPE, X_COUNT, X_NODES, X_GPN, X_PROVIDER, X_OFFERING, X_BASIS, X_FEASIBLE, X_REASON, X_EFF_UNIT,
   X_BOTTLENECK, X_PARETO, X_PURCHASE, X_DATE, X_SOURCE, X_WORKLOAD, X_PRECISION, X_WINDOW, X_BUDGET_BASIS,
   X_RANK_BY, X_GEMM_BASIS, X_HBM_BASIS, X_COMM_BASIS, X_STALE, X_TP, X_FIG_BASIS, X_MEETS, X_WITHIN, X_PPW_UNIT,
-  X_CONF, X_PRICE_LINE
+  X_CONF, X_PRICE_LINE, X_POWER_BASIS
 };
 
 typedef struct field {
@@ -76,7 +76,9 @@ static const field k_fields[] = {
     /* the price row behind the configuration: its age, how far that widened the cost band, where it is */
     ROW("price_age_days", price_age_days), ROW("price_band_widening", price_widening),
     SPEC("price_confidence", X_CONF), SPEC("price_line", X_PRICE_LINE), OPT("price_age_rate", price_age_rate),
-    OPT("max_price_age_days", max_price_age_days)};
+    OPT("max_price_age_days", max_price_age_days),
+    /* the power behind energy_kwh and perf_per_watt: measured (energy counter) or the datasheet TDP */
+    ROW("gpu_power_w", gpu_power_w), SPEC("power_basis", X_POWER_BASIS)};
 #define NFIELDS (sizeof k_fields / sizeof k_fields[0])
 
 typedef struct value {
@@ -127,6 +129,7 @@ static value special(const gb_plan *p, const gb_plan_row *r, size_t id, char *re
   case X_PPW_UNIT: return str(gb_perf_per_watt_unit(p));
   case X_CONF: return pr ? str(pr->confidence) : k_null;
   case X_PRICE_LINE: return pr ? num((double)pr->line) : k_null;
+  case X_POWER_BASIS: return isfinite(r->gpu_power_w) ? str(r->power_measured ? "measured" : "datasheet") : k_null;
   default: return k_null;
   }
 }

@@ -86,8 +86,9 @@ static const char *serve_note(const gb_plan *p, const gb_plan_row *r) {
   char kwh[24], usd[24];
   fmt_cost(kwh, sizeof kwh, r->energy_kwh);
   fmt_cost(usd, sizeof usd, r->energy_usd);
-  int n = snprintf(buf, sizeof buf, "\n                energy %s kWh a job (%s USD at %.2f USD/kWh), %.3g %s", kwh, usd,
-                   p->opts.electricity_usd_per_kwh, r->perf_per_watt, gb_perf_per_watt_unit(p));
+  int n = snprintf(buf, sizeof buf, "\n                energy %s kWh a job (%s USD at %.2f USD/kWh), %.3g %s (%s %.0f W a GPU)",
+                   kwh, usd, p->opts.electricity_usd_per_kwh, r->perf_per_watt, gb_perf_per_watt_unit(p),
+                   r->power_measured ? "measured power" : "datasheet TDP", r->gpu_power_w);
   if (n > 0 && (size_t)n < sizeof buf && isfinite(r->time.token_latency_ms))
     snprintf(buf + n, sizeof buf - (size_t)n,
              "\n                %.0f (%.0f-%.0f) output tokens/s per GPU (TP %d, batch %.0f), %.1f (%.1f-%.1f) ms per "

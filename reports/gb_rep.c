@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gb_desc.h"
+#include "gb_energy.h"
 #include "gb_num.h"
 
 /* ---- small helpers ---- */
@@ -170,6 +171,65 @@ double gb_rep_peak(const gb_rep *r, size_t s, const char *bench, const char *pre
   if (strcmp(precision, "hbm") == 0) return spec->mem_bw_gbps;
   const char *key = spec_dtype(precision);
   return key ? gb_spec_peak(spec, key) : NAN;
+}
+
+/* ---- per-W figures: energy-counter power only ---- */
+
+/* The datasheet bound of point p's per-W figure: false with why when over. */
+static bool power_plausible(const gb_rep *r, const gb_rep_point *p, char *why, size_t n) {
+  const gb_gpu_spec *spec = r->src[p->src].spec;
+  double peak = gb_rep_peak(r, p->src, p->row->benchmark, p->row->case_name);
+  if (!isfinite(peak) && gb_rep_membw_hbm(r, p)) peak = gb_rep_peak(r, p->src, p->row->benchmark, "hbm");
+  return gb_energy_plausible(p->value / p->power_w, peak, spec ? spec->tdp_w : NAN, p->row->unit, why, n);
+}
+
+void gb_rep_judge_power(gb_rep *r) {
+  char why[256];
+  for (size_t i = 0; i < r->npts; i++) {
+    gb_rep_point *p = &r->pts[i];
+    p->power_implausible = isfinite(p->power_w) && p->power_w > 0 && !power_plausible(r, p, why, sizeof why);
+  }
+}
+
+const gb_rep_point *gb_rep_power_point(const gb_rep *r, const gb_rep_point *p) {
+  if (isfinite(p->power_w) && p->power_w > 0) return p;
+  const gb_rep_point *best = NULL;
+  size_t type = r->src[p->src].type;
+  for (size_t i = 0; i < r->npts; i++) {
+    const gb_rep_point *q = &r->pts[i];
+    if (!(isfinite(q->power_w) && q->power_w > 0) || r->src[q->src].type != type ||
+        strcmp(q->row->benchmark, p->row->benchmark) || strcmp(q->row->case_name, p->row->case_name) ||
+        strcmp(q->row->dtype, p->row->dtype) || strcmp(q->row->unit, p->row->unit))
+      continue;
+    if (!best || q->value > best->value) best = q;
+  }
+  return best;
+}
+
+int gb_rep_per_watt(const gb_rep *r, const gb_rep_point *p, char *buf, size_t n) {
+  const gb_rep_point *q = gb_rep_power_point(r, p);
+  if (q && q->power_implausible) {
+    char why[256];
+    power_plausible(r, q, why, sizeof why);
+    snprintf(buf, n, "per-W figure invalid: %s (docs/perf-notes.md, Energy and power)", why);
+    return -1;
+  }
+  if (q) {
+    char pw[32], w[32], s[32];
+    gb_rep_fmt(pw, sizeof pw, q->value / q->power_w);
+    gb_rep_fmt(w, sizeof w, q->power_w);
+    gb_rep_fmt(s, sizeof s, q->row->energy_s);
+    snprintf(buf, n, "%s %s per W at %s W (energy counter over %s s, %s)", pw, q->row->unit, w, s, q->row->metric);
+    return 1;
+  }
+  const char *why = p->row->energy_note[0] ? p->row->energy_note
+                                           : "its rows have no energy reading (measured before gpubench read the "
+                                             "energy counter, or without NVML; their power_w is a 1-s average, "
+                                             "telemetry only)";
+  snprintf(buf, n, "no per-W figure: %s; measure one over a window of 2 s or more (%s; docs/perf-notes.md, Energy "
+           "and power)", why,
+           strcmp(p->row->benchmark, "gemm") == 0 ? "--opt gemm.window=sustained with --iters" : "--iters");
+  return 0;
 }
 
 /* ---- plots into the document ---- */

@@ -62,7 +62,11 @@ typedef struct gb_rep_point {
   size_t reps;
   double lo, hi;   /* the spread: lowest and highest repetition (one repetition: the row's min and max
                     * over its samples where recorded, else the value) */
-  double power_w;  /* median board power over the repetitions (NaN: not recorded) */
+  double power_w;  /* median board power over the repetitions from the energy counter, each row's
+                    * energy_j / energy_s (gb_row_energy_power_w); NaN: none, row->energy_note says why
+                    * ("" in files from before the energy columns). The rows' power_w, a 1-s average,
+                    * is telemetry and never taken here */
+  bool power_implausible; /* value / power_w is over the datasheet bound (gb_energy_plausible): no per-W */
   bool headline; /* its row holds its benchmark's headline figure (gb_desc_is_headline); worked out
                   * only for benchmarks whose headline-table rows ask for it (headline_rows) */
 } gb_rep_point;
@@ -147,6 +151,22 @@ int gb_rep_cmp_precision(const void *a, const void *b);
  * "fp8e4m3_fastaccum") or "hbm" (GB/s), from the rows' peak column
  * (largest) or else the datasheet (data/gpu_specs.csv); NaN when unknown. */
 double gb_rep_peak(const gb_rep *r, size_t s, const char *bench, const char *precision);
+
+/* Marks each point whose per-W figure is over its datasheet bound
+ * (gb_energy_plausible: the peak of gb_rep_peak over the type's TDP, with
+ * GB_ENERGY_PLAUSIBLE_MARGIN): its power_implausible. After the points. */
+void gb_rep_judge_power(gb_rep *r);
+
+/* The point that gives p's per-W figure: p when it has energy-counter
+ * power, else the best-valued point of p's GPU type, benchmark, case and
+ * dtype that has (a GEMM burst figure's sustained window); NULL: none. */
+const gb_rep_point *gb_rep_power_point(const gb_rep *r, const gb_rep_point *p);
+
+/* p's per-W phrase (the figure comes from gb_rep_power_point, its value over
+ * its power): "1.19 TFLOP/s per W at 683 W (energy counter over 2.5 s,
+ * tflops_sustained)", returning 1; or why there is none and how to measure
+ * it, returning 0; or why the figure is invalid, returning -1. */
+int gb_rep_per_watt(const gb_rep *r, const gb_rep_point *p, char *buf, size_t n);
 
 /* True when point p is an HBM figure of membw (GB/s): a membw headline
  * row, by its headline column or, in files without one, gb_desc's HBM rule

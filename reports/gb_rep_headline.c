@@ -60,6 +60,21 @@ const gb_rep_point *gb_rep_headline_best(const gb_rep *r, const gb_rep_headline 
   return best;
 }
 
+/* Appends a cell's per-W figure: from the energy counter (gb_rep_per_watt),
+ * "; 1.19 TFLOP/s per W", or "; per W invalid" over the datasheet bound;
+ * nothing without one. */
+static void per_watt_cell(const gb_rep *r, const gb_rep_point *best, char *buf, size_t n) {
+  char phrase[512], pw[32];
+  int got = gb_rep_per_watt(r, best, phrase, sizeof phrase);
+  size_t l = strlen(buf);
+  if (got < 0 && l < n) snprintf(buf + l, n - l, "; per W invalid");
+  if (got > 0 && l < n) {
+    const gb_rep_point *q = gb_rep_power_point(r, best);
+    gb_rep_fmt(pw, sizeof pw, q->value / q->power_w);
+    snprintf(buf + l, n - l, "; %s %s per W", pw, q->row->unit);
+  }
+}
+
 /* The headline table's cell of GPU type t for case cs of a row kind: the
  * best point over the type's runs, its size or GPU count, the share of its
  * peak, its run. */
@@ -88,6 +103,7 @@ static void headline_cell(const gb_rep *r, const gb_rep_headline *kind, size_t t
     gb_snprintf_c(buf, n, "%s%s (%.0f%% of %s)%s", v, at, 100.0 * best->value / peak, pk, tag);
   }
   else snprintf(buf, n, "%s%s%s", v, at, tag);
+  per_watt_cell(r, best, buf, n);
 }
 
 /* Headline: per GPU type, over every run of it, the rows each section asks
@@ -155,7 +171,11 @@ gb_err gb_rep_table_headline(gb_rep *r) {
     e = gb_doc_para(&r->doc, "Each figure is the best over all runs of the GPU type and over shapes and sizes; [run N] "
                              "names the run it came from where a GPU type was measured in several runs. Memory is the "
                              "HBM figure: the best of membw's headline rows (hot, arrays of at least 1 GiB and 8 L2 "
-                             "sizes); the L2 plateau is in the plots and under All measurements.");
+                             "sizes); the L2 plateau is in the plots and under All measurements. Per W, where "
+                             "shown, is a figure over the board power from the energy counter over a timed window of "
+                             "at least 10 counter updates (the GEMM sustained window, a long STREAM window), never "
+                             "over the 1-s average power_w; docs/perf-notes.md (Energy and power) says how to "
+                             "measure it.");
   for (size_t i = 0; i < nnotes && !e; i++) e = gb_doc_para(&r->doc, notes[i]);
   if (!e && rows > 0) e = headline_runs(r);
   free(hdr);

@@ -89,7 +89,10 @@ static void deciders(const gb_rep *r, bool (*keep)(const gb_rep *, const gb_rep_
 }
 
 /* "GEMM bf16: 813.8 TFLOP/s = 82% of the datasheet 989.5 (H200-SXM-141GB),
- * spread 801-816 over 5 repetitions, 1.19 TFLOP/s per W at 683 W". */
+ * spread 801-816 over 5 repetitions, 1.19 TFLOP/s per W at 683 W (energy
+ * counter over 2.5 s, tflops_sustained)", or why there is no per-W figure:
+ * per W only from the energy counter over a window long enough for it
+ * (gb_rep_per_watt), never from the 1-s average power_w. */
 static void say_decider(const gb_rep *r, const decider *d, char *buf, size_t n) {
   const gb_rep_point *p = d->best;
   char v[32], pk[32], lo[32], hi[32];
@@ -106,11 +109,10 @@ static void say_decider(const gb_rep *r, const decider *d, char *buf, size_t n) 
     l += (size_t)snprintf(buf + l, n - l, ", spread %s-%s %s", lo, hi,
                           p->reps > 1 ? "over its repetitions" : "over its samples");
   }
-  if (l < n && isfinite(p->power_w) && p->power_w > 0) {
-    char pw[32], w[32];
-    gb_rep_fmt(pw, sizeof pw, p->value / p->power_w);
-    gb_rep_fmt(w, sizeof w, p->power_w);
-    snprintf(buf + l, n - l, ", %s %s per W at %s W", pw, p->row->unit, w);
+  if (l < n) {
+    char pw[512];
+    gb_rep_per_watt(r, p, pw, sizeof pw);
+    snprintf(buf + l, n - l, "; %s", pw);
   }
 }
 
@@ -177,6 +179,11 @@ static gb_err what_to_do(gb_rep *r, gb_doc *f, const size_t counts[4], const dec
     if (counts[order[i]])
       snprintf(items[n++], sizeof items[0], "%zu %s row(s): %s (Problems).", counts[order[i]],
                gb_status_name(order[i]), gb_rep_status_advice(order[i]));
+  for (size_t i = 0; i < 2 && n < 6; i++) {
+    char pw[512];
+    if (d[i].best && gb_rep_per_watt(r, d[i].best, pw, sizeof pw) < 0)
+      snprintf(items[n++], sizeof items[0], "%s: %.500s; the row's energy is not used.", d[i].name, pw);
+  }
   for (size_t i = 0; i < 2; i++)
     if (d[i].best && isfinite(d[i].peak) && d[i].peak > 0 && d[i].best->value < d[i].low * d[i].peak)
       gb_snprintf_c(items[n++], sizeof items[0], "%s is below %.0f%% of its datasheet peak: check the clocks and "
@@ -222,7 +229,7 @@ gb_err gb_rep_summary(gb_rep *r, gb_doc *f) {
   if (!e) e = gb_doc_heading(f, 2, "Summary");
   if (!e) e = gb_doc_para(f, line);
   if (!e && r->res.nrows) {
-    char items[3][600];
+    char items[3][1024];
     const char *list[3];
     size_t n = 0;
     for (size_t i = 0; i < 2; i++) {

@@ -91,7 +91,9 @@ static void distinct(const gb_rep *r, size_t s, size_t off, char *buf, size_t n)
 gb_err gb_rep_table_environment(gb_rep *r) {
   gb_err e = gb_doc_heading(&r->doc, 2, "Environment");
   if (!e) e = gb_doc_para(&r->doc, "One column per GPU type and run. Clocks, temperature and power are the medians "
-                                   "(maximum for temperature and power) of the telemetry recorded with each row.");
+                                   "(maximum for temperature and power) of the telemetry recorded with each row; the power "
+                                   "is the driver's 1-s average, which a short window does not fill, so no per-W "
+                                   "figure is taken from it (docs/perf-notes.md, Energy and power).");
   size_t nc = r->nsrc + 1;
   const char **hdr = calloc(nc, sizeof *hdr);
   const char **cells = calloc(nc, sizeof *cells);
@@ -142,7 +144,7 @@ gb_err gb_rep_table_environment(gb_rep *r) {
   } nums[] = {{"SM clock (MHz)", offsetof(gb_row, sm_clock_mhz), false},
               {"memory clock (MHz)", offsetof(gb_row, mem_clock_mhz), false},
               {"temperature, max (C)", offsetof(gb_row, temp_c), true},
-              {"power, max (W)", offsetof(gb_row, power_w), true}};
+              {"power, 1-s average, max (W; telemetry)", offsetof(gb_row, power_w), true}};
   for (size_t f = 0; f < sizeof nums / sizeof nums[0] && !e; f++) {
     cells[0] = nums[f].name;
     for (size_t s = 0; s < r->nsrc; s++) {

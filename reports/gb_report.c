@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "gb_desc.h"
+#include "gb_energy.h"
 #include "gb_num.h"
 #include "gb_rep.h"
 #include "gb_rep_sections.h"
@@ -196,7 +197,7 @@ static bool wants_headline(const gb_row *w) {
 
 /* The spread of a point over its k repetitions v (power pw, sorted in
  * place): lowest and highest, or for one repetition its row's min and max
- * over the samples where recorded; the median power. */
+ * over the samples where recorded; the median energy-counter power. */
 static void spread(gb_rep_point *pt, const double *v, double *pw, size_t k) {
   pt->lo = pt->hi = pt->value;
   for (size_t j = 0; j < k; j++) {
@@ -245,7 +246,7 @@ static gb_err find_points(gb_rep *r) {
   for (size_t p = 0; p < np && !e; p++) cnt[p + 1] += cnt[p]; /* cnt[p]: start of point p's values */
   for (size_t i = 0; i < n && !e; i++)
     if (pt_of[i] != SIZE_MAX) {
-      pw[cnt[pt_of[i]]] = r->res.rows[i].power_w;
+      pw[cnt[pt_of[i]]] = gb_row_energy_power_w(&r->res.rows[i]); /* never the 1-s average power_w */
       vals[cnt[pt_of[i]]++] = r->res.rows[i].value;
     }
   for (size_t p = 0; p < np && !e; p++) { /* cnt[p] is now the end of point p's values */
@@ -387,6 +388,7 @@ gb_err gb_report_write(const gb_report_options *o, gb_report_summary *sum) {
   gb_err e = read_inputs(&r);
   if (!e) e = find_sources(&r);
   if (!e) e = find_points(&r);
+  if (!e) gb_rep_judge_power(&r);
   if (!e) e = mark_drawn(&r);
   if (!e) e = gb_report_make_dir(o->out_dir);
   sum->rows = r.res.nrows;

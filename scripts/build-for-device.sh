@@ -67,6 +67,11 @@ if [ "$tools" = 1 ] && [ -f "$build/tools/libgb_ktrace.so" ]; then
   cupti=$(sed -n 's/^CUDA_cupti_LIBRARY:FILEPATH=//p' "$build/CMakeCache.txt")
   [ -n "$cupti" ] && cp -L "$cupti" "$dest/$(basename "$(readlink -f "$cupti")")"
 fi
+# the lab build's energy-counter probe (tools/energy/energy_probe.c), which
+# scripts/device/energy_anchor.sh runs
+if [ "$tools" = 1 ] && [ -x "$build/tools/energy_probe" ]; then
+  cp "$build/tools/energy_probe" "$dest/"
+fi
 for t in "$build"/tests/check_*_gpu; do
   [ -x "$t" ] && cp "$t" "$dest/tests/"
 done

@@ -55,7 +55,16 @@ static const char *const k_step5[] = {
     "@rkey5",
     "@pg:ALTER TABLE gb_rows ADD CONSTRAINT gb_rows_run_rkey UNIQUE (run_id, rkey)",
     NULL};
-static const char *const *const k_steps[GB_STORE_VERSION] = {k_step1, k_step2, k_step3, k_step4, k_step5};
+/* the results format's columns 45 to 48: energy over the timed window from
+ * the board's energy counter, its wall time, why there is none, and the
+ * instantaneous power */
+static const char *const k_step6[] = {
+    "ALTER TABLE gb_rows ADD COLUMN \"energy_j\" DOUBLE PRECISION",
+    "ALTER TABLE gb_rows ADD COLUMN \"energy_s\" DOUBLE PRECISION",
+    "ALTER TABLE gb_rows ADD COLUMN \"energy_note\" TEXT",
+    "ALTER TABLE gb_rows ADD COLUMN \"power_instant_w\" DOUBLE PRECISION",
+    NULL};
+static const char *const *const k_steps[GB_STORE_VERSION] = {k_step1, k_step2, k_step3, k_step4, k_step5, k_step6};
 
 gb_err gb_store_fail(const gb_store *s, const char *what, const char *detail) {
   return gb_fail(GB_E_IO, "%s: %s: %s", s->name, what, detail);

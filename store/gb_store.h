@@ -36,7 +36,7 @@
 
 /* The schema version this gpubench writes; an older store is upgraded to it
  * when opened, a newer one refused. */
-#define GB_STORE_VERSION 5
+#define GB_STORE_VERSION 6
 
 typedef struct gb_store gb_store;
 

@@ -11,6 +11,7 @@
 #include "gb_harness.h"
 #include "gb_runinfo.h"
 #include "gb_runner.h"
+#include "gb_telemetry.h"
 #include "testutil_gpu.h"
 
 static gb_system_info g_sys;
@@ -187,6 +188,57 @@ START_TEST(test_measure) {
 }
 END_TEST
 
+/* The energy of timed windows from the board's counter (bench/gb_telemetry.c,
+ * core/gb_energy.h): 1.5 s of fills gets energy over at least that long and a
+ * power a board draws; a window of three fills (well under a millisecond)
+ * gets none, and says why. Where the driver lacks the counter, the long
+ * window says so instead. */
+START_TEST(test_window_energy) {
+  gb_system_info sys;
+  ck_assert_int_eq(gb_system_query(&sys), GB_OK);
+  gb_telemetry *tel = NULL;
+  ck_assert_int_eq(gb_telemetry_start(sys.dev[0].pci_bus_id, GB_TELEMETRY_DEFAULT_MS, &tel), GB_OK);
+  fill_ctx f = {NULL, 1 << 26};
+  ck_assert_int_eq(cudaMalloc(&f.d, f.n * 4), cudaSuccess);
+  cudaStream_t st;
+  ck_assert_int_eq(cudaStreamCreate(&st), cudaSuccess);
+  gb_measure_opts o = gb_measure_defaults();
+  o.back_to_back = true;
+  o.min_samples = 5;
+  o.max_samples = 1000000;
+  o.budget_s = 1.5;
+  o.tel = tel;
+  gb_samples smp;
+  gb_telemetry_begin(tel);
+  ck_assert_msg(gb_measure(&o, st, launch_fill, &f, &smp) == GB_OK, "%s", gb_errmsg());
+  gb_samples_free(&smp);
+  gb_telemetry_summary s = gb_telemetry_end(tel);
+  printf("fill window: %.3f s, %.1f J, %.1f W from the energy counter; 1-s average %.1f W, instant %.1f W; %s\n",
+         s.energy_s, s.energy_j, s.energy_j / s.energy_s, s.power_w, s.power_instant_w, s.energy_note);
+  if (isnan(s.energy_j)) {
+    ck_assert_ptr_nonnull(strstr(s.energy_note, "no energy counter"));
+  } else {
+    ck_assert_str_eq(s.energy_note, "");
+    ck_assert_double_ge(s.energy_s, 1.5);
+    ck_assert_double_lt(s.energy_s, 3.0);
+    ck_assert_double_gt(s.energy_j / s.energy_s, 20);
+    ck_assert_double_lt(s.energy_j / s.energy_s, 2000);
+  }
+  o.min_samples = o.max_samples = 3;
+  o.budget_s = 0;
+  gb_telemetry_begin(tel);
+  ck_assert_msg(gb_measure(&o, st, launch_fill, &f, &smp) == GB_OK, "%s", gb_errmsg());
+  gb_samples_free(&smp);
+  s = gb_telemetry_end(tel);
+  printf("burst of 3 fills: %s\n", s.energy_note);
+  ck_assert(isnan(s.energy_j) && isnan(s.energy_s));
+  ck_assert(strstr(s.energy_note, "too short for the counter") || strstr(s.energy_note, "no energy counter"));
+  gb_telemetry_stop(tel);
+  cudaStreamDestroy(st);
+  cudaFree(f.d);
+}
+END_TEST
+
 static const char *tmpfile_path(const char *name) {
   static char path[4200];
   snprintf(path, sizeof path, "%s/%s", gb_test_tmpdir(), name);
@@ -287,6 +339,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_system_query);
   tcase_add_loop_test(tc, test_fill_matches_host, 0, 8);
   tcase_add_test(tc, test_measure);
+  tcase_add_test(tc, test_window_energy);
   tcase_add_test(tc, test_runner_fma_and_resume);
   tcase_add_test(tc, test_fma_peak_bar);
   suite_add_tcase(s, tc);

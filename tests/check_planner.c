@@ -352,6 +352,56 @@ START_TEST(test_perf_ignores_settings_rows) {
 }
 END_TEST
 
+/* The power behind the planner's energy and per-watt figures: the datasheet
+ * TDP until a GEMM row of the precision carries energy-counter power; then
+ * the median of those at the largest shape (a row measured with only a
+ * longer window, iters=N, counts), never the 1-s average power_w, and a row
+ * whose per-W figure is over the datasheet bound is left out with a note. */
+START_TEST(test_perf_measured_power) {
+  gb_specs specs;
+  ck_assert_int_eq(gb_specs_read(GB_SOURCE_ROOT "/data/gpu_specs.csv", &specs), GB_OK);
+  gb_results m = {0};
+  ck_assert_int_eq(gb_results_read(gb_fixture("planner_h200.csv"), &m), GB_OK);
+  gb_perf p;
+  ck_assert_int_eq(gb_perf_build(&specs, &m, "bf16", 8192, false, &p), GB_OK);
+  const gb_perf_type *h = gb_perf_find(&p, "H200-SXM-141GB");
+  ck_assert(!h->power_measured); /* the fixture's rows have power_w only */
+  ck_assert_double_eq(gb_perf_power_w(h), 700);
+  gb_perf_free(&p);
+  gb_row *rows = malloc((m.nrows + 3) * sizeof *rows);
+  ck_assert_ptr_nonnull(rows);
+  memcpy(rows, m.rows, m.nrows * sizeof *rows);
+  size_t big = m.nrows, small = m.nrows;
+  for (size_t i = 0; i < m.nrows; i++)
+    if (strcmp(rows[i].gpu_type, "H200-SXM-141GB") == 0 && strcmp(rows[i].benchmark, "gemm") == 0 &&
+        strcmp(rows[i].dtype, "bf16") == 0 && rows[i].status == GB_STATUS_OK && rows[i].m <= 8192)
+      *(rows[i].m == 8192 ? &big : &small) = i;
+  ck_assert_uint_lt(big, m.nrows);
+  ck_assert_uint_lt(small, m.nrows);
+  gb_row *e = &rows[m.nrows];
+  e[0] = rows[big]; /* 8192^3 sustained over 2.5 s: 1625 J, 650 W */
+  e[0].metric = "tflops_sustained", e[0].settings = "iters=2000", e[0].energy_j = 1625, e[0].energy_s = 2.5;
+  e[1] = rows[small]; /* a smaller shape at 400 W: not the largest, not used */
+  e[1].energy_j = 1000, e[1].energy_s = 2.5;
+  e[2] = rows[big]; /* 700 TFLOP/s at 200 W: 3.5 per W, over 1.25 x 989.5 / 700 */
+  e[2].energy_j = 500, e[2].energy_s = 2.5, e[2].line = 77;
+  gb_results with = {.nrows = m.nrows + 3, .rows = rows};
+  ck_assert_int_eq(gb_perf_build(&specs, &with, "bf16", 8192, false, &p), GB_OK);
+  h = gb_perf_find(&p, "H200-SXM-141GB");
+  ck_assert(h->power_measured);
+  ck_assert_double_eq_tol(gb_perf_power_w(h), 650, 1e-9);
+  ck_assert_double_eq(gb_perf_power_w(gb_perf_find(&p, "H100-SXM-80GB")), 700); /* not measured: its TDP */
+  ck_assert_msg(strstr(p.notes.data, "H200-SXM-141GB: a bf16 GEMM row's power is left out: 3.5 TFLOP/s per W is over "
+                                     "1.77, 1.25 x the datasheet's 989.5 TFLOP/s over its 700 W TDP"),
+                "%s", p.notes.data);
+  ck_assert_ptr_nonnull(strstr(p.notes.data, ":77)"));
+  gb_perf_free(&p);
+  free(rows);
+  gb_results_free(&m);
+  gb_specs_free(&specs);
+}
+END_TEST
+
 /* ---- GEMM windows: burst rows (tflops) or sustained ones (tflops_sustained), never mixed ---- */
 
 /* planner_gemm_windows.csv: H200 bf16 burst 600 (4096^3) and 700 (8192^3),
@@ -583,6 +633,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_perf_fixture);
   tcase_add_test(tc, test_perf_ignores_settings_rows);
   tcase_add_test(tc, test_perf_gemm_window);
+  tcase_add_test(tc, test_perf_measured_power);
   tcase_add_test(tc, test_workload_gemm_window);
   tcase_add_test(tc, test_perf_throttled_points);
   suite_add_tcase(s, tc);

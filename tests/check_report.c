@@ -1404,6 +1404,66 @@ START_TEST(test_every_benchmark_has_a_section) {
 }
 END_TEST
 
+/* Per W only from the energy counter (issue 57). A bf16 burst row whose
+ * 1-s average power_w read 241.3 W gave "3.37 TFLOP/s per W at 241.3 W" on
+ * an H200, over twice its datasheet's 989.5 TFLOP/s over 700 W: now a row
+ * without energy gives no per-W figure and says why; the sustained window's
+ * energy gives it; and a per-W figure over the datasheet bound is invalid. */
+static char *per_watt_report(const char *name, const char *sustained_energy) {
+  const char *dir = gb_test_tmpdir();
+  char path[4096], out[4096], csv[4096];
+  snprintf(path, sizeof path, "%s/%s.csv", dir, name);
+  snprintf(out, sizeof out, "%s/%s", dir, name);
+  int len = snprintf(csv, sizeof csv,
+                     "schema,run_id,timestamp,host,gpu_type,gpu_name,gpu_count,driver,cuda,benchmark,case,dtype,m,n,k,"
+                     "bytes,metric,unit,value,samples,min,max,stddev,status,detail,sm_clock_mhz,mem_clock_mhz,temp_c,"
+                     "power_w,energy_j,energy_s,energy_note\n"
+                     "1,r1,2026-12-02T00:00:00Z,h,H200-SXM-141GB,NVIDIA H200,1,580.1,13.0,gemm,bf16,bf16,8192,8192,8192,,"
+                     "tflops,TFLOP/s,813.8,30,809.4,816.2,2,ok,,1980,3201,50,241.3,,,\"window 0.041 s spans 2 "
+                     "energy-counter updates, under 10 per window: too short for the counter\"\n");
+  if (sustained_energy)
+    snprintf(csv + len, sizeof csv - (size_t)len,
+             "1,r1,2026-12-02T00:00:05Z,h,H200-SXM-141GB,NVIDIA H200,1,580.1,13.0,gemm,bf16,bf16,8192,8192,8192,,"
+             "tflops_sustained,TFLOP/s,780,1800,770,790,3,ok,,1980,3201,60,436,%s,\n",
+             sustained_energy);
+  gb_test_write(path, csv, strlen(csv));
+  fixtures();
+  const char *files[] = {path};
+  gb_report_options o = {.results = files, .nresults = 1, .specs_path = g_specs, .out_dir = out};
+  gb_report_summary sum;
+  ck_assert_msg(gb_report_write(&o, &sum) == GB_OK, "%s", gb_errmsg());
+  return slurp_in(out, "report.md");
+}
+
+START_TEST(test_per_watt_energy_only) {
+  setenv("GPUBENCH_GNUPLOT", "/nonexistent/gnuplot", 1);
+  /* the burst row alone: no per-W figure, the reason and how to measure one */
+  char *md = per_watt_report("burst", NULL);
+  ck_assert_ptr_null(strstr(md, "3.37"));
+  ck_assert_ptr_null(strstr(md, "per W at"));
+  ck_assert_ptr_nonnull(strstr(md, "GEMM bf16: 813.8 TFLOP/s = 82% of the datasheet 989.5 (H200-SXM-141GB), spread "
+                                   "809.4-816.2 over its samples; no per-W figure: window 0.041 s spans 2 "
+                                   "energy-counter updates, under 10 per window: too short for the counter; measure "
+                                   "one over a window of 2 s or more (--opt gemm.window=sustained with --iters"));
+  free(md);
+  /* with the sustained window's energy, 1750 J over 2.5 s = 700 W: 780 / 700 */
+  md = per_watt_report("sustained", "1750,2.5");
+  ck_assert_ptr_nonnull(strstr(md, "over its samples; 1.11 TFLOP/s per W at 700.0 W (energy counter over 2.50 s, "
+                                   "tflops_sustained)"));
+  ck_assert_ptr_nonnull(strstr(md, "| GEMM bf16 (TFLOP/s) | 813.8 (82% of 989.5); 1.11 TFLOP/s per W |"));
+  free(md);
+  /* 600 J over 2.5 s = 240 W: 3.25 TFLOP/s per W, over 1.25 x 989.5 / 700 = 1.77 */
+  md = per_watt_report("implausible", "600,2.5");
+  ck_assert_ptr_nonnull(strstr(md, "per-W figure invalid: 3.25 TFLOP/s per W is over 1.77, 1.25 x the datasheet's "
+                                   "989.5 TFLOP/s over its 700 W TDP"));
+  ck_assert_ptr_nonnull(strstr(md, "; per W invalid |"));
+  ck_assert_ptr_nonnull(strstr(md, "the row's energy is not used."));
+  ck_assert_ptr_null(strstr(md, "3.25 TFLOP/s per W at"));
+  free(md);
+  unsetenv("GPUBENCH_GNUPLOT");
+}
+END_TEST
+
 int main(void) {
   bool have = gb_gnuplot_available();
   Suite *s = suite_create("report");
@@ -1427,6 +1487,7 @@ int main(void) {
   tcase_add_test(tc, test_headline_peak_rounded);
   tcase_add_test(tc, test_collective_error_bars);
   tcase_add_test(tc, test_plan_band_bars);
+  tcase_add_test(tc, test_per_watt_energy_only);
   suite_add_tcase(s, tc);
   if (have) {
     TCase *tr = tcase_create("render");

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "gb_energy.h"
 #include "gb_results.h"
 #include "testutil.h"
 
@@ -56,10 +57,27 @@ START_TEST(test_roundtrip) {
   r.l2_bytes = 62914560;
   r.regime = "hbm";
   r.headline = 1;
+  r.energy_j = 1234.5;
+  r.energy_s = 2.5;
+  r.power_instant_w = 493.75;
+  gb_results_put_row(&b, &r);
+  r.energy_j = r.energy_s = NAN;
+  r.energy_note = "window 0.041 s spans 2 energy-counter updates, under 10 per window: too short for the counter";
   gb_results_put_row(&b, &r);
   gb_results res = {0};
   ck_assert_int_eq(gb_results_read_mem("rt.csv", b.data, b.len, &res), GB_OK);
-  ck_assert_uint_eq(res.nrows, 2);
+  ck_assert_uint_eq(res.nrows, 3);
+  /* the energy columns (issue 57): a window's energy and time, or why none */
+  ck_assert(isnan(res.rows[0].energy_j) && isnan(res.rows[0].energy_s) && isnan(res.rows[0].power_instant_w));
+  ck_assert_str_eq(res.rows[0].energy_note, "");
+  ck_assert(isnan(gb_row_energy_power_w(&res.rows[0])));
+  ck_assert_double_eq(res.rows[1].energy_j, 1234.5);
+  ck_assert_double_eq(res.rows[1].energy_s, 2.5);
+  ck_assert_double_eq(res.rows[1].power_instant_w, 493.75);
+  ck_assert_double_eq(gb_row_energy_power_w(&res.rows[1]), 493.8);
+  ck_assert(isnan(res.rows[2].energy_j));
+  ck_assert_str_eq(res.rows[2].energy_note,
+                   "window 0.041 s spans 2 energy-counter updates, under 10 per window: too short for the counter");
   ck_assert_str_eq(res.rows[0].detail, "variant vec16, \"quoted\", comma");
   ck_assert_double_eq(res.rows[0].value, 4400.25);
   ck_assert_int_eq(res.rows[0].bytes, 1073741824);
@@ -98,8 +116,14 @@ START_TEST(test_fixture_good) {
   ck_assert_int_eq(gb_results_read(gb_fixture("results_good.csv"), &res), GB_OK);
   ck_assert_uint_eq(res.nrows, 3);
   ck_assert_str_eq(res.rows[2].status == GB_STATUS_ERROR ? "error" : "?", "error");
-  /* an old file without the typed columns: they read as not recorded */
+  /* an old file without the typed columns: they read as not recorded, and
+   * without the energy columns (issue 57): no energy, no reason, its 1-s
+   * average power_w read as before */
+  ck_assert_double_eq(res.rows[0].power_w, 650);
   for (size_t i = 0; i < res.nrows; i++) {
+    ck_assert(isnan(res.rows[i].energy_j) && isnan(res.rows[i].energy_s) && isnan(res.rows[i].power_instant_w));
+    ck_assert_str_eq(res.rows[i].energy_note, "");
+    ck_assert(isnan(gb_row_energy_power_w(&res.rows[i])));
     ck_assert_int_eq(res.rows[i].l2_bytes, GB_NA);
     ck_assert_str_eq(res.rows[i].regime, "");
     ck_assert_int_eq(res.rows[i].headline, -1);
@@ -167,7 +191,8 @@ START_TEST(test_writer_appends_in_existing_columns) {
   ck_assert_msg(gb_writer_open(&w, path) == GB_OK, "%s", gb_errmsg());
   ck_assert_ptr_nonnull(w.cols);
   ck_assert_uint_eq(w.ncols, 30);
-  ck_assert_str_eq(w.missing, "rep variant peak git_sha cublaslt nvrtc nccl settings l2_bytes regime headline profile gpu_uuid groups campaign");
+  ck_assert_str_eq(w.missing, "rep variant peak git_sha cublaslt nvrtc nccl settings l2_bytes regime headline profile gpu_uuid groups campaign "
+                   "energy_j energy_s energy_note power_instant_w");
   ck_assert(!gb_writer_records(&w, "rep"));
   ck_assert(gb_writer_records(&w, "value"));
   ck_assert(!gb_writer_records(&w, "site")); /* the file's, not the writer's */

@@ -3,6 +3,8 @@ gb_add_check_test(check_results check_results.c)
 gb_add_check_test(check_num check_num.c)
 gb_add_check_test(check_desc check_desc.c)
 gb_add_check_test(check_stats check_stats.c)
+# gb_energy: window energy from counter reads, the too-short rule, the per-watt bound
+gb_add_check_test(check_energy check_energy.c)
 # gb_runinfo, and cmake/git_sha.cmake run on a scratch git repository (with
 # git and this cmake; without git that test is left out)
 gb_add_check_test(check_runinfo check_runinfo.c)

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The lab probes' arithmetic (tools/ktrace/ktrace_gaps.py,
-tools/ktrace/ktrace_compare.py, tools/device/gemm_onsets.py) on fixtures
+tools/ktrace/ktrace_compare.py, tools/device/gemm_onsets.py,
+scripts/device/energy_anchor.py) on fixtures
 whose figures are worked out by hand in the comments: they run on the GPU
 machine, where a wrong median would go unseen. Registered with ctest by
 tools/CMakeLists.txt (-DGB_TOOLS=ON). Usage: check_device_probes.py SOURCE_ROOT"""
@@ -80,6 +81,30 @@ class GemmOnsets(unittest.TestCase):
         rc, out, err = run("gemm_onsets.py", "tf32", os.path.join(FIX, "gemm_samples_step.csv"))
         self.assertEqual(rc, 0, err)
         self.assertIn("tf32: median onset 10; 10/360/400", out)
+
+
+class EnergyAnchor(unittest.TestCase):
+    def test_table(self):
+        # fixtures/energy_anchor: the window 1000.0-1002.5 s (wall); the counter steps 70 J every
+        # 100 ms at 999.05 + 0.1 i, so a read at 1000.0 sees step 9 (630 J) and at 1002.5 step 34
+        # (2380 J): Zeus-style 1750 J / 2.5 s = 700.0 W, 25 steps in the window, 24 intervals of
+        # 100 ms. nvidia-smi every 100 ms from 999.52 s (UTC): the 25 samples at 1000.02-1002.42
+        # read 690 W, those outside 100 W (and one [N/A]): mean 690.0. gpubench's row: 1725 J over
+        # 2.5 s = 690.0 W, ratio 1.0000, 700 / 690 = 1.014 TFLOP/s per W; the burst row has none.
+        path = os.path.join(ROOT, "scripts", "device", "energy_anchor.py")
+        env = dict(os.environ, TZ="UTC")
+        p = subprocess.run([sys.executable, path, os.path.join(FIX, "energy_anchor")], capture_output=True, text=True,
+                           env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        out = p.stdout
+        self.assertIn("gpubench energy-based power             690.0 W", out)
+        self.assertIn("nvidia-smi power.draw.instant, mean     690.0 W (25 samples in the window)", out)
+        self.assertIn("ratio gpubench / nvidia-smi             1.0000", out)
+        self.assertIn("Zeus-style counter read (start, end)    700.0 W, ratio gpubench / Zeus 0.9857", out)
+        self.assertIn("in the window    median 100.00, p10 100.00, p90 100.00 ms (24 intervals)", out)
+        self.assertIn("1.014 TFLOP/s per W", out)
+        self.assertIn("burst window row: energy_j '', power figure absent", out)
+        self.assertIn("done when: gpubench within 5% of nvidia-smi: yes; burst rows without a power figure: yes", out)
 
 
 if __name__ == "__main__":
