@@ -18,6 +18,12 @@
 
 /* ---- shared by the cases ---- */
 
+static bool g_corrupt;
+
+void gb_decode_test_corrupt(bool on) { g_corrupt = on; }
+
+bool decode_corrupt(void) { return g_corrupt; }
+
 gb_measure_opts decode_measure_opts(const gb_run_ctx *ctx, int warmup, int ops) {
   gb_measure_opts o = gb_measure_defaults();
   o.warmup = ctx->cfg->warmup >= 0 ? ctx->cfg->warmup : warmup;
@@ -86,6 +92,7 @@ static gb_err run_launch(gb_run_ctx *ctx, decode_state *st, const gb_case *c, bo
   unsigned long long count = 0;
   GB_CUDA(cudaMemsetAsync(st->counter, 0, sizeof *st->counter, st->stream));
   GB_TRY_GOTO(gb_measure(&o, st->stream, launch_tick, &l, &samp), err, done);
+  if (g_corrupt) GB_CUDA_GOTO(cudaMemsetAsync(st->counter, 0, sizeof *st->counter, st->stream), err, done);
   GB_CUDA_GOTO(cudaMemcpyAsync(&count, st->counter, sizeof count, cudaMemcpyDeviceToHost, st->stream), err, done);
   GB_CUDA_GOTO(cudaStreamSynchronize(st->stream), err, done);
   int64_t want = gb_decode_launch_expected(o.warmup, o.ops_per_sample, (int64_t)samp.n, graph);
@@ -187,6 +194,7 @@ static gb_err kv_check(kv_op *o, double *rel_err, size_t *npairs) {
   }
   GB_CUDA_GOTO(cudaMemsetAsync(o->out, 0xFF, (size_t)o->pairs * d * sizeof(float), s), err, done);
   GB_TRY_GOTO(kv_launch(o, s, 0), err, done);
+  if (g_corrupt) GB_CUDA_GOTO(cudaMemsetAsync(o->out, 0x3F, (size_t)o->pairs * d * sizeof(float), s), err, done);
   for (size_t i = 0; i < np; i++) {
     uint64_t p = (uint64_t)pick[i];
     GB_CUDA_GOTO(cudaMemcpyAsync(hq, o->q + p * d, d * 2, cudaMemcpyDeviceToHost, s), err, done);

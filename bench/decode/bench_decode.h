@@ -129,4 +129,10 @@ size_t gb_decode_check_heads(int64_t pairs, int64_t *out, size_t cap);
  * spread over n, first and last among them. */
 size_t gb_decode_check_cols(int64_t n, int64_t *out, size_t cap);
 
+/* Test-only hook: when on, every case spoils what its check reads (the
+ * launch counter, the product, the attention output) after the checked
+ * operation, so the check must report `invalid`. Off by default; not
+ * thread-safe. */
+void gb_decode_test_corrupt(bool on);
+
 #endif

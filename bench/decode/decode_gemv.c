@@ -161,6 +161,7 @@ static gb_err gemv_check(gemv_op *o, double *rel_err, uint64_t *nonfinite, size_
   }
   GB_CUDA_GOTO(cudaMemsetAsync(o->d, 0xFF, dn * 2, s), err, done); /* NaN in bf16 and fp16 */
   GB_TRY_GOTO(gemv_launch(o, s, 0), err, done);
+  if (decode_corrupt()) GB_CUDA_GOTO(cudaMemsetAsync(o->d, 0x3F, dn * 2, s), err, done);
   GB_CUDA_GOTO(cudaMemcpyAsync(h.x, o->x, o->x_elems * 2, cudaMemcpyDeviceToHost, s), err, done);
   for (size_t c = 0; c < nc; c++)
     GB_CUDA_GOTO(cudaMemcpyAsync(h.w + c * k, o->w + (uint64_t)cols[c] * k, k * 2, cudaMemcpyDeviceToHost, s), err,

@@ -40,6 +40,9 @@ gb_err decode_add_rows(const gb_case *c, const gb_samples *samp, double work, gb
  * seconds per operation (1..200). */
 int decode_ops_for(double t_est);
 
+/* gb_decode_test_corrupt's state. */
+bool decode_corrupt(void);
+
 /* One gemv case (decode_gemv.c). */
 gb_err decode_run_gemv(gb_run_ctx *ctx, decode_state *st, const gb_case *c, gb_rowset *out);
 
