@@ -17,7 +17,7 @@ static size_t count_case(const gb_case_list *l, const char *name) {
 
 START_TEST(test_plan_quick) {
   gb_case_list l = {0};
-  ck_assert_int_eq(gb_decode_plan(GB_PROFILE_QUICK, &l), GB_OK);
+  ck_assert_int_eq(gb_decode_plan(GB_PROFILE_QUICK, NULL, &l), GB_OK);
   /* launch, launch_graph, bf16 x {mlp_up, mlp_down of 8B} x {1, 8, 64}, 2 kv shapes */
   ck_assert_uint_eq(l.n, 10);
   ck_assert_str_eq(l.v[0].name, "launch");
@@ -48,7 +48,7 @@ END_TEST
 
 START_TEST(test_plan_full) {
   gb_case_list l = {0};
-  ck_assert_int_eq(gb_decode_plan(GB_PROFILE_FULL, &l), GB_OK);
+  ck_assert_int_eq(gb_decode_plan(GB_PROFILE_FULL, NULL, &l), GB_OK);
   /* 2 launch cases + 2 dtypes x 6 projections x 9 batches + 8 kv shapes */
   ck_assert_uint_eq(l.n, 2 + 2 * 6 * 9 + 8);
   ck_assert_uint_eq(count_case(&l, "gemv_bf16"), 54);
@@ -65,6 +65,40 @@ START_TEST(test_plan_full) {
   ck_assert_uint_eq(nb, 9);
   ck_assert_int_eq(b[0], 1);
   ck_assert_int_eq(b[8], 256);
+  gb_case_list_free(&l);
+}
+END_TEST
+
+START_TEST(test_options) {
+  gb_decode_opts o;
+  gb_case_list l = {0};
+  ck_assert_int_eq(gb_decode_opts_parse("decode.cases=gemv_bf16:launch,decode.batches=1:2:4,gemm.precs=bf16", &o),
+                   GB_OK);
+  ck_assert_uint_eq(o.cases, (1u << 0) | (1u << 2));
+  ck_assert_uint_eq(o.nbatches, 3);
+  ck_assert_int_eq(gb_decode_plan(GB_PROFILE_FULL, &o, &l), GB_OK);
+  /* launch, then 6 projections x 3 batches of bf16 */
+  ck_assert_uint_eq(l.n, 1 + 18);
+  ck_assert_str_eq(l.v[0].name, "launch");
+  ck_assert_int_eq(l.v[3].m, 4);
+  gb_case_list_free(&l);
+  /* gemv_fp16 in the quick profile when named */
+  ck_assert_int_eq(gb_decode_opts_parse("decode.cases=gemv_fp16", &o), GB_OK);
+  ck_assert_int_eq(gb_decode_plan(GB_PROFILE_QUICK, &o, &l), GB_OK);
+  ck_assert_uint_eq(count_case(&l, "gemv_fp16"), 6);
+  ck_assert_uint_eq(l.n, 6);
+  gb_case_list_free(&l);
+  /* bad values name themselves */
+  ck_assert_int_eq(gb_decode_opts_parse("decode.cases=gemv_fp8", &o), GB_E_USAGE);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "gemv_fp8"));
+  ck_assert_int_eq(gb_decode_opts_parse("decode.batches=0", &o), GB_E_USAGE);
+  ck_assert_int_eq(gb_decode_opts_parse("decode.batches=8x", &o), GB_E_USAGE);
+  ck_assert_int_eq(gb_decode_opts_parse("decode.sizes=1", &o), GB_E_USAGE);
+  ck_assert_ptr_nonnull(strstr(gb_errmsg(), "decode.sizes"));
+  /* batches alone with no gemv case selected: nothing planned from them, the rest as the profile's */
+  ck_assert_int_eq(gb_decode_opts_parse("decode.cases=kv_read,decode.batches=2", &o), GB_OK);
+  ck_assert_int_eq(gb_decode_plan(GB_PROFILE_QUICK, &o, &l), GB_OK);
+  ck_assert_uint_eq(l.n, 2);
   gb_case_list_free(&l);
 }
 END_TEST
@@ -229,6 +263,7 @@ static Suite *suite(void) {
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_plan_quick);
   tcase_add_test(tc, test_plan_full);
+  tcase_add_test(tc, test_options);
   tcase_add_test(tc, test_sizes);
   tcase_add_test(tc, test_kv_chunk);
   tcase_add_test(tc, test_sets_and_launches);

@@ -245,7 +245,11 @@ done:
 
 /* ---- the benchmark ---- */
 
-static gb_err decode_plan(const gb_run_ctx *ctx, gb_case_list *out) { return gb_decode_plan(ctx->cfg->profile, out); }
+static gb_err decode_plan(const gb_run_ctx *ctx, gb_case_list *out) {
+  gb_decode_opts o;
+  GB_TRY(gb_decode_opts_parse(ctx->cfg->bench_opts, &o));
+  return gb_decode_plan(ctx->cfg->profile, &o, out);
+}
 
 static void decode_teardown(gb_run_ctx *ctx) {
   decode_state *st = ctx->state;

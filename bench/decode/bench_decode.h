@@ -25,6 +25,7 @@
 #include "gb_bench.h"
 #include "gb_dtype.h"
 #include "gb_error.h"
+#include "gb_opts.h"
 
 /* What a case measures (gb_case.param[0]). */
 typedef enum gb_decode_kind {
@@ -94,12 +95,30 @@ int gb_decode_sets(int64_t set_bytes, int64_t l2_bytes, int64_t max_bytes);
  * warm replay of the graph when graph is set. */
 int64_t gb_decode_launch_expected(int warmup, int ops, int64_t samples, bool graph);
 
+/* --opt decode.cases=launch:gemv_bf16 (case names: launch, launch_graph,
+ * gemv_bf16, gemv_fp16, kv_read) keeps those cases of the profile (gemv_fp16
+ * also in the quick profile); decode.batches=1:4:16 the gemv batches
+ * (1..4096) instead of the profile's. Both only select cases: no setting. */
+#define GB_DECODE_MAX_BATCHES 16
+typedef struct gb_decode_opts {
+  unsigned cases;  /* bit i: case i of gb_decode_case_names; 0 = the profile's */
+  int64_t batches[GB_DECODE_MAX_BATCHES];
+  size_t nbatches; /* 0 = the profile's */
+} gb_decode_opts;
+
+/* The case names, in plan order (bit i of gb_decode_opts.cases). */
+extern const char *const gb_decode_case_names[];
+#define GB_DECODE_NCASES 5
+
+gb_err gb_decode_opts_parse(const char *bench_opts, gb_decode_opts *out);
+
 /* The cases of a profile, appended to out: launch, launch_graph, then the
  * gemv cases (dtype-major, then projection, then batch), then kv_read.
  * Quick: bf16 at batch 1, 8 and 64 on Llama 3 8B's MLP up and down
  * projections and kv_read's two quick shapes; full: bf16 and fp16, every
- * projection and batch, every shape. */
-gb_err gb_decode_plan(gb_profile profile, gb_case_list *out);
+ * projection and batch, every shape. o (NULL: none) narrows them; a
+ * selection of nothing is a usage error. */
+gb_err gb_decode_plan(gb_profile profile, const gb_decode_opts *o, gb_case_list *out);
 
 /* The bf16 value of bits h; the value of 16-bit element h of type t (bf16
  * or fp16; NaN for any other type). */

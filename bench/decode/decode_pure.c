@@ -84,7 +84,46 @@ int64_t gb_decode_launch_expected(int warmup, int ops, int64_t samples, bool gra
   return (int64_t)warmup + samples * ops + (graph ? ops : 0);
 }
 
-/* ---- the plan ---- */
+/* ---- options and the plan ---- */
+
+const char *const gb_decode_case_names[GB_DECODE_NCASES] = {"launch", "launch_graph", "gemv_bf16", "gemv_fp16",
+                                                            "kv_read"};
+enum { C_LAUNCH, C_GRAPH, C_GEMV_BF16, C_GEMV_FP16, C_KV };
+
+static gb_err opt_case(void *ctx, const char *item) {
+  gb_decode_opts *o = ctx;
+  for (int i = 0; i < GB_DECODE_NCASES; i++)
+    if (strcmp(item, gb_decode_case_names[i]) == 0) {
+      o->cases |= 1u << i;
+      return GB_OK;
+    }
+  return gb_fail(GB_E_USAGE,
+                 "--opt decode.cases: unknown case \"%s\" (launch, launch_graph, gemv_bf16, gemv_fp16, kv_read)", item);
+}
+
+static gb_err opt_batch(void *ctx, const char *item) {
+  gb_decode_opts *o = ctx;
+  long long b;
+  char extra;
+  if (sscanf(item, "%lld%c", &b, &extra) != 1 || b < 1 || b > 4096)
+    return gb_fail(GB_E_USAGE, "--opt decode.batches: \"%s\" is not a batch of 1 to 4096", item);
+  if (o->nbatches == GB_DECODE_MAX_BATCHES)
+    return gb_fail(GB_E_USAGE, "--opt decode.batches: at most %d batches", GB_DECODE_MAX_BATCHES);
+  o->batches[o->nbatches++] = b;
+  return GB_OK;
+}
+
+static gb_err decode_opt(void *ctx, const char *key, const char *val, bool prefixed) {
+  (void)prefixed;
+  if (strcmp(key, "cases") == 0) return gb_opts_list("decode.cases", val, opt_case, ctx);
+  if (strcmp(key, "batches") == 0) return gb_opts_list("decode.batches", val, opt_batch, ctx);
+  return gb_fail(GB_E_USAGE, "--opt decode.%s: unknown key (known: cases, batches)", key);
+}
+
+gb_err gb_decode_opts_parse(const char *bench_opts, gb_decode_opts *out) {
+  memset(out, 0, sizeof *out);
+  return gb_opts_each(bench_opts, "decode.", false, decode_opt, out);
+}
 
 static gb_err add_simple(gb_case_list *out, const char *name, gb_decode_kind kind) {
   gb_case c = gb_case_init(name, "");
@@ -118,26 +157,39 @@ static gb_err add_kv(gb_case_list *out, const gb_decode_kv *s) {
   return gb_case_list_add(out, &c);
 }
 
-gb_err gb_decode_plan(gb_profile profile, gb_case_list *out) {
+/* The gemv cases of one type: every projection of the profile (quick:
+ * Llama 3 8B's MLP up and down) at every batch. */
+static gb_err plan_gemv(bool quick, gb_dtype dt, const int64_t *batches, size_t nb, gb_case_list *out) {
+  size_t np;
+  const gb_decode_proj *projs = gb_decode_projs(&np);
+  for (size_t p = 0; p < np; p++) {
+    if (quick && (strcmp(projs[p].model, "llama-3-8b") != 0 || strcmp(projs[p].proj, "attn_out") == 0)) continue;
+    for (size_t b = 0; b < nb; b++) GB_TRY(add_gemv(out, dt, &projs[p], batches[b]));
+  }
+  return GB_OK;
+}
+
+gb_err gb_decode_plan(gb_profile profile, const gb_decode_opts *o, gb_case_list *out) {
   bool quick = profile == GB_PROFILE_QUICK;
-  GB_TRY(add_simple(out, "launch", GB_DECODE_LAUNCH));
-  GB_TRY(add_simple(out, "launch_graph", GB_DECODE_LAUNCH_GRAPH));
-  static const gb_dtype full_types[] = {GB_DT_BF16, GB_DT_F16};
+  unsigned want = o && o->cases ? o->cases
+                                : (1u << C_LAUNCH) | (1u << C_GRAPH) | (1u << C_GEMV_BF16) | (1u << C_KV) |
+                                      (quick ? 0u : 1u << C_GEMV_FP16);
   static const int64_t quick_batches[] = {1, 8, 64};
-  size_t nb, np;
+  size_t nb;
   const int64_t *batches = quick ? quick_batches : gb_decode_batches(&nb);
   if (quick) nb = sizeof quick_batches / sizeof quick_batches[0];
-  const gb_decode_proj *projs = gb_decode_projs(&np);
-  size_t ntypes = quick ? 1 : sizeof full_types / sizeof full_types[0];
-  for (size_t t = 0; t < ntypes; t++)
-    for (size_t p = 0; p < np; p++) {
-      /* quick: Llama 3 8B's MLP up and down projections */
-      if (quick && (strcmp(projs[p].model, "llama-3-8b") != 0 || strcmp(projs[p].proj, "attn_out") == 0)) continue;
-      for (size_t b = 0; b < nb; b++) GB_TRY(add_gemv(out, full_types[t], &projs[p], batches[b]));
-    }
-  size_t nkv;
-  const gb_decode_kv *kv = gb_decode_kv_shapes(profile, &nkv);
-  for (size_t i = 0; i < nkv; i++) GB_TRY(add_kv(out, &kv[i]));
+  if (o && o->nbatches) batches = o->batches, nb = o->nbatches;
+  size_t before = out->n;
+  if (want & (1u << C_LAUNCH)) GB_TRY(add_simple(out, "launch", GB_DECODE_LAUNCH));
+  if (want & (1u << C_GRAPH)) GB_TRY(add_simple(out, "launch_graph", GB_DECODE_LAUNCH_GRAPH));
+  if (want & (1u << C_GEMV_BF16)) GB_TRY(plan_gemv(quick, GB_DT_BF16, batches, nb, out));
+  if (want & (1u << C_GEMV_FP16)) GB_TRY(plan_gemv(quick, GB_DT_F16, batches, nb, out));
+  if (want & (1u << C_KV)) {
+    size_t nkv;
+    const gb_decode_kv *kv = gb_decode_kv_shapes(profile, &nkv);
+    for (size_t i = 0; i < nkv; i++) GB_TRY(add_kv(out, &kv[i]));
+  }
+  if (out->n == before) return gb_fail(GB_E_USAGE, "--opt decode.cases selects no case");
   return GB_OK;
 }
 
