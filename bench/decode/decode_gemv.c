@@ -116,10 +116,11 @@ static gb_err gemv_alloc(const gb_run_ctx *ctx, decode_state *st, const gb_case 
   return GB_OK;
 }
 
-/* Host copies of set 0's X, the checked rows of W and all of D. */
+/* Host copies of set 0's X, the checked rows of W and all of D; X and
+ * those rows decoded to double once (xd, wd). */
 typedef struct gemv_host {
   uint16_t *x, *w, *d;
-  double *ref, *got;
+  double *ref, *got, *xd, *wd;
 } gemv_host;
 
 static void gemv_host_free(gemv_host *h) {
@@ -128,17 +129,22 @@ static void gemv_host_free(gemv_host *h) {
   free(h->d);
   free(h->ref);
   free(h->got);
+  free(h->xd);
+  free(h->wd);
 }
 
 /* The reference of the checked columns and the non-finite count over D. */
 static void gemv_compare(const gemv_op *o, const gemv_host *h, const int64_t *cols, size_t nc, double *rel_err,
                          uint64_t *nonfinite) {
+  uint64_t k = (uint64_t)o->k;
+  for (uint64_t i = 0; i < o->x_elems; i++) h->xd[i] = gb_decode_elem16(h->x[i], o->dt);
+  for (uint64_t i = 0; i < nc * k; i++) h->wd[i] = gb_decode_elem16(h->w[i], o->dt);
   size_t v = 0;
   for (int64_t i = 0; i < o->m; i++)
     for (size_t c = 0; c < nc; c++, v++) {
       double acc = 0;
-      const uint16_t *xr = h->x + (uint64_t)i * (uint64_t)o->k, *wr = h->w + c * (uint64_t)o->k;
-      for (int64_t p = 0; p < o->k; p++) acc += gb_decode_elem16(xr[p], o->dt) * gb_decode_elem16(wr[p], o->dt);
+      const double *xr = h->xd + (uint64_t)i * k, *wr = h->wd + c * k;
+      for (uint64_t p = 0; p < k; p++) acc += xr[p] * wr[p];
       h->ref[v] = acc;
       h->got[v] = gb_decode_elem16(h->d[(uint64_t)i * (uint64_t)o->n + (uint64_t)cols[c]], o->dt);
     }
@@ -153,9 +159,9 @@ static gb_err gemv_check(gemv_op *o, double *rel_err, uint64_t *nonfinite, size_
   size_t nc = gb_decode_check_cols(o->n, cols, GB_DECODE_CHECK_COLS);
   uint64_t dn = (uint64_t)(o->m * o->n), k = (uint64_t)o->k;
   gemv_host h = {malloc(o->x_elems * 2), malloc(nc * k * 2), malloc(dn * 2), malloc((size_t)o->m * nc * 8),
-                 malloc((size_t)o->m * nc * 8)};
+                 malloc((size_t)o->m * nc * 8), malloc(o->x_elems * 8), malloc(nc * k * 8)};
   gb_err err = GB_OK;
-  if (!h.x || !h.w || !h.d || !h.ref || !h.got) {
+  if (!h.x || !h.w || !h.d || !h.ref || !h.got || !h.xd || !h.wd) {
     err = gb_fail(GB_E_NOMEM, "gemv check: out of host memory");
     goto done;
   }

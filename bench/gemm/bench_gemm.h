@@ -294,7 +294,8 @@ bool gb_gemm_plan_wants(const gb_gemm_opts *o, const gb_gemm_prec *p, gb_gemm_la
 
 /* The cases of a campaign (gemm_grouped.c), appended to out: the dense ones
  * (shapes of gemm.shapes or the profile, precisions and layouts by
- * gb_gemm_plan_wants), shape-major, then the grouped ones (TN; shapes of
+ * gb_gemm_plan_wants; a block-scaled precision the known device cannot run
+ * at the first shape alone, its skip row), shape-major, then the grouped ones (TN; shapes of
  * gemm.grouped_shapes or gb_gemm_grouped_shapes, precisions of gemm.precs
  * or gb_gemm_grouped_precs), shape-major, as gemm.grouped and the shape
  * lists select them (a usage error when they select none). */
