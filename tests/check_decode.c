@@ -245,10 +245,13 @@ static gb_row floor_row(const char *c, const char *metric, int64_t m, int64_t n,
 
 START_TEST(test_headline_floor) {
   gb_row rows[] = {
-      floor_row("gemv_bf16", "time_us", 1, 14336, 4096, GB_NA), floor_row("gemv_bf16", "time_us", 1, 4096, 14336, GB_NA),
-      floor_row("gemv_bf16", "time_us", 8, 4096, 14336, GB_NA), floor_row("gemv_bf16", "tflops", 1, 4096, 14336, GB_NA),
+      floor_row("gemv_bf16", "time_us", 1, 14336, 4096, GB_NA),
+      floor_row("gemv_bf16", "time_us", 1, 4096, 14336, GB_NA),
+      floor_row("gemv_bf16", "time_us", 8, 4096, 14336, GB_NA),
+      floor_row("gemv_bf16", "tflops", 1, 4096, 14336, GB_NA),
       floor_row("launch", "time_us", GB_NA, GB_NA, GB_NA, GB_NA),
-      floor_row("kv_read", "time_us", 1, 32768, 1024, 134217728), floor_row("kv_read", "time_us", 32, 4096, 1024, 536870912),
+      floor_row("kv_read", "time_us", 1, 32768, 1024, 134217728),
+      floor_row("kv_read", "time_us", 32, 4096, 1024, 536870912),
   };
   size_t n = sizeof rows / sizeof rows[0];
   bool want[] = {false, true, false, false, true, true, false};
