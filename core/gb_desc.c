@@ -64,6 +64,18 @@ static gb_fclass classify_collective(const gb_row *r) {
   return GB_FCLASS_HEADLINE;
 }
 
+/* Decode floors: a launch's time moves with the host, the driver and the
+ * clocks (tens of percent between machines of one type), and a GEMV or an
+ * attention read of less than the HBM size (1 GiB and 8 L2 sizes,
+ * gb_hbm_min_bytes) lasts microseconds: latency class, gated only on
+ * request. A KV-cache read of the HBM size and more is a steady bandwidth
+ * figure: headline class. */
+static gb_fclass classify_decode(const gb_row *r) {
+  if (is(r->case_name, "kv_read") && r->bytes != GB_NA && r->bytes >= gb_hbm_min_bytes(r->l2_bytes))
+    return GB_FCLASS_HEADLINE;
+  return GB_FCLASS_LATENCY;
+}
+
 static gb_fclass classify_headline(const gb_row *r) {
   (void)r;
   return GB_FCLASS_HEADLINE;
@@ -152,6 +164,21 @@ static bool same_group(const gb_row *r, const gb_row *o, gb_headline_rule rule) 
          is(o->metric, r->metric) && (rule != GB_HEADLINE_LARGEST_MESSAGE || o->gpu_count == r->gpu_count);
 }
 
+/* GB_HEADLINE_FLOOR's order: whether o comes before r: with a shape, the
+ * smaller m, then the larger n*k, then the larger k; without one, the larger
+ * bytes (rows with neither tie). */
+static bool floor_before(const gb_row *o, const gb_row *r) {
+  double vo = volume(o), vr = volume(r);
+  if (vo > 0 && vr > 0) {
+    double nko = (double)o->n * (double)o->k, nkr = (double)r->n * (double)r->k;
+    if (o->m != r->m) return o->m < r->m;
+    if (nko != nkr) return nko > nkr;
+    return o->k > r->k;
+  }
+  if (vo > 0 || vr > 0) return vo > 0; /* a row with a shape before one without */
+  return o->bytes != GB_NA && (r->bytes == GB_NA || o->bytes > r->bytes);
+}
+
 bool gb_desc_is_headline_metric(const char *benchmark, const char *metric) {
   const gb_bench_desc *b = gb_desc_find(benchmark);
   const gb_metric_desc *h = b ? metric_of(b, b->headline_metric) : NULL, *m = metric_of(b, metric);
@@ -170,6 +197,10 @@ bool gb_desc_is_headline(const gb_row *r, const gb_row *rows, size_t n) {
     for (size_t i = 0; i < n; i++)
       if (same_group(r, &rows[i], b->headline) && volume(&rows[i]) > volume(r)) return false;
     return volume(r) > 0;
+  case GB_HEADLINE_FLOOR:
+    for (size_t i = 0; i < n; i++)
+      if (same_group(r, &rows[i], b->headline) && floor_before(&rows[i], r)) return false;
+    return true;
   case GB_HEADLINE_LARGEST_MESSAGE:
     if (r->bytes == GB_NA || gb_desc_class(r) == GB_FCLASS_MEANINGLESS) return false;
     for (size_t i = 0; i < n; i++)

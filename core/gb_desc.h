@@ -65,6 +65,9 @@ typedef enum gb_headline_rule {
                                 * HBM figure is the best of them (membw) */
   GB_HEADLINE_LARGEST_MESSAGE, /* per case, dtype and gpu_count: the largest bytes, among the
                                 * figures that mean something for the GPU count (collective, copy) */
+  GB_HEADLINE_FLOOR,           /* per case and dtype: rows with a shape, the smallest m (batch) at
+                                * the largest n*k, ties to the largest bytes; rows without one, the
+                                * largest bytes; rows with neither, every one (decode) */
 } gb_headline_rule;
 
 typedef struct gb_bench_desc {

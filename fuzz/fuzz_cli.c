@@ -1,6 +1,6 @@
 /* fuzz_cli: the command-line parsers of compare, history, plan, report and
  * run (cli/gb_cli_args.h), and run's --opt through core/gb_opts and the
- * gemm, membw/copy and collective option parsers. They read argv and
+ * gemm, membw/copy, collective and decode option parsers. They read argv and
  * nothing else: no file is opened, nothing measured or written.
  *
  * Input: the first byte picks the subcommand; the rest is split at '\n' into
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "bench_collective.h"
+#include "bench_decode.h"
 #include "bench_gemm.h"
 #include "bench_membw.h"
 #include "fuzz_util.h"
@@ -86,6 +87,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       gb_coll_opts co;
       e = gb_coll_opts_parse(a.bench_opts, &co);
       FUZZ_ASSERT(e == GB_OK || e == GB_E_USAGE || e == GB_E_INPUT);
+      gb_decode_opts dop;
+      e = gb_decode_opts_parse(a.bench_opts, &dop);
+      FUZZ_ASSERT(e == GB_OK || e == GB_E_USAGE || e == GB_E_INPUT);
+      if (e == GB_OK) FUZZ_ASSERT(dop.nbatches <= GB_DECODE_MAX_BATCHES && dop.cases < (1u << GB_DECODE_NCASES));
     }
     break;
   }

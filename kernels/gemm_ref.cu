@@ -170,6 +170,81 @@ GEMM_REF_KERNEL(gemm_ref_fp8e4m3_fp8e4m3, 4, 4)
 GEMM_REF_KERNEL(gemm_ref_fp8e4m3_fp8e5m2, 4, 5)
 GEMM_REF_KERNEL(gemm_ref_int8_int8, 6, 6)
 
+/* ---- block-scaled operands (MXFP8, NVFP4; bench/gemm/gemm_blockscale.c) ---- */
+
+/* Byte offset of the scale of row r, K block c, in cuBLASLt's tiled layout:
+ * 128-row by 4-block tiles of 512 bytes, row-major over tiles; inside one,
+ * (r % 32) * 16 + (r / 32 % 4) * 4 + c % 4 (gb_gemm_bs_scale_offset). */
+__device__ __forceinline__ unsigned long long gemm_bs_offset(long long r, long long c, long long kblocks) {
+  const unsigned long long tiles_k = (unsigned long long)((kblocks + 3) >> 2);
+  return ((unsigned long long)(r >> 7) * tiles_k + (unsigned long long)(c >> 2)) * 512ULL +
+         (unsigned long long)(r & 31) * 16ULL + (unsigned long long)((r >> 5) & 3) * 4ULL + (unsigned long long)(c & 3);
+}
+
+/* fp4 e2m1: 1 sign, 2 exponent (bias 1), 1 mantissa bit: +-{0, 0.5, 1, 1.5, 2, 3, 4, 6}. */
+__device__ __forceinline__ double gemm_dec_e2m1(unsigned int v) {
+  const unsigned int e = (v >> 1) & 3, m = v & 1;
+  const double mag = e == 0 ? 0.5 * m : (double)(1u << (e - 1)) * (1.0 + 0.5 * m);
+  return (v & 8) ? -mag : mag;
+}
+
+/* ue8m0: 2^(b - 127); 255 is NaN. */
+__device__ __forceinline__ double gemm_dec_ue8m0(unsigned int b) {
+  if (b == 255) return gemm_bits_f64(0x7ff8000000000000ULL);
+  return gemm_bits_f64((unsigned long long)(b + 1023 - 127) << 52);
+}
+
+/* Element p of row `row` of a K-major operand, dequantised: e4m3 or fp4
+ * (two a byte, the low nibble first) times its block's scale (ue8m0 for
+ * MXFP8, the e4m3 value of the low 7 bits for NVFP4). */
+__device__ __forceinline__ double gemm_bs_elem(const unsigned char *M, const unsigned char *S, long long row,
+                                               long long p, long long k, int block, long long kblocks, int fp4) {
+  const unsigned long long i = (unsigned long long)row * (unsigned long long)k + (unsigned long long)p;
+  const unsigned int s = S[gemm_bs_offset(row, p / block, kblocks)];
+  if (fp4) {
+    const unsigned int byte = M[i >> 1];
+    return gemm_dec_e2m1((i & 1) ? byte >> 4 : byte & 15) * gemm_dec_e4m3(s & 0x7f);
+  }
+  return gemm_dec_e4m3(M[i]) * gemm_dec_ue8m0(s);
+}
+
+/* ref[r][j] = sum_p deq(A)[rows[r]][p] * deq(B)[j][p] in fp64 and got[r][j]
+ * = D[rows[r]][j] (bf16), B n x k (TN); launched as the TN kernels (one warp
+ * per column, GEMM_REF_ROWS rows per block in y). */
+extern "C" __global__ void gemm_ref_block_scaled(const unsigned char *A, const unsigned char *B,
+                                                 const unsigned char *SA, const unsigned char *SB, const void *D,
+                                                 const long long *rows, int nrows, long long n, long long k, int block,
+                                                 long long kblocks, int fp4, double *ref, double *got) {
+  const int lane = threadIdx.x & 31;
+  const long long j = (long long)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+  const int r0 = blockIdx.y * GEMM_REF_ROWS;
+  if (j >= n) return; /* whole warps only */
+  long long ri[GEMM_REF_ROWS];
+  double acc[GEMM_REF_ROWS];
+#pragma unroll
+  for (int q = 0; q < GEMM_REF_ROWS; q++) {
+    ri[q] = r0 + q < nrows ? rows[r0 + q] : -1;
+    acc[q] = 0.0;
+  }
+  for (long long p = lane; p < k; p += 32) {
+    const double b = gemm_bs_elem(B, SB, j, p, k, block, kblocks, fp4);
+#pragma unroll
+    for (int q = 0; q < GEMM_REF_ROWS; q++)
+      if (ri[q] >= 0) acc[q] += gemm_bs_elem(A, SA, ri[q], p, k, block, kblocks, fp4) * b;
+  }
+#pragma unroll
+  for (int q = 0; q < GEMM_REF_ROWS; q++)
+    for (int off = 16; off > 0; off >>= 1) acc[q] += __shfl_down_sync(0xffffffffu, acc[q], off);
+  if (lane != 0) return;
+#pragma unroll
+  for (int q = 0; q < GEMM_REF_ROWS; q++) {
+    if (ri[q] < 0) continue;
+    const unsigned long long o = (unsigned long long)(r0 + q) * n + j;
+    ref[o] = acc[q];
+    got[o] = gemm_load<3>(D, (unsigned long long)ri[q] * n + j);
+  }
+}
+
 /* Over all count elements of D: *nonfinite += elements that are NaN or
  * infinite (the output is poisoned with NaN bytes before the checked product,
  * so an element cuBLASLt never wrote shows here), and *absmax_bits = the fp32

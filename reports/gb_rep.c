@@ -112,7 +112,7 @@ uint64_t gb_rep_hash_i64(uint64_t h, int64_t v) {
 }
 
 static const char *const k_precision_order[] = {"fp64", "fp32", "tf32", "fp16", "fp16acc16", "bf16",
-                                                "fp8e4m3", "fp8e4m3xe5m2", "fp8e5m2", "int8"};
+                                                "fp8e4m3", "fp8e4m3xe5m2", "fp8e5m2", "int8", "mxfp8", "nvfp4"};
 
 /* Rank of a precision: the known base (longest matching prefix) times 4,
  * plus 1 for any suffix (e.g. _fastaccum), so variants follow their base. */
@@ -143,11 +143,12 @@ bool gb_rep_is(const gb_rep_point *p, const char *bench, const char *metric) {
 }
 
 /* The datasheet dtype key (planner/gb_specs.h) of a precision label:
- * fp16acc16 -> fp16, fp8e4m3xe5m2 and _fastaccum variants -> fp8e4m3. */
+ * fp16acc16 -> fp16, fp8e4m3xe5m2 and _fastaccum variants -> fp8e4m3; the
+ * block-scaled mxfp8 -> mxfp8, nvfp4 -> fp4. */
 static const char *spec_dtype(const char *precision) {
   static const char *const bases[][2] = {{"fp64", "fp64"}, {"tf32", "tf32"}, {"fp32", "fp32"},
                                          {"bf16", "bf16"}, {"fp16", "fp16"}, {"fp8", "fp8e4m3"},
-                                         {"int8", "int8"}};
+                                         {"int8", "int8"}, {"mxfp8", "mxfp8"}, {"nvfp4", "fp4"}};
   for (size_t i = 0; i < sizeof bases / sizeof bases[0]; i++)
     if (strncmp(precision, bases[i][0], strlen(bases[i][0])) == 0) return bases[i][1];
   return NULL;

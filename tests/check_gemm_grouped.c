@@ -158,11 +158,12 @@ static gb_err plan_prof(const char *opts, gb_profile profile, gb_case_list *out)
 
 START_TEST(test_grouped_plan_default) {
   gb_case_list l;
-  /* quick: 52 dense cases, then 2 grouped shapes x 2 precisions, shape-major */
+  /* quick on Hopper: 52 dense cases and one each of mxfp8 and nvfp4 (skip
+   * rows), then 2 grouped shapes x 2 precisions, shape-major */
   ck_assert_int_eq(plan_prof(NULL, GB_PROFILE_QUICK, &l), GB_OK);
-  ck_assert_uint_eq(l.n, 56);
-  for (size_t i = 0; i < 52; i++) ck_assert_int_eq(l.v[i].groups, GB_NA);
-  const gb_case *c = &l.v[52];
+  ck_assert_uint_eq(l.n, 58);
+  for (size_t i = 0; i < 54; i++) ck_assert_int_eq(l.v[i].groups, GB_NA);
+  const gb_case *c = &l.v[54];
   ck_assert_str_eq(c->name, "grouped_bf16");
   ck_assert_str_eq(c->dtype, "bf16");
   ck_assert_int_eq(c->groups, 256);
@@ -171,10 +172,10 @@ START_TEST(test_grouped_plan_default) {
   ck_assert_int_eq(c->k, 7168);
   ck_assert_int_eq(c->param[0], GB_GEMM_TN);
   ck_assert_ptr_eq(c->spec, gb_gemm_prec_find("bf16"));
-  ck_assert_str_eq(l.v[53].name, "grouped_fp8e4m3_fastacc");
-  ck_assert_str_eq(l.v[53].dtype, "fp8e4m3");
-  ck_assert_int_eq(l.v[54].groups, 128);
-  ck_assert_int_eq(l.v[55].m, 512);
+  ck_assert_str_eq(l.v[55].name, "grouped_fp8e4m3_fastacc");
+  ck_assert_str_eq(l.v[55].dtype, "fp8e4m3");
+  ck_assert_int_eq(l.v[56].groups, 128);
+  ck_assert_int_eq(l.v[57].m, 512);
   /* the case's row carries the group count */
   gb_row r = gb_case_row("gemm", c);
   ck_assert_int_eq(r.groups, 256);
@@ -189,7 +190,7 @@ START_TEST(test_grouped_plan_default) {
   gb_case_list_free(&l);
   /* off: the dense cases alone */
   ck_assert_int_eq(plan_prof("gemm.grouped=off", GB_PROFILE_QUICK, &l), GB_OK);
-  ck_assert_uint_eq(l.n, 52);
+  ck_assert_uint_eq(l.n, 54);
   gb_case_list_free(&l);
 }
 END_TEST
@@ -215,7 +216,7 @@ START_TEST(test_grouped_plan_options) {
   gb_case_list_free(&l);
   /* a dense shape list alone: no grouped case (the interleave scripts' runs stay as they were) */
   ck_assert_int_eq(plan_prof("gemm.shapes=8192", GB_PROFILE_QUICK, &l), GB_OK);
-  ck_assert_uint_eq(l.n, 13);
+  ck_assert_uint_eq(l.n, 15);
   gb_case_list_free(&l);
   /* both lists: both kinds */
   ck_assert_int_eq(plan_prof("gemm.shapes=8192,gemm.grouped_shapes=8x128x256x512,gemm.precs=bf16", GB_PROFILE_QUICK,

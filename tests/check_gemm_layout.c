@@ -67,7 +67,8 @@ START_TEST(test_layout_supported) {
   size_t n_nn = 0;
   for (size_t i = 0; i < np; i++) {
     ck_assert(gb_gemm_layout_supported(&p[i], GB_GEMM_TN, 9, 0, why, sizeof why)); /* TN: always */
-    ck_assert(gb_gemm_layout_supported(&p[i], GB_GEMM_NN, 10, 0, why, sizeof why)); /* Blackwell: not refused */
+    /* Blackwell: not refused, but for the block-scaled precisions, TN only everywhere */
+    ck_assert(gb_gemm_layout_supported(&p[i], GB_GEMM_NN, 10, 0, why, sizeof why) == !p[i].block);
     n_nn += gb_gemm_layout_supported(&p[i], GB_GEMM_NN, 9, 0, why, sizeof why);
   }
   ck_assert_uint_eq(n_nn, 6);
@@ -161,36 +162,39 @@ static gb_err plan_with(const char *opts, int major, int minor, gb_case_list *ou
 
 START_TEST(test_plan_layouts) {
   gb_case_list l;
-  /* default: TN only, 4 quick shapes x 13 precisions, names unchanged, then
-   * 4 grouped cases (TN too: check_gemm_grouped.c) */
+  /* default: TN only, 4 quick shapes x 13 precisions, names unchanged, and
+   * on Hopper mxfp8 and nvfp4 at the first shape alone (their rows say why
+   * they cannot run), then 4 grouped cases (TN too: check_gemm_grouped.c) */
   ck_assert_int_eq(plan_with(NULL, 9, 0, &l), GB_OK);
-  ck_assert_uint_eq(l.n, 52 + 4);
+  ck_assert_uint_eq(l.n, 52 + 2 + 4);
   ck_assert_str_eq(l.v[0].name, "fp64");
   for (size_t i = 0; i < l.n; i++) ck_assert_int_eq(l.v[i].param[0], GB_GEMM_TN);
   gb_case_list_free(&l);
 
-  /* tn:nn at one shape on Hopper: 13 TN + 6 NN (fp8 and int8 left out), each
-   * precision's NN case right after its TN case */
+  /* tn:nn at one shape on Hopper: 15 TN + 6 NN (fp8, int8 and the block-scaled
+   * left out), each precision's NN case right after its TN case */
   ck_assert_int_eq(plan_with("gemm.shapes=8192,gemm.layout=tn:nn", 9, 0, &l), GB_OK);
-  ck_assert_uint_eq(l.n, 19);
+  ck_assert_uint_eq(l.n, 21);
   const char *order[] = {"fp64", "fp64_nn", "fp32", "fp32_nn", "tf32", "tf32_nn", "fp16", "fp16_nn", "bf16",
                          "bf16_nn", "fp16acc16", "fp16acc16_nn", "fp8e4m3_slowacc"};
   for (int i = 0; i < 13; i++) ck_assert_str_eq(l.v[i].name, order[i]);
   ck_assert_str_eq(l.v[17].name, "fp8e4m3_e4m3out_fastacc");
   ck_assert_str_eq(l.v[18].name, "int8");
+  ck_assert_str_eq(l.v[19].name, "mxfp8");
+  ck_assert_str_eq(l.v[20].name, "nvfp4");
   ck_assert_int_eq(l.v[1].param[0], GB_GEMM_NN);
   ck_assert_str_eq(l.v[1].dtype, "fp64"); /* same dtype as TN: only the case differs */
   ck_assert_int_eq(l.v[1].m, 8192);
   ck_assert_ptr_eq(l.v[1].spec, gb_gemm_prec_find("fp64"));
   gb_case_list_free(&l);
 
-  /* the same on Blackwell (10.0): NN for all 13 */
+  /* the same on Blackwell (10.0): NN for all 13 but the block-scaled (TN only) */
   ck_assert_int_eq(plan_with("gemm.shapes=8192,gemm.layout=tn:nn", 10, 0, &l), GB_OK);
-  ck_assert_uint_eq(l.n, 26);
+  ck_assert_uint_eq(l.n, 15 + 13);
   gb_case_list_free(&l);
   /* no device info: everything asked for */
   ck_assert_int_eq(plan_with("gemm.shapes=8192,gemm.layout=nn", -1, 0, &l), GB_OK);
-  ck_assert_uint_eq(l.n, 13);
+  ck_assert_uint_eq(l.n, 15);
   gb_case_list_free(&l);
 
   /* NN only, precisions named: int8 is planned on Hopper (its row will say why it cannot run) */

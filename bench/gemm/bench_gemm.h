@@ -59,7 +59,10 @@ typedef struct gb_gemm_prec {
   int min_cc;                /* lowest compute capability, major*10 + minor */
   double tol;                /* ||out - ref|| / ||ref|| threshold */
   double tol_per_sqrt_k;     /* extra threshold per sqrt(k) (fp16 accumulation) */
-  double est_tflops;         /* rough H100/H200-class rate, only to plan timing */
+  double est_tflops;         /* rough H100/H200-class rate (B200 for block-scaled), only to plan timing */
+  int block;                 /* block-scaled (sm_100+): elements along K per scale (32 MXFP8, 16 NVFP4); 0: none */
+  int scale_mode;            /* block-scaled: the cublasLtMatmulMatrixScale_t of A and B */
+  bool fp4;                  /* operands fp4 e2m1, two a byte (low nibble first); a_type/b_type: the bytes */
 } gb_gemm_prec;
 
 /* The precision table, in the order cases run and the summary prints. */
@@ -291,7 +294,8 @@ bool gb_gemm_plan_wants(const gb_gemm_opts *o, const gb_gemm_prec *p, gb_gemm_la
 
 /* The cases of a campaign (gemm_grouped.c), appended to out: the dense ones
  * (shapes of gemm.shapes or the profile, precisions and layouts by
- * gb_gemm_plan_wants), shape-major, then the grouped ones (TN; shapes of
+ * gb_gemm_plan_wants; a block-scaled precision the known device cannot run
+ * at the first shape alone, its skip row), shape-major, then the grouped ones (TN; shapes of
  * gemm.grouped_shapes or gb_gemm_grouped_shapes, precisions of gemm.precs
  * or gb_gemm_grouped_precs), shape-major, as gemm.grouped and the shape
  * lists select them (a usage error when they select none). */
@@ -396,8 +400,47 @@ gb_case gb_gemm_make_grouped_case(const gb_gemm_prec *p, const gb_gemm_gshape *s
 /* ---- support ---- */
 
 /* Whether precision p can run on a device of compute capability
- * major.minor. When it cannot, why gets the reason (fp8 needs 8.9). */
+ * major.minor. When it cannot, why gets the reason (fp8 needs 8.9; the
+ * block-scaled mxfp8 and nvfp4 "needs sm_100+ block-scaled tensor cores;
+ * this GPU is sm_90"). */
 bool gb_gemm_supported(const gb_gemm_prec *p, int cc_major, int cc_minor, char *why, size_t why_n);
+
+/* Whether case c (plan()'s) runs on a device of compute capability
+ * major.minor: its precision (gb_gemm_supported), its layout
+ * (gb_gemm_layout_supported) and, for a block-scaled precision, not grouped.
+ * When it cannot, why gets the reason; run() then returns GB_E_UNSUPPORTED
+ * with it, and the runner writes the case's row with status error and
+ * detail "not supported: <why>" (the skip row). */
+bool gb_gemm_case_runs(const gb_case *c, int cc_major, int cc_minor, char *why, size_t why_n);
+
+/* ---- block-scaled operands (MXFP8, NVFP4; cuBLASLt's 1D block scaling) ----
+ *
+ * A K-major operand of `rows` rows has one scale per block of p->block
+ * elements along K, stored in cuBLASLt's tiled layout: the (rows, K blocks)
+ * scale matrix padded to 128-row by 4-column tiles of 512 bytes, tiles
+ * row-major (K blocks fastest); inside a tile, scale (r, c) at byte
+ * (r % 32) * 16 + (r / 32) * 4 + c. */
+
+/* K blocks of a row: ceil(k / block). */
+int64_t gb_gemm_bs_kblocks(int64_t k, int block);
+
+/* Bytes of the scale tensor of a rows x k operand. */
+uint64_t gb_gemm_bs_scale_bytes(int64_t rows, int64_t k, int block);
+
+/* Byte offset of the scale of row r, K block c, in a tensor of kblocks
+ * K blocks a row (kernels/gemm_ref.cu computes the same). */
+uint64_t gb_gemm_bs_scale_offset(int64_t r, int64_t c, int64_t kblocks);
+
+/* The scale byte at offset i of a case's tensor (seeded): MXFP8 ue8m0
+ * exponents 124..129 (2^-3 .. 2^2), NVFP4 e4m3 values 0.5 .. 7.5 (exponent
+ * field 6..9, any mantissa), so that the check sees scales that differ from
+ * block to block. */
+unsigned char gb_gemm_bs_scale_byte(const gb_gemm_prec *p, uint64_t seed, uint64_t i);
+
+/* The value of a scale byte: 2^(b - 127) (ue8m0) or the e4m3 value of the
+ * low 7 bits (ue4m3); of an fp4 e2m1 nibble: +-{0, 0.5, 1, 1.5, 2, 3, 4, 6}. */
+double gb_gemm_bs_scale_value(const gb_gemm_prec *p, unsigned char b);
+double gb_gemm_e2m1_value(unsigned nibble);
 
 /* ---- the check ---- */
 

@@ -135,6 +135,13 @@ static gb_err gemm_choose(const gb_run_ctx *ctx, const gemm_state *st, gemm_op *
 static void gemm_fp8_desc(const gemm_state *st, const gemm_op *o, const gemm_result *r, char *buf, size_t n) {
   const gb_gemm_prec *p = o->p;
   buf[0] = '\0';
+  if (p->block) {
+    snprintf(buf, n, "; block-scaled: %s, one %s scale per %d elements along K for A and B (%llu and %llu scale bytes)",
+             p->fp4 ? "VEC16_UE4M3" : "VEC32_UE8M0", p->fp4 ? "e4m3" : "ue8m0", p->block,
+             (unsigned long long)gb_gemm_bs_scale_bytes(o->m, o->k, p->block),
+             (unsigned long long)gb_gemm_bs_scale_bytes(o->n, o->k, p->block));
+    return;
+  }
   if (!p->fp8) return;
   char amax_txt[64];
   if (!o->amax) snprintf(amax_txt, sizeof amax_txt, "not set%s", st->opts.fp8_no_amax ? " (gemm.fp8_amax=off)" : "");
@@ -209,8 +216,8 @@ static gb_err gemm_add_row(const gemm_state *st, const gb_case *c, const gemm_op
   gemm_fp8_desc(st, o, r, fp8_desc, sizeof fp8_desc);
   gemm_timing_desc(st, o, r, timing_desc, sizeof timing_desc);
   snprintf(detail, sizeof detail, "%s%s %s x %s -> %s, %s;%s%s %s; %s; check: %s%s",
-           chk->status == GB_STATUS_OK ? "" : "check failed: ", p->compute_name, gb_dtype_name(p->a_type),
-           gb_dtype_name(p->b_type), gb_dtype_name(p->d_type), gb_gemm_layout_label(o->layout), groups_desc,
+           chk->status == GB_STATUS_OK ? "" : "check failed: ", p->compute_name, gemm_operand_name(p, p->a_type),
+           gemm_operand_name(p, p->b_type), gb_dtype_name(p->d_type), gb_gemm_layout_label(o->layout), groups_desc,
            st->opts.out_of_place ? " out of place (gemm.out_of_place);" : "", algo_desc, timing_desc, check_desc,
            fp8_desc);
   gb_row row = gb_case_row("gemm", c); /* with the group count of a grouped case */
@@ -241,11 +248,10 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
                .ws_bytes = st->workspace_bytes, .ws_launch = st->workspace_bytes};
   gb_samples samp = {0};
   gemm_result res, *r = &res;
-  char why[256];
+  char why[320];
   memset(r, 0, sizeof *r);
-  if (!gb_gemm_supported(p, dev->cc_major, dev->cc_minor, why, sizeof why) ||
-      !gb_gemm_layout_supported(p, o.layout, dev->cc_major, dev->cc_minor, why, sizeof why)) {
-    err = gb_fail(GB_E_UNSUPPORTED, "%s", why);
+  if (!gb_gemm_case_runs(c, dev->cc_major, dev->cc_minor, why, sizeof why)) {
+    err = gb_fail(GB_E_UNSUPPORTED, "%s", why); /* the runner's row: status error, detail the reason */
     goto done;
   }
   uint64_t set_bytes = 0;

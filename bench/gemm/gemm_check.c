@@ -123,12 +123,31 @@ static gb_err check_ref_group(gemm_state *st, gemm_op *o, check_bufs *b, cudaKer
   return GB_OK;
 }
 
+/* Block-scaled (dense, TN): the reference of kernels/gemm_ref.cu's
+ * gemm_ref_block_scaled from the elements and the scale tensors cuBLASLt
+ * read, dequantised in fp64. */
+static gb_err check_ref_block_scaled(gemm_state *st, gemm_op *o, check_bufs *b, cudaKernel_t k_ref) {
+  const gb_gemm_prec *p = o->p;
+  long long n = o->n, k = o->k, kblocks = gb_gemm_bs_kblocks(o->k, p->block);
+  int nr = (int)b->nrows, block = p->block, fp4 = p->fp4;
+  const void *a = o->a, *bm = o->b, *sa = o->bs_a, *sb = o->bs_b, *d = o->d;
+  void *args[] = {&a, &bm, &sa, &sb, &d, &b->d_rows, &nr, &n, &k, &block, &kblocks, &fp4, &b->d_ref, &b->d_got};
+  gb_gemm_ref_grid grid = gb_gemm_ref_launch(GB_GEMM_TN, o->n, b->nrows);
+  GB_CUDA(cudaLaunchKernel((const void *)k_ref, gb_dim3(grid.gx, grid.gy, 1), gb_dim1(grid.block), args, 0,
+                           st->stream));
+  GB_CUDA(cudaGetLastError());
+  return GB_OK;
+}
+
 /* The reference rows (kernels/gemm_ref.cu) of every product compared and
  * the scan over all of D. */
 static gb_err check_kernels(gemm_state *st, gemm_op *o, check_bufs *b, cudaKernel_t k_ref, const gb_device_info *dev) {
   cudaStream_t s = st->stream;
   const gb_gemm_prec *p = o->p;
-  for (size_t i = 0; i < b->ngroups; i++) GB_TRY(check_ref_group(st, o, b, k_ref, b->groups[i], i));
+  if (p->block) /* never grouped (gb_gemm_case_runs) */
+    GB_TRY(check_ref_block_scaled(st, o, b, k_ref));
+  else
+    for (size_t i = 0; i < b->ngroups; i++) GB_TRY(check_ref_group(st, o, b, k_ref, b->groups[i], i));
   unsigned long long count = (unsigned long long)o->groups * (unsigned long long)o->m * (unsigned long long)o->n;
   int d_type = (int)p->d_type;
   unsigned long long *nonfinite = &b->d_scan[0];
@@ -194,7 +213,10 @@ gb_err gemm_run_check(gemm_state *st, gemm_op *o, const gb_device_info *dev, gem
   for (size_t i = 0; i < b.nrows; i++) b.h_rows[i] = (long long)rows[i];
 
   char kname[64];
-  snprintf(kname, sizeof kname, "gemm_ref_%s_%s", gb_dtype_name(p->a_type), gb_dtype_name(p->b_type));
+  if (p->block)
+    snprintf(kname, sizeof kname, "gemm_ref_block_scaled");
+  else
+    snprintf(kname, sizeof kname, "gemm_ref_%s_%s", gb_dtype_name(p->a_type), gb_dtype_name(p->b_type));
   cudaKernel_t k_ref;
   GB_TRY_GOTO(gb_module_kernel(&st->mod, kname, &k_ref), err, done);
   GB_TRY_GOTO(check_bufs_alloc(&b), err, done);

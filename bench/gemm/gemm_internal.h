@@ -96,6 +96,7 @@ typedef struct gemm_op {
   float *scales; /* device, fp8 only: scale of A, of B, of D, amax of D, each in its own 256-byte slot */
   bool d_scale;  /* fp8: the D scale pointer is set on the descriptor */
   bool amax;     /* fp8: the amax-of-D pointer is set on the descriptor */
+  unsigned char *bs_a, *bs_b; /* block-scaled: the scale tensors of our A and B (one for every input set) */
   unsigned char alpha[8], beta[8];
 } gemm_op;
 
@@ -174,6 +175,10 @@ gb_err gemm_launch(void *ctx, cudaStream_t s, long iter);
  * be another kernel of the same configuration. */
 void gemm_describe_algo(const cublasLtMatmulAlgo_t *algo, bool no_ws, char *detail, size_t dn, char *variant,
                         size_t vn);
+
+/* The operand type's name for detail: "fp4e2m1" for an fp4 operand
+ * (stored as bytes), else the element type's. */
+const char *gemm_operand_name(const gb_gemm_prec *p, gb_dtype t);
 
 /* ---- gemm_search.c ---- */
 

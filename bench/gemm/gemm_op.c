@@ -86,6 +86,19 @@ gb_err gemm_op_create_desc(gemm_op *o, bool d_scale, bool amax) {
   GB_CUBLAS_GOTO(cublasLtMatmulDescSetAttribute(o->desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta), err, fail);
   GB_CUBLAS_GOTO(cublasLtMatmulDescSetAttribute(o->desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb), err, fail);
   o->d_scale = o->amax = false;
+  if (p->block) {
+    /* cuBLASLt's A is our B, its B our A; one scale per p->block elements along K */
+    int32_t mode = p->scale_mode;
+    const void *sa = o->bs_b, *sb = o->bs_a;
+    GB_CUBLAS_GOTO(cublasLtMatmulDescSetAttribute(o->desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mode, sizeof mode),
+                   err, fail);
+    GB_CUBLAS_GOTO(cublasLtMatmulDescSetAttribute(o->desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &mode, sizeof mode),
+                   err, fail);
+    GB_CUBLAS_GOTO(cublasLtMatmulDescSetAttribute(o->desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa),
+                   err, fail);
+    GB_CUBLAS_GOTO(cublasLtMatmulDescSetAttribute(o->desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb),
+                   err, fail);
+  }
   if (p->fp8) {
     int8_t fast = (int8_t)p->fast_accum;
     const float *sa = &o->scales[GEMM_SCALE_SLOT(1)], *sb = &o->scales[GEMM_SCALE_SLOT(0)]; /* A' is our B, B' our A */
@@ -182,17 +195,40 @@ static gb_err gemm_op_size(const gemm_state *st, const gb_device_info *dev, gemm
 }
 
 /* Every input set of A and B filled with random values of the operand
- * type, seeded per case and set. */
+ * type, seeded per case and set (fp4: random bytes, two elements each). */
 static gb_err gemm_op_fill(gemm_op *o, cudaStream_t s) {
   const gb_gemm_prec *p = o->p;
+  size_t na = (size_t)(o->groups * o->m * o->k), nb = (size_t)(o->groups * o->n * o->k);
+  if (p->fp4) {
+    na = (na + 1) / 2;
+    nb = (nb + 1) / 2;
+  }
   for (int set = 0; set < o->sets; set++) {
-    GB_TRY(gb_fill_random(o->a + (uint64_t)set * o->a_stride, (size_t)(o->groups * o->m * o->k), p->a_type, p->a_lo,
-                          p->a_hi, gemm_seed(o, set, 0), s));
-    GB_TRY(gb_fill_random(o->b + (uint64_t)set * o->b_stride, (size_t)(o->groups * o->n * o->k), p->b_type, p->b_lo,
-                          p->b_hi, gemm_seed(o, set, 1), s));
+    GB_TRY(gb_fill_random(o->a + (uint64_t)set * o->a_stride, na, p->a_type, p->a_lo, p->a_hi, gemm_seed(o, set, 0),
+                          s));
+    GB_TRY(gb_fill_random(o->b + (uint64_t)set * o->b_stride, nb, p->b_type, p->b_lo, p->b_hi, gemm_seed(o, set, 1),
+                          s));
   }
   return GB_OK;
 }
+
+/* Block-scaled: one scale tensor of rows x k, its bytes drawn on the host
+ * (gb_gemm_bs_scale_byte) and copied to *dst. */
+static gb_err gemm_op_block_scale(const gemm_op *o, int64_t rows, uint64_t seed, unsigned char **dst) {
+  const gb_gemm_prec *p = o->p;
+  uint64_t bytes = gb_gemm_bs_scale_bytes(rows, o->k, p->block);
+  unsigned char *h = malloc(bytes);
+  if (!h) return gb_fail(GB_E_NOMEM, "gemm: out of host memory for %llu scale bytes", (unsigned long long)bytes);
+  for (uint64_t i = 0; i < bytes; i++) h[i] = gb_gemm_bs_scale_byte(p, seed, i);
+  gb_err err = GB_OK;
+  GB_CUDA_GOTO(cudaMalloc((void **)dst, bytes), err, done);
+  GB_CUDA_GOTO(cudaMemcpy(*dst, h, bytes, cudaMemcpyHostToDevice), err, done);
+done:
+  free(h);
+  return err;
+}
+
+const char *gemm_operand_name(const gb_gemm_prec *p, gb_dtype t) { return p->fp4 ? "fp4e2m1" : gb_dtype_name(t); }
 
 /* fp8: scale of A, of B, of D (1 for a bf16 output: the reference then
  * holds whatever cuBLASLt does with a D scale there), amax of D */
@@ -221,6 +257,10 @@ gb_err gemm_op_alloc(const gemm_state *st, const gb_device_info *dev, gemm_op *o
   }
   GB_TRY(gemm_op_fill(o, s));
   if (o->p->fp8) GB_TRY(gemm_op_scales(o, s));
+  if (o->p->block) {
+    GB_TRY(gemm_op_block_scale(o, o->m, gemm_seed(o, 0, 2), &o->bs_a));
+    GB_TRY(gemm_op_block_scale(o, o->n, gemm_seed(o, 0, 3), &o->bs_b));
+  }
   GB_CUDA(cudaStreamSynchronize(s));
   return GB_OK;
 }
@@ -230,6 +270,8 @@ double gemm_op_flops(const gemm_op *o) { return gb_gemm_grouped_flops(o->groups,
 void gemm_op_free(gemm_op *o) {
   gemm_op_destroy_desc(o);
   if (o->scales) cudaFree(o->scales);
+  if (o->bs_a) cudaFree(o->bs_a);
+  if (o->bs_b) cudaFree(o->bs_b);
   if (o->d) cudaFree(o->d);
   if (o->c) cudaFree(o->c);
   if (o->b) cudaFree(o->b);

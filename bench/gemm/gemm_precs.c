@@ -75,6 +75,25 @@ static const gb_gemm_prec gb_gemm_prec_table[] = {
      .scale_cuda = CUDA_R_32I, .compute_name = "COMPUTE_32I", .a_lo = -8, .a_hi = 8, .b_lo = -8, .b_hi = 8,
      .fast_accum = -1, .scale_a = 1, .scale_b = 1, .integer = true, .min_cc = 75, .tol = 0,
      .est_tflops = 1000},
+    /* Block-scaled, sm_100 and later (bench_gemm.h, block-scaled operands):
+     * MXFP8, e4m3 operands in [-4, 4) with a ue8m0 scale per 32 elements
+     * along K (CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0); NVFP4, e2m1
+     * operands two a byte, every bit pattern (the fill draws the bytes as
+     * int8 over their whole range), with an e4m3 scale per 16
+     * (CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3). bf16 D. The dequantised
+     * inputs are exact in fp64; fp32 accumulation and the bf16 output
+     * rounding (2^-9) stay far inside 1e-2. est_tflops: B200 dense (FP8
+     * 4500, FP4 9000 TFLOP/s). */
+    {.name = "mxfp8", .dtype = "fp8e4m3", .a_type = GB_DT_F8E4M3, .b_type = GB_DT_F8E4M3, .d_type = GB_DT_BF16,
+     .a_cuda = CUDA_R_8F_E4M3, .b_cuda = CUDA_R_8F_E4M3, .d_cuda = CUDA_R_16BF, .compute = CUBLAS_COMPUTE_32F,
+     .scale_cuda = CUDA_R_32F, .compute_name = "COMPUTE_32F", .a_lo = -FP8_RANGE, .a_hi = FP8_RANGE,
+     .b_lo = -FP8_RANGE, .b_hi = FP8_RANGE, .fast_accum = -1, .scale_a = 1, .scale_b = 1, .min_cc = 100,
+     .tol = 1e-2, .est_tflops = 4500, .block = 32, .scale_mode = CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0},
+    {.name = "nvfp4", .dtype = "fp4e2m1", .a_type = GB_DT_I8, .b_type = GB_DT_I8, .d_type = GB_DT_BF16,
+     .a_cuda = CUDA_R_4F_E2M1, .b_cuda = CUDA_R_4F_E2M1, .d_cuda = CUDA_R_16BF, .compute = CUBLAS_COMPUTE_32F,
+     .scale_cuda = CUDA_R_32F, .compute_name = "COMPUTE_32F", .a_lo = -128, .a_hi = 127, .b_lo = -128,
+     .b_hi = 127, .fast_accum = -1, .scale_a = 1, .scale_b = 1, .min_cc = 100, .tol = 1e-2, .est_tflops = 9000,
+     .block = 16, .scale_mode = CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3, .fp4 = true},
 };
 
 #define NPRECS (sizeof gb_gemm_prec_table / sizeof gb_gemm_prec_table[0])
@@ -125,6 +144,11 @@ const gb_gemm_prec *gb_gemm_case_parse(const char *case_name, gb_gemm_layout *la
 bool gb_gemm_layout_supported(const gb_gemm_prec *p, gb_gemm_layout l, int cc_major, int cc_minor, char *why,
                               size_t why_n) {
   int cc = cc_major * 10 + cc_minor;
+  if (p->block && l == GB_GEMM_NN) {
+    snprintf(why, why_n, "%s_nn: cuBLASLt runs block-scaled GEMMs only in the TN layout (both operands K-major, "
+             "the scales along K): run %s with gemm.layout=tn", p->name, p->name);
+    return false;
+  }
   if (l == GB_GEMM_TN || !(p->fp8 || p->integer) || cc >= 100) return true;
   snprintf(why, why_n,
            "%s_nn: cuBLASLt runs %s tensor-core GEMMs only in the TN layout (both operands K-major) before "
@@ -183,6 +207,12 @@ const char *gb_gemm_unit(const gb_gemm_prec *p) {
 bool gb_gemm_supported(const gb_gemm_prec *p, int cc_major, int cc_minor, char *why, size_t why_n) {
   int cc = cc_major * 10 + cc_minor;
   if (cc >= p->min_cc) return true;
+  if (p->block) {
+    snprintf(why, why_n, "%s: needs sm_100+ block-scaled tensor cores; this GPU is sm_%d%d (%s: %s with an %s "
+             "scale per %d elements along K)", p->name, cc_major, cc_minor, p->fp4 ? "NVFP4" : "MXFP8",
+             p->fp4 ? "e2m1" : "e4m3", p->fp4 ? "e4m3" : "ue8m0", p->block);
+    return false;
+  }
   const char *what = p->fp8       ? "fp8 tensor-core GEMM"
                      : p->integer ? "int8 tensor-core GEMM (TN, int32 accumulation)"
                                   : "this precision";
@@ -191,3 +221,20 @@ bool gb_gemm_supported(const gb_gemm_prec *p, int cc_major, int cc_minor, char *
   return false;
 }
 
+
+bool gb_gemm_case_runs(const gb_case *c, int cc_major, int cc_minor, char *why, size_t why_n) {
+  const gb_gemm_prec *p = c->spec;
+  if (!p) {
+    snprintf(why, why_n, "%s: not a GEMM case", c->name);
+    return false;
+  }
+  if (!gb_gemm_supported(p, cc_major, cc_minor, why, why_n) ||
+      !gb_gemm_layout_supported(p, (gb_gemm_layout)c->param[0], cc_major, cc_minor, why, why_n))
+    return false;
+  if (p->block && c->groups != GB_NA) {
+    snprintf(why, why_n, "grouped_%s: grouped block-scaled GEMM is not measured (the dense %s cases are)", p->name,
+             p->name);
+    return false;
+  }
+  return true;
+}

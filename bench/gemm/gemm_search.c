@@ -239,7 +239,8 @@ static gb_err search_none(const gemm_search *sr, const gb_device_info *dev) {
   int got = sr->out->returned, only = sr->only;
   return gb_fail(GB_E_UNSUPPORTED,
                  "%s: cuBLASLt has no algorithm for %s (A %s, B %s, D %s, %s) at %lldx%lldx%lld on sm_%d%d: %s%s%s",
-                 o->p->name, o->p->compute_name, gb_dtype_name(o->p->a_type), gb_dtype_name(o->p->b_type),
+                 o->p->name, o->p->compute_name, gemm_operand_name(o->p, o->p->a_type),
+                 gemm_operand_name(o->p, o->p->b_type),
                  gb_dtype_name(o->p->d_type), gb_gemm_layout_label(o->layout), (long long)o->m, (long long)o->n,
                  (long long)o->k, dev->cc_major, dev->cc_minor,
                  sr->hs != CUBLAS_STATUS_SUCCESS ? cublasLtGetStatusString(sr->hs)

@@ -40,9 +40,14 @@ static uint64_t round256(uint64_t b) { return (b + 255) / 256 * 256; }
 /* Bytes of one element of t: the element-type table, core/gb_dtype.h. */
 static uint64_t elem_bytes(gb_dtype t) { return gb_dtype_size(t); }
 
+/* Bytes of count operand elements of type t: fp4 two a byte. */
+static uint64_t operand_bytes(const gb_gemm_prec *p, gb_dtype t, uint64_t count) {
+  return p->fp4 ? (count + 1) / 2 : count * elem_bytes(t);
+}
+
 uint64_t gb_gemm_input_bytes(const gb_gemm_prec *p, int64_t m, int64_t n, int64_t k) {
-  return round256((uint64_t)m * (uint64_t)k * elem_bytes(p->a_type)) +
-         round256((uint64_t)n * (uint64_t)k * elem_bytes(p->b_type));
+  return round256(operand_bytes(p, p->a_type, (uint64_t)m * (uint64_t)k)) +
+         round256(operand_bytes(p, p->b_type, (uint64_t)n * (uint64_t)k));
 }
 
 uint64_t gb_gemm_output_bytes(const gb_gemm_prec *p, int64_t m, int64_t n) {
