@@ -171,6 +171,18 @@ bool gb_noise_find_default(char *buf, size_t n, char *looked, size_t nlooked);
  * errors: gb_noise_read's. */
 gb_err gb_noise_load(const char *path, bool strict, gb_noise_table *t, char *warning, size_t nwarning);
 
+/* Whether t holds any floor for gpu_type (or for "*", every type). */
+bool gb_noise_has_type(const gb_noise_table *t, const char *gpu_type);
+
+/* The cross-type prior of a row whose GPU type t has no floors for: the
+ * widest "any" floor, over every type t holds, of the row's class (its
+ * benchmark, metric and size class) and of its figure (a figure that moves
+ * more than its class on some type); NULL when no type measured either.
+ * The types it looked at go to types (", " between; may be NULL with
+ * ntypes 0). A verdict on a type nobody measured rests on what holds on
+ * every type measured (gb_gate.h). */
+const gb_noise_floor *gb_noise_prior(const gb_noise_table *t, const gb_row *r, char *types, size_t ntypes);
+
 /* The built-in floor (sigma, ln units) of a class when no table has one:
  * headline and derived 0.01, latency 0.15. */
 double gb_noise_default_sigma(const gb_row *r);
