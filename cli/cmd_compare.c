@@ -204,6 +204,24 @@ static int bootstrap(const gb_compare_args *a, const char *current) {
   return rc;
 }
 
+gb_err gb_compare_learn_store(const char *url, const gb_results *cur, gb_spread_table *t) {
+  memset(t, 0, sizeof *t);
+  if (!cur->nrows) return GB_OK;
+  const char *type = cur->rows[0].gpu_type, *gpu = cur->rows[0].gpu_uuid;
+  for (size_t i = 1; i < cur->nrows && gpu[0]; i++)
+    if (strcmp(cur->rows[i].gpu_uuid, gpu)) gpu = "";
+  char sel[256];
+  if (strchr(type, ',') || (size_t)snprintf(sel, sizeof sel, "gpu_type=%s,last=%d", type,
+                                            GB_SPREAD_HISTORY_CAMPAIGNS) >= sizeof sel)
+    return GB_OK; /* a type a selection cannot name: nothing learned */
+  gb_results hist = {0};
+  char *sels[1] = {sel};
+  gb_err e = gb_store_read_url(url, sels, 1, &hist);
+  if (!e) e = gb_spread_measure(&hist, type, gpu, cur, t);
+  gb_results_free(&hist);
+  return e;
+}
+
 int gb_cmd_compare(int argc, char **argv) {
   gb_compare_args a;
   int prc = gb_compare_parse_args(argc, argv, &a);
@@ -229,6 +247,8 @@ int gb_cmd_compare(int argc, char **argv) {
   gb_gate_config cfg = gb_gate_config_empty();
   gb_noise_table noise;
   memset(&noise, 0, sizeof noise);
+  gb_spread_table learned;
+  memset(&learned, 0, sizeof learned);
   gb_results base = {0}, cur = {0};
   gb_gate_report rep;
   memset(&rep, 0, sizeof rep);
@@ -250,6 +270,8 @@ int gb_cmd_compare(int argc, char **argv) {
               : (e = gb_gate_read_side((char *const *)a.files, a.nfiles - 1, true, &base)) ||
                     (e = gb_gate_read_side(cur_input, 1, false, &cur)))
     goto done;
+  if (a.store && (e = gb_compare_learn_store(a.store, &cur, &learned))) goto done;
+  if (a.store) opt.learned = &learned;
   if ((e = gb_gate_compare(&base, &cur, &opt, &rep))) goto done;
   /* Every output is built before any is written, so a failure leaves none
    * that looks complete. */
@@ -276,5 +298,6 @@ done:
   gb_results_free(&cur);
   gb_gate_config_free(&cfg);
   gb_noise_free(&noise);
+  gb_spread_free(&learned);
   return rc;
 }
