@@ -662,7 +662,7 @@ START_TEST(test_noise_measure) {
     bool found = false;
     for (size_t k = 0; k < shipped.n && !found; k++)
       if (!shipped.v[k].figure[0] && shipped.v[k].same_gpu == t.v[i].same_gpu &&
-          !strcmp(shipped.v[k].benchmark, t.v[i].benchmark) &&
+          !strcmp(shipped.v[k].gpu_type, t.v[i].gpu_type) && !strcmp(shipped.v[k].benchmark, t.v[i].benchmark) &&
           !strcmp(shipped.v[k].metric, t.v[i].metric) && !strcmp(shipped.v[k].size_class, t.v[i].size_class)) {
         found = true;
         ck_assert_double_eq_tol(shipped.v[k].sigma, t.v[i].sigma, 1e-4 + 1e-3 * t.v[i].sigma);
