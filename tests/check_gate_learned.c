@@ -92,6 +92,68 @@ START_TEST(test_unfloored_pairs_quiet) {
 }
 END_TEST
 
+/* The shipped floors without one type's rows. */
+static void load_noise_without(const char *type) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/noise/floors.csv", gb_data_dir());
+  size_t len;
+  char *text = gb_test_slurp(path, &len);
+  ck_assert_ptr_nonnull(text);
+  gb_buf kept = {0};
+  size_t tl = strlen(type);
+  for (char *line = text; *line;) {
+    char *end = strchr(line, '\n');
+    size_t n = end ? (size_t)(end - line) + 1 : strlen(line);
+    if (!(strncmp(line, type, tl) == 0 && line[tl] == ',')) gb_buf_append(&kept, line, n);
+    line += n;
+  }
+  ck_assert_int_eq(gb_noise_read_mem("floors.csv", kept.data, kept.len, &g_noise), GB_OK);
+  ck_assert(!gb_noise_has_type(&g_noise, type));
+  gb_buf_free(&kept);
+  free(text);
+}
+
+/* The H100 runs (two cards, six and five campaigns) with the H100 floors
+ * left out: every ordered pair of one card's runs, one run a side, gives
+ * no regression (nor improvement) verdict, judged against the cross-type
+ * prior; tf32 8192^3 (360-419 TFLOP/s between processes) among them. */
+START_TEST(test_h100_without_its_floors) {
+  load_noise_without("H100-SXM-80GB");
+  static const int nruns[2] = {6, 5};
+  size_t pairs = 0;
+  for (int card = 1; card <= 2; card++)
+    for (int i = 1; i <= nruns[card - 1]; i++)
+      for (int j = 1; j <= nruns[card - 1]; j++) {
+        if (i == j) continue;
+        char na[32], nb[32];
+        snprintf(na, sizeof na, "h100-c%d-quick-%d", card, i);
+        snprintf(nb, sizeof nb, "h100-c%d-quick-%d", card, j);
+        gb_results a = {0}, b = {0};
+        read_aa(na, &a);
+        read_aa(nb, &b);
+        gb_gate_options opt = gb_gate_defaults();
+        opt.noise = &g_noise;
+        gb_gate_report rep;
+        ck_assert_int_eq(gb_gate_compare(&a, &b, &opt, &rep), GB_OK);
+        for (size_t k = 0; k < rep.nitems; k++) {
+          const gb_gate_item *it = &rep.items[k];
+          ck_assert_msg(it->verdict != GB_VERDICT_REGRESSION && it->verdict != GB_VERDICT_IMPROVEMENT,
+                        "%s -> %s: %s %s %.2f%% against MDC %.2f%% (%s)", na, nb, it->key,
+                        gb_verdict_name(it->verdict), it->change_pct, it->mdc_pct, it->method);
+          if (strstr(it->key, "gemm/tf32 tf32 m=8192 n=8192 k=8192 tflops"))
+            ck_assert_str_eq(it->method, "cross-type prior");
+        }
+        ck_assert_int_eq(gb_gate_exit_code(&rep), 0);
+        pairs++;
+        gb_gate_report_free(&rep);
+        gb_results_free(&a);
+        gb_results_free(&b);
+      }
+  ck_assert_uint_eq(pairs, 30 + 20);
+  gb_noise_free(&g_noise);
+}
+END_TEST
+
 /* The prior of a figure is the widest floor over the types, of its class
  * or its figure: a second type with a wider class floor widens it. */
 START_TEST(test_prior_widest_of_types) {
@@ -251,6 +313,7 @@ static Suite *suite(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_loop_test(tc, test_unfloored_pairs_quiet, 0, NPAIRS);
   tcase_add_test(tc, test_prior_widest_of_types);
+  tcase_add_test(tc, test_h100_without_its_floors);
   tcase_add_test(tc, test_unfloored_class_insufficient);
   tcase_add_test(tc, test_store_mdc_shrinks);
   suite_add_tcase(s, tc);
