@@ -18,7 +18,10 @@
  *
  * Noise: sigma, one run's standard deviation of ln(value) between
  * independent runs, is the class's floor (gb_noise.h: the --noise table,
- * else a built-in one) pooled with the spread of the baseline runs when there
+ * else a built-in one; for a GPU type the table does not hold, the
+ * cross-type prior: GB_GATE_UNFLOORED_MIN_RUNS; with a store's history,
+ * gb_gate_options.learned, the store's own spread pooled with that floor
+ * as a prior worth NU0 runs, gb_spread.h) pooled with the spread of the baseline runs when there
  * are several (sigma^2 = (NU0 * floor^2 + sum (k_i - 1) s_i^2) / (NU0 + sum
  * (k_i - 1)), NU0 = 4, over both sides), and never below the figure's own
  * spread: GB_GATE_OWN_SPREAD times its rows' within-run stddev / value (a
