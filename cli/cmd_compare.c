@@ -207,13 +207,16 @@ static int bootstrap(const gb_compare_args *a, const char *current) {
 gb_err gb_compare_learn_store(const char *url, const gb_results *cur, gb_spread_table *t) {
   memset(t, 0, sizeof *t);
   if (!cur->nrows) return GB_OK;
-  const char *type = cur->rows[0].gpu_type, *gpu = cur->rows[0].gpu_uuid;
-  for (size_t i = 1; i < cur->nrows && gpu[0]; i++)
-    if (strcmp(cur->rows[i].gpu_uuid, gpu)) gpu = "";
-  char sel[256];
-  if (strchr(type, ',') || (size_t)snprintf(sel, sizeof sel, "gpu_type=%s,last=%d", type,
-                                            GB_SPREAD_HISTORY_CAMPAIGNS) >= sizeof sel)
-    return GB_OK; /* a type a selection cannot name: nothing learned */
+  const char *type = cur->rows[0].gpu_type, *host = cur->rows[0].host, *gpu = cur->rows[0].gpu_uuid;
+  for (size_t i = 1; i < cur->nrows; i++) {
+    if (strcmp(cur->rows[i].host, host)) return GB_OK; /* a merged fleet file: the shipped floors */
+    if (gpu[0] && strcmp(cur->rows[i].gpu_uuid, gpu)) gpu = "";
+  }
+  char sel[512];
+  if (!host[0] || strchr(type, ',') || strchr(host, ',') ||
+      (size_t)snprintf(sel, sizeof sel, "gpu_type=%s,host=%s,last=%d", type, host, GB_SPREAD_HISTORY_CAMPAIGNS) >=
+          sizeof sel)
+    return GB_OK; /* a type or host a selection cannot name: nothing learned */
   gb_results hist = {0};
   char *sels[1] = {sel};
   gb_err e = gb_store_read_url(url, sels, 1, &hist);

@@ -25,9 +25,10 @@
  * fewer the "type" spread (every card's runs) is taken. */
 #define GB_SPREAD_CARD_MIN_RUNS 5
 
-/* compare --store learns from the last this many campaigns of the type
- * (two months of nightly runs). */
-#define GB_SPREAD_HISTORY_CAMPAIGNS 60
+/* compare --store learns from the last this many campaigns of the current
+ * run's host and type (a month of nightly runs: 63,000 rows of a quick
+ * campaign of 4 repetitions, read beside the baseline's). */
+#define GB_SPREAD_HISTORY_CAMPAIGNS 30
 
 typedef struct gb_spread_entry {
   char *key;   /* scope ('c' card, 't' type), the figure, its settings */
