@@ -228,6 +228,8 @@ static void pick_floor(gb_gate_item *it, const gb_gate_options *opt, floor_pick 
   }
   bool card = opt->learned && c->gpu[0] && strcmp(c->gpu, opt->learned->gpu) == 0;
   p->learned = gb_spread_lookup(opt->learned, b->row, card, &p->learned_card);
+  /* with no floor to pool with, a spread of a run or two is no estimate */
+  if (p->learned && isnan(p->sigma) && p->learned->runs < GB_GATE_UNFLOORED_MIN_RUNS) p->learned = NULL;
   if (p->learned) p->method = p->learned_card ? "store, this card" : "store, this GPU type";
 }
 

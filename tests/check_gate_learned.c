@@ -239,6 +239,52 @@ START_TEST(test_unfloored_class_insufficient) {
 }
 END_TEST
 
+/* A type no floor measured, a store's history of it: its spread judges a
+ * figure from 3 runs (the current one left out), not from 2. The A/A
+ * pair stays quiet. */
+START_TEST(test_learned_without_floor) {
+  const char *csv = "gpu_type,benchmark,metric,size_class,sigma\nH200-SXM-141GB,fma,tflops,headline/all,0.004\n";
+  gb_noise_table t;
+  ck_assert_int_eq(gb_noise_read_mem("f.csv", csv, strlen(csv), &t), GB_OK);
+  static const char *const hist_runs[3] = {"c9-quick-1", "c9-quick-2", "c9-quick-4"};
+  for (int nh = 2; nh <= 3; nh++) {
+    gb_results hist = {0}, base = {0}, cur = {0};
+    for (int i = 0; i < nh; i++) read_aa(hist_runs[i], &hist);
+    read_aa("c9-quick-5", &cur); /* not run 3: its host link was 13% slower (docs/ci.md) */
+    read_aa("c9-quick-1", &base);
+    relabel(&hist);
+    relabel(&cur);
+    relabel(&base);
+    gb_spread_table sp;
+    ck_assert_int_eq(gb_spread_measure(&hist, UNFLOORED, cur.rows[0].gpu_uuid, &cur, &sp), GB_OK);
+    ck_assert_uint_eq(sp.runs, (size_t)nh);
+    gb_gate_options opt = gb_gate_defaults();
+    opt.noise = &t;
+    opt.learned = &sp;
+    gb_gate_report rep;
+    ck_assert_int_eq(gb_gate_compare(&base, &cur, &opt, &rep), GB_OK);
+    const gb_gate_item *hbm = NULL;
+    for (size_t i = 0; i < rep.nitems; i++)
+      if (strstr(rep.items[i].key, "membw/triad fp32 bytes=2147483648 gbps")) hbm = &rep.items[i];
+    ck_assert_ptr_nonnull(hbm);
+    if (nh == 2) {
+      ck_assert_int_eq(hbm->verdict, GB_VERDICT_INSUFFICIENT);
+    } else {
+      ck_assert_int_ne(hbm->verdict, GB_VERDICT_INSUFFICIENT);
+      ck_assert_msg(strcmp(hbm->method, "store, this GPU type") == 0 || strcmp(hbm->method, "own spread") == 0,
+                    "%s", hbm->method);
+    }
+    ck_assert_uint_eq(rep.count[GB_VERDICT_REGRESSION], 0);
+    gb_gate_report_free(&rep);
+    gb_spread_free(&sp);
+    gb_results_free(&hist);
+    gb_results_free(&base);
+    gb_results_free(&cur);
+  }
+  gb_noise_free(&t);
+}
+END_TEST
+
 /* A store of n nights: card 10's runs (up to 7), then card 11's; the
  * current run is card 10's first, the baseline its second. */
 static void fill_store(const char *url, int n) {
@@ -316,6 +362,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_h100_without_its_floors);
   tcase_add_test(tc, test_unfloored_class_insufficient);
   tcase_add_test(tc, test_store_mdc_shrinks);
+  tcase_add_test(tc, test_learned_without_floor);
   suite_add_tcase(s, tc);
   return s;
 }
