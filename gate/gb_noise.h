@@ -47,7 +47,9 @@
  * "peak-same-gpu" (runs of one card): the spread of ln(peak), shrunk
  * towards the class as above. Such a figure (tf32, fp16, fp16acc16 GEMM
  * 8192^3 on the H200: the power step falls inside the sample window in some
- * runs, after it in others) is judged by its peaks, like with like.
+ * runs, after it in others) is judged by its peaks, like with like, and
+ * never against less than its class's floor (gb_gate_judge.c: a run the
+ * host or the clocks slow all through slows its best sample too).
  *
  * Cards: a figure measured on at least 3 cards (gpu_uuid) gets a row of
  * scope "cards": the standard deviation of the cards' mean ln(value) over
