@@ -217,6 +217,31 @@ static gb_err store_sides(const gb_compare_args *a, gb_results *base, gb_results
   return e;
 }
 
+gb_err gb_compare_learn_store(const char *url, const gb_results *cur, gb_spread_table *t) {
+  memset(t, 0, sizeof *t);
+  if (!cur->nrows) return GB_OK;
+  const char *type = cur->rows[0].gpu_type, *host = cur->rows[0].host, *gpu = cur->rows[0].gpu_uuid;
+  for (size_t i = 1; i < cur->nrows; i++) {
+    if (strcmp(cur->rows[i].host, host)) return GB_OK; /* a merged fleet file: the shipped floors */
+    if (gpu[0] && strcmp(cur->rows[i].gpu_uuid, gpu)) gpu = "";
+  }
+  char sel[512];
+  if (!host[0] || strchr(type, ',') || strchr(host, ',') ||
+      (size_t)snprintf(sel, sizeof sel, "gpu_type=%s,host=%s,last=%d", type, host, GB_SPREAD_HISTORY_CAMPAIGNS) >=
+          sizeof sel)
+    return GB_OK; /* a type or host a selection cannot name: nothing learned */
+  gb_results hist = {0};
+  char *sels[1] = {sel};
+  gb_err e = gb_store_read_url(url, sels, 1, &hist);
+  /* selected nothing (the store holds no run of this host and type) or a
+   * name the selection grammar cannot hold: nothing learned, the shipped
+   * floors judge; a store that cannot be read still fails */
+  if (e == GB_E_INPUT) e = GB_OK;
+  else if (!e) e = gb_spread_measure(&hist, type, gpu, cur, t);
+  gb_results_free(&hist);
+  return e;
+}
+
 int gb_cmd_compare(int argc, char **argv) {
   gb_compare_args a;
   int prc = gb_compare_parse_args(argc, argv, &a);
@@ -242,6 +267,8 @@ int gb_cmd_compare(int argc, char **argv) {
   gb_gate_config cfg = gb_gate_config_empty();
   gb_noise_table noise;
   memset(&noise, 0, sizeof noise);
+  gb_spread_table learned;
+  memset(&learned, 0, sizeof learned);
   gb_results base = {0}, cur = {0};
   gb_gate_report rep;
   memset(&rep, 0, sizeof rep);
@@ -262,6 +289,8 @@ int gb_cmd_compare(int argc, char **argv) {
               : (e = gb_gate_read_side((char *const *)a.files, a.nfiles - 1, true, &base)) ||
                     (e = gb_gate_read_side(cur_input, 1, false, &cur)))
     goto done;
+  if (a.store && (e = gb_compare_learn_store(a.store, &cur, &learned))) goto done;
+  if (a.store) opt.learned = &learned;
   if ((e = gb_gate_compare(&base, &cur, &opt, &rep))) goto done;
   /* Every output is built before any is written, so a failure leaves none
    * that looks complete. */
@@ -288,5 +317,6 @@ done:
   gb_results_free(&cur);
   gb_gate_config_free(&cfg);
   gb_noise_free(&noise);
+  gb_spread_free(&learned);
   return rc;
 }

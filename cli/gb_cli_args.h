@@ -37,6 +37,16 @@ typedef struct gb_compare_args {
 
 int gb_compare_parse_args(int argc, char **argv, gb_compare_args *a);
 
+/* compare --store: the floors learned from the store at url (gb_spread.h):
+ * the spreads of the last GB_SPREAD_HISTORY_CAMPAIGNS campaigns of cur's
+ * host and GPU type, cur's runs left out, and of its card where all its rows
+ * name one. Nothing is learned (t empty) for a cur of several hosts (a
+ * merged fleet file, judged node by node against the shipped floors) or
+ * none recorded. Errors: gb_store_read_url's, GB_E_NOMEM. */
+struct gb_results;
+struct gb_spread_table;
+gb_err gb_compare_learn_store(const char *url, const struct gb_results *cur, struct gb_spread_table *t);
+
 /* ---- history ---- */
 
 typedef struct gb_history_args {

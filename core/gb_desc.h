@@ -149,6 +149,16 @@ bool gb_desc_is_headline_metric(const char *benchmark, const char *metric);
 
 /* ---- element types: core/gb_dtype.h ---- */
 
+/* ---- the bandwidth-bound size ---- */
+
+/* The smallest transfer a copy or a multi-GPU collective is a bandwidth
+ * figure at, bytes: 64 MiB, over a millisecond on a 55 GB/s host link and
+ * tens of microseconds on NVLink or HBM, where the per-operation start and
+ * the host's slow spells are a small part of the time. Below it such a
+ * figure is a latency figure; one-GPU collectives are information at every
+ * size (core/gb_desc.c: classify_copy, classify_collective). */
+#define GB_BW_BOUND_MIN_BYTES ((int64_t)64 << 20)
+
 /* ---- the HBM rule ---- */
 
 /* The smallest array that measures HBM rather than a cache, bytes: at least

@@ -18,7 +18,10 @@
  *
  * Noise: sigma, one run's standard deviation of ln(value) between
  * independent runs, is the class's floor (gb_noise.h: the --noise table,
- * else a built-in one) pooled with the spread of the baseline runs when there
+ * else a built-in one; for a GPU type the table does not hold, the
+ * cross-type prior: GB_GATE_UNFLOORED_MIN_RUNS; with a store's history,
+ * gb_gate_options.learned, the store's own spread pooled with that floor
+ * as a prior worth NU0 runs, gb_spread.h) pooled with the spread of the baseline runs when there
  * are several (sigma^2 = (NU0 * floor^2 + sum (k_i - 1) s_i^2) / (NU0 + sum
  * (k_i - 1)), NU0 = 4, over both sides), and never below the figure's own
  * spread: GB_GATE_OWN_SPREAD times its rows' within-run stddev / value (a
@@ -67,6 +70,7 @@
 #include "gb_gate_config.h"
 #include "gb_noise.h"
 #include "gb_results.h"
+#include "gb_spread.h"
 
 /* The share of a row's within-run relative stddev taken as the least
  * between-run noise of its figure (see above). */
@@ -84,6 +88,15 @@
  * synthetic year, scripts/bench-store.sh). */
 #define GB_GATE_PEAK_MIN_RUNS 3
 #define GB_GATE_PEAK_RATIO 4.0
+
+/* A GPU type the floors do not hold (gb_noise_has_type): each figure is
+ * judged against the cross-type prior, the widest floor of its class or
+ * figure over every type they hold (gb_noise_prior; method "cross-type
+ * prior", the note naming the types and what would tighten it); a figure
+ * no type measured is "insufficient" unless its baseline holds
+ * GB_GATE_UNFLOORED_MIN_RUNS runs or more, whose own spread then judges it
+ * (method "baseline runs"). */
+#define GB_GATE_UNFLOORED_MIN_RUNS 3
 
 /* The fewest repetitions per side for the same-GPU repetition rule. */
 #define GB_GATE_MIN_REPS 3
@@ -145,6 +158,7 @@ typedef struct gb_gate_options {
   bool allow_missing;   /* a headline figure only in the baseline does not fail (a deliberate change of profile) */
   const gb_gate_config *config; /* may be NULL */
   const gb_noise_table *noise;       /* floors (gb_noise.h); NULL: built-in ones */
+  const gb_spread_table *learned;    /* spreads from the store's history of the type (gb_spread.h); NULL: none */
   const char *warning;  /* said in every output (no floors file found: gb_noise_load); NULL or "" for none */
 } gb_gate_options;
 
@@ -192,7 +206,7 @@ typedef struct gb_gate_item {
   int fclass;           /* gb_fclass of the figure */
   bool gated;           /* its verdict decides the outcome */
   const char *method;   /* where sigma came from: "floor", "floor+baseline", "own spread", "" */
-  char note[200];       /* why not comparable / insufficient / failed, or "" */
+  char note[400];       /* why not comparable / insufficient / failed, or "" */
 } gb_gate_item;
 
 typedef struct gb_gate_report {

@@ -188,59 +188,141 @@ static double pooled(double floor_sigma, double sd_b, size_t nb, double sd_c, si
   return sqrt(ss / df);
 }
 
-/* The statistic and its noise: sets it->sigma, it->method, *d and *se. */
-static void judge_noise(gb_gate_item *it, const gb_gate_options *opt, double own_cv, double *d, double *se) {
+/* Where a figure's floor comes from (pick_floor). */
+typedef struct floor_pick {
+  double sigma;                   /* the floor; NaN: none known (an unfloored type no type measured) */
+  const char *method;
+  const gb_noise_floor *fc;       /* the figure's one-card floor, taken (gb_gate.h) */
+  const gb_spread_entry *learned; /* the store's spread of the figure, taken */
+  bool learned_card;              /* of the current run's card, not of every card of the type */
+  bool prior;                     /* a cross-type prior: the type has no floors */
+} floor_pick;
+
+/* The floor of a figure: its row in the floors, else its class's; for a type
+ * the floors do not hold, the widest of every type's (gb_noise_prior), the
+ * note saying so and what tightens it; the one-card row for a same-card
+ * baseline; then the store's own spread (gb_spread.h) where there is one. */
+static void pick_floor(gb_gate_item *it, const gb_gate_options *opt, floor_pick *p) {
+  gb_gate_side *b = &it->base, *c = &it->cur;
+  const gb_noise_floor *fl = gb_noise_lookup(opt->noise, b->row), *ff = gb_noise_lookup_figure(opt->noise, b->row);
+  memset(p, 0, sizeof *p);
+  p->sigma = ff ? ff->sigma : fl ? fl->sigma : gb_noise_default_sigma(b->row);
+  p->method = ff ? "figure floor" : fl ? "floor" : "built-in floor";
+  if (!ff && !fl && opt->noise && opt->noise->n && !gb_noise_has_type(opt->noise, b->row->gpu_type)) {
+    char types[160];
+    const gb_noise_floor *pr = gb_noise_prior(opt->noise, b->row, types, sizeof types);
+    p->prior = true;
+    p->sigma = pr ? pr->sigma : NAN;
+    p->method = pr ? "cross-type prior" : "no floor";
+    if (pr)
+      snprintf(it->note, sizeof it->note,
+               "no floors for %.64s: the widest of %.160s's; floors of this type (gpubench noise over 5 runs) or a "
+               "baseline of 5 runs tighten it", b->row->gpu_type, types);
+  }
+  bool headline = gb_desc_class(b->row) == GB_FCLASS_HEADLINE;
+  if (!p->prior && it->same_gpu && b->nruns >= GB_GATE_SAME_GPU_MIN_RUNS && headline)
+    p->fc = gb_noise_lookup_figure_same_gpu(opt->noise, b->row);
+  if (p->fc) {
+    p->sigma = p->fc->sigma;
+    p->method = "floor+runs, same GPU";
+  }
+  bool card = opt->learned && c->gpu[0] && strcmp(c->gpu, opt->learned->gpu) == 0;
+  p->learned = gb_spread_lookup(opt->learned, b->row, card, &p->learned_card);
+  /* with no floor to pool with, a spread of a run or two is no estimate */
+  if (p->learned && isnan(p->sigma) && p->learned->runs < GB_GATE_UNFLOORED_MIN_RUNS) p->learned = NULL;
+  if (p->learned) p->method = p->learned_card ? "store, this card" : "store, this GPU type";
+}
+
+/* sigma from the store's spread of the figure (its df = runs - 1) pooled
+ * with the floor as a prior worth NU0 runs, and the current side's own
+ * spread (the baseline's runs are in the store's history already). */
+static double pooled_learned(const floor_pick *p, const gb_gate_side *c, double *df_out) {
+  double sd = p->learned->sd, df = (double)(p->learned->runs - 1), ss = df * sd * sd, dft = df;
+  if (!isnan(p->sigma)) ss += NU0 * p->sigma * p->sigma, dft += NU0;
+  if (!isnan(c->sd_ln)) ss += (double)(c->nruns - 1) * c->sd_ln * c->sd_ln, dft += (double)(c->nruns - 1);
+  *df_out = dft;
+  return sqrt(ss / dft);
+}
+
+/* A figure with peak floors (gb_noise.h): judged by its peak (the fast
+ * state every run reaches) against the peak's floor pooled with the runs'
+ * peaks, and never tighter than a steady figure of its class is judged by
+ * its median (the class's floor, of one card where the peak's is): a run
+ * the host or the clocks slow down all through slows its best sample too
+ * (the H200's d2h 256 MiB: peaks within 0.12% over 45 runs, -2.2% in a
+ * fresh A/A pair). True when it applies. */
+static bool judge_peak_floor(gb_gate_item *it, const gb_gate_options *opt, double *d, double *se) {
+  gb_gate_side *b = &it->base, *c = &it->cur;
+  const gb_noise_floor *pf = gb_noise_lookup_peak(opt->noise, b->row, it->same_gpu);
+  if (!pf || isnan(b->peak_mean_ln) || isnan(c->peak_mean_ln)) return false;
+  double df, nb = (double)b->nruns, nc = (double)c->nruns;
+  const gb_noise_floor *cls = pf->same_gpu ? gb_noise_lookup_same_gpu(opt->noise, b->row) : NULL;
+  if (!cls) cls = gb_noise_lookup(opt->noise, b->row);
+  double floor = cls && cls->sigma > pf->sigma ? cls->sigma : pf->sigma;
+  it->peak = true;
+  it->sigma = pooled(floor, b->peak_sd_ln, b->nruns, c->peak_sd_ln, c->nruns, &df);
+  it->method = floor > pf->sigma ? (pf->same_gpu ? "peak, class floor, same GPU" : "peak, class floor")
+               : pf->same_gpu    ? "peak, same GPU"
+                                 : "peak";
+  *d = c->peak_mean_ln - b->peak_mean_ln;
+  *se = it->sigma * sqrt(1.0 / nb + 1.0 / nc);
+  return true;
+}
+
+/* One run a side, repeated, on one GPU: the repetitions' own spread plus
+ * the same-GPU floor (gb_gate.h). Sets *se and *sigma; false when it does
+ * not apply. */
+static bool judge_reps(gb_gate_item *it, const gb_gate_options *opt, double *se, double *sigma) {
+  gb_gate_side *b = &it->base, *c = &it->cur;
+  const gb_noise_floor *fs = gb_noise_lookup_same_gpu(opt->noise, b->row);
+  if (!(fs && b->nruns == 1 && c->nruns == 1 && b->nok >= GB_GATE_MIN_REPS && c->nok >= GB_GATE_MIN_REPS &&
+        !isnan(b->rep_sd_ln) && !isnan(c->rep_sd_ln) && it->same_gpu))
+    return false;
+  double rb = (double)b->nok, rc = (double)c->nok;
+  double sw2 = ((rb - 1) * b->rep_sd_ln * b->rep_sd_ln + (rc - 1) * c->rep_sd_ln * c->rep_sd_ln) / (rb + rc - 2);
+  *se = sqrt(M_PI / 2 * sw2 * (1 / rb + 1 / rc) + 2 * fs->sigma * fs->sigma);
+  *sigma = *se / sqrt(2.0); /* one side's equivalent */
+  it->method = "repetitions, same GPU";
+  return true;
+}
+
+/* The statistic and its noise: sets it->sigma, it->method, *d and *se;
+ * false when the noise cannot be known (a type no floor measured, one or
+ * two baseline runs: insufficient, the note says why). */
+static bool judge_noise(gb_gate_item *it, const gb_gate_options *opt, double own_cv, double *d, double *se) {
   gb_gate_side *b = &it->base, *c = &it->cur;
   double nb = (double)b->nruns, nc = (double)c->nruns, df;
   it->same_gpu = b->gpu[0] && strcmp(b->gpu, c->gpu) == 0;
-  /* a figure that switches power state between runs: judged by its peak
-   * (the fast state every run reaches) against the peak's own floor */
-  const gb_noise_floor *pf = gb_noise_lookup_peak(opt->noise, b->row, it->same_gpu);
-  if (pf && !isnan(b->peak_mean_ln) && !isnan(c->peak_mean_ln)) {
-    it->peak = true;
-    it->sigma = pooled(pf->sigma, b->peak_sd_ln, b->nruns, c->peak_sd_ln, c->nruns, &df);
-    it->method = pf->same_gpu ? "peak, same GPU" : "peak";
-    *d = c->peak_mean_ln - b->peak_mean_ln;
-    *se = it->sigma * sqrt(1.0 / nb + 1.0 / nc);
-    return;
+  if (judge_peak_floor(it, opt, d, se)) return true;
+  floor_pick fp;
+  pick_floor(it, opt, &fp);
+  if (isnan(fp.sigma) && !fp.learned && b->nruns < GB_GATE_UNFLOORED_MIN_RUNS) {
+    snprintf(it->note, sizeof it->note,
+             "no floors for %.64s and no type's for this figure: its spread between runs is unknown; a baseline of %d "
+             "runs or more, or floors of this type (gpubench noise over 5 runs), would judge it",
+             b->row->gpu_type, GB_GATE_UNFLOORED_MIN_RUNS);
+    return false;
   }
-  /* the figure's floor where it has a row of its own, else its class's, pooled with the runs' own spread */
-  const gb_noise_floor *fl = gb_noise_lookup(opt->noise, b->row), *ff = gb_noise_lookup_figure(opt->noise, b->row);
-  double floor_sigma = ff ? ff->sigma : fl ? fl->sigma : gb_noise_default_sigma(b->row);
-  /* several baseline runs of the current run's card: a headline figure's one-card floor (gb_gate.h) */
-  bool headline = gb_desc_class(b->row) == GB_FCLASS_HEADLINE;
-  const gb_noise_floor *fc = it->same_gpu && b->nruns >= GB_GATE_SAME_GPU_MIN_RUNS && headline
-                                 ? gb_noise_lookup_figure_same_gpu(opt->noise, b->row)
-                                 : NULL;
-  if (fc) floor_sigma = fc->sigma;
+  double floor_sigma = isnan(fp.sigma) ? 0 : fp.sigma;
   /* a headline figure whose baseline runs show it switching state by
    * themselves (their medians scatter, their peaks hold, by far more than
    * chance gives two spreads of a few runs: gb_gate.h): judged by its peaks,
    * like a figure with peak floors, against the same floor */
+  bool headline = gb_desc_class(b->row) == GB_FCLASS_HEADLINE;
   if (headline && b->nruns >= GB_GATE_PEAK_MIN_RUNS && !isnan(b->peak_sd_ln) && !isnan(c->peak_mean_ln) &&
       b->peak_sd_ln * GB_GATE_PEAK_RATIO < b->sd_ln) {
     it->peak = true;
     it->sigma = pooled(floor_sigma, b->peak_sd_ln, b->nruns, c->peak_sd_ln, c->nruns, &df);
-    it->method = fc ? "peak from the runs, same GPU" : "peak from the runs";
+    it->method = fp.fc ? "peak from the runs, same GPU" : "peak from the runs";
     *d = c->peak_mean_ln - b->peak_mean_ln;
     *se = it->sigma * sqrt(1.0 / nb + 1.0 / nc);
-    return;
+    return true;
   }
-  double sigma = pooled(floor_sigma, b->sd_ln, b->nruns, c->sd_ln, c->nruns, &df);
-  it->method = fc ? "floor+runs, same GPU" : df > NU0 ? "floor+runs" : ff ? "figure floor" : fl ? "floor" : "built-in floor";
+  double sigma = fp.learned ? pooled_learned(&fp, c, &df) : pooled(floor_sigma, b->sd_ln, b->nruns, c->sd_ln, c->nruns, &df);
+  it->method = fp.learned || fp.fc || fp.prior ? fp.method : df > NU0 ? "floor+runs" : fp.method;
+  if (fp.prior && df > NU0 && !fp.learned) it->method = isnan(fp.sigma) ? "baseline runs" : "cross-type prior+runs";
   *se = sigma * sqrt(1.0 / nb + 1.0 / nc);
-  /* one run a side, repeated, on one GPU: the repetitions' own spread plus
-   * the same-GPU floor (gb_gate.h) */
-  const gb_noise_floor *fs = gb_noise_lookup_same_gpu(opt->noise, b->row);
-  bool reps_mode = fs && b->nruns == 1 && c->nruns == 1 && b->nok >= GB_GATE_MIN_REPS &&
-                   c->nok >= GB_GATE_MIN_REPS && !isnan(b->rep_sd_ln) && !isnan(c->rep_sd_ln) && it->same_gpu;
-  if (reps_mode) {
-    double rb = (double)b->nok, rc = (double)c->nok;
-    double sw2 = ((rb - 1) * b->rep_sd_ln * b->rep_sd_ln + (rc - 1) * c->rep_sd_ln * c->rep_sd_ln) / (rb + rc - 2);
-    *se = sqrt(M_PI / 2 * sw2 * (1 / rb + 1 / rc) + 2 * fs->sigma * fs->sigma);
-    sigma = *se / sqrt(2.0); /* one side's equivalent */
-    it->method = "repetitions, same GPU";
-  }
+  bool reps_mode = !fp.learned && judge_reps(it, opt, se, &sigma);
   /* never below the figure's own spread: within a run (rows' stddev, the
    * repetitions) a bimodal figure shows how far its median can move */
   double own = own_cv;
@@ -255,6 +337,7 @@ static void judge_noise(gb_gate_item *it, const gb_gate_options *opt, double own
   }
   it->sigma = sigma;
   *d = c->mean_ln - b->mean_ln;
+  return true;
 }
 
 void gb_gate_judge(gb_gate_item *it, const gb_gate_options *opt, double min_pct, double z, double own_cv) {
@@ -265,7 +348,10 @@ void gb_gate_judge(gb_gate_item *it, const gb_gate_options *opt, double min_pct,
   it->ratio = c->median / b->median;
   it->change_pct = it->direction * (it->ratio - 1.0) * 100.0;
   double d, se;
-  judge_noise(it, opt, own_cv, &d, &se);
+  if (!judge_noise(it, opt, own_cv, &d, &se)) {
+    it->verdict = GB_VERDICT_INSUFFICIENT;
+    return;
+  }
   if (it->peak) {
     it->ratio = exp(d);
     it->change_pct = it->direction * (it->ratio - 1.0) * 100.0;

@@ -47,7 +47,9 @@
  * "peak-same-gpu" (runs of one card): the spread of ln(peak), shrunk
  * towards the class as above. Such a figure (tf32, fp16, fp16acc16 GEMM
  * 8192^3 on the H200: the power step falls inside the sample window in some
- * runs, after it in others) is judged by its peaks, like with like.
+ * runs, after it in others) is judged by its peaks, like with like, and
+ * never against less than its class's floor (gb_gate_judge.c: a run the
+ * host or the clocks slow all through slows its best sample too).
  *
  * Cards: a figure measured on at least 3 cards (gpu_uuid) gets a row of
  * scope "cards": the standard deviation of the cards' mean ln(value) over
@@ -170,6 +172,18 @@ bool gb_noise_find_default(char *buf, size_t n, char *looked, size_t nlooked);
  * otherwise), or with strict GB_E_INPUT naming where it looked. Other
  * errors: gb_noise_read's. */
 gb_err gb_noise_load(const char *path, bool strict, gb_noise_table *t, char *warning, size_t nwarning);
+
+/* Whether t holds any floor for gpu_type (or for "*", every type). */
+bool gb_noise_has_type(const gb_noise_table *t, const char *gpu_type);
+
+/* The cross-type prior of a row whose GPU type t has no floors for: the
+ * widest "any" floor, over every type t holds, of the row's class (its
+ * benchmark, metric and size class) and of its figure (a figure that moves
+ * more than its class on some type); NULL when no type measured either.
+ * The types it looked at go to types (", " between; may be NULL with
+ * ntypes 0). A verdict on a type nobody measured rests on what holds on
+ * every type measured (gb_gate.h). */
+const gb_noise_floor *gb_noise_prior(const gb_noise_table *t, const gb_row *r, char *types, size_t ntypes);
 
 /* The built-in floor (sigma, ln units) of a class when no table has one:
  * headline and derived 0.01, latency 0.15. */

@@ -37,6 +37,7 @@ while [ $# -ge 2 ]; do
     "$gb" compare "$1" "$2" --format short ${COMPARE_OPTS:-} >"$tmp/out.txt" || rc=$?
     echo "A/A $(basename "$1") -> $(basename "$2"): exit $rc: $(head -n 1 "$tmp/out.txt" | cut -c1-160)"
     [ $rc -eq 0 ] || fail=1
+    echo "$rc" >>"$tmp/aa"
     shift 2
   done
   for f in 0.90 0.95; do
@@ -47,9 +48,17 @@ while [ $# -ge 2 ]; do
     hbm=$(grep -c '^regression .* membw/.* bytes=[0-9]\{10,\} gbps' "$tmp/out.txt" || true)
     gemm=$(grep '^regression .* gemm/' "$tmp/out.txt" | grep -v speedup | grep -c ' m=[0-9]\{4,\} ' || true)
     fma=$(grep -c '^regression .* fma/' "$tmp/out.txt" || true)
-    coll=$(grep -c '^regression .* collective/' "$tmp/out.txt" || true)
+    copy=$(grep -c '^regression .* copy/.*\[headline\]$' "$tmp/out.txt" || true)
+    coll=$(grep '^regression .* collective/' "$tmp/out.txt" | grep -vc ' x1 ' || true)
+    got=$((hbm + gemm + fma + copy + coll))
     echo "  $(basename "$b") headline figures x$f ($n of them): flagged HBM $hbm, GEMM $gemm, fma $fma," \
-         "collectives $coll = $((hbm + gemm + fma + coll)); exit $rc"
+         "copies $copy, collectives $coll = $got; exit $rc"
+    echo "$f $n $got" >>"$tmp/drops"
   done
+done
+echo "A/A comparisons: $(wc -l <"$tmp/aa"), failing (exit != 0): $(grep -vc '^0$' "$tmp/aa" || true)"
+for f in 0.90 0.95; do
+  awk -v f=$f '$1 == f { n += $2; got += $3 }
+    END { if (n) printf "x%s: %d of %d headline figures flagged (%.1f%%)\n", f, got, n, 100 * got / n }' "$tmp/drops"
 done
 exit $fail

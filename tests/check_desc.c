@@ -51,22 +51,26 @@ START_TEST(test_classes) {
   ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_HEADLINE);
   r = row("collective", "all_reduce_outofplace", "busbw_gbps", 64 << 20, 1);
   ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_MEANINGLESS);
+  /* one GPU: an out-of-place collective is a local copy, information at every size */
   r.metric = "algbw_gbps";
-  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_HEADLINE);
-  r.bytes = 1 << 20; /* 1 MiB: latency-bound */
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_LATENCY);
+  r.bytes = (int64_t)1 << 30;
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_LATENCY);
+  r.bytes = 1 << 20;
   ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_LATENCY);
   r = row("collective", "broadcast_outofplace", "algbw_gbps", 64 << 20, 1);
   ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_MEANINGLESS);
-  /* one GPU, L2 known (the H200's 60 MiB): 16 MiB in and 16 MiB out fit in
-   * L2 together, an L2-resident copy (latency); 32 MiB do not */
-  r = row("collective", "reduce_scatter_outofplace", "algbw_gbps", 16 << 20, 1);
-  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_HEADLINE); /* L2 not recorded: as before */
-  r.l2_bytes = 60 << 20;
+  /* from 2 GPUs: headline at the bandwidth-bound size (64 MiB) and more, latency below */
+  r = row("collective", "reduce_scatter_outofplace", "algbw_gbps", 16 << 20, 2);
   ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_LATENCY);
   r.bytes = 32 << 20;
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_LATENCY);
+  r.bytes = GB_BW_BOUND_MIN_BYTES;
   ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_HEADLINE);
-  r.bytes = 16 << 20;
-  r.gpu_count = 2; /* across GPUs it moves data over the links */
+  r.metric = "busbw_gbps"; /* across GPUs busbw means something */
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_HEADLINE);
+  r.gpu_count = 8;
+  r.bytes = (int64_t)1 << 30;
   ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_HEADLINE);
 
   r = row("gemm", "bf16", "tflops", GB_NA, 1);
@@ -81,20 +85,24 @@ START_TEST(test_classes) {
   ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_LATENCY);
   r.case_name = "h2d_pinned";
   ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_HEADLINE);
-  r.bytes = 16 << 20;
-  r.l2_bytes = 60 << 20; /* over PCIe: L2 does not hold it */
+  r.bytes = GB_BW_BOUND_MIN_BYTES;
   ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_HEADLINE);
+  r.bytes = 16 << 20; /* below its bandwidth-bound size: a latency figure */
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_LATENCY);
   r.bytes = 1 << 20;
   ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_LATENCY);
-  /* d2d: 16 MiB in and out fit in the H200's 60 MiB L2 together */
+  /* d2d: latency below 64 MiB; at 64 MiB and more while in and out do not fit in L2 together */
   r = row("copy", "d2d", "gbps", 16 << 20, 1);
-  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_HEADLINE); /* L2 not recorded */
-  r.l2_bytes = 60 << 20;
-  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_LATENCY);
-  r.metric = "rw_gbps";
   ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_LATENCY);
   r.bytes = 256 << 20;
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_HEADLINE); /* L2 not recorded */
+  r.l2_bytes = 60 << 20;
   ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_HEADLINE);
+  r.metric = "rw_gbps";
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_HEADLINE);
+  r.bytes = 64 << 20;
+  r.l2_bytes = 200 << 20; /* 64 MiB in and out fit in a 200 MiB L2 */
+  ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_LATENCY);
   r = row("fma", "fp32", "tflops", GB_NA, 1);
   ck_assert_int_eq(gb_desc_class(&r), GB_FCLASS_HEADLINE);
   r = row("unknown", "x", "y", GB_NA, 1);

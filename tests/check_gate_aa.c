@@ -75,19 +75,17 @@ static void read_aa(const char *name, gb_results *res) {
 
 static void read_run(int i, gb_results *res) { read_aa(k_runs[i - 1], res); }
 
-/* The figures the drop is injected into, by group: 0 HBM arrays >= 1 GiB,
- * 1 GEMM with m >= 4096 (not speedups), 2 fma, 3 out-of-place collectives
- * >= 16 MiB of the headline class (on one GPU: 32 MiB and up; 16 MiB in and
- * out fit in the H200's 60 MiB L2 together, an L2-resident copy timed at the
- * per-operation floor, latency class in gb_desc); -1 others. */
+/* The figures the drop is injected into, by group: the headline class of
+ * core/gb_desc.c: 0 HBM arrays >= 1 GiB, 1 GEMM with m >= 4096 (not
+ * speedups), 2 fma, 3 copies at their bandwidth-bound size (>= 64 MiB:
+ * pinned h2d, d2h, bidir and d2d 256 MiB), 4 collectives of 2 GPUs or more
+ * at >= 64 MiB (none here: on one GPU a collective is a local copy,
+ * information); -1 others. */
 static int drop_group(const gb_row *r) {
-  if (gb_desc_class(r) == GB_FCLASS_MEANINGLESS) return -1;
-  if (strcmp(r->benchmark, "membw") == 0 && r->bytes != GB_NA && r->bytes >= ((int64_t)1 << 30)) return 0;
-  if (strcmp(r->benchmark, "gemm") == 0 && r->m != GB_NA && r->m >= 4096 && strcmp(r->metric, "speedup")) return 1;
-  if (strcmp(r->benchmark, "fma") == 0) return 2;
-  if (strcmp(r->benchmark, "collective") == 0 && strstr(r->case_name, "outofplace") && r->bytes != GB_NA &&
-      r->bytes >= ((int64_t)16 << 20) && gb_desc_class(r) == GB_FCLASS_HEADLINE)
-    return 3;
+  if (gb_desc_class(r) != GB_FCLASS_HEADLINE) return -1;
+  static const char *const bench[] = {"membw", "gemm", "fma", "copy", "collective"};
+  for (int g = 0; g < 5; g++)
+    if (strcmp(r->benchmark, bench[g]) == 0) return g;
   return -1;
 }
 
@@ -156,13 +154,14 @@ START_TEST(test_aa_pairs_quiet) {
 }
 END_TEST
 
-/* The second run's headline figures 10% worse. The flagged counts are those
- * of the shipped floors on these runs: every HBM array >= 1 GiB (42), fma
- * (4) and collective >= 32 MiB (20 of the 30 >= 16 MiB: at 16 MiB a one-GPU
- * collective is an L2-resident copy whose time moves by up to 16% between
- * runs, MDC ~30%); GEMM 33-35 of 39 (tf32 8192^3, fp16 and fp16acc16 8192^3
- * and fp64 at both 4096 shapes move by up to 15% between processes, and
- * their floors say so). */
+/* The second run's headline figures 10% worse (90: 42 HBM arrays >= 1 GiB,
+ * 39 GEMMs, 4 fma, 5 copies at 256 MiB). The flagged counts are those of
+ * the shipped floors on these runs: every HBM array and fma; GEMM at least
+ * 32 of 39 (fp64 at both 4096 shapes moves by 8% between the earlier
+ * builds' processes); copies at least 2 of 5 (bidir_pinned 256 MiB moves by
+ * 13% between processes: the host link). The current build's pairs: at
+ * least 95% of the 90 in each (measured 87-89; 977 of 990, 98.7%, over the
+ * 22: scripts/gate-aa.sh). */
 START_TEST(test_aa_drop_10pct_flagged) {
   load_noise();
   const int *p = k_pairs[_i];
@@ -174,7 +173,7 @@ START_TEST(test_aa_drop_10pct_flagged) {
   opt.noise = &g_noise;
   gb_gate_report rep;
   ck_assert_int_eq(gb_gate_compare(&a, &b, &opt, &rep), GB_OK);
-  size_t flagged[4] = {0}, total[4] = {0}, coll32 = 0, coll32_flagged = 0;
+  size_t flagged[5] = {0}, total[5] = {0};
   for (size_t i = 0; i < rep.nitems; i++) {
     const gb_gate_item *it = &rep.items[i];
     int g = drop_group(it->cur.row);
@@ -184,23 +183,21 @@ START_TEST(test_aa_drop_10pct_flagged) {
       continue;
     }
     total[g]++;
-    bool f = it->verdict == GB_VERDICT_REGRESSION;
-    flagged[g] += f;
-    if (g == 3 && it->cur.row->bytes >= ((int64_t)32 << 20)) coll32++, coll32_flagged += f;
+    flagged[g] += it->verdict == GB_VERDICT_REGRESSION;
   }
   ck_assert_uint_eq(total[0], 42);
   ck_assert_uint_eq(flagged[0], 42);
   ck_assert_uint_eq(total[1], 39);
   ck_assert_uint_ge(flagged[1], 32);
   ck_assert_uint_eq(flagged[2], 4);
-  ck_assert_uint_eq(total[3], 20);
-  ck_assert_uint_eq(coll32, 20);
-  ck_assert_uint_eq(coll32_flagged, 20);
+  ck_assert_uint_eq(total[3], 5);
+  ck_assert_uint_ge(flagged[3], 2);
+  ck_assert_uint_eq(total[4], 0);
   size_t all = flagged[0] + flagged[1] + flagged[2] + flagged[3];
   printf("A/A %d-%d, headline figures x0.90: %zu of %zu flagged (HBM %zu/%zu, GEMM %zu/%zu, fma %zu/%zu, "
-         "collectives %zu/%zu)\n", p[0], p[1], all, total[0] + total[1] + total[2] + total[3], flagged[0], total[0],
+         "copies %zu/%zu)\n", p[0], p[1], all, total[0] + total[1] + total[2] + total[3], flagged[0], total[0],
          flagged[1], total[1], flagged[2], total[2], flagged[3], total[3]);
-  if (!earlier_build(p[0]) && !earlier_build(p[1])) ck_assert_uint_ge(all * 100, 95 * 105);
+  if (!earlier_build(p[0]) && !earlier_build(p[1])) ck_assert_uint_ge(all * 100, 95 * 90);
   ck_assert_int_eq(gb_gate_exit_code(&rep), 1);
   gb_gate_report_free(&rep);
   /* 5% worse: still at least 80% of HBM and GEMM */
@@ -264,21 +261,21 @@ START_TEST(test_repeat_pairs_one_gpu) {
     read_aa(k_r5_pairs[_i][1], &b);
     inject(&b, factor);
     ck_assert_int_eq(gb_gate_compare(&a, &b, &opt, &rep), GB_OK);
-    size_t flagged[4] = {0}, total[4] = {0};
+    size_t flagged[5] = {0}, total[5] = {0};
     for (size_t i = 0; i < rep.nitems; i++) {
       int g = drop_group(rep.items[i].cur.row);
       if (g < 0) continue;
       total[g]++;
       flagged[g] += rep.items[i].verdict == GB_VERDICT_REGRESSION;
     }
-    ck_assert_uint_eq(total[0] + total[1] + total[2] + total[3], 42 + 39 + 4 + 20);
+    ck_assert_uint_eq(total[0] + total[1] + total[2] + total[3] + total[4], 42 + 39 + 4 + 5);
     size_t hg = flagged[0] + flagged[1], all = hg + flagged[2] + flagged[3];
-    printf("--repeat 5 A/A %s-%s, headline figures x%.2f: %zu of 105 flagged (HBM %zu/42, GEMM %zu/39, fma %zu/4, "
-           "collectives %zu/20; HBM and GEMM %.0f%%)\n",
+    printf("--repeat 5 A/A %s-%s, headline figures x%.2f: %zu of 90 flagged (HBM %zu/42, GEMM %zu/39, fma %zu/4, "
+           "copies %zu/5; HBM and GEMM %.0f%%)\n",
            k_r5_pairs[_i][0], k_r5_pairs[_i][1], factor, all, flagged[0], flagged[1], flagged[2], flagged[3],
            100.0 * (double)hg / 81);
     if (k == 0) ck_assert_uint_ge(hg * 100, 80 * 81);
-    else ck_assert_uint_ge(all * 100, 95 * 105);
+    else ck_assert_uint_ge(all * 100, 95 * 90);
     ck_assert_int_eq(gb_gate_exit_code(&rep), 1);
     gb_gate_report_free(&rep);
   }
@@ -665,7 +662,7 @@ START_TEST(test_noise_measure) {
     bool found = false;
     for (size_t k = 0; k < shipped.n && !found; k++)
       if (!shipped.v[k].figure[0] && shipped.v[k].same_gpu == t.v[i].same_gpu &&
-          !strcmp(shipped.v[k].benchmark, t.v[i].benchmark) &&
+          !strcmp(shipped.v[k].gpu_type, t.v[i].gpu_type) && !strcmp(shipped.v[k].benchmark, t.v[i].benchmark) &&
           !strcmp(shipped.v[k].metric, t.v[i].metric) && !strcmp(shipped.v[k].size_class, t.v[i].size_class)) {
         found = true;
         ck_assert_double_eq_tol(shipped.v[k].sigma, t.v[i].sigma, 1e-4 + 1e-3 * t.v[i].sigma);

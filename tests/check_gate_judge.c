@@ -319,7 +319,7 @@ START_TEST(test_compare_per_node) {
   slow_node(&g_cur);
   rep = judge_pair(&opt);
   ck_assert_int_eq(gb_gate_exit_code(&rep), 1);
-  ck_assert_uint_ge(rep.count[GB_VERDICT_REGRESSION], 100);
+  ck_assert_uint_ge(rep.count[GB_VERDICT_REGRESSION], 85); /* of 90 headline figures */
   for (size_t i = 0; i < rep.nitems; i++) {
     const gb_gate_item *it = &rep.items[i];
     if (it->fails) ck_assert_msg(strstr(it->key, "@ vm " SLOW_GPU) && strcmp(it->node, SLOW_GPU) == 0, "%s", it->key);
@@ -350,7 +350,7 @@ START_TEST(test_fleet_names_slow_node) {
     gb_fleet_report rep;
     ck_assert_msg(gb_fleet_check(&g_cur, &opt, &rep) == GB_OK, "%s", gb_errmsg());
     ck_assert_uint_eq(rep.nnodes, 4);
-    ck_assert_uint_ge(rep.nfigs, 100);
+    ck_assert_uint_ge(rep.nfigs, 85); /* 90 headline figures */
     ck_assert_uint_eq(rep.slow_nodes, 0);
     ck_assert_int_eq(gb_fleet_exit_code(&rep), 0);
     gb_fleet_free(&rep);

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The shipped noise floors are what the documented command makes of the
 # shipped runs, byte for byte: the command block of data/noise/README.md
-# (from `F=tests/fixtures/aa` to `--out floors.csv`) run as written, with
-# this build's gpubench, and its output compared with data/noise/floors.csv.
+# (from `F=tests/fixtures/aa` to the blank line that ends it: one
+# `gpubench noise ... --out floors.csv` per GPU type, the later types'
+# rows appended with `tail -n +2 TYPE.csv >> floors.csv`) run as written in
+# a scratch folder, with this build's gpubench, and its output compared with
+# data/noise/floors.csv.
 # A change to how `gpubench noise` measures that moves a floor fails here.
 # Usage: tests/check_noise_regen.sh GPUBENCH SOURCE_DIR
 set -u
@@ -10,12 +13,14 @@ gb=$1 src=$2
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 readme="$src/data/noise/README.md"
-awk '/^    F=tests\/fixtures\/aa$/ { on = 1 } on { sub(/^    /, ""); print } on && /--out floors\.csv$/ { exit }' \
+awk '/^    F=tests\/fixtures\/aa$/ { on = 1 } on && /^$/ { exit } on { sub(/^    /, ""); print }' \
   "$readme" >"$t/cmd.sh"
 grep -q -- '--out floors.csv$' "$t/cmd.sh" || { echo "FAIL: no noise command block in $readme"; exit 1; }
 grep -q '^gpubench noise ' "$t/cmd.sh" || { echo "FAIL: the block in $readme runs no gpubench noise"; exit 1; }
-sed -i -e "s|^gpubench |\"\$GB\" |" -e "s|--out floors\\.csv\$|--out \"\$OUT\"|" "$t/cmd.sh"
-(cd "$src" && GB=$gb OUT=$t/floors.csv bash -e "$t/cmd.sh") >"$t/log" 2>&1 || {
+sed -i -e "s|^gpubench |\"\$GB\" |" -e "s|--out floors\\.csv\$|--out \"\$OUT\"|" \
+  -e "s|>> floors\\.csv\$|>> \"\$OUT\"|" -e "s|^F=tests/fixtures/aa\$|F=\"\$SRC/tests/fixtures/aa\"|" "$t/cmd.sh"
+mkdir "$t/work"
+(cd "$t/work" && GB=$gb SRC=$src OUT=$t/floors.csv bash -e "$t/cmd.sh") >"$t/log" 2>&1 || {
   echo "FAIL: the README command failed:"; cat "$t/log"; exit 1; }
 if ! cmp "$t/floors.csv" "$src/data/noise/floors.csv"; then
   echo "FAIL: regenerated floors differ from data/noise/floors.csv:"

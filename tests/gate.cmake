@@ -12,6 +12,10 @@ gb_add_check_test(check_gate_gpu check_gate_gpu.c LIBS gb_bench GPU)
 gb_add_check_test(check_gate_aa check_gate_aa.c ${CMAKE_SOURCE_DIR}/cli/cmd_compare.c ${CMAKE_SOURCE_DIR}/cli/cmd_noise.c
   ${CMAKE_SOURCE_DIR}/cli/gb_opt.c LIBS gb_gate gb_reports gb_store)
 target_include_directories(check_gate_aa PRIVATE ${CMAKE_SOURCE_DIR}/cli)
+# A type the floors do not hold (the cross-type prior), floors learned from a store.
+gb_add_check_test(check_gate_learned check_gate_learned.c ${CMAKE_SOURCE_DIR}/cli/cmd_compare.c
+  ${CMAKE_SOURCE_DIR}/cli/cmd_noise.c ${CMAKE_SOURCE_DIR}/cli/gb_opt.c LIBS gb_gate gb_reports gb_store)
+target_include_directories(check_gate_learned PRIVATE ${CMAKE_SOURCE_DIR}/cli)
 # Collapsed, erratic and missing headline figures, power-state figures
 # judged by their peak, shipped files against themselves, many-run floors.
 gb_add_check_test(check_gate_judge check_gate_judge.c LIBS gb_gate)
