@@ -20,7 +20,7 @@ set xrange [-0.6:4.6]
 set yrange [0:*]
 set offsets 0,0,graph 0.08,0
 set grid noxtics ytics
-set xtics ('#1 64x MI300X TensorWave on-demand' 0, '#122 56x H100 AWS spot' 1, '#242 120x A100 Lambda on-demand' 2, '#246 32x B200 RunPod on-demand' 3, '#513 48x H200 RunPod on-demand' 4)
+set xtics ('#1 72x MI300X TensorWave on-demand' 0, '#121 64x H100 AWS spot' 1, '#155 32x B200 RunPod on-demand' 2, '#274 136x A100 Lambda on-demand' 3, '#537 48x H200 RunPod on-demand' 4)
 set xtics rotate by 30 right
 set lmargin 27
 set rmargin 3
