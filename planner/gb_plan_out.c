@@ -71,7 +71,11 @@ static const field k_fields[] = {
     ROW("energy_usd", energy_usd), ROW("perf_per_watt", perf_per_watt), PLAN("perf_per_watt_unit", X_PPW_UNIT),
     ROW("efficiency_low", efficiency_low), ROW("efficiency_high", efficiency_high),
     ROW("tokens_per_s_low", tokens_per_s_low), ROW("tokens_per_s_high", tokens_per_s_high),
-    ROW("token_latency_ms_low", latency_ms_low), ROW("token_latency_ms_high", latency_ms_high)};
+    ROW("token_latency_ms_low", latency_ms_low), ROW("token_latency_ms_high", latency_ms_high),
+    /* training: the goodput used and, when the whole-run default made it, its parts; the low-precision share */
+    TBRK("goodput", goodput), TBRK("interruptions", interruptions), TBRK("interrupt_hours", interrupt_hours),
+    TBRK("overhead_hours", overhead_hours), TBRK("startup_hours", startup_hours),
+    TBRK("low_precision_share", low_precision_share)};
 #define NFIELDS (sizeof k_fields / sizeof k_fields[0])
 
 typedef struct value {

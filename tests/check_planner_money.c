@@ -531,7 +531,11 @@ START_TEST(test_sensitivity_and_csv) {
   ck_assert_uint_eq(t.nrows, p.n);
   /* the 33 columns of before, in their places, then issue 27's, then the
    * GPUs' assumed life (issue 24: the report weighs break-even against it) */
-  ck_assert_uint_eq(t.ncols, 74); /* and the ranked figures, verdicts, energy, inference band */
+  /* and the ranked figures, verdicts, energy, inference band; then issue 50's goodput, its parts and the
+   * low-precision share */
+  ck_assert_uint_eq(t.ncols, 80);
+  ck_assert_str_eq(gb_csv_header(&t, 74), "goodput");
+  ck_assert_str_eq(gb_csv_header(&t, 79), "low_precision_share");
   ck_assert_str_eq(gb_csv_header(&t, 58), "amortization_years");
   ck_assert_str_eq(gb_csv_cell(&t, 0, 58), "4");
   ck_assert_str_eq(gb_csv_header(&t, 33), "capex_usd");
