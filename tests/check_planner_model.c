@@ -679,6 +679,48 @@ START_TEST(test_nvfp4_precision) {
 }
 END_TEST
 
+/* Block-scaled casts (MXFP8, NVFP4): each operand of the linear layers' GEMMs cast in two layouts, BF16
+ * read, the format and its scales written, at HBM bandwidth; tensorwise FP8 has no such term. */
+START_TEST(test_block_scaled_casts) {
+  static const char *sp =
+      "gpu_type,name,fp64_tflops,fp64_tensor_tflops,fp32_tflops,tf32_tflops,fp16_tflops,bf16_tflops,fp8_tflops,"
+      "int8_tops,memory_gb,mem_bw_gbps,tdp_w,interconnect_gbps,arch,source,date,fp4_tflops\n"
+      "B-SXM-100GB,b,,,,,1000,1000,2000,,100,2000,500,400,blackwell,t,2026-12-01,4000\n";
+  static const char *base = "type = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\nlayers = 16\n"
+                            "hidden_size = 2048\nheads = 16\nkv_heads = 4\nffn_hidden = 8192\ngoodput = 1\n";
+  gb_specs s;
+  ck_assert_int_eq(gb_specs_read_mem("s.csv", sp, strlen(sp), &s), GB_OK);
+  gb_plan_opts o;
+  gb_plan_opts_default(&o);
+  double mem[3], bw = 0;
+  static const char *prec[] = {"fp8e4m3", "mxfp8", "nvfp4"};
+  for (int i = 0; i < 3; i++) {
+    char ini[512];
+    snprintf(ini, sizeof ini, "%sprecision = %s\n", base, prec[i]);
+    gb_workload w;
+    gb_workload_init(&w);
+    ck_assert_int_eq(gb_workload_read_mem("w.ini", ini, &w), GB_OK);
+    ck_assert_int_eq(gb_workload_finish(&w), GB_OK);
+    gb_perf p;
+    ck_assert_int_eq(gb_perf_build(&s, NULL, w.precision, 8192, false, &p), GB_OK);
+    const gb_perf_type *b = gb_perf_find(&p, "B-SXM-100GB");
+    bw = b->hbm_gbps * 1e9;
+    gb_plan_time t;
+    gb_plan_time_of(&w, &p, b, 8, 8, &o, &t);
+    ck_assert_int_eq(t.reject, GB_REJECT_NONE);
+    mem[i] = t.memory_hours;
+    gb_perf_free(&p);
+  }
+  /* operands a token and layer: 4 x 2048 (whole on every TP rank, tp 1) + 2 x 2048 + 2 x 4 x 128 + 3 x 8192 =
+   * 37,888 elements, two layouts each; 16 layers, 1e6 / 8 tokens a GPU a step, 1e4 steps */
+  double elems = 4 * 2048 + 2 * 2048 + 2 * 4 * 128 + 3 * 8192.0;
+  double per = 1e4 * 16 * 1e6 / 8 / bw / 3600;
+  ck_assert_double_eq_tol(mem[1] - mem[0], per * elems * 2 * (2 + 1 + 1.0 / 32), 1e-9);
+  ck_assert_double_eq_tol(mem[2] - mem[0], per * elems * 2 * (2 + 0.5 + 1.0 / 16), 1e-9);
+  gb_specs_free(&s);
+}
+END_TEST
+
 START_TEST(test_keys_layout) {
   n1_world x;
   n1_load(&x);
@@ -750,6 +792,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_keys_layout);
   tcase_add_test(tc, test_goodput_whole_run);
   tcase_add_test(tc, test_nvfp4_precision);
+  tcase_add_test(tc, test_block_scaled_casts);
   tcase_add_test(tc, test_keys_inference_bytes);
   tcase_add_test(tc, test_keys_constraints_and_name);
   suite_add_tcase(s, tc);
