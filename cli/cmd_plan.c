@@ -288,6 +288,14 @@ static gb_err outputs_are_inputs(const gb_plan_args *a) {
   return gb_store_guard(a->store, false, outs, 4, inp, nin, 0);
 }
 
+/* The workload's goodput as the head prints it: given, or the whole-run default. */
+static const char *goodput_text(const gb_workload *w) {
+  static char buf[64];
+  if (isfinite(w->goodput)) snprintf(buf, sizeof buf, "%.2f", w->goodput);
+  else snprintf(buf, sizeof buf, "per configuration (whole run: GPUs x length)");
+  return buf;
+}
+
 /* The head of the text: the workload, the data and the measurements read. */
 static void print_inputs(const gb_plan_args *a, const gb_plan_run *run) {
   const gb_workload *w = &run->w;
@@ -296,9 +304,9 @@ static void print_inputs(const gb_plan_args *a, const gb_plan_run *run) {
          w->origin[0] ? " from " : "", w->origin);
   if (w->kind == GB_WL_TRAINING)
     printf("  %.3g parameters (%.3g active), %.3g tokens, %.3g tokens/step, %.3g FLOPs, %s state, TP %.0f PP %.0f, "
-           "goodput %.2f\n",
+           "goodput %s\n",
            w->params, w->active_params, w->tokens, w->tokens_per_step, gb_workload_total_flops(w),
-           w->sharded ? "sharded" : "replicated", w->tensor_parallel, w->pipeline_parallel, w->goodput);
+           w->sharded ? "sharded" : "replicated", w->tensor_parallel, w->pipeline_parallel, goodput_text(w));
   else if (w->kind == GB_WL_INFERENCE)
     printf("  %.3g parameters (%.3g GB of weights), %.0f tokens/s for %.0f h, %.0f in / %.0f out tokens\n", w->params,
            w->model_bytes / 1e9, w->tokens_per_second, w->serve_hours, w->prompt_tokens, w->output_tokens);

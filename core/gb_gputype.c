@@ -22,9 +22,12 @@ static const struct {
     {"A100 PCIE", "A100-PCIE"},
     {"A100", "A100-SXM"},
     {"A800", "A800-SXM"},
+    /* the Grace-Blackwell superchips first: "GB200" contains "B200" */
+    {"GB300", "GB300"},
+    {"GB200", "GB200"},
+    {"B300", "B300-SXM"},
     {"B200", "B200-SXM"},
     {"B100", "B100-SXM"},
-    {"GB200", "GB200"},
     {"L40S", "L40S-PCIE"},
     {"L40", "L40-PCIE"},
     {"L4", "L4-PCIE"},
@@ -34,9 +37,10 @@ static const struct {
 
 /* Marketing size from the memory the driver reports: the smallest listed
  * size at or above it (less 1.5 GiB of reserved memory), as vendors round
- * up: H200 reports 140.4 GiB (141 GB), H100 79.6 GiB (80), L40S 45 GiB (48). */
+ * up: H200 reports 140.4 GiB (141 GB), H100 79.6 GiB (80), L40S 45 GiB (48), GB200 185.0 GiB (186, the
+ * usable size data/gpu_specs.csv keys it by). */
 static unsigned marketing_gb(uint64_t bytes) {
-  static const unsigned sizes[] = {8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 94, 96, 120, 141, 144, 180, 188, 192, 256, 288};
+  static const unsigned sizes[] = {8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 94, 96, 120, 141, 144, 180, 186, 188, 192, 256, 288};
   double gib = (double)bytes / (1024.0 * 1024.0 * 1024.0);
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
     if ((double)sizes[i] >= gib - 1.5) return sizes[i] - gib <= 8.0 ? sizes[i] : (unsigned)(gib + 0.5);

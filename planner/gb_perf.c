@@ -10,6 +10,7 @@
 #include "gb_energy.h"
 #include "gb_model.h"
 #include "gb_stats.h"
+#include "gb_workload.h"
 
 /* A measured point: x (log size), y (rate), and whether it came from a
  * throttled row. */
@@ -521,7 +522,7 @@ gb_err gb_perf_build(const gb_specs *specs, const gb_results *measured, const ch
   out->hbm_ratio = out->hbm_ratio_types ? sum.hbm / (double)out->hbm_ratio_types : GB_DEFAULT_HBM_RATIO;
   out->comm_ratio = out->comm_ratio_types ? sum.comm / (double)out->comm_ratio_types : GB_DEFAULT_COMM_RATIO;
   for (size_t i = 0; i < out->n; i++) project_type(out, &out->v[i], precision);
-  if (strncmp(precision, "fp8", 3) == 0 || strcmp(precision, "mxfp8") == 0 || strcmp(precision, "fp4") == 0)
+  if (gb_workload_is_low_precision(precision))
     base_rates(m, sustained, gemm_size, buf, scratch, out);
 done:
   free(buf);

@@ -108,6 +108,10 @@ typedef struct gb_plan_time {
   /* breakdown: pipeline bubble, tensor-parallel, data-parallel (exposed) and
    * expert all-to-all (exposed) communication, time lost to goodput < 1 */
   double bubble_hours, tp_hours, dp_hours, a2a_hours, goodput_hours;
+  /* training: the goodput used (given, or the whole-run default of gb_goodput.h) and, when computed, its parts:
+   * expected interruptions, the hours they cost, evaluation/checkpoint/stall hours, the first start */
+  double goodput, interruptions, interrupt_hours, overhead_hours, startup_hours;
+  double low_precision_share; /* training: share of the FLOPs in the precision's GEMMs (NaN: BF16 or wider) */
   double hours_low, hours_high; /* the band: figures at their high end, at their low end */
   double tokens_per_s_per_gpu;  /* training: tokens trained; inference: output tokens served at capacity */
   double token_latency_ms, ttft_ms; /* inference: one decode step; time to first token */

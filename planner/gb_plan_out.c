@@ -78,7 +78,11 @@ static const field k_fields[] = {
     SPEC("price_confidence", X_CONF), SPEC("price_line", X_PRICE_LINE), OPT("price_age_rate", price_age_rate),
     OPT("max_price_age_days", max_price_age_days),
     /* the power behind energy_kwh and perf_per_watt: measured (energy counter) or the datasheet TDP */
-    ROW("gpu_power_w", gpu_power_w), SPEC("power_basis", X_POWER_BASIS)};
+    ROW("gpu_power_w", gpu_power_w), SPEC("power_basis", X_POWER_BASIS),
+    /* training: the goodput used and, when the whole-run default made it, its parts; the low-precision share */
+    TBRK("goodput", goodput), TBRK("interruptions", interruptions), TBRK("interrupt_hours", interrupt_hours),
+    TBRK("overhead_hours", overhead_hours), TBRK("startup_hours", startup_hours),
+    TBRK("low_precision_share", low_precision_share)};
 #define NFIELDS (sizeof k_fields / sizeof k_fields[0])
 
 typedef struct value {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gb_goodput.h"
 #include "gb_num.h"
 #include "gb_plan.h"
 #include "gb_plan_int.h"
@@ -106,6 +107,34 @@ static bool same_group(const gb_plan_row *a, const gb_plan_row *b) {
 static void print_ranked(FILE *fp, const gb_plan *p, const gb_plan_show *a);
 static void print_rejected(FILE *fp, const gb_plan *p, const gb_plan_show *a);
 
+/* --explain: the first ranked configuration's nominal hours by term (docs/planner.md, "Time model"), the
+ * precision's share of the FLOPs and the goodput with its parts (given, or the whole-run default). */
+static void print_time_parts(FILE *fp, const gb_plan *p, const gb_plan_row *r) {
+  const gb_plan_time *t = &r->time;
+  const gb_workload *w = p->workload;
+  fprintf(fp, "\nTime of #1 (%s x%d), nominal hours by term:\n", r->perf->spec->gpu_type, r->gpu_count);
+  if (w->kind != GB_WL_TRAINING) {
+    fprintf(fp, "  compute %.4g, memory %.4g, communication %.4g\n", t->compute_hours, t->memory_hours,
+            t->comm_hours);
+    return;
+  }
+  fprintf(fp, "  compute %.4g, memory + element-wise %.4g, pipeline bubble %.4g, TP/PP/CP %.4g, DP %.4g, "
+              "all-to-all %.4g\n",
+          t->compute_hours, t->memory_hours, t->bubble_hours, t->tp_hours, t->dp_hours, t->a2a_hours);
+  if (isfinite(t->low_precision_share))
+    fprintf(fp, "  low precision: %.1f%% of the FLOPs in %s GEMMs (the linear layers; attention, the output head "
+                "and the optimizer in BF16/FP32)\n",
+            t->low_precision_share * 100, w->precision);
+  if (isnan(t->interruptions)) {
+    fprintf(fp, "  goodput %.3f (given): +%.4g h\n", t->goodput, t->goodput_hours);
+    return;
+  }
+  fprintf(fp, "  goodput %.3f (whole run, %d GPUs): +%.4g h = %.3g interruptions x %.2g h (%.4g h) + evaluation, "
+              "checkpoints and stalls %.0f%% (%.4g h) + first start %.3g h\n",
+          t->goodput, r->gpu_count, t->goodput_hours, t->interruptions, GB_GOODPUT_RESTART_HOURS,
+          t->interrupt_hours, GB_GOODPUT_OVERHEAD * 100, t->overhead_hours, t->startup_hours);
+}
+
 static void print_plan(FILE *fp, const gb_plan *p, const gb_plan_show *a) {
   const gb_plan_opts *o = &p->opts;
   static const char *const rb[] = {"low end (pessimistic)", "median", "high end (optimistic)"};
@@ -122,6 +151,7 @@ static void print_plan(FILE *fp, const gb_plan *p, const gb_plan_show *a) {
   fprintf(fp, "%zu feasible of %zu configurations%s", p->nfeasible, p->n, p->nfiltered ? "" : "\n");
   if (p->nfiltered) fprintf(fp, " (%zu left out by the filters)\n", p->nfiltered);
   if (p->nfeasible) print_ranked(fp, p, a);
+  if (p->nfeasible && a->explain) print_time_parts(fp, p, &p->rows[0]);
   print_rejected(fp, p, a);
 }
 

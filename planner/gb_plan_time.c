@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "gb_goodput.h"
 #include "gb_plan_int.h"
 
 /* Share of a GPU's SMs an overlapped MoE dispatcher holds (20 of 132). */
@@ -67,6 +68,25 @@ static void training_terms(const gb_workload *w, const gb_perf *perf, const gb_p
   s->cp = gb_term_cp_seconds(w, perf, t, l, o, f, attn, proj);
 }
 
+/* The run's wall time from its useful hours: an explicit goodput divides them; else the whole-run default
+ * (gb_goodput.h: interruptions of n GPUs over the run, evaluation and checkpoint share, the first start). */
+static void whole_run(const gb_workload *w, int n, double useful_hours, gb_plan_time *out) {
+  double wall;
+  if (isfinite(w->goodput)) {
+    wall = useful_hours / w->goodput;
+  } else {
+    gb_goodput gp;
+    gb_goodput_run(n, useful_hours, &gp);
+    out->interruptions = gp.interruptions, out->interrupt_hours = gp.interrupt_hours;
+    out->overhead_hours = gp.overhead_hours, out->startup_hours = gp.startup_hours;
+    wall = useful_hours + gp.overhead_hours + gp.startup_hours + gp.interrupt_hours;
+  }
+  out->goodput = wall > 0 ? useful_hours / wall : 1;
+  out->goodput_hours = wall - useful_hours;
+  out->hours = wall;
+  out->low_precision_share = gb_workload_is_low_precision(w->precision) ? w->fp8_share : NAN;
+}
+
 void gb_time_training(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, int n, int gpn,
                       double node_gbps, const gb_plan_opts *o, const gb_figs *f, gb_plan_time *out) {
   gb_layout l;
@@ -94,7 +114,8 @@ void gb_time_training(const gb_workload *w, const gb_perf *perf, const gb_perf_t
   double exposed = s.dp + s.a2a - hidden + sm_cost;
   double share_dp = exposed > 0 ? (s.dp - hidden_dp) / exposed : 0;
   double t_step = busy + s.tp + s.pp + s.cp + exposed;
-  double g = w->goodput;
+  whole_run(w, n, steps * t_step / 3600, out);
+  double g = out->goodput;
   out->compute_hours = steps * s.comp / 3600;
   out->memory_hours = steps * (s.mem + s.elem) / 3600;
   out->bubble_hours = steps * s.bubble / 3600;
@@ -102,8 +123,7 @@ void gb_time_training(const gb_workload *w, const gb_perf *perf, const gb_perf_t
   out->dp_hours = steps * exposed * share_dp / 3600;
   out->a2a_hours = steps * exposed * (1 - share_dp) / 3600;
   out->comm_hours = out->tp_hours + out->dp_hours + out->a2a_hours;
-  out->goodput_hours = steps * t_step / 3600 * (1 / g - 1);
-  out->hours = steps * t_step / g / 3600 + w->fixed_hours;
+  out->hours += w->fixed_hours;
   out->tokens_per_s_per_gpu = w->tokens_per_step * g / (t_step * n);
   out->tp = l.tp;
 }
@@ -158,6 +178,8 @@ void gb_plan_time_node(const gb_workload *w, const gb_perf *perf, const gb_perf_
   memset(out, 0, sizeof *out);
   out->hours = out->compute_hours = out->memory_hours = out->comm_hours = NAN;
   out->bubble_hours = out->tp_hours = out->dp_hours = out->a2a_hours = out->goodput_hours = NAN;
+  out->goodput = out->interruptions = out->interrupt_hours = out->overhead_hours = out->startup_hours = NAN;
+  out->low_precision_share = NAN;
   out->hours_low = out->hours_high = out->tokens_per_s_per_gpu = NAN;
   out->token_latency_ms = out->ttft_ms = out->batch = out->eta = NAN;
   out->need = out->have = NAN;

@@ -189,7 +189,8 @@ static double spec_peak(const gb_gpu_spec *s, const char *dtype) {
   /* MX block scaling (OCP MX: 32 elements share an E8M0 scale) is a tensor-core mode of Blackwell; Hopper runs
    * FP8 with per-tensor or per-block scales in software (fp8e4m3) */
   if (strcmp(dtype, "mxfp8") == 0) return strcmp(s->arch, "blackwell") == 0 ? s->fp8_tflops : NAN;
-  if (strcmp(dtype, "fp4") == 0) return s->fp4_tflops;
+  /* NVFP4 (fp4): the datasheet's dense FP4 rate, Blackwell only as well */
+  if (strcmp(dtype, "nvfp4") == 0 || strcmp(dtype, "fp4") == 0) return s->fp4_tflops;
   return NAN;
 }
 

@@ -11,6 +11,7 @@
  * Recompute repeats the forward (1/3 of each part) it covers.
  * Formulas: docs/planner.md, "Compute". */
 #include <math.h>
+#include <string.h>
 
 #include "gb_model.h"
 #include "gb_plan_int.h"
@@ -42,6 +43,31 @@ static double ffn_width(const gb_workload *w) {
   return isnan(w->ffn_hidden) ? 4 * w->hidden_size : w->ffn_hidden;
 }
 
+/* Bytes an element of a block-scaled format takes with its scale: MXFP8 one byte and an E8M0 scale a 32;
+ * NVFP4 half a byte and an E4M3 scale a 16 (its FP32 tensor scale is one number); 0 for the others. */
+static double block_scaled_bytes(const char *precision) {
+  if (strcmp(precision, "mxfp8") == 0) return 1 + 1.0 / 32;
+  if (strcmp(precision, "nvfp4") == 0) return 0.5 + 1.0 / 16;
+  return 0;
+}
+
+/* HBM bytes a token's block-scaled casts move in one layer (docs/planner.md, "Blackwell"): every operand of
+ * the linear layers' low-precision GEMMs is quantized per block along the GEMM's reduction dimension, which
+ * differs between the forward and the two backward GEMMs, so each is cast in two layouts, each cast reading
+ * BF16 and writing the format with its scales. Operands: the inputs (q/k/v, gate/up: hidden wide, whole on
+ * every TP rank; out-projection: hidden; down-projection: FFN) and the output gradients (q/k/v: hidden + 2
+ * kv; out and down projections: hidden, whole on every TP rank; gate/up: 2 FFN). A share below the linear
+ * layers' scales it. */
+static double cast_bytes_per_token_layer(const gb_workload *w, const gb_layout *l) {
+  double q = block_scaled_bytes(w->precision);
+  double attn = fmin(w->attention_flops_per_token, w->flops_per_token), lin = w->flops_per_token - attn;
+  if (!(q > 0) || !(lin > 0)) return 0;
+  double share = fmin(1, w->fp8_share * w->flops_per_token / lin);
+  double kv = 2 * w->kv_heads * w->hidden_size / w->heads, ffn = ffn_width(w);
+  double elems = 4 * w->hidden_size * l->tp + 2 * w->hidden_size + kv + 3 * ffn;
+  return share * elems * 2 * (ACT_BYTES + q);
+}
+
 double gb_term_elementwise_seconds(const gb_workload *w, const gb_layout *l, const gb_figs *f) {
   /* the FFN-wide work splits over tensor parallelism with the FFN; the hidden-wide work (norms, residual adds)
    * runs whole on every tensor-parallel rank unless sequence parallelism splits it along the sequence
@@ -49,6 +75,7 @@ double gb_term_elementwise_seconds(const gb_workload *w, const gb_layout *l, con
   double replicated = w->sequence_parallel ? 1 : l->tp;
   double per_token = (ELEM_HIDDEN * w->hidden_size * replicated + ELEM_FFN * ffn_width(w)) * ACT_BYTES * w->layers;
   if (w->recompute) per_token *= 4.0 / 3.0;
+  per_token += cast_bytes_per_token_layer(w, l) * w->layers;
   return per_token * w->tokens_per_step / ((double)l->n * f->bw) * l->stage_pace;
 }
 

@@ -37,8 +37,8 @@ static const wl_key k_keys[] = {
     {"type", K_KIND, KALL, 0, 0, 0, false, false, "", "training, inference or generic"},
     {"name", K_NAME, KALL, F(name), 0, 0, false, false, "file name", "label shown in the plan"},
     {"precision", K_PRECISION, KALL, F(precision), 0, 0, false, false, "bf16",
-     "fp64 fp32 tf32 fp16 bf16 fp8e4m3 fp8e5m2 mxfp8 fp4 int8 (GEMM rows of this dtype are used; a type "
-     "without it is refused)"},
+     "fp64 fp32 tf32 fp16 bf16 fp8e4m3 fp8e5m2 mxfp8 nvfp4 (fp4) int8 (GEMM rows of this dtype are used; a "
+     "type without it is refused)"},
     {"gemm_size", K_NUM, KALL, F(gemm_size), 1, 1e6, false, false, "8192",
      "representative GEMM edge m=n=k; measured shapes nearest it are interpolated"},
     {"gemm_window", K_WINDOW, KALL, F(gemm_sustained), 0, 0, false, false, "burst",
@@ -94,10 +94,13 @@ static const wl_key k_keys[] = {
      "copy per expert, not overlapped)"},
     {"moe_overlap", K_NUM, KT, F(moe_overlap), 0, 1, false, false, "--overlap (alltoall: 0)",
      "MoE: share of the dispatch/combine time hidden behind compute"},
+    {"low_precision_share", K_NUM, KT, F(fp8_share), 0, 1, false, false, "the linear layers' share of FLOPs",
+     "share of the FLOPs run in the precision's GEMMs (fp8, mxfp8, nvfp4; attention, the output head and the "
+     "optimizer stay in BF16/FP32)"},
     {"fp8_share", K_NUM, KT, F(fp8_share), 0, 1, false, false, "the linear layers' share of FLOPs",
-     "share of the FLOPs run in the low-precision GEMMs (attention and the output head stay in BF16)"},
-    {"goodput", K_NUM, KT, F(goodput), 0, 1, true, false, "0.85",
-     "share of wall time spent on useful steps (restarts, lost work, stalls; 1 = steady state)"},
+     "same as low_precision_share"},
+    {"goodput", K_NUM, KT, F(goodput), 0, 1, true, false, "from the GPU count and the run's length",
+     "share of wall time spent on useful steps (interruptions, restarts, evaluation, checkpoints; 1 = steady state)"},
     {"demand_base_gpus", K_NUM, KALL, F(demand_base_gpus), 0, 1e6, false, false, "none",
      "hybrid: GPUs in use all the time"},
     {"demand_peak_gpus", K_NUM, KALL, F(demand_peak_gpus), 0, 1e6, false, false, "0",
@@ -221,9 +224,11 @@ gb_err gb_workload_set(gb_workload *w, const char *key, const char *value, const
   case K_PRECISION:
     if (!(gb_workload_elem_bytes(value) > 0) || strcmp(value, "int32") == 0)
       return gb_fail(GB_E_INPUT,
-                     "%s: precision: \"%s\" is not one of fp64 fp32 tf32 fp16 bf16 fp8e4m3 fp8e5m2 mxfp8 fp4 int8",
+                     "%s: precision: \"%s\" is not one of fp64 fp32 tf32 fp16 bf16 fp8e4m3 fp8e5m2 mxfp8 nvfp4 fp4 "
+                     "int8",
                      where, value);
-    snprintf(w->precision, sizeof w->precision, "%s", value);
+    /* fp4 is NVFP4, the FP4 training and serving format of Blackwell (E2M1, an E4M3 scale per 16) */
+    snprintf(w->precision, sizeof w->precision, "%s", strcmp(value, "fp4") == 0 ? "nvfp4" : value);
     return GB_OK;
   case K_WINDOW:
     if (strcmp(value, "burst") == 0) w->gemm_sustained = false;
@@ -354,9 +359,15 @@ static void key_where(const gb_workload *w, int i, char *buf, size_t n) {
   else snprintf(buf, n, "--%s", k_keys[i].name);
 }
 
+bool gb_workload_is_low_precision(const char *precision) {
+  return strncmp(precision, "fp8", 3) == 0 || strcmp(precision, "mxfp8") == 0 || strcmp(precision, "nvfp4") == 0 ||
+         strcmp(precision, "fp4") == 0;
+}
+
 double gb_workload_elem_bytes(const char *precision) {
   if (strcmp(precision, "mxfp8") == 0) return 1; /* one byte an element; the E8M0 scale of 32 is 3% more */
-  if (strcmp(precision, "fp4") == 0) return 0.5;
+  /* four bits an element plus an E4M3 scale of 16: 4.5 bits */
+  if (strcmp(precision, "nvfp4") == 0 || strcmp(precision, "fp4") == 0) return 0.5625;
   return gb_dtype_bytes(precision);
 }
 
@@ -436,7 +447,8 @@ static gb_err finish_training(gb_workload *w, const char *origin, const char **n
   dflt(&w->shared_experts, 0);
   dflt(&w->seq_len, 2048);
   dflt(&w->micro_batch, 1);
-  dflt(&w->goodput, 0.85);
+  /* goodput stays unset unless given: the whole-run default depends on the GPU count and the run's length
+   * (planner/gb_goodput.h), known only per configuration */
   /* gradients: bf16/fp16/fp8 training all-reduces 2-byte gradients */
   double eb = gb_workload_elem_bytes(w->precision);
   dflt(&w->bytes_per_grad_element, eb > 2 ? eb : 2);

@@ -58,7 +58,7 @@ typedef struct gb_workload {
   int attention_kernel;                                       /* GB_ATTN_FUSED or GB_ATTN_FA2 */
   int moe_dispatcher;                                         /* GB_MOE_FUSED or GB_MOE_ALLTOALL */
   double moe_overlap;                                         /* share of dispatch/combine hidden (NaN: --overlap) */
-  double goodput;                                             /* share of wall time doing useful steps */
+  double goodput; /* share of wall time doing useful steps; NaN: the whole-run default (gb_goodput.h) */
   double kv_bytes_per_token;                                  /* inference: KV cache per token of context */
   /* demand over time (hybrid): a base plus peaks, or GPU-hours per month */
   double demand_base_gpus, demand_peak_gpus, demand_peak_fraction;
@@ -107,6 +107,9 @@ gb_err gb_workload_finish(gb_workload *w);
 /* Bytes per element of a precision: a results dtype's (gb_dtype_bytes,
  * core/gb_desc.h), mxfp8 1, fp4 0.5; 0 when unknown. */
 double gb_workload_elem_bytes(const char *precision);
+/* Whether a precision runs the linear layers' GEMMs below BF16 (fp8e4m3, fp8e5m2, mxfp8, nvfp4): the share
+ * low_precision_share (fp8_share) applies. */
+bool gb_workload_is_low_precision(const char *precision);
 
 const char *gb_workload_kind_name(gb_workload_kind k);
 

@@ -16,6 +16,8 @@ static const struct {
     {"NVIDIA L4", 23034, "L4-PCIE-24GB"},
     {"NVIDIA GeForce RTX 4090", 24564, "RTX4090-PCIE-24GB"},
     {"NVIDIA B200", 183359, "B200-SXM-180GB"},
+    /* "GB200" contains "B200": the superchip's own key, at its 189,471 MiB (the specs' GB200-186GB) */
+    {"NVIDIA GB200", 189471, "GB200-186GB"},
     {"NVIDIA RTX 6000 Ada Generation", 49140, "RTX-6000-ADA-GENERATION-48GB"},
 };
 

@@ -3,9 +3,12 @@
  * published GPU type and count with the shipped data (data/gpu_specs.csv,
  * data/measured/) and default options. Prints predicted / published per
  * case (with the share of the predicted time in each term) and each half's
- * (fit, check) median and worst |ln(ratio)|; fails when the check half's
- * median exceeds 0.18 or any case is off by more than 2x. Every case is
- * judged (docs/planner.md, "Validation"). */
+ * (fit, check) median and worst |ln(ratio)|, and the check half's median by
+ * subset (each tag of the category column; a gpu_hours case is also a
+ * "whole-run"); fails when the check half's median exceeds 0.14, when a
+ * subset of at least 3 check-half cases has a median above 0.22, or when any
+ * case is off by more than 2x. Every case is judged (docs/planner.md,
+ * "Validation"). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,8 +18,11 @@
 #include "gb_runinfo.h"
 #include "testutil.h"
 
-#define MEDIAN_MAX 0.18 /* the check half's median |ln(ratio)| */
-#define WORST_MAX 2.0   /* any case */
+#define MEDIAN_MAX 0.14        /* the check half's median |ln(ratio)| (x1.15) */
+#define SUBSET_MEDIAN_MAX 0.22 /* a check-half subset's median |ln(ratio)| */
+#define SUBSET_MIN 3           /* cases a subset needs to be judged */
+#define WORST_MAX 2.0          /* any case */
+#define MAX_TAGS 32
 
 static int cmp_d(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -33,11 +39,34 @@ typedef struct calib {
   size_t n[2];
   double worst;
   char worst_id[64];
+  char tag[MAX_TAGS][32]; /* check-half subsets: each tag's |ln(ratio)| */
+  double tag_logs[MAX_TAGS][128];
+  size_t tag_n[MAX_TAGS], ntags;
 } calib;
 
+/* Adds a check-half case's |ln(ratio)| to the subset of each of its tags. */
+static void add_tags(calib *c, const char *cat, const char *unit, double l) {
+  char tags[256];
+  snprintf(tags, sizeof tags, "%s%s", cat, strcmp(unit, "gpu_hours") == 0 ? ",whole-run" : "");
+  for (char *save = NULL, *t = strtok_r(tags, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    size_t i = 0;
+    while (i < c->ntags && strcmp(c->tag[i], t) != 0) i++;
+    if (i == c->ntags) {
+      if (c->ntags == MAX_TAGS) continue;
+      snprintf(c->tag[c->ntags++], sizeof c->tag[0], "%s", t);
+    }
+    if (c->tag_n[i] < 128) c->tag_logs[i][c->tag_n[i]++] = l;
+  }
+}
+
+static double median_of(double *v, size_t k) {
+  qsort(v, k, sizeof *v, cmp_d);
+  return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+}
+
 /* One line of a cases file: its ratio, or NaN when the planner rejects it. */
-static double run_case(calib *c, const char *line, char *id, char *split) {
-  char wl[128], type[64], unit[64], source[1024], cat[128];
+static double run_case(calib *c, const char *line, char *id, char *split, char *cat, char *unit) {
+  char wl[128], type[64], source[1024];
   int count, gpn, tp;
   double nic, published;
   ck_assert_int_eq(sscanf(line, "%63[^\t]\t%127[^\t]\t%63[^\t]\t%d\t%d\t%d\t%lf\t%lf\t%63[^\t]\t%1023[^\t]\t%127[^\t]\t%15[^\t]",
@@ -88,8 +117,8 @@ static void run_file(calib *c, const char *name, bool judged) {
   printf("%s:\n", name);
   while (fgets(line, sizeof line, f)) {
     if (line[0] == '#' || line[0] == '\n') continue;
-    char id[64], split[16];
-    double ratio = run_case(c, line, id, split);
+    char id[64], split[16], cat[128], unit[64];
+    double ratio = run_case(c, line, id, split, cat, unit);
     if (!judged) continue; /* excluded.tsv: printed with its ratio, in neither half */
     ck_assert_msg(strcmp(split, "fit") == 0 || strcmp(split, "check") == 0, "%s: split \"%s\"", id, split);
     ck_assert_msg(!isnan(ratio), "%s: rejected", id);
@@ -100,6 +129,7 @@ static void run_file(calib *c, const char *name, bool judged) {
     if (l > log(WORST_MAX)) c->beyond++, printf("  ^ beyond %.0fx\n", WORST_MAX);
     ck_assert(c->n[h] < 128);
     c->logs[h][c->n[h]++] = l;
+    if (h) add_tags(c, cat, unit, l);
   }
   fclose(f);
 }
@@ -120,15 +150,23 @@ START_TEST(test_calibration) {
   for (int h = 0; h < 2; h++) {
     size_t k = c.n[h];
     ck_assert_uint_gt(k, 0);
-    qsort(c.logs[h], k, sizeof c.logs[h][0], cmp_d);
-    med[h] = k % 2 ? c.logs[h][k / 2] : (c.logs[h][k / 2 - 1] + c.logs[h][k / 2]) / 2;
+    med[h] = median_of(c.logs[h], k);
     printf("%s half, %zu cases: median |ln(ratio)| %.3f (x%.3f), worst |ln| %.3f (x%.3f, %s)\n", h ? "check" : "fit",
            k, med[h], exp(med[h]), c.logs[h][k - 1], exp(c.logs[h][k - 1]), c.half_worst[h]);
+  }
+  double worst_subset = 0;
+  char worst_tag[32] = "";
+  for (size_t i = 0; i < c.ntags; i++) {
+    double m = median_of(c.tag_logs[i], c.tag_n[i]);
+    printf("check subset %s, %zu cases: median |ln(ratio)| %.3f (x%.3f)\n", c.tag[i], c.tag_n[i], m, exp(m));
+    if (c.tag_n[i] >= SUBSET_MIN && m > worst_subset) worst_subset = m, snprintf(worst_tag, sizeof worst_tag, "%s", c.tag[i]);
   }
   run_file(&c, "excluded.tsv", false);
   printf("worst case %s: x%.3f; %zu cases beyond %.0fx\n", c.worst_id, exp(c.worst), c.beyond, WORST_MAX);
   fflush(stdout);
   ck_assert_msg(med[1] <= MEDIAN_MAX, "check half: median |ln(ratio)| %.3f > %.2f", med[1], MEDIAN_MAX);
+  ck_assert_msg(worst_subset <= SUBSET_MEDIAN_MAX, "check subset %s: median |ln(ratio)| %.3f > %.2f", worst_tag,
+                worst_subset, SUBSET_MEDIAN_MAX);
   ck_assert_msg(c.worst <= log(WORST_MAX), "%s is off by x%.3f (> %.1f)", c.worst_id, exp(c.worst), WORST_MAX);
   gb_results_free(&c.measured);
   gb_specs_free(&c.specs);

@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 
 #include "check_planner_world.h"
+#include "gb_goodput.h"
+#include "gb_model.h"
 
 /* ---- hand-computed scenarios ---- */
 
@@ -180,15 +182,30 @@ START_TEST(test_time_model_parts) {
   o.overlap = 0;
   gb_workload w;
   gb_plan_time t, t2;
-  /* 1 GPU: t_comp = 6e9 x 1e6 / (800e12 x 0.5) = 15 s a step, 1e4 steps; goodput 0.85 stretches it */
+  /* 1 GPU: t_comp = 6e9 x 1e6 / (800e12 x 0.5) = 15 s a step, 1e4 steps: 41.67 useful hours; an explicit
+   * goodput 0.85 stretches them by 1/0.85 */
   gb_workload_init(&w);
-  ck_assert_int_eq(gb_workload_read_mem("w.ini", "type = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\nflops_per_token = 6e9\n", &w), GB_OK);
+  ck_assert_int_eq(gb_workload_read_mem("w.ini", "type = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\nflops_per_token = 6e9\ngoodput = 0.85\n", &w), GB_OK);
   ck_assert_int_eq(gb_workload_finish(&w), GB_OK);
   ck_assert_double_eq_tol(w.goodput, 0.85, TOL);
   gb_plan_time_of(&w, &p, n1, 1, 8, &o, &t);
   ck_assert_double_eq_tol(t.compute_hours, 1e4 * 15 / 3600.0, 1e-9);
   ck_assert_double_eq_tol(t.hours, 1e4 * 15 / 3600.0 / 0.85, 1e-6);
   ck_assert_double_eq_tol(t.goodput_hours, 1e4 * 15 / 3600.0 * (1 / 0.85 - 1), 1e-6);
+  ck_assert_double_eq_tol(t.goodput, 0.85, 1e-12);
+  ck_assert(isnan(t.interruptions)); /* given: no parts */
+  /* unset: the whole-run default, (41.67 x 1.30 + 1 h start) / (1 - 466/(54 x 16384) x 1 GPU / 24 x 1 h) */
+  gb_workload_init(&w);
+  ck_assert_int_eq(gb_workload_read_mem("w.ini", "type = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\nflops_per_token = 6e9\n", &w), GB_OK);
+  ck_assert_int_eq(gb_workload_finish(&w), GB_OK);
+  ck_assert(isnan(w.goodput));
+  gb_plan_time_of(&w, &p, n1, 1, 8, &o, &t);
+  double useful = 1e4 * 15 / 3600.0, loss = 466.0 / (54 * 16384) / 24;
+  ck_assert_double_eq_tol(t.hours, (useful * 1.30 + 1) / (1 - loss), 1e-9);
+  ck_assert_double_eq_tol(t.goodput, useful / t.hours, 1e-12);
+  ck_assert_double_eq_tol(t.overhead_hours, useful * 0.30, 1e-9);
+  ck_assert_double_eq_tol(t.goodput_hours, t.hours - useful, 1e-9);
+  ck_assert_double_eq_tol(t.interruptions, t.hours * loss, 1e-12);
   /* recompute: 4/3 of the work */
   ck_assert_int_eq(gb_workload_set(&w, "recompute", "true", "t", 0), GB_OK);
   gb_plan_time_of(&w, &p, n1, 1, 8, &o, &t2);
@@ -591,6 +608,119 @@ START_TEST(test_keys_constraints_and_name) {
 END_TEST
 
 /* Layout keys: virtual_pipeline, context_parallel, distributed_optimizer, uneven_pipeline; precisions. */
+/* Whole-run goodput (planner/gb_goodput.h) against hand numbers: Llama 3's interruption rate, an hour a
+ * restart, the overhead share, the first start; and its dependence on GPU count and run length. */
+START_TEST(test_goodput_whole_run) {
+  gb_goodput g;
+  /* 16,384 GPUs, 1000 useful hours: 466/54 interruptions a day, 0.3596 an hour, each costing 1 h */
+  gb_goodput_run(16384, 1000, &g);
+  double per_hour = 466.0 / 54 / 24;
+  ck_assert_double_eq_tol(g.overhead_hours, 300, 1e-9);
+  ck_assert_double_eq_tol(g.startup_hours, 1, 1e-12);
+  double wall = (1000 + 300 + 1) / (1 - per_hour);
+  ck_assert_double_eq_tol(g.goodput, 1000 / wall, 1e-12);
+  ck_assert_double_eq_tol(g.interruptions, wall * per_hour, 1e-9);
+  ck_assert_double_eq_tol(g.interrupt_hours, wall * per_hour * 1.0, 1e-9);
+  ck_assert_double_eq_tol(1000 + g.overhead_hours + g.startup_hours + g.interrupt_hours, wall, 1e-9);
+  /* fewer GPUs lose less to interruptions; a short run loses more to its start */
+  gb_goodput small, shortrun;
+  gb_goodput_run(512, 1000, &small);
+  gb_goodput_run(512, 2, &shortrun);
+  ck_assert(small.goodput > g.goodput);
+  ck_assert(shortrun.goodput < small.goodput);
+  ck_assert_double_eq_tol(small.goodput, 1000 / ((1301) / (1 - 466.0 / (54 * 16384) * 512 / 24)), 1e-12);
+  /* more GPUs than the interruption load can carry: capped, still above zero */
+  gb_goodput huge;
+  gb_goodput_run(1e7, 1000, &huge);
+  ck_assert(huge.goodput > 0 && huge.goodput < 0.1);
+}
+END_TEST
+
+/* nvfp4 (fp4 an alias) at the datasheet FP4 rate, Blackwell only; low_precision_share is fp8_share. */
+START_TEST(test_nvfp4_precision) {
+  gb_workload w;
+  gb_workload_init(&w);
+  ck_assert_int_eq(gb_workload_read_mem("w.ini", "type = training\nprecision = fp4\nparams = 1e9\ntokens = 1e10\n"
+                                                 "tokens_per_step = 1e6\nflops_per_token = 6e9\ngoodput = 1\n"
+                                                 "low_precision_share = 0.5\n", &w), GB_OK);
+  ck_assert_int_eq(gb_workload_finish(&w), GB_OK);
+  ck_assert_str_eq(w.precision, "nvfp4");
+  ck_assert_double_eq_tol(w.fp8_share, 0.5, 1e-12);
+  ck_assert_double_eq_tol(gb_workload_elem_bytes("nvfp4"), 0.5625, 1e-12);
+  ck_assert(gb_workload_is_low_precision("nvfp4") && gb_workload_is_low_precision("mxfp8"));
+  ck_assert(!gb_workload_is_low_precision("bf16"));
+  static const char *sp =
+      "gpu_type,name,fp64_tflops,fp64_tensor_tflops,fp32_tflops,tf32_tflops,fp16_tflops,bf16_tflops,fp8_tflops,"
+      "int8_tops,memory_gb,mem_bw_gbps,tdp_w,interconnect_gbps,arch,source,date,fp4_tflops\n"
+      "H-SXM-100GB,h,,,,,1000,1000,2000,,100,2000,500,400,hopper,t,2026-12-01,\n"
+      "B-SXM-100GB,b,,,,,1000,1000,2000,,100,2000,500,400,blackwell,t,2026-12-01,4000\n";
+  gb_specs s;
+  ck_assert_int_eq(gb_specs_read_mem("s.csv", sp, strlen(sp), &s), GB_OK);
+  ck_assert_double_eq_tol(gb_spec_peak(&s.v[1], "nvfp4"), 4000, 1e-9);
+  ck_assert_double_eq_tol(gb_spec_peak(&s.v[1], "fp4"), 4000, 1e-9);
+  gb_perf p;
+  ck_assert_int_eq(gb_perf_build(&s, NULL, "nvfp4", 8192, false, &p), GB_OK);
+  const gb_perf_type *h = gb_perf_find(&p, "H-SXM-100GB"), *b = gb_perf_find(&p, "B-SXM-100GB");
+  ck_assert(isnan(h->gemm_tflops)); /* no FP4 rate: refused */
+  ck_assert_double_eq_tol(b->gemm_tflops / b->gemm_base_tflops, 4, 1e-9);
+  gb_plan_opts o;
+  gb_plan_opts_default(&o);
+  o.mfu = 0.5;
+  gb_plan_time t;
+  gb_plan_time_of(&w, &p, b, 1, 8, &o, &t);
+  ck_assert_double_eq_tol(t.low_precision_share, 0.5, 1e-12);
+  /* --mfu: every FLOP at 0.5 of the BF16 rate, the GEMM share g of the half in NVFP4 at 4x:
+   * 6e9 x 1e6 / (base x 0.5) x ((1 - g/2) + g/2 / 4) */
+  double g = gb_model_at_size(gb_arch_model_find("blackwell")->gemm_share, 1e9);
+  double base = 6e9 * 1e6 / (b->gemm_base_tflops * 1e12 * 0.5);
+  ck_assert_double_eq_tol(t.compute_hours, 1e4 * base * ((1 - g * 0.5) + g * 0.5 / 4) / 3600, 1e-9);
+  gb_perf_free(&p);
+  gb_specs_free(&s);
+}
+END_TEST
+
+/* Block-scaled casts (MXFP8, NVFP4): each operand of the linear layers' GEMMs cast in two layouts, BF16
+ * read, the format and its scales written, at HBM bandwidth; tensorwise FP8 has no such term. */
+START_TEST(test_block_scaled_casts) {
+  static const char *sp =
+      "gpu_type,name,fp64_tflops,fp64_tensor_tflops,fp32_tflops,tf32_tflops,fp16_tflops,bf16_tflops,fp8_tflops,"
+      "int8_tops,memory_gb,mem_bw_gbps,tdp_w,interconnect_gbps,arch,source,date,fp4_tflops\n"
+      "B-SXM-100GB,b,,,,,1000,1000,2000,,100,2000,500,400,blackwell,t,2026-12-01,4000\n";
+  static const char *base = "type = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\nlayers = 16\n"
+                            "hidden_size = 2048\nheads = 16\nkv_heads = 4\nffn_hidden = 8192\ngoodput = 1\n";
+  gb_specs s;
+  ck_assert_int_eq(gb_specs_read_mem("s.csv", sp, strlen(sp), &s), GB_OK);
+  gb_plan_opts o;
+  gb_plan_opts_default(&o);
+  double mem[3], bw = 0;
+  static const char *prec[] = {"fp8e4m3", "mxfp8", "nvfp4"};
+  for (int i = 0; i < 3; i++) {
+    char ini[512];
+    snprintf(ini, sizeof ini, "%sprecision = %s\n", base, prec[i]);
+    gb_workload w;
+    gb_workload_init(&w);
+    ck_assert_int_eq(gb_workload_read_mem("w.ini", ini, &w), GB_OK);
+    ck_assert_int_eq(gb_workload_finish(&w), GB_OK);
+    gb_perf p;
+    ck_assert_int_eq(gb_perf_build(&s, NULL, w.precision, 8192, false, &p), GB_OK);
+    const gb_perf_type *b = gb_perf_find(&p, "B-SXM-100GB");
+    bw = b->hbm_gbps * 1e9;
+    gb_plan_time t;
+    gb_plan_time_of(&w, &p, b, 8, 8, &o, &t);
+    ck_assert_int_eq(t.reject, GB_REJECT_NONE);
+    mem[i] = t.memory_hours;
+    gb_perf_free(&p);
+  }
+  /* operands a token and layer: 4 x 2048 (whole on every TP rank, tp 1) + 2 x 2048 + 2 x 4 x 128 + 3 x 8192 =
+   * 37,888 elements, two layouts each; 16 layers, 1e6 / 8 tokens a GPU a step, 1e4 steps */
+  double elems = 4 * 2048 + 2 * 2048 + 2 * 4 * 128 + 3 * 8192.0;
+  double per = 1e4 * 16 * 1e6 / 8 / bw / 3600;
+  ck_assert_double_eq_tol(mem[1] - mem[0], per * elems * 2 * (2 + 1 + 1.0 / 32), 1e-9);
+  ck_assert_double_eq_tol(mem[2] - mem[0], per * elems * 2 * (2 + 0.5 + 1.0 / 16), 1e-9);
+  gb_specs_free(&s);
+}
+END_TEST
+
 START_TEST(test_keys_layout) {
   n1_world x;
   n1_load(&x);
@@ -660,6 +790,9 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_keys_shape);
   tcase_add_test(tc, test_keys_moe);
   tcase_add_test(tc, test_keys_layout);
+  tcase_add_test(tc, test_goodput_whole_run);
+  tcase_add_test(tc, test_nvfp4_precision);
+  tcase_add_test(tc, test_block_scaled_casts);
   tcase_add_test(tc, test_keys_inference_bytes);
   tcase_add_test(tc, test_keys_constraints_and_name);
   suite_add_tcase(s, tc);

@@ -3,7 +3,8 @@
 # (-v dir=DIR: the cases' folder, default tests/calibration, read for each case's category and, from
 # excluded.tsv's "# ID: REASON;" comments, each excluded case's reason.)
 # First each half's median and worst |ln(ratio)| as the check printed them, and the judged cases'
-# median and worst by category (the tags of cases.tsv's category column); then one row a case
+# median and worst by category (the tags of cases.tsv's category column; a gpu_hours case is also a whole run);
+# then one row a case
 # (ratio = predicted / published; the share of predicted time in each term): the cases the check
 # lists under "excluded.tsv:" say "excluded" in the split column and their reason in the last.
 function absln(r) { return r > 0 ? (log(r) < 0 ? -log(r) : log(r)) : 1e9 }
@@ -24,7 +25,7 @@ BEGIN {
   FS = "\t"
   while ((getline line < (dir "/cases.tsv")) > 0) {
     if (line ~ /^#/) continue
-    split(line, c, "\t"); cat[c[1]] = c[11]
+    split(line, c, "\t"); cat[c[1]] = c[11] (c[9] == "gpu_hours" ? ",whole-run" : "")
   }
   while ((getline line < (dir "/excluded.tsv")) > 0) {
     if (line !~ /^# [A-Za-z0-9._-]+: /) continue
@@ -56,6 +57,7 @@ END {
   print "| --- | --- | --- | --- | --- |"
   summary("", "all judged")
   summary("dense-train", "dense training"); summary("moe-train", "MoE training"); summary("fp8", "FP8 / MXFP8")
-  summary("blackwell", "Blackwell"); summary("long-context", "long context"); summary("inference", "serving")
+  summary("blackwell", "Blackwell"); summary("nvfp4", "NVFP4"); summary("long-context", "long context")
+  summary("inference", "serving"); summary("whole-run", "whole runs (GPU-hours)")
   print ""; print rows
 }
