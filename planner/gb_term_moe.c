@@ -28,12 +28,12 @@
 #define NK_FULL 16777216.0
 #define NK_EXP 0.075
 /* The busiest expert-parallel rank's load over the mean with a learned router and no token dropping. From
- * Megatron-MoE-ModelZoo best_practice/qwen3/readme.md (Qwen3-235B-A22B, 256 H100, seq 16384, TP4 EP8 PP8):
- * 295 TFLOP/s a GPU with force-balanced routing, 237 dropless, so the dropless step is 1.245 x the balanced one;
- * the planner puts 61% of that balanced step in the MoE layers' token work (expert GEMMs, permutation, router,
- * dispatch and combine), so that work runs 1 + 0.245 / 0.61 = 1.40 x longer on the busiest rank
- * (docs/planner.md, "Load imbalance"). */
-#define LEARNED_IMBALANCE 1.40
+ * Megatron-MoE-ModelZoo best_practice/qwen3/readme.md (Qwen3-235B-A22B, 256 H100, seq 16384, TP4 EP8 PP8 VPP4,
+ * BF16, DeepEP): 295 TFLOP/s a GPU with force-balanced routing, 237 dropless, so the dropless step is 1.245 x the
+ * balanced one. The planner puts 41% of that balanced step in the MoE layers' token work (expert GEMMs,
+ * permutation, dispatch and combine), so that work runs 1 + 0.245 / 0.408 = 1.60 x longer on the busiest rank
+ * (docs/planner.md, "Load imbalance"; the planner then gives the dropless run 1.245 x the balanced step). */
+#define LEARNED_IMBALANCE 1.60
 
 double gb_term_moe_tokens_per_expert(const gb_workload *w, const gb_layout *l) {
   return l->micro_tokens / (l->cp * l->tp) * l->ep * w->moe_top_k / w->experts;
