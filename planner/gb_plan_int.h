@@ -132,8 +132,10 @@ double gb_term_moe_tokens_per_expert(const gb_workload *w, const gb_layout *l);
 
 /* Share of the dense GEMM rate the expert GEMMs (gate/up and down, harmonic) reach at m tokens per expert: the
  * type's measured grouped GEMM at the shape, else the curve (roofline, small-shape factor, fill of tile-row
- * tiles); 1 for a dense model. */
-double gb_term_moe_expert_eff(const gb_workload *w, const gb_perf_type *t, const gb_figs *f, double m, double tile);
+ * tiles); 1 for a dense model. Without roofline (serving, whose weights term times the bytes) the compute side
+ * only: small-shape factor x tile fill, measured rows not read. */
+double gb_term_moe_expert_eff(const gb_workload *w, const gb_perf_type *t, const gb_figs *f, double m, double tile,
+                              bool roofline);
 
 /* The busiest expert-parallel rank's tokens over the mean: 1 with balanced routing or a dense model; a learned
  * router's documented figure, capped at moe_capacity_factor. */

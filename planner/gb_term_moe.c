@@ -41,24 +41,26 @@ double gb_term_moe_tokens_per_expert(const gb_workload *w, const gb_layout *l) {
 
 /* Share of the dense GEMM rate an m x n x k product of the precision reaches: the roofline against the ridge rate
  * / bandwidth, at most the small-shape factor, times the fill of `tile`-row tiles in m. */
-static double shape_eff(double m, double n, double k, double elem, const gb_figs *f, double tile) {
+static double shape_eff(double m, double n, double k, double elem, const gb_figs *f, double tile, bool roofline) {
   double flops = 2 * m * n * k;
   double bytes = elem * (m * k + n * k) + 2 * m * n;
   double ridge = f->gemm / f->bw;
-  double roof = fmin(1, flops / bytes / ridge);
+  double roof = roofline ? fmin(1, flops / bytes / ridge) : 1;
   double small = fmin(1, pow(n * k / NK_FULL, NK_EXP));
   double tiles = ceil(m / tile) * tile;
   return fmin(roof, small) * (m / tiles);
 }
 
-double gb_term_moe_expert_eff(const gb_workload *w, const gb_perf_type *t, const gb_figs *f, double m, double tile) {
+double gb_term_moe_expert_eff(const gb_workload *w, const gb_perf_type *t, const gb_figs *f, double m, double tile,
+                              bool roofline) {
   if (isnan(w->experts) || w->experts <= 1) return 1;
   m = fmax(1, m);
   double h = w->hidden_size, ffn = w->expert_ffn_hidden;
   double elem = gb_workload_elem_bytes(w->precision);
   /* gate and up fused (n = 2 ffn, k = hidden), down (n = hidden, k = ffn): time over FLOPs, harmonic; a measured
    * grouped GEMM at the shape (bench gemm, grouped_<dtype>) over the dense rate wins over the model */
-  double e_up = shape_eff(m, 2 * ffn, h, elem, f, tile), e_down = shape_eff(m, h, ffn, elem, f, tile);
+  double e_up = shape_eff(m, 2 * ffn, h, elem, f, tile, roofline), e_down = shape_eff(m, h, ffn, elem, f, tile, roofline);
+  if (!roofline) return 3.0 / (2.0 / e_up + 1.0 / e_down); /* the compute side only: the caller times the bytes */
   double g_up = gb_perf_grouped_tflops(t, w->precision, m, 2 * ffn, h);
   double g_down = gb_perf_grouped_tflops(t, w->precision, m, h, ffn);
   if (isfinite(g_up) && isfinite(g_down) && t->gemm_tflops > 0)
@@ -80,7 +82,7 @@ static double expert_share(const gb_workload *w) {
 
 double gb_term_moe_compute_factor(const gb_workload *w, const gb_perf_type *t, const gb_layout *l, const gb_figs *f) {
   if (isnan(w->experts) || w->experts <= 1) return 1;
-  double e = gb_term_moe_expert_eff(w, t, f, gb_term_moe_tokens_per_expert(w, l), GB_MOE_TILE_M);
+  double e = gb_term_moe_expert_eff(w, t, f, gb_term_moe_tokens_per_expert(w, l), GB_MOE_TILE_M, true);
   double share = expert_share(w);
   const gb_arch_model *a = t->model ? t->model : gb_arch_model_find("");
   double g = gb_model_at_size(a->gemm_share, w->active_params);

@@ -60,7 +60,8 @@ static double flops_s(const gb_workload *w, const gb_perf_type *t, const gb_figs
   double all = 2 * w->active_params * tokens;
   if (isnan(w->experts) || w->experts <= 1) return all / rate;
   double expert = fmin(all, 2 * 3 * w->hidden_size * w->expert_ffn_hidden * w->moe_top_k * w->layers * tokens);
-  double e = gb_term_moe_expert_eff(w, t, f, tokens * w->moe_top_k / w->experts, SERVE_TILE_M);
+  double e = gb_term_moe_expert_eff(w, t, f, tokens * w->moe_top_k / w->experts, SERVE_TILE_M, false);
+  if (!isfinite(expert) || !(e > 0)) return all / rate; /* the shape is not given: the dense rate */
   return (all - expert) / rate + expert * gb_term_moe_imbalance(w) / (rate * e);
 }
 
@@ -182,7 +183,7 @@ void gb_time_inference(const gb_workload *w, const gb_perf *perf, const gb_perf_
   out->comm_hours = out->tp_hours = busy * s.comm / s.total;
   out->floor_hours = busy * s.floor / s.total;
   if (!isnan(w->experts) && w->experts > 1) {
-    out->expert_eff = gb_term_moe_expert_eff(w, t, f, b * w->moe_top_k / w->experts, SERVE_TILE_M);
+    out->expert_eff = gb_term_moe_expert_eff(w, t, f, b * w->moe_top_k / w->experts, SERVE_TILE_M, false);
     out->moe_imbalance = gb_term_moe_imbalance(w);
   }
   out->hours = w->serve_hours + w->fixed_hours;
