@@ -71,7 +71,10 @@ static const field k_fields[] = {
     ROW("energy_usd", energy_usd), ROW("perf_per_watt", perf_per_watt), PLAN("perf_per_watt_unit", X_PPW_UNIT),
     ROW("efficiency_low", efficiency_low), ROW("efficiency_high", efficiency_high),
     ROW("tokens_per_s_low", tokens_per_s_low), ROW("tokens_per_s_high", tokens_per_s_high),
-    ROW("token_latency_ms_low", latency_ms_low), ROW("token_latency_ms_high", latency_ms_high)};
+    ROW("token_latency_ms_low", latency_ms_low), ROW("token_latency_ms_high", latency_ms_high),
+    /* MoE and serving terms (docs/planner.md, "Mixture of experts", "Inference") */
+    TBRK("moe_router_hours", router_hours), TBRK("moe_permute_hours", permute_hours),
+    TBRK("layer_floor_hours", floor_hours), TIME("expert_gemm_eff", expert_eff), TIME("moe_imbalance", moe_imbalance)};
 #define NFIELDS (sizeof k_fields / sizeof k_fields[0])
 
 typedef struct value {
