@@ -23,15 +23,22 @@ typedef struct step {
 #define MOE_FFN_EXTRA_KERNELS 4.0
 /* A short kernel's cost inside a CUDA graph when no decode row measured it: 3.4 us a kernel (NVIDIA, "Getting
  * Started with CUDA Graphs", developer.nvidia.com/blog/cuda-graphs: a 2.9 us kernel launched back to back in a
- * graph). HIP graphs on CDNA3: 8.6 us, fitted on the calibration fit half (vLLM, Llama 3.1 405B FP8 TP 8 at
+ * graph). HIP graphs on CDNA3: 6.8 us, fitted on the calibration fit half (vLLM, Llama 3.1 405B FP8 TP 8 at
  * batch 1 on MI300X, the only AMD small-batch run; docs/planner.md, "Serving floor"). */
 #define KERNEL_US_NVIDIA 3.4
-#define KERNEL_US_AMD 8.6
+#define KERNEL_US_AMD 6.8
+/* The serving engine's own time a decode step waits on: scheduling, input preparation, sampling and
+ * detokenization on the host ("the CPU overhead for tasks like ... scheduling work, preparing inputs,
+ * de-tokenizing outputs ... becomes increasingly pronounced ... with smaller models", vLLM V1 blog,
+ * blog.vllm.ai/2025/01/27/v1-alpha-release.html). 2.1 ms a step: fitted on the calibration fit half's NVIDIA
+ * batch-1 runs (least squares in log ratio over tt-gpu-qwen3-30b-a3b-a100-c1, tt-gpu-qwen3-1.7b-a100-c1 and
+ * tt-gpu-qwen3-4b-rtx4090-c1; docs/planner.md, "Serving floor"). */
+#define ENGINE_STEP_S 2.1e-3
 /* MoE kernels at decode size tile their rows by 16 (vLLM fused_moe's smallest BLOCK_SIZE_M). */
 #define SERVE_TILE_M 16.0
 
-/* Seconds of per-layer fixed cost of one decode step: kernels per layer x one kernel's cost inside a CUDA graph
- * (the decode row launch_graph when measured, else the vendor's default). */
+/* Seconds of fixed cost of one decode step: kernels per layer x one kernel's cost inside a CUDA graph (the decode
+ * row launch_graph when measured, else the vendor's default) x layers, and the engine's step. */
 static double layer_floor_s(const gb_workload *w, const gb_perf_type *t) {
   const gb_arch_model *m = t->model ? t->model : gb_arch_model_find(t->spec->arch);
   double us = isfinite(t->launch_graph_us) && t->launch_graph_us > 0 ? t->launch_graph_us
@@ -40,7 +47,7 @@ static double layer_floor_s(const gb_workload *w, const gb_perf_type *t) {
   double kernels = DENSE_LAYER_KERNELS;
   if (!isnan(w->experts) && w->experts > 1)
     kernels += MOE_FFN_EXTRA_KERNELS + (w->shared_experts > 0 ? 3 : 0);
-  return w->layers * kernels * us * 1e-6;
+  return w->layers * kernels * us * 1e-6 + ENGINE_STEP_S;
 }
 
 /* Bandwidth the weights stream at in a decode step of batch b on r GPUs: the measured GEMV at the precision and
@@ -178,8 +185,9 @@ void gb_time_inference(const gb_workload *w, const gb_perf *perf, const gb_perf_
   }
   double busy = w->serve_hours * (w->tokens_per_second / rate); /* replica-hours actually decoding */
   bool weight_bound = s.weights >= s.gemm; /* the GEMM step is the weights streaming */
-  out->compute_hours = busy * ((weight_bound ? 0 : s.gemm) + s.prefill + s.floor) / s.total; /* the floor: launches */
-  out->memory_hours = busy * (s.attn + (weight_bound ? s.gemm : 0)) / s.total;
+  out->compute_hours = busy * ((weight_bound ? 0 : s.gemm) + s.prefill) / s.total;
+  /* the floor is decode's latency side: with the memory-bound part of the step */
+  out->memory_hours = busy * (s.attn + (weight_bound ? s.gemm : 0) + s.floor) / s.total;
   out->comm_hours = out->tp_hours = busy * s.comm / s.total;
   out->floor_hours = busy * s.floor / s.total;
   if (!isnan(w->experts) && w->experts > 1) {
