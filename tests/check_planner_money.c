@@ -531,7 +531,9 @@ START_TEST(test_sensitivity_and_csv) {
   ck_assert_uint_eq(t.nrows, p.n);
   /* the 33 columns of before, in their places, then issue 27's, then the
    * GPUs' assumed life (issue 24: the report weighs break-even against it) */
-  ck_assert_uint_eq(t.ncols, 74); /* and the ranked figures, verdicts, energy, inference band */
+  ck_assert_uint_eq(t.ncols, 79); /* and the ranked figures, verdicts, energy, inference band, MoE/floor terms */
+  ck_assert_str_eq(gb_csv_header(&t, 74), "moe_router_hours");
+  ck_assert_str_eq(gb_csv_header(&t, 78), "moe_imbalance");
   ck_assert_str_eq(gb_csv_header(&t, 58), "amortization_years");
   ck_assert_str_eq(gb_csv_cell(&t, 0, 58), "4");
   ck_assert_str_eq(gb_csv_header(&t, 33), "capex_usd");
