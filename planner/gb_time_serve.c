@@ -23,17 +23,17 @@ typedef struct step {
 #define MOE_FFN_EXTRA_KERNELS 4.0
 /* A short kernel's cost inside a CUDA graph when no decode row measured it: 3.4 us a kernel (NVIDIA, "Getting
  * Started with CUDA Graphs", developer.nvidia.com/blog/cuda-graphs: a 2.9 us kernel launched back to back in a
- * graph). HIP graphs on CDNA3: 6.8 us, fitted on the calibration fit half (vLLM, Llama 3.1 405B FP8 TP 8 at
+ * graph). HIP graphs on CDNA3: 6.6 us, fitted on the calibration fit half (vLLM, Llama 3.1 405B FP8 TP 8 at
  * batch 1 on MI300X, the only AMD small-batch run; docs/planner.md, "Serving floor"). */
 #define KERNEL_US_NVIDIA 3.4
-#define KERNEL_US_AMD 6.8
+#define KERNEL_US_AMD 6.6
 /* The serving engine's own time a decode step waits on: scheduling, input preparation, sampling and
  * detokenization on the host ("the CPU overhead for tasks like ... scheduling work, preparing inputs,
  * de-tokenizing outputs ... becomes increasingly pronounced ... with smaller models", vLLM V1 blog,
- * blog.vllm.ai/2025/01/27/v1-alpha-release.html). 2.1 ms a step: fitted on the calibration fit half's NVIDIA
+ * blog.vllm.ai/2025/01/27/v1-alpha-release.html). 2.34 ms a step: fitted on the calibration fit half's NVIDIA
  * batch-1 runs (least squares in log ratio over tt-gpu-qwen3-30b-a3b-a100-c1, tt-gpu-qwen3-1.7b-a100-c1 and
  * tt-gpu-qwen3-4b-rtx4090-c1; docs/planner.md, "Serving floor"). */
-#define ENGINE_STEP_S 2.1e-3
+#define ENGINE_STEP_S 2.34e-3
 /* MoE kernels at decode size tile their rows by 16 (vLLM fused_moe's smallest BLOCK_SIZE_M). */
 #define SERVE_TILE_M 16.0
 
@@ -62,12 +62,14 @@ static double weights_bw(const gb_workload *w, const gb_perf_type *t, const gb_f
 }
 
 /* Seconds of the FLOPs of `tokens` tokens through the model on r GPUs at rate: the routed experts' share at the
- * grouped-GEMM efficiency of tokens x top_k / experts tokens per expert, on the busiest rank's load. */
-static double flops_s(const gb_workload *w, const gb_perf_type *t, const gb_figs *f, double tokens, double rate) {
+ * grouped-GEMM efficiency of the GEMMs they run in, `batch` tokens a GEMM (batch x top_k / experts tokens per
+ * expert), on the busiest rank's load. */
+static double flops_s(const gb_workload *w, const gb_perf_type *t, const gb_figs *f, double tokens, double batch,
+                      double rate) {
   double all = 2 * w->active_params * tokens;
   if (isnan(w->experts) || w->experts <= 1) return all / rate;
   double expert = fmin(all, 2 * 3 * w->hidden_size * w->expert_ffn_hidden * w->moe_top_k * w->layers * tokens);
-  double e = gb_term_moe_expert_eff(w, t, f, tokens * w->moe_top_k / w->experts, SERVE_TILE_M, false);
+  double e = gb_term_moe_expert_eff(w, t, f, batch * w->moe_top_k / w->experts, SERVE_TILE_M, false);
   if (!isfinite(expert) || !(e > 0)) return all / rate; /* the shape is not given: the dense rate */
   return (all - expert) / rate + expert * gb_term_moe_imbalance(w) / (rate * e);
 }
@@ -112,11 +114,12 @@ static step decode_step(const gb_workload *w, const gb_perf *perf, const gb_perf
   double lin = w->prompt_tokens, lout = w->output_tokens;
   double kv_avg = w->kv_bytes_per_sequence * (lin + lout / 2) / (lin + lout > 0 ? lin + lout : 1);
   s.weights = w->model_bytes * moe_weight_share(w, b) / (r * weights_bw(w, t, f, r, b));
-  s.gemm = fmax(flops_s(w, t, f, b, rate), s.weights); /* weights stream once per step */
+  s.gemm = fmax(flops_s(w, t, f, b, b, rate), s.weights); /* weights stream once per step */
   /* each sequence reads its KV cache: at the measured KV read's bandwidth, else HBM's */
   double kv_bw = isfinite(t->kv_gbps) && t->kv_gbps > 0 ? r * t->kv_gbps * 1e9 : bw;
   s.attn = b * kv_avg / kv_bw;
-  s.prefill = flops_s(w, t, f, b / lout * lin, rate); /* prompts of the requests that start */
+  /* prompts of the requests that start, b / lout a step, each prefilled whole (its lin tokens in one GEMM) */
+  s.prefill = flops_s(w, t, f, b / lout * lin, lin, rate);
   s.floor = layer_floor_s(w, t);
   s.comm = 0;
   if (r > 1) {
@@ -171,7 +174,7 @@ void gb_time_inference(const gb_workload *w, const gb_perf *perf, const gb_perf_
   if (proj) out->projected = true;
   out->tp = r, out->batch = b;
   out->token_latency_ms = s.total * 1e3;
-  out->ttft_ms = (flops_s(w, t, f, w->prompt_tokens, r * f->gemm * eta) + s.total) * 1e3;
+  out->ttft_ms = (flops_s(w, t, f, w->prompt_tokens, w->prompt_tokens, r * f->gemm * eta) + s.total) * 1e3;
   if (!isnan(w->max_token_latency_ms) && s.total * 1e3 > w->max_token_latency_ms) {
     out->reject = GB_REJECT_LATENCY, out->need = w->max_token_latency_ms, out->have = s.total * 1e3;
     return;
