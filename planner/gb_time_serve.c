@@ -30,10 +30,14 @@ typedef struct step {
 /* The serving engine's own time a decode step waits on: scheduling, input preparation, sampling and
  * detokenization on the host ("the CPU overhead for tasks like ... scheduling work, preparing inputs,
  * de-tokenizing outputs ... becomes increasingly pronounced ... with smaller models", vLLM V1 blog,
- * blog.vllm.ai/2025/01/27/v1-alpha-release.html). 2.34 ms a step: fitted on the calibration fit half's NVIDIA
+ * blog.vllm.ai/2025/01/27/v1-alpha-release.html). 2.30 ms a step: fitted on the calibration fit half's NVIDIA
  * batch-1 runs (least squares in log ratio over tt-gpu-qwen3-30b-a3b-a100-c1, tt-gpu-qwen3-1.7b-a100-c1 and
  * tt-gpu-qwen3-4b-rtx4090-c1; docs/planner.md, "Serving floor"). */
-#define ENGINE_STEP_S 2.34e-3
+#define ENGINE_STEP_S 2.30e-3
+/* The share of the HBM figure a grouped GEMM streams its experts' weights at when the weights bound it: 0.92, the
+ * median of measured / roofline over the H100 sweep's seven shapes at m = 128 (data/measured/grouped/, bf16:
+ * 0.89 for 768 x 2048 to 0.94 for 4096 x 14336, against the planner's 795.7 TFLOP/s and 3089 GB/s). */
+#define GROUPED_BW_SHARE 0.92
 /* MoE kernels at decode size tile their rows by 16 (vLLM fused_moe's smallest BLOCK_SIZE_M). */
 #define SERVE_TILE_M 16.0
 
@@ -98,12 +102,14 @@ static double allreduce_latency_s(const gb_perf_type *t, int r) {
  * spread evenly, an expert is untouched with probability (1 - k/E)^b. The
  * routed weights follow from params = dense + routed and active = dense +
  * routed k/E. 1 for a dense model. */
-static double moe_weight_share(const gb_workload *w, double b) {
+static double moe_weight_share(const gb_workload *w, double b, double *routed_share) {
   double e = w->experts, k = w->moe_top_k;
+  *routed_share = 0;
   if (isnan(e) || e <= k || w->params <= w->active_params) return 1;
   double routed = (w->params - w->active_params) * e / (e - k);
   if (routed > w->params) routed = w->params;
   double touched = 1 - pow(1 - k / e, b);
+  *routed_share = routed * touched / w->params;
   return (w->params - routed + routed * touched) / w->params;
 }
 
@@ -113,7 +119,9 @@ static step decode_step(const gb_workload *w, const gb_perf *perf, const gb_perf
   double rate = r * f->gemm * eta, bw = r * f->bw;
   double lin = w->prompt_tokens, lout = w->output_tokens;
   double kv_avg = w->kv_bytes_per_sequence * (lin + lout / 2) / (lin + lout > 0 ? lin + lout : 1);
-  s.weights = w->model_bytes * moe_weight_share(w, b) / (r * weights_bw(w, t, f, r, b));
+  /* the routed experts' weights stream at the grouped kernels' share of the bandwidth */
+  double routed, share = moe_weight_share(w, b, &routed);
+  s.weights = w->model_bytes * (share - routed + routed / GROUPED_BW_SHARE) / (r * weights_bw(w, t, f, r, b));
   s.gemm = fmax(flops_s(w, t, f, b, b, rate), s.weights); /* weights stream once per step */
   /* each sequence reads its KV cache: at the measured KV read's bandwidth, else HBM's */
   double kv_bw = isfinite(t->kv_gbps) && t->kv_gbps > 0 ? r * t->kv_gbps * 1e9 : bw;
