@@ -32,7 +32,7 @@
  * pre-training, torchtitan Llama 4 Scout on GB200, torchao Llama 4 on B200; docs/planner.md, "Load imbalance").
  * A direct measurement bounds it: Megatron-MoE-ModelZoo best_practice/qwen3/readme.md (Qwen3-235B-A22B, 256 H100,
  * seq 16384, TP4 EP8 PP8) runs 295 TFLOP/s a GPU force-balanced and 237 dropless, a 1.245 x longer step; the
- * planner puts 41% of that step in the MoE layers' token work, which gives 1 + 0.245 / 0.408 = 1.60 for
+ * planner puts 37% of that step in the MoE layers' token work, which gives 1 + 0.245 / 0.367 = 1.67 for
  * Qwen3's router. */
 #define LEARNED_IMBALANCE 1.50
 
