@@ -449,6 +449,7 @@ static gb_err measure_type(const gb_results *m, const char *precision, double ge
     out->hbm_ratio_types++;
   }
   gb_err e = comm_measured(m, t, buf, scratch, &out->measured_rows_used);
+  if (!e) e = gb_perf_decode_collect(m, t, &out->measured_rows_used);
   if (e) return e;
   if (t->comm_throttled)
     gb_buf_printf(&out->notes, "%s: some all-reduce busbw points rest on throttled rows (no ok row at that size)\n",
@@ -583,6 +584,7 @@ void gb_perf_free(gb_perf *p) {
     }
     free(p->v[i].curves);
     gb_perf_free_moe(&p->v[i]);
+    gb_perf_free_decode(&p->v[i]);
   }
   free(p->v);
   gb_buf_free(&p->notes);

@@ -99,6 +99,12 @@ typedef struct gb_perf_type {
   struct gb_perf_grouped *grouped; /* grouped GEMM points, every dtype */
   size_t na2a, nsendrecv;
   gb_perf_curve *a2a, *sendrecv;   /* alltoall and sendrecv busbw curves by gpu_count */
+  /* decode-floor figures measured on this type (bench decode, gb_perf_decode.c; NaN or none: the serving model's
+   * documented defaults) */
+  double launch_us, launch_graph_us; /* one plain kernel launch; one kernel inside a CUDA graph */
+  double kv_gbps;                    /* the KV-cache attention read's bandwidth */
+  size_t ngemv;
+  struct gb_perf_grouped *gemv;      /* GEMV / small-GEMM points: m = batch, tflops = their rate */
 } gb_perf_type;
 
 /* One measured grouped GEMM shape: `groups` products of m x n x k in one
@@ -160,6 +166,9 @@ double gb_perf_busbw_gbps(const gb_perf *p, const gb_perf_type *t, int gpu_count
  * no grouped row of the dtype. */
 double gb_perf_grouped_tflops(const gb_perf_type *t, const char *dtype, double m, double n, double k);
 
+/* The same over any array of measured shapes (grouped GEMM or GEMV points). */
+double gb_perf_shape_tflops(const gb_perf_grouped *v, size_t nv, const char *dtype, double m, double n, double k);
+
 /* Bus bandwidth GB/s of a measured collective ("alltoall" or "sendrecv")
  * on t at gpu_count GPUs (the nearest measured count) and message bytes
  * (linear in log bytes, clamped). NaN when t has none measured. */
@@ -169,8 +178,22 @@ double gb_perf_coll_gbps(const gb_perf_type *t, const char *coll, int gpu_count,
  * dense GEMM rate. */
 bool gb_perf_is_grouped(const gb_row *r);
 
+/* Collects t's decode-floor rows (benchmark decode, one row a point; status ok or throttled, default
+ * settings): case launch and launch_graph (metric time_us: the median), kv_read (metric gbps: the median at the
+ * largest bytes) and gemv_<dtype> (metric tflops, m = batch, n and k a projection's widths). Adds the rows
+ * used to *used. */
+gb_err gb_perf_decode_collect(const gb_results *m, gb_perf_type *t, size_t *used);
+
+/* Seconds a GEMV / small GEMM of batch m x n x k in dtype takes on t, from the measured gemv_<dtype> points (the
+ * nearest measured (n, k) in log distance, linear in log m, clamped; the rate scaled to the asked shape's FLOPs).
+ * NaN when t has none of the dtype. */
+double gb_perf_gemv_seconds(const gb_perf_type *t, const char *dtype, double m, double n, double k);
+
 /* Frees one type's MoE figures (gb_perf_free does it for every type). */
 void gb_perf_free_moe(gb_perf_type *t);
+
+/* Frees one type's decode-floor figures. */
+void gb_perf_free_decode(gb_perf_type *t);
 
 void gb_perf_free(gb_perf *p);
 

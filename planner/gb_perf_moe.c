@@ -18,18 +18,18 @@ static double nk_dist(const gb_perf_grouped *g, double n, double k) {
   return fabs(log(g->n / n)) + fabs(log(g->k / k));
 }
 
-double gb_perf_grouped_tflops(const gb_perf_type *t, const char *dtype, double m, double n, double k) {
+double gb_perf_shape_tflops(const gb_perf_grouped *v, size_t nv, const char *dtype, double m, double n, double k) {
   /* the measured (n, k) nearest the asked one */
   const gb_perf_grouped *near = NULL;
-  for (size_t i = 0; i < t->ngrouped; i++) {
-    const gb_perf_grouped *g = &t->grouped[i];
+  for (size_t i = 0; i < nv; i++) {
+    const gb_perf_grouped *g = &v[i];
     if (strcmp(g->dtype, dtype) == 0 && (!near || nk_dist(g, n, k) < nk_dist(near, n, k))) near = g;
   }
   if (!near) return NAN;
   /* along m at that (n, k): the nearest measured m below and above */
   const gb_perf_grouped *lo = NULL, *hi = NULL;
-  for (size_t i = 0; i < t->ngrouped; i++) {
-    const gb_perf_grouped *g = &t->grouped[i];
+  for (size_t i = 0; i < nv; i++) {
+    const gb_perf_grouped *g = &v[i];
     if (strcmp(g->dtype, dtype) != 0 || g->n != near->n || g->k != near->k) continue;
     if (g->m <= m && (!lo || g->m > lo->m)) lo = g;
     if (g->m >= m && (!hi || g->m < hi->m)) hi = g;
@@ -38,6 +38,10 @@ double gb_perf_grouped_tflops(const gb_perf_type *t, const char *dtype, double m
   if (!hi || hi->m == lo->m) return lo->tflops;
   double f = log(m / lo->m) / log(hi->m / lo->m);
   return lo->tflops + f * (hi->tflops - lo->tflops);
+}
+
+double gb_perf_grouped_tflops(const gb_perf_type *t, const char *dtype, double m, double n, double k) {
+  return gb_perf_shape_tflops(t->grouped, t->ngrouped, dtype, m, n, k);
 }
 
 double gb_perf_coll_gbps(const gb_perf_type *t, const char *coll, int gpu_count, double bytes) {

@@ -118,6 +118,12 @@ typedef struct gb_plan_time {
   double batch;                 /* inference: sequences per replica */
   int tp;                       /* tensor-parallel degree used */
   double eta;                   /* efficiency used: share of the GEMM rate */
+  /* MoE and serving terms (docs/planner.md, "Mixture of experts", "Inference"): the router's and the token
+   * permutation's hours (training: inside compute + memory; serving: inside the step), the serving step's
+   * per-layer floor (kernel launches and fixed costs), the expert GEMMs' share of the dense GEMM rate and the
+   * busiest expert-parallel rank's load over the mean (NaN: a dense model) */
+  double router_hours, permute_hours, floor_hours;
+  double expert_eff, moe_imbalance;
   gb_basis basis;               /* the worst of the figures behind it */
   bool projected; /* some figure behind it is not a measurement */
   bool throttled; /* some measured figure behind it comes from throttled rows */

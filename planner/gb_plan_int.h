@@ -126,6 +126,28 @@ double gb_term_moe_seconds(const gb_workload *w, const gb_perf *perf, const gb_p
  * model. */
 double gb_term_moe_compute_factor(const gb_workload *w, const gb_perf_type *t, const gb_layout *l, const gb_figs *f);
 
+/* Rows of a Hopper/Blackwell GEMM tile (CUTLASS and cuBLAS 128 x N tiles): a training expert GEMM's tile. */
+#define GB_MOE_TILE_M 128.0
+
+/* Tokens one expert gets per grouped GEMM (one micro-batch): micro-batch tokens / (cp tp) x ep x top_k / experts. */
+double gb_term_moe_tokens_per_expert(const gb_workload *w, const gb_layout *l);
+
+/* Share of the dense GEMM rate the expert GEMMs (gate/up and down, harmonic) reach at m tokens per expert: the
+ * type's measured grouped GEMM at the shape, else the curve (roofline, small-shape factor, fill of tile-row
+ * tiles); 1 for a dense model. Without roofline (serving, whose weights term times the bytes) the compute side
+ * only: small-shape factor x tile fill, measured rows not read. */
+double gb_term_moe_expert_eff(const gb_workload *w, const gb_perf_type *t, const gb_figs *f, double m, double tile,
+                              bool roofline);
+
+/* The busiest expert-parallel rank's tokens over the mean: 1 with balanced routing or a dense model; a learned
+ * router's documented figure, capped at moe_capacity_factor. */
+double gb_term_moe_imbalance(const gb_workload *w);
+
+/* Seconds per step of the token permutation (k copies into expert order and back, at HBM bandwidth, on the
+ * busiest rank); *router gets the router's (logits GEMM, score function, top-k). 0 for a dense model. */
+double gb_term_moe_local_seconds(const gb_workload *w, const gb_layout *l, const gb_figs *f, double eta,
+                                 double *router);
+
 /* ---- workload kinds (gb_plan_time.c, gb_time_serve.c) ---- */
 
 void gb_time_training(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, int n, int gpn,

@@ -82,7 +82,10 @@ static const field k_fields[] = {
     /* training: the goodput used and, when the whole-run default made it, its parts; the low-precision share */
     TBRK("goodput", goodput), TBRK("interruptions", interruptions), TBRK("interrupt_hours", interrupt_hours),
     TBRK("overhead_hours", overhead_hours), TBRK("startup_hours", startup_hours),
-    TBRK("low_precision_share", low_precision_share)};
+    TBRK("low_precision_share", low_precision_share),
+    /* MoE and serving terms (docs/planner.md, "Mixture of experts", "Inference") */
+    TBRK("moe_router_hours", router_hours), TBRK("moe_permute_hours", permute_hours),
+    TBRK("layer_floor_hours", floor_hours), TIME("expert_gemm_eff", expert_eff), TIME("moe_imbalance", moe_imbalance)};
 #define NFIELDS (sizeof k_fields / sizeof k_fields[0])
 
 typedef struct value {

@@ -256,6 +256,32 @@ static void config_line(char *buf, size_t n, const gb_plan *p, const gb_plan_row
     buf[0] = '\0';
 }
 
+/* A share of a configuration's busy hours, "-" when the term does not apply. */
+static void share_of(char *buf, size_t n, double part, double whole) {
+  if (isfinite(part) && whole > 0) gb_snprintf_c(buf, n, "%.1f%%", 100 * part / whole);
+  else snprintf(buf, n, "-");
+}
+
+/* --explain: a configuration's time breakdown with the MoE and serving terms (docs/planner.md, "Mixture of
+ * experts", "Inference"): shares of its busy hours, the expert GEMMs' share of the dense rate, the busiest
+ * expert-parallel rank's load over the mean. */
+static void print_terms(FILE *fp, const gb_plan_row *r) {
+  const gb_plan_time *t = &r->time;
+  double busy = t->compute_hours + t->memory_hours + t->comm_hours + (isfinite(t->bubble_hours) ? t->bubble_hours : 0);
+  char c[16], m[16], cm[16], rt[16], pm[16], fl[16], moe[160] = "", floor[48] = "";
+  share_of(c, sizeof c, t->compute_hours, busy);
+  share_of(m, sizeof m, t->memory_hours, busy);
+  share_of(cm, sizeof cm, t->comm_hours, busy);
+  share_of(rt, sizeof rt, t->router_hours, busy);
+  share_of(pm, sizeof pm, t->permute_hours, busy);
+  share_of(fl, sizeof fl, t->floor_hours, busy);
+  if (isfinite(t->expert_eff))
+    gb_snprintf_c(moe, sizeof moe, "; MoE: expert GEMMs at %.2f of the dense rate, imbalance x%.2f, router %s, "
+                  "permutation %s", t->expert_eff, t->moe_imbalance, rt, pm);
+  if (isfinite(t->floor_hours)) gb_snprintf_c(floor, sizeof floor, "; per-layer floor %s", fl);
+  fprintf(fp, "  %-18s   time: compute %s, memory %s, communication %s%s%s\n", "", c, m, cm, moe, floor);
+}
+
 /* --explain: per GPU type, the configurations, the feasible ones, the rejected by reason and the nearest. */
 static void print_explain_summary(FILE *fp, const gb_plan *p) {
   gb_plan_type_sum sum[64];
@@ -271,6 +297,7 @@ static void print_explain_summary(FILE *fp, const gb_plan *p) {
     if (sum[i].best) config_line(best, sizeof best, p, sum[i].best);
     fprintf(fp, "  %-18s %6zu %8zu  %s%s%s\n", sum[i].perf->spec->gpu_type, sum[i].n, sum[i].feasible,
             why[0] ? why : "none", sum[i].best ? "; " : "", sum[i].best ? best : "");
+    if (sum[i].best) print_terms(fp, sum[i].best);
   }
   fprintf(fp, "  (--explain=all lists every configuration with its reason)\n");
 }

@@ -52,12 +52,15 @@ static void layout_opts(const gb_plan_opts *o, gb_layout *l) {
 /* Per-step seconds of each term. */
 typedef struct step_terms {
   double comp, bubble, mem, elem, tp, pp, dp, a2a, cp;
+  double router, permute; /* MoE: the router and the token permutation (inside elem) */
 } step_terms;
 
 static void training_terms(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, const gb_layout *l,
                            const gb_plan_opts *o, const gb_figs *f, double eta, step_terms *s, bool *proj) {
   s->comp = gb_term_compute_seconds(w, t, l, eta, f);
-  s->elem = l->whole_step_eff ? 0 : gb_term_elementwise_seconds(w, l, f);
+  s->permute = gb_term_moe_local_seconds(w, l, f, eta, &s->router);
+  /* both mostly memory-bound (the router's logits GEMM is a sliver): with the element-wise work */
+  s->elem = (l->whole_step_eff ? 0 : gb_term_elementwise_seconds(w, l, f)) + s->permute + s->router;
   s->bubble = gb_term_bubble_seconds(l, s->comp + s->elem);
   s->mem = gb_term_memory_seconds(l, f);
   s->tp = gb_term_tp_seconds(w, perf, t, l, o, f, proj);
@@ -126,6 +129,12 @@ void gb_time_training(const gb_workload *w, const gb_perf *perf, const gb_perf_t
   out->hours += w->fixed_hours;
   out->tokens_per_s_per_gpu = w->tokens_per_step * g / (t_step * n);
   out->tp = l.tp;
+  out->router_hours = steps * s.router / 3600;
+  out->permute_hours = steps * s.permute / 3600;
+  if (!isnan(w->experts) && w->experts > 1) {
+    out->expert_eff = gb_term_moe_expert_eff(w, t, f, gb_term_moe_tokens_per_expert(w, &l), GB_MOE_TILE_M, true);
+    out->moe_imbalance = gb_term_moe_imbalance(w);
+  }
 }
 
 static void time_generic(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, int n, int gpn,
@@ -183,6 +192,7 @@ void gb_plan_time_node(const gb_workload *w, const gb_perf *perf, const gb_perf_
   out->hours_low = out->hours_high = out->tokens_per_s_per_gpu = NAN;
   out->token_latency_ms = out->ttft_ms = out->batch = out->eta = NAN;
   out->need = out->have = NAN;
+  out->router_hours = out->permute_hours = out->floor_hours = out->expert_eff = out->moe_imbalance = NAN;
   out->projected = t->gemm_basis >= GB_BASIS_VENDOR || t->hbm_basis >= GB_BASIS_VENDOR;
   out->throttled = t->gemm_basis == GB_BASIS_THROTTLED || t->hbm_basis == GB_BASIS_THROTTLED;
   out->basis = t->gemm_basis > t->hbm_basis ? t->gemm_basis : t->hbm_basis;

@@ -8,48 +8,107 @@
  *   ranks in the NVLink domain ride NVLink, and a token crosses to another
  *   domain once per domain it has experts in (DeepEP/HybridEP forward it
  *   inside the domain), over the NICs.
+ * - the router (logits GEMM, score function, top-k) and the permutation of
+ *   each token's k copies into expert order and back: their own term;
+ * - load imbalance: the busiest expert-parallel rank's tokens over the mean
+ *   stretch the expert GEMMs, the permutation and the all-to-all.
  * Formulas: docs/planner.md, "Mixture of experts". */
 #include <math.h>
 
 #include "gb_model.h"
 #include "gb_plan_int.h"
 
-#define TILE_M 128.0 /* rows of a Hopper/Blackwell GEMM tile (CUTLASS and cuBLAS 128 x N tiles) */
+#define ACT_BYTES_MOE 2.0 /* BF16 hidden states */
 
-/* Tokens one expert gets per grouped GEMM (per micro-batch). */
-static double tokens_per_expert(const gb_workload *w, const gb_layout *l) {
+/* The small-shape factor of an expert GEMM, min(1, (n k / NK_FULL)^NK_EXP): below 2^24 weights a product the
+ * grouped GEMM falls short of the dense rate even where the roofline allows it. Fitted to the H100 sweep of
+ * data/measured/grouped/ (bf16, over the dense 795.7 TFLOP/s): n x k = 768 x 2048 at m = 512 runs at 679 TFLOP/s
+ * (0.85, the factor 0.84), 1536 x 4096 at m = 128 at 0.92 of the largest shape's rate (factor 0.93), 2048 x
+ * 7168 and 14336 x 4096 at 0.97-1.0 (0.99, 1). */
+#define NK_FULL 16777216.0
+#define NK_EXP 0.075
+/* The busiest expert-parallel rank's load over the mean with a learned router and no token dropping: 1.50, the
+ * least-squares value (in log ratio) over the calibration fit half's learned-routing MoE runs (DeepSeek-V3 and -V2
+ * pre-training, torchtitan Llama 4 Scout on GB200, torchao Llama 4 on B200; docs/planner.md, "Load imbalance").
+ * A direct measurement bounds it: Megatron-MoE-ModelZoo best_practice/qwen3/readme.md (Qwen3-235B-A22B, 256 H100,
+ * seq 16384, TP4 EP8 PP8) runs 295 TFLOP/s a GPU force-balanced and 237 dropless, a 1.245 x longer step; the
+ * planner puts 37% of that step in the MoE layers' token work, which gives 1 + 0.245 / 0.367 = 1.67 for
+ * Qwen3's router. */
+#define LEARNED_IMBALANCE 1.50
+
+double gb_term_moe_tokens_per_expert(const gb_workload *w, const gb_layout *l) {
   return l->micro_tokens / (l->cp * l->tp) * l->ep * w->moe_top_k / w->experts;
 }
 
-/* Share of the dense GEMM rate an m x n x k product of the precision reaches:
- * roofline against the ridge rate / bandwidth, times tile fill in m. */
-static double shape_eff(double m, double n, double k, double elem, const gb_figs *f) {
+/* Share of the dense GEMM rate an m x n x k product of the precision reaches: the roofline against the ridge rate
+ * / bandwidth, at most the small-shape factor, times the fill of `tile`-row tiles in m. */
+static double shape_eff(double m, double n, double k, double elem, const gb_figs *f, double tile, bool roofline) {
   double flops = 2 * m * n * k;
   double bytes = elem * (m * k + n * k) + 2 * m * n;
   double ridge = f->gemm / f->bw;
-  double roof = fmin(1, flops / bytes / ridge);
-  double tiles = ceil(m / TILE_M) * TILE_M;
-  return roof * (m / tiles);
+  double roof = roofline ? fmin(1, flops / bytes / ridge) : 1;
+  double small = fmin(1, pow(n * k / NK_FULL, NK_EXP));
+  double tiles = ceil(m / tile) * tile;
+  return fmin(roof, small) * (m / tiles);
 }
 
-double gb_term_moe_compute_factor(const gb_workload *w, const gb_perf_type *t, const gb_layout *l, const gb_figs *f) {
+double gb_term_moe_expert_eff(const gb_workload *w, const gb_perf_type *t, const gb_figs *f, double m, double tile,
+                              bool roofline) {
   if (isnan(w->experts) || w->experts <= 1) return 1;
-  double m = fmax(1, tokens_per_expert(w, l));
+  m = fmax(1, m);
   double h = w->hidden_size, ffn = w->expert_ffn_hidden;
   double elem = gb_workload_elem_bytes(w->precision);
   /* gate and up fused (n = 2 ffn, k = hidden), down (n = hidden, k = ffn): time over FLOPs, harmonic; a measured
    * grouped GEMM at the shape (bench gemm, grouped_<dtype>) over the dense rate wins over the model */
-  double e_up = shape_eff(m, 2 * ffn, h, elem, f), e_down = shape_eff(m, h, ffn, elem, f);
+  double e_up = shape_eff(m, 2 * ffn, h, elem, f, tile, roofline), e_down = shape_eff(m, h, ffn, elem, f, tile, roofline);
+  if (!roofline) return 3.0 / (2.0 / e_up + 1.0 / e_down); /* the compute side only: the caller times the bytes */
   double g_up = gb_perf_grouped_tflops(t, w->precision, m, 2 * ffn, h);
   double g_down = gb_perf_grouped_tflops(t, w->precision, m, h, ffn);
   if (isfinite(g_up) && isfinite(g_down) && t->gemm_tflops > 0)
     e_up = fmin(1, g_up / t->gemm_tflops), e_down = fmin(1, g_down / t->gemm_tflops);
-  double inv = (2.0 / e_up + 1.0 / e_down) / 3.0;
-  double flops = 6 * 3 * h * ffn * w->moe_top_k * w->layers; /* SwiGLU: 3 matrices, forward + backward */
-  double share = fmin(1, flops / w->flops_per_token);
+  return 3.0 / (2.0 / e_up + 1.0 / e_down);
+}
+
+double gb_term_moe_imbalance(const gb_workload *w) {
+  if (isnan(w->experts) || w->experts <= 1 || w->moe_routing == GB_MOE_BALANCED) return 1;
+  double cf = w->moe_capacity_factor; /* tokens beyond cf x the mean are dropped */
+  return isnan(cf) ? LEARNED_IMBALANCE : fmin(cf, LEARNED_IMBALANCE);
+}
+
+/* Share of the FLOPs a token spends in the routed experts (SwiGLU: 3 matrices, forward + backward). */
+static double expert_share(const gb_workload *w) {
+  double flops = 6 * 3 * w->hidden_size * w->expert_ffn_hidden * w->moe_top_k * w->layers;
+  return fmin(1, flops / w->flops_per_token);
+}
+
+double gb_term_moe_compute_factor(const gb_workload *w, const gb_perf_type *t, const gb_layout *l, const gb_figs *f) {
+  if (isnan(w->experts) || w->experts <= 1) return 1;
+  double e = gb_term_moe_expert_eff(w, t, f, gb_term_moe_tokens_per_expert(w, l), GB_MOE_TILE_M, true);
+  double share = expert_share(w);
   const gb_arch_model *a = t->model ? t->model : gb_arch_model_find("");
   double g = gb_model_at_size(a->gemm_share, w->active_params);
-  return 1 + g * share * (inv - 1);
+  /* the experts' share of the linear time: its GEMM part at e, all of it on the busiest rank's tokens */
+  return (1 - share) + share * gb_term_moe_imbalance(w) * ((1 - g) + g / e);
+}
+
+double gb_term_moe_local_seconds(const gb_workload *w, const gb_layout *l, const gb_figs *f, double eta,
+                                 double *router) {
+  *router = 0;
+  if (isnan(w->experts) || w->experts <= 1) return 0;
+  double h = w->hidden_size, k = w->moe_top_k, e = w->experts;
+  /* passes over the tokens: forward, backward (twice the forward's traffic), a recompute's forward */
+  double passes = 3 + (w->recompute ? 1 : 0);
+  /* permutation: permute reads a token's hidden state and writes its k copies grouped by expert; unpermute reads
+   * the k expert outputs and writes their weighted sum (BF16); per token and MoE layer, a forward pass */
+  double perm_bytes = 2 * (1 + k) * h * ACT_BYTES_MOE;
+  /* router: the h x E logits GEMM (2 h E FLOPs a pass), then score function, top-k and the auxiliary
+   * statistics over E FP32 scores (about four reads and writes of them) */
+  double router_flops = 2 * h * e, router_bytes = 4 * 4 * e;
+  double replicated = w->sequence_parallel ? 1 : l->tp; /* without sequence parallel every TP rank routes all */
+  double tokens = w->tokens_per_step * replicated * w->layers * passes / (double)l->n * l->stage_pace;
+  double imb = gb_term_moe_imbalance(w);
+  *router = tokens * (router_flops / (f->gemm_base * eta) + router_bytes / f->bw);
+  return tokens * imb * perm_bytes / f->bw;
 }
 
 double gb_term_moe_seconds(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, const gb_layout *l,
@@ -89,5 +148,10 @@ double gb_term_moe_seconds(const gb_workload *w, const gb_perf *perf, const gb_p
     t_nic = per_copy * remote / (bw_nic * 1e9);
     *proj = true;
   }
-  return fmax(t_nvl, t_nic); /* the tiers run at once */
+  /* the busiest rank's NVLink traffic carries the imbalance I; a domain's NICs carry the sum over its in_domain
+   * ranks, whose excess over the mean shrinks as the square root of the ranks summed (sums of independent
+   * loads): 1 + (I - 1) / sqrt(in_domain) */
+  double imb = gb_term_moe_imbalance(w);
+  double imb_nic = 1 + (imb - 1) / sqrt((double)in_domain);
+  return fmax(t_nvl * imb, t_nic * imb_nic); /* the tiers run at once */
 }

@@ -11,8 +11,72 @@
 
 /* One decode step of a replica of r GPUs at batch b: seconds, and its parts. */
 typedef struct step {
-  double total, gemm, attn, prefill, comm, weights;
+  double total, gemm, attn, prefill, comm, weights, floor;
 } step;
+
+/* Kernels one decoder layer runs per decode step in a serving engine with fused kernels (vLLM, SGLang): input
+ * RMSNorm, QKV GEMM, rotary + KV-cache write, attention, output GEMM, residual + RMSNorm, gate/up GEMM, SiLU x up,
+ * down GEMM (the all-reduces are the communication term's). A MoE layer's FFN runs router GEMM, top-k, token
+ * alignment, the gate/up grouped GEMM, activation, the down grouped GEMM and the weighted sum (vLLM fused_moe):
+ * 7 for the dense FFN's 3, and a shared expert's 3 more. */
+#define DENSE_LAYER_KERNELS 9.0
+#define MOE_FFN_EXTRA_KERNELS 4.0
+/* A short kernel's cost inside a CUDA graph when no decode row measured it: 3.4 us a kernel (NVIDIA, "Getting
+ * Started with CUDA Graphs", developer.nvidia.com/blog/cuda-graphs: a 2.9 us kernel launched back to back in a
+ * graph). HIP graphs on CDNA3: 6.6 us, fitted on the calibration fit half (vLLM, Llama 3.1 405B FP8 TP 8 at
+ * batch 1 on MI300X, the only AMD small-batch run; docs/planner.md, "Serving floor"). */
+#define KERNEL_US_NVIDIA 3.4
+#define KERNEL_US_AMD 6.6
+/* The serving engine's own time a decode step waits on: scheduling, input preparation, sampling and
+ * detokenization on the host ("the CPU overhead for tasks like ... scheduling work, preparing inputs,
+ * de-tokenizing outputs ... becomes increasingly pronounced ... with smaller models", vLLM V1 blog,
+ * blog.vllm.ai/2025/01/27/v1-alpha-release.html). 2.30 ms a step: fitted on the calibration fit half's NVIDIA
+ * batch-1 runs (least squares in log ratio over tt-gpu-qwen3-30b-a3b-a100-c1, tt-gpu-qwen3-1.7b-a100-c1 and
+ * tt-gpu-qwen3-4b-rtx4090-c1; docs/planner.md, "Serving floor"). */
+#define ENGINE_STEP_S 2.30e-3
+/* The share of the HBM figure a grouped GEMM streams its experts' weights at when the weights bound it: 0.92, the
+ * median of measured / roofline over the H100 sweep's seven shapes at m = 128 (data/measured/grouped/, bf16:
+ * 0.89 for 768 x 2048 to 0.94 for 4096 x 14336, against the planner's 795.7 TFLOP/s and 3089 GB/s). */
+#define GROUPED_BW_SHARE 0.92
+/* MoE kernels at decode size tile their rows by 16 (vLLM fused_moe's smallest BLOCK_SIZE_M). */
+#define SERVE_TILE_M 16.0
+
+/* Seconds of fixed cost of one decode step: kernels per layer x one kernel's cost inside a CUDA graph (the decode
+ * row launch_graph when measured, else the vendor's default) x layers, and the engine's step. */
+static double layer_floor_s(const gb_workload *w, const gb_perf_type *t) {
+  const gb_arch_model *m = t->model ? t->model : gb_arch_model_find(t->spec->arch);
+  double us = isfinite(t->launch_graph_us) && t->launch_graph_us > 0 ? t->launch_graph_us
+              : strcmp(m->vendor, "amd") == 0                          ? KERNEL_US_AMD
+                                                                       : KERNEL_US_NVIDIA;
+  double kernels = DENSE_LAYER_KERNELS;
+  if (!isnan(w->experts) && w->experts > 1)
+    kernels += MOE_FFN_EXTRA_KERNELS + (w->shared_experts > 0 ? 3 : 0);
+  return w->layers * kernels * us * 1e-6 + ENGINE_STEP_S;
+}
+
+/* Bandwidth the weights stream at in a decode step of batch b on r GPUs: the measured GEMV at the precision and
+ * the FFN projection's shape (n = FFN width / r, k = hidden) over its bytes, else the HBM figure. */
+static double weights_bw(const gb_workload *w, const gb_perf_type *t, const gb_figs *f, int r, double b) {
+  double h = w->hidden_size;
+  double ffn = !isnan(w->experts) && w->experts > 1 ? w->expert_ffn_hidden
+               : isnan(w->ffn_hidden)               ? 4 * h
+                                                    : w->ffn_hidden;
+  double n = fmax(1, ffn / r), sec = gb_perf_gemv_seconds(t, w->precision, b, n, h);
+  return isfinite(sec) && sec > 0 ? fmin(f->bw, n * h * gb_workload_elem_bytes(w->precision) / sec) : f->bw;
+}
+
+/* Seconds of the FLOPs of `tokens` tokens through the model on r GPUs at rate: the routed experts' share at the
+ * grouped-GEMM efficiency of the GEMMs they run in, `batch` tokens a GEMM (batch x top_k / experts tokens per
+ * expert), on the busiest rank's load. */
+static double flops_s(const gb_workload *w, const gb_perf_type *t, const gb_figs *f, double tokens, double batch,
+                      double rate) {
+  double all = 2 * w->active_params * tokens;
+  if (isnan(w->experts) || w->experts <= 1) return all / rate;
+  double expert = fmin(all, 2 * 3 * w->hidden_size * w->expert_ffn_hidden * w->moe_top_k * w->layers * tokens);
+  double e = gb_term_moe_expert_eff(w, t, f, batch * w->moe_top_k / w->experts, SERVE_TILE_M, false);
+  if (!isfinite(expert) || !(e > 0)) return all / rate; /* the shape is not given: the dense rate */
+  return (all - expert) / rate + expert * gb_term_moe_imbalance(w) / (rate * e);
+}
 
 /* Start-up latency of one all-reduce over r GPUs of a node, seconds, from
  * the collective library's own tuning model for a ring with the LL protocol
@@ -38,12 +102,14 @@ static double allreduce_latency_s(const gb_perf_type *t, int r) {
  * spread evenly, an expert is untouched with probability (1 - k/E)^b. The
  * routed weights follow from params = dense + routed and active = dense +
  * routed k/E. 1 for a dense model. */
-static double moe_weight_share(const gb_workload *w, double b) {
+static double moe_weight_share(const gb_workload *w, double b, double *routed_share) {
   double e = w->experts, k = w->moe_top_k;
+  *routed_share = 0;
   if (isnan(e) || e <= k || w->params <= w->active_params) return 1;
   double routed = (w->params - w->active_params) * e / (e - k);
   if (routed > w->params) routed = w->params;
   double touched = 1 - pow(1 - k / e, b);
+  *routed_share = routed * touched / w->params;
   return (w->params - routed + routed * touched) / w->params;
 }
 
@@ -53,10 +119,16 @@ static step decode_step(const gb_workload *w, const gb_perf *perf, const gb_perf
   double rate = r * f->gemm * eta, bw = r * f->bw;
   double lin = w->prompt_tokens, lout = w->output_tokens;
   double kv_avg = w->kv_bytes_per_sequence * (lin + lout / 2) / (lin + lout > 0 ? lin + lout : 1);
-  s.weights = w->model_bytes * moe_weight_share(w, b) / bw;
-  s.gemm = fmax(2 * w->active_params * b / rate, s.weights); /* weights stream once per step */
-  s.attn = b * kv_avg / bw;                                   /* each sequence reads its KV cache */
-  s.prefill = b / lout * 2 * w->active_params * lin / rate;   /* prompts of the requests that start */
+  /* the routed experts' weights stream at the grouped kernels' share of the bandwidth */
+  double routed, share = moe_weight_share(w, b, &routed);
+  s.weights = w->model_bytes * (share - routed + routed / GROUPED_BW_SHARE) / (r * weights_bw(w, t, f, r, b));
+  s.gemm = fmax(flops_s(w, t, f, b, b, rate), s.weights); /* weights stream once per step */
+  /* each sequence reads its KV cache: at the measured KV read's bandwidth, else HBM's */
+  double kv_bw = isfinite(t->kv_gbps) && t->kv_gbps > 0 ? r * t->kv_gbps * 1e9 : bw;
+  s.attn = b * kv_avg / kv_bw;
+  /* prompts of the requests that start, b / lout a step, each prefilled whole (its lin tokens in one GEMM) */
+  s.prefill = flops_s(w, t, f, b / lout * lin, lin, rate);
+  s.floor = layer_floor_s(w, t);
   s.comm = 0;
   if (r > 1) {
     double bytes = b * w->hidden_size * 2;
@@ -65,7 +137,7 @@ static step decode_step(const gb_workload *w, const gb_perf *perf, const gb_perf
      * prefilled one (chunked prefill rides in the same forward pass) */
     s.comm = 2 * w->layers * (allreduce_latency_s(t, r) + 2.0 * (r - 1) / r * bytes / bwc * (1 + lin / lout));
   }
-  s.total = s.gemm + s.attn + s.prefill + s.comm;
+  s.total = s.gemm + s.attn + s.prefill + s.comm + s.floor;
   return s;
 }
 
@@ -110,7 +182,7 @@ void gb_time_inference(const gb_workload *w, const gb_perf *perf, const gb_perf_
   if (proj) out->projected = true;
   out->tp = r, out->batch = b;
   out->token_latency_ms = s.total * 1e3;
-  out->ttft_ms = (2 * w->active_params * w->prompt_tokens / (r * f->gemm * eta) + s.total) * 1e3;
+  out->ttft_ms = (flops_s(w, t, f, w->prompt_tokens, w->prompt_tokens, r * f->gemm * eta) + s.total) * 1e3;
   if (!isnan(w->max_token_latency_ms) && s.total * 1e3 > w->max_token_latency_ms) {
     out->reject = GB_REJECT_LATENCY, out->need = w->max_token_latency_ms, out->have = s.total * 1e3;
     return;
@@ -125,8 +197,14 @@ void gb_time_inference(const gb_workload *w, const gb_perf *perf, const gb_perf_
   double busy = w->serve_hours * (w->tokens_per_second / rate); /* replica-hours actually decoding */
   bool weight_bound = s.weights >= s.gemm; /* the GEMM step is the weights streaming */
   out->compute_hours = busy * ((weight_bound ? 0 : s.gemm) + s.prefill) / s.total;
-  out->memory_hours = busy * (s.attn + (weight_bound ? s.gemm : 0)) / s.total;
+  /* the floor is decode's latency side: with the memory-bound part of the step */
+  out->memory_hours = busy * (s.attn + (weight_bound ? s.gemm : 0) + s.floor) / s.total;
   out->comm_hours = out->tp_hours = busy * s.comm / s.total;
+  out->floor_hours = busy * s.floor / s.total;
+  if (!isnan(w->experts) && w->experts > 1) {
+    out->expert_eff = gb_term_moe_expert_eff(w, t, f, b * w->moe_top_k / w->experts, SERVE_TILE_M, false);
+    out->moe_imbalance = gb_term_moe_imbalance(w);
+  }
   out->hours = w->serve_hours + w->fixed_hours;
 }
 

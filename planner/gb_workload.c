@@ -97,6 +97,11 @@ static const wl_key k_keys[] = {
     {"low_precision_share", K_NUM, KT, F(fp8_share), 0, 1, false, false, "the linear layers' share of FLOPs",
      "share of the FLOPs run in the precision's GEMMs (fp8, mxfp8, nvfp4; attention, the output head and the "
      "optimizer stay in BF16/FP32)"},
+    {"moe_routing", K_CHOICE, KT | KI, F(moe_routing), 0, 0, false, false, "learned",
+     "MoE: learned (a trained router: the busiest EP rank gets more than the mean, docs/planner.md) or balanced "
+     "(force-balanced benchmark routing: every rank the mean)"},
+    {"moe_capacity_factor", K_NUM, KT | KI, F(moe_capacity_factor), 1, 64, false, false, "none (dropless)",
+     "MoE: tokens an expert takes at most, over the mean (the busiest rank's load is capped at it)"},
     {"fp8_share", K_NUM, KT, F(fp8_share), 0, 1, false, false, "the linear layers' share of FLOPs",
      "same as low_precision_share"},
     {"goodput", K_NUM, KT, F(goodput), 0, 1, true, false, "from the GPU count and the run's length",
@@ -192,9 +197,12 @@ bool gb_workload_is_key(const char *key) { return key_index(key) >= 0; }
 /* The choices of each K_CHOICE key, index = stored value. */
 static const char *const k_attn_choices[] = {"fused", "fa2", NULL};
 static const char *const k_moe_choices[] = {"fused", "alltoall", NULL};
+static const char *const k_routing_choices[] = {"learned", "balanced", NULL};
 
 static gb_err set_choice(gb_workload *w, const wl_key *k, const char *value, const char *where) {
-  const char *const *c = strcmp(k->name, "attention_kernel") == 0 ? k_attn_choices : k_moe_choices;
+  const char *const *c = strcmp(k->name, "attention_kernel") == 0 ? k_attn_choices
+                         : strcmp(k->name, "moe_routing") == 0    ? k_routing_choices
+                                                                  : k_moe_choices;
   for (int i = 0; c[i]; i++)
     if (strcmp(value, c[i]) == 0) {
       *(int *)((char *)w + k->off) = i;

@@ -26,6 +26,11 @@ enum { GB_ATTN_FUSED = 0, GB_ATTN_FA2 = 1 };
  * copy per expert, never overlapped). */
 enum { GB_MOE_FUSED = 0, GB_MOE_ALLTOALL = 1 };
 
+/* MoE routing: a trained router (the busiest expert-parallel rank gets more
+ * tokens than the mean) or force-balanced benchmark routing (every rank the
+ * mean: Megatron's --moe-router-force-load-balancing). */
+enum { GB_MOE_LEARNED = 0, GB_MOE_BALANCED = 1 };
+
 typedef enum gb_workload_kind { GB_WL_NONE = 0, GB_WL_TRAINING, GB_WL_INFERENCE, GB_WL_GENERIC } gb_workload_kind;
 
 #define GB_WL_MAX_KEYS 96
@@ -58,6 +63,8 @@ typedef struct gb_workload {
   int attention_kernel;                                       /* GB_ATTN_FUSED or GB_ATTN_FA2 */
   int moe_dispatcher;                                         /* GB_MOE_FUSED or GB_MOE_ALLTOALL */
   double moe_overlap;                                         /* share of dispatch/combine hidden (NaN: --overlap) */
+  int moe_routing;                                            /* GB_MOE_LEARNED or GB_MOE_BALANCED */
+  double moe_capacity_factor;                                 /* MoE: most tokens an expert takes over the mean (NaN: dropless) */
   double goodput; /* share of wall time doing useful steps; NaN: the whole-run default (gb_goodput.h) */
   double kv_bytes_per_token;                                  /* inference: KV cache per token of context */
   /* demand over time (hybrid): a base plus peaks, or GPU-hours per month */

@@ -605,14 +605,16 @@ START_TEST(test_sensitivity_and_csv) {
    * GPUs' assumed life (issue 24: the report weighs break-even against it) */
   /* and the ranked figures, verdicts, energy, inference band; then the price row's age, band widening,
    * confidence and line, the age rate and --max-price-age (issue 56); the power behind the energy (issue 57);
-   * issue 50's goodput, its parts and the low-precision share */
-  ck_assert_uint_eq(t.ncols, 88);
+   * issue 50's goodput, its parts and the low-precision share, then its MoE and floor terms */
+  ck_assert_uint_eq(t.ncols, 93);
   ck_assert_str_eq(gb_csv_header(&t, 74), "price_age_days");
   ck_assert_str_eq(gb_csv_header(&t, 77), "price_line");
   ck_assert_str_eq(gb_csv_header(&t, 80), "gpu_power_w");
   ck_assert_str_eq(gb_csv_header(&t, 81), "power_basis");
   ck_assert_str_eq(gb_csv_header(&t, 82), "goodput");
   ck_assert_str_eq(gb_csv_header(&t, 87), "low_precision_share");
+  ck_assert_str_eq(gb_csv_header(&t, 88), "moe_router_hours");
+  ck_assert_str_eq(gb_csv_header(&t, 92), "moe_imbalance");
   ck_assert_str_eq(gb_csv_header(&t, 58), "amortization_years");
   ck_assert_str_eq(gb_csv_cell(&t, 0, 58), "4");
   ck_assert_str_eq(gb_csv_header(&t, 33), "capex_usd");

@@ -205,13 +205,75 @@ START_TEST(test_moe_shape_keys) {
 }
 END_TEST
 
+/* The router and the token permutation, by hand, on 8 N1 GPUs (1800 GB/s; --mfu 0.5 of 800 TFLOP/s): each of the
+ * 1e6 tokens of a step, in each of 16 layers and 3 passes (forward, backward twice its traffic), is permuted into
+ * its 2 expert copies and back, 2 x (1 + 2) x 2048 x 2 B, on the busiest rank's load (learned routing: 1.5); the
+ * router runs its 2 x 2048 x 16 FLOP logits at the BF16 rate and moves 16 x 16 B of scores. Balanced routing
+ * takes the 1.5 away; a capacity factor of 1.25 caps it. */
+START_TEST(test_moe_router_permute) {
+  n1_world x;
+  n1_load(&x);
+  static const char *moe = "type = training\nparams = 8e9\nactive_params = 2e9\ntokens = 1e10\ntokens_per_step = 1e6\n"
+                           "goodput = 1\nlayers = 16\nhidden_size = 2048\nflops_per_token = 1.2e10\nexperts = 16\n"
+                           "expert_ffn_hidden = 1024\nexpert_parallel = 8\n";
+  gb_plan_time t;
+  time_of(&x, moe, 8, 8, &t);
+  double tokens = 1e6 * 16 * 3 / 8.0, steps = 1e4;
+  double permute = tokens * 1.5 * 2 * 3 * 2048 * 2 / 1800e9;
+  double router = tokens * (2.0 * 2048 * 16 / (800e12 * 0.5) + 16.0 * 16 / 1800e9);
+  ck_assert_double_eq_tol(t.permute_hours, steps * permute / 3600, 1e-9);
+  ck_assert_double_eq_tol(t.router_hours, steps * router / 3600, 1e-9);
+  ck_assert_double_eq_tol(t.moe_imbalance, 1.5, TOL);
+  char ini[1024];
+  snprintf(ini, sizeof ini, "%smoe_routing = balanced\n", moe);
+  time_of(&x, ini, 8, 8, &t);
+  ck_assert_double_eq_tol(t.permute_hours, steps * permute / 1.5 / 3600, 1e-9);
+  ck_assert_double_eq_tol(t.moe_imbalance, 1, TOL);
+  snprintf(ini, sizeof ini, "%smoe_capacity_factor = 1.25\n", moe);
+  time_of(&x, ini, 8, 8, &t);
+  ck_assert_double_eq_tol(t.moe_imbalance, 1.25, TOL);
+  ck_assert_double_eq_tol(t.permute_hours, steps * permute / 1.5 * 1.25 / 3600, 1e-9);
+  /* a dense model has none of it */
+  time_of(&x, "type = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\n", 8, 8, &t);
+  ck_assert_double_eq_tol(t.permute_hours + t.router_hours, 0, TOL);
+  ck_assert(isnan(t.moe_imbalance) && isnan(t.expert_eff));
+  gb_workload w;
+  gb_workload_init(&w);
+  ck_assert_int_eq(gb_workload_set(&w, "moe_routing", "random", "t", 1), GB_E_INPUT);
+  ck_assert_str_eq(gb_errmsg(), "t: moe_routing: \"random\" is not learned or balanced");
+  ck_assert_int_eq(gb_workload_set(&w, "moe_capacity_factor", "0.5", "t", 1), GB_E_INPUT);
+  n1_free(&x);
+}
+END_TEST
+
+/* Imbalance on the all-to-all's two tiers, 16 N1 GPUs on 2 nodes, EP 16, top-2, nothing overlapped: the NICs (45
+ * GB/s a GPU, 0.75 remote copies a token) outweigh NVLink (160 GB/s, 1.875 copies) even after the busiest rank's
+ * 1.5 x on NVLink; a node's NICs carry its 8 ranks' sum, whose excess shrinks to 0.5 / sqrt(8). */
+START_TEST(test_moe_imbalance_tiers) {
+  n1_world x;
+  n1_load(&x);
+  static const char *moe = "type = training\nparams = 8e9\nactive_params = 2e9\ntokens = 1e10\ntokens_per_step = 1e6\n"
+                           "goodput = 1\nlayers = 16\nhidden_size = 2048\nflops_per_token = 1.2e10\nexperts = 16\n"
+                           "expert_ffn_hidden = 1024\nexpert_parallel = 16\nmoe_routing = %s\n";
+  char ini[1024];
+  gb_plan_time bal, learned;
+  snprintf(ini, sizeof ini, moe, "balanced");
+  time_of(&x, ini, 16, 8, &bal);
+  snprintf(ini, sizeof ini, moe, "learned");
+  time_of(&x, ini, 16, 8, &learned);
+  ck_assert(bal.a2a_hours > 0);
+  ck_assert_double_eq_tol(learned.a2a_hours / bal.a2a_hours, 1 + 0.5 / sqrt(8.0), 1e-9);
+  n1_free(&x);
+}
+END_TEST
+
 START_TEST(test_measured_grouped_gemm) {
   /* expert FFN 1024 on hidden 2048, top-2 of 16 experts, EP 8: 1e6/8 x 2 ... tokens per expert per micro-batch:
    * micro-batch 2048 tokens x 8 x 2 / 16 = 2048 rows; grouped rows at m = 2048 for both expert GEMMs at 200 of the
    * dense 800 TFLOP/s: the expert GEMMs take 4x their dense time */
   static const char *moe = "type = training\nparams = 8e9\nactive_params = 2e9\ntokens = 1e10\ntokens_per_step = 1e6\n"
                            "goodput = 1\nlayers = 16\nhidden_size = 2048\nflops_per_token = 1.2e10\nexperts = 16\n"
-                           "expert_ffn_hidden = 1024\nexpert_parallel = 8\n";
+                           "expert_ffn_hidden = 1024\nexpert_parallel = 8\nmoe_routing = balanced\n";
   static const char *grouped =
       ROW "1,1,1,gemm,grouped_bf16,bf16,2048,2048,2048,,tflops,TFLOP/s,200,1,200,200,0,ok,,,,,\n" ROW
       "1,1,1,gemm,grouped_bf16,bf16,2048,2048,1024,,tflops,TFLOP/s,200,1,200,200,0,ok,,,,,\n";
@@ -237,7 +299,12 @@ START_TEST(test_measured_grouped_gemm) {
    * factor 1 + 0.75 x 0.1007 x (1/0.25 - 1) over the model's (tiles full, above the ridge: 1) */
   double share = 6.0 * 3 * 2048 * 1024 * 2 * 16 / 1.2e10;
   double g = gb_model_at_size(gb_arch_model_find("hopper")->gemm_share, 2e9);
-  ck_assert_double_eq_tol(b.compute_hours / a.compute_hours, 1 + g * share * 3, 1e-9);
+  /* the model's curve: above the ridge, tiles full, the small-shape factor (n k / 2^24)^0.075: gate/up 2048 x 2048
+   * 0.9013, down 2048 x 1024 0.8555; harmonic 3 / (2 / 0.9013 + 1 / 0.8555) */
+  double e_up = pow(2048.0 * 2048 / 16777216.0, 0.075), e_down = pow(2048.0 * 1024 / 16777216.0, 0.075);
+  double e_model = 3 / (2 / e_up + 1 / e_down);
+  double fa = (1 - share) + share * ((1 - g) + g / e_model), fb = (1 - share) + share * ((1 - g) + g / 0.25);
+  ck_assert_double_eq_tol(b.compute_hours / a.compute_hours, fb / fa, 1e-9);
   gb_perf_free(&p0), gb_perf_free(&p1);
   gb_specs_free(&s0), gb_specs_free(&s1);
   gb_results_free(&m0), gb_results_free(&m1);
@@ -285,6 +352,8 @@ int main(void) {
   tcase_add_test(tc, test_moe_dispatcher);
   tcase_add_test(tc, test_moe_shape_keys);
   tcase_add_test(tc, test_measured_grouped_gemm);
+  tcase_add_test(tc, test_moe_router_permute);
+  tcase_add_test(tc, test_moe_imbalance_tiers);
   tcase_add_test(tc, test_measured_alltoall);
   suite_add_tcase(s, tc);
   return gb_test_run_suite(s);

@@ -5,6 +5,7 @@ gb_add_check_test(check_planner_money check_planner_money.c check_planner_world.
 gb_add_check_test(check_planner_serve check_planner_serve.c check_planner_world.c LIBS gb_planner)
 gb_add_check_test(check_planner_data check_planner_data.c LIBS gb_planner)
 gb_add_check_test(check_planner_terms check_planner_terms.c check_planner_world.c LIBS gb_planner)
+gb_add_check_test(check_planner_decode check_planner_decode.c check_planner_world.c LIBS gb_planner)
 
 # The plan command end to end (no GPU needed): exit status and message.
 # gb_plan_cli_test(NAME RC EXPECT ARGS...)

@@ -59,5 +59,7 @@ END {
   summary("dense-train", "dense training"); summary("moe-train", "MoE training"); summary("fp8", "FP8 / MXFP8")
   summary("blackwell", "Blackwell"); summary("nvfp4", "NVFP4"); summary("long-context", "long context")
   summary("inference", "serving"); summary("whole-run", "whole runs (GPU-hours)")
+  summary("moe-fine", "fine-grained MoE training (tag moe-fine)"); summary("moe-serve", "MoE serving")
+  summary("small-batch", "small-batch serving (batch 1-4)")
   print ""; print rows
 }
