@@ -36,7 +36,8 @@ static const gb_opt k_opts[] = {
     {"timeout", 0, "MS", "Pushgateway deadline for the whole push, ms (default 10000)", GB_OPT_INT, A(timeout_ms),
      .min = 1, .max = 600000},
     {"store", 0, "URL", "read from this results store: each operand is a selection\n"
-     "(\"campaign=C,host=H\", \"all\"; docs/store.md)", GB_OPT_STRING, A(store), .group = "Store"},
+     "(\"campaign=C,host=H\", \"all\"; docs/store.md)", GB_OPT_STRING, A(store), .set = gb_store_opt_url, .group = "Store"},
+    GB_STORE_TIMEOUT_OPT,
     {"csv", 0, NULL, "with --store: write the one selection as a results CSV to\nstandard output instead",
      GB_OPT_FLAG, A(csv)},
     {0}};
