@@ -10,6 +10,7 @@
  *     --store-timeout with a clear error.
  * PostgreSQL mid-COPY silence needs a real server: scripts/test-store.sh. */
 #include <check.h>
+#include <glob.h>
 #include <libpq-fe.h>
 #include <netinet/in.h>
 #include <stdbool.h>
@@ -309,6 +310,75 @@ START_TEST(test_timeout_flag) {
 }
 END_TEST
 
+/* ---- 10. temporary copies ---- */
+
+/* The folder report or plan made under tmp, once it holds a file; its
+ * path into dir. */
+static bool copy_made(const char *tmp, char *dir, size_t n) {
+  char cmd[4500];
+  snprintf(cmd, sizeof cmd, "ls -d '%s'/gpubench-store.*/*.csv 2>/dev/null | head -n 1", tmp);
+  FILE *p = popen(cmd, "r");
+  bool got = fgets(dir, (int)n, p) != NULL;
+  pclose(p);
+  if (got) dir[strcspn(dir, "\n")] = '\0';
+  return got;
+}
+
+START_TEST(test_signal_removes_copies) {
+  gb_store *s;
+  ck_assert_int_eq(gb_store_open("big.db", &s), GB_OK);
+  char pat[4200];
+  snprintf(pat, sizeof pat, "%s", gb_fixture("aa/*.csv"));
+  glob_t g;
+  ck_assert_int_eq(glob(pat, 0, NULL, &g), 0);
+  ck_assert_uint_eq(g.gl_pathc, 50); /* 27,060 rows: report takes seconds */
+  for (size_t i = 0; i < g.gl_pathc; i++)
+    ck_assert_msg(gb_store_import(s, g.gl_pathv[i], NULL, NULL) == GB_OK, "%s", gb_errmsg());
+  globfree(&g);
+  gb_store_close(s);
+  ck_assert_int_eq(mkdir("tmp", 0755), 0);
+  char tmp[4200];
+  snprintf(tmp, sizeof tmp, "%s/tmp", g_dir);
+  const char *const cmds[][8] = {{"report", "--store", "big.db", "--out", "rep", "all"},
+                                 {"plan", "--store", "big.db", "--measured", "all"}};
+  const int sigs[] = {SIGTERM, SIGINT};
+  for (size_t c = 0; c < 2; c++)
+    for (size_t k = 0; k < 2; k++) {
+      pid_t pid = fork();
+      ck_assert_int_ge(pid, 0);
+      if (pid == 0) {
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        setenv("TMPDIR", tmp, 1);
+        ck_assert_ptr_nonnull(freopen("/dev/null", "w", stdout));
+        ck_assert_ptr_nonnull(freopen("/dev/null", "w", stderr));
+        char *argv[10] = {(char *)gb_test_gpubench()};
+        for (size_t i = 0; cmds[c][i]; i++) argv[i + 1] = (char *)cmds[c][i];
+        execv(argv[0], argv);
+        _exit(127);
+      }
+      char file[4400] = "";
+      bool made = false;
+      for (int i = 0; i < 20000 && !(made = copy_made(tmp, file, sizeof file)); i++) usleep(1000);
+      ck_assert_msg(made, "%s made no copy", cmds[c][0]);
+      struct stat f, d;
+      ck_assert_int_eq(stat(file, &f), 0);
+      *strrchr(file, '/') = '\0';
+      ck_assert_int_eq(stat(file, &d), 0);
+      ck_assert_msg((f.st_mode & 0777) == 0600 && (d.st_mode & 0777) == 0700, "modes %o, %o", f.st_mode & 0777,
+                    d.st_mode & 0777);
+      ck_assert_int_eq(kill(pid, sigs[k]), 0);
+      int st;
+      ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+      ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == sigs[k], "%s: not ended by the signal (status %d)",
+                    cmds[c][0], st);
+      char cmd[4500];
+      snprintf(cmd, sizeof cmd, "test -z \"$(ls -A '%s')\"", tmp);
+      ck_assert_msg(system(cmd) == 0, "%s left a copy after signal %d", cmds[c][0], sigs[k]);
+    }
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("store_safety");
   TCase *tc = tcase_create("store_safety");
@@ -321,6 +391,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_silent_at_connect);
   tcase_add_test(tc, test_silent_after_startup);
   tcase_add_test(tc, test_timeout_flag);
+  tcase_add_test(tc, test_signal_removes_copies);
   suite_add_tcase(s, tc);
   return s;
 }
