@@ -11,6 +11,7 @@
 #include "gb_csv.h"
 #include "gb_num.h"
 #include "gb_plan.h"
+#include "gb_escape.h"
 #include "gb_plan_int.h"
 
 static gb_err put_int(gb_buf *b, long v, char sep) {
@@ -187,12 +188,7 @@ gb_err gb_plan_write_csv_top(const gb_plan *p, long top, const char *path) {
 
 gb_err gb_json_string(gb_buf *b, const char *v) {
   gb_err e = gb_buf_puts(b, "\"");
-  for (const char *p = v ? v : ""; *p && !e; p++) {
-    unsigned char c = (unsigned char)*p;
-    if (c == '"' || c == '\\') e = gb_buf_printf(b, "\\%c", c);
-    else if (c < 0x20) e = gb_buf_printf(b, "\\u%04x", c);
-    else e = gb_buf_printf(b, "%c", c);
-  }
+  if (!e) e = gb_esc_json(b, v ? v : ""); /* the one escaping layer: valid UTF-8 whatever v holds */
   return e ? e : gb_buf_puts(b, "\"");
 }
 

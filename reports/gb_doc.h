@@ -89,6 +89,16 @@ gb_err gb_doc_table_end(gb_doc *d);
  * be read. */
 gb_err gb_doc_figure(gb_doc *d, const char *dir, const char *stem, const char *caption);
 
+/* The Markdown's bound (docs/reports.md): report.md is at most this many
+ * bytes, whatever the inputs. */
+#define GB_DOC_MD_MAX 65536
+
+/* Bounds d's Markdown to max bytes: when it is longer, it is cut at a line
+ * end (a block's end where one is near) and ends with a note of what was
+ * left out (its sections by name, table rows, figures, bytes) and that
+ * report.html holds it all. Nothing when it fits. */
+gb_err gb_doc_bound_md(gb_doc *d, size_t max);
+
 /* Closes both documents. */
 gb_err gb_doc_end(gb_doc *d);
 

@@ -1,0 +1,157 @@
+/* check_encodings: encodings and sizes of every document gpubench writes
+ * (issue 52, class 12), through the commands:
+ *   - text that is not valid UTF-8 (a workload's name, an input's file
+ *     name) comes out as U+FFFD in every JSON, Markdown, HTML and XML
+ *     writer (one function: core/gb_escape.c's walk), so each document is
+ *     valid UTF-8 (plan --json wrote the bytes raw);
+ *   - report.md keeps its documented bound (docs/reports.md: 64 KiB) on
+ *     100,000 rows, ending with a note of what it left out (it was 108 KB
+ *     here, 304 KiB in the issue). */
+#include <check.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gb_csv.h"
+#include "testutil.h"
+
+static char g_dir[4096];
+
+static void setup(void) {
+  snprintf(g_dir, sizeof g_dir, "%s", gb_test_tmpdir());
+  ck_assert_int_eq(chdir(g_dir), 0);
+  unsetenv("GPUBENCH_DATA_DIR");
+}
+
+#define EXPECT_HAS(text, needle) ck_assert_msg(strstr(text, needle) != NULL, "\"%s\" not in:\n%.3000s", needle, text)
+
+static int gpubench(char **out, ...) {
+  va_list ap;
+  va_start(ap, out);
+  int rc = gb_test_gpubench_va("cmd.log", out, ap);
+  va_end(ap);
+  return rc;
+}
+
+static void expect_utf8(const char *path) {
+  size_t n, bad;
+  char *s = gb_test_slurp(path, &n);
+  ck_assert_msg(s != NULL, "%s was not written", path);
+  ck_assert_msg(gb_utf8_valid(s, n, &bad), "%s: not UTF-8 at byte %zu", path, bad);
+  free(s);
+}
+
+static void copy(const char *from, const char *to) {
+  size_t n;
+  char *s = gb_test_slurp(from, &n);
+  ck_assert_ptr_nonnull(s);
+  ck_assert_int_eq(gb_test_write(to, s, n), 0);
+  free(s);
+}
+
+#define BAD "\xff\xfe\xc0"
+#define FFFD3 "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+
+/* plan --json (and --csv) with a workload named in bytes that are not UTF-8 */
+START_TEST(test_plan_json_invalid_utf8) {
+  char *wl = gb_test_slurp(GB_SOURCE_ROOT "/data/workloads/demand-hybrid.ini", NULL);
+  ck_assert_ptr_nonnull(wl);
+  char *name = strstr(wl, "name = demand-hybrid");
+  ck_assert_ptr_nonnull(name);
+  FILE *f = fopen("bad.ini", "w");
+  fprintf(f, "%.*sname = bad" BAD "name%s", (int)(name - wl), wl, name + strlen("name = demand-hybrid"));
+  fclose(f);
+  free(wl);
+  char *out;
+  int rc = gpubench(&out, "plan", "bad.ini", "--json", "plan.json", "--csv", "plan.csv", NULL);
+  ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+  free(out);
+  expect_utf8("plan.json");
+  expect_utf8("plan.csv");
+  char *j = gb_test_slurp("plan.json", NULL);
+  EXPECT_HAS(j, "\"bad" FFFD3 "name\"");
+  free(j);
+}
+END_TEST
+
+/* an input whose file name is not UTF-8: report (md, html), compare (text,
+ * --markdown, --junit), plan --measured --json */
+START_TEST(test_every_writer_invalid_utf8) {
+  copy(gb_fixture("gate_base.csv"), "base" BAD ".csv");
+  copy(gb_fixture("gate_cur.csv"), "cur" BAD ".csv");
+  copy(gb_fixture("report_h200.csv"), "meas" BAD ".csv");
+  char *out;
+  int rc = gpubench(&out, "report", "--out", "rep", "meas" BAD ".csv", NULL);
+  ck_assert_msg(rc == 0, "report: exit %d:\n%s", rc, out);
+  free(out);
+  expect_utf8("rep/report.md");
+  expect_utf8("rep/report.html");
+  char *md = gb_test_slurp("rep/report.md", NULL);
+  EXPECT_HAS(md, "meas" FFFD3 ".csv");
+  free(md);
+  rc = gpubench(&out, "compare", "base" BAD ".csv", "cur" BAD ".csv", "--markdown", "gate.md", "--junit", "gate.xml",
+                "--all", NULL);
+  ck_assert_msg(rc == 1, "compare: exit %d:\n%s", rc, out);
+  size_t bad;
+  ck_assert_msg(gb_utf8_valid(out, strlen(out), &bad), "compare's output: not UTF-8 at %zu", bad);
+  free(out);
+  expect_utf8("gate.md");
+  expect_utf8("gate.xml");
+  rc = gpubench(&out, "plan", GB_SOURCE_ROOT "/data/workloads/demand-hybrid.ini", "--measured", "meas" BAD ".csv",
+                "--json", "plan.json", NULL);
+  ck_assert_msg(rc == 0, "plan: exit %d:\n%s", rc, out);
+  free(out);
+  expect_utf8("plan.json");
+}
+END_TEST
+
+/* 100,000 rows: the shipped quick campaign's rows as 264 runs */
+START_TEST(test_report_md_bounded) {
+  char *src = gb_test_slurp(GB_SOURCE_ROOT "/data/measured/h200-quick.csv", NULL);
+  ck_assert_ptr_nonnull(src);
+  char *body = strchr(src, '\n') + 1;
+  FILE *f = fopen("big.csv", "w");
+  fprintf(f, "%.*s", (int)(body - src), src);
+  size_t rows = 0;
+  for (int k = 0; rows < 100000; k++)
+    for (char *l = body; *l && rows < 100000; rows++) {
+      size_t n = strcspn(l, "\n");
+      char *c1 = memchr(l, ',', n), *c2 = c1 ? memchr(c1 + 1, ',', n - (size_t)(c1 + 1 - l)) : NULL;
+      ck_assert_ptr_nonnull(c2); /* run_id: the second column */
+      fprintf(f, "%.*s-%d%.*s\n", (int)(c2 - l), l, k, (int)(l + n - c2), c2);
+      l += n + (l[n] == '\n');
+    }
+  fclose(f);
+  free(src);
+  char *out;
+  int rc = gpubench(&out, "report", "--out", "rep", "big.csv", NULL);
+  ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+  free(out);
+  struct stat st;
+  ck_assert_int_eq(stat("rep/report.md", &st), 0);
+  ck_assert_msg(st.st_size <= 65536, "report.md is %lld bytes", (long long)st.st_size);
+  char *md = gb_test_slurp("rep/report.md", NULL);
+  EXPECT_HAS(md, "> **Note:** report.md stops here, at its bound of 64 KiB; report.html holds everything. Left out:");
+  EXPECT_HAS(md, "All measurements");
+  free(md);
+  expect_utf8("rep/report.md");
+  expect_utf8("rep/report.html");
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("encodings");
+  TCase *tc = tcase_create("encodings");
+  tcase_add_checked_fixture(tc, setup, NULL);
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, test_plan_json_invalid_utf8);
+  tcase_add_test(tc, test_every_writer_invalid_utf8);
+  tcase_add_test(tc, test_report_md_bounded);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return gb_test_run_suite(suite()); }
