@@ -171,7 +171,7 @@ threading.Thread(target=mid, args=(listen(f"{tmp}/mid/.s.PGSQL.{port}"),), daemo
 time.sleep(3600)
 PY
 proxy=$!
-for i in $(seq 50); do [ -S "$tmp/mid/.s.PGSQL.$port" ] && break; sleep 0.1; done
+for _ in $(seq 50); do [ -S "$tmp/mid/.s.PGSQL.$port" ] && break; sleep 0.1; done
 for where in bh mid; do
   pg_reset
   start=$(date +%s.%N)
