@@ -6,7 +6,8 @@
  *     valid UTF-8 (plan --json wrote the bytes raw);
  *   - report.md keeps its documented bound (docs/reports.md: 64 KiB) on
  *     100,000 rows, ending with a note of what it left out (it was 108 KB
- *     here, 304 KiB in the issue). */
+ *     here, 304 KiB in the issue), and fleet --markdown the 64 KiB that
+ *     compare --markdown keeps, on 3,000 nodes. */
 #include <check.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "gb_csv.h"
+#include "gb_results.h"
 #include "testutil.h"
 
 static char g_dir[4096];
@@ -142,6 +144,42 @@ START_TEST(test_report_md_bounded) {
 }
 END_TEST
 
+/* fleet --markdown over 3,000 nodes: the 64 KiB compare --markdown keeps
+ * (it was 140,139 bytes: its node table had no bound) */
+START_TEST(test_fleet_md_bounded) {
+  gb_results res = {0};
+  ck_assert_int_eq(gb_results_read(gb_fixture("aa/aa-quick-1.csv"), &res), GB_OK);
+  gb_buf b = {0};
+  ck_assert_int_eq(gb_results_put_header(&b), GB_OK);
+  char host[3000][16], uuid[3000][16];
+  for (int n = 0; n < 3000; n++) {
+    snprintf(host[n], sizeof host[n], "node%04d", n);
+    snprintf(uuid[n], sizeof uuid[n], "GPU-%04d", n);
+    for (size_t i = 0; i < 20 && i < res.nrows; i++) {
+      gb_row r = res.rows[i];
+      r.host = host[n];
+      r.gpu_uuid = uuid[n];
+      r.value = r.value * (1 + n % 7 * 0.001);
+      ck_assert_int_eq(gb_results_put_row(&b, &r), GB_OK);
+    }
+  }
+  ck_assert_int_eq(gb_test_write("fleet.csv", b.data, b.len), 0);
+  gb_buf_free(&b);
+  gb_results_free(&res);
+  char *out;
+  int rc = gpubench(&out, "fleet", "fleet.csv", "--markdown", "fleet.md", NULL);
+  ck_assert_msg(rc == 0 || rc == 1, "exit %d:\n%.2000s", rc, out);
+  free(out);
+  struct stat st;
+  ck_assert_int_eq(stat("fleet.md", &st), 0);
+  ck_assert_msg(st.st_size <= 65536, "fleet.md is %lld bytes", (long long)st.st_size);
+  char *md = gb_test_slurp("fleet.md", NULL);
+  EXPECT_HAS(md, "more nodes (ranks ");
+  EXPECT_HAS(md, " to 3000) are not shown; the text output lists them.");
+  free(md);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("encodings");
   TCase *tc = tcase_create("encodings");
@@ -150,6 +188,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_plan_json_invalid_utf8);
   tcase_add_test(tc, test_every_writer_invalid_utf8);
   tcase_add_test(tc, test_report_md_bounded);
+  tcase_add_test(tc, test_fleet_md_bounded);
   suite_add_tcase(s, tc);
   return s;
 }
