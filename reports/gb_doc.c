@@ -229,10 +229,16 @@ gb_err gb_doc_table_begin(gb_doc *d, size_t ncols, const char *const *header, co
   return e;
 }
 
+/* Whether the HTML is past its bound (gb_doc.html_max). */
+static bool html_full(const gb_doc *d) { return d->html_max && d->html.len > d->html_max; }
+
 gb_err gb_doc_table_row(gb_doc *d, const char *const *cells) {
-  gb_err e = gb_buf_puts(&d->html, "<tr>");
-  /* muted: the Markdown rows go to a scratch buffer that is dropped */
-  gb_buf scratch = {0}, *md = d->md_mute ? &scratch : &d->md;
+  /* muted: the Markdown rows go to a scratch buffer that is dropped; so do
+   * the HTML's past its bound */
+  gb_buf scratch = {0}, hscratch = {0}, *md = d->md_mute ? &scratch : &d->md;
+  gb_buf *html = html_full(d) ? &hscratch : &d->html;
+  d->html_rows_out += html == &hscratch;
+  gb_err e = gb_buf_puts(html, "<tr>");
   for (size_t c = 0; c < d->table_cols && !e; c++) {
     const char *v = cells[c] ? cells[c] : "";
     e = gb_buf_puts(md, "| ");
@@ -241,13 +247,14 @@ gb_err gb_doc_table_row(gb_doc *d, const char *const *cells) {
     /* numbers right-aligned: a cell that starts with a digit, sign or dot */
     int num = (v[0] >= '0' && v[0] <= '9') || ((v[0] == '-' || v[0] == '.') && v[1] >= '0' && v[1] <= '9');
     if (d->table_align) num = d->table_align[c] == 'r';
-    if (!e) e = gb_buf_puts(&d->html, num ? "<td class=\"r\">" : "<td>");
-    if (!e) e = put_html(&d->html, v);
-    if (!e) e = gb_buf_puts(&d->html, "</td>");
+    if (!e) e = gb_buf_puts(html, num ? "<td class=\"r\">" : "<td>");
+    if (!e) e = put_html(html, v);
+    if (!e) e = gb_buf_puts(html, "</td>");
   }
   if (!e) e = gb_buf_puts(md, "|\n");
-  if (!e) e = gb_buf_puts(&d->html, "</tr>\n");
+  if (!e) e = gb_buf_puts(html, "</tr>\n");
   gb_buf_free(&scratch);
+  gb_buf_free(&hscratch);
   return e;
 }
 
@@ -311,7 +318,13 @@ gb_err gb_doc_figure(gb_doc *d, const char *dir, const char *stem, const char *c
   if (!e) e = gb_buf_printf(&d->html, "<figure id=\"fig-%s\">\n", stem);
   char prefix[32];
   snprintf(prefix, sizeof prefix, "p%zu", ++d->nfigs);
-  if (!e) e = put_svg_inline(&d->html, svg.data, stem, prefix);
+  if (!e && html_full(d)) { /* past the bound: a link, not the drawing */
+    d->html_figs_out++;
+    e = gb_buf_printf(&d->html, "<p><a href=\"%s.svg\">the plot (SVG)</a>, not inlined: the page is at its bound</p>",
+                      stem);
+  } else if (!e) {
+    e = put_svg_inline(&d->html, svg.data, stem, prefix);
+  }
   if (!e) e = gb_buf_puts(&d->html, "\n<figcaption>");
   if (!e) e = put_html(&d->html, caption);
   if (!e)
@@ -380,7 +393,16 @@ gb_err gb_doc_bound_md(gb_doc *d, size_t max) {
   return e;
 }
 
-gb_err gb_doc_end(gb_doc *d) { return gb_buf_puts(&d->html, "</body>\n</html>\n"); }
+gb_err gb_doc_end(gb_doc *d) {
+  gb_err e = GB_OK;
+  if (d->html_rows_out || d->html_figs_out)
+    e = gb_buf_printf(&d->html,
+                      "<p class=\"note\"><strong>Note:</strong> report.html reached its bound of %zu MiB: %zu table "
+                      "row(s) after it are left out (the results files hold them) and %zu plot(s) are linked "
+                      "instead of drawn here.</p>\n",
+                      d->html_max >> 20, d->html_rows_out, d->html_figs_out);
+  return e ? e : gb_buf_puts(&d->html, "</body>\n</html>\n");
+}
 
 void gb_doc_free(gb_doc *d) {
   gb_buf_free(&d->md);

@@ -332,6 +332,7 @@ static gb_err write_outputs(gb_rep *r) {
 static gb_err compose(gb_rep *r) {
   const gb_report_options *o = r->o;
   gb_err e = gb_doc_begin(&r->doc, o->title ? o->title : "gpubench report");
+  r->doc.html_max = GB_DOC_HTML_MAX; /* bounded, as report.md is (write_outputs) */
   char line[1024];
   if (!e) {
     char by[256];

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "gb_csv.h"
+#include "gb_doc.h"
 #include "gb_results.h"
 #include "testutil.h"
 
@@ -180,6 +181,34 @@ START_TEST(test_fleet_md_bounded) {
 }
 END_TEST
 
+/* The HTML's bound (gb_doc.html_max, GB_DOC_HTML_MAX in a report): rows
+ * past it left out, plots linked, both counted in a note */
+START_TEST(test_doc_html_bounded) {
+  ck_assert_int_eq(gb_test_write("p.svg", "<svg id='a'><path id='b'/></svg>", 33), 0);
+  gb_doc d;
+  ck_assert_int_eq(gb_doc_begin(&d, "t"), GB_OK);
+  d.html_max = 20000;
+  const char *hdr[2] = {"a", "b"};
+  ck_assert_int_eq(gb_doc_table_begin(&d, 2, hdr, NULL), GB_OK);
+  for (int i = 0; i < 2000; i++) {
+    const char *cells[2] = {"some text of a row", "12.5"};
+    ck_assert_int_eq(gb_doc_table_row(&d, cells), GB_OK);
+  }
+  ck_assert_int_eq(gb_doc_table_end(&d), GB_OK);
+  for (int i = 0; i < 3; i++) ck_assert_int_eq(gb_doc_figure(&d, ".", "p", "a plot"), GB_OK);
+  ck_assert_int_eq(gb_doc_end(&d), GB_OK);
+  ck_assert_uint_lt(d.html.len, 22000);
+  ck_assert_uint_eq(d.html_figs_out, 3);
+  ck_assert_uint_gt(d.html_rows_out, 1500);
+  char want[200];
+  snprintf(want, sizeof want, "reached its bound of 0 MiB: %zu table row(s) after it are left out", d.html_rows_out);
+  EXPECT_HAS(d.html.data, want);
+  EXPECT_HAS(d.html.data, "and 3 plot(s) are linked");
+  ck_assert_msg(gb_test_xml_well_formed(strstr(d.html.data, "<html")), "not well-formed");
+  gb_doc_free(&d);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("encodings");
   TCase *tc = tcase_create("encodings");
@@ -189,6 +218,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_every_writer_invalid_utf8);
   tcase_add_test(tc, test_report_md_bounded);
   tcase_add_test(tc, test_fleet_md_bounded);
+  tcase_add_test(tc, test_doc_html_bounded);
   suite_add_tcase(s, tc);
   return s;
 }
