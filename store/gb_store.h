@@ -56,7 +56,7 @@ typedef enum { GB_STORE_SQLITE, GB_STORE_PG } gb_store_kind;
 /* The engine url names and what it connects to (a libpq conninfo or URI, a
  * SQLite path). postgresql://, postgres:// and pg: are PostgreSQL, sqlite:
  * and a bare PATH SQLite; a bare PATH that could be a misspelt URL (a
- * scheme such as "postgres:" or "postgresq:", "://", "@", or a keyword
+ * scheme such as "postgres:" or "postgresq:", "//", "@", "?", or a keyword
  * string "host=...") is GB_E_USAGE, never a new SQLite file of that name. */
 gb_err gb_store_url_parse(const char *url, gb_store_kind *kind, const char **target);
 gb_err gb_store_url_check(const char *url);

@@ -38,12 +38,13 @@ static size_t scheme_len(const char *s) {
 }
 
 /* A bare path that could be a misspelt URL: a scheme ("postgres:/x",
- * "postgresq://", "pgsql:..."), "//" ("pg//host/db") or "@" anywhere, or a libpq keyword
+ * "postgresq://", "pgsql:..."), "//" ("pg//host/db"), "@" or "?" anywhere, or a libpq keyword
  * string ("host=... dbname=..."). The reason, or NULL. */
 static const char *url_like(const char *p) {
   if (scheme_len(p)) return "starts with a URL scheme";
   if (strstr(p, "//")) return "holds \"//\"";
   if (strchr(p, '@')) return "holds \"@\" (user@host)";
+  if (strchr(p, '?')) return "holds \"?\" (a URL's query)";
   size_t k = strspn(p, " \t");
   size_t w = k + strspn(p + k, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_");
   if (w > k && p[w + strspn(p + w, " \t")] == '=') return "is a keyword string (key=value)";

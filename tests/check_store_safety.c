@@ -100,7 +100,8 @@ static int dir_entries(void) {
 START_TEST(test_misspelt_urls_never_make_a_file) {
   static const char *const bad[] = {"postgres:/x", "postgresq://gb@localhost/db", "postgresql:x", "pg//host/db",
                                     "pgsql://h/db", "postgresql//gb@h/db", "host=localhost dbname=x",
-                                    " dbname = x", "gb@localhost/db", "sqlite3:x.db", "file:x.db"};
+                                    " dbname = x", "gb@localhost/db", "sqlite3:x.db", "file:x.db",
+                                    "results.db?sslmode=require"};
   for (size_t u = 0; u < sizeof bad / sizeof bad[0]; u++)
     for (size_t i = 0; i < NCMDS; i++) {
       char *out;
