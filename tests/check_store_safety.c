@@ -332,7 +332,7 @@ START_TEST(test_signal_removes_copies) {
   snprintf(pat, sizeof pat, "%s", gb_fixture("aa/*.csv"));
   glob_t g;
   ck_assert_int_eq(glob(pat, 0, NULL, &g), 0);
-  ck_assert_uint_eq(g.gl_pathc, 50); /* 27,060 rows: report takes seconds */
+  ck_assert_uint_ge(g.gl_pathc, 50); /* 27,060 rows or more: report takes seconds */
   for (size_t i = 0; i < g.gl_pathc; i++)
     ck_assert_msg(gb_store_import(s, g.gl_pathv[i], NULL, NULL) == GB_OK, "%s", gb_errmsg());
   globfree(&g);
