@@ -62,8 +62,9 @@ static const gb_opt k_opts[] = {
      .writes = GB_OPT_WRITES_FILE},
     {"all", 0, NULL, "list every figure, unchanged ones too", GB_OPT_FLAG, A(all)},
     {"store", 0, "URL", "read BASELINE and CURRENT from this results store: each is a\nselection "
-     "(\"last=5,before=C,gpu_type=T\", \"campaign=C\"; docs/store.md)", GB_OPT_STRING, A(store),
+     "(\"last=5,before=C,gpu_type=T\", \"campaign=C\"; docs/store.md)", GB_OPT_STRING, A(store), .set = gb_store_opt_url,
      .group = "Store"},
+    GB_STORE_TIMEOUT_OPT,
     {0}};
 
 const gb_opt_cmd gb_compare_cmd = {

@@ -42,7 +42,8 @@ static const gb_opt k_opts[] = {
     {"token-file", 0, "FILE", "https: a bearer token from FILE (also $GPUBENCH_PUSH_TOKEN_FILE);\n"
      "never on the command line", GB_OPT_PATH, A(token_file)},
     {"store", 0, "URL", "read from this results store: each operand is a selection\n"
-     "(\"campaign=C,host=H\", \"all\"; docs/store.md)", GB_OPT_STRING, A(store), .group = "Store"},
+     "(\"campaign=C,host=H\", \"all\"; docs/store.md)", GB_OPT_STRING, A(store), .set = gb_store_opt_url, .group = "Store"},
+    GB_STORE_TIMEOUT_OPT,
     {"csv", 0, NULL, "with --store: write the one selection as a results CSV to\nstandard output instead",
      GB_OPT_FLAG, A(csv)},
     {0}};

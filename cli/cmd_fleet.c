@@ -30,7 +30,7 @@ static const gb_opt k_opts[] = {
     {"noise", 0, "FILE", "noise floors (default @DATA@/noise/floors.csv; \"none\": built-in)", GB_OPT_PATH,
      A(noise_path), .ext = "csv"},
     {"strict", 0, NULL, "no floors file found is an error (exit 2), not a warning", GB_OPT_FLAG, A(strict)},
-    {"markdown", 0, "FILE", "write the ranking as markdown", GB_OPT_PATH, A(markdown),
+    {"markdown", 0, "FILE", "write the ranking as markdown (at most 65,536 bytes: what\nis left out is counted; the text output lists it)", GB_OPT_PATH, A(markdown),
      .group = "Output", .writes = GB_OPT_WRITES_FILE},
     {"junit", 0, "FILE", "write JUnit XML: one test case per node", GB_OPT_PATH, A(junit),
      .writes = GB_OPT_WRITES_FILE},

@@ -35,7 +35,8 @@ static const gb_opt k_opts[] = {
      "(gnuplot; without it only .dat and .gp are written)", GB_OPT_PATH, A(plot_dir), .ext = "/",
      .writes = GB_OPT_WRITES_DIR},
     {"store", 0, "URL", "read the series from this results store: each operand is a\nselection "
-     "(\"host=node03,benchmark=gemm,metric=tflops\"; docs/store.md)", GB_OPT_STRING, A(store), .group = "Store"},
+     "(\"host=node03,benchmark=gemm,metric=tflops\"; docs/store.md)", GB_OPT_STRING, A(store), .set = gb_store_opt_url, .group = "Store"},
+    GB_STORE_TIMEOUT_OPT,
     {0}};
 
 const gb_opt_cmd gb_history_cmd = {

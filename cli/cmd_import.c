@@ -19,7 +19,8 @@ typedef struct import_args {
 #define A(m) GB_OPT_AT(import_args, m)
 static const gb_opt k_opts[] = {
     {"store", 0, "URL", "the store: a SQLite file (PATH or sqlite:PATH, created when\nmissing) or PostgreSQL "
-     "(postgresql://..., or pg:CONNINFO)", GB_OPT_STRING, A(store)},
+     "(postgresql://..., or pg:CONNINFO)", GB_OPT_STRING, A(store), .set = gb_store_opt_url},
+    GB_STORE_TIMEOUT_OPT,
     {"campaign", 0, "NAME", "the campaign the files' runs belong to (default: each run\nits own, named by its "
      "run_id)", GB_OPT_STRING, A(campaign)},
     {0}};
@@ -83,6 +84,7 @@ int gb_cmd_import(int argc, char **argv) {
   gb_store *s = NULL;
   gb_store_counts c = {0};
   gb_err e = gb_store_open(a.store, &s);
+  if (!e) fprintf(stderr, "gpubench import: into %s\n", gb_store_where(s));
   size_t done = 0;
   for (; done < a.nfiles && !e; done++) e = gb_store_import(s, a.files[done], a.campaign, &c);
   if (!e)

@@ -157,7 +157,8 @@ static const gb_opt k_opts[] = {
      "(repeatable; default every CSV in @DATA@/measured)", GB_OPT_LIST, A(measured),
      GB_OPT_COUNT(gb_plan_args, nmeasured), .max = GB_PLAN_MAX_MEASURED, .ext = "csv", .group = "Inputs"},
     {"store", 0, "URL", "the --measured values are selections of this results store\n(\"host=node03,since=2026-11-01\"; "
-     "docs/store.md)", GB_OPT_STRING, A(store)},
+     "docs/store.md)", GB_OPT_STRING, A(store), .set = gb_store_opt_url},
+    GB_STORE_TIMEOUT_OPT,
     {"no-measured", 0, NULL, "use no measurements: project every figure from datasheets", GB_OPT_FLAG,
      A(no_measured)},
     {"prices", 0, "CSV", "prices (default @DATA@/prices.csv)", GB_OPT_PATH, A(prices), .ext = "csv"},

@@ -27,7 +27,8 @@ static const gb_opt k_opts[] = {
     {"generator", 0, "TEXT", "the report's \"Written by\" text (default: gpubench VERSION (git SHA))", GB_OPT_STRING,
      A(generator)},
     {"store", 0, "URL", "read the results from this results store: each operand is a\nselection "
-     "(\"campaign=C,host=H\"; docs/store.md)", GB_OPT_STRING, A(store)},
+     "(\"campaign=C,host=H\"; docs/store.md)", GB_OPT_STRING, A(store), .set = gb_store_opt_url},
+    GB_STORE_TIMEOUT_OPT,
     {0}};
 
 const gb_opt_cmd gb_report_cmd = {

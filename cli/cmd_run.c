@@ -53,7 +53,8 @@ static const gb_opt k_opts[] = {
      "add up, as one --opt listing them all", GB_OPT_CALL, .set = add_opts},
     {"list", 0, NULL, "list the benchmarks and exit", GB_OPT_FLAG, A(list)},
     {"store", 0, "URL", "also append each case's rows to this results store as it is\nmeasured (SQLite PATH or "
-     "postgresql://...; docs/store.md)", GB_OPT_STRING, A(store)},
+     "postgresql://...; docs/store.md)", GB_OPT_STRING, A(store), .set = gb_store_opt_url},
+    GB_STORE_TIMEOUT_OPT,
     {0}};
 #undef A
 
@@ -217,6 +218,7 @@ int gb_cmd_run(int argc, char **argv) {
   gb_row_sink store_sink = {gb_store_sink_row, gb_store_sink_commit, NULL};
   if (a.store && (e = gb_store_sink_open(a.store, &sink)))
     return fprintf(stderr, "gpubench run: %s\n", gb_errmsg()), e == GB_E_IO ? 1 : 2;
+  if (sink) fprintf(stderr, "gpubench run: each case's rows also into %s\n", gb_store_sink_where(sink));
   store_sink.ctx = sink;
   if (sink) c.sink = &store_sink;
   gb_campaign_result res;

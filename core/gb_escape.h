@@ -15,6 +15,8 @@
  *  - CSV: one RFC 4180 field, and a field that starts with = + - @ tab or
  *    CR (and is not a number) is prefixed with a single quote, as OWASP
  *    recommends against formula injection (gb_csv_put_field);
+ *  - JSON: a string's inside: no raw quote, backslash but in an escape,
+ *    control character, U+2028 or U+2029;
  *  - gnuplot: the inside of a single-quoted string for a noenhanced
  *    terminal (gpubench's plots are noenhanced, so ^ _ { } @ are text): no
  *    line end or control character, quotes doubled. */
@@ -25,6 +27,11 @@
 
 #include "gb_csv.h"
 #include "gb_error.h"
+
+/* The inside of a JSON string (RFC 8259): '"' and '\\' escaped, control
+ * characters and U+2028/U+2029 as \uXXXX, invalid UTF-8 as U+FFFD, so the
+ * document is valid UTF-8 whatever the text (plan --json's workload name). */
+gb_err gb_esc_json(gb_buf *out, const char *s);
 
 /* A markdown table cell or inline text (one line). */
 gb_err gb_esc_markdown(gb_buf *out, const char *s);

@@ -8,7 +8,8 @@
  * a well-formed attribute value and text (no < or quote, & only in an
  * entity, only XML 1.0 characters); a CSV field reads back as written (for
  * UTF-8 text) and never starts with = or @, nor with + or - unless it is a
- * plain number; gnuplot text has no line end and
+ * plain number; JSON string text has no raw quote, control character or
+ * U+2028/9; gnuplot text has no line end and
  * no lone single quote. All output is valid UTF-8. */
 #include <stdbool.h>
 #include <stdint.h>
@@ -101,6 +102,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   FUZZ_ASSERT(!strstr(x, "\xEF\xBF\xBE") && !strstr(x, "\xEF\xBF\xBF"));
   free(x);
+  char *j = run(gb_esc_json, s); /* a JSON string's inside: no raw quote or control character */
+  for (const char *p = j; *p; p++) {
+    FUZZ_ASSERT((unsigned char)*p >= 0x20 && *p != '"');
+    if (*p == '\\') FUZZ_ASSERT(strchr("\"\\u", *++p) && *p);
+  }
+  FUZZ_ASSERT(!strstr(j, "\xE2\x80\xA8") && !strstr(j, "\xE2\x80\xA9"));
+  free(j);
   char *g = run(gb_esc_gnuplot, s);
   FUZZ_ASSERT(!strpbrk(g, "\n\r"));
   for (const char *p = g; (p = strchr(p, '\'')); p += 2) FUZZ_ASSERT(p[1] == '\'');

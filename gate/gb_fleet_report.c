@@ -54,12 +54,16 @@ gb_err gb_fleet_format_text(const gb_fleet_report *rep, gb_buf *out) {
 }
 
 gb_err gb_fleet_format_markdown(const gb_fleet_report *rep, gb_buf *out) {
-  size_t start = out->len, cut = 0;
+  size_t start = out->len, cut = 0, cut_nodes = 0;
   gb_err e = gb_buf_puts(out, "### gpubench fleet check\n\n`");
   if (!e) e = summary(rep, out);
   if (!e) e = gb_buf_puts(out, "`\n\n| rank | node | figures | slow | fast | geomean |\n| --- | --- | --- | --- | --- | --- |\n");
   for (size_t k = 0; k < rep->nnodes && !e; k++) {
     const gb_fleet_node *nd = &rep->nodes[k];
+    if (out->len - start > GB_GATE_MARKDOWN_MAX - 4096) { /* the bound compare --markdown keeps too */
+      cut_nodes++;
+      continue;
+    }
     e = gb_buf_printf(out, "| %zu | ", k + 1);
     if (!e) e = gb_esc_markdown(out, nd->host);
     if (!e) e = gb_buf_puts(out, " ");
@@ -85,6 +89,9 @@ gb_err gb_fleet_format_markdown(const gb_fleet_report *rep, gb_buf *out) {
     if (!e) e = gb_buf_puts(out, "\n");
     gb_buf_free(&line);
   }
+  if (!e && cut_nodes)
+    e = gb_buf_printf(out, "\n%zu more nodes (ranks %zu to %zu) are not shown; the text output lists them.\n",
+                      cut_nodes, rep->nnodes - cut_nodes + 1, rep->nnodes);
   if (!e && cut) e = gb_buf_printf(out, "\n%zu more slow figures are not shown; the text output lists them.\n", cut);
   return e;
 }

@@ -239,6 +239,18 @@ static bool comparable(keyed_row *b, size_t nb, keyed_row *c, size_t nc, bool al
   return true;
 }
 
+/* Whether the sides (or one side's rows) of a figure hold different units;
+ * writes both to note. A unit is part of what a figure is: GFLOP/s against
+ * TFLOP/s is no +49,900%. */
+static bool units_differ(keyed_row *b, size_t nb, keyed_row *c, size_t nc, char *note, size_t n) {
+  char x[64], y[64];
+  side_values(b, nb, offsetof(gb_row, unit), false, x, sizeof x);
+  side_values(c, nc, offsetof(gb_row, unit), false, y, sizeof y);
+  if (!strcmp(x, y) && !strchr(x, ' ')) return false;
+  int k = snprintf(note, n, "units differ: baseline %s, current %s: figures in different units are not compared", x, y);
+  return k >= 0; /* true */
+}
+
 static int cmp_item(const void *a, const void *b) {
   const gb_gate_item *x = a, *y = b;
   if (x->verdict != y->verdict) return (int)x->verdict - (int)y->verdict;
@@ -333,6 +345,48 @@ static size_t key_number(key_tab *t, const char *key) {
   return t->n - 1;
 }
 
+/* Whether t holds key. */
+static bool key_known(const key_tab *t, const char *key) {
+  if (!t->nslot) return false;
+  for (size_t h = (size_t)key_hash(key) & (t->nslot - 1); t->slot[h]; h = (h + 1) & (t->nslot - 1))
+    if (strcmp(t->key[t->slot[h] - 1], key) == 0) return true;
+  return false;
+}
+
+/* The current side's runs into runs; the baseline rows of those runs are
+ * left out of the comparison (a run is never its own baseline), counted and
+ * named in rep. A baseline of nothing but the current runs (a file compared
+ * with itself: an A/A check) is compared as it is; runs is then emptied. */
+static gb_err self_runs(const gb_results *base, const gb_results *cur, key_tab *runs, gb_gate_report *rep) {
+  for (size_t i = 0; i < cur->nrows; i++)
+    if (key_number(runs, cur->rows[i].run_id) == SIZE_MAX) return gb_fail(GB_E_NOMEM, "out of memory for runs");
+  size_t other = 0;
+  for (size_t i = 0; i < base->nrows && !other; i++) other += !key_known(runs, base->rows[i].run_id);
+  if (!other) {
+    for (size_t i = 0; i < runs->n; i++) free(runs->key[i]);
+    free(runs->key);
+    free(runs->slot);
+    memset(runs, 0, sizeof *runs);
+    return GB_OK;
+  }
+  key_tab named = {0};
+  size_t used = 0;
+  for (size_t i = 0; i < base->nrows; i++) {
+    const char *id = base->rows[i].run_id;
+    if (!key_known(runs, id)) continue;
+    rep->self_rows++;
+    size_t before = named.n;
+    if (key_number(&named, id) == SIZE_MAX) break;
+    if (named.n == before || used >= sizeof rep->self_msg - 1) continue;
+    int k = snprintf(rep->self_msg + used, sizeof rep->self_msg - used, "%s%s", used ? ", " : "", id);
+    used += k > 0 ? (size_t)k : 0;
+  }
+  for (size_t i = 0; i < named.n; i++) free(named.key[i]);
+  free(named.key);
+  free(named.slot);
+  return GB_OK;
+}
+
 typedef struct numbered {
   const char *key;
   size_t num;
@@ -369,7 +423,8 @@ static gb_err order_rows(const key_tab *t, keyed_row **kr, size_t nk, const size
 
 /* The rows of both sides keyed and sorted by figure; rows of one figure
  * share one key (t's copy). */
-static gb_err key_rows(const gb_results *const sides[2], bool per_node, key_tab *t, keyed_row **out, size_t *nout) {
+static gb_err key_rows(const gb_results *const sides[2], bool per_node, const key_tab *skip, key_tab *t,
+                       keyed_row **out, size_t *nout) {
   size_t n = sides[0]->nrows + sides[1]->nrows, nk = 0;
   keyed_row *kr = calloc(n ? n : 1, sizeof *kr);
   size_t *num = malloc((n ? n : 1) * sizeof *num);
@@ -377,6 +432,10 @@ static gb_err key_rows(const gb_results *const sides[2], bool per_node, key_tab 
   gb_err e = kr && num ? GB_OK : gb_fail(GB_E_NOMEM, "out of memory for %zu rows", n);
   for (int k = 0; k < 2 && !e; k++)
     for (size_t i = 0; i < sides[k]->nrows && !e; i++, nk++) {
+      if (k == 0 && key_known(skip, sides[k]->rows[i].run_id)) { /* the current run's own rows */
+        nk--;
+        continue;
+      }
       kr[nk].row = &sides[k]->rows[i];
       kr[nk].side = k;
       num[nk] = make_key(kr[nk].row, per_node, &key) ? SIZE_MAX : key_number(t, key.data);
@@ -468,6 +527,9 @@ static void verdict_of(gb_gate_report *rep, size_t idx, const gb_gate_options *o
     if (it->fclass == GB_FCLASS_MEANINGLESS) {
       it->verdict = GB_VERDICT_NOT_JUDGED;
       snprintf(it->note, sizeof it->note, "meaningless figure (no data moves, or 0 by definition): not judged");
+    } else if (units_differ(kr + i, mid - i, kr + mid, j - mid, it->note, sizeof it->note)) {
+      it->verdict = GB_VERDICT_NOT_COMPARABLE;
+      it->fails = it->gated && it->fclass == GB_FCLASS_HEADLINE; /* a headline the gate cannot judge */
     } else if (!comparable(kr + i, mid - i, kr + mid, j - mid, opt->allow_mismatch, it->note, sizeof it->note)) {
       it->verdict = GB_VERDICT_NOT_COMPARABLE;
     } else {
@@ -567,12 +629,15 @@ gb_err gb_gate_compare(const gb_results *base, const gb_results *cur, const gb_g
   rep->nodes = nodes >= 2 ? nodes : 0;
   keyed_row *kr = NULL;
   size_t nk = 0;
-  key_tab keys = {0};
-  e = key_rows(sides, rep->nodes > 0, &keys, &kr, &nk);
+  key_tab keys = {0}, runs = {0};
+  e = self_runs(base, cur, &runs, rep);
+  if (!e) e = key_rows(sides, rep->nodes > 0, &runs, &keys, &kr, &nk);
   if (!e) e = judge_all(rep, opt, threshold, gb_gate_z(alpha), kr, nk); /* z once per comparison */
-  for (size_t i = 0; i < keys.n; i++) free(keys.key[i]);
-  free(keys.key);
-  free(keys.slot);
+  for (key_tab *t = &keys; t; t = t == &keys ? &runs : NULL) {
+    for (size_t i = 0; i < t->n; i++) free(t->key[i]);
+    free(t->key);
+    free(t->slot);
+  }
   free(kr);
   if (e) {
     gb_gate_report_free(rep);

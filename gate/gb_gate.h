@@ -226,9 +226,16 @@ typedef struct gb_gate_report {
   const char *warning;     /* gb_gate_options.warning (borrowed), "" for none */
   char libraries_msg[512]; /* "cublaslt 13.1.0 -> 13.2.0, ..." where both sides recorded a library version and
                             * the versions differ (a likely cause of what changed; not a mismatch); "" if none */
+  size_t self_rows;        /* baseline rows left out: their run is also in the current results (never its own
+                            * baseline); self_msg names the runs ("" when none) */
+  char self_msg[512];
 } gb_gate_report;
 
 /* Compares cur against base. Fills *rep (free with gb_gate_report_free).
+ * A figure is also its unit: where the sides' units of a figure differ it
+ * is not-comparable naming both, and a gated headline so fails. Baseline
+ * rows of a run (run_id) the current results hold are left out (self_rows,
+ * self_msg): a run is never its own baseline.
  * A machine mismatch (gpu_type, maximum gpu_count, driver or cuda sets differ)
  * without allow_mismatch sets rep->mismatch and compares nothing. Errors:
  * GB_E_INPUT (a metric of unknown direction with no config rule, naming its

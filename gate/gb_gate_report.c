@@ -34,6 +34,9 @@ gb_err gb_gate_summary(const gb_gate_report *rep, gb_buf *out) {
   if (!e && rep->libraries_msg[0] && !(e = gb_buf_puts(out, "; libraries differ: ")))
     e = gb_esc_line(out, rep->libraries_msg);
   if (!e && rep->nodes) e = gb_buf_printf(out, "; judged node by node (%zu nodes)", rep->nodes);
+  if (!e && rep->self_rows && !(e = gb_buf_printf(out, "; %zu baseline row(s) left out, of run(s) also in the current "
+                                                  "results (never their own baseline): ", rep->self_rows)))
+    e = gb_esc_line(out, rep->self_msg);
   if (!e && rep->warning && rep->warning[0] && !(e = gb_buf_puts(out, "; "))) e = gb_esc_line(out, rep->warning);
   if (!e && rep->compared == 0 && !rep->failing)
     e = gb_buf_printf(out, "; nothing could be compared (%zu common keys)", rep->common);

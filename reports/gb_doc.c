@@ -229,10 +229,16 @@ gb_err gb_doc_table_begin(gb_doc *d, size_t ncols, const char *const *header, co
   return e;
 }
 
+/* Whether the HTML is past its bound (gb_doc.html_max). */
+static bool html_full(const gb_doc *d) { return d->html_max && d->html.len > d->html_max; }
+
 gb_err gb_doc_table_row(gb_doc *d, const char *const *cells) {
-  gb_err e = gb_buf_puts(&d->html, "<tr>");
-  /* muted: the Markdown rows go to a scratch buffer that is dropped */
-  gb_buf scratch = {0}, *md = d->md_mute ? &scratch : &d->md;
+  /* muted: the Markdown rows go to a scratch buffer that is dropped; so do
+   * the HTML's past its bound */
+  gb_buf scratch = {0}, hscratch = {0}, *md = d->md_mute ? &scratch : &d->md;
+  gb_buf *html = html_full(d) ? &hscratch : &d->html;
+  d->html_rows_out += html == &hscratch;
+  gb_err e = gb_buf_puts(html, "<tr>");
   for (size_t c = 0; c < d->table_cols && !e; c++) {
     const char *v = cells[c] ? cells[c] : "";
     e = gb_buf_puts(md, "| ");
@@ -241,13 +247,14 @@ gb_err gb_doc_table_row(gb_doc *d, const char *const *cells) {
     /* numbers right-aligned: a cell that starts with a digit, sign or dot */
     int num = (v[0] >= '0' && v[0] <= '9') || ((v[0] == '-' || v[0] == '.') && v[1] >= '0' && v[1] <= '9');
     if (d->table_align) num = d->table_align[c] == 'r';
-    if (!e) e = gb_buf_puts(&d->html, num ? "<td class=\"r\">" : "<td>");
-    if (!e) e = put_html(&d->html, v);
-    if (!e) e = gb_buf_puts(&d->html, "</td>");
+    if (!e) e = gb_buf_puts(html, num ? "<td class=\"r\">" : "<td>");
+    if (!e) e = put_html(html, v);
+    if (!e) e = gb_buf_puts(html, "</td>");
   }
   if (!e) e = gb_buf_puts(md, "|\n");
-  if (!e) e = gb_buf_puts(&d->html, "</tr>\n");
+  if (!e) e = gb_buf_puts(html, "</tr>\n");
   gb_buf_free(&scratch);
+  gb_buf_free(&hscratch);
   return e;
 }
 
@@ -311,7 +318,13 @@ gb_err gb_doc_figure(gb_doc *d, const char *dir, const char *stem, const char *c
   if (!e) e = gb_buf_printf(&d->html, "<figure id=\"fig-%s\">\n", stem);
   char prefix[32];
   snprintf(prefix, sizeof prefix, "p%zu", ++d->nfigs);
-  if (!e) e = put_svg_inline(&d->html, svg.data, stem, prefix);
+  if (!e && html_full(d)) { /* past the bound: a link, not the drawing */
+    d->html_figs_out++;
+    e = gb_buf_printf(&d->html, "<p><a href=\"%s.svg\">the plot (SVG)</a>, not inlined: the page is at its bound</p>",
+                      stem);
+  } else if (!e) {
+    e = put_svg_inline(&d->html, svg.data, stem, prefix);
+  }
   if (!e) e = gb_buf_puts(&d->html, "\n<figcaption>");
   if (!e) e = put_html(&d->html, caption);
   if (!e)
@@ -323,7 +336,73 @@ gb_err gb_doc_figure(gb_doc *d, const char *dir, const char *stem, const char *c
   return e;
 }
 
-gb_err gb_doc_end(gb_doc *d) { return gb_buf_puts(&d->html, "</body>\n</html>\n"); }
+/* What md[from..] holds: level-2/3 headings (the first few named into
+ * names), table rows (a table's lines but its header and rule), figures. */
+static void left_out(const char *md, size_t from, size_t len, size_t cnt[3], char *names, size_t n) {
+  size_t used = 0;
+  names[0] = '\0';
+  for (size_t i = from; i < len;) {
+    const char *l = md + i;
+    size_t k = strcspn(l, "\n");
+    if (strncmp(l, "## ", 3) == 0 || strncmp(l, "### ", 4) == 0) {
+      cnt[0]++;
+      size_t h = strspn(l, "#") + 1;
+      if (used + 8 < n) {
+        int w = snprintf(names + used, n - used, "%s%.*s", used ? "; " : "", (int)(k - h), l + h);
+        used = w < 0 ? used : used + (size_t)w < n ? used + (size_t)w : n - 1;
+      }
+    } else if (strncmp(l, "| --", 4) == 0 || strncmp(l, "| :-", 4) == 0) {
+      cnt[1] -= cnt[1] ? 1 : 0; /* the line before the rule was the header */
+    } else if (l[0] == '|') {
+      cnt[1]++;
+    } else if (strncmp(l, "![", 2) == 0) {
+      cnt[2]++;
+    }
+    i += k + (i + k < len);
+  }
+  if (used >= n - 1 && n > 4) memcpy(names + n - 4, "...", 4);
+}
+
+gb_err gb_doc_bound_md(gb_doc *d, size_t max) {
+  if (d->md.len <= max) return GB_OK;
+  enum { NOTE = 1536 }; /* room for the note */
+  size_t room = max > 2 * NOTE ? max - NOTE : max / 2, cut = 0;
+  for (size_t i = room; i > 0 && !cut; i--) /* a block's end within the last 8 KiB, else a line's */
+    if (d->md.data[i - 1] == '\n' && (i >= 2 && d->md.data[i - 2] == '\n')) cut = i;
+  if (!cut || room - cut > 8192)
+    for (cut = room; cut > 0 && d->md.data[cut - 1] != '\n'; cut--) {}
+  size_t cnt[3] = {0, 0, 0};
+  char names[600];
+  left_out(d->md.data, cut, d->md.len, cnt, names, sizeof names);
+  size_t dropped = d->md.len - cut;
+  d->md.len = cut;
+  d->md.data[cut] = '\0';
+  gb_buf note = {0};
+  gb_err e = gb_buf_printf(&note,
+                           "report.md stops here, at its bound of %zu KiB; report.html holds everything. Left out: "
+                           "%zu bytes, %zu section(s)%s",
+                           max / 1024, dropped, cnt[0], cnt[0] ? " (" : "");
+  if (!e && cnt[0]) e = gb_buf_printf(&note, "%s)", names);
+  if (!e) e = gb_buf_printf(&note, ", %zu table row(s), %zu figure(s).", cnt[1], cnt[2]);
+  if (!e) e = gb_buf_puts(&d->md, d->md.len && d->md.data[d->md.len - 1] != '\n' ? "\n\n" : "\n");
+  if (!e) e = gb_buf_puts(&d->md, "> **Note:** ");
+  if (!e) e = put_md(&d->md, note.data, 1);
+  if (!e) e = gb_buf_puts(&d->md, "\n");
+  gb_buf_free(&note);
+  if (!e && d->md.len > max) d->md.len = max, d->md.data[max] = '\0'; /* a huge note: never over */
+  return e;
+}
+
+gb_err gb_doc_end(gb_doc *d) {
+  gb_err e = GB_OK;
+  if (d->html_rows_out || d->html_figs_out)
+    e = gb_buf_printf(&d->html,
+                      "<p class=\"note\"><strong>Note:</strong> report.html reached its bound of %zu MiB: %zu table "
+                      "row(s) after it are left out (the results files hold them) and %zu plot(s) are linked "
+                      "instead of drawn here.</p>\n",
+                      d->html_max >> 20, d->html_rows_out, d->html_figs_out);
+  return e ? e : gb_buf_puts(&d->html, "</body>\n</html>\n");
+}
 
 void gb_doc_free(gb_doc *d) {
   gb_buf_free(&d->md);

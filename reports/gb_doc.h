@@ -30,6 +30,10 @@ typedef struct gb_doc {
   size_t front_md, front_html; /* where gb_doc_insert_front puts its text (gb_doc_mark_front) */
   bool front_marked;
   size_t nfigs; /* figures inlined: figure N's SVG ids start "pN-" */
+  /* The HTML's bound (0: none): past html_max bytes, table rows are left
+   * out of the HTML and figures linked instead of inlined, counted here and
+   * said at its end (gb_doc_end). */
+  size_t html_max, html_rows_out, html_figs_out;
 } gb_doc;
 
 /* Starts both documents with a title. */
@@ -89,7 +93,21 @@ gb_err gb_doc_table_end(gb_doc *d);
  * be read. */
 gb_err gb_doc_figure(gb_doc *d, const char *dir, const char *stem, const char *caption);
 
-/* Closes both documents. */
+/* The Markdown's bound (docs/reports.md): report.md is at most this many
+ * bytes, whatever the inputs. */
+#define GB_DOC_MD_MAX 65536
+
+/* Bounds d's Markdown to max bytes: when it is longer, it is cut at a line
+ * end (a block's end where one is near) and ends with a note of what was
+ * left out (its sections by name, table rows, figures, bytes) and that
+ * report.html holds it all. Nothing when it fits. */
+gb_err gb_doc_bound_md(gb_doc *d, size_t max);
+
+/* The HTML's bound of a report (html_max): about that, plus the text that
+ * is neither a table row nor a figure. */
+#define GB_DOC_HTML_MAX (8u << 20)
+
+/* Closes both documents (the HTML with a note of what its bound left out). */
 gb_err gb_doc_end(gb_doc *d);
 
 void gb_doc_free(gb_doc *d);

@@ -323,7 +323,8 @@ static gb_err read_inputs(gb_rep *r) {
 static gb_err write_outputs(gb_rep *r) {
   char path[4096];
   snprintf(path, sizeof path, "%s/report.md", r->dir);
-  gb_err e = gb_write_file_atomic(path, r->doc.md.data, r->doc.md.len);
+  gb_err e = gb_doc_bound_md(&r->doc, GB_DOC_MD_MAX); /* the bound docs/reports.md promises */
+  if (!e) e = gb_write_file_atomic(path, r->doc.md.data, r->doc.md.len);
   snprintf(path, sizeof path, "%s/report.html", r->dir);
   if (!e) e = gb_write_file_atomic(path, r->doc.html.data, r->doc.html.len);
   return e;
@@ -332,6 +333,7 @@ static gb_err write_outputs(gb_rep *r) {
 static gb_err compose(gb_rep *r) {
   const gb_report_options *o = r->o;
   gb_err e = gb_doc_begin(&r->doc, o->title ? o->title : "gpubench report");
+  r->doc.html_max = GB_DOC_HTML_MAX; /* bounded, as report.md is (write_outputs) */
   char line[1024];
   if (!e) {
     char by[256];

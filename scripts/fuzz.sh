@@ -12,7 +12,7 @@ cd "$root"
 secs=${1:-60}
 shift || true
 all=(fuzz_csv fuzz_results fuzz_ini fuzz_escape fuzz_prom fuzz_measured fuzz_specs fuzz_prices fuzz_workload fuzz_gate_config fuzz_noise fuzz_planfile fuzz_cli
-     fuzz_plan_inputs fuzz_merge fuzz_noise_runs fuzz_monitor_http fuzz_selection)
+     fuzz_plan_inputs fuzz_merge fuzz_noise_runs fuzz_monitor_http fuzz_selection fuzz_conninfo_mask)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
@@ -40,6 +40,7 @@ seed_files() {
     fuzz_noise_runs) ls tests/fixtures/gate_*.csv tests/fixtures/aa/*.csv ;;
     fuzz_monitor_http) ls fuzz/seeds/monitor_http/* ;;
     fuzz_selection) ls fuzz/seeds/selection/* ;;
+    fuzz_conninfo_mask) ls fuzz/seeds/conninfo_mask/* ;;
   esac
   # inputs of crashes found earlier, kept as regression tests
   ls tests/fixtures/"${1}"_* 2>/dev/null || true

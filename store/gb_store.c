@@ -67,51 +67,27 @@ static const char *const k_step6[] = {
 static const char *const *const k_steps[GB_STORE_VERSION] = {k_step1, k_step2, k_step3, k_step4, k_step5, k_step6};
 
 gb_err gb_store_fail(const gb_store *s, const char *what, const char *detail) {
-  return gb_fail(GB_E_IO, "%s: %s: %s", s->name, what, detail);
+  gb_buf b = {0};
+  if (gb_store_redact(s->url ? s->url : "", detail, &b)) return gb_fail(GB_E_NOMEM, "%s: %s", s->name, what);
+  gb_err e = gb_fail(GB_E_IO, "%s: %s: %.*s", s->name, what, (int)strcspn(b.data, "\n"), b.data); /* its first line */
+  gb_buf_free(&b);
+  return e;
 }
 
 gb_err gb_sql_exec(gb_store *s, const char *sql) { return s->eng->query(s, -1, sql, NULL, 0, NULL, NULL, NULL); }
 
-void gb_store_mask(const char *url, char *buf, size_t n) {
-  snprintf(buf, n, "%s", url);
-  char *p = strstr(buf, "://");
-  char *at = p ? strchr(p + 3, '@') : NULL;
-  char *colon = p && at ? memchr(p + 3, ':', (size_t)(at - p - 3)) : NULL;
-  if (colon) { /* user:PASSWORD@ -> user:***@ */
-    memmove(colon + 1, at, strlen(at) + 1);
-    if (strlen(buf) + 3 < n) {
-      memmove(colon + 4, colon + 1, strlen(colon + 1) + 1);
-      memcpy(colon + 1, "***", 3);
-    }
-  }
-  for (char *q = buf; (q = strstr(q, "password=")); ) {
-    q += 9;
-    size_t len = strcspn(q, " &");
-    if (len && strlen(buf) - len + 3 < n) {
-      memmove(q + 3, q + len, strlen(q + len) + 1);
-      memcpy(q, "***", 3);
-      q += 3;
-    }
-  }
-}
-
 /* The engine and what it connects to, from the URL. */
-static const gb_store_drv *engine_of(const char *url, const char **target) {
-  if (strncmp(url, "postgresql://", 13) == 0 || strncmp(url, "postgres://", 11) == 0) {
-    *target = url;
-    return &gb_store_pg;
-  }
-  if (strncmp(url, "pg:", 3) == 0) {
-    *target = url + 3;
-    return &gb_store_pg;
-  }
-  *target = strncmp(url, "sqlite:", 7) == 0 ? url + 7 : url;
-  return &gb_store_sqlite;
+static gb_err engine_of(const char *url, const gb_store_drv **eng, const char **target) {
+  gb_store_kind kind;
+  gb_err e = gb_store_url_parse(url, &kind, target);
+  *eng = kind == GB_STORE_PG ? &gb_store_pg : &gb_store_sqlite;
+  return e;
 }
 
 const char *gb_store_sqlite_path(const char *url) {
+  const gb_store_drv *eng;
   const char *target;
-  return engine_of(url, &target) == &gb_store_sqlite ? target : NULL;
+  return engine_of(url, &eng, &target) == GB_OK && eng == &gb_store_sqlite ? target : NULL;
 }
 
 static const char *col_sql_type(gb_col_type t) {
@@ -241,10 +217,11 @@ static gb_err connect_url(const char *url, bool readonly, gb_store **out) {
   *out = s;
   if (!s) return gb_fail(GB_E_NOMEM, "out of memory");
   const char *target;
-  s->eng = engine_of(url, &target);
+  gb_err e = engine_of(url, &s->eng, &target);
+  if (e) return e; /* the caller closes s */
   s->readonly = readonly;
   gb_store_mask(url, s->name, sizeof s->name);
-  if (!target[0]) return gb_fail(GB_E_USAGE, "an empty store name");
+  if (!(s->url = strdup(url))) return gb_fail(GB_E_NOMEM, "out of memory");
   return s->eng->connect(s, target);
 }
 
@@ -313,9 +290,12 @@ void gb_store_close(gb_store *s) {
   if (!s) return;
   if (s->h && s->reading) gb_sql_exec(s, "ROLLBACK"); /* the snapshot ends; nothing was written in it */
   if (s->h) s->eng->disconnect(s);
+  free(s->url);
   free(s);
 }
 
 const char *gb_store_engine(const gb_store *s) { return s->eng->name; }
+
+const char *gb_store_where(const gb_store *s) { return s->where; }
 
 int gb_store_version(const gb_store *s) { return s->version; }

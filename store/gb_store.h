@@ -64,7 +64,22 @@ const char *gb_store_engine(const gb_store *s);
 /* The schema version of the open store. */
 int gb_store_version(const gb_store *s);
 
-/* url with any password replaced by "***", into buf. */
+/* ---- URLs and secrets (gb_store_url.c) ---- */
+
+typedef enum { GB_STORE_SQLITE, GB_STORE_PG } gb_store_kind;
+
+/* The engine url names and what it connects to (a libpq conninfo or URI, a
+ * SQLite path). postgresql://, postgres:// and pg: are PostgreSQL, sqlite:
+ * and a bare PATH SQLite; a bare PATH that could be a misspelt URL (a
+ * scheme such as "postgres:" or "postgresq:", "//", "@", "?", or a keyword
+ * string "host=...") is GB_E_USAGE, never a new SQLite file of that name. */
+gb_err gb_store_url_parse(const char *url, gb_store_kind *kind, const char **target);
+gb_err gb_store_url_check(const char *url);
+
+/* The store's name for messages, every secret masked ("***"), into buf:
+ * a SQLite URL as given, a PostgreSQL one as the keyword string libpq
+ * parses from it (PQconninfoParse; "pg:(...not shown)" when it does not
+ * parse). */
 void gb_store_mask(const char *url, char *buf, size_t n);
 
 /* The file of the SQLite store url names; NULL for PostgreSQL. */
@@ -85,6 +100,41 @@ gb_err gb_store_guard(const char *url, bool writes, const char *const outs[], si
  * ins and the store's files lies in it with a name ending in suffixes. */
 gb_err gb_store_guard_dir(const char *url, const char *dir, const char *const suffixes[], const char *const ins[],
                           size_t nin);
+
+/* text (a message of libpq, say) onto out with every secret of url masked:
+ * each value libpq parses from url under a secret key (password,
+ * sslpassword), PGPASSWORD, and url's own text; when libpq does not parse
+ * url, everything between the text's first and last double quote. */
+gb_err gb_store_redact(const char *url, const char *text, gb_buf *out);
+
+/* ---- a server that does not answer ---- */
+
+/* The longest, in seconds, a PostgreSQL store may take to connect and to
+ * answer each statement (a query, a COPY): libpq's connect_timeout, the
+ * client's own deadline on every wait for the server (nonblocking libpq
+ * and poll, so a server that accepts and then goes silent, at connect or
+ * mid-COPY, cannot hold a command), the server's statement_timeout, TCP
+ * keepalives (idle 10 s, every 5 s, 3 lost) and tcp_user_timeout. The
+ * default, GB_STORE_TIMEOUT_S, is set for the whole process by
+ * --store-timeout. */
+#define GB_STORE_TIMEOUT_S 60
+void gb_store_set_timeout(double seconds);
+double gb_store_timeout(void);
+
+/* gb_opt setters of every command's --store and --store-timeout: a URL
+ * gb_store_url_check refuses, and a timeout that is not a number of
+ * seconds in [1, 86400], are usage errors at once, before anything else
+ * runs (no GPU is touched, no file created). */
+struct gb_opt;
+int gb_store_opt_url(void *args, const struct gb_opt *o, const char *val, char *err, size_t errlen);
+int gb_store_opt_timeout(void *args, const struct gb_opt *o, const char *val, char *err, size_t errlen);
+#define GB_STORE_TIMEOUT_OPT                                                                                    \
+  {"store-timeout", 0, "SECONDS", "with a PostgreSQL --store: the longest to wait for it to\nconnect and for "    \
+   "each statement's answer (default 60)", GB_OPT_CALL, .set = gb_store_opt_timeout, .group = "Store"}
+
+/* Where the open store is, for the line every writer prints: "SQLite file
+ * /abs/path (new)" or "PostgreSQL database D on HOST:PORT as USER". */
+const char *gb_store_where(const gb_store *s);
 
 /* ---- writing ---- */
 
@@ -121,6 +171,9 @@ typedef struct gb_store_sink gb_store_sink;
 
 /* Opens the store at url for one campaign's rows. */
 gb_err gb_store_sink_open(const char *url, gb_store_sink **out);
+
+/* gb_store_where of the sink's store (run says it before it measures). */
+const char *gb_store_sink_where(const gb_store_sink *k);
 
 /* Queues a row of the case being written (ctx: the sink). */
 gb_err gb_store_sink_row(void *ctx, const gb_row *r);

@@ -59,6 +59,8 @@ struct gb_store {
   void *h;             /* the engine's connection */
   void *slot[GB_STORE_SLOTS];
   char name[512];      /* the URL, password masked: for messages */
+  char *url;           /* as given: gb_store_redact of the engine's messages */
+  char where[1024];    /* gb_store_where, set by connect */
   int version;
   bool write_ready; /* write_setup ran */
   bool copy_ready;  /* the session's table of rows to add (copy_in) exists */
@@ -69,7 +71,8 @@ struct gb_store {
 /* Runs sql, no parameters, no rows. */
 gb_err gb_sql_exec(gb_store *s, const char *sql);
 
-/* A failure of the store: GB_E_IO "NAME: what: detail". */
+/* A failure of the store: GB_E_IO "NAME: what: detail", detail through
+ * gb_store_redact. */
 gb_err gb_store_fail(const gb_store *s, const char *what, const char *detail);
 
 /* ---- a row's identity (gb_store_key.c) ---- */

@@ -6,11 +6,14 @@
  * longer), and in binary, so numbers arrive as numbers. libpq's
  * notices are dropped (library code prints nothing); its messages never
  * hold the password. */
+#include <errno.h>
 #include <libpq-fe.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gb_store_int.h"
 
@@ -19,23 +22,117 @@ static void pg_quiet(void *arg, const char *msg) {
   (void)msg;
 }
 
-/* The first line of libpq's message (it may run over several). */
+/* libpq's message, whole: gb_store_fail masks its secrets, then keeps its
+ * first line. */
 static gb_err pg_fail(gb_store *s, const char *what) {
-  char msg[512];
-  snprintf(msg, sizeof msg, "%s", s->h ? PQerrorMessage(s->h) : "out of memory");
-  msg[strcspn(msg, "\n")] = '\0';
-  return gb_store_fail(s, what, msg);
+  return gb_store_fail(s, what, s->h ? PQerrorMessage(s->h) : "out of memory");
 }
 
+/* Where the connection went (gb_store_where), from libpq's answers, its
+ * secrets masked. */
+static void pg_where(gb_store *s) {
+  PGconn *c = s->h;
+  const char *host = PQhost(c), *port = PQport(c);
+  char raw[1024];
+  snprintf(raw, sizeof raw, "PostgreSQL database %s on %s%s%s as %s", PQdb(c), host && host[0] ? host : "localhost",
+           port && port[0] ? ":" : "", port ? port : "", PQuser(c));
+  gb_buf b = {0};
+  snprintf(s->where, sizeof s->where, "%s", gb_store_redact(s->url, raw, &b) ? "PostgreSQL" : b.data);
+  gb_buf_free(&b);
+}
+
+static double g_timeout_s = GB_STORE_TIMEOUT_S;
+
+void gb_store_set_timeout(double seconds) { g_timeout_s = seconds; }
+
+double gb_store_timeout(void) { return g_timeout_s; }
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* Waits until the connection's socket is ready for events, or fails once
+ * the statement's deadline has passed. */
+static gb_err pg_wait(gb_store *s, short events, double deadline) {
+  for (;;) {
+    double left = deadline - now_s();
+    if (left <= 0)
+      return gb_fail(GB_E_IO, "%s: the server did not answer within %g s (--store-timeout)", s->name, g_timeout_s);
+    struct pollfd p = {PQsocket(s->h), events, 0};
+    int n = poll(&p, 1, left > 1e6 ? 1000000000 : (int)(left * 1000) + 1);
+    if (n > 0) return GB_OK;
+    if (n < 0 && errno != EINTR) return gb_fail(GB_E_IO, "%s: poll: %s", s->name, strerror(errno));
+  }
+}
+
+/* Sends what libpq holds (nonblocking), reading what arrives meanwhile. */
+static gb_err pg_flush(gb_store *s, double deadline) {
+  int r;
+  while ((r = PQflush(s->h)) == 1) {
+    gb_err e = pg_wait(s, POLLOUT | POLLIN, deadline);
+    if (!e && !PQconsumeInput(s->h)) return pg_fail(s, "lost the server");
+    if (e) return e;
+  }
+  return r == 0 ? GB_OK : pg_fail(s, "cannot send to the server");
+}
+
+/* The next result of the statement (NULL: none left), waiting for it no
+ * longer than the deadline. */
+static gb_err pg_result(gb_store *s, double deadline, PGresult **r) {
+  *r = NULL;
+  while (PQisBusy(s->h)) {
+    gb_err e = pg_wait(s, POLLIN, deadline);
+    if (e) return e;
+    if (!PQconsumeInput(s->h)) return pg_fail(s, "lost the server");
+  }
+  *r = PQgetResult(s->h);
+  return GB_OK;
+}
+
+/* Runs a statement with no parameters and no rows (the session's set-up). */
+static gb_err pg_exec(gb_store *s, const char *sql, const char *what) {
+  double deadline = now_s() + g_timeout_s;
+  gb_err e = PQsendQuery(s->h, sql) ? pg_flush(s, deadline) : pg_fail(s, what);
+  PGresult *r;
+  while (!e && !(e = pg_result(s, deadline, &r)) && r) {
+    if (PQresultStatus(r) != PGRES_COMMAND_OK) e = gb_store_fail(s, what, PQresultErrorMessage(r));
+    PQclear(r);
+  }
+  return e;
+}
+
+/* Connects with the deadlines of gb_store_set_timeout (a value in the
+ * connection string itself wins: it comes last), then sets the server's
+ * statement_timeout. A string libpq does not parse is refused before any
+ * connection, its message masked. */
 static gb_err pg_connect(gb_store *s, const char *conninfo) {
-  PGconn *c = PQconnectdb(conninfo);
+  char *err = NULL;
+  PQconninfoOption *o = PQconninfoParse(conninfo, &err);
+  PQconninfoFree(o);
+  if (!o) {
+    gb_err e = gb_store_fail(s, "not a PostgreSQL connection string", err ? err : "out of memory");
+    PQfreemem(err);
+    char msg[2048];
+    snprintf(msg, sizeof msg, "%s", gb_errmsg());
+    return gb_fail(e == GB_E_IO ? GB_E_USAGE : e, "%s", msg);
+  }
+  char ct[32], ut[32], sql[64];
+  snprintf(ct, sizeof ct, "%.0f", g_timeout_s < 2 ? 2 : g_timeout_s);
+  snprintf(ut, sizeof ut, "%.0f", g_timeout_s * 1000);
+  const char *const kw[] = {"connect_timeout", "keepalives", "keepalives_idle", "keepalives_interval",
+                            "keepalives_count", "tcp_user_timeout", "dbname", NULL};
+  const char *const val[] = {ct, "1", "10", "5", "3", ut, conninfo, NULL};
+  PGconn *c = PQconnectdbParams(kw, val, 1);
   s->h = c;
   if (!c || PQstatus(c) != CONNECTION_OK) return pg_fail(s, "cannot connect");
   PQsetNoticeProcessor(c, pg_quiet, NULL);
-  PGresult *r = PQexec(c, "SET client_min_messages = warning");
-  gb_err e = PQresultStatus(r) == PGRES_COMMAND_OK ? GB_OK : pg_fail(s, "cannot set up the session");
-  PQclear(r);
-  return e;
+  pg_where(s);
+  if (PQsetnonblocking(c, 1) != 0) return pg_fail(s, "cannot set up the session");
+  snprintf(sql, sizeof sql, "SET statement_timeout = %.0f", g_timeout_s * 1000);
+  gb_err e = pg_exec(s, "SET client_min_messages = warning", "cannot set up the session");
+  return e ? e : pg_exec(s, sql, "cannot set up the session");
 }
 
 static uint64_t be_bits(const char *p, int len) {
@@ -78,12 +175,15 @@ static gb_err pg_value(gb_store *s, const PGresult *r, int row, int i, gb_sql_va
 
 /* Reads every result of the query sent: rows to fn, the count of changed
  * rows to *changed; the first error is kept, the rest drained. */
-static gb_err pg_collect(gb_store *s, gb_sql_row_fn fn, void *ctx, size_t *changed) {
+static gb_err pg_collect(gb_store *s, double deadline, gb_sql_row_fn fn, void *ctx, size_t *changed) {
   gb_err e = GB_OK;
   PGresult *r;
   enum { MAXV = 64 };
   gb_sql_val val[MAXV];
-  while ((r = PQgetResult(s->h))) {
+  for (;;) {
+    gb_err we = pg_result(s, deadline, &r);
+    if (we) return e ? e : we; /* a silent server: the connection is left as is, closed by the caller */
+    if (!r) break;
     ExecStatusType st = PQresultStatus(r);
     if ((st == PGRES_SINGLE_TUPLE || st == PGRES_TUPLES_OK) && fn && !e) {
       int n = PQnfields(r), rows = PQntuples(r);
@@ -95,10 +195,7 @@ static gb_err pg_collect(gb_store *s, gb_sql_row_fn fn, void *ctx, size_t *chang
     } else if (st == PGRES_COMMAND_OK && changed) {
       *changed = (size_t)strtoull(PQcmdTuples(r), NULL, 10);
     } else if (st != PGRES_SINGLE_TUPLE && st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK && !e) {
-      char msg[512];
-      snprintf(msg, sizeof msg, "%s", PQresultErrorMessage(r));
-      msg[strcspn(msg, "\n")] = '\0';
-      e = gb_store_fail(s, "query failed", msg);
+      e = gb_store_fail(s, "query failed", PQresultErrorMessage(r));
     }
     PQclear(r);
   }
@@ -109,12 +206,13 @@ static gb_err pg_query(gb_store *s, int slot, const char *sql, const char *const
                        gb_sql_row_fn fn, void *ctx, size_t *changed) {
   char name[16];
   int sent;
+  double deadline = now_s() + g_timeout_s;
   if (slot >= 0) {
     snprintf(name, sizeof name, "gb%d", slot);
     if (!s->slot[slot]) {
-      PGresult *r = PQprepare(s->h, name, sql, (int)np, NULL);
-      gb_err e = PQresultStatus(r) == PGRES_COMMAND_OK ? GB_OK : pg_fail(s, "cannot prepare a statement");
-      PQclear(r);
+      gb_err e = PQsendPrepare(s->h, name, sql, (int)np, NULL) ? pg_flush(s, deadline)
+                                                                : pg_fail(s, "cannot prepare a statement");
+      if (!e) e = pg_collect(s, deadline, NULL, NULL, NULL);
       if (e) return e;
       s->slot[slot] = s; /* marks it prepared */
     }
@@ -124,28 +222,50 @@ static gb_err pg_query(gb_store *s, int slot, const char *sql, const char *const
   }
   if (!sent) return pg_fail(s, "cannot send a query");
   if (fn) PQsetSingleRowMode(s->h);
-  return pg_collect(s, fn, ctx, changed);
+  gb_err e = pg_flush(s, deadline);
+  return e ? e : pg_collect(s, deadline, fn, ctx, changed);
+}
+
+/* The COPY's rows, in pieces of at most 1 MB, each sent within the
+ * deadline (nonblocking: a server that stops reading fills the socket, and
+ * PQputCopyData then answers 0 until it drains). */
+static gb_err pg_copy_data(gb_store *s, const char *data, size_t len, double deadline) {
+  gb_err e = GB_OK;
+  for (size_t off = 0; off < len && !e;) {
+    size_t k = len - off < (1u << 20) ? len - off : (1u << 20);
+    int r = PQputCopyData(s->h, data + off, (int)k);
+    if (r == 1) off += k;
+    else if (r == 0) e = pg_wait(s, POLLOUT | POLLIN, deadline);
+    else e = pg_fail(s, "cannot send the rows");
+    if (!e && r == 0 && !PQconsumeInput(s->h)) e = pg_fail(s, "lost the server");
+  }
+  return e;
 }
 
 static gb_err pg_copy_in(gb_store *s, const char *sql, const char *data, size_t len) {
-  PGresult *r = PQexec(s->h, sql);
-  ExecStatusType st = PQresultStatus(r);
-  PQclear(r);
-  if (st != PGRES_COPY_IN) {
-    gb_err e = pg_fail(s, "cannot start a COPY");
-    while ((r = PQgetResult(s->h))) PQclear(r);
+  double deadline = now_s() + g_timeout_s;
+  gb_err e = PQsendQuery(s->h, sql) ? pg_flush(s, deadline) : pg_fail(s, "cannot start a COPY");
+  PGresult *r = NULL;
+  if (!e) e = pg_result(s, deadline, &r);
+  if (e) return e;
+  if (PQresultStatus(r) != PGRES_COPY_IN) {
+    e = gb_store_fail(s, "cannot start a COPY", r ? PQresultErrorMessage(r) : "no answer");
+    PQclear(r);
+    pg_collect(s, deadline, NULL, NULL, NULL); /* what is left of the answer */
     return e;
   }
-  size_t off = 0;
-  while (off < len) { /* in pieces of at most 1 MB */
-    size_t k = len - off < (1u << 20) ? len - off : (1u << 20);
-    if (PQputCopyData(s->h, data + off, (int)k) != 1) break;
-    off += k;
-  }
-  gb_err e = off < len ? pg_fail(s, "cannot send the rows") : GB_OK;
+  PQclear(r);
+  e = pg_copy_data(s, data, len, deadline);
+  if (e && now_s() >= deadline) return e; /* a silent server: nothing more to say to it */
   /* a COPY cut short is ended as failed, so that none of its rows is added */
-  if (PQputCopyEnd(s->h, off < len ? "not every row was sent" : NULL) != 1 && !e) e = pg_fail(s, "cannot send the rows");
-  gb_err e2 = pg_collect(s, NULL, NULL, NULL);
+  int end;
+  while ((end = PQputCopyEnd(s->h, e ? "not every row was sent" : NULL)) == 0) {
+    gb_err we = pg_wait(s, POLLOUT, deadline);
+    if (we) return e ? e : we;
+  }
+  if (end < 0) return e ? e : pg_fail(s, "cannot send the rows");
+  gb_err e2 = pg_flush(s, deadline);
+  if (!e2) e2 = pg_collect(s, deadline, NULL, NULL, NULL);
   return e ? e : e2;
 }
 

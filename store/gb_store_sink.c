@@ -28,6 +28,8 @@ gb_err gb_store_sink_open(const char *url, gb_store_sink **out) {
   return GB_OK;
 }
 
+const char *gb_store_sink_where(const gb_store_sink *k) { return gb_store_where(k->s); }
+
 gb_err gb_store_sink_row(void *ctx, const gb_row *r) {
   gb_store_sink *k = ctx;
   if (!k->run_id[0]) {

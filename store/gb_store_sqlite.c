@@ -51,9 +51,12 @@ static gb_err sq_connect_read(gb_store *s, const char *path) {
 static gb_err sq_connect(gb_store *s, const char *path) {
   if (s->readonly) return sq_connect_read(s, path);
   sqlite3 *db = NULL;
+  bool is_new = access(path, F_OK) != 0;
   int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
   s->h = db;
   if (rc != SQLITE_OK) return sq_fail(s, "cannot open");
+  const char *abs = sqlite3_db_filename(db, "main");
+  snprintf(s->where, sizeof s->where, "SQLite file %s%s", abs && abs[0] ? abs : path, is_new ? " (new)" : "");
   sqlite3_busy_timeout(db, 60000);
   static const char *const k_setup[] = {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL",
                                         "PRAGMA foreign_keys=OFF"};

@@ -338,7 +338,7 @@ END_TEST
  * each one is a name the planner takes, and none is left out. */
 static void plan_more(const gb_opt *o, void *ctx) {
   size_t *n = ctx;
-  if (o->kind != GB_OPT_CALL || !o->set) return;
+  if (o->kind != GB_OPT_CALL || !o->set || strcmp(o->name, "store-timeout") == 0) return; /* the store's */
   n[0]++;
   ck_assert_msg(gb_plan_is_opt(o->name) || gb_workload_is_key(o->name), "--%s: not a planner name", o->name);
   if (!o->hidden) n[1]++;
@@ -393,8 +393,10 @@ START_TEST(test_history_defaults) {
   gb_cp_options d = gb_cp_defaults();
   char *help = text_of(help_fn, &gb_history_cmd);
   char want[2][96];
-  snprintf(want[0], sizeof want[0], "--min-segment N  runs on each side of a change (default %zu,", d.min_segment);
-  snprintf(want[1], sizeof want[1], "--alpha A        level of the step test per segment (default %g)", d.alpha);
+  snprintf(want[0], sizeof want[0], "--min-segment N runs on each side of a change (default %zu,", d.min_segment);
+  snprintf(want[1], sizeof want[1], "--alpha A level of the step test per segment (default %g)", d.alpha);
+  for (char *p = help, *q = help; (*q = *p); p++) /* runs of spaces as one: the column's width is the widest option's */
+    if (!(*p == ' ' && q > help && q[-1] == ' ')) q++;
   for (int i = 0; i < 2; i++) ck_assert_msg(strstr(help, want[i]), "help lacks %s", want[i]);
   free(help);
 }
