@@ -19,10 +19,8 @@ today=${3:-$(git -C "$src" log -1 --format=%cs 2>/dev/null || true)}
 [[ $today =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}$ ]] || today=$(cat "$src/data/prices-as-of")
 echo "build date: $today"
 fail=0
-# 1. date, source, confidence on every row; no date after the build's (a quoted field may hold commas)
-for f in "$src/data/prices.csv" "$src/data/price-history.csv"; do
-  LC_ALL=C awk -v today="$today" -v file="$f" '
-    function split_csv(line, out,   n, i, c, q, cur) {
+# split_csv(line, out): the fields of one CSV line, a quoted field's commas kept
+split_csv='    function split_csv(line, out,   n, i, c, q, cur) {
       n = 0; cur = ""; q = 0
       for (i = 1; i <= length(line); i++) {
         c = substr(line, i, 1)
@@ -34,6 +32,10 @@ for f in "$src/data/prices.csv" "$src/data/price-history.csv"; do
       out[++n] = cur
       return n
     }
+'
+# 1. date, source, confidence on every row; no date after the build's (a quoted field may hold commas)
+for f in "$src/data/prices.csv" "$src/data/price-history.csv"; do
+  LC_ALL=C awk -v today="$today" -v file="$f" "$split_csv"'
     NR == 1 { n = split_csv($0, h); for (i = 1; i <= n; i++) col[h[i]] = i; next }
     {
       split_csv($0, v)
@@ -48,12 +50,14 @@ for f in "$src/data/prices.csv" "$src/data/price-history.csv"; do
 done
 # 2. the default plan's top 3 rest on prices under 18 months old (the reader also rejects a future date)
 if GPUBENCH_TODAY=$today "$bin" plan --top 3 --csv "$tmp/top.csv" > "$tmp/plan.txt" 2>&1; then
-  LC_ALL=C awk -F, -v today="$today" '
-    NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+  # fields through split_csv: a price's source may hold a quoted comma
+  LC_ALL=C awk -v today="$today" "$split_csv"'
+    NR == 1 { n = split_csv($0, h); for (i = 1; i <= n; i++) col[h[i]] = i; next }
     {
-      what = $(col["gpu_type"]) " " $(col["provider"]) " " $(col["offering"])
-      if ($(col["price_stale"]) != "no") { printf "FAIL: top %d (%s) rests on a price dated %s, 18 months or more before %s\n", NR - 1, what, $(col["price_date"]), today; bad = 1 }
-      else printf "ok: top %d (%s): price dated %s, %s days old\n", NR - 1, what, $(col["price_date"]), $(col["price_age_days"])
+      split_csv($0, v)
+      what = v[col["gpu_type"]] " " v[col["provider"]] " " v[col["offering"]]
+      if (v[col["price_stale"]] != "no") { printf "FAIL: top %d (%s) rests on a price dated %s, 18 months or more before %s\n", NR - 1, what, v[col["price_date"]], today; bad = 1 }
+      else printf "ok: top %d (%s): price dated %s, %s days old\n", NR - 1, what, v[col["price_date"]], v[col["price_age_days"]]
     }
     END { if (NR < 2) { print "FAIL: the default plan has no top choice"; bad = 1 } exit bad }' "$tmp/top.csv" || fail=1
 else
