@@ -124,23 +124,6 @@ gb_err gb_esc_line(gb_buf *out, const char *s) {
   return walk(out, s, md_one, &(md_state){.code = true, .plain = true});
 }
 
-/* JSON string content: quote and backslash escaped, every control
- * character (C0, DEL, C1) and U+2028/9 (line ends to JavaScript) as \uXXXX;
- * state: room for that escape. */
-static const char *json_one(uint32_t c, void *state) {
-  char *buf = state;
-  if (c == '"') return "\\\"";
-  if (c == '\\') return "\\\\";
-  if (!control(c, false) && c != 0x2028 && c != 0x2029) return NULL;
-  snprintf(buf, 8, "\\u%04x", (unsigned)c);
-  return buf;
-}
-
-gb_err gb_esc_json(gb_buf *out, const char *s) {
-  char buf[8];
-  return walk(out, s, json_one, buf);
-}
-
 static const char *html_one(uint32_t c, void *state) {
   (void)state;
   switch (c) {

@@ -28,11 +28,6 @@
 #include "gb_csv.h"
 #include "gb_error.h"
 
-/* The inside of a JSON string (RFC 8259): '"' and '\\' escaped, control
- * characters and U+2028/U+2029 as \uXXXX, invalid UTF-8 as U+FFFD, so the
- * document is valid UTF-8 whatever the text (plan --json's workload name). */
-gb_err gb_esc_json(gb_buf *out, const char *s);
-
 /* A markdown table cell or inline text (one line). */
 gb_err gb_esc_markdown(gb_buf *out, const char *s);
 

@@ -135,20 +135,17 @@ START_TEST(test_xml) {
 }
 END_TEST
 
-/* JSON: valid UTF-8 whatever the text, no raw quote or control character. */
-START_TEST(test_json) {
-  char *j = esc(gb_esc_json, "a\"b\\c\n\x01\x7f\xc2\x85\xe2\x80\xa8\xff\xfe\xc0x\xe2\x82\xac");
-  ck_assert_str_eq(j, "a\\\"b\\\\c\\u000a\\u0001\\u007f\\u0085\\u2028\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdx\xe2\x82\xac");
+/* Valid UTF-8 for a library that escapes the rest (plan --json through
+ * json-c): each byte of an invalid sequence becomes U+FFFD, nothing else
+ * changes, whatever the text. */
+START_TEST(test_utf8) {
+  char *j = esc(gb_esc_utf8, "a\"b\\c\n\x01\x7f\xc2\x85\xe2\x80\xa8\xff\xfe\xc0x\xe2\x82\xac");
+  ck_assert_str_eq(j, "a\"b\\c\n\x01\x7f\xc2\x85\xe2\x80\xa8\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdx\xe2\x82\xac");
   free(j);
   for (size_t i = 0; i < NHOSTILE; i++) {
-    j = esc(gb_esc_json, k_hostile[i]);
+    j = esc(gb_esc_utf8, k_hostile[i]);
     size_t bad;
     ck_assert_msg(gb_utf8_valid(j, strlen(j), &bad), "%s", j);
-    for (const unsigned char *p = (const unsigned char *)j; *p; p++) {
-      ck_assert_msg(*p >= 0x20, "control in %s", j);
-      if (*p == '\\') p++; /* an escape: its next character is part of it */
-      else ck_assert_msg(*p != '"', "raw quote in %s", j);
-    }
     free(j);
   }
 }
@@ -422,7 +419,7 @@ int main(void) {
   tcase_add_test(tc, test_markdown);
   tcase_add_test(tc, test_html);
   tcase_add_test(tc, test_xml);
-  tcase_add_test(tc, test_json);
+  tcase_add_test(tc, test_utf8);
   tcase_add_test(tc, test_csv);
   tcase_add_test(tc, test_gnuplot);
   tcase_add_test(tc, test_gate_outputs);
