@@ -136,7 +136,7 @@ START_TEST(test_settings_list) {
 END_TEST
 
 static Suite *suite(void) {
-  Suite *s = suite_create("opts");
+  Suite *s = suite_create("settings");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_walk);
   tcase_add_test(tc, test_gemm_opts);
