@@ -9,7 +9,7 @@
 #include "bench_collective.h"
 #include "gb_desc.h"
 #include "gb_num.h"
-#include "gb_opts.h"
+#include "gb_settings.h"
 
 static const char *const dtype_names[GB_COLL_DTYPE_COUNT] = {"fp32", "bf16", "fp16"};
 static const int dtype_sizes[GB_COLL_DTYPE_COUNT] = {4, 2, 2};
@@ -254,7 +254,7 @@ static gb_err coll_opt(void *ctx, const char *key, const char *val, bool prefixe
 
 gb_err gb_coll_opts_parse(const char *s, gb_coll_opts *o) {
   *o = gb_coll_opts_default();
-  GB_TRY(gb_opts_each(s, "collective.", true, coll_opt, o));
+  GB_TRY(gb_settings_each(s, "collective.", true, coll_opt, o));
   if (o->max_bytes < o->min_bytes)
     return gb_fail(GB_E_USAGE, "--opt max (%lld bytes) is below min (%lld bytes)", (long long)o->max_bytes,
                    (long long)o->min_bytes);

@@ -1,7 +1,7 @@
 /* gb_bench: case lists and row sets shared by the benchmarks and the runner. */
 #include "gb_bench.h"
 
-#include "gb_opts.h"
+#include "gb_settings.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -130,7 +130,7 @@ int gb_compare_parse_args(int argc, char **argv, gb_compare_args *a) {
   memset(a, 0, sizeof *a);
   a->threshold_pct = NAN;
   a->alpha = NAN;
-  return gb_opt_parse(&gb_compare_cmd, argc, argv, a);
+  return gb_cli_parse(&gb_compare_cmd, argc, argv, a);
 }
 
 /* The whole of a file, malloc'd; NULL on error. */

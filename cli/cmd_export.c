@@ -91,7 +91,7 @@ static int export_store_csv(const export_args *a) {
 
 int gb_cmd_export(int argc, char **argv) {
   export_args a = {.job = "gpubench", .timeout_ms = GB_PUSH_TIMEOUT_MS};
-  int rc = gb_opt_parse(&gb_export_cmd, argc, argv, &a);
+  int rc = gb_cli_parse(&gb_export_cmd, argc, argv, &a);
   if (rc != GB_CLI_CONTINUE) {
     gb_opt_free(&gb_export_cmd, &a);
     return rc;

@@ -79,7 +79,7 @@ int gb_cmd_fleet(int argc, char **argv) {
   fleet_args a;
   memset(&a, 0, sizeof a);
   a.threshold_pct = a.alpha = NAN;
-  int rc = gb_opt_parse(&gb_fleet_cmd, argc, argv, &a);
+  int rc = gb_cli_parse(&gb_fleet_cmd, argc, argv, &a);
   if (rc != GB_CLI_CONTINUE) return gb_opt_free(&gb_fleet_cmd, &a), rc;
   const char *in[2] = {a.noise_path, NULL};
   size_t nin = a.noise_path ? 1 : 0;

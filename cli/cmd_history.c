@@ -162,7 +162,7 @@ static gb_err plot_history(const char *dir, const gb_history *h, bool all, size_
 int gb_history_parse_args(int argc, char **argv, gb_history_args *a) {
   memset(a, 0, sizeof *a);
   a->alpha = a->threshold_pct = NAN;
-  return gb_opt_parse(&gb_history_cmd, argc, argv, a);
+  return gb_cli_parse(&gb_history_cmd, argc, argv, a);
 }
 
 void gb_history_args_free(gb_history_args *a) { gb_opt_free(&gb_history_cmd, a); }

@@ -54,7 +54,7 @@ const gb_opt_cmd gb_import_cmd = {
 
 int gb_cmd_import(int argc, char **argv) {
   import_args a = {0};
-  int rc = gb_opt_parse(&gb_import_cmd, argc, argv, &a);
+  int rc = gb_cli_parse(&gb_import_cmd, argc, argv, &a);
   if (rc != GB_CLI_CONTINUE) {
     gb_opt_free(&gb_import_cmd, &a);
     return rc;

@@ -35,14 +35,14 @@ const gb_opt_cmd gb_info_cmd = {
  * the measuring module (cli/gb_measure.c). */
 int gb_cmd_info(int argc, char **argv) {
   info_args a = {0};
-  int rc = gb_opt_parse(&gb_info_cmd, argc, argv, &a);
+  int rc = gb_cli_parse(&gb_info_cmd, argc, argv, &a);
   if (rc != GB_CLI_CONTINUE) return rc;
   return gb_measure_call("info", argc, argv);
 }
 #else
 int gb_cmd_info(int argc, char **argv) {
   info_args a = {0};
-  int rc = gb_opt_parse(&gb_info_cmd, argc, argv, &a);
+  int rc = gb_cli_parse(&gb_info_cmd, argc, argv, &a);
   if (rc != GB_CLI_CONTINUE) return rc;
   bool csv = a.csv;
 

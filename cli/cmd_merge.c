@@ -57,7 +57,7 @@ const gb_opt_cmd gb_merge_cmd = {
 
 int gb_cmd_merge(int argc, char **argv) {
   merge_args a = {0};
-  int rc = gb_opt_parse(&gb_merge_cmd, argc, argv, &a);
+  int rc = gb_cli_parse(&gb_merge_cmd, argc, argv, &a);
   if (rc != GB_CLI_CONTINUE) {
     gb_opt_free(&gb_merge_cmd, &a);
     return rc;

@@ -63,7 +63,7 @@ int gb_cmd_monitor(int argc, char **argv) {
   gb_monitor_opts d = gb_monitor_defaults();
   monitor_args a = {.listen = d.listen, .interval_ms = d.interval_ms, .max_connections = d.max_connections,
                     .timeout_s = d.timeout_s, .deadline_s = d.deadline_s, .threads = d.threads};
-  int rc = gb_opt_parse(&gb_monitor_cmd, argc, argv, &a);
+  int rc = gb_cli_parse(&gb_monitor_cmd, argc, argv, &a);
   if (rc != GB_CLI_CONTINUE) {
     gb_opt_free(&gb_monitor_cmd, &a);
     return rc;

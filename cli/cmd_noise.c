@@ -63,7 +63,7 @@ const gb_opt_cmd gb_noise_cmd = {
 int gb_cmd_noise(int argc, char **argv) {
   noise_args a;
   memset(&a, 0, sizeof a);
-  int rc = gb_opt_parse(&gb_noise_cmd, argc, argv, &a);
+  int rc = gb_cli_parse(&gb_noise_cmd, argc, argv, &a);
   if (rc != GB_CLI_CONTINUE) {
     gb_opt_free(&gb_noise_cmd, &a);
     return rc;

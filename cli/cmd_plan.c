@@ -261,7 +261,7 @@ int gb_plan_parse_args(int argc, char **argv, gb_plan_args *a) {
   a->top = 10;
   gb_plan_opts_default(&a->opts);
   gb_workload_init(&a->flags);
-  if (!gb_cli_wants_help(argc, argv) && argc > GB_PLAN_MAX_ARGS) return gb_cli_usage_error("plan", "too many arguments");
+  if (!gb_opt_wants_help(argc, argv) && argc > GB_PLAN_MAX_ARGS) return gb_cli_usage_error("plan", "too many arguments");
   /* --explain=all and --explain=summary: a flag with an optional value, which the option table has no kind for */
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--") == 0) break;
@@ -270,7 +270,7 @@ int gb_plan_parse_args(int argc, char **argv, gb_plan_args *a) {
     else if (strncmp(argv[i], "--explain=", 10) == 0)
       return gb_cli_usage_error("plan", "--explain: \"%s\" is not summary or all", argv[i] + 10);
   }
-  int rc = gb_opt_parse(&gb_plan_cmd, argc, argv, a);
+  int rc = gb_cli_parse(&gb_plan_cmd, argc, argv, a);
   if (rc == GB_CLI_CONTINUE && a->workload_name) rc = resolve_workload_name(a);
   return rc;
 }

@@ -64,7 +64,7 @@ const gb_opt_cmd gb_report_cmd = {
 int gb_report_parse_args(int argc, char **argv, gb_report_args *a) {
   memset(a, 0, sizeof *a);
   a->out_dir = "report";
-  int rc = gb_opt_parse(&gb_report_cmd, argc, argv, a);
+  int rc = gb_cli_parse(&gb_report_cmd, argc, argv, a);
   if (rc != GB_CLI_CONTINUE) return rc;
   if (a->compare && a->nfiles != 2)
     return gb_cli_usage_error("report", "--compare needs exactly two results files: BASELINE.csv CURRENT.csv");

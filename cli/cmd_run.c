@@ -146,7 +146,7 @@ int gb_run_parse_args(int argc, char **argv, gb_run_args *a) {
   a->iters = -1;
   a->repeat = 1;
   a->telemetry_ms = GB_TELEMETRY_DEFAULT_MS;
-  int rc = gb_opt_parse(&gb_run_cmd, argc, argv, a);
+  int rc = gb_cli_parse(&gb_run_cmd, argc, argv, a);
   a->bench_opts = a->opts_text[0] ? a->opts_text : NULL;
   if (rc != GB_CLI_CONTINUE) {
     a->list = false;

@@ -6,10 +6,15 @@
 
 #include <stdio.h>
 
-#include "gb_opt.h"
+#include "gb_optable.h"
+#include "gb_optdoc.h"
+
+/* What gb_cli_parse and each gb_<cmd>_parse_args (gb_cli_args.h) return when
+ * the command should go on; any other value is the exit code. */
+#define GB_CLI_CONTINUE (-1)
 
 typedef struct gb_command {
-  const gb_opt_cmd *spec;             /* name, summary, options: core/gb_opt.h */
+  const gb_opt_cmd *spec;             /* name, summary, options: core/gb_optable.h */
   int (*main)(int argc, char **argv); /* argv[0] is the subcommand name */
 } gb_command;
 
@@ -18,12 +23,22 @@ extern const gb_command gb_commands[];
 
 /* The program's description for the top-level help, the man page and the
  * completion (cli/gb_commands.c); its cmds are gb_commands' specs. */
-const gb_opt_prog *gb_cli_program(void);
+const gb_optdoc_prog *gb_cli_program(void);
 
 /* `gpubench --help`: the command list. */
 void gb_cli_usage(FILE *fp);
 
-/* gb_cli_usage_error and gb_cli_wants_help: core/gb_opt.h (cli/gb_opt.c). */
+/* Parses argv (argv[0] the subcommand's name) into args by cmd's table
+ * (gb_opt_read, core/gb_optable.h): GB_CLI_CONTINUE when the command should
+ * go on; 0 after --help (printed to stdout); 2 after a usage error (printed
+ * to stderr through gb_cli_usage_error); 1 when memory ran out. args must
+ * hold the defaults already; gb_opt_free releases what it allocated, in
+ * every case (cli/gb_cli_parse.c). */
+int gb_cli_parse(const gb_opt_cmd *cmd, int argc, char **argv, void *args);
+
+/* Prints "gpubench <cmd>: <message>" and "Try 'gpubench <cmd> --help'." to
+ * stderr and returns 2 (bad usage). */
+int gb_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Each subcommand: its spec (option table) and its main, in cli/cmd_<name>.c. */
 extern const gb_opt_cmd gb_compare_cmd, gb_history_cmd, gb_info_cmd, gb_merge_cmd, gb_noise_cmd, gb_plan_cmd,

@@ -15,10 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gb_cli.h"
 #include "gb_plan.h"
 #include "gb_workload.h"
-
-#define GB_CLI_CONTINUE (-1)
 
 /* ---- compare ---- */
 

@@ -2,7 +2,7 @@
  * from main() so that tests can walk every command's option table.
  *
  * To add a subcommand: write cli/cmd_<name>.c with its gb_opt_cmd spec
- * (core/gb_opt.h) and int gb_cmd_<name>(int argc, char **argv), declare both
+ * (core/gb_optable.h) and int gb_cmd_<name>(int argc, char **argv), declare both
  * in gb_cli.h and add a line here. Its --help, its section of the man page
  * and its completion then follow from the spec. */
 #include <stddef.h>
@@ -30,9 +30,9 @@ const gb_command gb_commands[] = {
 
 #define MAX_COMMANDS 64
 
-const gb_opt_prog *gb_cli_program(void) {
+const gb_optdoc_prog *gb_cli_program(void) {
   static const gb_opt_cmd *cmds[MAX_COMMANDS + 1];
-  static gb_opt_prog prog = {
+  static gb_optdoc_prog prog = {
       .name = "gpubench",
       .summary = "GPU benchmarks, a cost planner, reports and a regression gate",
       .description =
@@ -64,7 +64,7 @@ const gb_opt_prog *gb_cli_program(void) {
 }
 
 void gb_cli_usage(FILE *fp) {
-  const gb_opt_prog *p = gb_cli_program();
+  const gb_optdoc_prog *p = gb_cli_program();
   fprintf(fp, "Usage: gpubench COMMAND [OPTIONS]\n\n");
   fprintf(fp, "%.*s\n\nCommands:\n", (int)(strstr(p->description, "\n\n") - p->description), p->description);
   for (const gb_command *c = gb_commands; c->spec; c++) fprintf(fp, "  %-10s %s\n", c->spec->name, c->spec->summary);

@@ -64,11 +64,11 @@ int main(int argc, char **argv) {
   /* hidden: the build writes the man page and the completion from the
    * option tables (CMakeLists.txt) */
   if (strcmp(argv[1], "--man") == 0 && argc == 2) {
-    gb_opt_man(gb_cli_program(), stdout);
+    gb_optdoc_man(gb_cli_program(), stdout);
     return fflush(stdout) == 0 ? 0 : 1;
   }
   if (strcmp(argv[1], "--completion") == 0 && argc == 3 && strcmp(argv[2], "bash") == 0) {
-    gb_opt_bash_completion(gb_cli_program(), stdout);
+    gb_optdoc_bash_completion(gb_cli_program(), stdout);
     return fflush(stdout) == 0 ? 0 : 1;
   }
   /* zsh: the same completion through zsh's bash emulation (bashcompinit) */
@@ -77,7 +77,7 @@ int main(int argc, char **argv) {
           "# Install as _gpubench in a directory of $fpath, or source it after compinit.\n"
           "autoload -U +X bashcompinit && bashcompinit\n",
           stdout);
-    gb_opt_bash_completion(gb_cli_program(), stdout);
+    gb_optdoc_bash_completion(gb_cli_program(), stdout);
     return fflush(stdout) == 0 ? 0 : 1;
   }
   for (const gb_command *c = gb_commands; c->spec; c++)

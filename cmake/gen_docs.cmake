@@ -1,5 +1,5 @@
 # Writes the man page and the bash completion from the built program's option
-# tables (core/gb_opt.h): cmake -DEXE=gpubench -DMAN=gpubench.1
+# tables (core/gb_optable.h, written by cli/gb_optdoc.c): cmake -DEXE=gpubench -DMAN=gpubench.1
 # -DCOMPLETION=gpubench.bash-completion -P gen_docs.cmake. Each file is written
 # whole or not at all.
 foreach(pair "MAN;--man" "COMPLETION;--completion;bash")

@@ -1,5 +1,5 @@
 /* fuzz_cli: the command-line parsers of compare, history, plan, report and
- * run (cli/gb_cli_args.h), and run's --opt through core/gb_opts and the
+ * run (cli/gb_cli_args.h), and run's --opt through core/gb_settings and the
  * gemm, membw/copy, collective and decode option parsers. They read argv and
  * nothing else: no file is opened, nothing measured or written.
  *
@@ -72,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     rc = gb_run_parse_args(argc, argv, &a);
     if (rc == GB_CLI_CONTINUE) {
       FUZZ_ASSERT(a.repeat >= 1 && a.repeat <= 1000);
-      /* --opt: the walker (core/gb_opts) and each benchmark's own option parser */
+      /* --opt: the walker (core/gb_settings) and each benchmark's own option parser */
       gb_err e;
       gb_gemm_opts go;
       e = gb_gemm_opts_parse(a.bench_opts, &go);

@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include "gb_error.h"
-#include "gb_opt.h"
+#include "gb_optable.h"
 #include "gb_perf.h"
 #include "gb_prices.h"
 #include "gb_workload.h"
@@ -74,9 +74,9 @@ typedef struct gb_plan_opts {
 
 void gb_plan_opts_default(gb_plan_opts *o);
 
-/* The options, one gb_opt each (core/gb_opt.h), ended by an entry with no
- * name: flag name, placeholder, meaning with its default, kind, the field of
- * gb_plan_opts it sets and its range. The CLI makes its flags from it. */
+/* The options, one gb_opt each (core/gb_optable.h), ended by an entry with
+ * no name: flag name, placeholder, meaning with its default, kind, the field
+ * of gb_plan_opts it sets and its range. The CLI makes its flags from it. */
 const gb_opt *gb_plan_opt_table(void);
 
 /* Sets one option from text, by its flag name without the dashes ("mfu",

@@ -1,5 +1,5 @@
 /* gb_plan_opts: the planner's options, described once as a gb_opt table
- * (core/gb_opt.h) that the CLI turns into flags, help, man page and
+ * (core/gb_optable.h) that the CLI turns into flags, help, man page and
  * completion, and that gb_plan_opt_set reads to check and store a value. */
 #include <math.h>
 #include <stdio.h>

@@ -14,7 +14,7 @@
 
 #include "gb_desc.h"
 #include "gb_error.h"
-#include "gb_opt.h"
+#include "gb_optable.h"
 
 /* Attention kernels (docs/planner.md, "Compute"): the architecture's fused
  * kernel (cuDNN / FlashAttention-3 class, Transformer Engine) or a
@@ -125,7 +125,7 @@ const char *gb_workload_kind_name(gb_workload_kind k);
  * served output token x tokens served). */
 double gb_workload_total_flops(const gb_workload *w);
 
-/* Every key as an option entry (core/gb_opt.h: name, placeholder, meaning
+/* Every key as an option entry (core/gb_optable.h: name, placeholder, meaning
  * with the kinds it applies to and its default; kind GB_OPT_CALL, no setter:
  * the caller sets it, through gb_workload_set). Fills up to max entries and
  * returns the number of keys. */

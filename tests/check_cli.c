@@ -1,5 +1,5 @@
-/* Tests for the option tables (core/gb_opt.h): the parser's checks and
- * messages, and that --help, the man page and the completion of every
+/* Tests for the option tables (core/gb_optable.h) as the program parses
+ * them (gb_cli_parse): the reader's checks and messages, and that --help, the man page and the completion of every
  * subcommand list exactly the options its table holds. */
 #include <fcntl.h>
 #include <math.h>
@@ -92,7 +92,7 @@ static int parse(targs *a, char **err, char **out, int argc, const char **argv) 
   int fe = open(epath, O_WRONLY | O_CREAT | O_TRUNC, 0644), fo = open(opath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   dup2(fe, 2);
   dup2(fo, 1);
-  int rc = gb_opt_parse(&k_tcmd, argc, (char **)argv, a);
+  int rc = gb_cli_parse(&k_tcmd, argc, (char **)argv, a);
   fflush(stdout);
   fflush(stderr);
   dup2(saved_err, 2);
@@ -245,9 +245,9 @@ static char *text_of(void (*fn)(const void *, FILE *), const void *arg) {
   fclose(fp);
   return buf;
 }
-static void help_fn(const void *cmd, FILE *fp) { gb_opt_help(cmd, fp); }
-static void man_fn(const void *prog, FILE *fp) { gb_opt_man(prog, fp); }
-static void completion_fn(const void *prog, FILE *fp) { gb_opt_bash_completion(prog, fp); }
+static void help_fn(const void *cmd, FILE *fp) { gb_optdoc_help(cmd, fp); }
+static void man_fn(const void *prog, FILE *fp) { gb_optdoc_man(prog, fp); }
+static void completion_fn(const void *prog, FILE *fp) { gb_optdoc_bash_completion(prog, fp); }
 
 /* The option names at the start of the help's option lines ("  --x" or
  * "  -x, --y"). */
@@ -286,7 +286,7 @@ START_TEST(test_help_lists_exactly_the_table) {
 END_TEST
 
 START_TEST(test_man_and_completion_cover_every_option) {
-  const gb_opt_prog *prog = gb_cli_program();
+  const gb_optdoc_prog *prog = gb_cli_program();
   char *man = text_of(man_fn, prog), *comp = text_of(completion_fn, prog);
   static const char *const sections[] = {"NAME", "SYNOPSIS", "DESCRIPTION", "\"EXIT STATUS\"", "ENVIRONMENT", "FILES"};
   for (size_t i = 0; i < sizeof sections / sizeof *sections; i++) {

@@ -16,9 +16,9 @@
 #            `#define DT_... N`, the enum's names listed in order)
 #   issue    no "issue N" note in product code
 #   getopt   every subcommand (cli/cmd_NAME.c) parses its options with
-#            getopt_long: it calls getopt_long, or gb_opt_parse on its own
-#            table gb_NAME_cmd, which cli/gb_opt.c parses with getopt_long;
-#            no plain getopt() in cli/
+#            getopt_long: it calls getopt_long, or gb_cli_parse on its own
+#            table gb_NAME_cmd, read by core/gb_optable.c with getopt_long;
+#            no plain getopt() in cli/ or core/gb_optable.c
 # Each offender is printed as `check: path[:line]: what`; the test fails on
 # any offender the allow-list below does not name. The allow-list holds
 # files other helpers own and shrink in parallel (issue 41, second pass):
@@ -119,17 +119,17 @@ grep -HnE '\bissues? [0-9]+' "${SRC[@]}" "${OTHER[@]}" CMakeLists.txt |
 
 # ---- getopt: every subcommand parses with getopt_long ----
 parser=0
-[ -f cli/gb_opt.c ] && grep -vE '^[[:space:]]*(/?\*|//)' cli/gb_opt.c | grep -qE '(^|[^_[:alnum:]])getopt_long *\(' && parser=1
+[ -f core/gb_optable.c ] && grep -vE '^[[:space:]]*(/?\*|//)' core/gb_optable.c | grep -qE '(^|[^_[:alnum:]])getopt_long *\(' && parser=1
 for f in cli/cmd_*.c; do
   [ -f "$f" ] || continue
   name=${f#cli/cmd_}
   name=${name%.c}
   code=$(grep -vE '^[[:space:]]*(/?\*|//)' "$f")
   grep -qE '(^|[^_[:alnum:]])getopt_long *\(' <<<"$code" && continue
-  [ "$parser" -eq 1 ] && grep -qE "gb_opt_parse *\( *&gb_${name}_cmd *," <<<"$code" && continue
-  echo "getopt|$f|does not parse its options with getopt_long (gb_opt_parse(&gb_${name}_cmd, ...), cli/gb_opt.c)"
+  [ "$parser" -eq 1 ] && grep -qE "gb_cli_parse *\( *&gb_${name}_cmd *," <<<"$code" && continue
+  echo "getopt|$f|does not parse its options with getopt_long (gb_cli_parse(&gb_${name}_cmd, ...), core/gb_optable.c)"
 done >>"$OUT"
-mapfile -t CLI < <(find cli -type f -name '*.c' 2>/dev/null | sort)
+mapfile -t CLI < <({ find cli -type f -name '*.c'; find core -name gb_optable.c; } 2>/dev/null | sort)
 [ "${#CLI[@]}" -gt 0 ] && grep -HnE '(^|[^_[:alnum:]])getopt *\(' "${CLI[@]}" | grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/?\*|//)' |
   sed -E 's#^([^:]+):([0-9]+):.*#getopt|\1:\2|plain getopt (no long options): use getopt_long#' >>"$OUT"
 

@@ -15,8 +15,8 @@ GB_BENCHMARK(membw, "Device memory bandwidth",
 D
 printf 'int ok(void) {\n  return 0;\n}\n' >"$t/core/clean.c"
 # a subcommand parsing its own table through the getopt_long parser
-printf 'int gb_opt_parse(void) {\n  return getopt_long(0, 0, "", 0, 0);\n}\n' >"$t/cli/gb_opt.c"
-printf 'int gb_cmd_good(int argc, char **argv) {\n  return gb_opt_parse(&gb_good_cmd, argc, argv, 0);\n}\n' >"$t/cli/cmd_good.c"
+printf 'int gb_opt_read(void) {\n  return getopt_long(0, 0, "", 0, 0);\n}\n' >"$t/core/gb_optable.c"
+printf 'int gb_cmd_good(int argc, char **argv) {\n  return gb_cli_parse(&gb_good_cmd, argc, argv, 0);\n}\n' >"$t/cli/cmd_good.c"
 out=$(bash "$here/check_house.sh" "$t" 2>&1)
 case "$out" in *"0 offenders"*) ;; *) echo "a clean tree fails: $out"; exit 1 ;; esac
 

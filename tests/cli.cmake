@@ -1,4 +1,7 @@
-# The command line (cli/): the option-table parser, and every subcommand's
+# The option-table reader alone (core/gb_optable.c): core only, no cli/.
+gb_add_check_test(check_optable check_optable.c LIBS gb_core)
+
+# The command line (cli/): the option tables as the program parses them, and every subcommand's
 # --help, man page section and completion against its table. check_cli
 # links every cli/ source but main.c.
 file(GLOB GB_CLI_TEST_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/cli/*.c)

@@ -25,7 +25,7 @@
 #include "gb_bench.h"
 #include "gb_dtype.h"
 #include "gb_error.h"
-#include "gb_opts.h"
+#include "gb_settings.h"
 
 /* What a case measures (gb_case.param[0]). */
 typedef enum gb_decode_kind {

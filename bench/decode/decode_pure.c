@@ -115,14 +115,14 @@ static gb_err opt_batch(void *ctx, const char *item) {
 
 static gb_err decode_opt(void *ctx, const char *key, const char *val, bool prefixed) {
   (void)prefixed;
-  if (strcmp(key, "cases") == 0) return gb_opts_list("decode.cases", val, opt_case, ctx);
-  if (strcmp(key, "batches") == 0) return gb_opts_list("decode.batches", val, opt_batch, ctx);
+  if (strcmp(key, "cases") == 0) return gb_settings_list("decode.cases", val, opt_case, ctx);
+  if (strcmp(key, "batches") == 0) return gb_settings_list("decode.batches", val, opt_batch, ctx);
   return gb_fail(GB_E_USAGE, "--opt decode.%s: unknown key (known: cases, batches)", key);
 }
 
 gb_err gb_decode_opts_parse(const char *bench_opts, gb_decode_opts *out) {
   memset(out, 0, sizeof *out);
-  return gb_opts_each(bench_opts, "decode.", false, decode_opt, out);
+  return gb_settings_each(bench_opts, "decode.", false, decode_opt, out);
 }
 
 static gb_err add_simple(gb_case_list *out, const char *name, gb_decode_kind kind) {

@@ -35,7 +35,7 @@
 #include "gb_bench.h"
 #include "gb_error.h"
 #include "gb_harness.h"
-#include "gb_opts.h"
+#include "gb_settings.h"
 #include "gb_results.h"
 
 /* One measured precision: a `case` value and everything needed to issue it. */

@@ -6,7 +6,7 @@
 
 #include "bench_gemm.h"
 #include "gb_num.h"
-#include "gb_opts.h"
+#include "gb_settings.h"
 
 static gb_err gemm_opt_prec(void *ctx, const char *item) {
   gb_gemm_opts *o = ctx;
@@ -80,15 +80,15 @@ gb_err gb_gemm_opt_choice(const char *key, const char *val, const char *a, const
 /* ---- the product's keys ---- */
 
 static gb_err key_precs(layout_ctx *lc, const char *val) {
-  return gb_opts_list("gemm.precs", val, gemm_opt_prec, lc->o);
+  return gb_settings_list("gemm.precs", val, gemm_opt_prec, lc->o);
 }
 
 static gb_err key_shapes(layout_ctx *lc, const char *val) {
-  return gb_opts_list("gemm.shapes", val, gemm_opt_shape, lc->o);
+  return gb_settings_list("gemm.shapes", val, gemm_opt_shape, lc->o);
 }
 
 static gb_err key_grouped_shapes(layout_ctx *lc, const char *val) {
-  return gb_opts_list("gemm.grouped_shapes", val, gemm_opt_gshape, lc->o);
+  return gb_settings_list("gemm.grouped_shapes", val, gemm_opt_gshape, lc->o);
 }
 
 static gb_err key_grouped(layout_ctx *lc, const char *val) {
@@ -107,7 +107,7 @@ static gb_err key_grouped(layout_ctx *lc, const char *val) {
 static gb_err key_layout(layout_ctx *lc, const char *val) {
   if (lc->seen) return gb_fail(GB_E_USAGE, "--opt gemm.layout: given twice (list both: gemm.layout=tn:nn)");
   lc->seen = true;
-  return gb_opts_list("gemm.layout", val, gemm_opt_layout, lc);
+  return gb_settings_list("gemm.layout", val, gemm_opt_layout, lc);
 }
 
 static gb_err key_rest_ms(layout_ctx *lc, const char *val) {
@@ -170,7 +170,7 @@ gb_err gb_gemm_opts_parse(const char *bench_opts, gb_gemm_opts *out) {
   out->confirm_rest_ms = -1;
   out->workspace_kib = -1;
   layout_ctx lc = {.o = out};
-  gb_err err = gb_opts_each(bench_opts, "gemm.", false, gemm_opt, &lc);
+  gb_err err = gb_settings_each(bench_opts, "gemm.", false, gemm_opt, &lc);
   if (!err && !lc.seen) out->layouts[GB_GEMM_TN] = true;
   return err;
 }

@@ -7,7 +7,7 @@
 
 #include "bench_membw.h"
 
-#include "gb_opts.h"
+#include "gb_settings.h"
 #include "gb_num.h"
 
 size_t gb_membw_elem_bytes(gb_dtype t) { return t == GB_DT_F64 || t == GB_DT_F32 ? gb_dtype_size(t) : 0; }
@@ -223,7 +223,7 @@ gb_err gb_membw_opts_parse(const char *bench_opts, const char *prefix, gb_membw_
   memset(out, 0, sizeof *out);
   out->cold = -1;
   membw_opt_ctx c = {prefix, out};
-  return gb_opts_each(bench_opts, prefix, false, membw_opt, &c);
+  return gb_settings_each(bench_opts, prefix, false, membw_opt, &c);
 }
 
 void gb_membw_settings(const char *bench_opts, const char *prefix, char *buf, size_t n) {

@@ -1,9 +1,9 @@
-/* Tests for gb_opts (the --opt walker) and the gemm options built on it
+/* Tests for gb_settings (the --opt walker) and the gemm options built on it
  * (precs, shapes, layout, search). */
 #include <string.h>
 
 #include "bench_gemm.h"
-#include "gb_opts.h"
+#include "gb_settings.h"
 #include "testutil.h"
 
 typedef struct seen {
@@ -22,24 +22,24 @@ static gb_err record(void *ctx, const char *key, const char *val, bool prefixed)
 
 START_TEST(test_walk) {
   seen s = {0};
-  ck_assert_int_eq(gb_opts_each("gemm.precs=bf16,membw.sizes=1G,ops=5,gemm.shapes=8192", "gemm.", false, record, &s), GB_OK);
+  ck_assert_int_eq(gb_settings_each("gemm.precs=bf16,membw.sizes=1G,ops=5,gemm.shapes=8192", "gemm.", false, record, &s), GB_OK);
   ck_assert_int_eq(s.n, 2);
   ck_assert_str_eq(s.keys[0], "precs");
   ck_assert_str_eq(s.vals[0], "bf16");
   ck_assert_str_eq(s.keys[1], "shapes");
   memset(&s, 0, sizeof s);
   /* unprefixed: plain items too, but never another benchmark's */
-  ck_assert_int_eq(gb_opts_each("ops=5,membw.sizes=1G,collective.min=8", "collective.", true, record, &s), GB_OK);
+  ck_assert_int_eq(gb_settings_each("ops=5,membw.sizes=1G,collective.min=8", "collective.", true, record, &s), GB_OK);
   ck_assert_int_eq(s.n, 2);
   ck_assert_str_eq(s.keys[0], "ops");
   ck_assert_int_eq(s.prefixed[0], 0);
   ck_assert_str_eq(s.keys[1], "min");
   ck_assert_int_eq(s.prefixed[1], 1);
-  ck_assert_int_eq(gb_opts_each(NULL, "gemm.", false, record, &s), GB_OK);
-  ck_assert_int_eq(gb_opts_each("gemm.precs", "gemm.", false, record, &s), GB_E_USAGE);
+  ck_assert_int_eq(gb_settings_each(NULL, "gemm.", false, record, &s), GB_OK);
+  ck_assert_int_eq(gb_settings_each("gemm.precs", "gemm.", false, record, &s), GB_E_USAGE);
   ck_assert_ptr_nonnull(strstr(gb_errmsg(), "expected key=value"));
-  ck_assert_int_eq(gb_opts_each("gemm.=x", "gemm.", false, record, &s), GB_E_USAGE);
-  ck_assert_int_eq(gb_opts_each("gemm.precs=", "gemm.", false, record, &s), GB_E_USAGE);
+  ck_assert_int_eq(gb_settings_each("gemm.=x", "gemm.", false, record, &s), GB_E_USAGE);
+  ck_assert_int_eq(gb_settings_each("gemm.precs=", "gemm.", false, record, &s), GB_E_USAGE);
 }
 END_TEST
 
@@ -136,7 +136,7 @@ START_TEST(test_settings_list) {
 END_TEST
 
 static Suite *suite(void) {
-  Suite *s = suite_create("opts");
+  Suite *s = suite_create("settings");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_walk);
   tcase_add_test(tc, test_gemm_opts);

@@ -1,5 +1,5 @@
-/* gb_opts: the --opt key=value list walker. */
-#include "gb_opts.h"
+/* gb_settings: the --opt key=value list walker and the settings column builder. */
+#include "gb_settings.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,7 +11,7 @@
     if (e_ != GB_OK) return e_;   \
   } while (0)
 
-gb_err gb_opts_each(const char *opts, const char *prefix, bool unprefixed, gb_opt_fn fn, void *ctx) {
+gb_err gb_settings_each(const char *opts, const char *prefix, bool unprefixed, gb_settings_fn fn, void *ctx) {
   if (!opts) return GB_OK;
   size_t plen = prefix ? strlen(prefix) : 0;
   const char *p = opts;
@@ -39,7 +39,7 @@ gb_err gb_opts_each(const char *opts, const char *prefix, bool unprefixed, gb_op
   return GB_OK;
 }
 
-gb_err gb_opts_list(const char *key, const char *val, gb_err (*one)(void *ctx, const char *item), void *ctx) {
+gb_err gb_settings_list(const char *key, const char *val, gb_err (*one)(void *ctx, const char *item), void *ctx) {
   const char *p = val;
   for (;;) {
     char item[128];

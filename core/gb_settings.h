@@ -1,8 +1,11 @@
-/* gb_opts: the `--opt key=value,...` list every benchmark reads its own
- * options from. An item may carry the benchmark's prefix ("gemm.precs=bf16");
- * items with another benchmark's prefix are left to that benchmark. */
-#ifndef GB_OPTS_H
-#define GB_OPTS_H
+/* gb_settings: a benchmark's settings as key=value lists, both ways: the
+ * `--opt key=value,...` list every benchmark reads its own options from, and
+ * the `settings` column a benchmark writes back. An item may carry the
+ * benchmark's prefix ("gemm.precs=bf16"); items with another benchmark's
+ * prefix are left to that benchmark. (Command-line option tables are
+ * another thing: core/gb_optable.h.) */
+#ifndef GB_SETTINGS_H
+#define GB_SETTINGS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -13,18 +16,18 @@
  * and whether the item carried the prefix (an unknown prefixed key is the
  * caller's error; an unknown plain one may belong to another benchmark).
  * Returning an error stops the walk. */
-typedef gb_err (*gb_opt_fn)(void *ctx, const char *key, const char *val, bool prefixed);
+typedef gb_err (*gb_settings_fn)(void *ctx, const char *key, const char *val, bool prefixed);
 
 /* Walks opts (NULL or "" = none). Items that start with prefix (e.g.
  * "gemm.") are passed on with the prefix removed; with unprefixed, items
  * with no '.' before their '=' are passed on too. A malformed item meant for
  * the caller ("precs", "=x", an item over 1000 characters) is a GB_E_USAGE
  * error naming it. */
-gb_err gb_opts_each(const char *opts, const char *prefix, bool unprefixed, gb_opt_fn fn, void *ctx);
+gb_err gb_settings_each(const char *opts, const char *prefix, bool unprefixed, gb_settings_fn fn, void *ctx);
 
 /* Walks a ':'-separated value ("bf16:fp16"), calling one for each item;
  * an empty or overlong item is a GB_E_USAGE error naming key and value. */
-gb_err gb_opts_list(const char *key, const char *val, gb_err (*one)(void *ctx, const char *item), void *ctx);
+gb_err gb_settings_list(const char *key, const char *val, gb_err (*one)(void *ctx, const char *item), void *ctx);
 
 /* The other way: a ','-joined list of key=value items built into a caller's
  * buffer (the results' `settings` column). Items that do not fit whole are

@@ -1,12 +1,13 @@
-/* gb_opt: one option table per subcommand, and the one parser, --help, man
- * page and bash completion built from it.
- *
- * A subcommand describes itself once, in a gb_opt_cmd (name, synopsis,
- * description, options, operands, exit status); gb_opt_parse reads argv into
- * the command's args struct by that table (getopt_long underneath), and
- * gb_opt_help, gb_opt_man and gb_opt_bash_completion write the help text, the
- * man page section and the completion from the same table, so none of them
- * can drift from what the parser accepts.
+/* gb_optable: option tables. A subcommand describes its command line once,
+ * in a gb_opt_cmd (name, synopsis, description, options, operands, exit
+ * status); gb_opt_read reads argv into the command's args struct by that
+ * table (getopt_long underneath) and says what it found. The same table is
+ * what people and shells see: cli/gb_optdoc.h writes a command's --help, the
+ * man page and the bash completion from it, and cli/gb_cli.h's gb_cli_parse
+ * is how every subcommand parses (gb_opt_read, then the help on stdout or
+ * the usage error on stderr, and the exit code). A module below the command
+ * line may hand its options over as entries of this type without knowing
+ * the command line (the planner: gb_plan_opt_table, gb_workload_opts).
  *
  * Example (cli/cmd_compare.c has the full one):
  *
@@ -27,53 +28,48 @@
  *                    GB_OPT_AT(my_args, files), .missing = "needs BASELINE.csv and CURRENT.csv"},
  *       .exit_status = "0 pass; 1 a regression; 2 bad usage or input."};
  *
- *   my_args a = {.alpha = NAN, .iters = 30};     // defaults first: the parser only sets what is given
- *   int rc = gb_opt_parse(&my_cmd, argc, argv, &a);
- *   if (rc != GB_CLI_CONTINUE) { gb_opt_free(&my_cmd, &a); return rc; }
+ *   my_args a = {.alpha = NAN, .iters = 30};     // defaults first: the reader only sets what is given
+ *   char err[512];
+ *   switch (gb_opt_read(&my_cmd, argc, argv, &a, err, sizeof err)) { ... }
+ *   gb_opt_free(&my_cmd, &a);                    // in every case
  *
  * Other forms: operands of any number, .max = -1 with GB_OPT_AT(T, files)
- * (a const char ** the parser mallocs) and GB_OPT_COUNT(T, nfiles)
- * (cmd_report.c); a setter for what a kind cannot say, .set (cmd_plan.c's
- * workload file and keys); options grouped under headings, .group on the
- * first of each group (cmd_plan.c). A new subcommand is one line in
- * cli/gb_commands.c; tests/check_cli.c then checks that its --help, man
- * section and completion list exactly its table's options.
+ * (a const char ** the reader mallocs) and GB_OPT_COUNT(T, nfiles)
+ * (cli/cmd_report.c); a setter for what a kind cannot say, .set
+ * (cli/cmd_plan.c's workload file and keys); options grouped under
+ * headings, .group on the first of each group (cli/cmd_plan.c). A new
+ * subcommand is one line in cli/gb_commands.c; tests/check_cli.c then checks
+ * that its --help, man section and completion list exactly its table's
+ * options.
  *
- * Parsing (argv[0] is the subcommand's name):
+ * Reading (argv[0] is the subcommand's name):
  * - "--name VALUE", "--name=VALUE", "-x VALUE", "-xVALUE"; a long name may be
  *   shortened to any unambiguous prefix (getopt_long). Options and operands
  *   may be mixed; "--" ends the options. -h and --help are built in: when
- *   either appears anywhere before "--", the help is printed to stdout and
- *   the parse returns 0 without reading anything else.
+ *   either appears anywhere before "--", the read returns GB_OPT_HELP
+ *   without reading anything else.
  * - Every value is checked as its kind says, when it is read. A bad value,
  *   an unknown option, a missing or empty value, or a wrong number of
- *   operands prints one line through gb_cli_usage_error, naming the option
- *   and the value, and the parse returns 2:
- *     gpubench CMD: --iters: not a whole number from 1 to 100000: "x"
- *     gpubench CMD: --alpha: not a number between 0 and 1: "2"     (both ends open)
- *     gpubench CMD: --threshold: not a non-negative number: "-1"  (lo 0, hi INFINITY)
- *     gpubench CMD: --mode: not one of fast, slow: "medium"
- *     gpubench CMD: --alpha needs a value
- *     gpubench CMD: unknown option "--frob"   / ambiguous option "--al" (--alpha, --all)
+ *   operands is GB_OPT_USAGE with one line in err naming the option and the
+ *   value (gb_cli_parse prints it after "gpubench CMD: "):
+ *     --iters: not a whole number from 1 to 100000: "x"
+ *     --alpha: not a number between 0 and 1: "2"     (both ends open)
+ *     --threshold: not a non-negative number: "-1"  (lo 0, hi INFINITY)
+ *     --mode: not one of fast, slow: "medium"
+ *     --alpha needs a value
+ *     unknown option "--frob"   / ambiguous option "--al" (--alpha, --all)
  *   A command's own checks across options (run: --out against --resume)
- *   follow the parse, through gb_cli_usage_error as well.
- * - Returns GB_CLI_CONTINUE when the command should go on, 0 after --help,
- *   2 after a usage error, 1 when memory ran out. Strings stored in the args
- *   struct point into argv. gb_opt_free releases what the parser allocated
- *   (operand and list arrays of unbounded size) in every case.
+ *   follow the read, through gb_cli_usage_error.
+ * - Strings stored in the args struct point into argv. gb_opt_free releases
+ *   what the reader allocated (operand and list arrays of unbounded size)
+ *   in every case.
  *
- * Library rule: nothing here exits; output goes to the FILE given, errors to
- * stderr. */
-#ifndef GB_OPT_H
-#define GB_OPT_H
+ * Library rule: nothing here exits or prints; what went wrong is in err. */
+#ifndef GB_OPTABLE_H
+#define GB_OPTABLE_H
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdio.h>
-
-#ifndef GB_CLI_CONTINUE
-#define GB_CLI_CONTINUE (-1)
-#endif
 
 typedef enum gb_opt_kind {
   GB_OPT_FLAG,   /* no value: stores true in the bool (or 1 in the int) at .off; false (0)
@@ -88,7 +84,7 @@ typedef enum gb_opt_kind {
                     completion offers them */
   GB_OPT_LIST,   /* repeatable text: appended to a const char * array at .off, count in the
                     size_t at .count_off; .max > 0: the array is inline, that long; .max = 0:
-                    the parser mallocs it (gb_opt_free releases it) */
+                    the reader mallocs it (gb_opt_free releases it) */
   GB_OPT_CALL,   /* no storage: .set does it (with a value when .metavar is set, else NULL) */
 } gb_opt_kind;
 
@@ -111,7 +107,8 @@ typedef enum gb_opt_kind {
 /* A setter for what a table cannot say: gets the args struct, the option's
  * entry (NULL for an operand) and the value (NULL for an option without a
  * value); returns 0, or nonzero with a message in err (without the
- * "gpubench CMD: " prefix, which the parser adds; the parse then returns 2).
+ * "gpubench CMD: " prefix, which gb_cli_parse adds; the read then returns
+ * GB_OPT_USAGE).
  * It is called after the kind's own check and store, so for GB_OPT_INT etc.
  * val is valid. */
 struct gb_opt;
@@ -163,8 +160,8 @@ typedef struct gb_opt_cmd {
   const char *synopsis;    /* after "gpubench NAME ": "[OPTIONS] BASELINE.csv CURRENT.csv" */
   const char *summary;     /* one line for the command list and the man page */
   const char *description; /* paragraphs separated by "\n\n", lines wrapped at 80 columns */
-  const gb_opt *options;   /* the table, ended by {0}; --help lists it in this order, -h, --help
-                              after it (NULL: only -h, --help) */
+  const gb_opt *options;   /* the table, ended by {0}; read and listed in this order, the
+                              built-in -h, --help after it (NULL: only -h, --help) */
   gb_opt_operands operands;
   const char *notes;       /* paragraphs printed after the options (may be NULL) */
   const char *exit_status; /* "0 pass; 1 ...": after "Exit codes: " */
@@ -173,48 +170,40 @@ typedef struct gb_opt_cmd {
   size_t (*more)(gb_opt *out, size_t n);
 } gb_opt_cmd;
 
-/* Parses argv (argv[0] the command's name) into args by cmd's table; see the
- * top of this file. args must hold the defaults already. */
-int gb_opt_parse(const gb_opt_cmd *cmd, int argc, char **argv, void *args);
+/* What gb_opt_read found. */
+typedef enum gb_opt_status {
+  GB_OPT_OK,    /* read: the command goes on with its args */
+  GB_OPT_HELP,  /* -h or --help was given: show the help, read nothing else */
+  GB_OPT_USAGE, /* bad usage: err says what, naming the option and the value */
+  GB_OPT_NOMEM, /* memory ran out */
+} gb_opt_status;
 
-/* Frees what gb_opt_parse allocated in args (unbounded operands and lists),
+/* Reads argv (argv[0] the command's name) into args by cmd's table; see the
+ * top of this file. args must hold the defaults already; err (errlen bytes,
+ * 512 is plenty) gets the message of a GB_OPT_USAGE. */
+gb_opt_status gb_opt_read(const gb_opt_cmd *cmd, int argc, char **argv, void *args, char *err, size_t errlen);
+
+/* Frees what gb_opt_read allocated in args (unbounded operands and lists),
  * setting those pointers to NULL and counts to 0. */
 void gb_opt_free(const gb_opt_cmd *cmd, void *args);
 
-/* Writes "Usage: ...", the description, the options (with -h, --help),
- * notes and exit codes: the text of `gpubench NAME --help`. In any text of a
- * spec, "@DATA@" stands for the data directory: gb_data_dir() in help, the
- * word DATADIR in the man page (which may be installed elsewhere). */
-void gb_opt_help(const gb_opt_cmd *cmd, FILE *fp);
+/* True when argv holds -h or --help before any "--". */
+bool gb_opt_wants_help(int argc, char **argv);
 
-/* The program: every subcommand, for the man page and the completion. */
-typedef struct gb_opt_prog {
-  const char *name;        /* "gpubench" */
-  const char *summary;     /* NAME line */
-  const char *description; /* paragraphs, as in gb_opt_cmd */
-  const gb_opt_cmd *const *cmds; /* NULL-terminated */
-  const char *exit_status; /* paragraph */
-  const char *files;       /* FILES section (may be NULL) */
-  const char *environment; /* ENVIRONMENT section: "NAME\tmeaning" lines */
-  const char *version;
-} gb_opt_prog;
+/* A command's options in the order they are read and listed: its table, the
+ * built-in -h/--help, then cmd->more's entries. */
+typedef struct gb_optset {
+  const gb_opt **v;
+  size_t n;
+  gb_opt *more; /* storage for cmd->more's entries */
+} gb_optset;
 
-/* The man page gpubench(1) in roff (man macros). */
-void gb_opt_man(const gb_opt_prog *prog, FILE *fp);
-
-/* A bash completion script: complete -F _gpubench gpubench. */
-void gb_opt_bash_completion(const gb_opt_prog *prog, FILE *fp);
+/* Fills s; 0, or -1 when memory ran out (nothing to free then). */
+int gb_optset_init(const gb_opt_cmd *cmd, gb_optset *s);
+void gb_optset_free(gb_optset *s);
 
 /* The options of cmd, the built-in help and cmd->more's included, for
  * tests: calls fn for each. */
 void gb_opt_each(const gb_opt_cmd *cmd, void (*fn)(const gb_opt *o, void *ctx), void *ctx);
-
-/* ---- usage errors and --help, shared by every subcommand (cli/gb_opt.c) ---- */
-
-/* Prints "gpubench <cmd>: <message>" to stderr and returns 2 (bad usage). */
-int gb_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* True when argv holds -h or --help before any "--". */
-int gb_cli_wants_help(int argc, char **argv);
 
 #endif
