@@ -53,6 +53,7 @@ START_TEST(test_skip_on_hopper) {
   ck_assert_uint_eq(plan_count(9, 0, "mxfp8", &l), 1);
   gb_case_list_free(&l);
   ck_assert_uint_eq(plan_count(9, 0, "nvfp4", &l), 1);
+  gb_case_list_free(&l);
   ck_assert_uint_eq(plan_count(9, 0, "bf16", &l), 4);
   const gb_case *c = NULL;
   for (size_t i = 0; i < l.n && !c; i++)
