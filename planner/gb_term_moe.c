@@ -123,8 +123,9 @@ double gb_term_moe_seconds(const gb_workload *w, const gb_perf *perf, const gb_p
   /* tokens a GPU dispatches per step: its share of its replica's tokens */
   double tokens = l->tokens_dp / (l->cp * l->tp) * (w->layers / l->pp);
   double per_copy = tokens * w->hidden_size * elem * 2 /* dispatch + combine */ * 2 /* forward + backward */;
-  /* EP ranks sit tp apart; those in one NVLink domain talk over it */
-  int in_domain = l->domain / l->tp;
+  /* EP ranks are consecutive: expert parallelism folds over the tp x cp (x dp) ranks of a stage (Megatron-Core's
+   * MoE Parallel Folding, expert TP 1), so a domain holds min(domain, ep) of them */
+  int in_domain = l->domain;
   if (in_domain < 1) in_domain = 1;
   if (in_domain > ep) in_domain = ep;
   double domains = ceil((double)ep / in_domain);

@@ -182,6 +182,26 @@ static void moe_perf(gb_results *m, gb_specs *s, gb_perf *p, const char *rows) {
 #define ROW "1,r,2026-12-02T00:00:00Z,h,N1-SXM-100GB,f,"
 
 /* shared_experts widen the FFN every token passes (element-wise work); micro_batch_size is micro_batch. */
+/* Expert parallelism folds over the tensor-parallel ranks (Megatron-Core's MoE Parallel Folding, expert TP 1): TP 2
+ * EP 16 on 32 N1 GPUs (4 nodes of 8) puts 16 consecutive ranks, 2 whole nodes, in an EP group, not 4 nodes of 4
+ * EP ranks each. A GPU dispatches its sequence-parallel half of its replica's tokens: 1e6 / 16 / 2 tokens x 16
+ * layers x 2048 x 2 B x 2 (dispatch, combine) x 2 (fwd, bwd) a copy; NVLink carries 2 x 15/16 copies at 160 GB/s,
+ * the NICs 1 - (1/2)^2 = 0.75 (two domains; with 4 they would carry 3 (1 - (3/4)^2) = 1.31) at 45 GB/s; nothing
+ * overlapped. */
+START_TEST(test_moe_ep_folds_over_tp) {
+  n1_world x;
+  n1_load(&x);
+  x.o.overlap = 0;
+  char ini[1024];
+  snprintf(ini, sizeof ini, "%stensor_parallel = 2\nsequence_parallel = true\nmoe_routing = balanced\n", k_moe);
+  gb_plan_time t;
+  time_of(&x, ini, 32, 8, &t);
+  double per_copy = 1e6 / 16 / 2 * 16 * 2048 * 2.0 * 2 * 2;
+  ck_assert_double_eq_tol(t.a2a_hours, 1e4 * fmax(per_copy * 2 * 15 / 16 / 160e9, per_copy * 0.75 / 45e9) / 3600, 1e-9);
+  n1_free(&x);
+}
+END_TEST
+
 START_TEST(test_moe_shape_keys) {
   n1_world x;
   n1_load(&x);
@@ -350,6 +370,7 @@ int main(void) {
   tcase_add_test(tc, test_shape_keys);
   tcase_add_test(tc, test_power_limit);
   tcase_add_test(tc, test_moe_dispatcher);
+  tcase_add_test(tc, test_moe_ep_folds_over_tp);
   tcase_add_test(tc, test_moe_shape_keys);
   tcase_add_test(tc, test_measured_grouped_gemm);
   tcase_add_test(tc, test_moe_router_permute);

@@ -6,7 +6,7 @@ set decimalsign '.'
 set encoding utf8
 if (!exists('gb_png')) gb_png = 'plan_efficiency.png'
 set output gb_png
-set title 'Cost efficiency, best feasible configuration of each of 6 GPU types'
+set title 'Cost efficiency, best feasible configuration of each of 5 GPU types'
 set xlabel 'configuration (rank, GPUs, type, offer)'
 set ylabel 'efficiency (PFLOP/USD)'
 set grid back lc rgb '#dddddd'
@@ -16,11 +16,11 @@ set border 3
 set tics nomirror
 set style fill solid 0.85 border rgb '#333333'
 set boxwidth 0.760000 absolute
-set xrange [-0.6:5.6]
+set xrange [-0.6:4.6]
 set yrange [0:*]
 set offsets 0,0,graph 0.08,0
 set grid noxtics ytics
-set xtics ('#1 64x MI300X TensorWave on-demand' 0, '#170 64x MI325X TensorWave on-demand' 1, '#266 56x H100 AWS spot' 2, '#376 32x B200 Vast.ai on-demand' 3, '#705 48x H200 RunPod on-demand' 4, '#1653 120x A100 CoreWeave on-demand' 5)
+set xtics ('#1 72x MI300X TensorWave on-demand' 0, '#153 32x B200 Vast.ai on-demand' 1, '#161 72x MI325X TensorWave on-demand' 2, '#279 64x H100 AWS spot' 3, '#753 48x H200 RunPod on-demand' 4)
 set xtics rotate by 30 right
 set lmargin 29
 set rmargin 3
