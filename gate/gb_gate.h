@@ -133,6 +133,7 @@ typedef enum gb_verdict {
   GB_VERDICT_WORSE_INFO,  /* a latency-class figure past its floor, worse: information */
   GB_VERDICT_BETTER_INFO, /* the same, better */
   GB_VERDICT_NOT_JUDGED,  /* a meaningless figure (gb_desc) */
+  GB_VERDICT_UNSUPPORTED, /* no measurement on a side that could run it: rows of status unsupported only (information) */
   GB_VERDICT_UNCHANGED,
   GB_VERDICT_COUNT
 } gb_verdict;
@@ -183,7 +184,8 @@ typedef struct gb_gate_side {
   const gb_row *collapsed_row;
   const char *gpu;      /* the one gpu_uuid of its ok rows; "" when they differ or none is recorded */
   const gb_row *row;    /* a representative row (first failed one if any) */
-  const gb_row *failed; /* first row with status other than ok, or NULL */
+  const gb_row *failed; /* first row with status invalid or error, or NULL */
+  const gb_row *unsupported; /* first row with status unsupported (a case the device cannot run), or NULL */
 } gb_gate_side;
 
 typedef struct gb_gate_item {

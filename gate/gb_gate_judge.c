@@ -105,6 +105,10 @@ gb_err gb_gate_fill_side(gb_gate_side *s, const keyed_row *rows, size_t n, int d
     const gb_row *r = rows[i].row;
     /* throttled rows passed their result check: the figure under the power or
      * heat cap is a real sample (a drop caused by throttling is a drop) */
+    if (r->status == GB_STATUS_UNSUPPORTED) { /* measured nothing, failed nothing */
+      if (!s->unsupported) s->unsupported = r;
+      continue;
+    }
     if (r->status != GB_STATUS_OK && r->status != GB_STATUS_THROTTLED) {
       if (!s->failed) s->failed = r;
       continue;
@@ -138,8 +142,26 @@ bool gb_gate_is_gated(const gb_row *r, gb_fclass cls, bool gate_latency) {
   return false;
 }
 
+void gb_gate_judge_unsupported(gb_gate_item *it) {
+  const gb_gate_side *b = &it->base, *c = &it->cur;
+  const gb_row *u = c->unsupported ? c->unsupported : b->unsupported;
+  if (b->nok > 0 && c->nok == 0 && c->unsupported) {
+    /* the same figure ran in the baseline: a case this GPU type could run
+     * and now cannot (a library or driver that lost it) is a failure */
+    it->verdict = GB_VERDICT_FAILED;
+    it->newly_failed = b->failed == NULL;
+    snprintf(it->note, sizeof it->note, "%s:%ld: status unsupported, but the baseline measured it (%s:%ld)", u->file,
+             u->line, b->row->file, b->row->line);
+    return;
+  }
+  it->verdict = GB_VERDICT_UNSUPPORTED;
+  snprintf(it->note, sizeof it->note,
+           "%s:%ld: status unsupported: the device cannot run this case; no measurement, no verdict (information)",
+           u->file, u->line);
+}
+
 /* Verdicts that come before the noise: failed, collapsed, unstable,
- * insufficient. True when one was given. */
+ * insufficient, unsupported. True when one was given. */
 static bool judge_state(gb_gate_item *it) {
   gb_gate_side *b = &it->base, *c = &it->cur;
   if (c->failed) {
@@ -147,6 +169,16 @@ static bool judge_state(gb_gate_item *it) {
     it->newly_failed = b->failed == NULL;
     snprintf(it->note, sizeof it->note, "%s:%ld: status %s%s%s", c->failed->file, c->failed->line,
              gb_status_name(c->failed->status), c->failed->detail[0] ? ": " : "", c->failed->detail);
+    return true;
+  }
+  if (c->nok == 0 && c->unsupported) {
+    gb_gate_judge_unsupported(it);
+    return true;
+  }
+  if (b->nok == 0 && !b->failed && b->unsupported) {
+    it->verdict = GB_VERDICT_NEW;
+    snprintf(it->note, sizeof it->note, "a first measurement: the baseline could not run it (%s:%ld: status unsupported)",
+             b->unsupported->file, b->unsupported->line);
     return true;
   }
   if (b->nok == 0) {
