@@ -98,6 +98,15 @@
  * (method "baseline runs"). */
 #define GB_GATE_UNFLOORED_MIN_RUNS 3
 
+/* A type whose floors hold no "cards" row for a figure (measured on fewer
+ * than 3 cards): across cards (sides not known to be one card) the
+ * figure's floor is never below the widest "cards" row of the figure over
+ * the other types (gb_noise_prior_cards; method "cards prior"), and a peak
+ * floor never below the widest peak floor of the figure over the types
+ * measured on 3 cards or more (gb_noise_prior_peak; "peak, cards prior"):
+ * two cards show neither the offsets between cards nor whether every
+ * card's runs reach the fast state (docs/ci.md). */
+
 /* The fewest repetitions per side for the same-GPU repetition rule. */
 #define GB_GATE_MIN_REPS 3
 

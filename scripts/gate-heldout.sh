@@ -103,6 +103,7 @@ tally() {
   awk -v set="$1" -v mode="$2" -v kind="$3" '
     / \[headline\]( |$)/ {
       v = $1
+      if (v == "unsupported") next # a case the GPU cannot run: no measurement to drop
       lab = $0; sub(/^[a-z-]+ +[^ ]+ x[0-9]+ /, "", lab); sub(/: .*/, "", lab)
       mdc = $0; sub(/.*MDC /, "", mdc); sub(/%.*/, "", mdc)
       g = ""
