@@ -114,6 +114,7 @@ static void count_row(gb_campaign_result *res, const gb_row *r) {
   case GB_STATUS_INVALID: res->rows_invalid++; break;
   case GB_STATUS_ERROR: res->rows_error++; break;
   case GB_STATUS_THROTTLED: res->rows_throttled++; break;
+  case GB_STATUS_UNSUPPORTED: res->rows_unsupported++; break;
   }
 }
 
@@ -143,9 +144,10 @@ static void fill_identity(run_state *st, gb_row *r, int rep, const gb_telemetry_
     if (isnan(r->temp_c)) r->temp_c = tel->temp_c;
     if (isnan(r->power_w)) r->power_w = tel->power_w;
     if (isnan(r->power_instant_w)) r->power_instant_w = tel->power_instant_w;
-    if (isnan(r->energy_j) && r->status != GB_STATUS_ERROR && r->gpu_count > 1) {
+    bool ran = r->status != GB_STATUS_ERROR && r->status != GB_STATUS_UNSUPPORTED;
+    if (isnan(r->energy_j) && ran && r->gpu_count > 1) {
       r->energy_note = "the energy counter is read on the campaign's first GPU only: a row of several GPUs gets none";
-    } else if (isnan(r->energy_j) && r->status != GB_STATUS_ERROR) { /* the window's energy (gb_energy_judge) */
+    } else if (isnan(r->energy_j) && ran) { /* the window's energy (gb_energy_judge) */
       r->energy_j = tel->energy_j;
       r->energy_s = tel->energy_s;
       r->energy_note = tel->energy_note;
@@ -307,7 +309,10 @@ static gb_err run_bench(run_state *st, const gb_bench *b, int rep, int reps, siz
         const char *why = setup_err ? setup_msg : gb_errmsg();
         gb_rowset_clear(&rows);
         gb_row r = gb_bench_error_row(b, cs);
-        r.status = GB_STATUS_ERROR;
+        /* a case this device or its library cannot run (a precision below its
+         * compute capability, no peer access, too few GPUs) measured nothing
+         * and failed nothing: its own status, not error (the gate, the report) */
+        r.status = e == GB_E_UNSUPPORTED ? GB_STATUS_UNSUPPORTED : GB_STATUS_ERROR;
         char detail[2200];
         snprintf(detail, sizeof detail, "%s: %.2100s", gb_strerror(e), why[0] ? why : "no detail");
         r.detail = detail;

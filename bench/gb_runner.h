@@ -33,7 +33,7 @@ typedef struct gb_campaign {
 typedef struct gb_campaign_result {
   size_t cases_run, cases_skipped;
   size_t rows_written;
-  size_t rows_ok, rows_invalid, rows_error, rows_throttled;
+  size_t rows_ok, rows_invalid, rows_error, rows_throttled, rows_unsupported;
   bool interrupted;
   bool opened; /* the output was opened (false: the campaign stopped at its plan and touched no file) */
 } gb_campaign_result;

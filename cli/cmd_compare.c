@@ -108,7 +108,8 @@ const gb_opt_cmd gb_compare_cmd = {
                  .missing = "needs BASELINE (CSVs or directories) and CURRENT.csv",
                  .extra = "more files than it takes, from \"%s\": pass a directory of them"},
     .notes = "Verdicts: regression, failed, collapsed, unstable, missing, not-comparable, noise,\n"
-             "insufficient, new, improvement, worse-info, better-info, not-judged, unchanged.",
+             "insufficient, new, improvement, worse-info, better-info, not-judged, unsupported,\n"
+             "unchanged.",
     .exit_status = "0 pass (or --bootstrap recorded the first baseline); 1 a regression, a newly\n"
                    "failed row, or a collapsed, unstable or missing headline figure; 2 bad usage\n"
                    "or input (naming the file: a directory with no CSV, a file with a header and no\n"

@@ -228,9 +228,9 @@ int gb_cmd_run(int argc, char **argv) {
   if (res.opened)
     fprintf(stderr,
             "\ngpubench run: %zu case(s) run, %zu skipped (already in the file); rows: %zu ok, %zu throttled, "
-            "%zu invalid, %zu error -> %s\n",
+            "%zu invalid, %zu error, %zu unsupported -> %s\n",
             res.cases_run, res.cases_skipped, res.rows_ok, res.rows_throttled, res.rows_invalid, res.rows_error,
-            c.out_path);
+            res.rows_unsupported, c.out_path);
   if (e) {
     fprintf(stderr, "gpubench run: %s\n", gb_errmsg());
     if (e == GB_E_INTERRUPTED) return 1;

@@ -14,14 +14,14 @@
 #include "gb_num.h"
 #include "gb_results_int.h"
 
-static const char *const k_status_names[] = {"ok", "invalid", "error", "throttled"};
+static const char *const k_status_names[GB_STATUS_COUNT] = {"ok", "invalid", "error", "throttled", "unsupported"};
 
 const char *gb_status_name(gb_status s) {
-  return (unsigned)s < 4 ? k_status_names[s] : "?";
+  return (unsigned)s < GB_STATUS_COUNT ? k_status_names[s] : "?";
 }
 
 bool gb_status_parse(const char *s, gb_status *out) {
-  for (int i = 0; i < 4; i++)
+  for (int i = 0; i < GB_STATUS_COUNT; i++)
     if (strcmp(s, k_status_names[i]) == 0) {
       *out = (gb_status)i;
       return true;
@@ -296,7 +296,7 @@ static gb_err parse_row(const row_at *at, const char *const *cell, gb_row *out) 
     }
     case COL_STATUS:
       if (!gb_status_parse(s, (gb_status *)(base + c->off)))
-        return bad(at, i, "not one of ok, invalid, error, throttled", s);
+        return bad(at, i, "not one of ok, invalid, error, throttled, unsupported", s);
       break;
     case COL_FLAG: /* the column is there: empty or 0 is "no" */
       if (at->num && at->num[i].set) {
@@ -309,11 +309,13 @@ static gb_err parse_row(const row_at *at, const char *const *cell, gb_row *out) 
       break;
     }
   }
-  if ((row.status == GB_STATUS_OK || row.status == GB_STATUS_THROTTLED) && isnan(row.value)) {
-    size_t v = 0;
-    while (strcmp(k_cols[v].name, "value")) v++;
+  size_t v = 0;
+  while (strcmp(k_cols[v].name, "value")) v++;
+  if ((row.status == GB_STATUS_OK || row.status == GB_STATUS_THROTTLED) && isnan(row.value))
     return bad(at, v, "a row with status ok or throttled needs a value", "");
-  }
+  /* a case the device cannot run measured nothing (docs/results-schema.md) */
+  if (row.status == GB_STATUS_UNSUPPORTED && !isnan(row.value))
+    return bad(at, v, "a row with status unsupported has no measurement: value must be empty", "");
   *out = row;
   return GB_OK;
 }

@@ -21,8 +21,11 @@ typedef enum gb_status {
   GB_STATUS_OK = 0,
   GB_STATUS_INVALID,   /* the result check failed */
   GB_STATUS_ERROR,     /* the case could not run */
-  GB_STATUS_THROTTLED  /* ran, but clocks were held down by power or heat */
+  GB_STATUS_THROTTLED, /* ran, but clocks were held down by power or heat */
+  GB_STATUS_UNSUPPORTED /* this device (or its library) cannot run the case: no measurement, no failure */
 } gb_status;
+
+#define GB_STATUS_COUNT 5
 
 const char *gb_status_name(gb_status s);
 bool gb_status_parse(const char *s, gb_status *out);

@@ -17,7 +17,7 @@
 
 static const char *const k_verdict_names[GB_VERDICT_COUNT] = {
     "regression", "failed",      "collapsed",   "unstable",       "missing",     "not-comparable", "noise",      "insufficient",
-    "new",        "improvement", "worse-info", "better-info",    "not-judged", "unchanged"};
+    "new",        "improvement", "worse-info", "better-info",    "not-judged", "unsupported", "unchanged"};
 
 
 const char *gb_verdict_name(gb_verdict v) { return (unsigned)v < GB_VERDICT_COUNT ? k_verdict_names[v] : "?"; }
@@ -508,7 +508,11 @@ static void verdict_of(gb_gate_report *rep, size_t idx, const gb_gate_options *o
                        keyed_row *kr, size_t i, size_t mid, size_t j, const double *own_cv,
                        const gb_derived_ix *dix) {
   gb_gate_item *it = &rep->items[idx];
-  if (mid == i) {
+  if (mid == i && !it->cur.failed && it->cur.nok == 0 && it->cur.unsupported) {
+    gb_gate_judge_unsupported(it); /* only in the current, and nothing measured: information */
+  } else if (mid == j && !it->base.failed && it->base.nok == 0 && it->base.unsupported) {
+    gb_gate_judge_unsupported(it); /* never measured in the baseline: nothing is gone */
+  } else if (mid == i) {
     it->verdict = it->cur.failed ? GB_VERDICT_FAILED : GB_VERDICT_NEW;
     if (it->cur.failed) {
       it->newly_failed = true;

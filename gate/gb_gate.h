@@ -98,6 +98,15 @@
  * (method "baseline runs"). */
 #define GB_GATE_UNFLOORED_MIN_RUNS 3
 
+/* A type whose floors hold no "cards" row for a figure (measured on fewer
+ * than 3 cards): across cards (sides not known to be one card) the
+ * figure's floor is never below the widest "cards" row of the figure over
+ * the other types (gb_noise_prior_cards; method "cards prior"), and a peak
+ * floor never below the widest peak floor of the figure over the types
+ * measured on 3 cards or more (gb_noise_prior_peak; "peak, cards prior"):
+ * two cards show neither the offsets between cards nor whether every
+ * card's runs reach the fast state (docs/ci.md). */
+
 /* The fewest repetitions per side for the same-GPU repetition rule. */
 #define GB_GATE_MIN_REPS 3
 
@@ -133,6 +142,7 @@ typedef enum gb_verdict {
   GB_VERDICT_WORSE_INFO,  /* a latency-class figure past its floor, worse: information */
   GB_VERDICT_BETTER_INFO, /* the same, better */
   GB_VERDICT_NOT_JUDGED,  /* a meaningless figure (gb_desc) */
+  GB_VERDICT_UNSUPPORTED, /* no measurement on a side that could run it: rows of status unsupported only (information) */
   GB_VERDICT_UNCHANGED,
   GB_VERDICT_COUNT
 } gb_verdict;
@@ -183,7 +193,8 @@ typedef struct gb_gate_side {
   const gb_row *collapsed_row;
   const char *gpu;      /* the one gpu_uuid of its ok rows; "" when they differ or none is recorded */
   const gb_row *row;    /* a representative row (first failed one if any) */
-  const gb_row *failed; /* first row with status other than ok, or NULL */
+  const gb_row *failed; /* first row with status invalid or error, or NULL */
+  const gb_row *unsupported; /* first row with status unsupported (a case the device cannot run), or NULL */
 } gb_gate_side;
 
 typedef struct gb_gate_item {

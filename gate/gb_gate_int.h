@@ -28,6 +28,10 @@ bool gb_gate_is_gated(const gb_row *r, gb_fclass cls, bool gate_latency);
  * the figure's own-spread bound (NaN when unknown); z: the normal quantile
  * of the comparison's alpha (gb_gate_z), found once. */
 void gb_gate_judge(gb_gate_item *it, const gb_gate_options *opt, double min_pct, double z, double own_cv);
+/* The verdict of a figure with a side of unsupported rows only (a case the
+ * device cannot run): failed when the baseline measured it and the current
+ * cannot, else unsupported (information: no measurement, no verdict). */
+void gb_gate_judge_unsupported(gb_gate_item *it);
 
 /* The figures a derived one may take its sides from (not themselves
  * derived, "_vs_"), sorted by benchmark, gpu_type, m, n, k, gpu_count,

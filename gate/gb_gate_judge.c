@@ -105,6 +105,10 @@ gb_err gb_gate_fill_side(gb_gate_side *s, const keyed_row *rows, size_t n, int d
     const gb_row *r = rows[i].row;
     /* throttled rows passed their result check: the figure under the power or
      * heat cap is a real sample (a drop caused by throttling is a drop) */
+    if (r->status == GB_STATUS_UNSUPPORTED) { /* measured nothing, failed nothing */
+      if (!s->unsupported) s->unsupported = r;
+      continue;
+    }
     if (r->status != GB_STATUS_OK && r->status != GB_STATUS_THROTTLED) {
       if (!s->failed) s->failed = r;
       continue;
@@ -138,8 +142,26 @@ bool gb_gate_is_gated(const gb_row *r, gb_fclass cls, bool gate_latency) {
   return false;
 }
 
+void gb_gate_judge_unsupported(gb_gate_item *it) {
+  const gb_gate_side *b = &it->base, *c = &it->cur;
+  const gb_row *u = c->unsupported ? c->unsupported : b->unsupported;
+  if (b->nok > 0 && c->nok == 0 && c->unsupported) {
+    /* the same figure ran in the baseline: a case this GPU type could run
+     * and now cannot (a library or driver that lost it) is a failure */
+    it->verdict = GB_VERDICT_FAILED;
+    it->newly_failed = b->failed == NULL;
+    snprintf(it->note, sizeof it->note, "%s:%ld: status unsupported, but the baseline measured it (%s:%ld)", u->file,
+             u->line, b->row->file, b->row->line);
+    return;
+  }
+  it->verdict = GB_VERDICT_UNSUPPORTED;
+  snprintf(it->note, sizeof it->note,
+           "%s:%ld: status unsupported: the device cannot run this case; no measurement, no verdict (information)",
+           u->file, u->line);
+}
+
 /* Verdicts that come before the noise: failed, collapsed, unstable,
- * insufficient. True when one was given. */
+ * insufficient, unsupported. True when one was given. */
 static bool judge_state(gb_gate_item *it) {
   gb_gate_side *b = &it->base, *c = &it->cur;
   if (c->failed) {
@@ -147,6 +169,16 @@ static bool judge_state(gb_gate_item *it) {
     it->newly_failed = b->failed == NULL;
     snprintf(it->note, sizeof it->note, "%s:%ld: status %s%s%s", c->failed->file, c->failed->line,
              gb_status_name(c->failed->status), c->failed->detail[0] ? ": " : "", c->failed->detail);
+    return true;
+  }
+  if (c->nok == 0 && c->unsupported) {
+    gb_gate_judge_unsupported(it);
+    return true;
+  }
+  if (b->nok == 0 && !b->failed && b->unsupported) {
+    it->verdict = GB_VERDICT_NEW;
+    snprintf(it->note, sizeof it->note, "a first measurement: the baseline could not run it (%s:%ld: status unsupported)",
+             b->unsupported->file, b->unsupported->line);
     return true;
   }
   if (b->nok == 0) {
@@ -196,7 +228,29 @@ typedef struct floor_pick {
   const gb_spread_entry *learned; /* the store's spread of the figure, taken */
   bool learned_card;              /* of the current run's card, not of every card of the type */
   bool prior;                     /* a cross-type prior: the type has no floors */
+  bool cards_prior;               /* across cards: another type's card-to-card floor, wider (cards_prior) */
 } floor_pick;
+
+/* Two sides not known to be one card, of a type whose floors hold no
+ * card-to-card row for the figure (measured on fewer than 3 cards: its
+ * "any" rows hold only those cards' offsets, 0.2-0.4% on the H100's two
+ * against 2-3% between the fresh cards 3 and 4 and the H200's ten): the
+ * figure's floor is never below the widest "cards" row of the figure over
+ * the types that measured one (gb_noise_prior_cards). */
+static void cards_prior(gb_gate_item *it, const gb_gate_options *opt, floor_pick *p) {
+  const gb_row *r = it->base.row;
+  if (p->prior || p->fc || it->same_gpu || isnan(p->sigma) || gb_noise_lookup_cards(opt->noise, r)) return;
+  char types[160];
+  const gb_noise_floor *cp = gb_noise_prior_cards(opt->noise, r, types, sizeof types);
+  if (!cp || !(cp->sigma > p->sigma)) return;
+  p->sigma = cp->sigma;
+  p->cards_prior = true;
+  p->method = "cards prior";
+  snprintf(it->note, sizeof it->note,
+           "two cards, no card-to-card floor for %.40s (floors of fewer than 3 cards): the widest of %.100s's; "
+           "floors from 3 cards, or a baseline of this card, tighten it",
+           r->gpu_type, types);
+}
 
 /* The floor of a figure: its row in the floors, else its class's; for a type
  * the floors do not hold, the widest of every type's (gb_noise_prior), the
@@ -226,6 +280,7 @@ static void pick_floor(gb_gate_item *it, const gb_gate_options *opt, floor_pick 
     p->sigma = p->fc->sigma;
     p->method = "floor+runs, same GPU";
   }
+  cards_prior(it, opt, p);
   bool card = opt->learned && c->gpu[0] && strcmp(c->gpu, opt->learned->gpu) == 0;
   p->learned = gb_spread_lookup(opt->learned, b->row, card, &p->learned_card);
   /* with no floor to pool with, a spread of a run or two is no estimate */
@@ -260,10 +315,22 @@ static bool judge_peak_floor(gb_gate_item *it, const gb_gate_options *opt, doubl
   if (!cls) cls = gb_noise_lookup(opt->noise, b->row);
   double floor = cls && cls->sigma > pf->sigma ? cls->sigma : pf->sigma;
   it->peak = true;
-  it->sigma = pooled(floor, b->peak_sd_ln, b->nruns, c->peak_sd_ln, c->nruns, &df);
   it->method = floor > pf->sigma ? (pf->same_gpu ? "peak, class floor, same GPU" : "peak, class floor")
                : pf->same_gpu    ? "peak, same GPU"
                                  : "peak";
+  /* peak floors of fewer than 3 cards: never below those of the types that
+   * measured 3 or more (a card whose runs miss the fast state) */
+  char types[160];
+  const gb_noise_floor *pp =
+      gb_noise_lookup_cards(opt->noise, b->row) ? NULL : gb_noise_prior_peak(opt->noise, b->row, pf->same_gpu, types, sizeof types);
+  if (pp && pp->sigma > floor) {
+    floor = pp->sigma;
+    it->method = pf->same_gpu ? "peak, cards prior, same GPU" : "peak, cards prior";
+    snprintf(it->note, sizeof it->note,
+             "peaks of fewer than 3 cards of %.40s: the floor is the widest of %.100s's (3 cards or more); floors "
+             "from 3 cards tighten it", b->row->gpu_type, types);
+  }
+  it->sigma = pooled(floor, b->peak_sd_ln, b->nruns, c->peak_sd_ln, c->nruns, &df);
   *d = c->peak_mean_ln - b->peak_mean_ln;
   *se = it->sigma * sqrt(1.0 / nb + 1.0 / nc);
   return true;
@@ -320,6 +387,7 @@ static bool judge_noise(gb_gate_item *it, const gb_gate_options *opt, double own
   }
   double sigma = fp.learned ? pooled_learned(&fp, c, &df) : pooled(floor_sigma, b->sd_ln, b->nruns, c->sd_ln, c->nruns, &df);
   it->method = fp.learned || fp.fc || fp.prior ? fp.method : df > NU0 ? "floor+runs" : fp.method;
+  if (fp.cards_prior && !fp.learned && df > NU0) it->method = "cards prior+runs";
   if (fp.prior && df > NU0 && !fp.learned) it->method = isnan(fp.sigma) ? "baseline runs" : "cross-type prior+runs";
   *se = sigma * sqrt(1.0 / nb + 1.0 / nc);
   bool reps_mode = !fp.learned && judge_reps(it, opt, se, &sigma);

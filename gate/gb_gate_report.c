@@ -166,7 +166,7 @@ gb_err gb_gate_format_markdown(const gb_gate_report *rep, gb_buf *out) {
                                      GB_VERDICT_UNSTABLE,    GB_VERDICT_MISSING,
                                      GB_VERDICT_NOT_COMPARABLE, GB_VERDICT_IMPROVEMENT, GB_VERDICT_NOISE,
                                      GB_VERDICT_INSUFFICIENT, GB_VERDICT_NEW,         GB_VERDICT_WORSE_INFO,
-                                     GB_VERDICT_BETTER_INFO};
+                                     GB_VERDICT_BETTER_INFO,  GB_VERDICT_UNSUPPORTED};
   if (!e) e = gb_buf_append(&body, out->data + start, out->len - start);
   for (size_t k = 0; k < sizeof order / sizeof order[0] && !e; k++) e = md_section(&body, rep, order[k], &cut);
   if (!e && (rep->count[GB_VERDICT_UNCHANGED] || rep->count[GB_VERDICT_NOT_JUDGED]))
@@ -211,7 +211,7 @@ gb_err gb_xml_escape(gb_buf *out, const char *s) { return gb_esc_xml(out, s); }
 
 static bool skipped_verdict(gb_verdict v) {
   return v == GB_VERDICT_INSUFFICIENT || v == GB_VERDICT_MISSING || v == GB_VERDICT_FAILED ||
-         v == GB_VERDICT_NOT_COMPARABLE || v == GB_VERDICT_NOT_JUDGED;
+         v == GB_VERDICT_NOT_COMPARABLE || v == GB_VERDICT_NOT_JUDGED || v == GB_VERDICT_UNSUPPORTED;
 }
 
 static gb_err junit_case(gb_buf *out, const gb_gate_item *it) {

@@ -185,6 +185,22 @@ bool gb_noise_has_type(const gb_noise_table *t, const char *gpu_type);
  * every type measured (gb_gate.h). */
 const gb_noise_floor *gb_noise_prior(const gb_noise_table *t, const gb_row *r, char *types, size_t ntypes);
 
+/* The card-to-card prior of a row whose GPU type t holds no "cards" row
+ * for its figure (the type's floors come from fewer than 3 cards, so its
+ * "any" rows hold the offsets of those cards only): the widest "cards" row
+ * of the figure over the other types t holds; NULL when none has one. The
+ * types go to types as for gb_noise_prior. The gate never judges two cards
+ * of such a type against less (gb_gate.h). */
+const gb_noise_floor *gb_noise_prior_cards(const gb_noise_table *t, const gb_row *r, char *types, size_t ntypes);
+
+/* The same for a figure judged by its peaks: the widest peak row of the
+ * figure (scope "peak-same-gpu" with same_gpu, else "peak") over the other
+ * types whose floors hold a "cards" row for it (3 cards or more: whether
+ * every card's runs reach the fast state is a property of cards, which
+ * floors of one or two cards cannot show); NULL when none. */
+const gb_noise_floor *gb_noise_prior_peak(const gb_noise_table *t, const gb_row *r, bool same_gpu, char *types,
+                                          size_t ntypes);
+
 /* The built-in floor (sigma, ln units) of a class when no table has one:
  * headline and derived 0.01, latency 0.15. */
 double gb_noise_default_sigma(const gb_row *r);

@@ -116,8 +116,9 @@ gb_err gb_rep_table_problems(gb_rep *r);
 gb_err gb_rep_summary(gb_rep *r, gb_doc *front);
 
 /* Rows per status (indexed by gb_status) and the number of distinct causes
- * of the rows that are not ok (status, benchmark, cause from the detail). */
-gb_err gb_rep_problem_counts(const gb_rep *r, size_t counts[4], size_t *ncauses);
+ * of the problem rows: not ok and not unsupported (status, benchmark, cause
+ * from the detail). */
+gb_err gb_rep_problem_counts(const gb_rep *r, size_t counts[GB_STATUS_COUNT], size_t *ncauses);
 /* What a status other than ok means and what to do, in a sentence. */
 const char *gb_rep_status_advice(gb_status s);
 

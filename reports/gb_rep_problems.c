@@ -40,6 +40,8 @@ static const struct {
     {GB_STATUS_THROTTLED, "the check passed but the clocks were held down by power or heat: the figures are kept as "
                           "the rate this GPU sustains under its cap; check cooling and the power limit when they "
                           "fall short of the datasheet"},
+    {GB_STATUS_UNSUPPORTED, "this GPU (or its library) cannot run the case, a precision it lacks for one: nothing was "
+                            "measured and nothing failed; not a problem"},
 };
 
 const char *gb_rep_status_advice(gb_status s) {
@@ -63,7 +65,11 @@ static void cause_of(const gb_row *w, char *buf, size_t n) {
   snprintf(buf, n, "%.*s", (int)len, len ? from : "no detail given");
 }
 
-/* Groups of rows that are not ok: one per status, benchmark and cause. */
+/* A row the Problems section lists: not ok, and not a case the GPU cannot
+ * run (status unsupported: no measurement, no failure; a note says so). */
+static bool is_problem(const gb_row *w) { return w->status != GB_STATUS_OK && w->status != GB_STATUS_UNSUPPORTED; }
+
+/* Groups of problem rows: one per status, benchmark and cause. */
 typedef struct cause_group {
   gb_status status;
   const char *bench;
@@ -76,7 +82,7 @@ static gb_err group_causes(const gb_rep *r, cause_group **out, size_t *nout) {
   cause_group *g = NULL;
   for (size_t i = 0; i < r->res.nrows; i++) {
     const gb_row *w = &r->res.rows[i];
-    if (w->status == GB_STATUS_OK) continue;
+    if (!is_problem(w)) continue;
     char c[96];
     cause_of(w, c, sizeof c);
     size_t k = 0;
@@ -102,10 +108,10 @@ static gb_err group_causes(const gb_rep *r, cause_group **out, size_t *nout) {
   return GB_OK;
 }
 
-gb_err gb_rep_problem_counts(const gb_rep *r, size_t counts[4], size_t *ncauses) {
-  memset(counts, 0, 4 * sizeof counts[0]);
+gb_err gb_rep_problem_counts(const gb_rep *r, size_t counts[GB_STATUS_COUNT], size_t *ncauses) {
+  memset(counts, 0, GB_STATUS_COUNT * sizeof counts[0]);
   for (size_t i = 0; i < r->res.nrows; i++)
-    if ((unsigned)r->res.rows[i].status < 4) counts[r->res.rows[i].status]++;
+    if ((unsigned)r->res.rows[i].status < GB_STATUS_COUNT) counts[r->res.rows[i].status]++;
   cause_group *g = NULL;
   gb_err e = group_causes(r, &g, ncauses);
   free(g);
@@ -143,7 +149,7 @@ static gb_err table_rows(gb_rep *r, size_t bad) {
   size_t shown = 0;
   for (size_t i = 0; i < r->res.nrows && !e; i++) {
     const gb_row *w = &r->res.rows[i];
-    if (w->status == GB_STATUS_OK) continue;
+    if (!is_problem(w)) continue;
     r->doc.md_mute = shown++ >= PROBLEM_MD_ROWS;
     char where[600], sz[64], v[64];
     snprintf(where, sizeof where, "%s:%ld", gb_rep_basename(w->file), w->line);
@@ -168,18 +174,49 @@ static gb_err table_rows(gb_rep *r, size_t bad) {
   return e;
 }
 
+/* A note on the cases the GPU cannot run (status unsupported): named, and
+ * said to be no problem. The number of such rows goes to *n. */
+static gb_err note_unsupported(gb_rep *r, size_t *n) {
+  gb_buf b = {0};
+  gb_err e = GB_OK;
+  size_t shown = 0;
+  *n = 0;
+  for (size_t i = 0; i < r->res.nrows && !e; i++) {
+    const gb_row *w = &r->res.rows[i];
+    if (w->status != GB_STATUS_UNSUPPORTED) continue;
+    if ((*n)++ >= 8) continue;
+    char sz[64];
+    gb_rep_fmt_size(w, sz, sizeof sz);
+    e = gb_buf_printf(&b, "%s%.60s %.60s %.60s%s%.60s (%.60s)", shown++ ? ", " : "", w->benchmark, w->case_name,
+                      w->dtype, sz[0] ? " at " : "", sz, r->src[r->row_src[i]].label);
+  }
+  if (!e && *n > shown) e = gb_buf_printf(&b, " and %zu more", *n - shown);
+  if (!e && *n) {
+    char line[1400];
+    snprintf(line, sizeof line, "Not measured: %zu case(s) this GPU or its library cannot run (status unsupported): "
+             "%.1000s. Nothing was measured for them and nothing failed; they are not problems, and the regression "
+             "gate gives them no verdict.", *n, b.data);
+    e = gb_doc_para(&r->doc, line);
+  }
+  gb_buf_free(&b);
+  return e;
+}
+
 gb_err gb_rep_table_problems(gb_rep *r) {
   gb_err e = gb_doc_heading(&r->doc, 2, "Problems: invalid, error and throttled rows");
   if (!e) e = failed_plots(r);
   size_t bad = 0;
-  for (size_t i = 0; i < r->res.nrows; i++) bad += r->res.rows[i].status != GB_STATUS_OK;
-  if (!e && bad == 0) return gb_doc_para(&r->doc, "None: every row has status ok.");
+  for (size_t i = 0; i < r->res.nrows; i++) bad += is_problem(&r->res.rows[i]);
+  size_t unsupported = 0;
+  if (!e) e = note_unsupported(r, &unsupported);
+  if (!e && bad == 0)
+    return gb_doc_para(&r->doc, unsupported ? "None: every measured row has status ok." : "None: every row has status ok.");
   cause_group *g = NULL;
   size_t ng = 0;
   if (!e) e = group_causes(r, &g, &ng);
   char line[400];
   snprintf(line, sizeof line, "%zu row(s) not ok, from %zu cause(s): one line per status, benchmark and cause, with "
-           "one example row. Invalid and error rows are left out of the plots and the tables above; throttled rows "
+           "one example row (unsupported rows are not problems: above). Invalid and error rows are left out of the plots and the tables above; throttled rows "
            "passed their check and are in them.", bad, ng);
   if (!e) e = gb_doc_para(&r->doc, line);
   if (!e) e = table_causes(r, g, ng);

@@ -170,7 +170,7 @@ static void plan_pick(const gb_rep *r, char *buf, size_t n) {
 
 /* What to do: one item per status with rows, per figure below its mark,
  * and the plan's pick. */
-static gb_err what_to_do(gb_rep *r, gb_doc *f, const size_t counts[4], const decider d[2]) {
+static gb_err what_to_do(gb_rep *r, gb_doc *f, const size_t counts[GB_STATUS_COUNT], const decider d[2]) {
   char items[8][600];
   const char *list[8];
   size_t n = 0;
@@ -198,7 +198,7 @@ static gb_err what_to_do(gb_rep *r, gb_doc *f, const size_t counts[4], const dec
 }
 
 /* The verdict in one sentence, and the box's class (ok, warn, bad). */
-static const char *verdict(const gb_rep *r, const size_t counts[4], size_t ncauses, char *buf, size_t n) {
+static const char *verdict(const gb_rep *r, const size_t counts[GB_STATUS_COUNT], size_t ncauses, char *buf, size_t n) {
   size_t failed = counts[GB_STATUS_INVALID] + counts[GB_STATUS_ERROR];
   if (r->res.nrows == 0) {
     snprintf(buf, n, "Verdict: no measurements%s.", r->have_plan ? "; the plan below decides" : "");
@@ -214,12 +214,17 @@ static const char *verdict(const gb_rep *r, const size_t counts[4], size_t ncaus
              "the sustained rate).", counts[GB_STATUS_THROTTLED], r->res.nrows);
     return "summary warn";
   }
-  snprintf(buf, n, "Verdict: all %zu rows passed their check at full clocks.", r->res.nrows);
+  size_t skipped = counts[GB_STATUS_UNSUPPORTED];
+  if (skipped)
+    snprintf(buf, n, "Verdict: all %zu measured rows passed their check at full clocks; %zu case(s) this GPU cannot "
+             "run were not measured (status unsupported: see Problems).", r->res.nrows - skipped, skipped);
+  else
+    snprintf(buf, n, "Verdict: all %zu rows passed their check at full clocks.", r->res.nrows);
   return "summary";
 }
 
 gb_err gb_rep_summary(gb_rep *r, gb_doc *f) {
-  size_t counts[4], ncauses = 0;
+  size_t counts[GB_STATUS_COUNT], ncauses = 0;
   gb_err e = gb_rep_problem_counts(r, counts, &ncauses);
   char line[600];
   const char *cls = verdict(r, counts, ncauses, line, sizeof line);
@@ -239,8 +244,12 @@ gb_err gb_rep_summary(gb_rep *r, gb_doc *f) {
       list[n] = items[n];
       n++;
     }
-    snprintf(items[n], sizeof items[n], "Rows not ok: %zu invalid, %zu error, %zu throttled, of %zu (%zu cause(s)).",
-             counts[GB_STATUS_INVALID], counts[GB_STATUS_ERROR], counts[GB_STATUS_THROTTLED], r->res.nrows, ncauses);
+    snprintf(items[n], sizeof items[n], "Rows not ok: %zu invalid, %zu error, %zu throttled, of %zu (%zu cause(s))%s",
+             counts[GB_STATUS_INVALID], counts[GB_STATUS_ERROR], counts[GB_STATUS_THROTTLED], r->res.nrows, ncauses,
+             counts[GB_STATUS_UNSUPPORTED] ? "; not measured: " : ".");
+    if (counts[GB_STATUS_UNSUPPORTED])
+      snprintf(items[n] + strlen(items[n]), sizeof items[n] - strlen(items[n]),
+               "%zu unsupported (cases this GPU cannot run: not problems).", counts[GB_STATUS_UNSUPPORTED]);
     list[n] = items[n];
     n++;
     e = gb_doc_para(f, "The three figures that decide:");

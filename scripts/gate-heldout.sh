@@ -25,6 +25,15 @@
 #   TYPE=h100 NOFLOORS=1 ...              the H100 runs judged with no H100 floors at
 #                                         all (the shipped H200 rows: the cross-type
 #                                         prior); nothing of the H100 is fitted
+#   TYPE=h100 FRESH=1 ...                 the fresh H100 cards 3 and 4 (h100-c3-quick-*,
+#                                         h100-c4-quick-*, three runs each, never fitted)
+#                                         judged with the shipped floors as they are (or,
+#                                         with NOFLOORS=1, without the H100's): every
+#                                         ordered one-run pair of a card ("1->1") and across
+#                                         the cards ("1->1 x"), each run against its card's
+#                                         other two ("2->1"), each run against the other
+#                                         card's three ("3->1 x"); five runs a card would
+#                                         be needed for "5->1"
 # A card of fewer than 6 runs gets "4->1" (each run against the other four)
 # in place of "5->1".
 set -euo pipefail
@@ -33,7 +42,11 @@ cd "$root"
 gb=${GPUBENCH:-$root/build/gpubench}
 TYPE=${TYPE:-h200}
 NOFLOORS=${NOFLOORS:-0}
-if [ "$TYPE" = h100 ]; then
+FRESH=${FRESH:-0}
+if [ "$FRESH" = 1 ]; then
+  FIT=
+  HELDOUT=${HELDOUT:-h100-c3-quick h100-c4-quick}
+elif [ "$TYPE" = h100 ]; then
   FIT=${FIT:-h100-c1-quick}
   HELDOUT=${HELDOUT:-h100-c2-quick}
 else
@@ -56,6 +69,9 @@ if [ "$NOFLOORS" = 1 ]; then
   # every shipped row but the judged type's: its figures get the cross-type prior
   grep -v '^H100-SXM-80GB,' data/noise/floors.csv >"$tmp/floors.csv"
   echo "floors: the shipped ones without H100-SXM-80GB's (cross-type prior)"
+elif [ "$FRESH" = 1 ]; then
+  cp data/noise/floors.csv "$tmp/floors.csv"
+  echo "floors: the shipped ones (H100 from cards 1 and 2), held out: $HELDOUT"
 elif [ "$TYPE" = h100 ]; then
   main=()
   for c in $FIT; do for f in $F/"$c"-*.csv; do held "$f" || main+=("$f"); done; done
@@ -87,6 +103,7 @@ tally() {
   awk -v set="$1" -v mode="$2" -v kind="$3" '
     / \[headline\]( |$)/ {
       v = $1
+      if (v == "unsupported") next # a case the GPU cannot run: no measurement to drop
       lab = $0; sub(/^[a-z-]+ +[^ ]+ x[0-9]+ /, "", lab); sub(/: .*/, "", lab)
       mdc = $0; sub(/.*MDC /, "", mdc); sub(/%.*/, "", mdc)
       g = ""
@@ -125,7 +142,30 @@ judge() {
   done
 }
 
+# fresh: every ordered pair of runs within a card and across the cards, each
+# run against the rest of its card, and against every run of the other cards
+fresh() {
+  local c d i j
+  for c in $HELDOUT; do
+    mapfile -t runs < <(ls $F/"$c"-*.csv | sort -V)
+    for i in "${runs[@]}"; do
+      for j in "${runs[@]}"; do [ "$i" = "$j" ] || judge heldout "1->1" "$i" "$j"; done
+      b=()
+      for j in "${runs[@]}"; do [ "$i" = "$j" ] || b+=("$j"); done
+      judge heldout "$((${#runs[@]} - 1))->1" "${b[@]}" "$i"
+      for d in $HELDOUT; do
+        [ "$d" = "$c" ] && continue
+        mapfile -t other < <(ls $F/"$d"-*.csv | sort -V)
+        for j in "${other[@]}"; do judge cross "1->1" "$j" "$i"; done
+        judge cross "${#other[@]}->1" "${other[@]}" "$i"
+      done
+    done
+  done
+}
+
+[ "$FRESH" = 1 ] && fresh
 for set in fit heldout; do
+  [ "$FRESH" = 1 ] && break
   cards=$FIT
   [ "$set" = heldout ] && cards=$HELDOUT
   for c in $cards; do
@@ -149,8 +189,8 @@ done
 echo
 echo "| set | baseline | A/A comparisons | A/A failing (exit != 0) | A/A figures flagged (any class) |"
 echo "| --- | --- | ---: | ---: | ---: |"
-for set in fit heldout; do
-  for mode in "1->1" "4->1" "5->1"; do
+for set in fit heldout cross; do
+  for mode in "1->1" "2->1" "3->1" "4->1" "5->1"; do
     awk -v s="$set" -v m="$mode" '$1 == s && $2 == m { n++; if ($3 != 0) f++; fl += $4 }
       END { if (n) printf "| %s | %s | %d | %d | %d |\n", s, m, n, f, fl }' "$tmp/aa-exit"
   done
@@ -158,8 +198,8 @@ done
 echo
 echo "| set | baseline | group | MDC on A/A, median (min-max) | 5% drops caught | 10% drops caught |"
 echo "| --- | --- | --- | --- | --- | --- |"
-for set in fit heldout; do
-  for mode in "1->1" "4->1" "5->1"; do
+for set in fit heldout cross; do
+  for mode in "1->1" "2->1" "3->1" "4->1" "5->1"; do
     for g in fp64 bf16 fp8 int8 HBM all; do
       awk -v s="$set" -v m="$mode" -v g="$g" '
         $1 == s && $2 == m && $4 == g {

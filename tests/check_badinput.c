@@ -135,7 +135,7 @@ static const bad_results k_bad_results[] = {
     {"bytes_i64.csv", ",1073741824,", ",99999999999999999999,",
      ":2:16: bytes: not a non-negative integer: \"99999999999999999999\""},
     {"bytes_neg.csv", ",1073741824,", ",-1,", ":2:16: bytes: not a non-negative integer: \"-1\""},
-    {"status.csv", ",ok,", ",fine,", ":2:24: status: not one of ok, invalid, error, throttled: \"fine\""},
+    {"status.csv", ",ok,", ",fine,", ":2:24: status: not one of ok, invalid, error, throttled, unsupported: \"fine\""},
     {"nonutf8.csv", ",vec16,", ",vec\xff\xfe,", ":2:25: field is not valid UTF-8 (byte 4)"},
     {"nul.csv", NULL, NULL, ":2:25: field holds a NUL byte"},
     {"bigfield.csv", NULL, NULL, ":2:25: field is longer than the 1048576-byte limit"},

@@ -70,7 +70,7 @@ START_TEST(test_fault_campaign) {
   ck_assert_int_eq(r->status, GB_STATUS_OK);
   r = only_row(&res, "unsupported");
   ck_assert_ptr_nonnull(r);
-  ck_assert_int_eq(r->status, GB_STATUS_ERROR);
+  ck_assert_int_eq(r->status, GB_STATUS_UNSUPPORTED);
   ck_assert_msg(strstr(r->detail, "not supported: fault: fp2") != NULL, "unsupported detail: %s", r->detail);
   r = only_row(&res, "fault");
   ck_assert_ptr_nonnull(r);

@@ -16,6 +16,8 @@
 #include "gb_gate.h"
 #include "gb_history.h"
 #include "gb_inputs.h"
+#include "gb_noise.h"
+#include "gb_runinfo.h"
 #include "gb_plot.h"
 #include "testutil.h"
 
@@ -196,7 +198,7 @@ START_TEST(test_fixture_verdicts) {
   ck_assert_ptr_nonnull(strstr(text.data, "sigma 1.01% built-in floor, 1/1 runs) [headline]"));
   ck_assert_ptr_nonnull(strstr(text.data, "gate: FAIL: 8 figures, 5 compared: 2 regression, 1 failed, 0 collapsed, "
                                           "0 unstable, 1 missing, 0 not-comparable, 1 noise, 0 insufficient, 1 new, "
-                                          "1 improvement, 0 worse-info, 0 better-info, 0 not-judged, 1 unchanged "
+                                          "1 improvement, 0 worse-info, 0 better-info, 0 not-judged, 0 unsupported, 1 unchanged "
                                           "(1 newly failed; 4 failing)"));
   gb_buf_free(&text);
   gb_gate_report_free(&rep);
@@ -860,6 +862,115 @@ static int run_cmd(int (*fn)(int, char **), int argc, const char **argv) {
   return rc;
 }
 
+/* ---- rows of a case the device cannot run (status unsupported) ---- */
+
+/* tests/fixtures/h100_unsupported_cur.csv: the real H100 run
+ * aa/h100-c1-quick-2.csv with the two block-scaled GEMM rows an H100 writes
+ * (mxfp8, nvfp4: needs sm_100+) appended as this build writes them, status
+ * unsupported. Written before as status error, they made the first
+ * comparison with an older baseline (aa/h100-c1-quick-1.csv, without them)
+ * fail as "newly failed": exit 1 on an A/A pair. */
+static void rewrite(const char *src, const char *dst, const char *const *pairs, size_t npairs) {
+  size_t len = 0;
+  char *s = gb_test_slurp(src, &len);
+  ck_assert_ptr_nonnull(s);
+  for (size_t p = 0; p < npairs; p += 2) {
+    size_t fl = strlen(pairs[p]), tl = strlen(pairs[p + 1]), n = 0;
+    for (const char *q = s; (q = strstr(q, pairs[p])); q += fl) n++;
+    char *o = malloc(len + n * (tl > fl ? tl - fl : 0) + 1), *w = o;
+    ck_assert_ptr_nonnull(o);
+    for (const char *q = s, *hit; ; q = hit + fl) {
+      hit = strstr(q, pairs[p]);
+      size_t k = hit ? (size_t)(hit - q) : strlen(q);
+      memcpy(w, q, k);
+      w += k;
+      if (!hit) break;
+      memcpy(w, pairs[p + 1], tl);
+      w += tl;
+    }
+    *w = '\0';
+    free(s);
+    s = o;
+    len = (size_t)(w - o);
+  }
+  ck_assert_int_eq(gb_test_write(dst, s, len), 0);
+  free(s);
+}
+
+START_TEST(test_unsupported_rows) {
+  char base[4200], cur[4200], err[4200], lost[4200], olderr[4200];
+  snprintf(base, sizeof base, "%s", gb_fixture("aa/h100-c1-quick-1.csv"));
+  snprintf(cur, sizeof cur, "%s", gb_fixture("h100_unsupported_cur.csv"));
+  const char *dir = gb_test_tmpdir();
+  snprintf(err, sizeof err, "%s/skip-as-error.csv", dir);
+  snprintf(lost, sizeof lost, "%s/skip-measured.csv", dir);
+  snprintf(olderr, sizeof olderr, "%s/skip-error-older.csv", dir);
+  /* the same rows as the build before wrote them; as a run that measured
+   * them (another run id); as an older run of the build before */
+  const char *as_err[] = {",unsupported,", ",error,"};
+  rewrite(cur, err, as_err, 2);
+  const char *as_ok[] = {"TFLOP/s,,,,,,unsupported,", "TFLOP/s,1000,10,990,1010,5,ok,", "-vm-51ac9a", "-vm-0000aa"};
+  rewrite(cur, lost, as_ok, 4);
+  const char *as_old[] = {",unsupported,", ",error,", "-vm-51ac9a", "-vm-0000bb"};
+  rewrite(cur, olderr, as_old, 4);
+
+  const char *aa[] = {"compare", base, cur};
+  ck_assert_int_eq(run_cmd(gb_cmd_compare, 3, aa), 0);
+  const char *back[] = {"compare", cur, base}; /* in the baseline only: nothing is gone */
+  ck_assert_int_eq(run_cmd(gb_cmd_compare, 3, back), 0);
+  const char *before[] = {"compare", base, err}; /* status error: a failure, as before */
+  ck_assert_int_eq(run_cmd(gb_cmd_compare, 3, before), 1);
+  const char *older[] = {"compare", olderr, cur}; /* the build before's error rows, then unsupported */
+  ck_assert_int_eq(run_cmd(gb_cmd_compare, 3, older), 0);
+  const char *gone[] = {"compare", lost, cur}; /* measured in the baseline, unsupported now */
+  ck_assert_int_eq(run_cmd(gb_cmd_compare, 3, gone), 1);
+
+  gb_noise_table floors; /* the shipped floors, as compare finds them */
+  char fpath[4200];
+  snprintf(fpath, sizeof fpath, "%s/noise/floors.csv", gb_data_dir());
+  ck_assert_msg(gb_noise_read(fpath, &floors) == GB_OK, "%s", gb_errmsg());
+  gb_gate_options opt = gb_gate_defaults();
+  opt.noise = &floors;
+  gb_gate_report rep;
+  ck_assert_int_eq(compare_files(base, cur, &opt, &rep), GB_OK);
+  ck_assert_int_eq(gb_gate_exit_code(&rep), 0);
+  ck_assert_uint_eq(rep.count[GB_VERDICT_UNSUPPORTED], 2);
+  ck_assert_uint_eq(rep.count[GB_VERDICT_FAILED], 0);
+  ck_assert_uint_eq(rep.newly_failed, 0);
+  ck_assert_uint_eq(rep.failing, 0);
+  const gb_gate_item *it = find_item(&rep, "gemm/nvfp4 fp4e2m1");
+  ck_assert_ptr_nonnull(it);
+  ck_assert_int_eq(it->verdict, GB_VERDICT_UNSUPPORTED);
+  ck_assert(!it->fails && !it->newly_failed);
+  ck_assert_ptr_nonnull(strstr(it->note, "h100_unsupported_cur.csv:417: status unsupported: the device cannot run"));
+  ck_assert_ptr_nonnull(strstr(it->note, "no verdict (information)"));
+  gb_buf text = {0};
+  ck_assert_int_eq(gb_gate_summary(&rep, &text), GB_OK);
+  ck_assert_ptr_nonnull(strstr(text.data, "gate: PASS: 416 figures, 411 compared:"));
+  ck_assert_ptr_nonnull(strstr(text.data, " 2 unsupported, "));
+  gb_buf_free(&text);
+  gb_gate_report_free(&rep);
+
+  ck_assert_int_eq(compare_files(lost, cur, &opt, &rep), GB_OK);
+  it = find_item(&rep, "gemm/mxfp8 fp8e4m3");
+  ck_assert_ptr_nonnull(it);
+  ck_assert_int_eq(it->verdict, GB_VERDICT_FAILED);
+  ck_assert(it->newly_failed && it->fails);
+  ck_assert_ptr_nonnull(strstr(it->note, "status unsupported, but the baseline measured it"));
+  gb_gate_report_free(&rep);
+
+  ck_assert_int_eq(compare_files(cur, lost, &opt, &rep), GB_OK); /* unsupported before, measured now */
+  it = find_item(&rep, "gemm/mxfp8 fp8e4m3");
+  ck_assert_ptr_nonnull(it);
+  ck_assert_int_eq(it->verdict, GB_VERDICT_NEW);
+  ck_assert_ptr_nonnull(strstr(it->note, "a first measurement: the baseline could not run it"));
+  ck_assert_int_eq(gb_gate_exit_code(&rep), 0);
+  gb_gate_report_free(&rep);
+  gb_noise_free(&floors);
+  free_kept();
+}
+END_TEST
+
 START_TEST(test_cli_compare_exit_codes) {
   char base[4200], cur[4200], drv[4200], dis[4200], unk[4200], bad[4200];
   snprintf(base, sizeof base, "%s", gb_fixture("gate_base.csv"));
@@ -1130,6 +1241,7 @@ static Suite *suite(void) {
   tc = tcase_create("cli");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_cli_compare_exit_codes);
+  tcase_add_test(tc, test_unsupported_rows);
   tcase_add_test(tc, test_cli_history_exit_codes);
   suite_add_tcase(s, tc);
   return s;

@@ -402,6 +402,42 @@ START_TEST(test_perf_measured_power) {
 }
 END_TEST
 
+/* Rows of cases the GPU cannot run (status unsupported, no value: an
+ * H100's mxfp8 fp8e4m3 and nvfp4 fp4e2m1 rows, h100_unsupported_cur.csv)
+ * are no measurement: the planner's figures from the run with them equal
+ * those from the same run without them (aa/h100-c1-quick-2.csv), and a
+ * precision with only such a row is not measured. */
+START_TEST(test_perf_ignores_unsupported) {
+  gb_specs specs;
+  ck_assert_int_eq(gb_specs_read(GB_SOURCE_ROOT "/data/gpu_specs.csv", &specs), GB_OK);
+  gb_results with = {0}, without = {0};
+  ck_assert_int_eq(gb_results_read(gb_fixture("h100_unsupported_cur.csv"), &with), GB_OK);
+  ck_assert_int_eq(gb_results_read(gb_fixture("aa/h100-c1-quick-2.csv"), &without), GB_OK);
+  static const char *const precs[] = {"fp8e4m3", "fp4e2m1"};
+  for (int i = 0; i < 2; i++) {
+    gb_perf p, q;
+    ck_assert_int_eq(gb_perf_build(&specs, &with, precs[i], 8192, false, &p), GB_OK);
+    ck_assert_int_eq(gb_perf_build(&specs, &without, precs[i], 8192, false, &q), GB_OK);
+    const gb_perf_type *a = gb_perf_find(&p, "H100-SXM-80GB"), *b = gb_perf_find(&q, "H100-SXM-80GB");
+    ck_assert(a && b);
+    ck_assert_int_eq(a->gemm_measured, i == 0);
+    ck_assert_int_eq(a->gemm_measured, b->gemm_measured);
+    if (i == 0) {
+      ck_assert(isfinite(a->gemm_tflops));
+      ck_assert_double_eq(a->gemm_tflops, b->gemm_tflops);
+    } else { /* no fp4 on an H100: no figure either way */
+      ck_assert(isnan(a->gemm_tflops) && isnan(b->gemm_tflops));
+    }
+    ck_assert_double_eq(a->hbm_gbps, b->hbm_gbps);
+    gb_perf_free(&p);
+    gb_perf_free(&q);
+  }
+  gb_results_free(&with);
+  gb_results_free(&without);
+  gb_specs_free(&specs);
+}
+END_TEST
+
 /* ---- GEMM windows: burst rows (tflops) or sustained ones (tflops_sustained), never mixed ---- */
 
 /* planner_gemm_windows.csv: H200 bf16 burst 600 (4096^3) and 700 (8192^3),
@@ -633,6 +669,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_perf_fixture);
   tcase_add_test(tc, test_perf_ignores_settings_rows);
   tcase_add_test(tc, test_perf_gemm_window);
+  tcase_add_test(tc, test_perf_ignores_unsupported);
   tcase_add_test(tc, test_perf_measured_power);
   tcase_add_test(tc, test_workload_gemm_window);
   tcase_add_test(tc, test_perf_throttled_points);

@@ -153,6 +153,31 @@ START_TEST(test_run_info_gpu_uuid) {
 }
 END_TEST
 
+/* A row of a case the GPU cannot run (status unsupported, no value: the
+ * block-scaled GEMMs on an H100) is no sample: the exporter writes the
+ * measured row beside it and nothing for it. */
+START_TEST(test_export_unsupported_no_sample) {
+  gb_results res = {0};
+  gb_err e = read_rows(
+      "1,h1,2026-12-07T09:52:03Z,a,H100-SXM-80GB,NVIDIA H100 80GB HBM3,580.159.04,13.0,1,gemm,bf16,bf16,8192,8192,8192,,"
+      "tflops,TFLOP/s,780,10,,,,ok,,,,,,,,989.4\n"
+      "1,h1,2026-12-07T09:52:04Z,a,H100-SXM-80GB,NVIDIA H100 80GB HBM3,580.159.04,13.0,1,gemm,mxfp8,fp8e4m3,8192,8192,8192,,"
+      "tflops,TFLOP/s,,,,,,unsupported,\"not supported: mxfp8: needs sm_100+\",,,,,,,\n",
+      &res);
+  ck_assert_msg(e == GB_OK, "%s", gb_errmsg());
+  ck_assert_int_eq(res.rows[1].status, GB_STATUS_UNSUPPORTED);
+  gb_buf b = {0};
+  size_t n = 0;
+  ck_assert_int_eq(gb_prom_export_results(&res, &b, &n), GB_OK);
+  const char *t = text(&b);
+  ck_assert_ptr_nonnull(strstr(t, "case=\"bf16\",dtype=\"bf16\",size=\"8192x8192x8192\",status=\"ok\"} 7.8e+14\n"));
+  ck_assert_ptr_null(strstr(t, "mxfp8"));
+  ck_assert_ptr_null(strstr(t, "unsupported"));
+  gb_buf_free(&b);
+  gb_results_free(&res);
+}
+END_TEST
+
 START_TEST(test_export_newest_run_per_machine) {
   gb_results res = {0};
   gb_err e = read_rows(
@@ -399,6 +424,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_sample_and_family);
   tcase_add_test(tc, test_parse_time);
   tcase_add_test(tc, test_export_newest_run_per_machine);
+  tcase_add_test(tc, test_export_unsupported_no_sample);
   tcase_add_test(tc, test_run_info_gpu_uuid);
   tcase_add_test(tc, test_export_empty);
   tcase_add_test(tc, test_export_only_failed_rows);

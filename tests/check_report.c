@@ -591,6 +591,30 @@ START_TEST(test_headline_one_gpu) {
 }
 END_TEST
 
+/* Rows of cases the GPU cannot run (status unsupported: an H100's
+ * block-scaled GEMM rows, tests/fixtures/h100_unsupported_cur.csv) are no
+ * problem: the Problems section names them in a note and lists only the
+ * three throttled rows; the summary does not count them as failed (written
+ * as status error, the same rows made the verdict "2 of 416 rows failed
+ * their check or could not run"). */
+START_TEST(test_unsupported_not_a_problem) {
+  char *md = results_md("h100_unsupported_cur.csv");
+  ck_assert_ptr_nonnull(strstr(md, "Verdict: every row passed its check; 3 of 416 ran with clocks held down"));
+  ck_assert_ptr_nonnull(strstr(md, "- Rows not ok: 0 invalid, 0 error, 3 throttled, of 416 (1 cause(s)); not measured: "
+                                   "2 unsupported (cases this GPU cannot run: not problems)."));
+  const char *prob = strstr(md, "## Problems");
+  ck_assert_ptr_nonnull(prob);
+  ck_assert_ptr_nonnull(strstr(prob, "Not measured: 2 case(s) this GPU or its library cannot run (status unsupported): "
+                                     "gemm mxfp8 fp8e4m3 at 8192x8192x8192 (H100-SXM-80GB), gemm nvfp4 fp4e2m1 at "
+                                     "8192x8192x8192 (H100-SXM-80GB). Nothing was measured"));
+  ck_assert_ptr_nonnull(strstr(prob, "3 row(s) not ok, from 1 cause(s)"));
+  ck_assert_ptr_null(strstr(prob, "| unsupported |"));
+  ck_assert_ptr_null(strstr(prob, "| error |"));
+  ck_assert_ptr_null(strstr(md, "| mxfp8 |"));
+  free(md);
+}
+END_TEST
+
 /* Peaks in the headline to 4 significant digits, as the values: a
  * row's own peak column of 66.9082 (the fma kernel's, from clocks and
  * units) reads "of 66.91" (59 / 66.9082 = 88.2%), 33.4541 "of 33.45". */
@@ -1483,6 +1507,7 @@ int main(void) {
   tcase_add_test(tc, test_compare_view);
   tcase_add_test(tc, test_compare_labels_clear);
   tcase_add_test(tc, test_headline_one_gpu);
+  tcase_add_test(tc, test_unsupported_not_a_problem);
   tcase_add_test(tc, test_decision_ranked_end);
   tcase_add_test(tc, test_headline_peak_rounded);
   tcase_add_test(tc, test_collective_error_bars);

@@ -149,6 +149,41 @@ START_TEST(test_fixture_typed_columns) {
 }
 END_TEST
 
+/* status unsupported (a case the device cannot run: the block-scaled GEMMs
+ * on an H100), added after the first four: the rows as bench/gemm writes
+ * them on an H100 (/tmp/res/skip.csv, docs/results-schema.md) read with
+ * their status and no value, and write back as they were; the lean reader
+ * keeps their detail (only ok rows lose it). */
+START_TEST(test_status_unsupported) {
+  gb_status st;
+  ck_assert(gb_status_parse("unsupported", &st));
+  ck_assert_int_eq(st, GB_STATUS_UNSUPPORTED);
+  ck_assert_str_eq(gb_status_name(GB_STATUS_UNSUPPORTED), "unsupported");
+  ck_assert_str_eq(gb_status_name((gb_status)GB_STATUS_COUNT), "?");
+  gb_results res = {0};
+  ck_assert_msg(gb_results_read(gb_fixture("h100_unsupported_cur.csv"), &res) == GB_OK, "%s", gb_errmsg());
+  ck_assert_uint_eq(res.nrows, 416);
+  const gb_row *u = &res.rows[415];
+  ck_assert_int_eq(u->status, GB_STATUS_UNSUPPORTED);
+  ck_assert_str_eq(u->case_name, "nvfp4");
+  ck_assert_str_eq(u->dtype, "fp4e2m1");
+  ck_assert(isnan(u->value));
+  ck_assert_int_eq(u->headline, 1);
+  ck_assert_int_eq(res.rows[414].status, GB_STATUS_UNSUPPORTED);
+  ck_assert_int_eq(res.rows[413].status, GB_STATUS_OK);
+  gb_buf b = {0};
+  ck_assert_int_eq(gb_results_put_header(&b), GB_OK);
+  ck_assert_int_eq(gb_results_put_row(&b, u), GB_OK);
+  ck_assert_ptr_nonnull(strstr(b.data, ",TFLOP/s,,,,,,unsupported,not supported: nvfp4: needs sm_100+ "));
+  gb_buf_free(&b);
+  gb_results_free(&res);
+  ck_assert_int_eq(gb_results_read_lean(gb_fixture("h100_unsupported_cur.csv"), &res), GB_OK);
+  ck_assert_int_eq(res.rows[415].status, GB_STATUS_UNSUPPORTED);
+  ck_assert_ptr_nonnull(strstr(res.rows[415].detail, "needs sm_100+"));
+  gb_results_free(&res);
+}
+END_TEST
+
 /* Each bad fixture and the text its error must hold. */
 static const struct {
   const char *file, *expect;
@@ -160,6 +195,8 @@ static const struct {
     {"results_crlf_bom_nan.csv", ":3:19: value: not a finite number: \"nan\""},
     {"results_negative.csv", ":2:13: m: not a non-negative integer: \"-5\""},
     {"results_bad_headline.csv", ":2:40: headline: not 1, 0 or empty: \"yes\""},
+    /* a case the device cannot run measured nothing */
+    {"results_unsupported_value.csv", ":2:19: value: a row with status unsupported has no measurement: value must be empty"},
 };
 
 START_TEST(test_fixture_bad) {
@@ -691,6 +728,7 @@ static Suite *suite(void) {
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_roundtrip);
   tcase_add_test(tc, test_fixture_good);
+  tcase_add_test(tc, test_status_unsupported);
   tcase_add_test(tc, test_fixture_typed_columns);
   tcase_add_test(tc, test_writer_appends_and_cuts_torn_line);
   tcase_add_test(tc, test_writer_appends_in_existing_columns);

@@ -409,8 +409,9 @@ bool gb_gemm_supported(const gb_gemm_prec *p, int cc_major, int cc_minor, char *
  * major.minor: its precision (gb_gemm_supported), its layout
  * (gb_gemm_layout_supported) and, for a block-scaled precision, not grouped.
  * When it cannot, why gets the reason; run() then returns GB_E_UNSUPPORTED
- * with it, and the runner writes the case's row with status error and
- * detail "not supported: <why>" (the skip row). */
+ * with it, and the runner writes the case's row with status unsupported
+ * and detail "not supported: <why>" (the skip row: no measurement, no
+ * failure). */
 bool gb_gemm_case_runs(const gb_case *c, int cc_major, int cc_minor, char *why, size_t why_n);
 
 /* ---- block-scaled operands (MXFP8, NVFP4; cuBLASLt's 1D block scaling) ----

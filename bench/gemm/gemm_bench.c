@@ -251,7 +251,7 @@ static gb_err gemm_run(gb_run_ctx *ctx, const gb_case *c, gb_rowset *out) {
   char why[320];
   memset(r, 0, sizeof *r);
   if (!gb_gemm_case_runs(c, dev->cc_major, dev->cc_minor, why, sizeof why)) {
-    err = gb_fail(GB_E_UNSUPPORTED, "%s", why); /* the runner's row: status error, detail the reason */
+    err = gb_fail(GB_E_UNSUPPORTED, "%s", why); /* the runner's row: status unsupported, detail the reason */
     goto done;
   }
   uint64_t set_bytes = 0;
