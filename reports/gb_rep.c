@@ -23,6 +23,14 @@ void gb_rep_fmt(char *buf, size_t n, double v) {
   else gb_snprintf_c(buf, n, "%.3g", v);
 }
 
+/* A size or shape for tables: "8192x8192x8192", "1 GiB", "". */
+void gb_rep_fmt_size(const gb_row *w, char *buf, size_t n) {
+  if (w->m != GB_NA && w->n != GB_NA && w->k != GB_NA)
+    snprintf(buf, n, "%lldx%lldx%lld", (long long)w->m, (long long)w->n, (long long)w->k);
+  else if (w->bytes != GB_NA) gb_fmt_size(buf, n, w->bytes);
+  else buf[0] = '\0';
+}
+
 /* USD for a reader: "32,251", "2,100,000", "12.50"; "n/a" for NaN. */
 void gb_rep_usd(char *buf, size_t n, double usd) {
   if (!isfinite(usd)) {
@@ -109,6 +117,18 @@ uint64_t gb_rep_hash_str(uint64_t h, const char *s) {
 uint64_t gb_rep_hash_i64(uint64_t h, int64_t v) {
   for (int i = 0; i < 8; i++) h = (h ^ (uint64_t)((v >> (8 * i)) & 0xff)) * 1099511628211ULL;
   return h;
+}
+
+/* Counting sort of items 0..n-1 by key[i] < nkeys: out (n items, input
+ * order kept within a key) and off (nkeys + 1). */
+gb_err gb_rep_group_by(const size_t *key, size_t n, size_t nkeys, size_t **out, size_t **off) {
+  *out = malloc((n ? n : 1) * sizeof **out);
+  *off = calloc(nkeys + 2, sizeof **off);
+  if (!*out || !*off) return gb_fail(GB_E_NOMEM, "out of memory indexing results");
+  for (size_t i = 0; i < n; i++) (*off)[key[i] + 2]++;
+  for (size_t k = 0; k < nkeys; k++) (*off)[k + 2] += (*off)[k + 1];
+  for (size_t i = 0; i < n; i++) (*out)[(*off)[key[i] + 1]++] = i;
+  return GB_OK; /* off[k] is now the start of key k, off[nkeys] the end */
 }
 
 static const char *const k_precision_order[] = {"fp64", "fp32", "tf32", "fp16", "fp16acc16", "bf16",
@@ -274,6 +294,21 @@ gb_err gb_rep_skip(gb_rep *r, const char *what, const char *why) {
   snprintf(msg, sizeof msg, "Plot \"%s\" left out: %s.", what, why);
   r->sum->plots_skipped++;
   return gb_doc_note(&r->doc, msg);
+}
+
+gb_err gb_rep_note_undrawn(gb_rep *r) {
+  if (!r->nundrawn) return GB_OK;
+  gb_buf b = {0};
+  gb_err e = gb_buf_printf(&b, "Drawn: the newest %d runs of each GPU type;", GB_REP_MAX_DRAWN);
+  for (size_t t = 0; t < r->ntypes && !e; t++)
+    if (r->types[t].nruns > GB_REP_MAX_DRAWN)
+      e = gb_buf_printf(&b, " %s: %zu older runs not drawn;", r->types[t].gpu_type,
+                        r->types[t].nruns - GB_REP_MAX_DRAWN);
+  if (!e)
+    e = gb_buf_puts(&b, " their figures are in the tables (All measurements), their trend in gpubench history.");
+  if (!e) e = gb_doc_note(&r->doc, b.data);
+  gb_buf_free(&b);
+  return e;
 }
 
 /* ---- figures and where they came from ---- */

@@ -1,10 +1,18 @@
 /* gb_rep: the state and helpers the parts of a report share. Not a public
- * API. The parts depend on this header only, never on each other:
+ * API. Calls go one way, from gb_report.c down this list:
  *   gb_report.c      reads the inputs, groups rows into sources and points,
- *                    writes the campaign tables and runs the sections
- *   gb_rep.c         the helpers declared here
+ *                    calls the parts below in the report's order
+ *   gb_rep_summary.c the first screen; reads gb_rep_headline.c's best
+ *                    points and gb_rep_problems.c's counts
+ *   gb_rep_plan.c    the procurement part; calls gb_rep_decision.c
+ *   gb_rep_tables.c, gb_rep_headline.c, gb_rep_problems.c
+ *                    the campaign tables (the headline table reads the
+ *                    section table's headline rows)
+ *   gb_rep_compare.c the comparison view (--compare)
+ *   gb_rep_<name>.c  one section each, listed in gb_rep_sections.c; the
+ *                    sections never call each other
  *   gb_rep_series.c  plot series and grouped bars (below)
- *   gb_rep_<name>.c  one section each, listed in gb_rep_sections.c
+ *   gb_rep.c         the helpers declared here, calling none of the above
  * Adding a section: a file defining gb_rep_section_<name>, its prototype in
  * gb_rep_sections.h and one line in the table of gb_rep_sections.c. */
 #ifndef GB_REP_H
@@ -100,11 +108,6 @@ typedef struct gb_rep {
   size_t nundrawn; /* sources not drawn (gb_rep_source.drawn) */
 } gb_rep;
 
-/* Counting sort of items 0..n-1 by key[i] < nkeys: out (n items, input
- * order kept within a key) and off (nkeys + 1: off[k] the start of key k,
- * off[nkeys] the end). */
-gb_err gb_rep_group_by(const size_t *key, size_t n, size_t nkeys, size_t **out, size_t **off);
-
 /* The campaign tables (gb_rep_tables.c, gb_rep_headline.c,
  * gb_rep_problems.c) and the summary with its verdict (gb_rep_summary.c,
  * written into front, which gb_report.c puts first). */
@@ -121,9 +124,6 @@ gb_err gb_rep_summary(gb_rep *r, gb_doc *front);
 gb_err gb_rep_problem_counts(const gb_rep *r, size_t counts[GB_STATUS_COUNT], size_t *ncauses);
 /* What a status other than ok means and what to do, in a sentence. */
 const char *gb_rep_status_advice(gb_status s);
-
-/* A size or shape for tables: "8192x8192x8192", "1 GiB", "". */
-void gb_rep_fmt_size(const gb_row *w, char *buf, size_t n);
 
 /* Where some runs are not drawn: a note saying which and where they are
  * (once per call; call it in each section that draws per run). */
@@ -185,6 +185,9 @@ const char *gb_rep_basename(const char *path);
 /* Formats a measured value for a table: about 4 significant digits in the
  * C locale; "" for NaN. */
 void gb_rep_fmt(char *buf, size_t n, double v);
+/* A size or shape for tables: "8192x8192x8192", "1 GiB", "". */
+void gb_rep_fmt_size(const gb_row *w, char *buf, size_t n);
+
 /* USD for a reader, in thousands grouped: "32,251", "2,100,000", "12.50";
  * "n/a" for NaN. */
 void gb_rep_usd(char *buf, size_t n, double usd);
@@ -221,6 +224,11 @@ void gb_rep_hash_free(gb_rep_hash *t);
 uint64_t gb_rep_hash_str(uint64_t h, const char *s);
 uint64_t gb_rep_hash_i64(uint64_t h, int64_t v);
 #define GB_REP_HASH_SEED 14695981039346656037ULL
+
+/* Counting sort of items 0..n-1 by key[i] < nkeys: out (n items, input
+ * order kept within a key) and off (nkeys + 1: off[k] the start of key k,
+ * off[nkeys] the end). */
+gb_err gb_rep_group_by(const size_t *key, size_t n, size_t nkeys, size_t **out, size_t **off);
 
 /* ---- plot series (gb_rep_series.c) ---- */
 

@@ -1,4 +1,6 @@
-/* gb_rep_problems: the rows that are not ok, grouped by cause. */
+/* gb_rep_problems: the rows that are not ok, grouped by cause. Called by
+ * gb_report.c (the table) and gb_rep_summary.c (the counts per status and
+ * what each status means); calls only the shared helpers (gb_rep.c). */
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -9,7 +11,6 @@
 #include "gb_desc.h"
 #include "gb_num.h"
 #include "gb_rep.h"
-#include "gb_rep_sections.h"
 
 /* The plots gnuplot failed on, so far (those of the plan follow later and
  * are noted where they would be). */

@@ -2,7 +2,10 @@
  * figures that decide it (compute and memory against their datasheet
  * peaks, the rows that are not ok), what changed since the baseline when
  * two runs are compared, what to do -- then the table of contents. Written
- * last, when every figure is known, and put first by gb_report.c. */
+ * last, when every figure is known, and put first by gb_report.c, its one
+ * caller. Calls gb_rep_headline.c (the best point of each kind),
+ * gb_rep_problems.c (the counts, the advice) and the shared helpers
+ * (gb_rep.c). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>

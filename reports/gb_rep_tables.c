@@ -1,5 +1,6 @@
 /* gb_rep_tables: the campaign tables -- the inputs, the environment of
- * each run and every case measured (All measurements). */
+ * each run and every case measured (All measurements). Called by
+ * gb_report.c alone; calls only the shared helpers (gb_rep.c). */
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -10,7 +11,6 @@
 #include "gb_desc.h"
 #include "gb_num.h"
 #include "gb_rep.h"
-#include "gb_rep_sections.h"
 #include "gb_stats.h"
 
 gb_err gb_rep_table_inputs(gb_rep *r) {
@@ -168,14 +168,6 @@ gb_err gb_rep_table_environment(gb_rep *r) {
   free(cells);
   free(buf);
   return e;
-}
-
-/* A size or shape for tables: "8192x8192x8192", "1 GiB", "". */
-void gb_rep_fmt_size(const gb_row *w, char *buf, size_t n) {
-  if (w->m != GB_NA && w->n != GB_NA && w->k != GB_NA)
-    snprintf(buf, n, "%lldx%lldx%lld", (long long)w->m, (long long)w->n, (long long)w->k);
-  else if (w->bytes != GB_NA) gb_fmt_size(buf, n, w->bytes);
-  else buf[0] = '\0';
 }
 
 /* The identity of a row of the All measurements table. */

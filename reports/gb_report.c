@@ -1,6 +1,11 @@
 /* gb_report: reads the inputs, groups result rows into sources (a GPU type
  * in a run) and measured points, writes the tables and calls the plot
- * sections, then writes report.md and report.html. */
+ * sections, then writes report.md and report.html. The top of reports/:
+ * called by `gpubench report` (cli/cmd_report.c) through gb_report_write;
+ * it calls the campaign tables (gb_rep_tables.c, gb_rep_headline.c,
+ * gb_rep_problems.c), the sections (gb_rep_sections.c), the summary
+ * (gb_rep_summary.c) and the shared helpers (gb_rep.c), none of which
+ * calls back. */
 #include "gb_report.h"
 
 #include <dirent.h>
@@ -33,18 +38,6 @@ static bool same_source(const void *ctx, size_t a, size_t b) {
 static bool same_type(const void *ctx, size_t a, size_t b) {
   const gb_rep *r = ctx;
   return !strcmp(r->res.rows[a].gpu_type, r->res.rows[b].gpu_type);
-}
-
-/* Counting sort of items 0..n-1 by key[i] < nkeys: out (n items, input
- * order kept within a key) and off (nkeys + 1). */
-gb_err gb_rep_group_by(const size_t *key, size_t n, size_t nkeys, size_t **out, size_t **off) {
-  *out = malloc((n ? n : 1) * sizeof **out);
-  *off = calloc(nkeys + 2, sizeof **off);
-  if (!*out || !*off) return gb_fail(GB_E_NOMEM, "out of memory indexing results");
-  for (size_t i = 0; i < n; i++) (*off)[key[i] + 2]++;
-  for (size_t k = 0; k < nkeys; k++) (*off)[k + 2] += (*off)[k + 1];
-  for (size_t i = 0; i < n; i++) (*out)[(*off)[key[i] + 1]++] = i;
-  return GB_OK; /* off[k] is now the start of key k, off[nkeys] the end */
 }
 
 static gb_err find_sources(gb_rep *r) {
@@ -142,21 +135,6 @@ static gb_err mark_drawn(gb_rep *r) {
   }
   free(order);
   return GB_OK;
-}
-
-gb_err gb_rep_note_undrawn(gb_rep *r) {
-  if (!r->nundrawn) return GB_OK;
-  gb_buf b = {0};
-  gb_err e = gb_buf_printf(&b, "Drawn: the newest %d runs of each GPU type;", GB_REP_MAX_DRAWN);
-  for (size_t t = 0; t < r->ntypes && !e; t++)
-    if (r->types[t].nruns > GB_REP_MAX_DRAWN)
-      e = gb_buf_printf(&b, " %s: %zu older runs not drawn;", r->types[t].gpu_type,
-                        r->types[t].nruns - GB_REP_MAX_DRAWN);
-  if (!e)
-    e = gb_buf_puts(&b, " their figures are in the tables (All measurements), their trend in gpubench history.");
-  if (!e) e = gb_doc_note(&r->doc, b.data);
-  gb_buf_free(&b);
-  return e;
 }
 
 /* The identity of a point (everything but the repetition). */

@@ -1,7 +1,8 @@
-/* Tests for the collective's multi-node bootstrap (bench/bench_collective_boot.c):
- * rank, world size and local rank from Slurm's, Open MPI's, torchrun's and a
- * Kubernetes Indexed Job's variables, the errors for inconsistent values, and
- * the NCCL id served by rank 0 over TCP (loopback only). */
+/* Tests for the collective's multi-node bootstrap
+ * (bench/collective/collective_boot.c): rank, world size and local rank
+ * from Slurm's, Open MPI's, torchrun's and a Kubernetes Indexed Job's
+ * variables, the errors for inconsistent values, and the NCCL id served by
+ * rank 0 over TCP (loopback only). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

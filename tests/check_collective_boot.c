@@ -1,5 +1,5 @@
 /* CPU tests of the collective benchmark's multi-process bootstrap
- * (bench/bench_collective_boot.c) with real processes: the NCCL id as hex
+ * (bench/collective/collective_boot.c) with real processes: the NCCL id as hex
  * and through a file, fork and posix_spawn of this test binary, the
  * launchers' rank variables, the rank's device and the child's argv and
  * environment. */

@@ -5,7 +5,7 @@ if(TARGET gpubench)
   add_dependencies(check_merge gpubench)
 endif()
 
-# The collective's multi-node bootstrap (bench/bench_collective_boot.c): the
+# The collective's multi-node bootstrap (bench/collective/collective_boot.c): the
 # launchers' environments and the id over TCP; no GPU.
 gb_add_check_test(check_boot check_boot.c LIBS gb_bench)
 # run by scripts/test-fleet.sh under a real srun

@@ -7,7 +7,12 @@
  * Formulas: launch, launch_graph: time_us = event time of ops launches /
  * ops. gemv: tflops = 2 m n k / seconds / 1e12. kv_read: gbps = K and V
  * bytes / seconds / 1e9 (the query, the partials and the output, under
- * 0.1% of it, are not counted). The cases and shapes: bench_decode.h. */
+ * 0.1% of it, are not counted). The cases and shapes: bench_decode.h.
+ *
+ * The top of bench/decode/: the runner calls it through gb_bench_decode; it
+ * runs the launch and kv_read cases itself and a gemv case through
+ * decode_gemv.c, and both take what every case shares from decode_case.c
+ * (decode_internal.h says who does what). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,56 +20,6 @@
 #include "decode_internal.h"
 #include "gb_cuda.h"
 #include "gb_num.h"
-
-/* ---- shared by the cases ---- */
-
-static bool g_corrupt;
-
-void gb_decode_test_corrupt(bool on) { g_corrupt = on; }
-
-bool decode_corrupt(void) { return g_corrupt; }
-
-gb_measure_opts decode_measure_opts(const gb_run_ctx *ctx, int warmup, int ops) {
-  gb_measure_opts o = gb_measure_defaults();
-  o.warmup = ctx->cfg->warmup >= 0 ? ctx->cfg->warmup : warmup;
-  o.min_samples = ctx->cfg->iters > 0 ? ctx->cfg->iters : 20;
-  o.max_samples = o.min_samples > 100 ? o.min_samples : 100;
-  o.budget_s = ctx->cfg->profile == GB_PROFILE_FULL ? 0.25 : 0.1;
-  o.ops_per_sample = ops;
-  o.tel = ctx->tel;
-  return o;
-}
-
-int decode_ops_for(double t_est) {
-  if (!(t_est > 0)) return 1;
-  double ops = ceil(100e-6 / t_est);
-  return ops < 1 ? 1 : ops > 200 ? 200 : (int)ops;
-}
-
-gb_err decode_add_rows(const gb_case *c, const gb_samples *samp, double work, gb_status status, const char *detail,
-                       gb_rowset *out) {
-  gb_row t = GB_ROW(decode, time_us, c);
-  t.value = samp->st.median * 1e6;
-  t.min = samp->st.min * 1e6;
-  t.max = samp->st.max * 1e6;
-  t.stddev = samp->st.stddev * 1e6;
-  t.samples = (int64_t)samp->n;
-  t.status = status;
-  t.detail = detail;
-  GB_TRY(gb_rowset_add(out, &t));
-  gb_decode_kind kind = (gb_decode_kind)c->param[0];
-  if (kind != GB_DECODE_GEMV && kind != GB_DECODE_KV_READ) return GB_OK;
-  gb_row r = kind == GB_DECODE_GEMV ? GB_ROW(decode, tflops, c) : GB_ROW(decode, gbps, c);
-  gb_stats rate = gb_samples_rate(samp, work, kind == GB_DECODE_GEMV ? 1e12 : 1e9);
-  r.value = rate.median;
-  r.min = rate.min;
-  r.max = rate.max;
-  r.stddev = rate.stddev;
-  r.samples = (int64_t)rate.n;
-  r.status = status;
-  r.detail = detail;
-  return gb_rowset_add(out, &r);
-}
 
 /* ---- launch and launch_graph ---- */
 
@@ -92,7 +47,7 @@ static gb_err run_launch(gb_run_ctx *ctx, decode_state *st, const gb_case *c, bo
   unsigned long long count = 0;
   GB_CUDA(cudaMemsetAsync(st->counter, 0, sizeof *st->counter, st->stream));
   GB_TRY_GOTO(gb_measure(&o, st->stream, launch_tick, &l, &samp), err, done);
-  if (g_corrupt) GB_CUDA_GOTO(cudaMemsetAsync(st->counter, 0, sizeof *st->counter, st->stream), err, done);
+  if (decode_corrupt()) GB_CUDA_GOTO(cudaMemsetAsync(st->counter, 0, sizeof *st->counter, st->stream), err, done);
   GB_CUDA_GOTO(cudaMemcpyAsync(&count, st->counter, sizeof count, cudaMemcpyDeviceToHost, st->stream), err, done);
   GB_CUDA_GOTO(cudaStreamSynchronize(st->stream), err, done);
   int64_t want = gb_decode_launch_expected(o.warmup, o.ops_per_sample, (int64_t)samp.n, graph);
@@ -194,7 +149,7 @@ static gb_err kv_check(kv_op *o, double *rel_err, size_t *npairs) {
   }
   GB_CUDA_GOTO(cudaMemsetAsync(o->out, 0xFF, (size_t)o->pairs * d * sizeof(float), s), err, done);
   GB_TRY_GOTO(kv_launch(o, s, 0), err, done);
-  if (g_corrupt) GB_CUDA_GOTO(cudaMemsetAsync(o->out, 0x3F, (size_t)o->pairs * d * sizeof(float), s), err, done);
+  if (decode_corrupt()) GB_CUDA_GOTO(cudaMemsetAsync(o->out, 0x3F, (size_t)o->pairs * d * sizeof(float), s), err, done);
   for (size_t i = 0; i < np; i++) {
     uint64_t p = (uint64_t)pick[i];
     GB_CUDA_GOTO(cudaMemcpyAsync(hq, o->q + p * d, d * 2, cudaMemcpyDeviceToHost, s), err, done);

@@ -1,7 +1,11 @@
 /* decode_internal: what the decode benchmark's files share and nothing
- * outside bench/decode/ uses. bench_decode.c: the gb_bench glue, the launch
- * cases and kv_read; decode_gemv.c: the gemv cases through cuBLASLt;
- * decode_pure.c: the pure parts (bench_decode.h). */
+ * outside bench/decode/ uses. Who does what, from the top down (a file
+ * calls only files below it):
+ *   bench_decode.c  the gb_bench glue, the launch cases and kv_read
+ *   decode_gemv.c   the gemv cases through cuBLASLt
+ *   decode_case.c   what every case shares: measurement options,
+ *                   operations per sample, rows, the corruption hook
+ *   decode_pure.c   the pure parts (bench_decode.h) */
 #ifndef DECODE_INTERNAL_H
 #define DECODE_INTERNAL_H
 
@@ -40,7 +44,7 @@ gb_err decode_add_rows(const gb_case *c, const gb_samples *samp, double work, gb
  * seconds per operation (1..200). */
 int decode_ops_for(double t_est);
 
-/* gb_decode_test_corrupt's state. */
+/* gb_decode_test_corrupt's state (decode_case.c, like the three above). */
 bool decode_corrupt(void);
 
 /* One gemv case (decode_gemv.c). */

@@ -1,12 +1,14 @@
 /* bench_gemm: the pure parts of the GEMM benchmark (bench/gemm/), so they
  * can be tested on a machine with no GPU: the precision table with its
- * cuBLASLt types, FLOP accounting (gemm_precs.c), the shape plan per
- * profile (gemm_shapes.c), the options (gemm_opts.c), the accuracy check
- * and its per-precision thresholds (gemm_check.c), the unsupported-precision
- * decision, the timing plan and the keep rule (gemm_timing.c), the
- * mixed-precision speedup derivation and the end-of-run table
- * (gemm_speedups.c), the extended search's picks (gemm_enum.c) and the
- * cuBLASLt enum names (gemm_names.c); nothing here touches a device. The
+ * cuBLASLt types, FLOP accounting (gemm_precs.c), the shapes per profile
+ * (gemm_shapes.c), grouped GEMM at MoE expert shapes (gemm_grouped.c), the
+ * plan of a campaign's cases (gemm_plan.c), the options (gemm_opts.c), the
+ * accuracy check and its per-precision thresholds (gemm_check.c), the
+ * unsupported-precision decision, the timing plan and the keep rule
+ * (gemm_timing.c), the mixed-precision speedup derivation and the
+ * end-of-run table (gemm_speedups.c), the extended search's picks
+ * (gemm_enum.c) and the cuBLASLt enum names (gemm_names.c); nothing here
+ * touches a device. The
  * files' roles: bench/gemm/gemm_internal.h.
  *
  * Layout convention (every precision, so speedups compare like with like):
@@ -292,7 +294,7 @@ int gb_gemm_rest_ms(const gb_gemm_opts *o);
 bool gb_gemm_plan_wants(const gb_gemm_opts *o, const gb_gemm_prec *p, gb_gemm_layout l, int cc_major,
                         int cc_minor);
 
-/* The cases of a campaign (gemm_grouped.c), appended to out: the dense ones
+/* The cases of a campaign (gemm_plan.c), appended to out: the dense ones
  * (shapes of gemm.shapes or the profile, precisions and layouts by
  * gb_gemm_plan_wants; a block-scaled precision the known device cannot run
  * at the first shape alone, its skip row), shape-major, then the grouped ones (TN; shapes of
@@ -300,6 +302,10 @@ bool gb_gemm_plan_wants(const gb_gemm_opts *o, const gb_gemm_prec *p, gb_gemm_la
  * or gb_gemm_grouped_precs), shape-major, as gemm.grouped and the shape
  * lists select them (a usage error when they select none). */
 gb_err gb_gemm_plan(const gb_gemm_opts *o, gb_profile profile, int cc_major, int cc_minor, gb_case_list *out);
+
+/* A dense case for precision p in layout l at m x n x k (gemm_plan.c: what
+ * the plan makes), for the plan and tests. */
+gb_case gb_gemm_make_case(const gb_gemm_prec *p, gb_gemm_layout l, int64_t m, int64_t n, int64_t k);
 
 /* Writes the shapes of a profile into out (at most cap) and returns how many
  * the profile has (call with cap 0 to count). Quick: 8192^3 plus a transformer
@@ -601,11 +607,7 @@ const char *gb_gemm_tile_name(unsigned id, char *buf, size_t n);
 const char *gb_gemm_stages_name(unsigned id, char *buf, size_t n);
 const char *gb_gemm_cluster_name(unsigned id, char *buf, size_t n);
 
-/* ---- the benchmark (gemm_bench.c; the hooks in gemm_check.c and gemm_search.c) ---- */
-
-/* A gemm case for precision p in layout l at m x n x k (what plan()
- * makes), for tests. */
-gb_case gb_gemm_make_case(const gb_gemm_prec *p, gb_gemm_layout l, int64_t m, int64_t n, int64_t k);
+/* ---- test hooks (gemm_check.c, gemm_search.c) ---- */
 
 /* Test-only hook: when on, every case overwrites its output after the
  * checked product and before the check reads it, so the check must report

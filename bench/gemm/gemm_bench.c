@@ -18,7 +18,11 @@
  * product on poisoned output checked against kernels/gemm_ref.cu
  * (gemm_check.c). A grouped case (case "grouped_<precision>", the `groups`
  * column G) runs the G products of a MoE layer's experts as one
- * strided-batched call, FLOPs 2 m n k G (gemm_grouped.c). */
+ * strided-batched call, FLOPs 2 m n k G (gemm_grouped.c).
+ *
+ * The top of the folder: the runner calls it through gb_bench_gemm
+ * (bench/gb_registry.c); it calls down into the other files, and none of
+ * them calls it (gemm_internal.h lists them in that order). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,17 +43,6 @@ typedef struct gemm_result {
 } gemm_result;
 
 /* ---- the benchmark ---- */
-
-gb_case gb_gemm_make_case(const gb_gemm_prec *p, gb_gemm_layout l, int64_t m, int64_t n, int64_t k) {
-  char name[64];
-  gb_case c = gb_case_init(gb_gemm_case_name(p, l, name, sizeof name), p->dtype);
-  c.m = m;
-  c.n = n;
-  c.k = k;
-  c.param[0] = (long)l;
-  c.spec = p;
-  return c;
-}
 
 static gb_err gemm_plan(const gb_run_ctx *ctx, gb_case_list *out) {
   gb_gemm_opts opts;

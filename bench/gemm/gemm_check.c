@@ -3,7 +3,9 @@
  * agreement. The device side: one call on poisoned output compared with
  * the fp64 reference of kernels/gemm_ref.cu over sampled rows (of up to
  * GB_GEMM_CHECK_GROUPS groups spread over a grouped case), and a scan of
- * all of D for non-finite values and max|D|. */
+ * all of D for non-finite values and max|D|. Called by gemm_bench.c
+ * (gemm_run_check); calls gemm_op.c (the checked product), gemm_grouped.c
+ * and gemm_shapes.c (the groups and rows compared). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

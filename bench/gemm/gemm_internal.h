@@ -3,24 +3,29 @@
  * operation, the algorithm search's candidates and outcome, the check's
  * outcome. The pure, tested API is bench_gemm.h.
  *
- * Who does what:
+ * Who does what, from the top down: a file calls only files listed below
+ * it (so no two files call each other, and any file can be read with what
+ * is below it alone):
  *   gemm_bench.c   the gb_bench glue: plan, setup, run (one case), derive,
  *                  summarize, teardown, settings, and the row's detail
- *   gemm_op.c      one case's operation: buffers, descriptors, a product,
- *                  the description of an algorithm
  *   gemm_search.c  the algorithm search: candidates, screening, rested
  *                  confirmation, the one kept
- *   gemm_enum.c    gemm.search=extended: configurations enumerated through
- *                  cublasLtMatmulAlgoGetIds and how they are picked
  *   gemm_timing.c  the timing plan, the keep rule and the timed window
  *   gemm_check.c   the result check against the fp64 reference
- *   gemm_precs.c   precisions, layouts, case names, FLOPs
+ *   gemm_op.c      one case's operation: buffers, descriptors, a product,
+ *                  the description of an algorithm
+ *   gemm_enum.c    gemm.search=extended: configurations enumerated through
+ *                  cublasLtMatmulAlgoGetIds and how they are picked
+ *   gemm_plan.c    the plan of a campaign's cases, dense and grouped
  *   gemm_grouped.c grouped GEMM: the MoE model table, grouped shapes and
- *                  precisions, the plan of dense and grouped cases
- *   gemm_shapes.c  shapes per profile, memory, input sets, checked rows
+ *                  precisions, grouped cases, the checked groups
  *   gemm_opts.c    --opt gemm.*: the product's keys; gemm_lab_keys.c names
  *                  the lab's (tools/gemm/gemm_lab.c, with -DGB_TOOLS=ON)
  *   gemm_speedups.c  speedup rows and the end-of-run table
+ *   gemm_shapes.c  shapes per profile, memory, input sets, checked rows
+ *   gemm_precs.c   precisions, layouts, case names, FLOPs
+ *   gemm_blockscale.c  the block-scaled precisions' scale tensors
+ *   gemm_lab_keys.c    the lab's key names and the logs (stubs by default)
  *   gemm_names.c   cuBLASLt enum names (generated) */
 #ifndef GEMM_INTERNAL_H
 #define GEMM_INTERNAL_H

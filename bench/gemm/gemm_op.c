@@ -2,7 +2,10 @@
  * rotated among, D, C where it has its own, the fp8 scales), its
  * descriptors in the TN or NN layout (bench_gemm.h), as a strided batch of
  * G products for a grouped case, one call, and the description of an
- * algorithm for the row. */
+ * algorithm for the row. Called by gemm_bench.c, gemm_search.c,
+ * gemm_timing.c and gemm_check.c; calls only the pure files below it
+ * (gemm_grouped.c, gemm_shapes.c, gemm_precs.c, gemm_blockscale.c,
+ * gemm_names.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,8 @@
  * enumerated configurations (gemm_enum.c), one-knob configurations of its
  * #1, and those it gives without workspace. Then the screening (each
  * candidate timed round-robin), the rested confirmation of the finalists,
- * and the one kept (gb_gemm_keep's rule). */
+ * and the one kept (gb_gemm_keep's rule). Called by gemm_bench.c
+ * (gemm_pick_algo); calls gemm_timing.c, gemm_op.c and gemm_enum.c. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,8 @@
 /* gemm_timing: the timing plan of a case, the rules that keep a candidate
  * (bench_gemm.h, tested on the CPU), and the device side: a candidate's
- * burst and the timed window of the one kept. */
+ * burst and the timed window of the one kept. Called by gemm_bench.c (the
+ * plan, the window) and gemm_search.c (bursts, the keep rule); calls
+ * gemm_op.c (one product). */
 #include <math.h>
 #include <time.h>
 

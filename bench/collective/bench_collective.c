@@ -34,7 +34,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench_collective_run.h"
+#include "collective_internal.h"
 #include "gb_desc.h"
 #include "gb_num.h"
 #include "gb_stats.h"

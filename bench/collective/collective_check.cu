@@ -1,6 +1,6 @@
 /* collective_check: known inputs and the result check of the NCCL collective
- * benchmark (bench/bench_collective.c). The device twin of the host functions
- * in bench/bench_collective_plan.c (gb_coll_input_value, gb_coll_expected,
+ * benchmark (bench_collective.c). The device twin of the host functions
+ * in collective_plan.c (gb_coll_input_value, gb_coll_expected,
  * gb_coll_count_wrong_host): the same hash, the same expected values. It
  * knows no collective and no type code: the caller passes the collective's
  * check rule (gb_coll_rule, bench_collective.h) as numbers, and the element

@@ -1,7 +1,7 @@
-/* bench_collective_plan: the collective benchmark's arithmetic and planning
+/* collective_plan: the collective benchmark's arithmetic and planning
  * (nccl-tests' byte and bus-bandwidth accounting, size sweep, case plan,
  * `--opt` keys), its known inputs and expected results (the host twin of
- * kernels/collective_check.cu) and its end-of-run table. No CUDA here. */
+ * collective_check.cu) and its end-of-run table. No CUDA here. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -318,7 +318,7 @@ size_t gb_coll_plan_points(const gb_coll_opts *o, bool full, const int *counts, 
   return k;
 }
 
-/* ---- known inputs and expected results (same hash as kernels/collective_check.cu) ---- */
+/* ---- known inputs and expected results (same hash as collective_check.cu) ---- */
 
 static uint64_t mix64(uint64_t x) {
   x ^= x >> 30;

@@ -1,9 +1,24 @@
-/* bench_collective_run: what the collective benchmark's CUDA/NCCL driver
- * files share (bench_collective.c: the gb_bench interface;
- * bench_collective_exec.c: per-GPU resources and one case on every rank;
- * bench_collective_mp.c: the multi-process control). Private to them. */
-#ifndef BENCH_COLLECTIVE_RUN_H
-#define BENCH_COLLECTIVE_RUN_H
+/* collective_internal: what the collective benchmark's CUDA/NCCL driver
+ * files share and nothing outside bench/collective/ uses: the benchmark's
+ * state, the communicator sets, a case as rank 0 broadcasts it. The pure,
+ * tested API is bench_collective.h.
+ *
+ * Who does what:
+ *   bench_collective.c   the gb_bench glue: plan, setup, run (rank 0's
+ *                        cases), teardown, summarize; how the modes work
+ *   collective_exec.c    per-GPU resources and one case on every rank
+ *   collective_mp.c      the multi-process control: case broadcast,
+ *                        ncclCommInitRank, mp=N's ranks, the workers
+ *   collective_colls.c   the table of collectives (one gb_coll_desc each)
+ *   collective_plan.c    accounting, size sweep, case plan, --opt keys,
+ *                        known inputs and expected results, the end-of-run
+ *                        table (no CUDA)
+ *   collective_boot.c    the multi-process bootstrap: ranks, the NCCL id,
+ *                        local spawns (no CUDA)
+ *   collective_check.cu  the device fill and check (collective_plan.c's
+ *                        twin) */
+#ifndef COLLECTIVE_INTERNAL_H
+#define COLLECTIVE_INTERNAL_H
 
 #include <nccl.h>
 #include <pthread.h>
@@ -99,7 +114,7 @@ typedef struct coll_outcome {
 } coll_outcome;
 
 
-/* ---- bench_collective_exec.c ---- */
+/* ---- collective_exec.c ---- */
 
 double coll_now_s(void);
 /* For rank 0 of a self-launch: fails when a child has exited. */
@@ -120,7 +135,7 @@ void coll_local_free(coll_local *l);
 /* One case on every local rank of cs: the check, warm-up, timed samples. */
 gb_err coll_execute(coll_state *st, coll_commset *cs, const coll_cmd *cmd, coll_outcome *res);
 
-/* ---- bench_collective_mp.c ---- */
+/* ---- collective_mp.c ---- */
 
 /* Rank 0's case (or STOP) to every rank; the others receive it in *cmd. */
 gb_err coll_bcast_cmd(coll_state *st, coll_commset *cs, coll_cmd *cmd, bool idle_wait);

@@ -1,4 +1,4 @@
-/* bench_collective_colls: the collectives of the NCCL benchmark, one entry
+/* collective_colls: the collectives of the NCCL benchmark, one entry
  * each (gb_coll_desc, bench_collective.h): name, accounting, placement,
  * check rule, plan flags and the NCCL call, as nccl-tests defines each in
  * src/<coll>.cu. Everything else (plan, rows, fill and check, the

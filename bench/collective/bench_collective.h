@@ -1,10 +1,10 @@
 /* bench_collective: the pure parts of the NCCL collective benchmark, testable
  * on a machine with no GPU: the table of collectives (one gb_coll_desc each,
- * bench/bench_collective_colls.c: a new collective is one entry there),
+ * collective_colls.c: a new collective is one entry there),
  * nccl-tests' byte and bus-bandwidth accounting read from it, the
  * message-size sweep and case plan, the known per-rank input values and the
  * expected result of each collective (the host twin of
- * kernels/collective_check.cu, which knows no collective: it is given the
+ * collective_check.cu, which knows no collective: it is given the
  * entry's check rule), the `--opt` keys, and the multi-process bootstrap
  * (launcher environment, NCCL unique id through a file or a hex environment
  * variable, spawning local ranks).
@@ -96,7 +96,7 @@ typedef struct gb_coll_desc {
   int (*enqueue)(const gb_coll_call *c);
 } gb_coll_desc;
 
-/* The table (bench/bench_collective_colls.c) and its length. */
+/* The table (collective_colls.c) and its length. */
 extern const gb_coll_desc gb_coll_table[];
 int gb_coll_count(void);
 

@@ -1,5 +1,5 @@
-/* bench_collective_mp: the collective benchmark's multi-process control
- * (bench/bench_collective.c says how the modes work): rank 0's case
+/* collective_mp: the collective benchmark's multi-process control
+ * (bench_collective.c says how the modes work): rank 0's case
  * broadcast, ncclCommInitRank with a deadline, rank 0 of mp=N starting the
  * other ranks and reaping them, and the worker thread of every other rank. */
 #include <errno.h>
@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench_collective_run.h"
+#include "collective_internal.h"
 
 extern char **environ;
 

@@ -1,9 +1,8 @@
-/* bench_collective_exec: the collective benchmark's per-GPU resources and
- * one case, the same on every rank (bench/bench_collective.c says how a case
- * runs): buffers, known inputs and poisoned outputs (kernels/
- * collective_check.cu), the operation through the collective's table entry,
- * the check, warm-up and timed samples; and the waits that watch the other
- * ranks. */
+/* collective_exec: the collective benchmark's per-GPU resources and
+ * one case, the same on every rank (bench_collective.c says how a case
+ * runs): buffers, known inputs and poisoned outputs (collective_check.cu),
+ * the operation through the collective's table entry, the check, warm-up
+ * and timed samples; and the waits that watch the other ranks. */
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench_collective_run.h"
+#include "collective_internal.h"
 
 static const ncclDataType_t coll_nccl_type[GB_COLL_DTYPE_COUNT] = {ncclFloat32, ncclBfloat16, ncclFloat16};
 

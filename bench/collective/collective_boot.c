@@ -1,4 +1,4 @@
-/* bench_collective_boot: the multi-process bootstrap of the collective
+/* collective_boot: the multi-process bootstrap of the collective
  * benchmark, with no CUDA or NCCL in it so that it is tested with real
  * processes on a machine with no GPU: which rank this process is (our own
  * GPUBENCH_ variables, Open MPI's, torchrun's, a Kubernetes Indexed Job's,
