@@ -176,19 +176,26 @@ void gb_plan_price_age(const gb_plan_opts *o, gb_plan_row *r);
 
 /* ---- outputs (gb_plan_out.c) ---- */
 
-/* JSON values, built for json-c to serialise (gb_plan_json.c): a string
+/* JSON values (gb_plan_jsonv.c), built for json-c to serialise: a string
  * as valid UTF-8 (a byte that is not becomes U+FFFD, as in every other
  * format: core/gb_escape.h); a number, NULL (json-c's null) when not
  * finite, an integer when it is one (up to 2^53), else with the CSV's
- * digits; a boolean; an empty object. A value that cannot be made (out of
- * memory) is noted, and the JSON being written fails whole. */
+ * digits; a boolean; an integer; text as it is (a constant); an empty
+ * object or array. A value that cannot be made (out of memory) is noted,
+ * and gb_json_write fails whole. */
 typedef struct json_object gb_json;
 gb_json *gb_json_str(const char *v);
 gb_json *gb_json_num(double v);
 gb_json *gb_json_bool(bool v);
+gb_json *gb_json_int(long long v);
+gb_json *gb_json_text(const char *v);
 gb_json *gb_json_obj(void);
-/* key = v (taken; NULL: null) in o. */
+gb_json *gb_json_arr(void);
+/* key = v (taken; NULL: null) in o; v (taken) at the end of array a. */
 void gb_json_put(gb_json *o, const char *key, gb_json *v);
+void gb_json_append(gb_json *a, gb_json *v);
+/* root written to path atomically (one key a line), then freed. */
+gb_err gb_json_write(gb_json *root, const char *path);
 
 /* The fields of the plan record as one JSON object, typed: a
  * configuration's (per_plan false; its time breakdown under "time") or the
