@@ -36,7 +36,8 @@ gb_err gb_compare_record(const char *url, const gb_gate_report *rep, const gb_re
     if (!r || !fig || it->verdict == GB_VERDICT_NOT_JUDGED) continue; /* not judged, or no current run to hold it */
     v[n++] = (gb_store_verdict){.run_id = r->run_id, .host = r->host, .gpu_type = fig->gpu_type, .figure = it->key,
                                 .benchmark = fig->benchmark, .case_name = fig->case_name, .dtype = fig->dtype,
-                                .metric = fig->metric, .unit = fig->unit, .headline = it->fclass == GB_FCLASS_HEADLINE,
+                                .metric = fig->metric, .unit = fig->unit, .gpu_count = fig->gpu_count, .m = fig->m,
+                                .n = fig->n, .k = fig->k, .bytes = fig->bytes, .headline = it->fclass == GB_FCLASS_HEADLINE,
                                 .fails = it->fails, .verdict = gb_verdict_name(it->verdict),
                                 .change_pct = it->change_pct, .ratio = it->ratio, .threshold_pct = it->threshold_pct,
                                 .p_value = it->p_value, .base_median = it->base.median, .cur_median = it->cur.median};

@@ -48,6 +48,8 @@ static gb_store_change change_of(const gb_history *h, const gb_history_series *s
   return (gb_store_change){.kind = c ? "change" : "drift", .host = s->row->host, .gpu_type = s->row->gpu_type,
                            .figure = s->key, .benchmark = s->benchmark, .case_name = s->row->case_name,
                            .dtype = s->row->dtype, .metric = s->metric, .unit = s->unit,
+                           .gpu_count = s->row->gpu_count, .m = s->row->m,
+                           .n = s->row->n, .k = s->row->k, .bytes = s->row->bytes,
                            .headline = s->fclass == GB_FCLASS_HEADLINE, .run_before = before->run_id,
                            .run_after = after->run_id, .at_before = before->timestamp, .at_after = after->timestamp,
                            .points = s->n, .direction = how(s->direction, pct), .p_value = c ? c->p_value : NAN,
@@ -87,6 +89,8 @@ static gb_err record_history(rec_ctx *x, const gb_history *h) {
   size_t n = 0, added = 0;
   for (size_t i = 0; i < h->nseries && !e; i++) {
     const gb_history_series *s = &h->series[i];
+    /* a drift smaller over the whole series than --threshold is no change (as a step that small is not) */
+    if (s->drift && !(fabs(s->drift_total_pct) >= x->opt->min_effect_pct)) continue;
     for (size_t k = 0; k < (s->drift ? 1 : s->nchanges); k++, n++) {
       c[n] = change_of(h, s, s->drift ? NULL : &s->changes[k], env[n]);
       if (!e) e = say(x, &c[n]);

@@ -73,6 +73,7 @@ static const char *const k_step6[] = {
 static const char *const k_step7[] = {
     "@id:CREATE TABLE gb_changes (id %s, kind TEXT NOT NULL, host TEXT NOT NULL, gpu_type TEXT NOT NULL, "
     "figure TEXT NOT NULL, benchmark TEXT NOT NULL, \"case\" TEXT NOT NULL, dtype TEXT NOT NULL, "
+    "gpu_count BIGINT, m BIGINT, n BIGINT, k BIGINT, bytes BIGINT, "
     "metric TEXT NOT NULL, unit TEXT NOT NULL, headline INTEGER NOT NULL, run_before TEXT NOT NULL, "
     "run_after TEXT NOT NULL, at_before TEXT NOT NULL, at_after TEXT NOT NULL, points BIGINT NOT NULL, "
     "direction TEXT NOT NULL, p_value DOUBLE PRECISION, mean_before DOUBLE PRECISION, mean_after DOUBLE PRECISION, "
@@ -81,7 +82,8 @@ static const char *const k_step7[] = {
     "CREATE INDEX gb_changes_figure ON gb_changes (benchmark, metric, \"case\", host, at_after)",
     "@id:CREATE TABLE gb_verdicts (id %s, run_id TEXT NOT NULL, campaign TEXT NOT NULL, started TEXT NOT NULL, "
     "host TEXT NOT NULL, gpu_type TEXT NOT NULL, figure TEXT NOT NULL, benchmark TEXT NOT NULL, "
-    "\"case\" TEXT NOT NULL, dtype TEXT NOT NULL, metric TEXT NOT NULL, unit TEXT NOT NULL, "
+    "\"case\" TEXT NOT NULL, dtype TEXT NOT NULL, gpu_count BIGINT, m BIGINT, n BIGINT, k BIGINT, bytes BIGINT, "
+    "metric TEXT NOT NULL, unit TEXT NOT NULL, "
     "headline INTEGER NOT NULL, verdict TEXT NOT NULL, fails INTEGER NOT NULL, change_pct DOUBLE PRECISION, "
     "ratio DOUBLE PRECISION, threshold_pct DOUBLE PRECISION, p_value DOUBLE PRECISION, "
     "base_median DOUBLE PRECISION, cur_median DOUBLE PRECISION, UNIQUE (run_id, figure))",

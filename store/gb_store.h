@@ -30,6 +30,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "gb_results.h"
@@ -238,6 +239,7 @@ typedef struct gb_store_change {
   const char *host, *gpu_type;
   const char *figure;                /* gb_gate_key_label: GPU type and count, benchmark, case, dtype, shape, metric */
   const char *benchmark, *case_name, *dtype, *metric, *unit;
+  int64_t gpu_count, m, n, k, bytes;  /* GB_NA: none (NULL) */
   bool headline;                     /* a headline figure (gb_desc_class) */
   const char *run_before, *run_after; /* a change: the runs either side; a drift: its first and last run */
   const char *at_before, *at_after;  /* their times (ISO 8601 UTC) */
@@ -251,6 +253,7 @@ typedef struct gb_store_change {
 typedef struct gb_store_verdict {
   const char *run_id, *host, *gpu_type, *figure;
   const char *benchmark, *case_name, *dtype, *metric, *unit;
+  int64_t gpu_count, m, n, k, bytes;  /* GB_NA: none (NULL) */
   bool headline, fails;
   const char *verdict;               /* gb_verdict_name */
   double change_pct, ratio, threshold_pct, p_value, base_median, cur_median;

@@ -15,12 +15,24 @@ static const char *num_param(double x, char buf[32]) {
   return buf;
 }
 
+/* x as a parameter: NULL for GB_NA */
+static const char *int_param(int64_t x, char buf[32]) {
+  if (x == GB_NA) return NULL;
+  snprintf(buf, 32, "%lld", (long long)x);
+  return buf;
+}
+
+/* The 5 shape parameters of a figure into p (buffers num[0..4]). */
+static void shape_params(const int64_t v[5], const char **p, char (*num)[32]) {
+  for (int i = 0; i < 5; i++) p[i] = int_param(v[i], num[i]);
+}
+
 /* Runs each of n statements (sql, the i-th's parameters from fill) in one
  * transaction; *added: the rows they inserted. */
 typedef size_t (*fill_fn)(const void *items, size_t i, const char **p, char (*num)[32]);
 static gb_err insert_all(gb_store *s, const char *sql, const void *items, size_t n, fill_fn fill, size_t *added) {
   const char *p[32];
-  char num[8][32];
+  char num[16][32];
   size_t sum = 0;
   gb_err e = gb_sql_exec(s, s->eng->begin);
   for (size_t i = 0; i < n && !e; i++) {
@@ -47,14 +59,16 @@ static size_t fill_change(const void *items, size_t i, const char **p, char (*nu
                        num[0], c->direction, num_param(c->p_value, num[1]), num_param(c->mean_before, num[2]),
                        num_param(c->mean_after, num[3]), num_param(c->change_pct, num[4]), c->env ? c->env : ""};
   memcpy(p, v, sizeof v);
-  return 21;
+  shape_params((const int64_t[5]){c->gpu_count, c->m, c->n, c->k, c->bytes}, p + 21, num + 5);
+  return 26;
 }
 
 gb_err gb_store_record_changes(gb_store *s, const gb_store_change *c, size_t n, size_t *added) {
   static const char sql[] =
       "INSERT INTO gb_changes (kind, host, gpu_type, figure, benchmark, \"case\", dtype, metric, unit, headline, "
       "run_before, run_after, at_before, at_after, points, direction, p_value, mean_before, mean_after, change_pct, "
-      "env) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21) "
+      "env, gpu_count, m, n, k, bytes) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, "
+      "$17, $18, $19, $20, $21, $22, $23, $24, $25, $26) "
       "ON CONFLICT DO NOTHING";
   return insert_all(s, sql, c, n, fill_change, added);
 }
@@ -67,7 +81,8 @@ static size_t fill_verdict(const void *items, size_t i, const char **p, char (*n
                        num_param(v->threshold_pct, num[2]), num_param(v->p_value, num[3]),
                        num_param(v->base_median, num[4]), num_param(v->cur_median, num[5])};
   memcpy(p, a, sizeof a);
-  return 18;
+  shape_params((const int64_t[5]){v->gpu_count, v->m, v->n, v->k, v->bytes}, p + 18, num + 6);
+  return 23;
 }
 
 static gb_err get_count(void *ctx, const gb_sql_val *val, size_t n) {
@@ -89,8 +104,9 @@ gb_err gb_store_record_verdicts(gb_store *s, const gb_store_verdict *v, size_t n
   }
   static const char sql[] =
       "INSERT INTO gb_verdicts (run_id, campaign, started, host, gpu_type, figure, benchmark, \"case\", dtype, "
-      "metric, unit, headline, verdict, fails, change_pct, ratio, threshold_pct, p_value, base_median, cur_median) "
-      "SELECT $1, u.campaign, u.started, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18 "
+      "metric, unit, headline, verdict, fails, change_pct, ratio, threshold_pct, p_value, base_median, cur_median, "
+      "gpu_count, m, n, k, bytes) SELECT $1, u.campaign, u.started, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, "
+      "$13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23 "
       "FROM gb_runs u WHERE u.run_id = $1 ON CONFLICT DO NOTHING";
   return insert_all(s, sql, v, n, fill_verdict, added);
 }

@@ -212,23 +212,33 @@ START_TEST(test_record_api) {
   make_fleet(url, &nshift);
   gb_store *s = NULL;
   ck_assert_msg(gb_store_open(url, &s) == GB_OK, "%s", gb_errmsg());
-  gb_store_change c[2] = {{"change", "n0", "T", "fig a", "gemm", "bf16", "bf16", "tflops", "TFLOP/s", true, "r1", "r2",
-                           "2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z", 10, "worse", 1e-9, 100, 90, -10, ""},
-                          {"drift", "n0", "T", "fig a", "gemm", "bf16", "bf16", "tflops", "TFLOP/s", true, "r1", "r9",
-                           "2026-01-01T00:00:00Z", "2026-01-09T00:00:00Z", 10, "worse", NAN, NAN, NAN, -5, ""}};
+  gb_store_change c[2] = {{.kind = "change", .host = "n0", .gpu_type = "T", .figure = "fig a", .benchmark = "gemm",
+                           .case_name = "bf16", .dtype = "bf16", .metric = "tflops", .unit = "TFLOP/s", .gpu_count = 1,
+                           .m = 8192, .n = 8192, .k = 8192, .bytes = GB_NA, .headline = true, .run_before = "r1",
+                           .run_after = "r2", .at_before = "2026-01-01T00:00:00Z", .at_after = "2026-01-02T00:00:00Z",
+                           .points = 10, .direction = "worse", .p_value = 1e-9, .mean_before = 100, .mean_after = 90,
+                           .change_pct = -10, .env = ""},
+                          {.kind = "drift", .host = "n0", .gpu_type = "T", .figure = "fig a", .benchmark = "gemm",
+                           .case_name = "bf16", .dtype = "bf16", .metric = "tflops", .unit = "TFLOP/s", .gpu_count = 1,
+                           .m = 8192, .n = 8192, .k = 8192, .bytes = GB_NA, .headline = true, .run_before = "r1",
+                           .run_after = "r9", .at_before = "2026-01-01T00:00:00Z", .at_after = "2026-01-09T00:00:00Z",
+                           .points = 10, .direction = "worse", .p_value = NAN, .mean_before = NAN, .mean_after = NAN,
+                           .change_pct = -5, .env = ""}};
   size_t added = 99;
   ck_assert_msg(gb_store_record_changes(s, c, 2, &added) == GB_OK, "%s", gb_errmsg());
   ck_assert_uint_eq(added, 2);
   ck_assert_msg(gb_store_record_changes(s, c, 2, &added) == GB_OK, "%s", gb_errmsg());
   ck_assert_uint_eq(added, 0);
   ck_assert_int_eq(count(s, "SELECT count(*) FROM gb_changes WHERE p_value IS NULL"), 1);
+  ck_assert_int_eq(count(s, "SELECT count(*) FROM gb_changes WHERE m = 8192 AND bytes IS NULL AND gpu_count = 1"), 2);
   gb_store_verdict v[2] = {{.run_id = "20260101T020000Z-n0", .host = "n0", .gpu_type = "T", .figure = "fig a",
                             .benchmark = "gemm", .case_name = "bf16", .dtype = "bf16", .metric = "tflops",
-                            .unit = "TFLOP/s", .headline = true, .verdict = "unchanged", .change_pct = 0.5,
+                            .unit = "TFLOP/s", .gpu_count = 1, .m = 8192, .n = 8192, .k = 8192, .bytes = GB_NA,
+                            .headline = true, .verdict = "unchanged", .change_pct = 0.5,
                             .ratio = 1.005, .threshold_pct = 2, .p_value = 0.4, .base_median = 1, .cur_median = 1},
                            {.run_id = "no-such-run", .host = "n0", .gpu_type = "T", .figure = "fig a",
                             .benchmark = "gemm", .case_name = "", .dtype = "", .metric = "", .unit = "",
-                            .verdict = "noise", .change_pct = NAN, .ratio = NAN, .threshold_pct = NAN,
+                            .gpu_count = 1, .m = GB_NA, .n = GB_NA, .k = GB_NA, .bytes = GB_NA, .verdict = "noise", .change_pct = NAN, .ratio = NAN, .threshold_pct = NAN,
                             .p_value = NAN, .base_median = NAN, .cur_median = NAN}};
   ck_assert_int_eq(gb_store_record_verdicts(s, v, 2, &added), GB_E_INPUT);
   ck_assert_msg(strstr(gb_errmsg(), "no-such-run is not in the store"), "%s", gb_errmsg());
