@@ -28,26 +28,34 @@ static int cmp_run(const void *a, const void *b) {
 gb_err gb_compare_record(const char *url, const gb_gate_report *rep, const gb_results *cur, size_t *found,
                          size_t *added) {
   gb_store_verdict *v = calloc(rep->nitems ? rep->nitems : 1, sizeof *v);
-  if (!v) return gb_fail(GB_E_NOMEM, "out of memory");
+  char **label = calloc(rep->nitems ? rep->nitems : 1, sizeof *label); /* the figure as history names it: no node */
+  gb_err e = v && label ? GB_OK : gb_fail(GB_E_NOMEM, "out of memory");
   size_t n = 0;
-  for (size_t i = 0; i < rep->nitems; i++) {
+  for (size_t i = 0; i < rep->nitems && !e; i++) {
     const gb_gate_item *it = &rep->items[i];
     const gb_row *r = cur_row(it, cur), *fig = it->cur.row ? it->cur.row : it->base.row;
     if (!r || !fig || it->verdict == GB_VERDICT_NOT_JUDGED) continue; /* not judged, or no current run to hold it */
-    v[n++] = (gb_store_verdict){.run_id = r->run_id, .host = r->host, .gpu_type = fig->gpu_type, .figure = it->key,
+    if (!(label[n] = gb_gate_key_label(fig))) {
+      e = gb_fail(GB_E_NOMEM, "out of memory");
+      break;
+    }
+    v[n] = (gb_store_verdict){.run_id = r->run_id, .host = r->host, .gpu_type = fig->gpu_type, .figure = label[n],
                                 .benchmark = fig->benchmark, .case_name = fig->case_name, .dtype = fig->dtype,
                                 .metric = fig->metric, .unit = fig->unit, .gpu_count = fig->gpu_count, .m = fig->m,
                                 .n = fig->n, .k = fig->k, .bytes = fig->bytes, .headline = it->fclass == GB_FCLASS_HEADLINE,
                                 .fails = it->fails, .verdict = gb_verdict_name(it->verdict),
                                 .change_pct = it->change_pct, .ratio = it->ratio, .threshold_pct = it->threshold_pct,
                                 .p_value = it->p_value, .base_median = it->base.median, .cur_median = it->cur.median};
+    n++;
   }
   qsort(v, n, sizeof *v, cmp_run);
-  gb_store *s;
-  gb_err e = gb_store_open(url, &s);
+  gb_store *s = NULL;
+  if (!e) e = gb_store_open(url, &s);
   if (!e) e = gb_store_record_verdicts(s, v, n, added);
   gb_store_close(s);
   *found = n;
+  for (size_t i = 0; label && i < n; i++) free(label[i]);
+  free(label);
   free(v);
   return e;
 }
