@@ -53,11 +53,17 @@ expr = {
     "rep": "rp", "value": "s.value * g.f", "min": "s.min * g.f", "max": "s.max * g.f", "stddev": "s.stddev * g.f",
 }
 sel = ", ".join(expr.get(c, "s.\"%s\"" % c) for c in cols)
+# a bulk load: gb_rows' secondary indexes dropped, then made again from their own definitions
+out += ["CREATE TEMP TABLE idx AS SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() "
+        "AND tablename = 'gb_rows' AND indexname NOT IN (SELECT conname FROM pg_constraint);",
+        "DO $$ DECLARE r record; BEGIN FOR r IN SELECT indexname FROM idx LOOP EXECUTE 'DROP INDEX ' || "
+        "quote_ident(r.indexname); END LOOP; END $$;"]
 out.append(
     "INSERT INTO gb_rows (%s) SELECT %s FROM nr CROSS JOIN generate_series(0, %d) rp CROSS JOIN src s "
     "CROSS JOIN LATERAL (SELECT nr.off * exp(0.01 * sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random())) * "
     "CASE WHEN nr.node = 3 AND nr.night >= 200 AND s.benchmark = 'gemm' AND s.dtype = 'bf16' THEN 0.95 ELSE 1 END "
     "+ 0 * s.id AS f) g ORDER BY nr.night, nr.node, rp, s.id;"
     % (", ".join('"%s"' % c for c in cols), sel.replace("%%", "%"), reps - 1))
+out.append("DO $$ DECLARE r record; BEGIN FOR r IN SELECT indexdef FROM idx LOOP EXECUTE r.indexdef; END LOOP; END $$;")
 out.append("ANALYZE;")
 print("\n".join(out))
