@@ -64,6 +64,8 @@ static const gb_opt k_opts[] = {
     {"store", 0, "URL", "read BASELINE and CURRENT from this results store: each is a\nselection "
      "(\"last=5,before=C,gpu_type=T\", \"campaign=C\"; docs/store.md)", GB_OPT_STRING, A(store), .set = gb_store_opt_url,
      .group = "Store"},
+    {"record", 0, NULL, "with --store: write the verdict of each judged figure of the\ncurrent run to the store "
+     "(table gb_verdicts; each once)", GB_OPT_FLAG, A(record), .group = "Store"},
     GB_STORE_TIMEOUT_OPT,
     {0}};
 
@@ -255,6 +257,7 @@ int gb_cmd_compare(int argc, char **argv) {
   if (a.config_path) in[nin++] = a.config_path;
   if (a.noise_path) in[nin++] = a.noise_path;
   const char *outs[] = {a.markdown, a.junit};
+  if (a.record && !a.store) return fprintf(stderr, "gpubench compare: --record needs --store\n"), 2;
   if (gb_store_guard(a.store, false, outs, 2, in, nin, 0))
     return fprintf(stderr, "gpubench compare: %s\n", gb_errmsg()), 2;
   gb_gate_options opt = gb_gate_defaults();
@@ -301,7 +304,11 @@ int gb_cmd_compare(int argc, char **argv) {
   if (a.junit && (e = gb_gate_format_junit(&rep, &xml))) goto done;
   if (a.markdown && write_output(a.markdown, &md)) goto done;
   if (a.junit && write_output(a.junit, &xml)) goto done;
+  size_t nrec = 0, nnew = 0;
+  if (a.record && (e = gb_compare_record(a.store, &rep, &cur, &nrec, &nnew))) goto done;
   fwrite(text.data, 1, text.len, stdout);
+  if (a.record) printf("compare: %zu verdict(s) of the current run: %zu recorded now, %zu recorded before\n", nrec, nnew,
+                       nrec - nnew);
   fflush(stdout);
   rc = gb_gate_exit_code(&rep);
   if (rep.mismatch) fprintf(stderr, "gpubench compare: %s; pass --allow-mismatch to compare anyway\n", rep.mismatch_msg);

@@ -36,6 +36,8 @@ static const gb_opt k_opts[] = {
      .writes = GB_OPT_WRITES_DIR},
     {"store", 0, "URL", "read the series from this results store: each operand is a\nselection "
      "(\"host=node03,benchmark=gemm,metric=tflops\"; docs/store.md)", GB_OPT_STRING, A(store), .set = gb_store_opt_url, .group = "Store"},
+    {"record", 0, NULL, "with --store: judge each node's series apart and write each\nchange point and drift "
+     "to the store (table gb_changes; each once)", GB_OPT_FLAG, A(record), .group = "Store"},
     GB_STORE_TIMEOUT_OPT,
     {0}};
 
@@ -178,6 +180,13 @@ int gb_cmd_history(int argc, char **argv) {
   if (a.min_segment) opt.min_segment = a.min_segment;
   if (!isnan(a.alpha)) opt.alpha = a.alpha;
   opt.min_effect_pct = isnan(a.threshold_pct) ? GB_HISTORY_THRESHOLD_PCT : a.threshold_pct;
+  if (a.record) { /* node by node, into the store */
+    rc = a.store && !a.plot_dir ? gb_history_record(&a, &opt) : 2;
+    if (rc == 2 && (!a.store || a.plot_dir))
+      fprintf(stderr, "gpubench history: --record needs --store and takes no --plot\n");
+    gb_history_args_free(&a);
+    return rc;
+  }
   char **inputs = a.inputs;
   size_t ninputs = a.ninputs;
   bool all = a.all;

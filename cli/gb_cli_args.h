@@ -32,7 +32,14 @@ typedef struct gb_compare_args {
   bool allow_mismatch, all, gate_latency;
   bool allow_missing, strict, bootstrap;
   const char *store; /* --store URL: the operands are selections of it (store/gb_store.h) */
+  bool record; /* --record: each judged figure's verdict into the store (gb_compare_record.c) */
 } gb_compare_args;
+
+/* compare --store URL --record: the verdict of each judged figure of rep's
+ * current runs (cur) into the store, once; *added: those new. */
+struct gb_gate_report;
+gb_err gb_compare_record(const char *url, const struct gb_gate_report *rep, const struct gb_results *cur,
+                         size_t *found, size_t *added);
 
 int gb_compare_parse_args(int argc, char **argv, gb_compare_args *a);
 
@@ -57,7 +64,14 @@ typedef struct gb_history_args {
   double threshold_pct; /* NaN when not given: GB_HISTORY_THRESHOLD_PCT */
   bool all;
   const char *store; /* --store URL: the operands are selections of it (store/gb_store.h) */
+  bool record; /* --record: each node's change points and drifts into the store (gb_history_record.c) */
 } gb_history_args;
+
+/* history --store URL --record: each selection judged node by node, each
+ * change point and drift printed and written to the store once; the exit
+ * status of history. */
+struct gb_cp_options;
+int gb_history_record(const gb_history_args *a, const struct gb_cp_options *opt);
 
 int gb_history_parse_args(int argc, char **argv, gb_history_args *a);
 void gb_history_args_free(gb_history_args *a);

@@ -224,6 +224,7 @@ gb_err gb_history_build(const gb_results *res, const gb_cp_options *opt, gb_hist
     s->benchmark = hr[i].row->benchmark;
     s->metric = hr[i].row->metric;
     s->unit = hr[i].row->unit;
+    s->row = hr[i].row;
     s->direction = gb_metric_direction(s->benchmark, s->metric);
     s->key = hr[i].key;
     hr[i].key = NULL; /* moved */

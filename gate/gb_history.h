@@ -30,6 +30,7 @@ typedef struct gb_history_series {
   char *key;              /* readable key */
   char *stem;             /* key as a file-name stem (letters, digits, - _ . only) */
   const char *benchmark, *metric, *unit;
+  const gb_row *row;      /* a row of the figure (its first ok row; borrowed from the results) */
   int direction;          /* gb_metric_direction: +1, -1, 0 unknown */
   size_t n;               /* points */
   size_t *run;            /* run index of each point */

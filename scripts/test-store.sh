@@ -31,7 +31,7 @@ check() {
 scripts/need-packages.sh postgresql libpq-dev libsqlite3-dev || { echo "test-store: apt-get install failed" >&2; exit 2; }
 build=${GB_BUILD_DIR:-build}
 [ -f "$build/CMakeCache.txt" ] || cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null || exit 2
-cmake --build "$build" -j2 --target gpubench check_store check_store_harden >/dev/null || { echo "test-store: build failed" >&2; exit 2; }
+cmake --build "$build" -j2 --target gpubench check_store check_store_harden check_store_record >/dev/null || { echo "test-store: build failed" >&2; exit 2; }
 gb=$root/$build/gpubench
 
 pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
@@ -64,12 +64,14 @@ check "check_store on SQLite and PostgreSQL" env GB_STORE_TEST_PG="$pg" CK_VERBO
 # values and versions, readers beside a writer, re-import, on both engines
 check "check_store_harden on SQLite and PostgreSQL" \
   env GB_STORE_TEST_PG="$pg" CK_VERBOSITY=normal "$build/tests/check_store_harden"
+check "check_store_record (history/compare --record, step 7) on SQLite and PostgreSQL" \
+  env GB_STORE_TEST_PG="$pg" CK_VERBOSITY=normal "$build/tests/check_store_record"
 
 # ---- 3. the commands on each engine ----
 fx=tests/fixtures/aa
 run_id() { sed -n 2p "$1" | cut -d, -f2; }
 pg_reset() { "$pgbin/psql" -q -h "$tmp" -p "$port" -U gb -d gbtest -c \
-  "DROP TABLE IF EXISTS gb_rows; DROP TABLE IF EXISTS gb_runs; DROP TABLE IF EXISTS gb_meta" >/dev/null 2>&1; }
+  "DROP TABLE IF EXISTS gb_rows, gb_runs, gb_meta, gb_changes, gb_verdicts CASCADE" >/dev/null 2>&1; }
 for engine in sqlite postgresql; do
   if [ $engine = sqlite ]; then url=$tmp/results.db; else url=$pg; pg_reset; fi
   "$gb" import --store "$url" $fx/aa-quick-{1,2,3,4,5,6}.csv 2>"$tmp/imp1" >/dev/null

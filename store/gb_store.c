@@ -64,7 +64,41 @@ static const char *const k_step6[] = {
     "ALTER TABLE gb_rows ADD COLUMN \"energy_note\" TEXT",
     "ALTER TABLE gb_rows ADD COLUMN \"power_instant_w\" DOUBLE PRECISION",
     NULL};
-static const char *const *const k_steps[GB_STORE_VERSION] = {k_step1, k_step2, k_step3, k_step4, k_step5, k_step6};
+/* what history --record and compare --record find (gb_store_record.c):
+ * each change point and drift of a node's figure (gb_changes) and each
+ * judged figure's verdict of a run (gb_verdicts), each once (the UNIQUE
+ * keys), and the latest verdict of each node's headline figure
+ * (gb_latest_verdicts: DISTINCT ON in PostgreSQL, a NOT EXISTS in SQLite).
+ * "@id:" statements take the engine's row-number type. */
+static const char *const k_step7[] = {
+    "@id:CREATE TABLE gb_changes (id %s, kind TEXT NOT NULL, host TEXT NOT NULL, gpu_type TEXT NOT NULL, "
+    "figure TEXT NOT NULL, benchmark TEXT NOT NULL, \"case\" TEXT NOT NULL, dtype TEXT NOT NULL, "
+    "gpu_count BIGINT, m BIGINT, n BIGINT, k BIGINT, bytes BIGINT, "
+    "metric TEXT NOT NULL, unit TEXT NOT NULL, headline INTEGER NOT NULL, run_before TEXT NOT NULL, "
+    "run_after TEXT NOT NULL, at_before TEXT NOT NULL, at_after TEXT NOT NULL, points BIGINT NOT NULL, "
+    "direction TEXT NOT NULL, p_value DOUBLE PRECISION, mean_before DOUBLE PRECISION, mean_after DOUBLE PRECISION, "
+    "change_pct DOUBLE PRECISION, env TEXT NOT NULL, UNIQUE (host, figure, kind, run_before, run_after))",
+    "CREATE INDEX gb_changes_at ON gb_changes (at_after)",
+    "CREATE INDEX gb_changes_figure ON gb_changes (benchmark, metric, \"case\", host, at_after)",
+    "@id:CREATE TABLE gb_verdicts (id %s, run_id TEXT NOT NULL, campaign TEXT NOT NULL, started TEXT NOT NULL, "
+    "host TEXT NOT NULL, gpu_type TEXT NOT NULL, figure TEXT NOT NULL, benchmark TEXT NOT NULL, "
+    "\"case\" TEXT NOT NULL, dtype TEXT NOT NULL, gpu_count BIGINT, m BIGINT, n BIGINT, k BIGINT, bytes BIGINT, "
+    "metric TEXT NOT NULL, unit TEXT NOT NULL, "
+    "headline INTEGER NOT NULL, verdict TEXT NOT NULL, fails INTEGER NOT NULL, change_pct DOUBLE PRECISION, "
+    "ratio DOUBLE PRECISION, threshold_pct DOUBLE PRECISION, p_value DOUBLE PRECISION, "
+    "base_median DOUBLE PRECISION, cur_median DOUBLE PRECISION, UNIQUE (run_id, figure))",
+    "CREATE INDEX gb_verdicts_node ON gb_verdicts (host, figure, started)",
+    "CREATE INDEX gb_verdicts_campaign ON gb_verdicts (campaign, host)",
+    "CREATE INDEX gb_verdicts_started ON gb_verdicts (started)",
+    "CREATE INDEX gb_runs_host ON gb_runs (host, started)", /* one node's runs: a drill-down's environment changes */
+    "@pg:CREATE VIEW gb_latest_verdicts AS SELECT DISTINCT ON (host, figure) * FROM gb_verdicts "
+    "WHERE headline = 1 ORDER BY host, figure, started DESC, id DESC",
+    "@sqlite:CREATE VIEW gb_latest_verdicts AS SELECT v.* FROM gb_verdicts v WHERE v.headline = 1 AND NOT EXISTS "
+    "(SELECT 1 FROM gb_verdicts w WHERE w.headline = 1 AND w.host = v.host AND w.figure = v.figure AND "
+    "(w.started > v.started OR (w.started = v.started AND w.id > v.id)))",
+    NULL};
+static const char *const *const k_steps[GB_STORE_VERSION] = {k_step1, k_step2, k_step3, k_step4, k_step5, k_step6,
+                                                             k_step7};
 
 gb_err gb_store_fail(const gb_store *s, const char *what, const char *detail) {
   gb_buf b = {0};
@@ -173,6 +207,13 @@ static gb_err apply_step(gb_store *s, int to) {
       gb_buf_free(&b);
     } else if (strncmp(*q, "@pg:", 4) == 0) {
       if (pg) e = gb_sql_exec(s, *q + 4);
+    } else if (strncmp(*q, "@sqlite:", 8) == 0) {
+      if (!pg) e = gb_sql_exec(s, *q + 8);
+    } else if (strncmp(*q, "@id:", 4) == 0) {
+      gb_buf b = {0};
+      e = gb_buf_printf(&b, *q + 4, s->eng->id_type);
+      if (!e) e = gb_sql_exec(s, b.data);
+      gb_buf_free(&b);
     } else if (strcmp(*q, "@rebuild5") == 0) {
       if (!pg) e = gb_store_rebuild_v5(s, V1_COLS + 2);
     } else if (strcmp(*q, "@rkey5") == 0) {

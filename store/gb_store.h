@@ -30,13 +30,14 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "gb_results.h"
 
 /* The schema version this gpubench writes; an older store is upgraded to it
  * when opened, a newer one refused. */
-#define GB_STORE_VERSION 6
+#define GB_STORE_VERSION 7
 
 typedef struct gb_store gb_store;
 
@@ -228,5 +229,49 @@ typedef struct gb_store_tmp {
 } gb_store_tmp;
 gb_err gb_store_export_tmp(const char *url, const char *const *sels, size_t n, gb_store_tmp *t);
 void gb_store_tmp_free(gb_store_tmp *t);
+
+/* ---- what history and compare find, recorded (gb_store_record.c) ---- */
+
+/* A change point or drift of one node's figure (history --record). Strings
+ * are borrowed; NaN numbers are stored as NULL. */
+typedef struct gb_store_change {
+  const char *kind;                  /* "change" or "drift" */
+  const char *host, *gpu_type;
+  const char *figure;                /* gb_gate_key_label: GPU type and count, benchmark, case, dtype, shape, metric */
+  const char *benchmark, *case_name, *dtype, *metric, *unit;
+  int64_t gpu_count, m, n, k, bytes;  /* GB_NA: none (NULL) */
+  bool headline;                     /* a headline figure (gb_desc_class) */
+  const char *run_before, *run_after; /* a change: the runs either side; a drift: its first and last run */
+  const char *at_before, *at_after;  /* their times (ISO 8601 UTC) */
+  size_t points;                     /* the series' points */
+  const char *direction;             /* "worse", "better", "changed" */
+  double p_value, mean_before, mean_after, change_pct; /* a drift: its line's start and end, change over the series */
+  const char *env;                   /* the environment change at the point ("" none) */
+} gb_store_change;
+
+/* A judged figure's verdict of a stored run (compare --record). */
+typedef struct gb_store_verdict {
+  const char *run_id, *host, *gpu_type, *figure;
+  const char *benchmark, *case_name, *dtype, *metric, *unit;
+  int64_t gpu_count, m, n, k, bytes;  /* GB_NA: none (NULL) */
+  bool headline, fails;
+  const char *verdict;               /* gb_verdict_name */
+  double change_pct, ratio, threshold_pct, p_value, base_median, cur_median;
+} gb_store_verdict;
+
+/* Adds the n changes in one transaction, each unless the store holds it
+ * (one per host, figure, kind, run before and run after): a second call
+ * with the same changes adds nothing. *added: those written. */
+gb_err gb_store_record_changes(gb_store *s, const gb_store_change *c, size_t n, size_t *added);
+
+/* Adds the n verdicts in one transaction, each unless the store holds one
+ * of its run and figure; a verdict of a run the store does not hold is
+ * GB_E_INPUT naming it, and nothing is added. *added: those written. */
+gb_err gb_store_record_verdicts(gb_store *s, const gb_store_verdict *v, size_t n, size_t *added);
+
+/* The hosts of the store's runs, sorted, into *hosts (malloc'd, each
+ * malloc'd; gb_store_strs_free). */
+gb_err gb_store_hosts(gb_store *s, char ***hosts, size_t *n);
+void gb_store_strs_free(char **v, size_t n);
 
 #endif

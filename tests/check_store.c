@@ -29,7 +29,7 @@ static const char *fresh_url(int i) {
     /* straight through libpq: a store the last test left refused must go too */
     PGconn *c = PQconnectdb(strncmp(url, "pg:", 3) == 0 ? url + 3 : url);
     ck_assert_msg(PQstatus(c) == CONNECTION_OK, "%s", PQerrorMessage(c));
-    PGresult *r = PQexec(c, "SET client_min_messages = warning; DROP TABLE IF EXISTS gb_rows, gb_runs, gb_meta");
+    PGresult *r = PQexec(c, "SET client_min_messages = warning; DROP TABLE IF EXISTS gb_rows, gb_runs, gb_meta, gb_changes, gb_verdicts CASCADE");
     ck_assert_msg(PQresultStatus(r) == PGRES_COMMAND_OK, "%s", PQerrorMessage(c));
     PQclear(r);
     PQfinish(c);

@@ -53,7 +53,7 @@ static const char *fresh_url(int i) {
   static char url[4200];
   if (i == 1) {
     snprintf(url, sizeof url, "%s", getenv("GB_STORE_TEST_PG"));
-    pg_exec("SET client_min_messages = warning; DROP TABLE IF EXISTS gb_rows, gb_runs, gb_meta");
+    pg_exec("SET client_min_messages = warning; DROP TABLE IF EXISTS gb_rows, gb_runs, gb_meta, gb_changes, gb_verdicts CASCADE");
   } else {
     snprintf(url, sizeof url, "%s/store.db", g_dir);
     unlink(url);

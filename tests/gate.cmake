@@ -1,19 +1,20 @@
 # Regression gate (gate/): Mann-Whitney, change points, compare and history,
 # including the command-line front ends' exit codes.
 gb_add_check_test(check_changepoint check_changepoint.c LIBS gb_gate)
-gb_add_check_test(check_gate check_gate.c ${CMAKE_SOURCE_DIR}/cli/cmd_compare.c
-  ${CMAKE_SOURCE_DIR}/cli/cmd_history.c ${GB_CLI_PARSE_SOURCES} LIBS gb_gate gb_reports gb_store)
+gb_add_check_test(check_gate check_gate.c ${CMAKE_SOURCE_DIR}/cli/cmd_compare.c ${CMAKE_SOURCE_DIR}/cli/gb_compare_record.c
+  ${CMAKE_SOURCE_DIR}/cli/cmd_history.c ${CMAKE_SOURCE_DIR}/cli/gb_history_record.c ${GB_CLI_PARSE_SOURCES}
+  LIBS gb_gate gb_reports gb_store)
 target_include_directories(check_gate PRIVATE ${CMAKE_SOURCE_DIR}/cli)
 # --repeat in turn, setup/teardown per repetition (the runner), on a GPU.
 gb_add_check_test(check_gate_gpu check_gate_gpu.c LIBS gb_bench GPU)
 # The gate on real A/A campaigns (tests/fixtures/aa/) and injected drops,
 # baselines of several runs, bad input, the markdown cap, noise floors (and
 # the noise command's --earlier/--changed).
-gb_add_check_test(check_gate_aa check_gate_aa.c ${CMAKE_SOURCE_DIR}/cli/cmd_compare.c ${CMAKE_SOURCE_DIR}/cli/cmd_noise.c
+gb_add_check_test(check_gate_aa check_gate_aa.c ${CMAKE_SOURCE_DIR}/cli/cmd_compare.c ${CMAKE_SOURCE_DIR}/cli/gb_compare_record.c ${CMAKE_SOURCE_DIR}/cli/cmd_noise.c
   ${GB_CLI_PARSE_SOURCES} LIBS gb_gate gb_reports gb_store)
 target_include_directories(check_gate_aa PRIVATE ${CMAKE_SOURCE_DIR}/cli)
 # A type the floors do not hold (the cross-type prior), floors learned from a store.
-gb_add_check_test(check_gate_learned check_gate_learned.c ${CMAKE_SOURCE_DIR}/cli/cmd_compare.c
+gb_add_check_test(check_gate_learned check_gate_learned.c ${CMAKE_SOURCE_DIR}/cli/cmd_compare.c ${CMAKE_SOURCE_DIR}/cli/gb_compare_record.c
   ${CMAKE_SOURCE_DIR}/cli/cmd_noise.c ${GB_CLI_PARSE_SOURCES} LIBS gb_gate gb_reports gb_store)
 target_include_directories(check_gate_learned PRIVATE ${CMAKE_SOURCE_DIR}/cli)
 # Collapsed, erratic and missing headline figures, power-state figures
