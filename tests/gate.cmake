@@ -21,7 +21,7 @@ target_include_directories(check_gate_learned PRIVATE ${CMAKE_SOURCE_DIR}/cli)
 # judged by their peak, shipped files against themselves, many-run floors.
 gb_add_check_test(check_gate_judge check_gate_judge.c LIBS gb_gate)
 # One judge: report --compare and compare agree on every adjacent pair of fixtures.
-gb_add_check_test(check_gate_report check_gate_report.c ${CMAKE_SOURCE_DIR}/cli/cmd_compare.c
+gb_add_check_test(check_gate_report check_gate_report.c ${CMAKE_SOURCE_DIR}/cli/cmd_compare.c ${CMAKE_SOURCE_DIR}/cli/gb_compare_record.c
   ${GB_CLI_PARSE_SOURCES} LIBS gb_gate gb_reports gb_store)
 target_include_directories(check_gate_report PRIVATE ${CMAKE_SOURCE_DIR}/cli)
 # The floors found by a copied binary and the device layout; their absence said by every output.
