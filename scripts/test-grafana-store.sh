@@ -73,25 +73,10 @@ build=${GB_BUILD_DIR:-build}
 [ -f "$build/CMakeCache.txt" ] || cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null || exit 2
 cmake --build "$build" -j2 --target gpubench >/dev/null || { echo "build failed" >&2; exit 2; }
 gb=$root/$build/gpubench
-pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
-tmp=$(mktemp -d /tmp/gpubench-grafana.XXXXXX)
-chmod 755 "$tmp"
-as_pg=()
-[ "$(id -u)" = 0 ] && as_pg=(runuser -u postgres --)
-pgdata=$tmp/pgdata
-cleanup() {
-  [ -f "$pgdata/postmaster.pid" ] && "${as_pg[@]}" "$pgbin/pg_ctl" -D "$pgdata" -m immediate stop >/dev/null 2>&1
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-mkdir -p "$pgdata" && [ "$(id -u)" = 0 ] && chown postgres "$tmp" "$pgdata"
-port=$((20000 + RANDOM % 40000))
-"${as_pg[@]}" "$pgbin/initdb" -D "$pgdata" -A trust -U gb --no-sync >"$tmp/initdb.log" 2>&1 || { cat "$tmp/initdb.log"; exit 2; }
-"${as_pg[@]}" "$pgbin/pg_ctl" -D "$pgdata" -w -l "$tmp/pg.log" -o "-c listen_addresses='' -c unix_socket_directories=$tmp \
-  -p $port -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c shared_buffers=512MB \
-  -c maintenance_work_mem=256MB -c max_wal_size=4GB" start >/dev/null || { cat "$tmp/pg.log"; exit 2; }
-"$pgbin/createdb" -h "$tmp" -p "$port" -U gb gbyear || exit 2
-pg="pg:host=$tmp port=$port user=gb dbname=gbyear"
+# shellcheck source=scripts/pg-throwaway.sh
+. scripts/pg-throwaway.sh
+pg_throwaway grafana gbyear synchronous_commit=off full_page_writes=off shared_buffers=512MB \
+  maintenance_work_mem=256MB max_wal_size=4GB
 psql=("$pgbin/psql" -X -q -v ON_ERROR_STOP=1 -h "$tmp" -p "$port" -U gb -d gbyear)
 fx=tests/fixtures/aa
 start=$(date +%s.%N)

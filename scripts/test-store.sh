@@ -34,28 +34,10 @@ build=${GB_BUILD_DIR:-build}
 cmake --build "$build" -j2 --target gpubench check_store check_store_harden check_store_record >/dev/null || { echo "test-store: build failed" >&2; exit 2; }
 gb=$root/$build/gpubench
 
-pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
-tmp=$(mktemp -d /tmp/gpubench-store.XXXXXX)
-chmod 755 "$tmp"
-as_pg=()
-[ "$(id -u)" = 0 ] && as_pg=(runuser -u postgres --)
-pgdata=$tmp/pgdata
-cleanup() {
-  [ -f "$pgdata/postmaster.pid" ] && "${as_pg[@]}" "$pgbin/pg_ctl" -D "$pgdata" -m immediate stop >/dev/null 2>&1
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-
 # ---- 1. the throwaway cluster ----
-mkdir -p "$pgdata" && [ "$(id -u)" = 0 ] && chown postgres "$tmp" "$pgdata"
-port=$((20000 + RANDOM % 40000))
-"${as_pg[@]}" "$pgbin/initdb" -D "$pgdata" -A trust -U gb --no-sync >"$tmp/initdb.log" 2>&1 ||
-  { cat "$tmp/initdb.log"; exit 2; }
-"${as_pg[@]}" "$pgbin/pg_ctl" -D "$pgdata" -w -l "$tmp/pg.log" \
-  -o "-c listen_addresses='' -c unix_socket_directories=$tmp -p $port -c fsync=off" start >/dev/null ||
-  { cat "$tmp/pg.log"; exit 2; }
-"$pgbin/createdb" -h "$tmp" -p "$port" -U gb gbtest || exit 2
-pg="pg:host=$tmp port=$port user=gb dbname=gbtest"
+# shellcheck source=scripts/pg-throwaway.sh
+. scripts/pg-throwaway.sh
+pg_throwaway store gbtest
 echo "test-store: PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}') on $tmp (port $port)"
 
 # ---- 2. the suite on both engines ----
