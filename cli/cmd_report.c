@@ -28,6 +28,9 @@ static const gb_opt k_opts[] = {
      A(generator)},
     {"store", 0, "URL", "read the results from this results store: each operand is a\nselection "
      "(\"campaign=C,host=H\"; docs/store.md)", GB_OPT_STRING, A(store), .set = gb_store_opt_url},
+    {"trend", 0, "SEL", "with --store: the nightly trend page of the newest night (campaign)\nthe selection "
+     "names (\"last=30\"): the gate's verdict, each headline figure\nper node over the nights, the nodes that moved",
+     GB_OPT_STRING, A(trend)},
     GB_STORE_TIMEOUT_OPT,
     {0}};
 
@@ -50,7 +53,13 @@ const gb_opt_cmd gb_report_cmd = {
         "every figure, grouped by benchmark, with the gate's verdict and threshold.\n"
         "\n"
         "The plan part opens with a decision page; `--plan PLAN.csv` alone writes only it\n"
-        "and the plan's tables.",
+        "and the plan's tables.\n"
+        "\n"
+        "With --store URL --trend SEL (no operands), writes the page of the newest night\n"
+        "(campaign) SEL names: the verdicts `compare --store URL --record` recorded for it,\n"
+        "each headline figure's nights per node (the median of each night, at most 7 nodes\n"
+        "and the recorded change points a plot) and the changes `history --store URL\n"
+        "--record` recorded in those nights.",
     .options = k_opts,
     .operands = {.metavar = "RESULTS.csv...", .help = "results files, compared side by side", .min = 0, .max = -1,
                  .ext = "csv", A(files), GB_OPT_COUNT(gb_report_args, nfiles)},
@@ -68,6 +77,8 @@ int gb_report_parse_args(int argc, char **argv, gb_report_args *a) {
   if (rc != GB_CLI_CONTINUE) return rc;
   if (a->compare && a->nfiles != 2)
     return gb_cli_usage_error("report", "--compare needs exactly two results files: BASELINE.csv CURRENT.csv");
+  if (a->trend && (!a->store || a->nfiles || a->compare || a->plan_path))
+    return gb_cli_usage_error("report", "--trend needs --store and takes no results, --compare or --plan");
   if (a->sensitivity_path && !a->plan_path)
     return gb_cli_usage_error("report", "--plan-sensitivity needs --plan (the plan it belongs to)");
   return GB_CLI_CONTINUE;
@@ -75,10 +86,30 @@ int gb_report_parse_args(int argc, char **argv, gb_report_args *a) {
 
 void gb_report_args_free(gb_report_args *a) { gb_opt_free(&gb_report_cmd, a); }
 
+/* report --store URL --trend SEL */
+static int trend(const gb_report_args *a) {
+  static const char *const outs[] = {"report.md", "report.html", ".png", ".svg", ".gp", ".dat", NULL};
+  gb_trend_options o = {.store = a->store, .sel = a->trend, .out_dir = a->out_dir, .title = a->title,
+                        .generator = a->generator};
+  size_t nights = 0, plots = 0;
+  gb_err e = gb_store_guard_dir(a->store, a->out_dir, outs, NULL, 0);
+  if (!e) e = gb_report_trend(&o, &nights, &plots);
+  if (e) {
+    fprintf(stderr, "gpubench report: %s\n", gb_errmsg()[0] ? gb_errmsg() : gb_strerror(e));
+    return gb_exit_code(e);
+  }
+  printf("wrote %s/report.md and %s/report.html: %zu night(s), %zu plots\n", a->out_dir, a->out_dir, nights, plots);
+  if (!gb_gnuplot_available())
+    fprintf(stderr, "gpubench report: gnuplot (%s) not found: tables only; the plots' .gp scripts are in %s\n",
+            gb_gnuplot_program(), a->out_dir);
+  return 0;
+}
+
 int gb_cmd_report(int argc, char **argv) {
   gb_report_args a;
   int rc = gb_report_parse_args(argc, argv, &a);
-  if (rc != GB_CLI_CONTINUE) {
+  if (rc != GB_CLI_CONTINUE || a.trend) {
+    if (rc == GB_CLI_CONTINUE) rc = trend(&a);
     gb_report_args_free(&a);
     return rc;
   }

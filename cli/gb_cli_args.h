@@ -114,10 +114,18 @@ typedef struct gb_report_args {
   const char *generator; /* --generator: the report's "Written by" text (reproducible examples) */
   bool compare;          /* --compare BASELINE CURRENT */
   const char *store;     /* --store URL: the operands are selections of this results store */
+  const char *trend;     /* --trend SEL: the nightly trend page of the store (gb_report_trend.c) */
 } gb_report_args;
 
 int gb_report_parse_args(int argc, char **argv, gb_report_args *a);
 void gb_report_args_free(gb_report_args *a);
+
+/* report --store URL --trend SEL: the trend page of the newest night (campaign) the selection names,
+ * written as out_dir/report.md and report.html (docs/reports.md); *nights and *plots: what it shows. */
+typedef struct gb_trend_options {
+  const char *store, *sel, *out_dir, *title, *generator;
+} gb_trend_options;
+gb_err gb_report_trend(const gb_trend_options *o, size_t *nights, size_t *plots);
 
 /* ---- run ---- */
 

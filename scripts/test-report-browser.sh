@@ -10,7 +10,8 @@
 # (data/measured/h200-quick.csv, checked too) the HTML at most 300 KB; a
 # comparison report of two A/A runs (report --compare) the same way; the
 # shipped example regenerated (scripts/gen-examples.sh) is checked the same
-# way, its folder at most 3 MiB.
+# way, its folder at most 3 MiB; and the nightly trend page of a small
+# fleet's store (report --store --trend), at most 8 series a plot.
 # Screenshots land
 # beside the report: build/report-browser/screenshot-{1280,390}.png.
 # Installs chromium (apt-get) and the test's two npm packages (npm ci, from
@@ -48,6 +49,14 @@ if [ $# -eq 0 ]; then
   build/gpubench report --compare --out "$cmp" tests/fixtures/aa/c10-quick-1.csv tests/fixtures/aa/c10-quick-2.csv \
     >/dev/null
   node tests/browser/check-report.mjs "$cmp/report.html" --max-md 65536 1280
+  # the nightly trend page of a store (report --store --trend): 9 nodes x 8
+  # nights (scripts/trend-store.sh), at most 8 series a plot
+  trend=build/report-browser-trend
+  rm -rf "$trend"
+  mkdir -p "$trend"
+  scripts/trend-store.sh "$trend/store.db" 9 8
+  build/gpubench report --store "$trend/store.db" --trend last=30 --out "$trend" >/dev/null
+  node tests/browser/check-report.mjs "$trend/report.html" --max-html 8388608 --max-md 65536 --max-series 8 1280 390
   # the shipped example as regenerated (scripts/gen-examples.sh): its
   # Markdown at most 64 KiB, its folder at most 3 MiB, and every check above
   ex=build/report-browser-examples

@@ -269,6 +269,22 @@ gb_err gb_store_record_changes(gb_store *s, const gb_store_change *c, size_t n, 
  * GB_E_INPUT naming it, and nothing is added. *added: those written. */
 gb_err gb_store_record_verdicts(gb_store *s, const gb_store_verdict *v, size_t n, size_t *added);
 
+/* What was recorded, read back (the trend report). fn's error stops it;
+ * the strings are the callback's for its call only; shapes are GB_NA.
+ * gb_store_each_change: each change and drift of a headline figure whose
+ * run after lies at or after since (ISO 8601 UTC), newest first.
+ * gb_store_each_verdict: each verdict of campaign's runs, headline
+ * figures first, failing ones first, then by node and figure. */
+typedef gb_err (*gb_store_change_fn)(void *ctx, const gb_store_change *c);
+gb_err gb_store_each_change(gb_store *s, const char *since, gb_store_change_fn fn, void *ctx);
+typedef gb_err (*gb_store_verdict_fn)(void *ctx, const gb_store_verdict *v);
+gb_err gb_store_each_verdict(gb_store *s, const char *campaign, gb_store_verdict_fn fn, void *ctx);
+
+/* Each stored run (run_id, campaign, host, start), by run_id. */
+typedef gb_err (*gb_store_run_fn)(void *ctx, const char *run_id, const char *campaign, const char *host,
+                                  const char *started);
+gb_err gb_store_each_run(gb_store *s, gb_store_run_fn fn, void *ctx);
+
 /* The hosts of the store's runs, sorted, into *hosts (malloc'd, each
  * malloc'd; gb_store_strs_free). */
 gb_err gb_store_hosts(gb_store *s, char ***hosts, size_t *n);

@@ -149,3 +149,98 @@ void gb_store_strs_free(char **v, size_t n) {
   for (size_t i = 0; i < n; i++) free(v[i]);
   free(v);
 }
+
+/* ---- what was recorded, read back (the trend report) ---- */
+
+/* v as a number: NaN for NULL or text that is not one */
+static double num_of(const gb_sql_val *v) {
+  if (v->kind == GB_SQL_REAL) return v->d;
+  if (v->kind == GB_SQL_INT) return (double)v->i;
+  double x = NAN;
+  return v->kind == GB_SQL_TEXT && gb_parse_double(v->s, &x) ? x : NAN;
+}
+
+/* The n text columns of a row (NULL as ""), numbers written into num. */
+static void texts(const gb_sql_val *val, size_t n, const char **t, char (*num)[32]) {
+  for (size_t i = 0; i < n; i++) {
+    t[i] = gb_sql_text(&val[i], num[i]);
+    if (!t[i]) t[i] = "";
+  }
+}
+
+typedef struct each_ctx {
+  gb_store_change_fn change;
+  gb_store_verdict_fn verdict;
+  gb_store_run_fn run;
+  void *ctx;
+} each_ctx;
+
+#define CHANGE_COLS 20
+static gb_err change_row(void *ctx, const gb_sql_val *val, size_t n) {
+  if (n != CHANGE_COLS) return gb_fail(GB_E_IO, "gb_changes: %zu columns read, %d expected", n, CHANGE_COLS);
+  const char *t[CHANGE_COLS];
+  char num[CHANGE_COLS][32];
+  texts(val, CHANGE_COLS, t, num);
+  double pts = num_of(&val[13]);
+  gb_store_change c = {.kind = t[0], .host = t[1], .gpu_type = t[2], .figure = t[3], .benchmark = t[4],
+                       .case_name = t[5], .dtype = t[6], .metric = t[7], .unit = t[8], .run_before = t[9],
+                       .run_after = t[10], .at_before = t[11], .at_after = t[12],
+                       .points = pts >= 0 ? (size_t)pts : 0, .direction = t[14], .p_value = num_of(&val[15]),
+                       .mean_before = num_of(&val[16]), .mean_after = num_of(&val[17]),
+                       .change_pct = num_of(&val[18]), .env = t[19], .headline = true,
+                       .gpu_count = GB_NA, .m = GB_NA, .n = GB_NA, .k = GB_NA, .bytes = GB_NA};
+  const each_ctx *x = ctx;
+  return x->change(x->ctx, &c);
+}
+
+gb_err gb_store_each_change(gb_store *s, const char *since, gb_store_change_fn fn, void *ctx) {
+  static const char sql[] =
+      "SELECT kind, host, gpu_type, figure, benchmark, \"case\", dtype, metric, unit, run_before, run_after, "
+      "at_before, at_after, points, direction, p_value, mean_before, mean_after, change_pct, env FROM gb_changes "
+      "WHERE headline = 1 AND at_after >= $1 ORDER BY at_after DESC, host, figure, kind";
+  each_ctx x = {.change = fn, .ctx = ctx};
+  const char *p[1] = {since};
+  return s->eng->query(s, -1, sql, p, 1, change_row, &x, NULL);
+}
+
+#define VERDICT_COLS 18
+static gb_err verdict_row(void *ctx, const gb_sql_val *val, size_t n) {
+  if (n != VERDICT_COLS) return gb_fail(GB_E_IO, "gb_verdicts: %zu columns read, %d expected", n, VERDICT_COLS);
+  const char *t[VERDICT_COLS];
+  char num[VERDICT_COLS][32];
+  texts(val, VERDICT_COLS, t, num);
+  gb_store_verdict v = {.run_id = t[0], .host = t[1], .gpu_type = t[2], .figure = t[3], .benchmark = t[4],
+                        .case_name = t[5], .dtype = t[6], .metric = t[7], .unit = t[8],
+                        .headline = num_of(&val[9]) == 1, .verdict = t[10], .fails = num_of(&val[11]) == 1,
+                        .change_pct = num_of(&val[12]), .ratio = num_of(&val[13]),
+                        .threshold_pct = num_of(&val[14]), .p_value = num_of(&val[15]),
+                        .base_median = num_of(&val[16]), .cur_median = num_of(&val[17]),
+                        .gpu_count = GB_NA, .m = GB_NA, .n = GB_NA, .k = GB_NA, .bytes = GB_NA};
+  const each_ctx *x = ctx;
+  return x->verdict(x->ctx, &v);
+}
+
+gb_err gb_store_each_verdict(gb_store *s, const char *campaign, gb_store_verdict_fn fn, void *ctx) {
+  static const char sql[] =
+      "SELECT run_id, host, gpu_type, figure, benchmark, \"case\", dtype, metric, unit, headline, verdict, fails, "
+      "change_pct, ratio, threshold_pct, p_value, base_median, cur_median FROM gb_verdicts WHERE campaign = $1 "
+      "ORDER BY headline DESC, fails DESC, host, figure";
+  each_ctx x = {.verdict = fn, .ctx = ctx};
+  const char *p[1] = {campaign};
+  return s->eng->query(s, -1, sql, p, 1, verdict_row, &x, NULL);
+}
+
+static gb_err run_row(void *ctx, const gb_sql_val *val, size_t n) {
+  if (n != 4) return gb_fail(GB_E_IO, "gb_runs: %zu columns read, 4 expected", n);
+  const char *t[4];
+  char num[4][32];
+  texts(val, 4, t, num);
+  const each_ctx *x = ctx;
+  return x->run(x->ctx, t[0], t[1], t[2], t[3]);
+}
+
+gb_err gb_store_each_run(gb_store *s, gb_store_run_fn fn, void *ctx) {
+  each_ctx x = {.run = fn, .ctx = ctx};
+  return s->eng->query(s, -1, "SELECT run_id, campaign, host, started FROM gb_runs ORDER BY run_id", NULL, 0, run_row,
+                       &x, NULL);
+}

@@ -17,6 +17,7 @@
 #include "gb_gate.h"
 #include "gb_store.h"
 #include "gb_store_int.h"
+#include "reportutil.h"
 #include "testutil.h"
 
 #define NODES 3
@@ -63,18 +64,19 @@ static long count(gb_store *s, const char *sql) {
 
 static bool shifted(const gb_row *r) { return strcmp(r->benchmark, "gemm") == 0 && strcmp(r->dtype, "bf16") == 0; }
 
-/* The fleet into url; *nshift: the figures of n1 that shift. */
-static void make_fleet(const char *url, size_t *nshift) {
+/* The fleet of nodes (<= MAX_NODES) into url; *nshift: the figures of n1 that shift. */
+#define MAX_NODES 9
+static void make_fleet(const char *url, int nodes, size_t *nshift) {
   gb_results src = {0};
   ck_assert_msg(gb_results_read(gb_fixture("aa/aa-quick-1.csv"), &src) == GB_OK, "%s", gb_errmsg());
   gb_row *rows = malloc(src.nrows * sizeof *rows);
-  static char run[NODES][64], host[NODES][16], ts[NODES][32], uuid[NODES][48], camp[32];
+  static char run[MAX_NODES][64], host[MAX_NODES][16], ts[MAX_NODES][32], uuid[MAX_NODES][48], camp[32];
   gb_store *s = NULL;
   ck_assert_msg(gb_store_open(url, &s) == GB_OK, "%s", gb_errmsg());
   uint64_t lcg = 1;
   for (int night = 0; night < NIGHTS; night++) {
     snprintf(camp, sizeof camp, "night-%02d", night);
-    for (int node = 0; node < NODES; node++) {
+    for (int node = 0; node < nodes; node++) {
       snprintf(run[node], 64, "202601%02dT020000Z-n%d", night + 1, node);
       snprintf(host[node], 16, "n%d", node);
       snprintf(ts[node], 32, "2026-01-%02dT02:00:00Z", night + 1);
@@ -126,7 +128,7 @@ static int gpubench(char **out, ...) {
 START_TEST(test_history_record) {
   const char *url = fresh_url(_i);
   size_t nshift = 0;
-  make_fleet(url, &nshift);
+  make_fleet(url, NODES, &nshift);
   ck_assert_uint_gt(nshift, 0);
   char *out = NULL;
   int rc = gpubench(&out, "history", "--store", url, "--record", "all", NULL);
@@ -170,7 +172,7 @@ END_TEST
 START_TEST(test_compare_record) {
   const char *url = fresh_url(_i);
   size_t nshift = 0;
-  make_fleet(url, &nshift);
+  make_fleet(url, NODES, &nshift);
   char *out = NULL;
   int rc = gpubench(&out, "compare", "--store", url, "--record", "last=5,before=night-08", "campaign=night-08", NULL);
   ck_assert_msg(rc == 0 || rc == 1, "exit %d: %.3000s", rc, out);
@@ -209,7 +211,7 @@ END_TEST
 START_TEST(test_record_api) {
   const char *url = fresh_url(_i);
   size_t nshift = 0;
-  make_fleet(url, &nshift);
+  make_fleet(url, NODES, &nshift);
   gb_store *s = NULL;
   ck_assert_msg(gb_store_open(url, &s) == GB_OK, "%s", gb_errmsg());
   gb_store_change c[2] = {{.kind = "change", .host = "n0", .gpu_type = "T", .figure = "fig a", .benchmark = "gemm",
@@ -276,6 +278,91 @@ START_TEST(test_migrate_7) {
 }
 END_TEST
 
+static size_t occurrences(const char *s, const char *what) {
+  size_t n = 0;
+  for (const char *p = strstr(s, what); p; p = strstr(p + 1, what)) n++;
+  return n;
+}
+
+/* The nightly trend page (report --store URL --trend, cli/gb_report_trend.c)
+ * of 9 nodes over the last 8 of the 10 nights: the title names the newest
+ * night; the gate's verdict comes first, then the headline figures, then the
+ * nodes that moved (n1's recorded changes, on night-05); every plot has at
+ * most 8 series (7 nodes and the recorded changes), n1's changes are marked
+ * at night-05 (the 4th of night-02..night-09); both files within bounds. */
+START_TEST(test_trend_report) {
+  const char *url = fresh_url(_i);
+  size_t nshift = 0;
+  make_fleet(url, MAX_NODES, &nshift);
+  char *out = NULL;
+  int rc = gpubench(&out, "history", "--store", url, "--record", "all", NULL);
+  EXPECT_RC(rc, 0, out);
+  free(out);
+  rc = gpubench(&out, "compare", "--store", url, "--record", "last=5,before=night-09", "campaign=night-09", NULL);
+  ck_assert_msg(rc == 0 || rc == 1, "exit %d: %.3000s", rc, out);
+  free(out);
+  gb_store *s = NULL; /* the page shows the headline figures' changes: those of n1's shifted figures */
+  ck_assert_msg(gb_store_open(url, &s) == GB_OK, "%s", gb_errmsg());
+  size_t nhead = (size_t)count(s, "SELECT count(*) FROM gb_changes WHERE headline = 1 AND host = 'n1'");
+  ck_assert_int_eq(count(s, "SELECT count(*) FROM gb_changes WHERE headline = 1"), (long)nhead);
+  gb_store_close(s);
+  ck_assert_uint_gt(nhead, 0);
+  ck_assert_uint_lt(nhead, nshift);
+  char dir[4200], path[4400];
+  snprintf(dir, sizeof dir, "%s/trend-%d", gb_test_tmpdir(), _i);
+  rc = gpubench(&out, "report", "--store", url, "--trend", "last=8", "--out", dir, NULL);
+  EXPECT_RC(rc, 0, out);
+  ck_assert_msg(strstr(out, "report.html: 8 night(s), "), "%.3000s", out);
+  free(out);
+  size_t mdlen = 0, htmllen = 0;
+  snprintf(path, sizeof path, "%s/report.md", dir);
+  char *md = gb_test_slurp(path, &mdlen);
+  snprintf(path, sizeof path, "%s/report.html", dir);
+  char *html = gb_test_slurp(path, &htmllen);
+  ck_assert_ptr_nonnull(md);
+  ck_assert_ptr_nonnull(html);
+  ck_assert_uint_le(mdlen, 65536);
+  ck_assert_uint_le(htmllen, 8u << 20);
+  char err[512];
+  ck_assert_msg(gb_xml_wellformed(html, err, sizeof err), "report.html: %s", err);
+  const char *v = strstr(md, "\n## The gate's verdict\n"), *h = strstr(md, "\n## Headline figures, last 8 nights\n");
+  const char *m = strstr(md, "\n## Nodes that moved\n");
+  ck_assert_msg(strncmp(md, "# Nightly trend: night-09\n", 26) == 0 && v && h && m && v < h && h < m, "%.2000s", md);
+  ck_assert_msg(strstr(md, "night(s), night-02 to night-09; 9 node(s)"), "%.2000s", md);
+  char *verdict = strstr(v, "\nnight-09: ");
+  ck_assert_msg(verdict && verdict < h && strstr(verdict, " figure(s) judged on the night's runs"), "%.2000s", v);
+  ck_assert_msg(strstr(m, "On night-09: no recorded change."), "%.2000s", m);
+  ck_assert_uint_eq(occurrences(m, "| night-05 | n1 | "), nhead);
+  ck_assert_uint_eq(occurrences(m, " | worse | "), nhead);
+  /* the plots: two per figure (7 nodes, then 2), the changes marked */
+  size_t plots = 0, marked = 0;
+  for (size_t fi = 0; fi < 1000; fi++) {
+    for (int chunk = 0; chunk < 3; chunk++) {
+      snprintf(path, sizeof path, "%s/trend-%03zu-%d.dat", dir, fi, chunk);
+      char *dat = gb_test_slurp(path, NULL);
+      if (!dat) continue;
+      plots++;
+      size_t series = occurrences(dat, "# series ");
+      ck_assert_msg(series <= 8 && series == (chunk == 0 ? 7u : 2u) + (strstr(dat, "recorded change") != NULL),
+                    "%s: %zu series", path, series);
+      char *c = strstr(dat, "\"recorded change\"\n# x y label\n");
+      if (c) {
+        ck_assert_int_eq(chunk, 0); /* n1 is in the first plot */
+        ck_assert_msg(strncmp(strchr(c, '\n') + 1 + strlen("# x y label\n"), "4 ", 2) == 0, "%s", c);
+        marked++;
+      }
+      free(dat);
+    }
+  }
+  ck_assert_uint_eq(marked, nhead);
+  ck_assert_uint_gt(plots, 2 * nhead);
+  ck_assert_uint_eq(plots % 2, 0);
+  ck_assert_uint_eq(occurrences(html, "<svg"), plots);
+  free(md);
+  free(html);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("store_record");
   TCase *tc = tcase_create("engines");
@@ -285,6 +372,7 @@ static Suite *suite(void) {
   tcase_add_loop_test(tc, test_record_api, 0, n);
   tcase_add_loop_test(tc, test_history_record, 0, n);
   tcase_add_loop_test(tc, test_compare_record, 0, n);
+  tcase_add_loop_test(tc, test_trend_report, 0, n);
   suite_add_tcase(s, tc);
   return s;
 }

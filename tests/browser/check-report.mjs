@@ -13,7 +13,10 @@
 // (screenshot-W.png) and the whole page (screenshot-W-full.png), and the
 // report printed to A4 (print-a4.pdf).
 //
-// usage: node check-report.mjs REPORT.html [--max-html BYTES] [--max-md BYTES] WIDTH...
+// With --max-series N, also that no plot draws more than N series (gnuplot's
+// plot groups, gnuplot_plot_K, that draw a line or a point).
+//
+// usage: node check-report.mjs REPORT.html [--max-html BYTES] [--max-md BYTES] [--max-series N] WIDTH...
 // Prints one line per check and "N passed, N failed"; exit 1 if any failed.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, basename, join, resolve } from "node:path";
@@ -24,14 +27,14 @@ import { parse } from "parse5";
 const args = process.argv.slice(2);
 const limits = {};
 for (let i = 1; i < args.length; ) {
-  if (args[i] === "--max-html" || args[i] === "--max-md") {
+  if (args[i] === "--max-html" || args[i] === "--max-md" || args[i] === "--max-series") {
     limits[args[i].slice(6)] = Number(args[i + 1]);
     args.splice(i, 2);
   } else i++;
 }
 const [file, ...widths] = args;
 if (!file || widths.length === 0 || widths.some((w) => !(Number(w) > 0))) {
-  console.error("usage: node check-report.mjs REPORT.html [--max-html BYTES] [--max-md BYTES] WIDTH...");
+  console.error("usage: node check-report.mjs REPORT.html [--max-html BYTES] [--max-md BYTES] [--max-series N] WIDTH...");
   process.exit(2);
 }
 const path = resolve(file);
@@ -95,6 +98,30 @@ async function checkStructure(page, screen) {
   check(`the summary first, then the contents (${r.inToc} links), then ${r.nsec} sections`,
         r.probs.filter((p) => !p.startsWith("link ")));
   check(`all ${r.nlinks} links within the page lead to an element`, r.probs.filter((p) => p.startsWith("link ")));
+}
+
+// Each plot draws at most limits.series series: its gnuplot_plot_K groups
+// (ids prefixed per figure) with a line or a visible point.
+async function checkSeries(page) {
+  if (!("series" in limits)) return;
+  const r = await page.evaluate((max) => {
+    const probs = [];
+    let most = 0;
+    const svgs = [...document.querySelectorAll("svg")];
+    for (const svg of svgs) {
+      const drawn = new Set();
+      for (const g of svg.querySelectorAll('g[id*="gnuplot_plot_"]')) {
+        const k = g.id.replace(/^.*gnuplot_plot_/, "");
+        const marks = [...g.querySelectorAll("path, use")]
+          .filter((m) => !/scale\(0\)/.test(m.getAttribute("transform") || ""));
+        if (marks.length) drawn.add(k);
+      }
+      most = Math.max(most, drawn.size);
+      if (drawn.size > max) probs.push(`a plot draws ${drawn.size} series: ${svg.querySelector("title")?.textContent ?? "?"}`);
+    }
+    return { probs, most, n: svgs.length };
+  }, limits.series);
+  check(`each of ${r.n} plots draws at most ${limits.series} series (the most: ${r.most})`, r.probs);
 }
 
 // No two text boxes of one plot intersect (by more than a pixel). A box is
@@ -224,6 +251,7 @@ try {
     if (w === Number(widths[0])) {
       await checkStructure(page, h);
       await checkLabels(page);
+      await checkSeries(page);
     }
     // the first screen as a reader opens it, and the whole page
     const shot = join(dirname(path), `screenshot-${w}.png`);
