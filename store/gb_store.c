@@ -1,5 +1,11 @@
 /* gb_store: opening a store (the URL, the engine), its schema and the
- * migrations that bring an older store up to GB_STORE_VERSION. */
+ * migrations that bring an older store up to GB_STORE_VERSION. The top of
+ * the store's own files: called by the commands (cli/) and by the readers
+ * and writers (gb_store_io.c, gb_store_sink.c, gb_store_tmp.c,
+ * gb_store_guard.c); it calls down into the URL (gb_store_url.c), the
+ * engines (gb_store_sqlite.c, gb_store_pg.c, through their tables), a row's
+ * identity (gb_store_key.c: schema step 5) and the statements' helpers
+ * (gb_store_sql.c), and none of them calls back up. */
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -100,16 +106,6 @@ static const char *const k_step7[] = {
 static const char *const *const k_steps[GB_STORE_VERSION] = {k_step1, k_step2, k_step3, k_step4, k_step5, k_step6,
                                                              k_step7};
 
-gb_err gb_store_fail(const gb_store *s, const char *what, const char *detail) {
-  gb_buf b = {0};
-  if (gb_store_redact(s->url ? s->url : "", detail, &b)) return gb_fail(GB_E_NOMEM, "%s: %s", s->name, what);
-  gb_err e = gb_fail(GB_E_IO, "%s: %s: %.*s", s->name, what, (int)strcspn(b.data, "\n"), b.data); /* its first line */
-  gb_buf_free(&b);
-  return e;
-}
-
-gb_err gb_sql_exec(gb_store *s, const char *sql) { return s->eng->query(s, -1, sql, NULL, 0, NULL, NULL, NULL); }
-
 /* The engine and what it connects to, from the URL. */
 static gb_err engine_of(const char *url, const gb_store_drv **eng, const char **target) {
   gb_store_kind kind;
@@ -122,28 +118,6 @@ const char *gb_store_sqlite_path(const char *url) {
   const gb_store_drv *eng;
   const char *target;
   return engine_of(url, &eng, &target) == GB_OK && eng == &gb_store_sqlite ? target : NULL;
-}
-
-static const char *col_sql_type(gb_col_type t) {
-  return t == GB_COL_INT ? "BIGINT" : t == GB_COL_REAL ? "DOUBLE PRECISION" : "TEXT";
-}
-
-gb_err gb_store_rows_ddl(const gb_store *s, const char *table, size_t ncols, bool rkey, gb_buf *b) {
-  gb_err e = gb_buf_printf(b, "CREATE TABLE %s (id %s, khash BIGINT NOT NULL%s", table, s->eng->id_type,
-                           rkey ? ", rkey TEXT" : "");
-  for (size_t i = 1; i < ncols && !e; i++)
-    e = gb_buf_printf(b, ", \"%s\" %s%s", gb_results_col_name(i), col_sql_type(gb_results_col_type(i)),
-                      i == 1 ? " NOT NULL" : "");
-  return e ? e : gb_buf_puts(b, rkey ? ", UNIQUE (run_id, rkey))" : ", UNIQUE (run_id, khash))");
-}
-
-const char *gb_sql_text(const gb_sql_val *v, char num[32]) {
-  switch (v->kind) {
-  case GB_SQL_TEXT: return v->s;
-  case GB_SQL_INT: snprintf(num, 32, "%lld", (long long)v->i); return num;
-  case GB_SQL_REAL: gb_snprintf_c(num, 32, "%.17g", v->d); return num;
-  default: return NULL;
-  }
 }
 
 static gb_err get_int(void *ctx, const gb_sql_val *val, size_t n) {

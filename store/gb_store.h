@@ -108,7 +108,7 @@ gb_err gb_store_guard_dir(const char *url, const char *dir, const char *const su
  * url, everything between the text's first and last double quote. */
 gb_err gb_store_redact(const char *url, const char *text, gb_buf *out);
 
-/* ---- a server that does not answer ---- */
+/* ---- a server that does not answer (gb_store_url.c keeps the value) ---- */
 
 /* The longest, in seconds, a PostgreSQL store may take to connect and to
  * answer each statement (a query, a COPY): libpq's connect_timeout, the

@@ -1,5 +1,5 @@
 /* gb_store_int: what the store's engine-neutral part (gb_store.c,
- * gb_store_io.c, gb_store_sel.c) asks of an engine (gb_store_sqlite.c,
+ * gb_store_sql.c, gb_store_io.c, gb_store_sel.c) asks of an engine (gb_store_sqlite.c,
  * gb_store_pg.c). SQL is written once, with $1..$N parameters; parameters
  * and values travel as text (NULL: SQL NULL). */
 #ifndef GB_STORE_INT_H
@@ -26,7 +26,8 @@ typedef struct gb_sql_val {
 /* One result row: n values. */
 typedef gb_err (*gb_sql_row_fn)(void *ctx, const gb_sql_val *val, size_t n);
 
-/* v as text (NULL for SQL NULL); a number is written into num. */
+/* v as text (NULL for SQL NULL); a number is written into num
+ * (gb_store_sql.c). */
 const char *gb_sql_text(const gb_sql_val *v, char num[32]);
 
 #define GB_STORE_SLOTS 8 /* statements an engine keeps prepared */
@@ -68,12 +69,19 @@ struct gb_store {
   bool reading;     /* in the reader's snapshot (begin_read), ended at close */
 };
 
+/* ---- what every part does with an open store (gb_store_sql.c) ---- */
+
 /* Runs sql, no parameters, no rows. */
 gb_err gb_sql_exec(gb_store *s, const char *sql);
 
 /* A failure of the store: GB_E_IO "NAME: what: detail", detail through
  * gb_store_redact. */
 gb_err gb_store_fail(const gb_store *s, const char *what, const char *detail);
+
+/* CREATE TABLE table: a row number, khash, rkey (with rkey: the row's
+ * identity, unique in its run; without: khash is) and the results columns
+ * 1..ncols-1 ("schema" is the store's own version). */
+gb_err gb_store_rows_ddl(const gb_store *s, const char *table, size_t ncols, bool rkey, gb_buf *b);
 
 /* ---- a row's identity (gb_store_key.c) ---- */
 
@@ -95,11 +103,6 @@ gb_err gb_store_row_rkey(const gb_row *r, char out[65]);
  * in (both engines). */
 gb_err gb_store_rebuild_v5(gb_store *s, size_t ncols);
 gb_err gb_store_fill_rkey(gb_store *s);
-
-/* CREATE TABLE table: a row number, khash, rkey (with rkey: the row's
- * identity, unique in its run; without: khash is) and the results columns
- * 1..ncols-1 ("schema" is the store's own version). */
-gb_err gb_store_rows_ddl(const gb_store *s, const char *table, size_t ncols, bool rkey, gb_buf *b);
 
 /* SHA-256 of n bytes, in hex (tests check it against FIPS 180-4's examples). */
 void gb_store_sha256_hex(const void *data, size_t n, char out[65]);

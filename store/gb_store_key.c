@@ -5,7 +5,9 @@
  * field's text can pass for a separator or for another field, with no
  * length limit; the SHA-256 of that, in hex, is the key (64 characters, so
  * a long case name never meets an index's size limit, and two distinct rows
- * would need a SHA-256 collision to share one). */
+ * would need a SHA-256 collision to share one). Called by gb_store_io.c
+ * (each row added) and gb_store.c (schema step 5); it calls down into
+ * gb_store_sql.c. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

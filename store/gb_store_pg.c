@@ -5,7 +5,10 @@
  * client and the server waiting for each other: compare took 0.45 s
  * longer), and in binary, so numbers arrive as numbers. libpq's
  * notices are dropped (library code prints nothing); its messages never
- * hold the password. */
+ * hold the password. Reached only through its table (gb_store_pg, which
+ * gb_store.c picks for a PostgreSQL URL); it calls down into
+ * gb_store_sql.c (gb_store_fail) and gb_store_url.c (the secrets masked,
+ * the timeout). */
 #include <errno.h>
 #include <libpq-fe.h>
 #include <poll.h>
@@ -41,12 +44,6 @@ static void pg_where(gb_store *s) {
   gb_buf_free(&b);
 }
 
-static double g_timeout_s = GB_STORE_TIMEOUT_S;
-
-void gb_store_set_timeout(double seconds) { g_timeout_s = seconds; }
-
-double gb_store_timeout(void) { return g_timeout_s; }
-
 static double now_s(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -59,7 +56,8 @@ static gb_err pg_wait(gb_store *s, short events, double deadline) {
   for (;;) {
     double left = deadline - now_s();
     if (left <= 0)
-      return gb_fail(GB_E_IO, "%s: the server did not answer within %g s (--store-timeout)", s->name, g_timeout_s);
+      return gb_fail(GB_E_IO, "%s: the server did not answer within %g s (--store-timeout)", s->name,
+                     gb_store_timeout());
     struct pollfd p = {PQsocket(s->h), events, 0};
     int n = poll(&p, 1, left > 1e6 ? 1000000000 : (int)(left * 1000) + 1);
     if (n > 0) return GB_OK;
@@ -93,7 +91,7 @@ static gb_err pg_result(gb_store *s, double deadline, PGresult **r) {
 
 /* Runs a statement with no parameters and no rows (the session's set-up). */
 static gb_err pg_exec(gb_store *s, const char *sql, const char *what) {
-  double deadline = now_s() + g_timeout_s;
+  double deadline = now_s() + gb_store_timeout();
   gb_err e = PQsendQuery(s->h, sql) ? pg_flush(s, deadline) : pg_fail(s, what);
   PGresult *r;
   while (!e && !(e = pg_result(s, deadline, &r)) && r) {
@@ -119,8 +117,9 @@ static gb_err pg_connect(gb_store *s, const char *conninfo) {
     return gb_fail(e == GB_E_IO ? GB_E_USAGE : e, "%s", msg);
   }
   char ct[32], ut[32], sql[64];
-  snprintf(ct, sizeof ct, "%.0f", g_timeout_s < 2 ? 2 : g_timeout_s);
-  snprintf(ut, sizeof ut, "%.0f", g_timeout_s * 1000);
+  double t = gb_store_timeout();
+  snprintf(ct, sizeof ct, "%.0f", t < 2 ? 2 : t);
+  snprintf(ut, sizeof ut, "%.0f", t * 1000);
   const char *const kw[] = {"connect_timeout", "keepalives", "keepalives_idle", "keepalives_interval",
                             "keepalives_count", "tcp_user_timeout", "dbname", NULL};
   const char *const val[] = {ct, "1", "10", "5", "3", ut, conninfo, NULL};
@@ -130,7 +129,7 @@ static gb_err pg_connect(gb_store *s, const char *conninfo) {
   PQsetNoticeProcessor(c, pg_quiet, NULL);
   pg_where(s);
   if (PQsetnonblocking(c, 1) != 0) return pg_fail(s, "cannot set up the session");
-  snprintf(sql, sizeof sql, "SET statement_timeout = %.0f", g_timeout_s * 1000);
+  snprintf(sql, sizeof sql, "SET statement_timeout = %.0f", t * 1000);
   gb_err e = pg_exec(s, "SET client_min_messages = warning", "cannot set up the session");
   return e ? e : pg_exec(s, sql, "cannot set up the session");
 }
@@ -206,7 +205,7 @@ static gb_err pg_query(gb_store *s, int slot, const char *sql, const char *const
                        gb_sql_row_fn fn, void *ctx, size_t *changed) {
   char name[16];
   int sent;
-  double deadline = now_s() + g_timeout_s;
+  double deadline = now_s() + gb_store_timeout();
   if (slot >= 0) {
     snprintf(name, sizeof name, "gb%d", slot);
     if (!s->slot[slot]) {
@@ -243,7 +242,7 @@ static gb_err pg_copy_data(gb_store *s, const char *data, size_t len, double dea
 }
 
 static gb_err pg_copy_in(gb_store *s, const char *sql, const char *data, size_t len) {
-  double deadline = now_s() + g_timeout_s;
+  double deadline = now_s() + gb_store_timeout();
   gb_err e = PQsendQuery(s->h, sql) ? pg_flush(s, deadline) : pg_fail(s, "cannot start a COPY");
   PGresult *r = NULL;
   if (!e) e = pg_result(s, deadline, &r);

@@ -12,7 +12,13 @@
  * string libpq does not parse names no secret for certain, so its messages
  * keep nothing between their first and last double quote (libpq quotes the
  * offending token, or the whole URI, there), and its name shows only the
- * engine. */
+ * engine.
+ *
+ * It also keeps the longest wait for a server (--store-timeout), which
+ * gb_store_pg.c waits by. Called by the opening (gb_store.c), by every
+ * message about a store (gb_store_sql.c's gb_store_fail, gb_store_pg.c)
+ * and by the commands' --store and --store-timeout setters; it calls no
+ * other file of the store. */
 #include <ctype.h>
 #include <stdio.h>
 #include <libpq-fe.h>
@@ -88,6 +94,14 @@ int gb_store_opt_url(void *args, const struct gb_opt *o, const char *val, char *
   snprintf(err, errlen, "--store: %s", gb_errmsg());
   return 1;
 }
+
+/* ---- the longest wait (--store-timeout; gb_store_pg.c waits by it) ---- */
+
+static double g_timeout_s = GB_STORE_TIMEOUT_S;
+
+void gb_store_set_timeout(double seconds) { g_timeout_s = seconds; }
+
+double gb_store_timeout(void) { return g_timeout_s; }
 
 int gb_store_opt_timeout(void *args, const struct gb_opt *o, const char *val, char *err, size_t errlen) {
   (void)args;
