@@ -16,10 +16,10 @@ static CURLcode g_curl_init;
 
 static void curl_init_once(void) { g_curl_init = curl_global_init(CURL_GLOBAL_DEFAULT); }
 
-/* The checks curl would not make: what reaches curl is one http(s) URL
+/* The checks curl would not make (host gets the URL's host, for messages): what reaches curl is one http(s) URL
  * with a host, no credentials, no query or fragment (the group's path is
  * appended), printable ASCII only (CR/LF would split a request). */
-static gb_err check_url(const char *url, bool *https) {
+static gb_err check_url(const char *url, bool *https, char *host, size_t hn) {
   if (strlen(url) >= GB_PUSH_URL_MAX)
     return gb_fail(GB_E_USAGE, "--push: the URL is %zu bytes, over the %d-byte limit", strlen(url),
                    GB_PUSH_URL_MAX - 1);
@@ -30,9 +30,9 @@ static gb_err check_url(const char *url, bool *https) {
   *https = strncmp(url, "https://", 8) == 0;
   if (!*https && strncmp(url, "http://", 7) != 0)
     return gb_fail(GB_E_USAGE, "--push: only http:// and https:// URLs are supported: \"%s\"", url);
-  const char *host = url + (*https ? 8 : 7);
-  size_t hl = strcspn(host, "/");
-  if (memchr(host, '@', hl))
+  const char *auth = url + (*https ? 8 : 7);
+  size_t al = strcspn(auth, "/");
+  if (memchr(auth, '@', al))
     return gb_fail(GB_E_USAGE, "--push: credentials in the URL are not taken (they would show in process lists "
                                "and logs): put them in ~/.netrc or the environment (docs/monitoring.md)");
   if (strpbrk(url, "?#"))
@@ -41,6 +41,7 @@ static gb_err check_url(const char *url, bool *https) {
   char *h = NULL;
   bool ok = u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
             curl_url_get(u, CURLUPART_HOST, &h, 0) == CURLUE_OK && h && h[0];
+  if (ok) snprintf(host, hn, "%s", h); /* for messages */
   curl_free(h);
   curl_url_cleanup(u);
   if (!ok) return gb_fail(GB_E_USAGE, "--push: no usable host in \"%s\"", url);
@@ -178,21 +179,14 @@ static gb_err perform(CURL *c, const char *url, const char *host, int ms) {
   return GB_OK;
 }
 
-/* url's host, for messages (url checked). */
-static void url_host(const char *url, char *buf, size_t n) {
-  const char *h = strstr(url, "://") + 3;
-  snprintf(buf, n, "%.*s", (int)strcspn(h, "/"), h);
-  char *colon = buf[0] == '[' ? strstr(buf, "]:") : strrchr(buf, ':');
-  if (colon) colon[buf[0] == '['] = '\0';
-}
-
 gb_err gb_prom_push(const char *url, const char *job, const char *instance, const char *body, size_t len,
                     const gb_push_opts *o) {
   gb_push_opts dflt = {0};
   if (!o) o = &dflt;
   int ms = o->timeout_ms > 0 ? o->timeout_ms : GB_PUSH_TIMEOUT_MS;
   bool https = false;
-  gb_err e = check_url(url, &https);
+  char host[256];
+  gb_err e = check_url(url, &https, host, sizeof host);
   if (e) return e;
   pthread_once(&g_curl_once, curl_init_once);
   if (g_curl_init != CURLE_OK) return gb_fail(GB_E_IO, "libcurl did not start: %s", curl_easy_strerror(g_curl_init));
@@ -202,7 +196,7 @@ gb_err gb_prom_push(const char *url, const char *job, const char *instance, cons
   if (!e) e = gb_prom_push_path(&full, job, instance);
   CURL *c = e ? NULL : curl_easy_init();
   if (!e && !c) e = gb_fail(GB_E_NOMEM, "libcurl: no handle");
-  char *tok = NULL, host[256];
+  char *tok = NULL;
   struct curl_slist *hdr = NULL;
   if (!e) e = set_credentials(c, o, https, &tok);
   if (!e) {
@@ -227,7 +221,6 @@ gb_err gb_prom_push(const char *url, const char *job, const char *instance, cons
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, drop_body);
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
     if (o->cacert) curl_easy_setopt(c, CURLOPT_CAINFO, o->cacert);
-    url_host(url, host, sizeof host);
     if (!e) e = perform(c, url, host, ms);
   }
   if (c) curl_easy_cleanup(c);
