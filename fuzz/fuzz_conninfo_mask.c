@@ -28,13 +28,25 @@
 
 enum { URI_RAW, URI_PCT, URI_QUERY, KW_PLAIN, KW_QUOTED, KW_SPACED, KW_SSL, KW_CAPS, NFORMS };
 
-/* The rest: no NUL, no '~', no "%7e". */
+static int hexval(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  c = (char)(c | 32);
+  return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* The rest: no NUL, no '~', no "%7e", and none once a URI's percent
+ * escapes are decoded (libpq shows a URI's user decoded: "%257E" is the
+ * user "%7E", not the password), so no escape of '%', '~', '7' or 'e'. */
 static void clean_rest(char *s, size_t n) {
   for (size_t i = 0; i < n; i++) {
     if (s[i] == '\0' || s[i] == '~') s[i] = '_';
     if (i >= 2 && s[i - 2] == '%' && s[i - 1] == '7' && (s[i] | 32) == 'e') s[i] = 'f';
   }
   s[n] = '\0';
+  for (size_t i = 0; i + 2 < n; i++) {
+    int hi = hexval(s[i + 1]), lo = hexval(s[i + 2]);
+    if (s[i] == '%' && hi >= 0 && lo >= 0 && strchr("%~7eE", hi * 16 + lo)) s[i] = '_';
+  }
 }
 
 /* A character the form can hold as itself (raw URI, unquoted keyword). */
