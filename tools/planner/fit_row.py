@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Grid fit of one row of the planner's efficiency table (planner/gb_model.c)
+on the calibration FIT half only (tests/calibration/cases.tsv).
+
+For every point of the grid the row's hfu and gemm_share vectors are set to
+the base row's (by default Hopper's) times the point's factors, the planner
+and tests/check_planner_calibration are rebuilt, and the fit half's cases of
+the row's GPU types are scored by their median |ln(predicted/published)|.
+The grid has three factors: hfu at the small sizes (1e8-1e10 parameters),
+hfu at the largest size (1e11), gemm_share at every size. The check half is
+printed but never used to choose: the best point is the one with the lowest
+fit median among those with no fit case beyond 2x. gb_model.c is put
+back as it was at the end.
+
+Usage (from the repository root, with build/ configured):
+  tools/planner/fit_row.py --arch blackwell --types 'B200|GB200|GB300|B300' \\
+      --small 0.7:1.1:0.05 --large 0.8:1.4:0.05 --share 0.8:1.2:0.1
+Prints one line a grid point and the best point last. Not built, not run by
+CI: a lab tool (tools/README.md).
+"""
+import argparse
+import math
+import re
+import statistics
+import subprocess
+import sys
+
+MODEL = "planner/gb_model.c"
+ROW = re.compile(r'(\{"%s", "[a-z]*", [0-9.]+, )\{([^}]*)\}, \{([^}]*)\}')
+
+
+def frange(spec):
+    lo, hi, step = (float(x) for x in spec.split(":"))
+    out, v = [], lo
+    while v <= hi + 1e-9:
+        out.append(round(v, 4))
+        v += step
+    return out
+
+
+def row_vectors(text, arch):
+    m = re.search(ROW.pattern % arch, text)
+    if not m:
+        sys.exit("fit_row: no row %r in %s" % (arch, MODEL))
+    return m, [float(x) for x in m.group(2).split(",")], [float(x) for x in m.group(3).split(",")]
+
+
+def set_row(text, arch, hfu, share):
+    m, _, _ = row_vectors(text, arch)
+    fmt = lambda v: ", ".join("%.3f" % x for x in v)
+    return text[:m.start()] + m.group(1) + "{" + fmt(hfu) + "}, {" + fmt(share) + "}" + text[m.end():]
+
+
+def score(types, build):
+    subprocess.run(["cmake", "--build", build, "-j2", "--target", "check_planner_calibration"], check=True,
+                   stdout=subprocess.DEVNULL)
+    out = subprocess.run([build + "/tests/check_planner_calibration"], capture_output=True, text=True).stdout
+    halves = {"fit": [], "check": []}
+    worst = {"fit": 0.0, "check": 0.0}
+    in_excluded = False
+    for line in out.splitlines():
+        if line.startswith("excluded"):
+            in_excluded = True
+        f = line.split()
+        if in_excluded or len(f) < 7 or f[1] not in halves:
+            continue
+        try:
+            r = float(f[6])
+        except ValueError:
+            continue
+        worst[f[1]] = max(worst[f[1]], abs(math.log(r)))
+        if re.search(types, f[2]):
+            halves[f[1]].append((f[0], r))
+    med = {k: statistics.median(abs(math.log(r)) for _, r in v) if v else float("nan") for k, v in halves.items()}
+    return med, worst, halves
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--arch", required=True)
+    ap.add_argument("--base", default="hopper")
+    ap.add_argument("--types", required=True, help="regex of the row's GPU types")
+    ap.add_argument("--small", required=True)
+    ap.add_argument("--large", required=True)
+    ap.add_argument("--share", required=True)
+    ap.add_argument("--build", default="build")
+    a = ap.parse_args()
+    orig = open(MODEL).read()
+    _, bh, bs = row_vectors(orig, a.base)
+    best = None
+    try:
+        for ks in frange(a.small):
+            for kl in frange(a.large):
+                for kg in frange(a.share):
+                    hfu = [x * ks for x in bh[:-1]] + [bh[-1] * kl]
+                    share = [min(1.0, x * kg) for x in bs]
+                    open(MODEL, "w").write(set_row(orig, a.arch, hfu, share))
+                    med, worst, _ = score(a.types, a.build)
+                    print("small %.3f large %.3f share %.3f: fit %.3f (check %.3f) worst fit %.3f (check %.3f)" %
+                          (ks, kl, kg, med["fit"], med["check"], worst["fit"], worst["check"]), flush=True)
+                    key = (worst["fit"] > math.log(2), med["fit"])
+                    if best is None or key < best[0]:
+                        best = (key, ks, kl, kg, hfu, share, med, worst)
+    finally:
+        open(MODEL, "w").write(orig)
+    _, ks, kl, kg, hfu, share, med, worst = best
+    print("best: small x%.3f large x%.3f share x%.3f -> hfu {%s} gemm_share {%s}: fit median |ln| %.3f, "
+          "check %.3f; worst fit x%.2f, check x%.2f (all cases, every type)" %
+          (ks, kl, kg, ", ".join("%.2f" % x for x in hfu), ", ".join("%.2f" % x for x in share), med["fit"],
+           med["check"], math.exp(worst["fit"]), math.exp(worst["check"])))
+
+
+if __name__ == "__main__":
+    main()
