@@ -14,7 +14,11 @@ check=$build/tests/check_planner_calibration
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # the check fails (exit 1) when the check half is off; its table is still what the doc must show
-(cd "$root" && "$check" 2>&1 | awk -v dir="$root/tests/calibration" -f tests/calibration/table.awk) > "$tmp/now.md"
+# (its status is read apart: under pipefail a failing check ended this script silently, --write too)
+(cd "$root" && { "$check" > "$tmp/check.txt" 2>&1 || true; } &&
+  awk -v dir="$root/tests/calibration" -f tests/calibration/table.awk "$tmp/check.txt") > "$tmp/now.md"
+grep -q '^fit half' "$tmp/check.txt" ||
+  { echo "check-calibration-table: $check printed no table:" >&2; tail -n 5 "$tmp/check.txt" >&2; exit 2; }
 awk '/<!-- calibration-table: end -->/ { on = 0 } on { print } /<!-- calibration-table: begin -->/ { on = 1 }' \
   "$doc" > "$tmp/doc.md"
 [ -s "$tmp/doc.md" ] || { echo "check-calibration-table: $doc has no calibration-table markers" >&2; exit 2; }

@@ -5,6 +5,9 @@
 # regenerates it)
 add_test(NAME doc_calibration_table COMMAND bash ${CMAKE_SOURCE_DIR}/scripts/check-calibration-table.sh ${CMAKE_BINARY_DIR})
 set_tests_properties(doc_calibration_table PROPERTIES LABELS cpu)
+add_test(NAME doc_calibration_table_failing_check
+         COMMAND bash ${CMAKE_SOURCE_DIR}/tests/calibration_table_failing_check.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR})
+set_tests_properties(doc_calibration_table_failing_check PROPERTIES LABELS cpu DEPENDS doc_calibration_table)
 
 if(TARGET gpubench)
   # scripts/check-doc-examples.sh (CI: .ci/run runs it on README.md and docs/*.md) on a fixture:

@@ -10,7 +10,7 @@ The grid has three factors: hfu at the small sizes (1e8-1e10 parameters),
 hfu at the largest size (1e11), gemm_share at every size. The check half is
 printed but never used to choose: the best point is the one with the lowest
 fit median among those with no fit case beyond 2x. gb_model.c is put
-back as it was at the end.
+back as it was at the end, and the test rebuilt from it.
 
 Usage (from the repository root, with build/ configured):
   tools/planner/fit_row.py --arch blackwell --types 'B200|GB200|GB300|B300' \\
@@ -103,6 +103,9 @@ def main():
                         best = (key, ks, kl, kg, hfu, share, med, worst)
     finally:
         open(MODEL, "w").write(orig)
+        # the build again as the file is, not as the last grid point left it
+        subprocess.run(["cmake", "--build", a.build, "-j2", "--target", "check_planner_calibration"],
+                       stdout=subprocess.DEVNULL)
     _, ks, kl, kg, hfu, share, med, worst = best
     print("best: small x%.3f large x%.3f share x%.3f -> hfu {%s} gemm_share {%s}: fit median |ln| %.3f, "
           "check %.3f; worst fit x%.2f, check x%.2f (all cases, every type)" %
