@@ -1,12 +1,13 @@
 # Turns check_planner_calibration's output into the Markdown table of docs/planner.md ("Validation"):
 #   ./build/tests/check_planner_calibration | awk -f tests/calibration/table.awk
 # (-v dir=DIR: the cases' folder, default tests/calibration, read for each case's category and, from
-# excluded.tsv's "# ID: REASON;" comments, each excluded case's reason.)
+# excluded.tsv's and pending.tsv's "# ID: REASON;" comments, each such case's reason.)
 # First each half's median and worst |ln(ratio)| as the check printed them, and the judged cases'
 # median and worst by category (the tags of cases.tsv's category column; a gpu_hours case is also a whole run);
 # then one row a case
 # (ratio = predicted / published; the share of predicted time in each term): the cases the check
-# lists under "excluded.tsv:" say "excluded" in the split column and their reason in the last.
+# lists under "excluded.tsv:" and "pending.tsv:" say "excluded" or "pending" in the split column and their
+# reason in the last.
 function absln(r) { return r > 0 ? (log(r) < 0 ? -log(r) : log(r)) : 1e9 }
 function summary(tag, label,    i, j, k, n, v, t, w, wcase) {
   n = 0; w = -1
@@ -20,6 +21,12 @@ function summary(tag, label,    i, j, k, n, v, t, w, wcase) {
   k = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
   printf "| %s | %d | %.3f (x%.3f) | %.3f (x%.3f) | %s |\n", label, n, k, exp(k), w, exp(w), wcase
 }
+function read_reason(line,    id, r) {
+  if (line !~ /^# [A-Za-z0-9._-]+: /) return
+  id = substr(line, 3); id = substr(id, 1, index(id, ":") - 1)
+  r = substr(line, length(id) + 5); if (index(r, ";")) r = substr(r, 1, index(r, ";") - 1)
+  reason[id] = r
+}
 BEGIN {
   if (dir == "") dir = "tests/calibration"
   FS = "\t"
@@ -27,24 +34,21 @@ BEGIN {
     if (line ~ /^#/) continue
     split(line, c, "\t"); cat[c[1]] = c[11] (c[9] == "gpu_hours" ? ",whole-run" : "")
   }
-  while ((getline line < (dir "/excluded.tsv")) > 0) {
-    if (line !~ /^# [A-Za-z0-9._-]+: /) continue
-    id = substr(line, 3); id = substr(id, 1, index(id, ":") - 1)
-    r = substr(line, length(id) + 5); if (index(r, ";")) r = substr(r, 1, index(r, ";") - 1)
-    reason[id] = r
-  }
+  while ((getline line < (dir "/excluded.tsv")) > 0) read_reason(line)
+  while ((getline line < (dir "/pending.tsv")) > 0) read_reason(line)
   FS = " "
   rows = "| case | split | gpu_type | GPUs | predicted | published | ratio | unit | compute | bubble | memory + element-wise | TP/PP/CP | DP | all-to-all | note |"
   rows = rows "\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 }
 /^cases\.tsv:/ { excl = 0 }
-/^excluded\.tsv:/ { excl = 1 }
+/^excluded\.tsv:/ { excl = 1; kind = "excluded" }
+/^pending\.tsv:/ { excl = 1; kind = "pending" }
 /\|comp / {
   split($0, part, "|"); split(part[1], f, " "); split(part[2], t, " ")
   split_ = f[2]; note = ""
   if (excl) {
-    split_ = "excluded (" f[2] ")"
-    note = "excluded: " (f[1] in reason ? reason[f[1]] : "see tests/calibration/excluded.tsv")
+    split_ = kind " (" f[2] ")"
+    note = kind ": " (f[1] in reason ? reason[f[1]] : "see tests/calibration/" kind ".tsv")
   } else { cid[++ncase] = f[1]; cratio[ncase] = f[7] }
   rows = rows sprintf("\n| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", f[1], split_, f[3], f[4], f[5], f[6], f[7], f[8], t[2], t[4], t[6], t[8], t[10], t[12], note)
 }
