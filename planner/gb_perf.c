@@ -367,7 +367,10 @@ static void project_ratio(const gb_perf *p, const gb_perf_type *t, int what, boo
 }
 
 /* Notes for measured rows the planner cannot use: types the specs do not
- * know (no memory size) and rows measured under non-default settings. */
+ * know (no memory size) and rows measured under non-default settings, but
+ * for a GEMM row whose settings only lengthen its window and that carries
+ * energy: its power is the type's (power_measured), so "not used" would be
+ * false (the shipped H100 row, iters=2000, drew it on every plan). */
 static void note_unusable(const gb_specs *specs, const gb_results *m, gb_perf *out) {
   for (size_t i = 0; i < m->nrows; i++) {
     const char *type = m->rows[i].gpu_type;
@@ -379,8 +382,12 @@ static void note_unusable(const gb_specs *specs, const gb_results *m, gb_perf *o
                     m->rows[i].file ? m->rows[i].file : "measured", m->rows[i].line, type);
   }
   size_t nset = 0, first_set = 0;
-  for (size_t i = 0; i < m->nrows; i++)
-    if (m->rows[i].settings[0] && nset++ == 0) first_set = i;
+  for (size_t i = 0; i < m->nrows; i++) {
+    const gb_row *r = &m->rows[i];
+    bool power_row = strcmp(r->benchmark, "gemm") == 0 && settings_only_length(r->settings) &&
+                     isfinite(gb_row_energy_power_w(r));
+    if (r->settings[0] && !power_row && nset++ == 0) first_set = i;
+  }
   if (nset)
     gb_buf_printf(&out->notes,
                   "%s:%ld: %zu row%s measured under non-default settings (here: %s) %s not used; the planner "

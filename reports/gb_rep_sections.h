@@ -34,7 +34,7 @@ typedef struct gb_rep_headline {
   const char *note;     /* NULL, or a sentence under the headline table when the row is shown */
 } gb_rep_headline;
 
-#define GB_REP_MAX_HEADLINES 2
+#define GB_REP_MAX_HEADLINES 3
 
 typedef struct gb_rep_section {
   const char *name;           /* gb_bench_desc.section of the benchmarks it draws */

@@ -1433,7 +1433,7 @@ END_TEST
  * an H200, over twice its datasheet's 989.5 TFLOP/s over 700 W: now a row
  * without energy gives no per-W figure and says why; the sustained window's
  * energy gives it; and a per-W figure over the datasheet bound is invalid. */
-static char *per_watt_report(const char *name, const char *sustained_energy) {
+static char *per_watt_report(const char *name, const char *sustained_energy, bool burst) {
   const char *dir = gb_test_tmpdir();
   char path[4096], out[4096], csv[4096];
   snprintf(path, sizeof path, "%s/%s.csv", dir, name);
@@ -1441,10 +1441,12 @@ static char *per_watt_report(const char *name, const char *sustained_energy) {
   int len = snprintf(csv, sizeof csv,
                      "schema,run_id,timestamp,host,gpu_type,gpu_name,gpu_count,driver,cuda,benchmark,case,dtype,m,n,k,"
                      "bytes,metric,unit,value,samples,min,max,stddev,status,detail,sm_clock_mhz,mem_clock_mhz,temp_c,"
-                     "power_w,energy_j,energy_s,energy_note\n"
-                     "1,r1,2026-12-02T00:00:00Z,h,H200-SXM-141GB,NVIDIA H200,1,580.1,13.0,gemm,bf16,bf16,8192,8192,8192,,"
-                     "tflops,TFLOP/s,813.8,30,809.4,816.2,2,ok,,1980,3201,50,241.3,,,\"window 0.041 s spans 2 "
-                     "energy-counter updates, under 10 per window: too short for the counter\"\n");
+                     "power_w,energy_j,energy_s,energy_note\n");
+  if (burst)
+    len += snprintf(csv + len, sizeof csv - (size_t)len,
+                    "1,r1,2026-12-02T00:00:00Z,h,H200-SXM-141GB,NVIDIA H200,1,580.1,13.0,gemm,bf16,bf16,8192,8192,8192,,"
+                    "tflops,TFLOP/s,813.8,30,809.4,816.2,2,ok,,1980,3201,50,241.3,,,\"window 0.041 s spans 2 "
+                    "energy-counter updates, under 10 per window: too short for the counter\"\n");
   if (sustained_energy)
     snprintf(csv + len, sizeof csv - (size_t)len,
              "1,r1,2026-12-02T00:00:05Z,h,H200-SXM-141GB,NVIDIA H200,1,580.1,13.0,gemm,bf16,bf16,8192,8192,8192,,"
@@ -1462,7 +1464,7 @@ static char *per_watt_report(const char *name, const char *sustained_energy) {
 START_TEST(test_per_watt_energy_only) {
   setenv("GPUBENCH_GNUPLOT", "/nonexistent/gnuplot", 1);
   /* the burst row alone: no per-W figure, the reason and how to measure one */
-  char *md = per_watt_report("burst", NULL);
+  char *md = per_watt_report("burst", NULL, true);
   ck_assert_ptr_null(strstr(md, "3.37"));
   ck_assert_ptr_null(strstr(md, "per W at"));
   ck_assert_ptr_nonnull(strstr(md, "GEMM bf16: 813.8 TFLOP/s = 82% of the datasheet 989.5 (H200-SXM-141GB), spread "
@@ -1471,13 +1473,22 @@ START_TEST(test_per_watt_energy_only) {
                                    "one over a window of 2 s or more (--opt gemm.window=sustained with --iters"));
   free(md);
   /* with the sustained window's energy, 1750 J over 2.5 s = 700 W: 780 / 700 */
-  md = per_watt_report("sustained", "1750,2.5");
+  md = per_watt_report("sustained", "1750,2.5", true);
   ck_assert_ptr_nonnull(strstr(md, "over its samples; 1.11 TFLOP/s per W at 700.0 W (energy counter over 2.50 s, "
                                    "tflops_sustained)"));
   ck_assert_ptr_nonnull(strstr(md, "| GEMM bf16 (TFLOP/s) | 813.8 (82% of 989.5); 1.11 TFLOP/s per W |"));
+  /* the sustained window has its own headline row, with the per-W figure it carries */
+  ck_assert_ptr_nonnull(strstr(md, "| GEMM bf16, sustained window (TFLOP/s) | 780.0 (79% of 989.5); 1.11 TFLOP/s per W |"));
+  free(md);
+  /* a type measured only in the sustained window (the shipped H100 row): its headline cell was empty, the
+   * measured per-W figure nowhere in the headline table */
+  md = per_watt_report("sustained-only", "1750,2.5", false);
+  ck_assert_ptr_nonnull(strstr(md, "| GEMM bf16, sustained window (TFLOP/s) | 780.0 (79% of 989.5); 1.11 TFLOP/s per W |"));
+  ck_assert_ptr_null(strstr(md, "| GEMM bf16 (TFLOP/s) |"));
+  ck_assert_ptr_nonnull(strstr(md, "A sustained-window row is GEMM at 8192³ over 2 s or more"));
   free(md);
   /* 600 J over 2.5 s = 240 W: 3.25 TFLOP/s per W, over 1.25 x 989.5 / 700 = 1.77 */
-  md = per_watt_report("implausible", "600,2.5");
+  md = per_watt_report("implausible", "600,2.5", true);
   ck_assert_ptr_nonnull(strstr(md, "per-W figure invalid: 3.25 TFLOP/s per W is over 1.77, 1.25 x the datasheet's "
                                    "989.5 TFLOP/s over its 700 W TDP"));
   ck_assert_ptr_nonnull(strstr(md, "; per W invalid |"));

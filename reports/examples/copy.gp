@@ -25,9 +25,9 @@ set xtics rotate by 30 right
 set lmargin 16
 set rmargin 3
 plot \
-  'copy.dat' index 0 using 1:2 with boxes lc 2 title 'H200-SXM-141GB (20261202T154744Z-vm-611c71)', \
+  'copy.dat' index 0 using 1:2 with boxes lc 3 title 'H200-SXM-141GB (20261202T154744Z-vm-611c71)', \
   'copy.dat' index 0 using 1:2:5 with labels offset 0,0.6 font ',8' notitle, \
-  'copy.dat' index 1 using 1:2 with boxes lc 3 title 'H200-SXM-141GB (20261202T163825Z-vm-a42527)', \
+  'copy.dat' index 1 using 1:2 with boxes lc 4 title 'H200-SXM-141GB (20261202T163825Z-vm-a42527)', \
   'copy.dat' index 1 using 1:2:5 with labels offset 0,0.6 font ',8' notitle
 set terminal svg size 1100,600 font 'Sans,11' noenhanced background rgb 'white'
 set termoption noenhanced

@@ -22,7 +22,7 @@ set offsets 0,0,graph 0.08,0
 set grid noxtics ytics
 set xtics ('fp64' 0, 'fp32' 1, 'fp16x2' 2, 'bf16x2' 3)
 plot \
-  'fma.dat' index 0 using 1:2 with boxes lc 3 title 'H200-SXM-141GB (20261202T163825Z-vm-a42527)', \
+  'fma.dat' index 0 using 1:2 with boxes lc 4 title 'H200-SXM-141GB (20261202T163825Z-vm-a42527)', \
   'fma.dat' index 0 using 1:2:5 with labels offset 0,0.6 font ',8' notitle, \
   'fma.dat' index 0 using 1:3:(0.400000) with xerrorbars pt 0 ps 0 lw 2.5 lc rgb 'black' title 'datasheet peak'
 set terminal svg size 1000,600 font 'Sans,11' noenhanced background rgb 'white'

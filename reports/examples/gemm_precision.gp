@@ -25,7 +25,7 @@ set xtics rotate by 30 right
 set lmargin 18
 set rmargin 3
 plot \
-  'gemm_precision.dat' index 0 using 1:2 with boxes lc 1 title 'H200-SXM-141GB (20261203T161927Z-vm-5eac5c)', \
+  'gemm_precision.dat' index 0 using 1:2 with boxes lc 2 title 'H200-SXM-141GB (20261203T161927Z-vm-5eac5c)', \
   'gemm_precision.dat' index 0 using 1:2:5 with labels offset 0,0.6 font ',8' notitle, \
   'gemm_precision.dat' index 0 using 1:3:(0.400000) with xerrorbars pt 0 ps 0 lw 2.5 lc rgb 'black' title 'datasheet peak (dense)'
 set terminal svg size 1000,600 font 'Sans,11' noenhanced background rgb 'white'

@@ -26,7 +26,7 @@ set xtics rotate by 30 right
 set lmargin 24
 set rmargin 3
 plot \
-  'gemm_speedup.dat' index 0 using 1:2 with boxes lc 1 title 'H200-SXM-141GB (20261203T161927Z-vm-5eac5c)', \
+  'gemm_speedup.dat' index 0 using 1:2 with boxes lc 2 title 'H200-SXM-141GB (20261203T161927Z-vm-5eac5c)', \
   'gemm_speedup.dat' index 0 using 1:2:5 with labels offset 0,0.6 font ',8' notitle
 set terminal svg size 1360,600 font 'Sans,11' noenhanced background rgb 'white'
 set termoption noenhanced
