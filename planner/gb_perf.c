@@ -368,10 +368,12 @@ static void project_ratio(const gb_perf *p, const gb_perf_type *t, int what, boo
 
 /* Notes for measured rows the planner cannot use: types the specs do not
  * know (no memory size) and rows measured under non-default settings, but
- * for a GEMM row whose settings only lengthen its window and that carries
- * energy: its power is the type's (power_measured), so "not used" would be
- * false (the shipped H100 row, iters=2000, drew it on every plan). */
-static void note_unusable(const gb_specs *specs, const gb_results *m, gb_perf *out) {
+ * for a GEMM row of the plan's precision whose settings only lengthen its
+ * window and whose type's power it measured (power_measured, run before):
+ * "not used" would be false (the shipped H100 row, iters=2000, drew it on
+ * every bf16 plan). Its rate stays unused, which the type's GEMM basis
+ * (projected) shows. */
+static void note_unusable(const gb_specs *specs, const gb_results *m, const char *precision, gb_perf *out) {
   for (size_t i = 0; i < m->nrows; i++) {
     const char *type = m->rows[i].gpu_type;
     if (gb_specs_find(specs, type)) continue;
@@ -384,8 +386,10 @@ static void note_unusable(const gb_specs *specs, const gb_results *m, gb_perf *o
   size_t nset = 0, first_set = 0;
   for (size_t i = 0; i < m->nrows; i++) {
     const gb_row *r = &m->rows[i];
-    bool power_row = strcmp(r->benchmark, "gemm") == 0 && settings_only_length(r->settings) &&
-                     isfinite(gb_row_energy_power_w(r));
+    const gb_perf_type *t = gb_perf_find(out, r->gpu_type);
+    bool power_row = strcmp(r->benchmark, "gemm") == 0 && strcmp(r->dtype, precision) == 0 &&
+                     settings_only_length(r->settings) && isfinite(gb_row_energy_power_w(r)) && t &&
+                     t->power_measured;
     if (r->settings[0] && !power_row && nset++ == 0) first_set = i;
   }
   if (nset)
@@ -519,13 +523,12 @@ gb_err gb_perf_build(const gb_specs *specs, const gb_results *measured, const ch
     goto done;
   }
   out->n = specs->n;
-  note_unusable(specs, m, out);
   ratio_sums sum = {0, 0, 0};
-  for (size_t i = 0; i < specs->n && !e; i++) {
-    out->v[i].spec = &specs->v[i];
+  for (size_t i = 0; i < specs->n; i++) out->v[i].spec = &specs->v[i];
+  for (size_t i = 0; i < specs->n && !e; i++)
     e = measure_type(m, precision, gemm_size, sustained, buf, scratch, out, &out->v[i], &sum);
-  }
   if (e) goto done;
+  note_unusable(specs, m, precision, out);
   out->gemm_ratio = out->gemm_ratio_types ? sum.gemm / (double)out->gemm_ratio_types : GB_DEFAULT_GEMM_RATIO;
   out->hbm_ratio = out->hbm_ratio_types ? sum.hbm / (double)out->hbm_ratio_types : GB_DEFAULT_HBM_RATIO;
   out->comm_ratio = out->comm_ratio_types ? sum.comm / (double)out->comm_ratio_types : GB_DEFAULT_COMM_RATIO;

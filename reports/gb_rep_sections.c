@@ -11,9 +11,9 @@ const gb_rep_section gb_rep_sections[] = {
       /* the sustained window (gemm.window=sustained): the clocks a card holds under load, and the window
        * the energy counter can read (a per-W figure); a type measured only so has no burst row above */
       {"gemm", "tflops_sustained", "GEMM %s, sustained window (TFLOP/s)", false, true, "", GB_REP_AT_NONE, false, NULL,
-       "A sustained-window row is GEMM at 8192³ over 2 s or more (--opt gemm.window=sustained with --iters): the "
-       "clocks the card holds under load, below its burst figure, and long enough for the energy counter, whose "
-       "per-W figure it carries."}}},
+       "A sustained-window row is GEMM timed over a long window (--opt gemm.window=sustained: at least 0.5 s of "
+       "products, longer with --iters): the clocks the card holds under load, below its burst figure; a window "
+       "long enough for the energy counter (2 s or more) gives it a per-W figure."}}},
     {"fma", gb_rep_section_fma, {{"fma", "tflops", "CUDA-core FMA %s (TFLOP/s)", false, false, "", GB_REP_AT_NONE, false, NULL, NULL}}},
     {"membw", gb_rep_section_membw, {{"membw", "gbps", "memory %s, HBM (GB/s)", true, false, "hbm", GB_REP_AT_SIZE, false, NULL, NULL}}},
     {"copy", gb_rep_section_copy, {{"copy", "gbps", "copy %s (GB/s)", false, false, NULL, GB_REP_AT_NONE, false, NULL, NULL}}},

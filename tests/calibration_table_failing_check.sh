@@ -16,6 +16,13 @@ if ! out=$(bash "$src/scripts/check-calibration-table.sh" "$tmp" 2>&1); then
   exit 1
 fi
 case $out in *"is the check's current output"*) ;; *) echo "FAIL: unexpected output: $out" >&2; exit 1 ;; esac
+# a check cut short after its halves (an assertion while excluded or pending cases run): exit 2, no table
+printf '#!/bin/sh\n"%s" "$@" | sed "/^excluded/q"\nexit 1\n' "$build/tests/check_planner_calibration" > "$tmp/tests/check_planner_calibration"
+set +e
+out=$(bash "$src/scripts/check-calibration-table.sh" "$tmp" 2>&1)
+rc=$?
+set -e
+[ "$rc" = 2 ] || { echo "FAIL: cut short: exit $rc, expected 2 ($out)" >&2; exit 1; }
 # a check that prints no table at all: exit 2 with a message, never a silent stop
 printf '#!/bin/sh\necho crashed\nexit 139\n' > "$tmp/tests/check_planner_calibration"
 set +e

@@ -398,6 +398,11 @@ START_TEST(test_perf_measured_power) {
   /* the iters=2000 row's power is used: no note calls it unused (one did, on every plan) */
   ck_assert_msg(!strstr(p.notes.data, "non-default settings"), "%s", p.notes.data);
   gb_perf_free(&p);
+  /* at another precision it gives nothing: the note says so */
+  ck_assert_int_eq(gb_perf_build(&specs, &with, "fp8e4m3", 8192, false, &p), GB_OK);
+  ck_assert_msg(strstr(p.notes.data, "1 row measured under non-default settings (here: iters=2000) is not used"), "%s",
+                p.notes.data);
+  gb_perf_free(&p);
   free(rows);
   gb_results_free(&m);
   gb_specs_free(&specs);
