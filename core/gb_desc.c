@@ -92,7 +92,10 @@ static gb_fclass classify_headline(const gb_row *r) {
 
 /* One entry per benchmark of the registry (gb_registry.def), which holds the
  * whole description; a metric list is a static compound literal. */
-#define GB_METRIC(id, ...) {#id, __VA_ARGS__}
+/* the window, the table's last field, is optional: NULL unless a metric names one */
+#define GB_METRIC_FIELDS(name, unit, dir, quantity, base, scale, help, window, ...) \
+  {name, unit, dir, quantity, base, scale, help, window}
+#define GB_METRIC(id, ...) GB_METRIC_FIELDS(#id, __VA_ARGS__, NULL, NULL)
 #define GB_METRICS(...) \
   (const gb_metric_desc[]){__VA_ARGS__}, sizeof((const gb_metric_desc[]){__VA_ARGS__}) / sizeof(gb_metric_desc)
 #define GB_BENCHMARK(name, title, metrics, headline_metric, rule, classify, section) \

@@ -54,6 +54,9 @@ typedef struct gb_metric_desc {
                           * "bytes_per_second", "seconds", "ratio" */
   double to_base;        /* value * to_base is in base_unit: 1e12 for TFLOP/s */
   const char *help;      /* one line */
+  const char *window;    /* NULL: the benchmark's default timing window; else the window it was timed in
+                          * ("sustained"), part of its metric name (gpubench_gemm_sustained_throughput_...):
+                          * the same quantity over another window is another figure */
 } gb_metric_desc;
 
 /* How a benchmark's headline figure is chosen among its rows. */

@@ -240,9 +240,11 @@ static gb_err row_samples(const gb_row *r, samples *s, gb_buf *lb) {
   const gb_metric_desc *md = gb_desc_metric(r->benchmark, r->metric);
   double scale = 1;
   const char *help = "a gpubench figure (the metric is not in gpubench's table: value in the unit label)";
-  if (md) {
-    snprintf(fam, sizeof fam, "gpubench_%s_%s_%s", bench, md->quantity, md->base_unit);
-    snprintf(peakfam, sizeof peakfam, "gpubench_%s_%s_peak_%s", bench, md->quantity, md->base_unit);
+  if (md) { /* a figure of another timing window is another family: gpubench_gemm_sustained_throughput_... */
+    char q[96];
+    snprintf(q, sizeof q, "%s%s%s", md->window ? md->window : "", md->window ? "_" : "", md->quantity);
+    snprintf(fam, sizeof fam, "gpubench_%s_%s_%s", bench, q, md->base_unit);
+    snprintf(peakfam, sizeof peakfam, "gpubench_%s_%s_peak_%s", bench, q, md->base_unit);
     scale = md->to_base;
     help = md->help;
   } else {

@@ -178,6 +178,41 @@ START_TEST(test_export_unsupported_no_sample) {
 }
 END_TEST
 
+/* A run with both GEMM windows (a campaign and --opt gemm.window=sustained
+ * in one file, as data/measured holds since the H100 energy row): export
+ * failed, "two different figures map onto the metric name
+ * gpubench_gemm_throughput_flops_per_second"; the sustained window is a
+ * family of its own, as the table's window field says. */
+START_TEST(test_export_both_windows) {
+  gb_results res = {0};
+  gb_err e = read_rows(
+      "1,h1,2026-12-07T09:52:03Z,a,H100-SXM-80GB,NVIDIA H100 80GB HBM3,580.159.04,13.0,1,gemm,bf16,bf16,8192,8192,8192,,"
+      "tflops,TFLOP/s,830,10,,,,ok,,,,,,,,989.4\n"
+      "1,h1,2026-12-07T09:52:13Z,a,H100-SXM-80GB,NVIDIA H100 80GB HBM3,580.159.04,13.0,1,gemm,bf16,bf16,8192,8192,8192,,"
+      "tflops_sustained,TFLOP/s,710,10,,,,throttled,,,,,,,,989.4\n"
+      "1,h1,2026-12-07T09:52:14Z,a,H100-SXM-80GB,NVIDIA H100 80GB HBM3,580.159.04,13.0,1,gemm,bf16_vs_fp32,bf16,8192,8192,8192,,"
+      "speedup,x,16,10,,,,ok,,,,,,,,\n"
+      "1,h1,2026-12-07T09:52:15Z,a,H100-SXM-80GB,NVIDIA H100 80GB HBM3,580.159.04,13.0,1,gemm,bf16_vs_fp32,bf16,8192,8192,8192,,"
+      "speedup_sustained,x,15,10,,,,ok,,,,,,,,\n",
+      &res);
+  ck_assert_msg(e == GB_OK, "%s", gb_errmsg());
+  gb_buf b = {0};
+  size_t n = 0;
+  ck_assert_msg(gb_prom_export_results(&res, &b, &n) == GB_OK, "%s", gb_errmsg());
+  const char *t = text(&b);
+  ck_assert_ptr_nonnull(strstr(t, "gpubench_gemm_throughput_flops_per_second{gpu_type=\"H100-SXM-80GB\",host=\"a\","
+                                  "gpu_count=\"1\",case=\"bf16\",dtype=\"bf16\",size=\"8192x8192x8192\",status=\"ok\"} 8.3e+14\n"));
+  ck_assert_ptr_nonnull(strstr(t, "gpubench_gemm_sustained_throughput_flops_per_second{gpu_type=\"H100-SXM-80GB\","
+                                  "host=\"a\",gpu_count=\"1\",case=\"bf16\",dtype=\"bf16\",size=\"8192x8192x8192\","
+                                  "status=\"throttled\"} 7.1e+14\n"));
+  ck_assert_ptr_nonnull(strstr(t, "gpubench_gemm_sustained_throughput_peak_flops_per_second{"));
+  ck_assert_ptr_nonnull(strstr(t, "# TYPE gpubench_gemm_speedup_ratio gauge\n"));
+  ck_assert_ptr_nonnull(strstr(t, "# TYPE gpubench_gemm_sustained_speedup_ratio gauge\n"));
+  gb_buf_free(&b);
+  gb_results_free(&res);
+}
+END_TEST
+
 START_TEST(test_export_newest_run_per_machine) {
   gb_results res = {0};
   gb_err e = read_rows(
@@ -424,6 +459,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_sample_and_family);
   tcase_add_test(tc, test_parse_time);
   tcase_add_test(tc, test_export_newest_run_per_machine);
+  tcase_add_test(tc, test_export_both_windows);
   tcase_add_test(tc, test_export_unsupported_no_sample);
   tcase_add_test(tc, test_run_info_gpu_uuid);
   tcase_add_test(tc, test_export_empty);
