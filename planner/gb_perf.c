@@ -386,11 +386,12 @@ static void note_unusable(const gb_specs *specs, const gb_results *m, const char
   size_t nset = 0, first_set = 0;
   for (size_t i = 0; i < m->nrows; i++) {
     const gb_row *r = &m->rows[i];
-    const gb_perf_type *t = gb_perf_find(out, r->gpu_type);
+    if (!r->settings[0]) continue;
+    const gb_perf_type *t = NULL; /* the type looked up only for a candidate: rows are many, types few */
     bool power_row = strcmp(r->benchmark, "gemm") == 0 && strcmp(r->dtype, precision) == 0 &&
-                     settings_only_length(r->settings) && isfinite(gb_row_energy_power_w(r)) && t &&
-                     t->power_measured;
-    if (r->settings[0] && !power_row && nset++ == 0) first_set = i;
+                     settings_only_length(r->settings) && isfinite(gb_row_energy_power_w(r)) &&
+                     (t = gb_perf_find(out, r->gpu_type)) && t->power_measured;
+    if (!power_row && nset++ == 0) first_set = i;
   }
   if (nset)
     gb_buf_printf(&out->notes,

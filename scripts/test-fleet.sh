@@ -28,15 +28,8 @@ if [ "$(id -u)" != 0 ]; then
   exit 2
 fi
 
-passed=0 failed=0
-ok() { passed=$((passed + 1)); echo "PASS $*"; }
-bad() { failed=$((failed + 1)); echo "FAIL $*"; }
-# check NAME COMMAND...: passes when COMMAND exits 0
-check() {
-  local name=$1
-  shift
-  if "$@"; then ok "$name"; else bad "$name"; fi
-}
+# shellcheck source=scripts/check-tally.sh
+. scripts/check-tally.sh
 
 tmp=$(mktemp -d /tmp/gpubench-fleet.XXXXXX)
 chmod 755 "$tmp"

@@ -27,14 +27,8 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 2
 NODES=${NODES:-16} NIGHTS=${NIGHTS:-365} REPS=${REPS:-1}
-passed=0 failed=0
-ok() { passed=$((passed + 1)); echo "PASS $*"; }
-bad() { failed=$((failed + 1)); echo "FAIL $*"; }
-check() {
-  local name=$1
-  shift
-  if "$@"; then ok "$name"; else bad "$name"; fi
-}
+# shellcheck source=scripts/check-tally.sh
+. scripts/check-tally.sh
 
 # ---- 1. the files ----
 check "provisioning and dashboard JSON: structure, data source uid, every panel with SQL" python3 - <<'PY'

@@ -19,14 +19,8 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 2
-passed=0 failed=0
-ok() { passed=$((passed + 1)); echo "PASS $*"; }
-bad() { failed=$((failed + 1)); echo "FAIL $*"; }
-check() {
-  local name=$1
-  shift
-  if "$@"; then ok "$name"; else bad "$name"; fi
-}
+# shellcheck source=scripts/check-tally.sh
+. scripts/check-tally.sh
 
 scripts/need-packages.sh postgresql libpq-dev libsqlite3-dev || { echo "test-store: apt-get install failed" >&2; exit 2; }
 build=${GB_BUILD_DIR:-build}

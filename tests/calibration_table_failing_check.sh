@@ -9,26 +9,29 @@ src=$1 build=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/tests"
-printf '#!/bin/sh\n"%s" "$@"\nexit 1\n' "$build/tests/check_planner_calibration" > "$tmp/tests/check_planner_calibration"
-chmod +x "$tmp/tests/check_planner_calibration"
-if ! out=$(bash "$src/scripts/check-calibration-table.sh" "$tmp" 2>&1); then
-  echo "FAIL: a failing check's current table was not judged current: $out" >&2
-  exit 1
-fi
+# stand_in BODY: the stand-in check program runs BODY (shell); judge: the script on it, into out and rc
+stand_in() { printf '#!/bin/sh\n%s\n' "$1" > "$tmp/tests/check_planner_calibration"; chmod +x "$tmp/tests/check_planner_calibration"; }
+judge() {
+  set +e
+  out=$(bash "$src/scripts/check-calibration-table.sh" "$tmp" 2>&1)
+  rc=$?
+  set -e
+}
+real=$build/tests/check_planner_calibration
+stand_in "\"$real\" \"\$@\"
+exit 1"
+judge
+[ "$rc" = 0 ] || { echo "FAIL: a failing check's current table was not judged current: $out" >&2; exit 1; }
 case $out in *"is the check's current output"*) ;; *) echo "FAIL: unexpected output: $out" >&2; exit 1 ;; esac
 # a check cut short after its halves (an assertion while excluded or pending cases run): exit 2, no table
-printf '#!/bin/sh\n"%s" "$@" | sed "/^excluded/q"\nexit 1\n' "$build/tests/check_planner_calibration" > "$tmp/tests/check_planner_calibration"
-set +e
-out=$(bash "$src/scripts/check-calibration-table.sh" "$tmp" 2>&1)
-rc=$?
-set -e
+stand_in "\"$real\" \"\$@\" | sed \"/^excluded/q\"
+exit 1"
+judge
 [ "$rc" = 2 ] || { echo "FAIL: cut short: exit $rc, expected 2 ($out)" >&2; exit 1; }
 # a check that prints no table at all: exit 2 with a message, never a silent stop
-printf '#!/bin/sh\necho crashed\nexit 139\n' > "$tmp/tests/check_planner_calibration"
-set +e
-out=$(bash "$src/scripts/check-calibration-table.sh" "$tmp" 2>&1)
-rc=$?
-set -e
+stand_in "echo crashed
+exit 139"
+judge
 [ "$rc" = 2 ] || { echo "FAIL: no table: exit $rc, expected 2 ($out)" >&2; exit 1; }
 case $out in *"printed no table"*crashed*) ;; *) echo "FAIL: no table: message: $out" >&2; exit 1 ;; esac
 echo "calibration_table_failing_check: ok"
