@@ -7,8 +7,10 @@
  * subset (each tag of the category column; a gpu_hours case is also a
  * "whole-run"); fails when the check half's median exceeds 0.14, when a
  * subset of at least 3 check-half cases has a median above 0.22, or when any
- * case is off by more than 2x. Every case is judged (docs/planner.md,
- * "Validation"). */
+ * case is off by more than 2x. Every case of cases.tsv is judged
+ * (docs/planner.md, "Validation"); heldout.tsv's (the sources issue 50
+ * holds out) are printed with their own medians, never judged or fitted;
+ * excluded.tsv's and pending.tsv's are printed. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +31,13 @@ static int cmp_d(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* The subsets of a set of cases: each category tag's |ln(ratio)|. */
+typedef struct subsets {
+  char tag[MAX_TAGS][32];
+  double tag_logs[MAX_TAGS][128];
+  size_t tag_n[MAX_TAGS], ntags;
+} subsets;
+
 typedef struct calib {
   gb_specs specs;
   gb_results measured;
@@ -39,13 +48,17 @@ typedef struct calib {
   size_t n[2];
   double worst;
   char worst_id[64];
-  char tag[MAX_TAGS][32]; /* check-half subsets: each tag's |ln(ratio)| */
-  double tag_logs[MAX_TAGS][128];
-  size_t tag_n[MAX_TAGS], ntags;
+  subsets check;          /* the check half's */
+  double held_logs[128];  /* heldout.tsv's, reported on their own */
+  size_t nheld;
+  subsets held;
 } calib;
 
-/* Adds a check-half case's |ln(ratio)| to the subset of each of its tags. */
-static void add_tags(calib *c, const char *cat, const char *unit, double l) {
+/* How a file's cases count. */
+enum { PRINTED, JUDGED, HELD_OUT };
+
+/* Adds a case's |ln(ratio)| to the subset of each of its tags. */
+static void add_tags(subsets *c, const char *cat, const char *unit, double l) {
   char tags[256];
   snprintf(tags, sizeof tags, "%s%s", cat, strcmp(unit, "gpu_hours") == 0 ? ",whole-run" : "");
   for (char *save = NULL, *t = strtok_r(tags, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
@@ -107,8 +120,8 @@ static double run_case(calib *c, const char *line, char *id, char *split, char *
   return pred / published;
 }
 
-/* Runs every case of a file into c's halves. */
-static void run_file(calib *c, const char *name, bool judged) {
+/* Runs every case of a file into c's halves (JUDGED), its held-out set (HELD_OUT) or neither (PRINTED). */
+static void run_file(calib *c, const char *name, int how) {
   char path[4096];
   snprintf(path, sizeof path, "%s/%s", GB_CALIBRATION_DIR, name);
   FILE *f = fopen(path, "r");
@@ -119,7 +132,13 @@ static void run_file(calib *c, const char *name, bool judged) {
     if (line[0] == '#' || line[0] == '\n') continue;
     char id[64], split[16], cat[128], unit[64];
     double ratio = run_case(c, line, id, split, cat, unit);
-    if (!judged) continue; /* excluded.tsv, pending.tsv: printed with its ratio, in neither half */
+    if (how == HELD_OUT) {
+      ck_assert_msg(strcmp(split, "heldout") == 0 && !isnan(ratio), "%s: split \"%s\" or rejected", id, split);
+      ck_assert(c->nheld < 128);
+      c->held_logs[c->nheld++] = fabs(log(ratio));
+      add_tags(&c->held, cat, unit, fabs(log(ratio)));
+    }
+    if (how != JUDGED) continue; /* excluded.tsv, pending.tsv: printed with its ratio, in neither half */
     ck_assert_msg(strcmp(split, "fit") == 0 || strcmp(split, "check") == 0, "%s: split \"%s\"", id, split);
     ck_assert_msg(!isnan(ratio), "%s: rejected", id);
     int h = strcmp(split, "check") == 0;
@@ -129,9 +148,16 @@ static void run_file(calib *c, const char *name, bool judged) {
     if (l > log(WORST_MAX)) c->beyond++, printf("  ^ beyond %.0fx\n", WORST_MAX);
     ck_assert(c->n[h] < 128);
     c->logs[h][c->n[h]++] = l;
-    if (h) add_tags(c, cat, unit, l);
+    if (h) add_tags(&c->check, cat, unit, l);
   }
   fclose(f);
+}
+
+/* Prints subset i of s ("<what> subset TAG, N cases: median ...") and returns its median. */
+static double print_subset(subsets *s, size_t i, const char *what) {
+  double m = median_of(s->tag_logs[i], s->tag_n[i]);
+  printf("%s subset %s, %zu cases: median |ln(ratio)| %.3f (x%.3f)\n", what, s->tag[i], s->tag_n[i], m, exp(m));
+  return m;
 }
 
 START_TEST(test_calibration) {
@@ -145,7 +171,7 @@ START_TEST(test_calibration) {
   ck_assert_msg(gb_plan_load_measured_dir(path, &c.measured, &nfiles) == GB_OK, "%s", gb_errmsg());
   printf("%-40s %-5s %-16s %5s %14s %14s %8s  %s\n", "case", "split", "gpu_type", "gpus", "predicted", "published",
          "ratio", "unit");
-  run_file(&c, "cases.tsv", true);
+  run_file(&c, "cases.tsv", JUDGED);
   double med[2];
   for (int h = 0; h < 2; h++) {
     size_t k = c.n[h];
@@ -156,13 +182,20 @@ START_TEST(test_calibration) {
   }
   double worst_subset = 0;
   char worst_tag[32] = "";
-  for (size_t i = 0; i < c.ntags; i++) {
-    double m = median_of(c.tag_logs[i], c.tag_n[i]);
-    printf("check subset %s, %zu cases: median |ln(ratio)| %.3f (x%.3f)\n", c.tag[i], c.tag_n[i], m, exp(m));
-    if (c.tag_n[i] >= SUBSET_MIN && m > worst_subset) worst_subset = m, snprintf(worst_tag, sizeof worst_tag, "%s", c.tag[i]);
+  for (size_t i = 0; i < c.check.ntags; i++) {
+    double m = print_subset(&c.check, i, "check");
+    if (c.check.tag_n[i] >= SUBSET_MIN && m > worst_subset)
+      worst_subset = m, snprintf(worst_tag, sizeof worst_tag, "%s", c.check.tag[i]);
   }
-  run_file(&c, "excluded.tsv", false);
-  run_file(&c, "pending.tsv", false); /* misses not yet modelled: printed, not judged */
+  run_file(&c, "excluded.tsv", PRINTED);
+  run_file(&c, "pending.tsv", PRINTED); /* misses not yet modelled: printed, not judged */
+  run_file(&c, "heldout.tsv", HELD_OUT);
+  if (c.nheld) {
+    double m = median_of(c.held_logs, c.nheld);
+    printf("held-out sources, %zu cases (not judged): median |ln(ratio)| %.3f (x%.3f), worst |ln| %.3f (x%.3f)\n",
+           c.nheld, m, exp(m), c.held_logs[c.nheld - 1], exp(c.held_logs[c.nheld - 1]));
+    for (size_t i = 0; i < c.held.ntags; i++) print_subset(&c.held, i, "held-out");
+  }
   printf("worst case %s: x%.3f; %zu cases beyond %.0fx\n", c.worst_id, exp(c.worst), c.beyond, WORST_MAX);
   fflush(stdout);
   ck_assert_msg(med[1] <= MEDIAN_MAX, "check half: median |ln(ratio)| %.3f > %.2f", med[1], MEDIAN_MAX);
