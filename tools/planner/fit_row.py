@@ -5,7 +5,7 @@ on the calibration FIT half only (tests/calibration/cases.tsv).
 For every point of the grid the row's hfu and gemm_share vectors are set to
 the base row's (by default Hopper's) times the point's factors, the planner
 and tests/check_planner_calibration are rebuilt, and the fit half's cases of
-the row's GPU types are scored by their median |ln(predicted/published)|.
+the row's GPU types are scored by their mean (and median) |ln(predicted/published)|.
 The grid has three factors: hfu at the small sizes (1e8-1e10 parameters),
 hfu at the largest size (1e11), gemm_share at every size. The check half is
 printed but never used to choose: the best point is the one with the lowest
