@@ -111,18 +111,21 @@ void gb_time_training(const gb_workload *w, const gb_perf *perf, const gb_perf_t
   double ov_moe = w->moe_dispatcher == GB_MOE_ALLTOALL ? 0 : isnan(w->moe_overlap) ? o->overlap : w->moe_overlap;
   double hidden_moe = ov_moe * fmin(s.a2a, busy - hidden_dp);
   double hidden = hidden_dp + hidden_moe;
+  /* TP all-gathers and reduce-scatters pipelined with the GEMMs they feed: the workload's tp_comm_overlap of
+   * them hidden, in what compute the two above left */
+  double hidden_tp = w->tp_comm_overlap * fmin(s.tp, fmax(0, busy - hidden));
   /* the dispatch and combine kernels that run beside compute hold SMs it loses (DeepEP: 20 of 132 SMs,
    * DeepSeek-V3 report, arXiv 2412.19437, sec. 3.2.2): the compute they overlap runs at (1 - share) */
   double sm_cost = hidden_moe * GB_MOE_COMM_SM_SHARE / (1 - GB_MOE_COMM_SM_SHARE);
   double exposed = s.dp + s.a2a - hidden + sm_cost;
   double share_dp = exposed > 0 ? (s.dp - hidden_dp) / exposed : 0;
-  double t_step = busy + s.tp + s.pp + s.cp + exposed;
+  double t_step = busy + s.tp - hidden_tp + s.pp + s.cp + exposed;
   whole_run(w, n, steps * t_step / 3600, out);
   double g = out->goodput;
   out->compute_hours = steps * s.comp / 3600;
   out->memory_hours = steps * (s.mem + s.elem) / 3600;
   out->bubble_hours = steps * s.bubble / 3600;
-  out->tp_hours = steps * (s.tp + s.pp + s.cp) / 3600;
+  out->tp_hours = steps * (s.tp - hidden_tp + s.pp + s.cp) / 3600;
   out->dp_hours = steps * exposed * share_dp / 3600;
   out->a2a_hours = steps * exposed * (1 - share_dp) / 3600;
   out->comm_hours = out->tp_hours + out->dp_hours + out->a2a_hours;

@@ -65,6 +65,9 @@ static const wl_key k_keys[] = {
      "context-parallel degree: the sequence split over GPUs, ring attention passes K and V around"},
     {"sequence_parallel", K_BOOL, KT, F(sequence_parallel), 0, 0, false, false, "false",
      "tensor-parallel activations split along the sequence (memory / tp; same communication volume)"},
+    {"tp_comm_overlap", K_NUM, KT, F(tp_comm_overlap), 0, 1, false, false, "0",
+     "share of the tensor-parallel communication hidden behind the layer's GEMMs: 1 for Transformer Engine's "
+     "userbuffers (TP_COMM_OVERLAP, --tp-comm-overlap), 0.4 for torchtitan's async TP (docs/planner.md)"},
     {"distributed_optimizer", K_BOOL, KT, F(distributed_optimizer), 0, 0, false, false, "false",
      "ZeRO-1: optimizer state (12 of 16 bytes a parameter) sharded over data parallel"},
     {"expert_parallel", K_NUM, KT, F(expert_parallel), 1, 4096, false, true, "1",
@@ -450,6 +453,7 @@ static gb_err finish_training(gb_workload *w, const char *origin, const char **n
   dflt(&w->pipeline_parallel, 1);
   dflt(&w->virtual_pipeline, 1);
   dflt(&w->context_parallel, 1);
+  dflt(&w->tp_comm_overlap, 0);
   dflt(&w->expert_parallel, 1);
   dflt(&w->moe_top_k, 2);
   dflt(&w->shared_experts, 0);

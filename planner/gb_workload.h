@@ -62,6 +62,7 @@ typedef struct gb_workload {
   double attention_flops_per_token;                           /* the causal attention part of flops_per_token */
   int attention_kernel;                                       /* GB_ATTN_FUSED or GB_ATTN_FA2 */
   int moe_dispatcher;                                         /* GB_MOE_FUSED or GB_MOE_ALLTOALL */
+  double tp_comm_overlap;                                     /* share of the TP communication hidden behind GEMMs */
   double moe_overlap;                                         /* share of dispatch/combine hidden (NaN: --overlap) */
   int moe_routing;                                            /* GB_MOE_LEARNED or GB_MOE_BALANCED */
   double moe_capacity_factor;                                 /* MoE: most tokens an expert takes over the mean (NaN: dropless) */

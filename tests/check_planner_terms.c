@@ -1,7 +1,7 @@
 /* Tests for the step-time terms that read the workload's shape and the
  * measured MoE figures: attention at its kernel's share of peak, element-wise
- * work at HBM bandwidth, a power-limited board, the MoE dispatcher and its
- * overlap, and measured grouped GEMM and alltoall rows. Each fails without
+ * work at HBM bandwidth, a power-limited board, TP communication overlap, the
+ * MoE dispatcher and its overlap, and measured grouped GEMM and alltoall rows. Each fails without
  * the key or row it names. */
 #include <math.h>
 #include <stdio.h>
@@ -166,6 +166,34 @@ START_TEST(test_moe_dispatcher) {
   gb_workload w;
   gb_workload_init(&w);
   ck_assert_int_eq(gb_workload_set(&w, "moe_dispatcher", "deepep", "t", 1), GB_E_INPUT);
+  n1_free(&x);
+}
+END_TEST
+
+/* tp_comm_overlap hides that share of the TP time behind the compute: TP 8 on one N1 node; the step loses exactly
+ * share x t_tp (the compute is longer), the TP hours keep what is exposed, and a share outside 0-1 is refused. */
+START_TEST(test_tp_comm_overlap) {
+  n1_world x;
+  n1_load(&x);
+  /* the dense model's shape at 2e10 parameters: its compute outlasts its TP traffic */
+  const char *big = "type = training\nparams = 2e10\ntokens = 1e10\ntokens_per_step = 1e6\ngoodput = 1\n"
+                    "layers = 16\nhidden_size = 2048\nseq_len = 8192\ntensor_parallel = 8\n";
+  char ini[1024];
+  gb_plan_time none, half, all;
+  time_of(&x, big, 8, 8, &none);
+  snprintf(ini, sizeof ini, "%stp_comm_overlap = 0.5\n", big);
+  time_of(&x, ini, 8, 8, &half);
+  snprintf(ini, sizeof ini, "%stp_comm_overlap = 1\n", big);
+  time_of(&x, ini, 8, 8, &all);
+  ck_assert_msg(none.tp_hours > 0 && none.compute_hours > none.tp_hours, "tp %g comp %g", none.tp_hours, none.compute_hours);
+  ck_assert_double_eq_tol(half.tp_hours, none.tp_hours / 2, 1e-9);
+  ck_assert_double_eq_tol(all.tp_hours, 0, 1e-9);
+  ck_assert_double_eq_tol(none.hours - half.hours, none.tp_hours / 2, 1e-9);
+  ck_assert_double_eq_tol(none.hours - all.hours, none.tp_hours, 1e-9);
+  ck_assert_double_eq_tol(all.compute_hours, none.compute_hours, 1e-9);
+  gb_workload w;
+  gb_workload_init(&w);
+  ck_assert_int_eq(gb_workload_set(&w, "tp_comm_overlap", "1.5", "t", 1), GB_E_INPUT);
   n1_free(&x);
 }
 END_TEST
@@ -370,6 +398,7 @@ int main(void) {
   tcase_add_test(tc, test_shape_keys);
   tcase_add_test(tc, test_power_limit);
   tcase_add_test(tc, test_moe_dispatcher);
+  tcase_add_test(tc, test_tp_comm_overlap);
   tcase_add_test(tc, test_moe_ep_folds_over_tp);
   tcase_add_test(tc, test_moe_shape_keys);
   tcase_add_test(tc, test_measured_grouped_gemm);
