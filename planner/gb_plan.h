@@ -123,6 +123,7 @@ typedef struct gb_plan_time {
    * per-layer floor (kernel launches and fixed costs), the expert GEMMs' share of the dense GEMM rate and the
    * busiest expert-parallel rank's load over the mean (NaN: a dense model) */
   double router_hours, permute_hours, floor_hours;
+  double tp_hidden_hours;       /* training: TP communication hidden behind the GEMMs (tp_comm_overlap) */
   double expert_eff, moe_imbalance;
   gb_basis basis;               /* the worst of the figures behind it */
   bool projected; /* some figure behind it is not a measurement */

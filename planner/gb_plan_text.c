@@ -121,6 +121,9 @@ static void print_time_parts(FILE *fp, const gb_plan *p, const gb_plan_row *r) {
   fprintf(fp, "  compute %.4g, memory + element-wise %.4g, pipeline bubble %.4g, TP/PP/CP %.4g, DP %.4g, "
               "all-to-all %.4g\n",
           t->compute_hours, t->memory_hours, t->bubble_hours, t->tp_hours, t->dp_hours, t->a2a_hours);
+  if (t->tp_hidden_hours > 0)
+    fprintf(fp, "  TP communication overlapped with the GEMMs (tp_comm_overlap %.2g): %.4g h hidden, not in TP/PP/CP\n",
+            w->tp_comm_overlap, t->tp_hidden_hours);
   if (isfinite(t->low_precision_share))
     fprintf(fp, "  low precision: %.1f%% of the FLOPs in %s GEMMs (the linear layers; attention, the output head "
                 "and the optimizer in BF16/FP32)\n",

@@ -126,6 +126,7 @@ void gb_time_training(const gb_workload *w, const gb_perf *perf, const gb_perf_t
   out->memory_hours = steps * (s.mem + s.elem) / 3600;
   out->bubble_hours = steps * s.bubble / 3600;
   out->tp_hours = steps * (s.tp - hidden_tp + s.pp + s.cp) / 3600;
+  out->tp_hidden_hours = steps * hidden_tp / 3600;
   out->dp_hours = steps * exposed * share_dp / 3600;
   out->a2a_hours = steps * exposed * (1 - share_dp) / 3600;
   out->comm_hours = out->tp_hours + out->dp_hours + out->a2a_hours;

@@ -191,6 +191,8 @@ START_TEST(test_tp_comm_overlap) {
   ck_assert_double_eq_tol(none.hours - half.hours, none.tp_hours / 2, 1e-9);
   ck_assert_double_eq_tol(none.hours - all.hours, none.tp_hours, 1e-9);
   ck_assert_double_eq_tol(all.compute_hours, none.compute_hours, 1e-9);
+  ck_assert_double_eq_tol(all.tp_hidden_hours, none.tp_hours, 1e-9); /* what --explain prints as hidden */
+  ck_assert_double_eq_tol(none.tp_hidden_hours, 0, 1e-12);
   gb_workload w;
   gb_workload_init(&w);
   ck_assert_int_eq(gb_workload_set(&w, "tp_comm_overlap", "1.5", "t", 1), GB_E_INPUT);
