@@ -14,7 +14,7 @@ back as it was at the end, and the test rebuilt from it.
 
 Usage (from the repository root, with build/ configured):
   tools/planner/fit_row.py --arch blackwell --types 'B200|GB200|GB300|B300' \\
-      --small 0.7:1.2:0.1 --large 0.9:1.5:0.1 --share 0.8:1.3:0.1
+      --small 0.6:0.9:0.05 --large 0.6:1.3:0.1 --share 1.0:1.5:0.1
 Prints one line a grid point and the best point last. Not built, not run by
 CI: a lab tool (tools/README.md).
 """
@@ -59,7 +59,7 @@ def score(types, build):
     # a check cut short (an assertion: a rejected case) scores nothing: its medians would be of a subset
     if run.returncode not in (0, 1) or "\nworst case " not in out:
         inf = float("inf")
-        return {"fit": inf, "check": inf}, {"fit": inf, "check": inf}, {"fit": [], "check": []}
+        return {"fit": inf, "check": inf}, {"fit": inf, "check": inf}, {"fit": inf, "check": inf}
     halves = {"fit": [], "check": []}
     worst = {"fit": 0.0, "check": 0.0}
     in_excluded = False
@@ -80,7 +80,7 @@ def score(types, build):
             halves[f[1]].append((f[0], r))
     med = {k: statistics.median(abs(math.log(r)) for _, r in v) if v else float("inf") for k, v in halves.items()}
     mean = {k: statistics.mean(abs(math.log(r)) for _, r in v) if v else float("inf") for k, v in halves.items()}
-    return med, worst, halves, mean
+    return med, worst, mean
 
 
 def main():
@@ -106,7 +106,7 @@ def main():
                     hfu = [x * ks for x in bh[:-1]] + [bh[-1] * kl]
                     share = [min(1.0, x * kg) for x in bs]
                     open(MODEL, "w").write(set_row(orig, a.arch, hfu, share))
-                    med, worst, _, mean = score(a.types, a.build)
+                    med, worst, mean = score(a.types, a.build)
                     print("small %.3f large %.3f share %.3f: fit %.3f mean %.3f (check %.3f) worst fit %.3f (check %.3f)" %
                           (ks, kl, kg, med["fit"], mean["fit"], med["check"], worst["fit"], worst["check"]), flush=True)
                     key = (worst["fit"] > math.log(2), mean["fit"] if a.loss == "mean" else med["fit"])
