@@ -476,13 +476,13 @@ START_TEST(test_keys_shape) {
   ck_assert_int_eq(t.reject, GB_REJECT_NONE);
   ck_assert_double_eq_tol(t.bubble_hours / t.compute_hours, 2 * 4096 / 1e6, 1e-12);
   /* TP 8 on one node, 32 layers of hidden 4096: 4 all-reduces a layer of each micro-batch's
-   * 2048 x 4096 x 2 B activations, 1e6 / 2048 micro-batches, at 160 GB/s in the node */
-  wl_train(&w, "tensor_parallel = 8\nlayers = 32\nhidden_size = 4096\n");
+   * 2048 x 4096 x 2 B activations, 1e6 / 2048 micro-batches, at 160 GB/s in the node (none of it hidden) */
+  wl_train(&w, "tensor_parallel = 8\nlayers = 32\nhidden_size = 4096\ntp_comm_overlap = 0\n");
   gb_plan_time_of(&w, &x.perf, x.n1, 8, 8, &x.o, &t);
   double t_tp = 32 * 4 * (1e6 / 2048) * 2 * 7.0 / 8 * (2048 * 4096 * 2.0) / 160e9;
   ck_assert_double_eq_tol(t.tp_hours, 1e4 * t_tp / 3600, 1e-9);
   /* recompute adds 2 all-reduces a layer: 6/4 of the traffic */
-  wl_train(&w, "tensor_parallel = 8\nlayers = 32\nhidden_size = 4096\nrecompute = true\n");
+  wl_train(&w, "tensor_parallel = 8\nlayers = 32\nhidden_size = 4096\nrecompute = true\ntp_comm_overlap = 0\n");
   gb_plan_time_of(&w, &x.perf, x.n1, 8, 8, &x.o, &t);
   ck_assert_double_eq_tol(t.tp_hours, 1e4 * t_tp * 1.5 / 3600, 1e-9);
   /* one of layers and hidden_size derives the other: params = 12 layers hidden^2 */

@@ -179,8 +179,9 @@ START_TEST(test_tp_comm_overlap) {
   const char *big = "type = training\nparams = 2e10\ntokens = 1e10\ntokens_per_step = 1e6\ngoodput = 1\n"
                     "layers = 16\nhidden_size = 2048\nseq_len = 8192\ntensor_parallel = 8\n";
   char ini[1024];
-  gb_plan_time none, half, all;
-  time_of(&x, big, 8, 8, &none);
+  gb_plan_time none, half, all, unsaid;
+  snprintf(ini, sizeof ini, "%stp_comm_overlap = 0\n", big);
+  time_of(&x, ini, 8, 8, &none);
   snprintf(ini, sizeof ini, "%stp_comm_overlap = 0.5\n", big);
   time_of(&x, ini, 8, 8, &half);
   snprintf(ini, sizeof ini, "%stp_comm_overlap = 1\n", big);
@@ -193,6 +194,10 @@ START_TEST(test_tp_comm_overlap) {
   ck_assert_double_eq_tol(all.compute_hours, none.compute_hours, 1e-9);
   ck_assert_double_eq_tol(all.tp_hidden_hours, none.tp_hours, 1e-9); /* what --explain prints as hidden */
   ck_assert_double_eq_tol(none.tp_hidden_hours, 0, 1e-12);
+  /* unstated: 0.3 of it hidden, the fit half's choice (a stated 0 above stays 0) */
+  time_of(&x, big, 8, 8, &unsaid);
+  ck_assert_double_eq_tol(unsaid.tp_hidden_hours, 0.3 * none.tp_hours, 1e-9);
+  ck_assert_double_eq_tol(none.hours - unsaid.hours, 0.3 * none.tp_hours, 1e-9);
   gb_workload w;
   gb_workload_init(&w);
   ck_assert_int_eq(gb_workload_set(&w, "tp_comm_overlap", "1.5", "t", 1), GB_E_INPUT);
