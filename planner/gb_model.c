@@ -31,17 +31,17 @@ static const gb_arch_model k_models[] = {
      * torchao's Llama 4 layers, Megatron-Core MXFP8 MoE), with the block-scaled casts their own term
      * (gb_term_compute.c), by tools/planner/fit_row.py: Hopper's row scaled by three factors chosen on a grid
      * (hfu up to 1e10 parameters x0.6-0.9, hfu at 1e11 x0.6-1.3, gemm_share x1.0-1.5) to minimise those runs' mean
-     * |ln(ratio)|, none beyond 2x: x0.7, x0.8 and x1.5 (gemm_share capped at 1; the 1e11 factor x0.7 before 17 more MLPerf
-     * runs joined the halves). The sources held out from fitting
-     * (Megatron-Bridge's and NeMo's performance pages) are not among them (tests/calibration/heldout.tsv). A
+     * |ln(ratio)|, none beyond 2x: x0.7, x0.8 and x1.5 (gemm_share capped at 1; the 1e11 factor was x0.7 before
+     * 17 more MLPerf runs joined the halves). The sources held out from fitting (Megatron-Bridge's and NeMo's
+     * performance pages) are not among them (tests/calibration/heldout.tsv). A
      * Blackwell GPU reaches less of its dense BF16 peak than Hopper does, and its low-precision gain reaches all
      * of the linear layers (docs/planner.md, "Blackwell"). */
     {"blackwell", "nvidia", 0.75, {0.35, 0.35, 0.36, 0.48}, {0.90, 1.00, 1.00, 1.00}, 0.70, 0.50, 0.16,
      "fit half's Blackwell runs (MLPerf Training v5.0/v5.1 Llama 3.1 8B/405B FP8 and NVFP4 on B200/B300/GB200/GB300; "
      "torchtitan GB200 BF16/MXFP8/NVFP4 and B200 DeepEP MoE; torchao Llama 4 layers; Megatron-Core DeepSeek-V3/Qwen3 "
-     "MXFP8): hfu 0.7 of Hopper's (0.8 at 1e11), gemm_share 1.5 of Hopper's capped at 1; cuDNN attention on B200 about half of "
-     "peak forward and backward; FlashAttention-2 kernels (sm80 MMA) reach Hopper's absolute rate, 0.16 of B200's "
-     "peak", 0},
+     "MXFP8): hfu 0.7 of Hopper's (0.8 at 1e11), gemm_share 1.5 of Hopper's capped at 1; cuDNN attention on "
+     "B200 about half of peak forward and backward; FlashAttention-2 kernels (sm80 MMA) reach Hopper's absolute "
+     "rate, 0.16 of B200's peak", 0},
     {"ada", "nvidia", 0.70, {0.38, 0.40, 0.42, 0.44}, {0.60, 0.70, 0.75, 0.80}, 0.65, 0.40, 0.40,
      "PCIe cards at their power cap: cuBLAS about 65-75% of dense peak; no published LLM pre-training runs", 0},
     /* infer_eff 0.355: fitted on the calibration fit half (vLLM, Llama 3.1 405B FP8 TP 8 at batch 256 on
