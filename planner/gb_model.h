@@ -43,6 +43,10 @@ typedef struct gb_arch_model {
   /* HBM bandwidth a STREAM-like kernel reaches, as a share of the datasheet
    * rate, where it is published; 0: none, project from measured types */
   double hbm_share;
+  /* Training in a block-scaled format (MXFP8, NVFP4): the share of the GEMM
+   * rates (at the precision and BF16) its steps reach beside a BF16 or
+   * per-tensor FP8 run's; 0: 1 (docs/planner.md, "Blackwell") */
+  double block_scaled_eff;
 } gb_arch_model;
 
 /* The row of an architecture (the default row for "" or an unknown one). */

@@ -124,6 +124,7 @@ typedef struct gb_plan_time {
    * busiest expert-parallel rank's load over the mean (NaN: a dense model) */
   double router_hours, permute_hours, floor_hours;
   double tp_hidden_hours;       /* training: TP communication hidden behind the GEMMs (tp_comm_overlap) */
+  double block_scaled_eff;      /* training: a block-scaled recipe's share of the GEMM rates (1: other precisions) */
   double expert_eff, moe_imbalance;
   gb_basis basis;               /* the worst of the figures behind it */
   bool projected; /* some figure behind it is not a measurement */

@@ -91,6 +91,10 @@ double gb_term_node_gbps(const gb_perf_type *t, int gpn, const gb_plan_opts *o, 
  * --efficiency-scale, at most 1. */
 double gb_term_eff(const gb_perf_type *t, double params, const gb_plan_opts *o, bool inference);
 
+/* Training in a block-scaled format: the architecture's block_scaled_eff (1 for other precisions, or a row
+ * without one), the share of the GEMM rates its steps reach beside a BF16 or per-tensor FP8 run's. */
+double gb_term_block_scaled_eff(const gb_workload *w, const gb_perf_type *t);
+
 /* Seconds of model FLOPs per step on the layout's GPUs (recompute and the
  * FP8 share of GEMM time included). */
 double gb_term_compute_seconds(const gb_workload *w, const gb_perf_type *t, const gb_layout *l, double eta,

@@ -128,6 +128,10 @@ static void print_time_parts(FILE *fp, const gb_plan *p, const gb_plan_row *r) {
     fprintf(fp, "  low precision: %.1f%% of the FLOPs in %s GEMMs (the linear layers; attention, the output head "
                 "and the optimizer in BF16/FP32)\n",
             t->low_precision_share * 100, w->precision);
+  if (t->block_scaled_eff < 1)
+    fprintf(fp, "  block-scaled recipe: the GEMM rates at %.2f of a BF16 or FP8 run's (the %s row's "
+                "block_scaled_eff)\n",
+            t->block_scaled_eff, r->perf->spec->arch);
   if (isnan(t->interruptions)) {
     fprintf(fp, "  goodput %.3f (given): +%.4g h\n", t->goodput, t->goodput_hours);
     return;

@@ -98,6 +98,12 @@ void gb_time_training(const gb_workload *w, const gb_perf *perf, const gb_perf_t
   l.node_gbps = gb_term_node_gbps(t, gpn, o, node_gbps);
   double eta = gb_term_eff(t, w->active_params, o, false);
   out->eta = eta;
+  /* a block-scaled recipe (MXFP8, NVFP4) reaches block_scaled_eff of the GEMM rates, the precision's and BF16's
+   * alike: its quantization work beside the casts' traffic (docs/planner.md, "Blackwell") */
+  gb_figs fb = *f;
+  out->block_scaled_eff = gb_term_block_scaled_eff(w, t);
+  fb.gemm *= out->block_scaled_eff, fb.gemm_base *= out->block_scaled_eff;
+  f = &fb;
   double steps = w->tokens / w->tokens_per_step;
   step_terms s;
   bool proj = false;
@@ -193,6 +199,7 @@ void gb_plan_time_node(const gb_workload *w, const gb_perf *perf, const gb_perf_
   out->bubble_hours = out->tp_hours = out->dp_hours = out->a2a_hours = out->goodput_hours = NAN;
   out->goodput = out->interruptions = out->interrupt_hours = out->overhead_hours = out->startup_hours = NAN;
   out->low_precision_share = NAN;
+  out->block_scaled_eff = 1;
   out->hours_low = out->hours_high = out->tokens_per_s_per_gpu = NAN;
   out->token_latency_ms = out->ttft_ms = out->batch = out->eta = NAN;
   out->need = out->have = NAN;

@@ -35,6 +35,11 @@ double gb_term_eff(const gb_perf_type *t, double params, const gb_plan_opts *o, 
   return fmin(1.0, gb_model_at_size(m->hfu, params) / m->gemm_typical * k);
 }
 
+double gb_term_block_scaled_eff(const gb_workload *w, const gb_perf_type *t) {
+  const gb_arch_model *m = t->model ? t->model : gb_arch_model_find("");
+  return gb_workload_is_block_scaled(w->precision) && m->block_scaled_eff > 0 ? m->block_scaled_eff : 1;
+}
+
 /* FFN width a token goes through in one layer: the dense FFN, or its top-k
  * routed experts and the shared ones. */
 static double ffn_width(const gb_workload *w) {

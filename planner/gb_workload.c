@@ -384,6 +384,10 @@ bool gb_workload_is_low_precision(const char *precision) {
          strcmp(precision, "fp4") == 0;
 }
 
+bool gb_workload_is_block_scaled(const char *precision) {
+  return strcmp(precision, "mxfp8") == 0 || strcmp(precision, "nvfp4") == 0 || strcmp(precision, "fp4") == 0;
+}
+
 double gb_workload_elem_bytes(const char *precision) {
   if (strcmp(precision, "mxfp8") == 0) return 1; /* one byte an element; the E8M0 scale of 32 is 3% more */
   /* four bits an element plus an E4M3 scale of 16: 4.5 bits */

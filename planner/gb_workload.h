@@ -118,6 +118,8 @@ double gb_workload_elem_bytes(const char *precision);
 /* Whether a precision runs the linear layers' GEMMs below BF16 (fp8e4m3, fp8e5m2, mxfp8, nvfp4): the share
  * low_precision_share (fp8_share) applies. */
 bool gb_workload_is_low_precision(const char *precision);
+/* Whether a precision scales blocks of elements, not whole tensors (mxfp8, nvfp4). */
+bool gb_workload_is_block_scaled(const char *precision);
 
 const char *gb_workload_kind_name(gb_workload_kind k);
 

@@ -672,19 +672,21 @@ START_TEST(test_nvfp4_precision) {
   gb_plan_time t;
   gb_plan_time_of(&w, &p, b, 1, 8, &o, &t);
   ck_assert_double_eq_tol(t.low_precision_share, 0.5, 1e-12);
-  /* --mfu: every FLOP at 0.5 of the BF16 rate, the GEMM share g of the half in NVFP4 at 4x:
-   * 6e9 x 1e6 / (base x 0.5) x ((1 - g/2) + g/2 / 4) */
-  double g = gb_model_at_size(gb_arch_model_find("blackwell")->gemm_share, 1e9);
-  double base = 6e9 * 1e6 / (b->gemm_base_tflops * 1e12 * 0.5);
+  /* --mfu: every FLOP at 0.5 of the BF16 rate, the GEMM share g of the half in NVFP4 at 4x, the rates at the
+   * row's block_scaled_eff k: 6e9 x 1e6 / (base x k x 0.5) x ((1 - g/2) + g/2 / 4) */
+  const gb_arch_model *bw = gb_arch_model_find("blackwell");
+  double g = gb_model_at_size(bw->gemm_share, 1e9), k = bw->block_scaled_eff;
+  ck_assert_double_eq_tol(t.block_scaled_eff, k, 1e-12);
+  double base = 6e9 * 1e6 / (b->gemm_base_tflops * 1e12 * k * 0.5);
   ck_assert_double_eq_tol(t.compute_hours, 1e4 * base * ((1 - g * 0.5) + g * 0.5 / 4) / 3600, 1e-9);
   gb_perf_free(&p);
   gb_specs_free(&s);
 }
 END_TEST
 
-/* Block-scaled casts (MXFP8, NVFP4): each operand of the linear layers' GEMMs cast in two layouts, BF16
- * read, the format and its scales written, at HBM bandwidth; tensorwise FP8 has no such term. */
-START_TEST(test_block_scaled_casts) {
+/* One Blackwell type (FP8 2x and FP4 4x its BF16 rate) and a dense 1e9-parameter shape, planned on 8 GPUs at a
+ * precision; *bw its HBM rate. */
+static void blackwell_time(const char *precision, gb_plan_time *t, double *bw) {
   static const char *sp =
       "gpu_type,name,fp64_tflops,fp64_tensor_tflops,fp32_tflops,tf32_tflops,fp16_tflops,bf16_tflops,fp8_tflops,"
       "int8_tops,memory_gb,mem_bw_gbps,tdp_w,interconnect_gbps,arch,source,date,fp4_tflops\n"
@@ -695,24 +697,31 @@ START_TEST(test_block_scaled_casts) {
   ck_assert_int_eq(gb_specs_read_mem("s.csv", sp, strlen(sp), &s), GB_OK);
   gb_plan_opts o;
   gb_plan_opts_default(&o);
+  char ini[512];
+  snprintf(ini, sizeof ini, "%sprecision = %s\n", base, precision);
+  gb_workload w;
+  gb_workload_init(&w);
+  ck_assert_int_eq(gb_workload_read_mem("w.ini", ini, &w), GB_OK);
+  ck_assert_int_eq(gb_workload_finish(&w), GB_OK);
+  gb_perf p;
+  ck_assert_int_eq(gb_perf_build(&s, NULL, w.precision, 8192, false, &p), GB_OK);
+  const gb_perf_type *b = gb_perf_find(&p, "B-SXM-100GB");
+  *bw = b->hbm_gbps * 1e9;
+  gb_plan_time_of(&w, &p, b, 8, 8, &o, t);
+  ck_assert_int_eq(t->reject, GB_REJECT_NONE);
+  gb_perf_free(&p);
+  gb_specs_free(&s);
+}
+
+/* Block-scaled casts (MXFP8, NVFP4): each operand of the linear layers' GEMMs cast in two layouts, BF16
+ * read, the format and its scales written, at HBM bandwidth; tensorwise FP8 has no such term. */
+START_TEST(test_block_scaled_casts) {
   double mem[3], bw = 0;
   static const char *prec[] = {"fp8e4m3", "mxfp8", "nvfp4"};
   for (int i = 0; i < 3; i++) {
-    char ini[512];
-    snprintf(ini, sizeof ini, "%sprecision = %s\n", base, prec[i]);
-    gb_workload w;
-    gb_workload_init(&w);
-    ck_assert_int_eq(gb_workload_read_mem("w.ini", ini, &w), GB_OK);
-    ck_assert_int_eq(gb_workload_finish(&w), GB_OK);
-    gb_perf p;
-    ck_assert_int_eq(gb_perf_build(&s, NULL, w.precision, 8192, false, &p), GB_OK);
-    const gb_perf_type *b = gb_perf_find(&p, "B-SXM-100GB");
-    bw = b->hbm_gbps * 1e9;
     gb_plan_time t;
-    gb_plan_time_of(&w, &p, b, 8, 8, &o, &t);
-    ck_assert_int_eq(t.reject, GB_REJECT_NONE);
+    blackwell_time(prec[i], &t, &bw);
     mem[i] = t.memory_hours;
-    gb_perf_free(&p);
   }
   /* operands a token and layer: 4 x 2048 (whole on every TP rank, tp 1) + 2 x 2048 + 2 x 4 x 128 + 3 x 8192 =
    * 37,888 elements, two layouts each; 16 layers, 1e6 / 8 tokens a GPU a step, 1e4 steps */
@@ -720,7 +729,27 @@ START_TEST(test_block_scaled_casts) {
   double per = 1e4 * 16 * 1e6 / 8 / bw / 3600;
   ck_assert_double_eq_tol(mem[1] - mem[0], per * elems * 2 * (2 + 1 + 1.0 / 32), 1e-9);
   ck_assert_double_eq_tol(mem[2] - mem[0], per * elems * 2 * (2 + 0.5 + 1.0 / 16), 1e-9);
-  gb_specs_free(&s);
+}
+END_TEST
+
+/* A block-scaled recipe (MXFP8, NVFP4) runs at the row's block_scaled_eff of the GEMM rates, BF16's too; per-tensor
+ * FP8 and BF16 at all of them, and a row without the field (Hopper) at all of them. */
+START_TEST(test_block_scaled_eff) {
+  static const char *prec[] = {"fp8e4m3", "mxfp8", "bf16"};
+  gb_plan_time t[3];
+  double bw;
+  for (int i = 0; i < 3; i++) blackwell_time(prec[i], &t[i], &bw);
+  double k = gb_arch_model_find("blackwell")->block_scaled_eff;
+  ck_assert(k > 0 && k < 1);
+  ck_assert_double_eq_tol(t[0].block_scaled_eff, 1, 1e-12);
+  ck_assert_double_eq_tol(t[1].block_scaled_eff, k, 1e-12);
+  ck_assert_double_eq_tol(t[2].block_scaled_eff, 1, 1e-12);
+  /* MXFP8 and FP8 share the datasheet rate here: MXFP8's compute is FP8's over k, attention included */
+  ck_assert_double_eq_tol(t[1].compute_hours, t[0].compute_hours / k, 1e-9);
+  ck_assert(t[2].compute_hours > t[0].compute_hours);
+  ck_assert_double_eq_tol(gb_arch_model_find("hopper")->block_scaled_eff, 0, 1e-12); /* none: 1 */
+  ck_assert(gb_workload_is_block_scaled("nvfp4") && gb_workload_is_block_scaled("mxfp8"));
+  ck_assert(!gb_workload_is_block_scaled("fp8e4m3") && !gb_workload_is_block_scaled("bf16"));
 }
 END_TEST
 
@@ -795,6 +824,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_keys_layout);
   tcase_add_test(tc, test_goodput_whole_run);
   tcase_add_test(tc, test_nvfp4_precision);
+  tcase_add_test(tc, test_block_scaled_eff);
   tcase_add_test(tc, test_block_scaled_casts);
   tcase_add_test(tc, test_keys_inference_bytes);
   tcase_add_test(tc, test_keys_constraints_and_name);

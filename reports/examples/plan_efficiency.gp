@@ -20,7 +20,7 @@ set xrange [-0.6:4.6]
 set yrange [0:*]
 set offsets 0,0,graph 0.08,0
 set grid noxtics ytics
-set xtics ('#1 72x MI300X TensorWave on-demand' 0, '#158 72x MI325X TensorWave on-demand' 1, '#254 64x H100 AWS spot' 2, '#264 32x B200 Vast.ai on-demand' 3, '#709 48x H200 RunPod on-demand' 4)
+set xtics ('#1 72x MI300X TensorWave on-demand' 0, '#68 32x B200 Vast.ai on-demand' 1, '#215 72x MI325X TensorWave on-demand' 2, '#333 64x H100 AWS spot' 3, '#861 48x H200 RunPod on-demand' 4)
 set xtics rotate by 30 right
 set lmargin 29
 set rmargin 3

@@ -14,7 +14,8 @@ back as it was at the end, and the test rebuilt from it.
 
 Usage (from the repository root, with build/ configured):
   tools/planner/fit_row.py --arch blackwell --types 'B200|GB200|GB300|B300' \\
-      --small 0.6:0.9:0.05 --large 0.6:1.3:0.1 --share 1.0:1.5:0.1
+      --small 0.6:1.0:0.05 --large 0.7:1.2:0.1 --share 1.5:1.5:0.1 --block 0.75:1.0:0.05
+--block also grids the row's block_scaled_eff (the last field of the row).
 Prints one line a grid point and the best point last. Not built, not run by
 CI: a lab tool (tools/README.md).
 """
@@ -45,10 +46,16 @@ def row_vectors(text, arch):
     return m, [float(x) for x in m.group(2).split(",")], [float(x) for x in m.group(3).split(",")]
 
 
-def set_row(text, arch, hfu, share):
+def set_row(text, arch, hfu, share, block=None):
     m, _, _ = row_vectors(text, arch)
     fmt = lambda v: ", ".join("%.2f" % x for x in v)  # as the table is written: the scored row is the shippable one
-    return text[:m.start()] + m.group(1) + "{" + fmt(hfu) + "}, {" + fmt(share) + "}" + text[m.end():]
+    out = text[:m.start()] + m.group(1) + "{" + fmt(hfu) + "}, {" + fmt(share) + "}" + text[m.end():]
+    if block is None:
+        return out
+    # the row's last field, block_scaled_eff: the number before the "}," that ends the row
+    end = out.index("},\n", m.start())
+    head, _, _ = out[:end].rpartition(",")
+    return head + ", %.2f" % block + out[end:]
 
 
 def score(types, build):
@@ -91,6 +98,8 @@ def main():
     ap.add_argument("--small", required=True)
     ap.add_argument("--large", required=True)
     ap.add_argument("--share", required=True)
+    ap.add_argument("--block", default=None,
+                    help="also grid the row's block_scaled_eff (lo:hi:step), jointly with the three factors")
     ap.add_argument("--build", default="build")
     ap.add_argument("--loss", choices=("mean", "median"), default="mean",
                     help="what the best point minimises over the row's fit-half runs: their mean |ln(ratio)| "
@@ -100,28 +109,31 @@ def main():
     _, bh, bs = row_vectors(orig, a.base)
     best = None
     try:
-        for ks in frange(a.small):
-            for kl in frange(a.large):
-                for kg in frange(a.share):
-                    hfu = [x * ks for x in bh[:-1]] + [bh[-1] * kl]
-                    share = [min(1.0, x * kg) for x in bs]
-                    open(MODEL, "w").write(set_row(orig, a.arch, hfu, share))
-                    med, worst, mean = score(a.types, a.build)
-                    print("small %.3f large %.3f share %.3f: fit %.3f mean %.3f (check %.3f) worst fit %.3f (check %.3f)" %
-                          (ks, kl, kg, med["fit"], mean["fit"], med["check"], worst["fit"], worst["check"]), flush=True)
-                    key = (worst["fit"] > math.log(2), mean["fit"] if a.loss == "mean" else med["fit"])
-                    if best is None or key < best[0]:
-                        best = (key, ks, kl, kg, hfu, share, med, worst)
+        for kb in (frange(a.block) if a.block else [None]):
+            for ks in frange(a.small):
+                for kl in frange(a.large):
+                    for kg in frange(a.share):
+                        hfu = [x * ks for x in bh[:-1]] + [bh[-1] * kl]
+                        share = [min(1.0, x * kg) for x in bs]
+                        open(MODEL, "w").write(set_row(orig, a.arch, hfu, share, kb))
+                        med, worst, mean = score(a.types, a.build)
+                        print("%ssmall %.3f large %.3f share %.3f: fit %.3f mean %.3f (check %.3f) worst fit %.3f "
+                              "(check %.3f)" % ("block %.2f " % kb if kb is not None else "", ks, kl, kg, med["fit"],
+                                                mean["fit"], med["check"], worst["fit"], worst["check"]), flush=True)
+                        key = (worst["fit"] > math.log(2), mean["fit"] if a.loss == "mean" else med["fit"])
+                        if best is None or key < best[0]:
+                            best = (key, ks, kl, kg, hfu, share, med, worst, kb)
     finally:
         open(MODEL, "w").write(orig)
         # the build again as the file is, not as the last grid point left it
         subprocess.run(["cmake", "--build", a.build, "-j2", "--target", "check_planner_calibration"],
                        stdout=subprocess.DEVNULL)
-    _, ks, kl, kg, hfu, share, med, worst = best
-    print("best: small x%.3f large x%.3f share x%.3f -> hfu {%s} gemm_share {%s}: fit median |ln| %.3f, "
+    _, ks, kl, kg, hfu, share, med, worst, kb = best
+    print("best: %ssmall x%.3f large x%.3f share x%.3f -> hfu {%s} gemm_share {%s}: fit median |ln| %.3f, "
           "check %.3f; worst fit x%.2f, check x%.2f (all cases, every type)" %
-          (ks, kl, kg, ", ".join("%.2f" % x for x in hfu), ", ".join("%.2f" % x for x in share), med["fit"],
-           med["check"], math.exp(worst["fit"]), math.exp(worst["check"])))
+          ("block_scaled_eff %.2f, " % kb if kb is not None else "", ks, kl, kg, ", ".join("%.2f" % x for x in hfu),
+           ", ".join("%.2f" % x for x in share), med["fit"], med["check"], math.exp(worst["fit"]),
+           math.exp(worst["check"])))
 
 
 if __name__ == "__main__":
