@@ -99,9 +99,10 @@ void gb_time_training(const gb_workload *w, const gb_perf *perf, const gb_perf_t
   double eta = gb_term_eff(t, w->active_params, o, false);
   out->eta = eta;
   /* a block-scaled recipe (MXFP8, NVFP4) reaches block_scaled_eff of the GEMM rates, the precision's and BF16's
-   * alike: its quantization work beside the casts' traffic (docs/planner.md, "Blackwell") */
+   * alike: its quantization work beside the casts' traffic (docs/planner.md, "Blackwell"); a stated --mfu
+   * covers the whole step */
   gb_figs fb = *f;
-  out->block_scaled_eff = gb_term_block_scaled_eff(w, t);
+  out->block_scaled_eff = isfinite(o->mfu) ? 1 : gb_term_block_scaled_eff(w, t);
   fb.gemm *= out->block_scaled_eff, fb.gemm_base *= out->block_scaled_eff;
   f = &fb;
   double steps = w->tokens / w->tokens_per_step;
