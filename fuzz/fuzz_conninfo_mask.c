@@ -11,10 +11,13 @@
  * keyword string unquoted, quoted with escapes, with spaces around "=", as
  * sslpassword, and the key in capitals (which libpq refuses).
  *
- * Property: when libpq parses the string to that password, or does not
- * parse it at all, no '~' and no "%7E" is in the store's name (at every
- * buffer size), in libpq's own parse message filtered, or in a message
- * quoting the whole string and the password, filtered. */
+ * Property: when libpq parses the string to that password and no other of
+ * its fields to a value holding '~' or "%7E" (the rest is cleaned of them,
+ * but an escape may still decode to them: the store shows those fields
+ * decoded), or does not parse it at all, no '~' and no "%7E" is in the
+ * store's name (at every buffer size), in libpq's own parse message
+ * filtered, or in a message quoting the whole string and the password,
+ * filtered. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -135,11 +138,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *err = NULL;
   PQconninfoOption *o = PQconninfoParse(target, &err);
   bool holds = o == NULL; /* not parsed: nothing of it may show */
-  for (PQconninfoOption *q = o; q && q->keyword; q++)
-    if (q->val && (!strcmp(q->keyword, "password") || !strcmp(q->keyword, "sslpassword")))
+  bool other = false;       /* a field besides the password that libpq decodes to hold the mark */
+  for (PQconninfoOption *q = o; q && q->keyword; q++) {
+    if (!q->val) continue;
+    if (!strcmp(q->keyword, "password") || !strcmp(q->keyword, "sslpassword"))
       holds = holds || strcmp(q->val, pw.data) == 0;
+    else
+      other = other || !clean(q->val);
+  }
   PQconninfoFree(o);
-  if (holds) {
+  if (holds && !other) {
     char buf[512];
     size_t sizes[] = {1, 2, 7, 64, sizeof buf};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
