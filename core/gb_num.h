@@ -26,6 +26,10 @@ bool gb_parse_size(const char *s, int64_t *out);
  * locale ("" for NaN, so NaN means "empty / not applicable"). */
 void gb_fmt_double(char *buf, size_t n, double v);
 
+/* The text of a numeric constant macro, for a default shown in help: GB_STR(0.3) is "0.3". */
+#define GB_STR_(x) #x
+#define GB_STR(x) GB_STR_(x)
+
 /* snprintf in the C locale. */
 int gb_snprintf_c(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

@@ -117,8 +117,6 @@ static const char *const k_basis[] = {"cash", "amortized", NULL};
  * where it goes. Numbers are doubles (NaN: not given); .lo/.hi bound them
  * (GB_OPT_LO_OPEN: strictly above .lo); lists and filters go through .set. */
 #define A(m) GB_OPT_AT(gb_plan_opts, m)
-#define GB_STR2(x) #x
-#define GB_STR(x) GB_STR2(x)
 #define NUM(name, m, lo_, hi_, open, help) \
   {name, 0, "VALUE", help, GB_OPT_DOUBLE, A(m), .lo = lo_, .hi = hi_, .bounds = (open) ? GB_OPT_LO_OPEN : 0u}
 static const gb_opt k_table[] = {
@@ -175,8 +173,6 @@ static const gb_opt k_table[] = {
     {0}};
 #undef NUM
 #undef A
-#undef GB_STR
-#undef GB_STR2
 
 const gb_opt *gb_plan_opt_table(void) { return k_table; }
 

@@ -24,8 +24,6 @@ typedef enum key_type { K_NUM, K_BOOL, K_KIND, K_PRECISION, K_NAME, K_WINDOW, K_
  * kept (0.2-0.3) and with every case at the default, as a workload that cannot say is planned (0.3):
  * docs/planner.md, "Training". */
 #define TP_COMM_OVERLAP_DEFAULT 0.3
-#define STR_(x) #x
-#define STR(x) STR_(x)
 
 /* Every key: name, type, the kinds it applies to, where it goes, the accepted
  * range (min exclusive when min_open), whether it must be whole, the default
@@ -73,10 +71,9 @@ static const wl_key k_keys[] = {
      "context-parallel degree: the sequence split over GPUs, ring attention passes K and V around"},
     {"sequence_parallel", K_BOOL, KT, F(sequence_parallel), 0, 0, false, false, "false",
      "tensor-parallel activations split along the sequence (memory / tp; same communication volume)"},
-    {"tp_comm_overlap", K_NUM, KT, F(tp_comm_overlap), 0, 1, false, false, STR(TP_COMM_OVERLAP_DEFAULT),
+    {"tp_comm_overlap", K_NUM, KT, F(tp_comm_overlap), 0, 1, false, false, GB_STR(TP_COMM_OVERLAP_DEFAULT),
      "share of the tensor-parallel communication hidden behind the layer's GEMMs: 1 for Transformer Engine's "
-     "userbuffers (TP_COMM_OVERLAP, --tp-comm-overlap), 0.4 for torchtitan's async TP, 0 for none; unstated, "
-     STR(TP_COMM_OVERLAP_DEFAULT) " (docs/planner.md)"},
+     "userbuffers (TP_COMM_OVERLAP, --tp-comm-overlap), 0.4 for torchtitan's async TP, 0 for none (docs/planner.md)"},
     {"distributed_optimizer", K_BOOL, KT, F(distributed_optimizer), 0, 0, false, false, "false",
      "ZeRO-1: optimizer state (12 of 16 bytes a parameter) sharded over data parallel"},
     {"expert_parallel", K_NUM, KT, F(expert_parallel), 1, 4096, false, true, "1",
