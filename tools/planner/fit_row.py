@@ -20,6 +20,7 @@ Prints one line a grid point and the best point last. Not built, not run by
 CI: a lab tool (tools/README.md).
 """
 import argparse
+import itertools
 import math
 import re
 import statistics
@@ -109,20 +110,18 @@ def main():
     _, bh, bs = row_vectors(orig, a.base)
     best = None
     try:
-        for kb in (frange(a.block) if a.block else [None]):
-            for ks in frange(a.small):
-                for kl in frange(a.large):
-                    for kg in frange(a.share):
-                        hfu = [x * ks for x in bh[:-1]] + [bh[-1] * kl]
-                        share = [min(1.0, x * kg) for x in bs]
-                        open(MODEL, "w").write(set_row(orig, a.arch, hfu, share, kb))
-                        med, worst, mean = score(a.types, a.build)
-                        print("%ssmall %.3f large %.3f share %.3f: fit %.3f mean %.3f (check %.3f) worst fit %.3f "
-                              "(check %.3f)" % ("block %.2f " % kb if kb is not None else "", ks, kl, kg, med["fit"],
-                                                mean["fit"], med["check"], worst["fit"], worst["check"]), flush=True)
-                        key = (worst["fit"] > math.log(2), mean["fit"] if a.loss == "mean" else med["fit"])
-                        if best is None or key < best[0]:
-                            best = (key, ks, kl, kg, hfu, share, med, worst, kb)
+        blocks = frange(a.block) if a.block else [None]
+        for kb, ks, kl, kg in itertools.product(blocks, frange(a.small), frange(a.large), frange(a.share)):
+            hfu = [x * ks for x in bh[:-1]] + [bh[-1] * kl]
+            share = [min(1.0, x * kg) for x in bs]
+            open(MODEL, "w").write(set_row(orig, a.arch, hfu, share, kb))
+            med, worst, mean = score(a.types, a.build)
+            print("%ssmall %.3f large %.3f share %.3f: fit %.3f mean %.3f (check %.3f) worst fit %.3f (check %.3f)" %
+                  ("block %.2f " % kb if kb is not None else "", ks, kl, kg, med["fit"], mean["fit"], med["check"],
+                   worst["fit"], worst["check"]), flush=True)
+            key = (worst["fit"] > math.log(2), mean["fit"] if a.loss == "mean" else med["fit"])
+            if best is None or key < best[0]:
+                best = (key, ks, kl, kg, hfu, share, med, worst, kb)
     finally:
         open(MODEL, "w").write(orig)
         # the build again as the file is, not as the last grid point left it
