@@ -37,30 +37,17 @@ static int hexval(char c) {
   return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-/* The next character of s from i on that a keyword value keeps once its
- * backslash escapes are undone ("\7" is "7"); NUL at the end. */
-static char unescaped(const char *s, size_t n, size_t *i) {
-  while (*i < n && s[*i] == '\\') (*i)++;
-  return *i < n ? s[(*i)++] : '\0';
-}
-
 /* The rest: no NUL, no '~', no "%7e", and none once a URI's percent
  * escapes are decoded (libpq shows a URI's user decoded: "%257E" is the
- * user "%7E", not the password), so no escape of '%', '~', '7' or 'e',
- * nor once a keyword value's backslashes are dropped (libpq reads the
- * unquoted dbname "%\7E" as "%7E"). */
+ * user "%7E", not the password), so no escape of '%', '~', '7' or 'e'
+ * (what still decodes to them, e.g. the keyword value "%\7E", the
+ * property's libpq check below skips). */
 static void clean_rest(char *s, size_t n) {
   for (size_t i = 0; i < n; i++) {
     if (s[i] == '\0' || s[i] == '~') s[i] = '_';
     if (i >= 2 && s[i - 2] == '%' && s[i - 1] == '7' && (s[i] | 32) == 'e') s[i] = 'f';
   }
   s[n] = '\0';
-  for (size_t i = 0; i < n; i++) {
-    size_t j = i + 1;
-    if (s[i] != '%') continue;
-    char a = unescaped(s, n, &j), b = unescaped(s, n, &j);
-    if (a == '7' && (b | 32) == 'e') s[i] = '_';
-  }
   for (size_t i = 0; i + 2 < n; i++) {
     int hi = hexval(s[i + 1]), lo = hexval(s[i + 2]);
     if (s[i] == '%' && hi >= 0 && lo >= 0 && strchr("%~7eE", hi * 16 + lo)) s[i] = '_';
