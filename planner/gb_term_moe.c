@@ -101,6 +101,11 @@ double gb_term_moe_local_seconds(const gb_workload *w, const gb_layout *l, const
   /* permutation: permute reads a token's hidden state and writes its k copies grouped by expert; unpermute reads
    * the k expert outputs and writes their weighted sum (BF16); per token and MoE layer, a forward pass */
   double perm_bytes = 2 * (1 + k) * h * ACT_BYTES_MOE;
+  /* the NCCL all-to-all dispatcher permutes before the exchange and sorts the received chunks by local expert after
+   * it (and the reverse on combine): one more read and write of the k copies each way, which the fused
+   * dispatchers (DeepEP, HybridEP) do inside their kernels */
+  if (w->moe_dispatcher == GB_MOE_ALLTOALL && l->ep > 1 && e / l->ep > 1)
+    perm_bytes += 4 * k * h * ACT_BYTES_MOE;
   /* router: the h x E logits GEMM (2 h E FLOPs a pass), then score function, top-k and the auxiliary
    * statistics over E FP32 scores (about four reads and writes of them) */
   double router_flops = 2 * h * e, router_bytes = 4 * 4 * e;
@@ -122,7 +127,10 @@ double gb_term_moe_seconds(const gb_workload *w, const gb_perf *perf, const gb_p
   double k = w->moe_top_k;
   /* tokens a GPU dispatches per step: its share of its replica's tokens */
   double tokens = l->tokens_dp / (l->cp * l->tp) * (w->layers / l->pp);
-  double per_copy = tokens * w->hidden_size * elem * 2 /* dispatch + combine */ * 2 /* forward + backward */;
+  /* dispatch and combine run in the forward, again in their gradients, and once more when full recompute reruns
+   * the forward (the layer's checkpoint holds its input, not the dispatched tokens) */
+  double passes = 2 + (w->recompute ? 1 : 0);
+  double per_copy = tokens * w->hidden_size * elem * 2 /* dispatch + combine */ * passes;
   /* EP ranks are consecutive: expert parallelism folds over the tp x cp (x dp) ranks of a stage (Megatron-Core's
    * MoE Parallel Folding, expert TP 1), so a domain holds min(domain, ep) of them */
   int in_domain = l->domain;
