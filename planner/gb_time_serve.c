@@ -23,10 +23,12 @@ typedef struct step {
 #define MOE_FFN_EXTRA_KERNELS 4.0
 /* A short kernel's cost inside a CUDA graph when no decode row measured it: 3.4 us a kernel (NVIDIA, "Getting
  * Started with CUDA Graphs", developer.nvidia.com/blog/cuda-graphs: a 2.9 us kernel launched back to back in a
- * graph). HIP graphs on CDNA3: 6.6 us, fitted on the calibration fit half (vLLM, Llama 3.1 405B FP8 TP 8 at
- * batch 1 on MI300X, the only AMD small-batch run; docs/planner.md, "Serving floor"). */
+ * graph). HIP graphs on CDNA3: 3.0 us, fitted on the calibration fit half's seven MI300X serving runs (least
+ * squares in log ratio, flat from 2.8 to 3.2: Oracle's vLLM Llama 3.1 405B FP8 TP 8 at batch 1 and 256, ROCm
+ * vLLM 0.10's Llama 3.1 70B and 405B at batch 1-4); the 405B batch-1 run alone gave 6.6, which a 70B on the same
+ * stack showed to overstate the per-layer cost (docs/planner.md, "Serving floor"). */
 #define KERNEL_US_NVIDIA 3.4
-#define KERNEL_US_AMD 6.6
+#define KERNEL_US_AMD 3.0
 /* The serving engine's own time a decode step waits on: scheduling, input preparation, sampling and
  * detokenization on the host ("the CPU overhead for tasks like ... scheduling work, preparing inputs,
  * de-tokenizing outputs ... becomes increasingly pronounced ... with smaller models", vLLM V1 blog,
