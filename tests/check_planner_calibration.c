@@ -11,6 +11,7 @@
  * (docs/planner.md, "Validation"); heldout.tsv's (the sources issue 50
  * holds out) are printed with their own medians, never judged or fitted;
  * excluded.tsv's and pending.tsv's are printed. */
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,11 +208,51 @@ START_TEST(test_calibration) {
 }
 END_TEST
 
+/* Times a line of the four files names workload file `ini` (its second column). */
+static int lines_naming(const char *ini) {
+  static const char *const files[] = {"cases.tsv", "pending.tsv", "excluded.tsv", "heldout.tsv"};
+  int n = 0;
+  for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+    char path[4096], line[4096];
+    snprintf(path, sizeof path, "%s/%s", GB_CALIBRATION_DIR, files[i]);
+    FILE *f = fopen(path, "r");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    while (fgets(line, sizeof line, f)) {
+      if (line[0] == '#') continue;
+      const char *tab = strchr(line, '\t');
+      size_t len = strlen(ini);
+      if (tab && strncmp(tab + 1, ini, len) == 0 && tab[1 + len] == '\t') n++;
+    }
+    fclose(f);
+  }
+  return n;
+}
+
+/* Every workload file beside the cases is one run's, named by exactly one line of cases.tsv, pending.tsv,
+ * excluded.tsv or heldout.tsv: a file named by none is a run an edit of those files lost (moving a batch once
+ * dropped every pending line after its header, and no judged figure changed). */
+START_TEST(test_every_workload_listed) {
+  DIR *d = opendir(GB_CALIBRATION_DIR);
+  ck_assert_ptr_nonnull(d);
+  int files = 0;
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    size_t len = strlen(e->d_name);
+    if (len < 5 || strcmp(e->d_name + len - 4, ".ini") != 0) continue;
+    files++;
+    int n = lines_naming(e->d_name);
+    ck_assert_msg(n == 1, "%s: named by %d lines of the calibration files, not 1", e->d_name, n);
+  }
+  closedir(d);
+  ck_assert_int_gt(files, 200);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("planner_calibration");
   TCase *tc = tcase_create("calibration");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_calibration);
+  tcase_add_test(tc, test_every_workload_listed);
   suite_add_tcase(s, tc);
   return gb_test_run_suite(s);
 }
