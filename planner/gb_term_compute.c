@@ -40,12 +40,14 @@ double gb_term_block_scaled_eff(const gb_workload *w, const gb_perf_type *t) {
   return gb_workload_is_block_scaled(w->precision) && m->block_scaled_eff > 0 ? m->block_scaled_eff : 1;
 }
 
-/* FFN width a token goes through in one layer: the dense FFN, or its top-k
- * routed experts and the shared ones. */
+/* FFN width a token goes through in a layer, the mean over the layers: the dense FFN, or in a MoE layer its
+ * top-k routed experts and the shared ones (a MoE model's dense layers at ffn_hidden when given). */
 static double ffn_width(const gb_workload *w) {
-  if (!isnan(w->experts) && w->experts > 1)
-    return w->expert_ffn_hidden * (w->moe_top_k + w->shared_experts);
-  return isnan(w->ffn_hidden) ? 4 * w->hidden_size : w->ffn_hidden;
+  double dense = isnan(w->ffn_hidden) ? 4 * w->hidden_size : w->ffn_hidden;
+  if (isnan(w->experts) || w->experts <= 1) return dense;
+  double moe = w->expert_ffn_hidden * (w->moe_top_k + w->shared_experts);
+  if (isnan(w->ffn_hidden)) dense = moe;
+  return (w->moe_layers * moe + (w->layers - w->moe_layers) * dense) / w->layers;
 }
 
 /* Bytes an element of a block-scaled format takes with its scale: MXFP8 one byte and an E8M0 scale a 32;

@@ -75,9 +75,10 @@ double gb_term_moe_imbalance(const gb_workload *w) {
   return isnan(cf) ? LEARNED_IMBALANCE : fmin(cf, LEARNED_IMBALANCE);
 }
 
-/* Share of the FLOPs a token spends in the routed experts (SwiGLU: 3 matrices, forward + backward). */
+/* Share of the FLOPs a token spends in the routed experts (SwiGLU: 3 matrices, forward + backward) of the MoE
+ * layers. */
 static double expert_share(const gb_workload *w) {
-  double flops = 6 * 3 * w->hidden_size * w->expert_ffn_hidden * w->moe_top_k * w->layers;
+  double flops = 6 * 3 * w->hidden_size * w->expert_ffn_hidden * w->moe_top_k * w->moe_layers;
   return fmin(1, flops / w->flops_per_token);
 }
 
@@ -110,7 +111,7 @@ double gb_term_moe_local_seconds(const gb_workload *w, const gb_layout *l, const
    * statistics over E FP32 scores (about four reads and writes of them) */
   double router_flops = 2 * h * e, router_bytes = 4 * 4 * e;
   double replicated = w->sequence_parallel ? 1 : l->tp; /* without sequence parallel every TP rank routes all */
-  double tokens = w->tokens_per_step * replicated * w->layers * passes / (double)l->n * l->stage_pace;
+  double tokens = w->tokens_per_step * replicated * w->moe_layers * passes / (double)l->n * l->stage_pace;
   double imb = gb_term_moe_imbalance(w);
   *router = tokens * (router_flops / (f->gemm_base * eta) + router_bytes / f->bw);
   return tokens * imb * perm_bytes / f->bw;
@@ -125,8 +126,8 @@ double gb_term_moe_seconds(const gb_workload *w, const gb_perf *perf, const gb_p
   bool nccl = w->moe_dispatcher == GB_MOE_ALLTOALL; /* BF16 both ways, a copy per expert */
   double elem = !nccl && gb_workload_elem_bytes(w->precision) < 2 ? 1.5 : 2;
   double k = w->moe_top_k;
-  /* tokens a GPU dispatches per step: its share of its replica's tokens */
-  double tokens = l->tokens_dp / (l->cp * l->tp) * (w->layers / l->pp);
+  /* tokens a GPU dispatches per step: its share of its replica's tokens, once per MoE layer of its stage */
+  double tokens = l->tokens_dp / (l->cp * l->tp) * (w->moe_layers / l->pp);
   /* dispatch and combine run in the forward, again in their gradients, and once more when full recompute reruns
    * the forward (the layer's checkpoint holds its input, not the dispatched tokens) */
   double passes = 2 + (w->recompute ? 1 : 0);

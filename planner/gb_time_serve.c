@@ -50,10 +50,10 @@ static double layer_floor_s(const gb_workload *w, const gb_perf_type *t) {
   double us = isfinite(t->launch_graph_us) && t->launch_graph_us > 0 ? t->launch_graph_us
               : strcmp(m->vendor, "amd") == 0                          ? KERNEL_US_AMD
                                                                        : KERNEL_US_NVIDIA;
-  double kernels = DENSE_LAYER_KERNELS;
+  double kernels = w->layers * DENSE_LAYER_KERNELS;
   if (!isnan(w->experts) && w->experts > 1)
-    kernels += MOE_FFN_EXTRA_KERNELS + (w->shared_experts > 0 ? 3 : 0);
-  return w->layers * kernels * us * 1e-6 + ENGINE_STEP_S;
+    kernels += w->moe_layers * (MOE_FFN_EXTRA_KERNELS + (w->shared_experts > 0 ? 3 : 0));
+  return kernels * us * 1e-6 + ENGINE_STEP_S;
 }
 
 /* Bandwidth the weights stream at in a decode step of batch b on r GPUs: the measured GEMV at the precision and
@@ -74,7 +74,7 @@ static double flops_s(const gb_workload *w, const gb_perf_type *t, const gb_figs
                       double rate) {
   double all = 2 * w->active_params * tokens;
   if (isnan(w->experts) || w->experts <= 1) return all / rate;
-  double expert = fmin(all, 2 * 3 * w->hidden_size * w->expert_ffn_hidden * w->moe_top_k * w->layers * tokens);
+  double expert = fmin(all, 2 * 3 * w->hidden_size * w->expert_ffn_hidden * w->moe_top_k * w->moe_layers * tokens);
   double e = gb_term_moe_expert_eff(w, t, f, batch * w->moe_top_k / w->experts, SERVE_TILE_M, false);
   if (!isfinite(expert) || !(e > 0)) return all / rate; /* the shape is not given: the dense rate */
   return (all - expert) / rate + expert * gb_term_moe_imbalance(w) / (rate * e);

@@ -84,6 +84,9 @@ static const wl_key k_keys[] = {
      "MoE: FFN width of one expert (grouped-GEMM shape)"},
     {"shared_experts", K_NUM, KT | KI, F(shared_experts), 0, 64, false, true, "0",
      "MoE: experts every token goes through (dense GEMMs, no all-to-all)"},
+    {"moe_layers", K_NUM, KT | KI, F(moe_layers), 1, 1e5, false, true, "layers",
+     "MoE: layers with routed experts; the others run a dense FFN (DeepSeek-V3: 58 of 61, Llama 4 Maverick: 24 "
+     "of 48)"},
     {"seq_len", K_NUM, KT, F(seq_len), 1, 1e7, false, true, "2048", "sequence length in tokens"},
     {"micro_batch", K_NUM, KT, F(micro_batch), 1, 1e6, false, true, "1", "sequences per micro-batch"},
     {"micro_batch_size", K_NUM, KT, F(micro_batch), 1, 1e6, false, true, "1", "same as micro_batch"},
@@ -403,6 +406,20 @@ static void finish_shape(gb_workload *w) {
   dflt(&w->kv_heads, w->heads);
 }
 
+/* The layers with routed experts: all of them unless the workload says (a model whose first layers, or every
+ * other one, run a dense FFN); at most `layers`, and only for a mixture of experts. */
+static gb_err finish_moe_layers(gb_workload *w) {
+  char where[600];
+  if (!isnan(w->moe_layers)) {
+    key_where(w, key_index("moe_layers"), where, sizeof where);
+    if (isnan(w->experts) || w->experts <= 1) return gb_fail(GB_E_INPUT, "%s: moe_layers: needs experts", where);
+    if (w->moe_layers > w->layers)
+      return gb_fail(GB_E_INPUT, "%s: moe_layers: %g is more than layers %g", where, w->moe_layers, w->layers);
+  }
+  dflt(&w->moe_layers, w->layers);
+  return GB_OK;
+}
+
 /* FLOPs per token from the shape (Kaplan et al. 2020, arXiv 2001.08361, Table 1; Narayanan et al. 2021,
  * arXiv 2104.04473, eq. 3): 6 N for the weights' GEMMs (forward 2 N, backward 4 N) over the parameters a
  * token touches (active_params, less the input embedding, a lookup), plus causal attention: QK^T and AV
@@ -482,6 +499,8 @@ static gb_err finish_training(gb_workload *w, const char *origin, const char **n
   dflt(&w->expert_ffn_hidden, w->ffn_hidden);
   if (!isnan(w->experts) && isnan(w->expert_ffn_hidden))
     return gb_fail(GB_E_INPUT, "%s: experts: needs expert_ffn_hidden (or ffn_hidden)", origin);
+  gb_err e = finish_moe_layers(w);
+  if (e) return e;
   finish_flops(w);
   return check_layout(w, origin);
 }
@@ -505,7 +524,7 @@ static gb_err finish_inference(gb_workload *w, const char *origin, const char **
   dflt(&w->kv_bytes_per_sequence, w->kv_bytes_per_token * (w->prompt_tokens + w->output_tokens));
   dflt(&w->tensor_parallel, 0); /* 0: the smallest power of two that holds the weights */
   finish_shape(w);
-  return GB_OK;
+  return finish_moe_layers(w);
 }
 
 static void finish_generic(gb_workload *w, const char **need) {

@@ -54,6 +54,7 @@ typedef struct gb_workload {
   double active_params;                                       /* MoE: parameters active per token (default params) */
   double moe_top_k;                                           /* MoE: experts per token (all-to-all volume) */
   double experts, expert_ffn_hidden, shared_experts;          /* MoE: routed experts, their FFN width, shared ones */
+  double moe_layers;                                          /* MoE: layers with routed experts (default layers) */
   double seq_len, micro_batch;                                /* sequence length, sequences per micro-batch */
   double heads, kv_heads, ffn_hidden, vocab_size;             /* shape (attention, KV traffic, embedding) */
   double fp8_share;                                           /* share of FLOPs in low-precision GEMMs */

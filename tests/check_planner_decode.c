@@ -113,6 +113,15 @@ START_TEST(test_decode_floor_moe) {
                           (40 * 16 * 3.4e-6 + 2.30e-3) / (t.token_latency_ms * 1e-3), 1e-9);
   ck_assert_double_eq_tol(t.moe_imbalance, 1.5, TOL);
   ck_assert_double_eq_tol(t.expert_eff, 1.0 / 16, 1e-9); /* m = 1 x 2 / 8, at least 1 row of 16 */
+  /* moe_layers 10: the other 30 layers run a dense FFN, the 9 kernels of a dense layer (DeepSeek-V3's first 3,
+   * Llama 4 Maverick's every other one) */
+  wl_load(&w, "type = inference\nparams = 4e10\nactive_params = 1.3e10\nlayers = 40\nhidden_size = 4096\n"
+              "experts = 8\nmoe_top_k = 2\nexpert_ffn_hidden = 14336\nshared_experts = 1\ntokens_per_second = 1\n"
+              "batch_size = 1\nmoe_layers = 10\n");
+  gb_plan_time_of(&w, &x.perf, x.n1, 1, 8, &x.o, &t);
+  ck_assert_int_eq(t.reject, GB_REJECT_NONE);
+  ck_assert_double_eq_tol(t.floor_hours / (t.compute_hours + t.memory_hours + t.comm_hours),
+                          ((40 * 9 + 10 * 7) * 3.4e-6 + 2.30e-3) / (t.token_latency_ms * 1e-3), 1e-9);
   n1_free(&x);
 }
 END_TEST

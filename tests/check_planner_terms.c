@@ -311,6 +311,60 @@ START_TEST(test_moe_router_permute) {
 }
 END_TEST
 
+/* moe_layers: a model whose other layers run a dense FFN routes, permutes and dispatches its tokens only in its MoE
+ * layers, and spends only their share of its FLOPs in the experts (8 N1 GPUs, EP 8, top-2, 16 layers). */
+START_TEST(test_moe_layers) {
+  n1_world x;
+  n1_load(&x);
+  x.o.mfu = NAN;
+  static const char *moe = "type = training\nparams = 8e9\nactive_params = 2e9\ntokens = 1e10\ntokens_per_step = 1e6\n"
+                           "goodput = 1\nlayers = 16\nhidden_size = 2048\nflops_per_token = 1.2e10\nexperts = 16\n"
+                           "expert_ffn_hidden = 1024\nexpert_parallel = 8\n";
+  char ini[1024];
+  gb_plan_time all, t[3];
+  time_of(&x, moe, 8, 8, &all);
+  static const int ml[3] = {4, 8, 16};
+  for (int i = 0; i < 3; i++) {
+    snprintf(ini, sizeof ini, "%smoe_layers = %d\n", moe, ml[i]);
+    time_of(&x, ini, 8, 8, &t[i]);
+  }
+  /* 16 of 16 is the default */
+  ck_assert_double_eq_tol(t[2].compute_hours, all.compute_hours, 1e-12);
+  ck_assert_double_eq_tol(t[2].a2a_hours, all.a2a_hours, 1e-12);
+  /* router, permutation and all-to-all: per MoE layer */
+  ck_assert(all.a2a_hours > 0 && all.permute_hours > 0);
+  ck_assert_double_eq_tol(t[0].permute_hours, all.permute_hours / 4, 1e-12);
+  ck_assert_double_eq_tol(t[0].router_hours, all.router_hours / 4, 1e-12);
+  ck_assert_double_eq_tol(t[0].a2a_hours, all.a2a_hours / 4, 1e-12);
+  /* the experts' share of the FLOPs, and with it the extra time of their GEMMs, is linear in the MoE layers */
+  ck_assert(t[0].compute_hours < t[1].compute_hours && t[1].compute_hours < t[2].compute_hours);
+  ck_assert_double_eq_tol(t[2].compute_hours - t[1].compute_hours, 2 * (t[1].compute_hours - t[0].compute_hours),
+                          1e-12);
+  /* the dense layers' FFN is ffn_hidden wide: 4 layers of 4096 for 4 of the routed 2 x 1024, 9 elements of
+   * traffic each, 2 B, 1e6 / 8 tokens a GPU a step, 1e4 steps at 1800 GB/s */
+  gb_plan_time wide;
+  snprintf(ini, sizeof ini, "%smoe_layers = 12\nffn_hidden = 4096\n", moe);
+  time_of(&x, ini, 8, 8, &wide);
+  snprintf(ini, sizeof ini, "%smoe_layers = 12\n", moe);
+  time_of(&x, ini, 8, 8, &t[0]);
+  ck_assert_double_eq_tol(wide.memory_hours - t[0].memory_hours,
+                          1e4 * 9.0 * 4 * (4096 - 2048) * 2 * 1e6 / 8 / 1800e9 / 3600, 1e-9);
+  /* more MoE layers than layers, or MoE layers without experts: the key's line */
+  gb_workload w;
+  gb_workload_init(&w);
+  snprintf(ini, sizeof ini, "%smoe_layers = 17\n", moe);
+  ck_assert_int_eq(gb_workload_read_mem("m.ini", ini, &w), GB_OK);
+  ck_assert_int_eq(gb_workload_finish(&w), GB_E_INPUT);
+  ck_assert_str_eq(gb_errmsg(), "m.ini:13: moe_layers: 17 is more than layers 16");
+  gb_workload_init(&w);
+  static const char *dense = "type = training\nparams = 1e9\ntokens = 1e10\ntokens_per_step = 1e6\nmoe_layers = 2\n";
+  ck_assert_int_eq(gb_workload_read_mem("d.ini", dense, &w), GB_OK);
+  ck_assert_int_eq(gb_workload_finish(&w), GB_E_INPUT);
+  ck_assert_str_eq(gb_errmsg(), "d.ini:5: moe_layers: needs experts");
+  n1_free(&x);
+}
+END_TEST
+
 /* Imbalance on the all-to-all's two tiers, 16 N1 GPUs on 2 nodes, EP 16, top-2, nothing overlapped: the NICs (45
  * GB/s a GPU, 0.75 remote copies a token) outweigh NVLink (160 GB/s, 1.875 copies) even after the busiest rank's
  * 1.5 x on NVLink; a node's NICs carry its 8 ranks' sum, whose excess shrinks to 0.5 / sqrt(8). */
@@ -421,6 +475,7 @@ int main(void) {
   tcase_add_test(tc, test_measured_grouped_gemm);
   tcase_add_test(tc, test_moe_router_permute);
   tcase_add_test(tc, test_moe_imbalance_tiers);
+  tcase_add_test(tc, test_moe_layers);
   tcase_add_test(tc, test_measured_alltoall);
   suite_add_tcase(s, tc);
   return gb_test_run_suite(s);
