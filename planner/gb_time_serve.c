@@ -80,6 +80,17 @@ static double flops_s(const gb_workload *w, const gb_perf_type *t, const gb_figs
   return (all - expert) / rate + expert * gb_term_moe_imbalance(w) / (rate * e);
 }
 
+/* Seconds of the causal attention of `prompts` prompts of `lin` tokens each, prefilled whole on r GPUs: QK^T and
+ * AV, 4 x hidden FLOPs a token and earlier token a layer, halved by the causal mask, 2 layers lin^2 hidden a
+ * prompt (the forward of training's attention FLOPs, gb_workload.c), at the architecture's fused attention
+ * kernel's share of the BF16 peak (attn_fused: FlashAttention-3 / cuDNN class; the engines' prefill kernels). */
+static double prefill_attn_s(const gb_workload *w, const gb_perf_type *t, const gb_figs *f, double prompts,
+                             double lin, int r) {
+  const gb_arch_model *m = t->model ? t->model : gb_arch_model_find(t->spec->arch);
+  double flops = prompts * 2 * w->layers * lin * lin * w->hidden_size;
+  return flops / (r * f->gemm_base / m->gemm_typical * m->attn_fused);
+}
+
 /* Start-up latency of one all-reduce over r GPUs of a node, seconds, from
  * the collective library's own tuning model for a ring with the LL protocol
  * (src/graph/tuning.cc): baseLat, then 2 (r - 1) steps of hwLat. NCCL
@@ -129,7 +140,7 @@ static step decode_step(const gb_workload *w, const gb_perf *perf, const gb_perf
   double kv_bw = isfinite(t->kv_gbps) && t->kv_gbps > 0 ? r * t->kv_gbps * 1e9 : bw;
   s.attn = b * kv_avg / kv_bw;
   /* prompts of the requests that start, b / lout a step, each prefilled whole (its lin tokens in one GEMM) */
-  s.prefill = flops_s(w, t, f, b / lout * lin, lin, rate);
+  s.prefill = flops_s(w, t, f, b / lout * lin, lin, rate) + prefill_attn_s(w, t, f, b / lout, lin, r);
   s.floor = layer_floor_s(w, t);
   s.comm = 0;
   if (r > 1) {
@@ -184,7 +195,9 @@ void gb_time_inference(const gb_workload *w, const gb_perf *perf, const gb_perf_
   if (proj) out->projected = true;
   out->tp = r, out->batch = b;
   out->token_latency_ms = s.total * 1e3;
-  out->ttft_ms = (flops_s(w, t, f, w->prompt_tokens, w->prompt_tokens, r * f->gemm * eta) + s.total) * 1e3;
+  out->ttft_ms = (flops_s(w, t, f, w->prompt_tokens, w->prompt_tokens, r * f->gemm * eta) +
+                  prefill_attn_s(w, t, f, 1, w->prompt_tokens, r) + s.total) *
+                 1e3;
   if (!isnan(w->max_token_latency_ms) && s.total * 1e3 > w->max_token_latency_ms) {
     out->reject = GB_REJECT_LATENCY, out->need = w->max_token_latency_ms, out->have = s.total * 1e3;
     return;

@@ -303,10 +303,16 @@ START_TEST(test_inference_model) {
   ck_assert_int_eq(t.tp, 1);
   /* rate 800e12 x 0.5 = 400e12; gemm = max(2 x 1e10 x 70 / 400e12 = 3.5 ms, 20e9/1800e9 = 11.1 ms) = 11.11 ms;
    * KV read 70 x 0.75e9 / 1800e9 = 29.17 ms; prefill 70/500 x 2e10 x 500 / 400e12 = 3.5 ms */
-  /* + the serving floor: 1e10 params give 37 layers (hidden 4743), 9 kernels each at 3.4 us */
-  double step = 20e9 / 1800e9 + 70 * 0.75e9 / 1800e9 + 70.0 / 500 * 2e10 * 500 / 400e12 + 37 * 9 * 3.4e-6 + 2.30e-3;
+  /* + the serving floor: 1e10 params give 37 layers (hidden 4743), 9 kernels each at 3.4 us; + the prompts'
+   * causal attention, 70/500 prompts x 2 x 37 layers x 500^2 x 4743 FLOPs at Hopper's fused attention share of
+   * the peak, 0.50 x 800 / 0.80 TFLOP/s */
+  double step = 20e9 / 1800e9 + 70 * 0.75e9 / 1800e9 + 70.0 / 500 * 2e10 * 500 / 400e12 + 37 * 9 * 3.4e-6 + 2.30e-3 +
+                70.0 / 500 * 2 * 37 * 500.0 * 500 * 4743 / (0.50 * 800e12 / 0.80);
   ck_assert_double_eq_tol(t.token_latency_ms, step * 1e3, 1e-9);
   ck_assert_double_eq_tol(t.tokens_per_s_per_gpu, 70 / step, 1e-6);
+  /* time to the first token: one prompt's GEMMs and its causal attention, then a step */
+  double ttft = 2e10 * 500 / 400e12 + 2 * 37 * 500.0 * 500 * 4743 / (0.50 * 800e12 / 0.80) + step;
+  ck_assert_double_eq_tol(t.ttft_ms, ttft * 1e3, 1e-9);
   /* a latency limit halves the batch until a step fits: 70 and 35 (31.5 ms with the floor) do not, 17 does */
   ck_assert_int_eq(gb_workload_set(&w, "max_token_latency_ms", "30", "t", 0), GB_OK);
   gb_plan_time_of(&w, &p, n1, 1, 8, &o, &t);
@@ -565,7 +571,8 @@ START_TEST(test_keys_inference_bytes) {
               "kv_bytes_per_sequence = 2e9\n");
   gb_plan_time_of(&w, &x.perf, x.n1, 1, 8, &x.o, &t);
   ck_assert_double_eq_tol(t.batch, 35, TOL);
-  double step = 20e9 / 1800e9 + 35 * 1.5e9 / 1800e9 + 35.0 / 500 * 2e10 * 500 / 400e12 + 37 * 9 * 3.4e-6 + 2.30e-3;
+  double step = 20e9 / 1800e9 + 35 * 1.5e9 / 1800e9 + 35.0 / 500 * 2e10 * 500 / 400e12 + 37 * 9 * 3.4e-6 + 2.30e-3 +
+                35.0 / 500 * 2 * 37 * 500.0 * 500 * 4743 / (0.50 * 800e12 / 0.80); /* + the prompts' attention */
   ck_assert_double_eq_tol(t.token_latency_ms, step * 1e3, 1e-9);
   n1_free(&x);
 }
