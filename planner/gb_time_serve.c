@@ -38,7 +38,9 @@ typedef struct step {
 #define ENGINE_STEP_S 2.30e-3
 /* The share of the HBM figure a grouped GEMM streams its experts' weights at when the weights bound it: 0.92, the
  * median of measured / roofline over the H100 sweep's seven shapes at m = 128 (data/measured/grouped/, bf16:
- * 0.89 for 768 x 2048 to 0.94 for 4096 x 14336, against the planner's 795.7 TFLOP/s and 3089 GB/s). */
+ * 0.89 for 768 x 2048 to 0.94 for 4096 x 14336, against the planner's 795.7 TFLOP/s and 3089 GB/s). At decode
+ * sizes (4-16 rows an expert, TP 8 slices of DeepSeek-V3 and Qwen3-235B, whole experts) the same kernels stream
+ * 0.75-1.01 of STREAM's copy on the same H100, median 0.95 (docs/perf-notes-gemm.md, "At decode sizes"). */
 #define GROUPED_BW_SHARE 0.92
 /* MoE kernels at decode size tile their rows by 16 (vLLM fused_moe's smallest BLOCK_SIZE_M). */
 #define SERVE_TILE_M 16.0
