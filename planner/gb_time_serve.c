@@ -84,12 +84,13 @@ static double flops_s(const gb_workload *w, const gb_perf_type *t, const gb_figs
 
 /* Seconds of the causal attention of `prompts` prompts of `lin` tokens each, prefilled whole on r GPUs: QK^T and
  * AV, 4 x hidden FLOPs a token and earlier token a layer, halved by the causal mask, 2 layers lin^2 hidden a
- * prompt (the forward of training's attention FLOPs, gb_workload.c), at the architecture's fused attention
- * kernel's share of the BF16 peak (attn_fused: FlashAttention-3 / cuDNN class; the engines' prefill kernels). */
+ * prompt without a sliding window (the forward of training's attention FLOPs, gb_workload_attn_fwd_flops), at
+ * the architecture's fused attention kernel's share of the BF16 peak (attn_fused: FlashAttention-3 / cuDNN
+ * class; the engines' prefill kernels). */
 static double prefill_attn_s(const gb_workload *w, const gb_perf_type *t, const gb_figs *f, double prompts,
                              double lin, int r) {
   const gb_arch_model *m = t->model ? t->model : gb_arch_model_find(t->spec->arch);
-  double flops = prompts * 2 * w->layers * lin * lin * w->hidden_size;
+  double flops = prompts * gb_workload_attn_fwd_flops(w, lin);
   return flops / (r * f->gemm_base / m->gemm_typical * m->attn_fused);
 }
 
@@ -133,7 +134,7 @@ static step decode_step(const gb_workload *w, const gb_perf *perf, const gb_perf
   step s;
   double rate = r * f->gemm * eta, bw = r * f->bw;
   double lin = w->prompt_tokens, lout = w->output_tokens;
-  double kv_avg = w->kv_bytes_per_sequence * (lin + lout / 2) / (lin + lout > 0 ? lin + lout : 1);
+  double kv_avg = w->kv_read_bytes;
   /* the routed experts' weights stream at the grouped kernels' share of the bandwidth */
   double routed, share = moe_weight_share(w, b, &routed);
   s.weights = w->model_bytes * (share - routed + routed / GROUPED_BW_SHARE) / (r * weights_bw(w, t, f, r, b));

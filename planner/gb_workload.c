@@ -87,6 +87,11 @@ static const wl_key k_keys[] = {
     {"moe_layers", K_NUM, KT | KI, F(moe_layers), 1, 1e5, false, true, "layers",
      "MoE: layers with routed experts; the others run a dense FFN (DeepSeek-V3: 58 of 61, Llama 4 Maverick: 24 "
      "of 48)"},
+    {"sliding_window", K_NUM, KT | KI, F(sliding_window), 1, 1e8, false, true, "none (full attention)",
+     "tokens a sliding-window attention layer attends to (gpt-oss 128, Gemma 3 1024, Mistral 7B v0.1 4096): its "
+     "attention FLOPs and, serving, its KV cache stop growing there"},
+    {"sliding_window_layers", K_NUM, KT | KI, F(sliding_window_layers), 0, 1e5, false, true, "layers",
+     "layers with the sliding window (gpt-oss: 18 of 36; Gemma 3: 5 of every 6); the others attend to everything"},
     {"seq_len", K_NUM, KT, F(seq_len), 1, 1e7, false, true, "2048", "sequence length in tokens"},
     {"micro_batch", K_NUM, KT, F(micro_batch), 1, 1e6, false, true, "1", "sequences per micro-batch"},
     {"micro_batch_size", K_NUM, KT, F(micro_batch), 1, 1e6, false, true, "1", "same as micro_batch"},
@@ -420,6 +425,39 @@ static gb_err finish_moe_layers(gb_workload *w) {
   return GB_OK;
 }
 
+/* The sliding window: given, on every layer unless sliding_window_layers says how many; none, no layer. */
+static gb_err finish_window(gb_workload *w) {
+  char where[600];
+  if (!isnan(w->sliding_window_layers)) {
+    key_where(w, key_index("sliding_window_layers"), where, sizeof where);
+    if (isnan(w->sliding_window))
+      return gb_fail(GB_E_INPUT, "%s: sliding_window_layers: needs sliding_window", where);
+    if (w->sliding_window_layers > w->layers)
+      return gb_fail(GB_E_INPUT, "%s: sliding_window_layers: %g is more than layers %g", where,
+                     w->sliding_window_layers, w->layers);
+  }
+  dflt(&w->sliding_window_layers, isnan(w->sliding_window) ? 0 : w->layers);
+  return GB_OK;
+}
+
+/* Sum over a sequence's len positions of the tokens each attends to in a layer with window `win`: len^2 / 2
+ * (the causal triangle), or win len - win^2 / 2 once len passes the window. */
+static double attended(double len, double win) {
+  return isnan(win) || len <= win ? len * len / 2 : win * len - win * win / 2;
+}
+
+double gb_workload_attn_fwd_flops(const gb_workload *w, double len) {
+  double lw = w->sliding_window_layers;
+  return 4 * w->hidden_size * ((w->layers - lw) * attended(len, NAN) + lw * attended(len, w->sliding_window));
+}
+
+/* Mean over a decode from context a to a + o of the tokens a layer with window `win` holds: min(c, win). */
+static double held_mean(double a, double o, double win) {
+  if (isnan(win) || win >= a + o) return a + o / 2;
+  if (win <= a) return win;
+  return ((win * win - a * a) / 2 + win * (a + o - win)) / o;
+}
+
 /* FLOPs per token from the shape (Kaplan et al. 2020, arXiv 2001.08361, Table 1; Narayanan et al. 2021,
  * arXiv 2104.04473, eq. 3): 6 N for the weights' GEMMs (forward 2 N, backward 4 N) over the parameters a
  * token touches (active_params, less the input embedding, a lookup), plus causal attention: QK^T and AV
@@ -428,7 +466,8 @@ static gb_err finish_moe_layers(gb_workload *w) {
 static void finish_flops(gb_workload *w) {
   double embed = isnan(w->vocab_size) ? 0 : w->vocab_size * w->hidden_size;
   if (embed >= w->active_params) embed = 0;
-  w->attention_flops_per_token = 6 * w->layers * w->seq_len * w->hidden_size;
+  /* forward and backward (3 forwards' FLOPs), per token: 6 layers seq_len hidden without a window */
+  w->attention_flops_per_token = 3 * gb_workload_attn_fwd_flops(w, w->seq_len) / w->seq_len;
   /* a stated flops_per_token: its attention part is what the weights' 6 N leave (attention wider than hidden,
    * as Qwen3's 64 x 128 heads over 4096, comes out whole) */
   if (!isnan(w->flops_per_token))
@@ -500,6 +539,7 @@ static gb_err finish_training(gb_workload *w, const char *origin, const char **n
   if (!isnan(w->experts) && isnan(w->expert_ffn_hidden))
     return gb_fail(GB_E_INPUT, "%s: experts: needs expert_ffn_hidden (or ffn_hidden)", origin);
   gb_err e = finish_moe_layers(w);
+  if (!e) e = finish_window(w);
   if (e) return e;
   finish_flops(w);
   return check_layout(w, origin);
@@ -521,10 +561,23 @@ static gb_err finish_inference(gb_workload *w, const char *origin, const char **
   dflt(&w->output_tokens, 256);
   dflt(&w->serve_hours, 720);
   dflt(&w->kv_bytes_per_token, 0);
-  dflt(&w->kv_bytes_per_sequence, w->kv_bytes_per_token * (w->prompt_tokens + w->output_tokens));
   dflt(&w->tensor_parallel, 0); /* 0: the smallest power of two that holds the weights */
   finish_shape(w);
-  return finish_moe_layers(w);
+  gb_err e = finish_moe_layers(w);
+  if (!e) e = finish_window(w);
+  if (e) return e;
+  /* the KV cache: per token of context on every layer, a windowed layer's at most sliding_window tokens; a
+   * sequence holds its whole context's at the end, and a decode step reads the mean over its decode */
+  double lin = w->prompt_tokens, lout = w->output_tokens, win = w->sliding_window, lw = w->sliding_window_layers;
+  double full = (w->layers - lw) / w->layers, windowed = lw / w->layers;
+  if (isnan(w->kv_bytes_per_sequence)) {
+    double end = lin + lout;
+    w->kv_bytes_per_sequence = w->kv_bytes_per_token * (full * end + windowed * (isnan(win) ? end : fmin(end, win)));
+    w->kv_read_bytes = w->kv_bytes_per_token * (full * (lin + lout / 2) + windowed * held_mean(lin, lout, win));
+  } else { /* a stated sequence's cache fills as its context grows */
+    w->kv_read_bytes = w->kv_bytes_per_sequence * (lin + lout / 2) / (lin + lout);
+  }
+  return GB_OK;
 }
 
 static void finish_generic(gb_workload *w, const char **need) {

@@ -55,6 +55,7 @@ typedef struct gb_workload {
   double moe_top_k;                                           /* MoE: experts per token (all-to-all volume) */
   double experts, expert_ffn_hidden, shared_experts;          /* MoE: routed experts, their FFN width, shared ones */
   double moe_layers;                                          /* MoE: layers with routed experts (default layers) */
+  double sliding_window, sliding_window_layers;               /* tokens a windowed layer attends to; such layers */
   double seq_len, micro_batch;                                /* sequence length, sequences per micro-batch */
   double heads, kv_heads, ffn_hidden, vocab_size;             /* shape (attention, KV traffic, embedding) */
   double fp8_share;                                           /* share of FLOPs in low-precision GEMMs */
@@ -69,6 +70,7 @@ typedef struct gb_workload {
   double moe_capacity_factor;                                 /* MoE: most tokens an expert takes over the mean (NaN: dropless) */
   double goodput; /* share of wall time doing useful steps; NaN: the whole-run default (gb_goodput.h) */
   double kv_bytes_per_token;                                  /* inference: KV cache per token of context */
+  double kv_read_bytes;                                       /* inference: KV bytes a sequence reads a decode step */
   /* demand over time (hybrid): a base plus peaks, or GPU-hours per month */
   double demand_base_gpus, demand_peak_gpus, demand_peak_fraction;
   double demand_months[GB_WL_MAX_MONTHS];
@@ -99,6 +101,11 @@ gb_err gb_workload_set(gb_workload *w, const char *key, const char *value, const
 
 /* True when key (with '-' read as '_') is a workload key. */
 bool gb_workload_is_key(const char *key);
+
+/* FLOPs of the causal attention forward over one sequence of `len` tokens, all layers: QK^T and AV, 4 hidden
+ * FLOPs a token and each earlier token it attends to (all of them; at most sliding_window in the
+ * sliding_window_layers). Needs a finished workload (layers, hidden_size). */
+double gb_workload_attn_fwd_flops(const gb_workload *w, double len);
 
 /* Reads an INI file: optional [workload] section, key = value lines, ';' or
  * '#' comments. Errors name path:line:key. Keys already set in w are

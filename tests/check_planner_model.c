@@ -574,6 +574,20 @@ START_TEST(test_keys_inference_bytes) {
   double step = 20e9 / 1800e9 + 35 * 1.5e9 / 1800e9 + 35.0 / 500 * 2e10 * 500 / 400e12 + 37 * 9 * 3.4e-6 + 2.30e-3 +
                 35.0 / 500 * 2 * 37 * 500.0 * 500 * 4743 / (0.50 * 800e12 / 0.80); /* + the prompts' attention */
   ck_assert_double_eq_tol(t.token_latency_ms, step * 1e3, 1e-9);
+  /* a sliding window of 100 tokens on 30 of the 37 layers: those hold 100 tokens a sequence, the other 7 all
+   * 1000; a step reads the 7 layers' mean context (750) and the 30's 100 */
+  wl_load(&w, "type = inference\nparams = 1e10\ntokens_per_second = 1\nprompt_tokens = 500\noutput_tokens = 500\n"
+              "kv_bytes_per_token = 1e6\nsliding_window = 100\nsliding_window_layers = 30\n");
+  ck_assert_double_eq_tol(w.kv_bytes_per_sequence, 1e6 * (7 * 1000.0 + 30 * 100) / 37, 1e-3);
+  ck_assert_double_eq_tol(w.kv_read_bytes, 1e6 * (7 * 750.0 + 30 * 100) / 37, 1e-3);
+  /* a window of 800 fills during the decode: 500-800 tokens held, then 800, a mean of (800^2 - 500^2) / 2 / 500 +
+   * 800 x 200 / 500 = 710 */
+  wl_load(&w, "type = inference\nparams = 1e10\ntokens_per_second = 1\nprompt_tokens = 500\noutput_tokens = 500\n"
+              "kv_bytes_per_token = 1e6\nsliding_window = 800\n");
+  ck_assert_double_eq_tol(w.kv_bytes_per_sequence, 1e6 * 800, 1e-3);
+  ck_assert_double_eq_tol(w.kv_read_bytes, 1e6 * 710, 1e-3);
+  /* a prompt of 500 tokens, inside the window of 800: every layer attends to all 500^2 / 2 pairs */
+  ck_assert_double_eq_tol(gb_workload_attn_fwd_flops(&w, 500), 4 * 4743 * 37 * 500.0 * 500 / 2, 1);
   n1_free(&x);
 }
 END_TEST

@@ -138,6 +138,49 @@ START_TEST(test_power_limit) {
 }
 END_TEST
 
+/* A sliding window caps what a layer attends to: 12 of the 16 layers at 1024 of the 8192 tokens attend to 1024 x
+ * 8192 - 1024^2 / 2 token pairs a sequence instead of 8192^2 / 2, 4 x 2048 FLOPs each, forward; training runs 3
+ * forwards' worth a token. The attention time falls by the FLOPs saved at Hopper's fused share of the peak, as
+ * test_attention_kernel times them (1 + 2.5 forwards, 1e6 / 8 tokens a GPU, 1e4 steps). */
+START_TEST(test_sliding_window) {
+  n1_world x;
+  n1_load(&x);
+  x.o.mfu = NAN;
+  char ini[1024];
+  gb_workload w;
+  snprintf(ini, sizeof ini, "%ssliding_window = 1024\nsliding_window_layers = 12\n", k_dense);
+  wl_load(&w, ini);
+  double pairs = 4 * 8192.0 * 8192 / 2 + 12 * (1024.0 * 8192 - 1024.0 * 1024 / 2);
+  ck_assert_double_eq_tol(w.attention_flops_per_token, 3 * 4 * 2048 * pairs / 8192, 1);
+  ck_assert_double_eq_tol(gb_workload_attn_fwd_flops(&w, 8192), 4 * 2048 * pairs, 1);
+  gb_plan_time full, win;
+  time_of(&x, k_dense, 8, 8, &full);
+  time_of(&x, ini, 8, 8, &win);
+  double saved = 6.0 * 16 * 8192 * 2048 - w.attention_flops_per_token;
+  ck_assert_double_eq_tol(full.compute_hours - win.compute_hours,
+                          1e4 * saved / 3 * 3.5 * 1e6 / 8 / (1000e12 * 0.50) / 3600, 1e-9);
+  /* every layer when sliding_window_layers is not given; a window past the sequence changes nothing */
+  snprintf(ini, sizeof ini, "%ssliding_window = 1024\n", k_dense);
+  wl_load(&w, ini);
+  ck_assert_double_eq_tol(w.sliding_window_layers, 16, TOL);
+  snprintf(ini, sizeof ini, "%ssliding_window = 8192\n", k_dense);
+  wl_load(&w, ini);
+  ck_assert_double_eq_tol(w.attention_flops_per_token, 6.0 * 16 * 8192 * 2048, 1);
+  /* sliding_window_layers alone, or more than the layers: the key's line */
+  gb_workload_init(&w);
+  snprintf(ini, sizeof ini, "%ssliding_window_layers = 4\n", k_dense);
+  ck_assert_int_eq(gb_workload_read_mem("w.ini", ini, &w), GB_OK);
+  ck_assert_int_eq(gb_workload_finish(&w), GB_E_INPUT);
+  ck_assert_str_eq(gb_errmsg(), "w.ini:9: sliding_window_layers: needs sliding_window");
+  gb_workload_init(&w);
+  snprintf(ini, sizeof ini, "%ssliding_window = 64\nsliding_window_layers = 17\n", k_dense);
+  ck_assert_int_eq(gb_workload_read_mem("w.ini", ini, &w), GB_OK);
+  ck_assert_int_eq(gb_workload_finish(&w), GB_E_INPUT);
+  ck_assert_str_eq(gb_errmsg(), "w.ini:10: sliding_window_layers: 17 is more than layers 16");
+  n1_free(&x);
+}
+END_TEST
+
 /* 16 GPUs on two N1 nodes, EP 16: the MoE of test_keys_moe. */
 static const char *const k_moe = "type = training\nparams = 8e9\nactive_params = 2e9\ntokens = 1e10\n"
                                  "tokens_per_step = 1e6\ngoodput = 1\nlayers = 16\nhidden_size = 2048\n"
@@ -476,6 +519,7 @@ int main(void) {
   tcase_add_test(tc, test_moe_router_permute);
   tcase_add_test(tc, test_moe_imbalance_tiers);
   tcase_add_test(tc, test_moe_layers);
+  tcase_add_test(tc, test_sliding_window);
   tcase_add_test(tc, test_measured_alltoall);
   suite_add_tcase(s, tc);
   return gb_test_run_suite(s);
