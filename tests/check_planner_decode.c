@@ -2,6 +2,7 @@
  * (planner/gb_time_serve.c): a hand-made CSV in the contract of bench decode (one row a point: case launch and
  * launch_graph, metric time_us; gemv_<dtype>, metric tflops, m = batch; kv_read, metric gbps at its bytes). */
 #include <math.h>
+#include <stdio.h>
 
 #include "check_planner_world.h"
 
@@ -102,11 +103,12 @@ END_TEST
 START_TEST(test_decode_floor_moe) {
   n1_world x;
   n1_load(&x);
+  static const char *const moe = "type = inference\nparams = 4e10\nactive_params = 1.3e10\nlayers = 40\n"
+                                  "hidden_size = 4096\nexperts = 8\nmoe_top_k = 2\nexpert_ffn_hidden = 14336\n"
+                                  "shared_experts = 1\ntokens_per_second = 1\nbatch_size = 1\n";
   gb_workload w;
   gb_plan_time t;
-  wl_load(&w, "type = inference\nparams = 4e10\nactive_params = 1.3e10\nlayers = 40\nhidden_size = 4096\n"
-              "experts = 8\nmoe_top_k = 2\nexpert_ffn_hidden = 14336\nshared_experts = 1\ntokens_per_second = 1\n"
-              "batch_size = 1\n");
+  wl_load(&w, moe);
   gb_plan_time_of(&w, &x.perf, x.n1, 1, 8, &x.o, &t);
   ck_assert_int_eq(t.reject, GB_REJECT_NONE);
   ck_assert_double_eq_tol(t.floor_hours / (t.compute_hours + t.memory_hours + t.comm_hours),
@@ -115,9 +117,9 @@ START_TEST(test_decode_floor_moe) {
   ck_assert_double_eq_tol(t.expert_eff, 1.0 / 16, 1e-9); /* m = 1 x 2 / 8, at least 1 row of 16 */
   /* moe_layers 10: the other 30 layers run a dense FFN, the 9 kernels of a dense layer (DeepSeek-V3's first 3,
    * Llama 4 Maverick's every other one) */
-  wl_load(&w, "type = inference\nparams = 4e10\nactive_params = 1.3e10\nlayers = 40\nhidden_size = 4096\n"
-              "experts = 8\nmoe_top_k = 2\nexpert_ffn_hidden = 14336\nshared_experts = 1\ntokens_per_second = 1\n"
-              "batch_size = 1\nmoe_layers = 10\n");
+  char ini[512];
+  snprintf(ini, sizeof ini, "%smoe_layers = 10\n", moe);
+  wl_load(&w, ini);
   gb_plan_time_of(&w, &x.perf, x.n1, 1, 8, &x.o, &t);
   ck_assert_int_eq(t.reject, GB_REJECT_NONE);
   ck_assert_double_eq_tol(t.floor_hours / (t.compute_hours + t.memory_hours + t.comm_hours),

@@ -186,6 +186,11 @@ static const char *const k_moe = "type = training\nparams = 8e9\nactive_params =
                                  "tokens_per_step = 1e6\ngoodput = 1\nlayers = 16\nhidden_size = 2048\n"
                                  "flops_per_token = 1.2e10\nexpert_parallel = 16\n";
 
+/* 8 GPUs of one N1 node, EP 8: 16 experts of 1024, top-2 (the default), 16 layers. */
+static const char *const k_moe8 = "type = training\nparams = 8e9\nactive_params = 2e9\ntokens = 1e10\n"
+                                  "tokens_per_step = 1e6\ngoodput = 1\nlayers = 16\nhidden_size = 2048\n"
+                                  "flops_per_token = 1.2e10\nexperts = 16\nexpert_ffn_hidden = 1024\nexpert_parallel = 8\n";
+
 START_TEST(test_moe_dispatcher) {
   n1_world x;
   n1_load(&x);
@@ -289,19 +294,16 @@ START_TEST(test_moe_shape_keys) {
   n1_world x;
   n1_load(&x);
   x.o.mfu = NAN;
-  static const char *moe = "type = training\nparams = 8e9\nactive_params = 2e9\ntokens = 1e10\ntokens_per_step = 1e6\n"
-                           "goodput = 1\nlayers = 16\nhidden_size = 2048\nflops_per_token = 1.2e10\nexperts = 16\n"
-                           "expert_ffn_hidden = 1024\nexpert_parallel = 8\n";
   char ini[1024];
   gb_plan_time routed, shared;
-  time_of(&x, moe, 8, 8, &routed);
-  snprintf(ini, sizeof ini, "%sshared_experts = 1\n", moe);
+  time_of(&x, k_moe8, 8, 8, &routed);
+  snprintf(ini, sizeof ini, "%sshared_experts = 1\n", k_moe8);
   time_of(&x, ini, 8, 8, &shared);
   /* one more expert's 1024 wide FFN a token: 9 x 1024 elements x 2 B x 16 layers at 1800 GB/s */
   ck_assert_double_eq_tol(shared.memory_hours - routed.memory_hours,
                           1e4 * 9.0 * 1024 * 2 * 16 * 1e6 / 8 / 1800e9 / 3600, 1e-9);
   gb_workload w;
-  snprintf(ini, sizeof ini, "%smicro_batch_size = 3\n", moe);
+  snprintf(ini, sizeof ini, "%smicro_batch_size = 3\n", k_moe8);
   wl_load(&w, ini);
   ck_assert_double_eq_tol(w.micro_batch, 3, TOL);
   n1_free(&x);
@@ -316,11 +318,8 @@ END_TEST
 START_TEST(test_moe_router_permute) {
   n1_world x;
   n1_load(&x);
-  static const char *moe = "type = training\nparams = 8e9\nactive_params = 2e9\ntokens = 1e10\ntokens_per_step = 1e6\n"
-                           "goodput = 1\nlayers = 16\nhidden_size = 2048\nflops_per_token = 1.2e10\nexperts = 16\n"
-                           "expert_ffn_hidden = 1024\nexpert_parallel = 8\n";
   gb_plan_time t;
-  time_of(&x, moe, 8, 8, &t);
+  time_of(&x, k_moe8, 8, 8, &t);
   double tokens = 1e6 * 16 * 3 / 8.0, steps = 1e4;
   double permute = tokens * 1.5 * 2 * 3 * 2048 * 2 / 1800e9;
   double router = tokens * (2.0 * 2048 * 16 / (800e12 * 0.5) + 16.0 * 16 / 1800e9);
@@ -328,17 +327,17 @@ START_TEST(test_moe_router_permute) {
   ck_assert_double_eq_tol(t.router_hours, steps * router / 3600, 1e-9);
   ck_assert_double_eq_tol(t.moe_imbalance, 1.5, TOL);
   char ini[1024];
-  snprintf(ini, sizeof ini, "%smoe_routing = balanced\n", moe);
+  snprintf(ini, sizeof ini, "%smoe_routing = balanced\n", k_moe8);
   time_of(&x, ini, 8, 8, &t);
   ck_assert_double_eq_tol(t.permute_hours, steps * permute / 1.5 / 3600, 1e-9);
   ck_assert_double_eq_tol(t.moe_imbalance, 1, TOL);
-  snprintf(ini, sizeof ini, "%smoe_capacity_factor = 1.25\n", moe);
+  snprintf(ini, sizeof ini, "%smoe_capacity_factor = 1.25\n", k_moe8);
   time_of(&x, ini, 8, 8, &t);
   ck_assert_double_eq_tol(t.moe_imbalance, 1.25, TOL);
   ck_assert_double_eq_tol(t.permute_hours, steps * permute / 1.5 * 1.25 / 3600, 1e-9);
   /* the NCCL all-to-all dispatcher sorts the exchanged copies by local expert and back (2 experts a rank here):
    * one more read and write of the 2 copies each way, 4 x 2 x 2048 x 2 B a token and pass */
-  snprintf(ini, sizeof ini, "%smoe_dispatcher = alltoall\n", moe);
+  snprintf(ini, sizeof ini, "%smoe_dispatcher = alltoall\n", k_moe8);
   time_of(&x, ini, 8, 8, &t);
   ck_assert_double_eq_tol(t.permute_hours, steps * permute * (2 * 3 + 4 * 2) / (2 * 3) / 3600, 1e-9);
   /* a dense model has none of it */
@@ -360,15 +359,12 @@ START_TEST(test_moe_layers) {
   n1_world x;
   n1_load(&x);
   x.o.mfu = NAN;
-  static const char *moe = "type = training\nparams = 8e9\nactive_params = 2e9\ntokens = 1e10\ntokens_per_step = 1e6\n"
-                           "goodput = 1\nlayers = 16\nhidden_size = 2048\nflops_per_token = 1.2e10\nexperts = 16\n"
-                           "expert_ffn_hidden = 1024\nexpert_parallel = 8\n";
   char ini[1024];
   gb_plan_time all, t[3];
-  time_of(&x, moe, 8, 8, &all);
+  time_of(&x, k_moe8, 8, 8, &all);
   static const int ml[3] = {4, 8, 16};
   for (int i = 0; i < 3; i++) {
-    snprintf(ini, sizeof ini, "%smoe_layers = %d\n", moe, ml[i]);
+    snprintf(ini, sizeof ini, "%smoe_layers = %d\n", k_moe8, ml[i]);
     time_of(&x, ini, 8, 8, &t[i]);
   }
   /* 16 of 16 is the default */
@@ -386,16 +382,16 @@ START_TEST(test_moe_layers) {
   /* the dense layers' FFN is ffn_hidden wide: 4 layers of 4096 for 4 of the routed 2 x 1024, 9 elements of
    * traffic each, 2 B, 1e6 / 8 tokens a GPU a step, 1e4 steps at 1800 GB/s */
   gb_plan_time wide;
-  snprintf(ini, sizeof ini, "%smoe_layers = 12\nffn_hidden = 4096\n", moe);
+  snprintf(ini, sizeof ini, "%smoe_layers = 12\nffn_hidden = 4096\n", k_moe8);
   time_of(&x, ini, 8, 8, &wide);
-  snprintf(ini, sizeof ini, "%smoe_layers = 12\n", moe);
+  snprintf(ini, sizeof ini, "%smoe_layers = 12\n", k_moe8);
   time_of(&x, ini, 8, 8, &t[0]);
   ck_assert_double_eq_tol(wide.memory_hours - t[0].memory_hours,
                           1e4 * 9.0 * 4 * (4096 - 2048) * 2 * 1e6 / 8 / 1800e9 / 3600, 1e-9);
   /* more MoE layers than layers, or MoE layers without experts: the key's line */
   gb_workload w;
   gb_workload_init(&w);
-  snprintf(ini, sizeof ini, "%smoe_layers = 17\n", moe);
+  snprintf(ini, sizeof ini, "%smoe_layers = 17\n", k_moe8);
   ck_assert_int_eq(gb_workload_read_mem("m.ini", ini, &w), GB_OK);
   ck_assert_int_eq(gb_workload_finish(&w), GB_E_INPUT);
   ck_assert_str_eq(gb_errmsg(), "m.ini:13: moe_layers: 17 is more than layers 16");
