@@ -1,12 +1,17 @@
 /* testutil: suite runner, fixtures and temporary files for the tests. */
+/* nftw and its flags are X/Open */
+#define _XOPEN_SOURCE 700
 #include "testutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,11 +31,53 @@ const char *gb_fixture(const char *name) {
   return path;
 }
 
+/* The directories gb_test_tmpdir made, each with the process that made it: that process removes it when it
+ * exits (Check runs each test in a forked child, which exits after the test), so a run leaves nothing in $TMPDIR.
+ * GB_TEST_KEEP=1 keeps them for a post-mortem. */
+struct made_dir {
+  char *path;
+  pid_t owner;
+};
+static struct made_dir *made;
+static size_t nmade, capmade;
+static pid_t registered_in;
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)flag, (void)ftw;
+  struct stat parent;
+  char up[4200];
+  snprintf(up, sizeof up, "%s/..", path);
+  /* a file system a test mounted and did not unmount (it failed first): detach it, then remove its mount point */
+  if (S_ISDIR(st->st_mode) && stat(up, &parent) == 0 && parent.st_dev != st->st_dev) umount2(path, MNT_DETACH);
+  remove(path);
+  return 0;
+}
+
+static void remove_tmpdirs(void) {
+  const char *keep = getenv("GB_TEST_KEEP");
+  if (keep && *keep && strcmp(keep, "0") != 0) return;
+  for (size_t i = 0; i < nmade; i++)
+    if (made[i].owner == getpid()) nftw(made[i].path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 const char *gb_test_tmpdir(void) {
   static char dir[1024];
   const char *base = getenv("TMPDIR");
   snprintf(dir, sizeof dir, "%s/gbtest.XXXXXX", base && *base ? base : "/tmp");
   if (!mkdtemp(dir)) return NULL;
+  if (registered_in != getpid()) { /* a forked child inherits the parent's registration, which runs in it too */
+    if (registered_in == 0) atexit(remove_tmpdirs);
+    registered_in = getpid();
+  }
+  if (nmade == capmade) {
+    size_t cap = capmade ? 2 * capmade : 64;
+    struct made_dir *grown = realloc(made, cap * sizeof *made);
+    if (!grown) return dir; /* left behind, not lost: the test still has its directory */
+    made = grown, capmade = cap;
+  }
+  made[nmade].path = strdup(dir);
+  made[nmade].owner = getpid();
+  if (made[nmade].path) nmade++;
   return dir;
 }
 

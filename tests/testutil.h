@@ -13,7 +13,8 @@ int gb_test_run_suite(Suite *s);
 /* Path of a fixture under tests/fixtures (static buffer). */
 const char *gb_fixture(const char *name);
 
-/* A fresh temporary directory for this test (mkdtemp under $TMPDIR). */
+/* A fresh temporary directory for this test (mkdtemp under $TMPDIR), removed with what it holds when the
+ * process that made it exits (GB_TEST_KEEP=1 keeps it). */
 const char *gb_test_tmpdir(void);
 
 /* Writes len bytes to path; returns 0 on success. */
