@@ -102,7 +102,7 @@ double gb_term_cp_seconds(const gb_workload *w, const gb_perf *perf, const gb_pe
    * K and V a layer; the transfers overlap the attention compute of the chunk in hand */
   int cp = l->cp;
   if (cp <= 1) return 0;
-  double head_dim = w->hidden_size / w->heads;
+  double head_dim = w->head_dim;
   double kv_heads = w->kv_heads;
   double kv = l->tokens_dp / cp * 2 * kv_heads * head_dim * k_act_bytes / l->tp;
   double bytes = 3.0 * (cp - 1) * kv * (w->layers / l->pp);

@@ -70,7 +70,7 @@ static double cast_bytes_per_token_layer(const gb_workload *w, const gb_layout *
   double attn = fmin(w->attention_flops_per_token, w->flops_per_token), lin = w->flops_per_token - attn;
   if (!(q > 0) || !(lin > 0)) return 0;
   double share = fmin(1, w->fp8_share * w->flops_per_token / lin);
-  double kv = 2 * w->kv_heads * w->hidden_size / w->heads, ffn = ffn_width(w);
+  double kv = 2 * w->kv_heads * w->head_dim, ffn = ffn_width(w);
   double elems = 4 * w->hidden_size * l->tp + 2 * w->hidden_size + kv + 3 * ffn;
   return share * elems * 2 * (ACT_BYTES + q);
 }

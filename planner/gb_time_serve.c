@@ -129,6 +129,11 @@ static double moe_weight_share(const gb_workload *w, double b, double *routed_sh
   return (w->params - routed + routed * touched) / w->params;
 }
 
+/* Copies of the KV cache a replica of r GPUs holds: tensor parallelism splits the cache by KV head, and once r
+ * passes kv_heads each head is held whole on r / kv_heads ranks (vLLM, SGLang, TensorRT-LLM replicate the heads;
+ * DeepSeek's MLA caches one latent a token that every rank holds: kv_heads 1). */
+static double kv_copies(const gb_workload *w, int r) { return fmax(1, r / w->kv_heads); }
+
 static step decode_step(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, int r, int gpn, double b,
                         double eta, const gb_plan_opts *o, const gb_figs *f, bool *proj) {
   step s;
@@ -141,7 +146,7 @@ static step decode_step(const gb_workload *w, const gb_perf *perf, const gb_perf
   s.gemm = fmax(flops_s(w, t, f, b, b, rate), s.weights); /* weights stream once per step */
   /* each sequence reads its KV cache: at the measured KV read's bandwidth, else HBM's */
   double kv_bw = isfinite(t->kv_gbps) && t->kv_gbps > 0 ? r * t->kv_gbps * 1e9 : bw;
-  s.attn = b * kv_avg / kv_bw;
+  s.attn = b * kv_avg * kv_copies(w, r) / kv_bw;
   /* prompts of the requests that start, b / lout a step, each prefilled whole (its lin tokens in one GEMM) */
   s.prefill = flops_s(w, t, f, b / lout * lin, lin, rate) + prefill_attn_s(w, t, f, b / lout, lin, r);
   s.floor = layer_floor_s(w, t);
@@ -160,14 +165,14 @@ static step decode_step(const gb_workload *w, const gb_perf *perf, const gb_perf
 void gb_time_inference(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, int n, int gpn,
                        const gb_plan_opts *o, const gb_figs *f, gb_plan_time *out) {
   const double have = t->spec->memory_gb * 1e9 * w->usable_memory_fraction;
-  const double kv = w->kv_bytes_per_sequence;
   int in_node = n < gpn ? n : gpn;
   int r = (int)w->tensor_parallel;
   if (r == 0) {
     r = 1;
     double b1 = w->batch_size > 0 ? w->batch_size : 1;
-    while (r < in_node && (w->model_bytes + b1 * kv) / r > have) r *= 2;
+    while (r < in_node && (w->model_bytes + b1 * w->kv_bytes_per_sequence * kv_copies(w, r)) / r > have) r *= 2;
   }
+  const double kv = w->kv_bytes_per_sequence * kv_copies(w, r); /* a sequence's cache over the replica's GPUs */
   if (r > in_node || n % r) {
     if (r > in_node && (int)w->tensor_parallel == 0) {
       out->reject = GB_REJECT_MEMORY, out->need = (w->model_bytes + kv) / in_node / 1e9, out->have = have / 1e9;

@@ -100,6 +100,10 @@ static const wl_key k_keys[] = {
      "again) or false"},
     {"heads", K_NUM, KT | KI, F(heads), 1, 1e5, false, true, "hidden_size / 128", "attention heads"},
     {"kv_heads", K_NUM, KT | KI, F(kv_heads), 1, 1e5, false, true, "heads", "key/value heads (GQA)"},
+    {"head_dim", K_NUM, KT | KI, F(head_dim), 1, 1e5, false, true, "hidden_size / heads",
+     "width of an attention head: attention's FLOPs are heads x head_dim wide (Qwen3 and gpt-oss run wider than "
+     "hidden_size; DeepSeek's MLA: 160, the mean of its 192-wide QK and 128-wide AV), and K and V kv_heads x "
+     "head_dim"},
     {"ffn_hidden", K_NUM, KT | KI, F(ffn_hidden), 1, 1e7, false, true, "none", "dense FFN width"},
     {"vocab_size", K_NUM, KT | KI, F(vocab_size), 1, 1e8, false, true, "none",
      "vocabulary; its input embedding is a lookup, not FLOPs"},
@@ -409,6 +413,7 @@ static void finish_shape(gb_workload *w) {
   if (isnan(w->layers)) w->layers = fmin(1e5, fmax(1, round(w->params / (12 * w->hidden_size * w->hidden_size))));
   dflt(&w->heads, fmax(1, round(w->hidden_size / 128)));
   dflt(&w->kv_heads, w->heads);
+  dflt(&w->head_dim, w->hidden_size / w->heads);
 }
 
 /* The layers with routed experts: all of them unless the workload says (a model whose first layers, or every
@@ -448,7 +453,7 @@ static double attended(double len, double win) {
 
 double gb_workload_attn_fwd_flops(const gb_workload *w, double len) {
   double lw = w->sliding_window_layers;
-  return 4 * w->hidden_size * ((w->layers - lw) * attended(len, NAN) + lw * attended(len, w->sliding_window));
+  return 4 * w->heads * w->head_dim * ((w->layers - lw) * attended(len, NAN) + lw * attended(len, w->sliding_window));
 }
 
 /* Mean over a decode from context a to a + o of the tokens a layer with window `win` holds: min(c, win). */
@@ -461,12 +466,12 @@ static double held_mean(double a, double o, double win) {
 /* FLOPs per token from the shape (Kaplan et al. 2020, arXiv 2001.08361, Table 1; Narayanan et al. 2021,
  * arXiv 2104.04473, eq. 3): 6 N for the weights' GEMMs (forward 2 N, backward 4 N) over the parameters a
  * token touches (active_params, less the input embedding, a lookup), plus causal attention: QK^T and AV
- * are 4 seq_len hidden FLOPs a token and layer forward, halved by the causal mask, times 3 with the
- * backward: 6 layers seq_len hidden. */
+ * are 4 seq_len q FLOPs a token and layer forward (q = heads x head_dim, hidden unless the heads are wider),
+ * halved by the causal mask, times 3 with the backward: 6 layers seq_len q. */
 static void finish_flops(gb_workload *w) {
   double embed = isnan(w->vocab_size) ? 0 : w->vocab_size * w->hidden_size;
   if (embed >= w->active_params) embed = 0;
-  /* forward and backward (3 forwards' FLOPs), per token: 6 layers seq_len hidden without a window */
+  /* forward and backward (3 forwards' FLOPs), per token: 6 layers seq_len q without a window */
   w->attention_flops_per_token = 3 * gb_workload_attn_fwd_flops(w, w->seq_len) / w->seq_len;
   /* a stated flops_per_token: its attention part is what the weights' 6 N leave (attention wider than hidden,
    * as Qwen3's 64 x 128 heads over 4096, comes out whole) */

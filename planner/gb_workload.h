@@ -57,7 +57,7 @@ typedef struct gb_workload {
   double moe_layers;                                          /* MoE: layers with routed experts (default layers) */
   double sliding_window, sliding_window_layers;               /* tokens a windowed layer attends to; such layers */
   double seq_len, micro_batch;                                /* sequence length, sequences per micro-batch */
-  double heads, kv_heads, ffn_hidden, vocab_size;             /* shape (attention, KV traffic, embedding) */
+  double heads, kv_heads, head_dim, ffn_hidden, vocab_size;   /* shape (attention, KV traffic, embedding) */
   double fp8_share;                                           /* share of FLOPs in low-precision GEMMs */
   bool recompute;                                             /* full activation recompute: one more forward */
   bool recompute_selective;                                   /* selective: attention's forward again */

@@ -592,6 +592,47 @@ START_TEST(test_keys_inference_bytes) {
 }
 END_TEST
 
+/* head_dim: attention's FLOPs are heads x head_dim wide, not hidden; serving, kv_heads under the tensor
+ * parallelism copies the KV cache to r / kv_heads ranks, in memory and in what a step reads. */
+START_TEST(test_head_dim_and_kv_copies) {
+  n1_world x;
+  n1_load(&x);
+  gb_workload w;
+  /* 10 layers of 8 heads x 256 = 2048 over hidden 1024: 6 layers seq_len q a token, q = 2048 */
+  wl_load(&w, "type = training\nparams = 1e9\nlayers = 10\nhidden_size = 1024\nheads = 8\nhead_dim = 256\n"
+              "seq_len = 1000\ntokens = 1e9\ntokens_per_step = 1e6\n");
+  ck_assert_double_eq_tol(w.attention_flops_per_token, 6 * 10 * 1000.0 * 2048, 1);
+  wl_load(&w, "type = training\nparams = 1e9\nlayers = 10\nhidden_size = 1024\nheads = 8\nseq_len = 1000\n"
+              "tokens = 1e9\ntokens_per_step = 1e6\n");
+  ck_assert_double_eq_tol(w.head_dim, 128, TOL);
+  ck_assert_double_eq_tol(w.attention_flops_per_token, 6 * 10 * 1000.0 * 1024, 1);
+  /* 8 GPUs of 90 GB, 2e10 B of weights: 700 GB hold 175 caches of 4e9 B with 8 KV heads over TP 8, and 43 with
+   * 2 (each held on 4 ranks) */
+  const char *serve = "type = inference\nparams = 1e10\ntokens_per_second = 1\nprompt_tokens = 500\n"
+                      "output_tokens = 500\nkv_bytes_per_sequence = 4e9\ntensor_parallel = 8\nheads = 16\n";
+  char text[512];
+  gb_plan_time t8, t2;
+  snprintf(text, sizeof text, "%skv_heads = 8\n", serve);
+  wl_load(&w, text);
+  gb_plan_time_of(&w, &x.perf, x.n1, 8, 8, &x.o, &t8);
+  ck_assert_int_eq(t8.reject, GB_REJECT_NONE);
+  ck_assert_double_eq_tol(t8.batch, 175, TOL);
+  snprintf(text, sizeof text, "%skv_heads = 2\n", serve);
+  wl_load(&w, text);
+  gb_plan_time_of(&w, &x.perf, x.n1, 8, 8, &x.o, &t2);
+  ck_assert_double_eq_tol(t2.batch, 43, TOL);
+  /* at a batch of 10 the step reads 4 copies of each cache's 3e9 B (0.75 of it, the decode's mean) */
+  snprintf(text, sizeof text, "%skv_heads = 8\nbatch_size = 10\n", serve);
+  wl_load(&w, text);
+  gb_plan_time_of(&w, &x.perf, x.n1, 8, 8, &x.o, &t8);
+  snprintf(text, sizeof text, "%skv_heads = 2\nbatch_size = 10\n", serve);
+  wl_load(&w, text);
+  gb_plan_time_of(&w, &x.perf, x.n1, 8, 8, &x.o, &t2);
+  ck_assert_double_eq_tol(t2.token_latency_ms - t8.token_latency_ms, 10 * 3e9 * 3 / (8 * 1800e9) * 1e3, 1e-9);
+  n1_free(&x);
+}
+END_TEST
+
 /* name, max_hours and budget_usd as workload keys; a flag wins over the file. */
 START_TEST(test_keys_constraints_and_name) {
   world x;
@@ -847,6 +888,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_block_scaled_eff);
   tcase_add_test(tc, test_block_scaled_casts);
   tcase_add_test(tc, test_keys_inference_bytes);
+  tcase_add_test(tc, test_head_dim_and_kv_copies);
   tcase_add_test(tc, test_keys_constraints_and_name);
   suite_add_tcase(s, tc);
   return s;
