@@ -79,13 +79,14 @@ static double median_of(double *v, size_t k) {
 }
 
 /* One line of a cases file: its ratio, or NaN when the planner rejects it. */
-static double run_case(calib *c, const char *line, char *id, char *split, char *cat, char *unit) {
+static double run_case(calib *c, const char *line, char *id, char *split, char *cat, char *unit, char *origin) {
   char wl[128], type[64], source[1024];
   int count, gpn, tp;
   double nic, published;
   ck_assert_int_eq(sscanf(line, "%63[^\t]\t%127[^\t]\t%63[^\t]\t%d\t%d\t%d\t%lf\t%lf\t%63[^\t]\t%1023[^\t]\t%127[^\t]\t%15[^\t]",
                           id, wl, type, &count, &gpn, &tp, &nic, &published, unit, source, cat, split),
                    12);
+  sscanf(source, "%63s", origin); /* the source's repository or publisher, its first word */
   gb_workload w;
   gb_workload_init(&w);
   char wpath[4200];
@@ -131,13 +132,14 @@ static void run_file(calib *c, const char *name, int how) {
   printf("%s:\n", name);
   while (fgets(line, sizeof line, f)) {
     if (line[0] == '#' || line[0] == '\n') continue;
-    char id[64], split[16], cat[128], unit[64];
-    double ratio = run_case(c, line, id, split, cat, unit);
+    char id[64], split[16], cat[128], unit[64], origin[64];
+    double ratio = run_case(c, line, id, split, cat, unit, origin);
     if (how == HELD_OUT) {
       ck_assert_msg(strcmp(split, "heldout") == 0 && !isnan(ratio), "%s: split \"%s\" or rejected", id, split);
       ck_assert(c->nheld < 128);
       c->held_logs[c->nheld++] = fabs(log(ratio));
       add_tags(&c->held, cat, unit, fabs(log(ratio)));
+      add_tags(&c->held, origin, "", fabs(log(ratio))); /* each source on its own too: the sets */
     }
     if (how != JUDGED) continue; /* excluded.tsv, pending.tsv: printed with its ratio, in neither half */
     ck_assert_msg(strcmp(split, "fit") == 0 || strcmp(split, "check") == 0, "%s: split \"%s\"", id, split);
