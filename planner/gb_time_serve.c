@@ -129,10 +129,38 @@ static double moe_weight_share(const gb_workload *w, double b, double *routed_sh
   return (w->params - routed + routed * touched) / w->params;
 }
 
+/* Whether the replica's attention is data-parallel over its r GPUs (attention_dp), each GPU running its own
+ * sequences' attention and caching their KV, with the routed experts split over the GPUs. */
+static bool dp_attention(const gb_workload *w, int r) { return w->attention_dp && r > 1; }
+
 /* Copies of the KV cache a replica of r GPUs holds: tensor parallelism splits the cache by KV head, and once r
  * passes kv_heads each head is held whole on r / kv_heads ranks (vLLM, SGLang, TensorRT-LLM replicate the heads;
- * DeepSeek's MLA caches one latent a token that every rank holds: kv_heads 1). */
-static double kv_copies(const gb_workload *w, int r) { return fmax(1, r / w->kv_heads); }
+ * DeepSeek's MLA caches one latent a token that every rank holds: kv_heads 1). Data-parallel attention caches
+ * each sequence once. */
+static double kv_copies(const gb_workload *w, int r) { return dp_attention(w, r) ? 1 : fmax(1, r / w->kv_heads); }
+
+/* Bytes of weights a replica of r GPUs holds: the model once, or with data-parallel attention the non-expert
+ * weights on every GPU and the routed experts once. */
+static double replica_weight_bytes(const gb_workload *w, int r) {
+  if (!dp_attention(w, r)) return w->model_bytes;
+  double routed;
+  moe_weight_share(w, INFINITY, &routed); /* every expert touched: the routed experts' share of params */
+  return w->model_bytes * ((1 - routed) * r + routed);
+}
+
+/* Seconds a decode step of batch b spends in a data-parallel-attention replica's all-to-alls: in each MoE layer
+ * the tokens of a GPU (its b / r decoded and its share of the prompts prefilled) go to their top_k experts and
+ * come back, BF16, the copies to experts on the other r - 1 GPUs crossing the links; at the measured alltoall
+ * bus bandwidth, else the all-reduce curve's, each with the collective's start-up latency. */
+static double dp_alltoall_s(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, int r, int gpn,
+                            double b, const gb_plan_opts *o, const gb_figs *f, bool *proj) {
+  double tokens = b / r * (1 + w->prompt_tokens / w->output_tokens);
+  double bytes = tokens * w->moe_top_k * w->hidden_size * 2 * (r - 1.0) / r;
+  double msg = b / r * w->moe_top_k * w->hidden_size * 2;
+  double bw = gb_perf_coll_gbps(t, "alltoall", r, msg) * f->comm_scale;
+  if (!isfinite(bw)) bw = gb_term_busbw(perf, t, r, r, gpn, msg, o, f->comm_scale, proj);
+  return 2 * w->moe_layers * (allreduce_latency_s(t, r) + bytes / (bw * 1e9));
+}
 
 static step decode_step(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, int r, int gpn, double b,
                         double eta, const gb_plan_opts *o, const gb_figs *f, bool *proj) {
@@ -142,7 +170,10 @@ static step decode_step(const gb_workload *w, const gb_perf *perf, const gb_perf
   double kv_avg = w->kv_read_bytes;
   /* the routed experts' weights stream at the grouped kernels' share of the bandwidth */
   double routed, share = moe_weight_share(w, b, &routed);
-  s.weights = w->model_bytes * (share - routed + routed / GROUPED_BW_SHARE) / (r * weights_bw(w, t, f, r, b));
+  /* data-parallel attention: every GPU streams the non-expert weights whole, and whole experts (no TP slices) */
+  bool dp = dp_attention(w, r);
+  s.weights = w->model_bytes * ((share - routed) * (dp ? r : 1) + routed / GROUPED_BW_SHARE) /
+              (r * weights_bw(w, t, f, dp ? 1 : r, b));
   s.gemm = fmax(flops_s(w, t, f, b, b, rate), s.weights); /* weights stream once per step */
   /* each sequence reads its KV cache: at the measured KV read's bandwidth, else HBM's */
   double kv_bw = isfinite(t->kv_gbps) && t->kv_gbps > 0 ? r * t->kv_gbps * 1e9 : bw;
@@ -151,7 +182,9 @@ static step decode_step(const gb_workload *w, const gb_perf *perf, const gb_perf
   s.prefill = flops_s(w, t, f, b / lout * lin, lin, rate) + prefill_attn_s(w, t, f, b / lout, lin, r);
   s.floor = layer_floor_s(w, t);
   s.comm = 0;
-  if (r > 1) {
+  if (dp) {
+    s.comm = dp_alltoall_s(w, perf, t, r, gpn, b, o, f, proj);
+  } else if (r > 1) {
     double bytes = b * w->hidden_size * 2;
     double bwc = gb_term_busbw(perf, t, r, r, gpn, bytes, o, f->comm_scale, proj) * 1e9;
     /* 2 all-reduces per layer, each with its start-up latency; their bytes for each decoded token and each
@@ -170,24 +203,26 @@ void gb_time_inference(const gb_workload *w, const gb_perf *perf, const gb_perf_
   if (r == 0) {
     r = 1;
     double b1 = w->batch_size > 0 ? w->batch_size : 1;
-    while (r < in_node && (w->model_bytes + b1 * w->kv_bytes_per_sequence * kv_copies(w, r)) / r > have) r *= 2;
+    while (r < in_node && (replica_weight_bytes(w, r) + b1 * w->kv_bytes_per_sequence * kv_copies(w, r)) / r > have)
+      r *= 2;
   }
   const double kv = w->kv_bytes_per_sequence * kv_copies(w, r); /* a sequence's cache over the replica's GPUs */
+  const double weights = replica_weight_bytes(w, r);
   if (r > in_node || n % r) {
     if (r > in_node && (int)w->tensor_parallel == 0) {
-      out->reject = GB_REJECT_MEMORY, out->need = (w->model_bytes + kv) / in_node / 1e9, out->have = have / 1e9;
+      out->reject = GB_REJECT_MEMORY, out->need = (weights + kv) / in_node / 1e9, out->have = have / 1e9;
     } else {
       out->reject = GB_REJECT_LAYOUT, out->need = r, out->have = n;
     }
     return;
   }
-  double room = have * r - w->model_bytes;
+  double room = have * r - weights;
   double bmax = kv > 0 ? floor(room / kv) : w->max_batch;
   if (bmax > w->max_batch) bmax = w->max_batch;
   double b = w->batch_size > 0 ? w->batch_size : bmax;
   if (room <= 0 || b > bmax || b < 1) {
     out->reject = GB_REJECT_MEMORY;
-    out->need = (w->model_bytes + (b < 1 ? 1 : b) * kv) / r / 1e9, out->have = have / 1e9;
+    out->need = (weights + (b < 1 ? 1 : b) * kv) / r / 1e9, out->have = have / 1e9;
     return;
   }
   double eta = gb_term_eff(t, w->active_params, o, true);

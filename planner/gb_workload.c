@@ -78,6 +78,10 @@ static const wl_key k_keys[] = {
      "ZeRO-1: optimizer state (12 of 16 bytes a parameter) sharded over data parallel"},
     {"expert_parallel", K_NUM, KT, F(expert_parallel), 1, 4096, false, true, "1",
      "MoE expert-parallel degree (all-to-all of routed tokens)"},
+    {"attention_dp", K_BOOL, KI, F(attention_dp), 0, 0, false, false, "false",
+     "MoE serving: attention data-parallel over the replica's tensor_parallel GPUs (TensorRT-LLM DEP, SGLang "
+     "--enable-dp-attention): each runs its own sequences with the non-expert weights whole and caches their KV "
+     "once; the routed experts are split over the GPUs, reached by an all-to-all"},
     {"moe_top_k", K_NUM, KT | KI, F(moe_top_k), 1, 64, false, true, "2", "MoE: experts each token is routed to"},
     {"experts", K_NUM, KT | KI, F(experts), 1, 65536, false, true, "none (dense)", "MoE: routed experts per MoE layer"},
     {"expert_ffn_hidden", K_NUM, KT | KI, F(expert_ffn_hidden), 1, 1e6, false, true, "ffn_hidden",
@@ -425,6 +429,11 @@ static gb_err finish_moe_layers(gb_workload *w) {
     if (isnan(w->experts) || w->experts <= 1) return gb_fail(GB_E_INPUT, "%s: moe_layers: needs experts", where);
     if (w->moe_layers > w->layers)
       return gb_fail(GB_E_INPUT, "%s: moe_layers: %g is more than layers %g", where, w->moe_layers, w->layers);
+  }
+  if (w->attention_dp && (isnan(w->experts) || w->experts <= 1)) {
+    key_where(w, key_index("attention_dp"), where, sizeof where);
+    return gb_fail(GB_E_INPUT, "%s: attention_dp: needs experts (a dense model's data-parallel replicas are "
+                               "tensor_parallel = 1)", where);
   }
   dflt(&w->moe_layers, w->layers);
   return GB_OK;

@@ -51,6 +51,7 @@ typedef struct gb_workload {
   double tensor_parallel, pipeline_parallel, expert_parallel; /* degrees (inference: TP per replica; NaN: chosen) */
   double virtual_pipeline, context_parallel;                  /* interleaved stages per GPU; sequence split */
   bool sequence_parallel, distributed_optimizer, uneven_pipeline;
+  bool attention_dp;                                           /* MoE serving: attention data-parallel (DEP) */
   double active_params;                                       /* MoE: parameters active per token (default params) */
   double moe_top_k;                                           /* MoE: experts per token (all-to-all volume) */
   double experts, expert_ffn_hidden, shared_experts;          /* MoE: routed experts, their FFN width, shared ones */

@@ -633,6 +633,40 @@ START_TEST(test_head_dim_and_kv_copies) {
 }
 END_TEST
 
+/* attention_dp: each GPU of the replica holds the non-expert weights whole and its own sequences' KV once, the
+ * routed experts split over the GPUs. */
+START_TEST(test_attention_dp) {
+  n1_world x;
+  n1_load(&x);
+  gb_workload w;
+  gb_plan_time tp, dp;
+  /* 8 experts, top 2: routed = (1e10 - 3e9) x 8 / 6 = 9.333e9 of 1e10 parameters, 2e10 B at bf16 */
+  const char *moe = "type = inference\nparams = 1e10\nactive_params = 3e9\nexperts = 8\nmoe_top_k = 2\n"
+                    "tokens_per_second = 1\nprompt_tokens = 500\noutput_tokens = 500\nkv_bytes_per_sequence = 4e9\n"
+                    "tensor_parallel = 4\nheads = 16\nkv_heads = 1\n";
+  char text[512];
+  wl_load(&w, moe);
+  gb_plan_time_of(&w, &x.perf, x.n1, 4, 8, &x.o, &tp);
+  ck_assert_int_eq(tp.reject, GB_REJECT_NONE);
+  /* tensor-parallel: 4 x 90 GB less 2e10 B hold 340e9 / (4 copies x 4e9 B) = 21 caches */
+  ck_assert_double_eq_tol(tp.batch, 21, TOL);
+  snprintf(text, sizeof text, "%sattention_dp = true\n", moe);
+  wl_load(&w, text);
+  gb_plan_time_of(&w, &x.perf, x.n1, 4, 8, &x.o, &dp);
+  ck_assert_int_eq(dp.reject, GB_REJECT_NONE);
+  /* data-parallel: the 0.667e9 non-expert parameters (1.333e9 B) on each of 4 GPUs and the experts' 1.867e10 B
+   * once leave 360e9 - 2.4e10 = 336e9 B, 84 caches held once */
+  ck_assert_double_eq_tol(dp.batch, 84, TOL);
+  /* a dense model: the key's line */
+  gb_workload_init(&w);
+  ck_assert_int_eq(gb_workload_read_mem("d.ini", "type = inference\nparams = 1e9\ntokens_per_second = 1\nattention_dp = true\n", &w), GB_OK);
+  ck_assert_int_eq(gb_workload_finish(&w), GB_E_INPUT);
+  ck_assert_str_eq(gb_errmsg(), "d.ini:4: attention_dp: needs experts (a dense model's data-parallel replicas are "
+                                "tensor_parallel = 1)");
+  n1_free(&x);
+}
+END_TEST
+
 /* name, max_hours and budget_usd as workload keys; a flag wins over the file. */
 START_TEST(test_keys_constraints_and_name) {
   world x;
@@ -889,6 +923,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_block_scaled_casts);
   tcase_add_test(tc, test_keys_inference_bytes);
   tcase_add_test(tc, test_head_dim_and_kv_copies);
+  tcase_add_test(tc, test_attention_dp);
   tcase_add_test(tc, test_keys_constraints_and_name);
   suite_add_tcase(s, tc);
   return s;
