@@ -603,6 +603,11 @@ static void finish_generic(gb_workload *w, const char **need) {
   dflt(&w->memory_gb, 0);
 }
 
+/* The article before a kind's name in messages: "a training", "an inference", "a generic". */
+static const char *kind_article(gb_workload_kind kind) {
+  return strchr("aeiou", gb_workload_kind_name(kind)[0]) ? "an" : "a";
+}
+
 gb_err gb_workload_finish(gb_workload *w) {
   const char *origin = w->origin[0] ? w->origin : "command line";
   if (w->kind == GB_WL_NONE)
@@ -612,8 +617,8 @@ gb_err gb_workload_finish(gb_workload *w) {
     if (w->key_line[i] < 0 || (k_keys[i].kinds & bit)) continue;
     char where[600];
     key_where(w, (int)i, where, sizeof where);
-    return gb_fail(GB_E_INPUT, "%s: %s: does not apply to a %s workload", where, k_keys[i].name,
-                   gb_workload_kind_name(w->kind));
+    return gb_fail(GB_E_INPUT, "%s: %s: does not apply to %s %s workload", where, k_keys[i].name,
+                   kind_article(w->kind), gb_workload_kind_name(w->kind));
   }
   if (!w->precision[0]) snprintf(w->precision, sizeof w->precision, "bf16");
   if (!w->name[0]) snprintf(w->name, sizeof w->name, "%s", gb_workload_kind_name(w->kind));
@@ -627,7 +632,7 @@ gb_err gb_workload_finish(gb_workload *w) {
   else finish_generic(w, &need);
   if (e) return e;
   if (need)
-    return gb_fail(GB_E_INPUT, "%s: %s: missing; a %s workload needs it", origin, need,
+    return gb_fail(GB_E_INPUT, "%s: %s: missing; %s %s workload needs it", origin, need, kind_article(w->kind),
                    gb_workload_kind_name(w->kind));
   dflt(&w->demand_peak_gpus, 0);
   dflt(&w->demand_peak_fraction, 0);
