@@ -113,6 +113,12 @@ static void print_time_parts(FILE *fp, const gb_plan *p, const gb_plan_row *r) {
   const gb_plan_time *t = &r->time;
   const gb_workload *w = p->workload;
   fprintf(fp, "\nTime of #1 (%s x%d), nominal hours by term:\n", r->perf->spec->gpu_type, r->gpu_count);
+  if (w->kind == GB_WL_INFERENCE) {
+    fprintf(fp, "  compute %.4g, memory %.4g (the serving floor %.4g of it), communication %.4g (%s)\n",
+            t->compute_hours, t->memory_hours, t->floor_hours, t->comm_hours,
+            isfinite(t->a2a_hours) ? "data-parallel attention's MoE all-to-alls" : "tensor-parallel all-reduces");
+    return;
+  }
   if (w->kind != GB_WL_TRAINING) {
     fprintf(fp, "  compute %.4g, memory %.4g, communication %.4g\n", t->compute_hours, t->memory_hours,
             t->comm_hours);

@@ -150,8 +150,9 @@ static double replica_weight_bytes(const gb_workload *w, int r) {
 
 /* Seconds a decode step of batch b spends in a data-parallel-attention replica's all-to-alls: in each MoE layer
  * the tokens of a GPU (its b / r decoded and its share of the prompts prefilled) go to their top_k experts and
- * come back, BF16, the copies to experts on the other r - 1 GPUs crossing the links; at the measured alltoall
- * bus bandwidth, else the all-reduce curve's, each with the collective's start-up latency. */
+ * come back, BF16, the copies to experts on the other r - 1 GPUs crossing the links (a copy per expert, as the
+ * training all-to-all counts them, gb_term_moe.c); at the measured alltoall bus bandwidth, else the all-reduce
+ * curve's, each with the collective's start-up latency. */
 static double dp_alltoall_s(const gb_workload *w, const gb_perf *perf, const gb_perf_type *t, int r, int gpn,
                             double b, const gb_plan_opts *o, const gb_figs *f, bool *proj) {
   double tokens = b / r * (1 + w->prompt_tokens / w->output_tokens);
@@ -257,7 +258,10 @@ void gb_time_inference(const gb_workload *w, const gb_perf *perf, const gb_perf_
   out->compute_hours = busy * ((weight_bound ? 0 : s.gemm) + s.prefill) / s.total;
   /* the floor is decode's latency side: with the memory-bound part of the step */
   out->memory_hours = busy * (s.attn + (weight_bound ? s.gemm : 0) + s.floor) / s.total;
-  out->comm_hours = out->tp_hours = busy * s.comm / s.total;
+  out->comm_hours = busy * s.comm / s.total;
+  /* tensor parallelism's all-reduces, or data-parallel attention's MoE all-to-alls */
+  if (dp_attention(w, r)) out->a2a_hours = out->comm_hours;
+  else out->tp_hours = out->comm_hours;
   out->floor_hours = busy * s.floor / s.total;
   if (!isnan(w->experts) && w->experts > 1) {
     out->expert_eff = gb_term_moe_expert_eff(w, t, f, b * w->moe_top_k / w->experts, SERVE_TILE_M, false);

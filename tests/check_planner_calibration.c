@@ -113,7 +113,7 @@ static double run_case(calib *c, const char *line, char *id, char *split, char *
     pred = strcmp(unit, "gpu_hours") == 0 ? tm.hours * count : tm.tokens_per_s_per_gpu;
   double hrs = tm.hours - w.fixed_hours;
   /* a service's hours are its serve_hours; its terms share the hours it spends decoding */
-  if (w.kind == GB_WL_INFERENCE) hrs = tm.compute_hours + tm.memory_hours + tm.tp_hours;
+  if (w.kind == GB_WL_INFERENCE) hrs = tm.compute_hours + tm.memory_hours + tm.comm_hours;
   printf("%-40s %-5s %-16s %5d %14.6g %14.6g %8.3f  %-28s|comp %.2f bub %.2f mem %.2f tp %.2f dp %.2f a2a %.2f%s\n",
          id, split, type, count, pred, published, pred / published, unit, tm.compute_hours / hrs,
          tm.bubble_hours / hrs, tm.memory_hours / hrs, tm.tp_hours / hrs, tm.dp_hours / hrs, tm.a2a_hours / hrs,

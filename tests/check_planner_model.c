@@ -657,6 +657,10 @@ START_TEST(test_attention_dp) {
   /* data-parallel: the 0.667e9 non-expert parameters (1.333e9 B) on each of 4 GPUs and the experts' 1.867e10 B
    * once leave 360e9 - 2.4e10 = 336e9 B, 84 caches held once */
   ck_assert_double_eq_tol(dp.batch, 84, TOL);
+  /* its communication is the MoE all-to-alls, not tensor parallelism's all-reduces */
+  ck_assert(dp.a2a_hours > 0 && isnan(dp.tp_hours));
+  ck_assert_double_eq_tol(dp.a2a_hours, dp.comm_hours, 1e-12);
+  ck_assert(tp.tp_hours > 0 && isnan(tp.a2a_hours));
   /* a dense model: the key's line */
   gb_workload_init(&w);
   ck_assert_int_eq(gb_workload_read_mem("d.ini", "type = inference\nparams = 1e9\ntokens_per_second = 1\nattention_dp = true\n", &w), GB_OK);
