@@ -83,7 +83,7 @@ static void print_row(FILE *fp, const gb_plan_row *r) {
 /* What a buyer quotes: energy per job and work per watt; inference: capacity,
  * latency and work per dollar, each with its band. */
 static const char *serve_note(const gb_plan *p, const gb_plan_row *r) {
-  static char buf[320];
+  static char buf[384];
   char kwh[24], usd[24];
   fmt_cost(kwh, sizeof kwh, r->energy_kwh);
   fmt_cost(usd, sizeof usd, r->energy_usd);
@@ -92,9 +92,10 @@ static const char *serve_note(const gb_plan *p, const gb_plan_row *r) {
                    r->power_measured ? "measured power" : "datasheet TDP", r->gpu_power_w);
   if (n > 0 && (size_t)n < sizeof buf && isfinite(r->time.token_latency_ms))
     snprintf(buf + n, sizeof buf - (size_t)n,
-             "\n                %.0f (%.0f-%.0f) output tokens/s per GPU (TP %d, batch %.0f), %.1f (%.1f-%.1f) ms per "
+             "\n                %.0f (%.0f-%.0f) output tokens/s per GPU (%s %d, batch %.0f), %.1f (%.1f-%.1f) ms per "
              "token, %.3g %s",
-             r->time.tokens_per_s_per_gpu, r->tokens_per_s_low, r->tokens_per_s_high, r->time.tp, r->time.batch,
+             r->time.tokens_per_s_per_gpu, r->tokens_per_s_low, r->tokens_per_s_high,
+             p->workload->attention_dp && r->time.tp > 1 ? "attention data-parallel" : "TP", r->time.tp, r->time.batch,
              r->time.token_latency_ms, r->latency_ms_low, r->latency_ms_high, r->efficiency, p->efficiency_unit);
   return buf;
 }

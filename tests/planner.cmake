@@ -83,6 +83,12 @@ gb_plan_cli_test(plan_cli_deciding_prices 0 "#1 Cheap on-demand H100-SXM-80GB x8
                  plan --prices ${GB_PLAN_TMP}/prices_old.csv)
 gb_plan_cli_test(plan_cli_bad_max_price_age 2 "--max-price-age: must be a whole number: 1.5" plan --max-price-age 1.5)
 gb_plan_cli_test(plan_cli_inference_rate 0 "output tokens/s per GPU" plan ${CMAKE_SOURCE_DIR}/data/workloads/inference-70b.ini)
+# a MoE service with data-parallel attention names its layout, and --explain its all-to-alls
+gb_plan_cli_test(plan_cli_attention_dp 0 "output tokens/s per GPU (attention data-parallel 4, batch" plan
+                 ${CMAKE_SOURCE_DIR}/tests/calibration/trtllm-b200x4-dsr1-fp4-1k1k.ini --gpu-type B200-SXM-180GB --gpus 4)
+gb_plan_cli_test(plan_cli_attention_dp_explain 0 "(data-parallel attention's MoE all-to-alls)" plan
+                 ${CMAKE_SOURCE_DIR}/tests/calibration/trtllm-b200x4-dsr1-fp4-1k1k.ini --gpu-type B200-SXM-180GB --gpus 4
+                 --explain)
 gb_plan_cli_test(plan_cli_bad_rank_by 2 "--rank-by: \"worst\" is not low, median or high" plan --rank-by worst)
 gb_plan_cli_test(plan_cli_bad_budget_basis 2 "--budget-basis: \"capex\" is not cash or amortized" plan --budget-basis capex)
 gb_plan_cli_test(plan_cli_bad_gpu_type 2 "--gpu-type: unknown GPU type \"H900\"" plan --gpu-type H900)
