@@ -592,6 +592,15 @@ START_TEST(test_keys_inference_bytes) {
 }
 END_TEST
 
+/* Plans the workload text base + extra on n GPUs (8 a node) of the one-type world. */
+static void plan_text(n1_world *x, const char *base, const char *extra, int n, gb_plan_time *t) {
+  char text[1024];
+  gb_workload w;
+  snprintf(text, sizeof text, "%s%s", base, extra);
+  wl_load(&w, text);
+  gb_plan_time_of(&w, &x->perf, x->n1, n, 8, &x->o, t);
+}
+
 /* head_dim: attention's FLOPs are heads x head_dim wide, not hidden; serving, kv_heads under the tensor
  * parallelism copies the KV cache to r / kv_heads ranks, in memory and in what a step reads. */
 START_TEST(test_head_dim_and_kv_copies) {
@@ -610,24 +619,15 @@ START_TEST(test_head_dim_and_kv_copies) {
    * 2 (each held on 4 ranks) */
   const char *serve = "type = inference\nparams = 1e10\ntokens_per_second = 1\nprompt_tokens = 500\n"
                       "output_tokens = 500\nkv_bytes_per_sequence = 4e9\ntensor_parallel = 8\nheads = 16\n";
-  char text[512];
   gb_plan_time t8, t2;
-  snprintf(text, sizeof text, "%skv_heads = 8\n", serve);
-  wl_load(&w, text);
-  gb_plan_time_of(&w, &x.perf, x.n1, 8, 8, &x.o, &t8);
+  plan_text(&x, serve, "kv_heads = 8\n", 8, &t8);
   ck_assert_int_eq(t8.reject, GB_REJECT_NONE);
   ck_assert_double_eq_tol(t8.batch, 175, TOL);
-  snprintf(text, sizeof text, "%skv_heads = 2\n", serve);
-  wl_load(&w, text);
-  gb_plan_time_of(&w, &x.perf, x.n1, 8, 8, &x.o, &t2);
+  plan_text(&x, serve, "kv_heads = 2\n", 8, &t2);
   ck_assert_double_eq_tol(t2.batch, 43, TOL);
   /* at a batch of 10 the step reads 4 copies of each cache's 3e9 B (0.75 of it, the decode's mean) */
-  snprintf(text, sizeof text, "%skv_heads = 8\nbatch_size = 10\n", serve);
-  wl_load(&w, text);
-  gb_plan_time_of(&w, &x.perf, x.n1, 8, 8, &x.o, &t8);
-  snprintf(text, sizeof text, "%skv_heads = 2\nbatch_size = 10\n", serve);
-  wl_load(&w, text);
-  gb_plan_time_of(&w, &x.perf, x.n1, 8, 8, &x.o, &t2);
+  plan_text(&x, serve, "kv_heads = 8\nbatch_size = 10\n", 8, &t8);
+  plan_text(&x, serve, "kv_heads = 2\nbatch_size = 10\n", 8, &t2);
   ck_assert_double_eq_tol(t2.token_latency_ms - t8.token_latency_ms, 10 * 3e9 * 3 / (8 * 1800e9) * 1e3, 1e-9);
   n1_free(&x);
 }
@@ -644,15 +644,11 @@ START_TEST(test_attention_dp) {
   const char *moe = "type = inference\nparams = 1e10\nactive_params = 3e9\nexperts = 8\nmoe_top_k = 2\n"
                     "tokens_per_second = 1\nprompt_tokens = 500\noutput_tokens = 500\nkv_bytes_per_sequence = 4e9\n"
                     "tensor_parallel = 4\nheads = 16\nkv_heads = 1\n";
-  char text[512];
-  wl_load(&w, moe);
-  gb_plan_time_of(&w, &x.perf, x.n1, 4, 8, &x.o, &tp);
+  plan_text(&x, moe, "", 4, &tp);
   ck_assert_int_eq(tp.reject, GB_REJECT_NONE);
   /* tensor-parallel: 4 x 90 GB less 2e10 B hold 340e9 / (4 copies x 4e9 B) = 21 caches */
   ck_assert_double_eq_tol(tp.batch, 21, TOL);
-  snprintf(text, sizeof text, "%sattention_dp = true\n", moe);
-  wl_load(&w, text);
-  gb_plan_time_of(&w, &x.perf, x.n1, 4, 8, &x.o, &dp);
+  plan_text(&x, moe, "attention_dp = true\n", 4, &dp);
   ck_assert_int_eq(dp.reject, GB_REJECT_NONE);
   /* data-parallel: the 0.667e9 non-expert parameters (1.333e9 B) on each of 4 GPUs and the experts' 1.867e10 B
    * once leave 360e9 - 2.4e10 = 336e9 B, 84 caches held once */
