@@ -95,7 +95,7 @@ static const char *serve_note(const gb_plan *p, const gb_plan_row *r) {
              "\n                %.0f (%.0f-%.0f) output tokens/s per GPU (%s %d, batch %.0f), %.1f (%.1f-%.1f) ms per "
              "token, %.3g %s",
              r->time.tokens_per_s_per_gpu, r->tokens_per_s_low, r->tokens_per_s_high,
-             p->workload->attention_dp && r->time.tp > 1 ? "attention data-parallel" : "TP", r->time.tp, r->time.batch,
+             isfinite(r->time.a2a_hours) ? "attention data-parallel" : "TP", r->time.tp, r->time.batch,
              r->time.token_latency_ms, r->latency_ms_low, r->latency_ms_high, r->efficiency, p->efficiency_unit);
   return buf;
 }
